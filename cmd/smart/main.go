@@ -1,0 +1,159 @@
+// Command smart generates stencils, measures them on GPUs under every optimization combination,
+// learns which combination wins and how long a stencil takes on any GPU, recommends a cloud GPU
+// and tunes parameters with few real runs. It only parses flags, calls the packages and prints.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// env is what a command reads and writes besides its arguments.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// interactive is true when stderr is a terminal: progress bars redraw in place.
+	interactive bool
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"generate", "write random (StencilMART Alg. 1) or named stencils", runGenerate},
+		{"show", "draw a stencil's pattern in the terminal", runShow},
+		{"features", "print a stencil's features and binary tensor", runFeatures},
+		{"space", "size, groups and samples of a stencil's setting space", runSpace},
+		{"codegen", "write the CUDA source of a stencil under an OC and setting", runCodegen},
+		{"verify", "compile generated kernels to PTX and check them on the CPU", runVerify},
+		{"gpus", "list the GPU catalogue with sources and prices", runGPUs},
+		{"estimate", "analytic-model time of a stencil under an OC and setting", runEstimate},
+		{"bench", "measure stencils on a GPU (or the analytic model) into a data set", runBench},
+		{"dataset", "import, merge, label and summarise data sets", runDataset},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr)}
+	os.Exit(run(ctx, e, os.Args[1:]))
+}
+
+// run executes one command line and returns the exit code: 0 on success, 1 on failure, 2 on a
+// usage error.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return run(ctx, e, []string{args[1], "--help"})
+		}
+		usage(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.As(err, new(usageError)):
+			fmt.Fprintf(e.stderr, "smart %s: %v\nRun 'smart %s --help' for usage.\n", c.name, err, c.name)
+			return 2
+		default:
+			fmt.Fprintf(e.stderr, "smart %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "smart: unknown command %q%s\nRun 'smart help' for the list of commands.\n", args[0], closest(args[0]))
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "smart: optimization selection, performance prediction and tuning for GPU stencils")
+	fmt.Fprintln(w, "\nUsage: smart <command> [flags] [args]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'smart <command> --help' for a command's flags and an example.")
+}
+
+func closest(name string) string {
+	var names []string
+	for _, c := range commands() {
+		if strings.HasPrefix(c.name, name[:min(2, len(name))]) {
+			names = append(names, c.name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(names, " or ") + "?"
+}
+
+// usageError marks errors in how a command was called (exit code 2).
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// newFlags returns a flag set whose --help prints the synopsis, the description with an example,
+// and the flags.
+func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "Usage: smart %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(e.stderr)
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

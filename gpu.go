@@ -1,0 +1,53 @@
+package smart
+
+// GPU describes a graphics processor: the facts the analytic model and the learned models read,
+// and what renting one costs. The catalogue (data/gpus.json) holds one per product.
+type GPU struct {
+	Name              string   `json:"name"`    // canonical catalogue name, e.g. "A100-40GB"
+	Aliases           []string `json:"aliases"` // other names that resolve to it, the NVML name included
+	Vendor            string   `json:"vendor"`  // "NVIDIA" or "AMD"
+	Arch              string   `json:"arch"`    // e.g. "Ampere"
+	ComputeCapability string   `json:"compute_capability,omitempty"`
+
+	SMs              int               `json:"sms"` // streaming multiprocessors (compute units on AMD)
+	MemoryGB         float64           `json:"memory_gb"`
+	BandwidthGBs     float64           `json:"bandwidth_gbs"` // peak DRAM bandwidth, GB/s
+	L2MB             float64           `json:"l2_mb"`
+	SharedPerSMKB    int               `json:"shared_per_sm_kb"`
+	SharedPerBlockKB int               `json:"shared_per_block_kb"` // opt-in maximum per block
+	RegsPerSM        int               `json:"regs_per_sm"`         // 32-bit registers
+	RegsPerBlock     int               `json:"regs_per_block"`
+	MaxRegsPerThread int               `json:"max_regs_per_thread"`
+	MaxThreadsPerSM  int               `json:"max_threads_per_sm"`
+	MaxThreadsPerBlk int               `json:"max_threads_per_block"`
+	MaxBlocksPerSM   int               `json:"max_blocks_per_sm"`
+	FP64TFLOPS       float64           `json:"fp64_tflops"`
+	FP32TFLOPS       float64           `json:"fp32_tflops"`
+	BoostClockMHz    int               `json:"boost_clock_mhz"`
+	ConstantMemoryKB int               `json:"constant_memory_kb"`
+	WarpSize         int               `json:"warp_size"`
+	Price            *Price            `json:"price"`   // nil where the GPU is not rented
+	Sources          map[string]string `json:"sources"` // field name (or "*") -> where the number comes from
+}
+
+// Price is an on-demand rental price per GPU and hour, with where and when it was read.
+type Price struct {
+	USDPerHour float64 `json:"usd_per_hour"`
+	Provider   string  `json:"provider"`
+	Region     string  `json:"region"`
+	Instance   string  `json:"instance"`
+	Read       string  `json:"read"` // date the price was read, YYYY-MM-DD
+}
+
+// SM80 returns the resource limits of a compute-capability-8.0 GPU (A100): the default for
+// checking a setting's registers, shared memory and threads when no GPU is named.
+func SM80() GPU {
+	return GPU{
+		Name: "sm_80", Vendor: "NVIDIA", Arch: "Ampere", ComputeCapability: "8.0",
+		SMs: 108, MemoryGB: 40, BandwidthGBs: 1555, L2MB: 40,
+		SharedPerSMKB: 164, SharedPerBlockKB: 163, RegsPerSM: 65536, RegsPerBlock: 65536,
+		MaxRegsPerThread: 255, MaxThreadsPerSM: 2048, MaxThreadsPerBlk: 1024, MaxBlocksPerSM: 32,
+		FP64TFLOPS: 9.7, FP32TFLOPS: 19.5, BoostClockMHz: 1410, ConstantMemoryKB: 64, WarpSize: 32,
+		Sources: map[string]string{"*": "NVIDIA CUDA C++ Programming Guide, Table 'Technical Specifications per Compute Capability' (8.0); NVIDIA A100 datasheet"},
+	}
+}

@@ -1,0 +1,76 @@
+package smart
+
+import "context"
+
+// Source says where a number comes from. Every measurement and prediction carries one.
+type Source string
+
+// The sources of numbers.
+const (
+	Measured  Source = "measured"  // timed on a real GPU by smart bench
+	Imported  Source = "imported"  // read from another tool's measurements (Kernel Tuner caches)
+	Simulated Source = "simulated" // computed by the analytic model
+	Predicted Source = "predicted" // estimated by a trained model
+)
+
+// Status is the outcome of evaluating one variant.
+type Status string
+
+// The outcomes of an evaluation. Anything but StatusOK has no valid time.
+const (
+	StatusOK           Status = "ok"
+	StatusCompileError Status = "compile_error"
+	StatusLaunchError  Status = "launch_error"
+	StatusWrongResult  Status = "wrong_result"
+	StatusTimeout      Status = "timeout"
+	StatusInvalid      Status = "invalid" // the setting breaks a constraint or a resource limit
+)
+
+// Measurement is the time of one variant (stencil or kernel, OC, setting) on one GPU, with its
+// provenance. Times are per time step, in milliseconds.
+type Measurement struct {
+	StencilID string      `json:"stencil_id,omitempty"` // Stencil.ID, empty for foreign kernels
+	Kernel    string      `json:"kernel,omitempty"`     // foreign kernel name (Kernel Tuner), empty for stencils
+	GPU       string      `json:"gpu"`                  // catalogue name
+	OC        Combination `json:"oc"`
+	Setting   Setting     `json:"setting"`
+	Status    Status      `json:"status"`
+	Error     string      `json:"error,omitempty"` // why a variant failed
+
+	TimeMs float64 `json:"time_ms"` // median over repetitions
+	MinMs  float64 `json:"min_ms,omitempty"`
+	MaxMs  float64 `json:"max_ms,omitempty"`
+	MeanMs float64 `json:"mean_ms,omitempty"`
+	StdMs  float64 `json:"std_ms,omitempty"`
+	Reps   int     `json:"reps,omitempty"`
+
+	Source Source `json:"source"`
+	Device string `json:"device,omitempty"` // the device as it named itself (NVML or the cache file)
+}
+
+// OK reports whether the measurement holds a valid time.
+func (m Measurement) OK() bool { return m.Status == StatusOK }
+
+// Query asks for the time of one variant. Stencil is nil for a foreign kernel (a replayed Kernel
+// Tuner cache), whose parameters are all in Setting.
+type Query struct {
+	Stencil *Stencil
+	OC      Combination
+	Setting Setting
+	GPU     string // catalogue name; an Evaluator bound to one device may ignore it
+}
+
+// Evaluator answers how long a variant takes: on a GPU (measured), from a data set (replayed), from
+// a trained model (predicted) or from the analytic model (simulated). A variant that fails is a
+// Measurement with a failing Status; the error is for failures of the evaluator itself
+// (a cancelled context, a lost device, an unreadable file).
+type Evaluator interface {
+	Evaluate(ctx context.Context, q Query) (Measurement, error)
+}
+
+// BatchEvaluator is an Evaluator that is cheaper per variant when given many at once (a GPU
+// backend compiles many variants into one translation unit). Results are in query order.
+type BatchEvaluator interface {
+	Evaluator
+	EvaluateBatch(ctx context.Context, qs []Query) ([]Measurement, error)
+}

@@ -1,0 +1,293 @@
+package smart
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Setting assigns an integer value to each parameter of a search space. Booleans are 0/1 and
+// enumerations count from 1, as in csTuner.
+type Setting map[string]int
+
+// Names of the stencil-space parameters (csTuner Table I). Which of them a combination has is
+// given by ParamNames.
+const (
+	ParamBlockX  = "bx"     // threads per block along x
+	ParamBlockY  = "by"     // threads per block along y
+	ParamBlockZ  = "bz"     // threads per block along z (3-D)
+	ParamShared  = "shared" // 1: stage the input tile in shared memory; 0: read-only global loads
+	ParamConst   = "const"  // 1: coefficients in constant memory; 0: numeric literals in the code
+	ParamStreamD = "sd"     // streaming axis, 1=x, 2=y, 3=z (ST)
+	ParamStreamB = "sb"     // concurrent-streaming block: points of the streaming axis per block (ST)
+	ParamUnrollX = "ufx"    // unroll factor of the per-thread loop along x
+	ParamUnrollY = "ufy"
+	ParamUnrollZ = "ufz"
+	ParamBMX     = "bmx" // block-merging factor along x: adjacent points per thread (BM)
+	ParamBMY     = "bmy"
+	ParamBMZ     = "bmz"
+	ParamCMX     = "cmx" // cyclic-merging factor along x: points per thread, a block apart (CM)
+	ParamCMY     = "cmy"
+	ParamCMZ     = "cmz"
+	ParamTT      = "tt" // time steps fused in one launch (TB)
+)
+
+// paramOrder is the order in which stencil parameters are listed and printed.
+var paramOrder = []string{
+	ParamBlockX, ParamBlockY, ParamBlockZ, ParamShared, ParamConst, ParamStreamD, ParamStreamB,
+	ParamUnrollX, ParamUnrollY, ParamUnrollZ, ParamBMX, ParamBMY, ParamBMZ,
+	ParamCMX, ParamCMY, ParamCMZ, ParamTT,
+}
+
+var (
+	blockParams  = [3]string{ParamBlockX, ParamBlockY, ParamBlockZ}
+	unrollParams = [3]string{ParamUnrollX, ParamUnrollY, ParamUnrollZ}
+	bmParams     = [3]string{ParamBMX, ParamBMY, ParamBMZ}
+	cmParams     = [3]string{ParamCMX, ParamCMY, ParamCMZ}
+)
+
+// ParamNames lists the parameters of the stencil space of combination oc in a dims-D stencil,
+// in print order: block sizes, shared, const; sd and sb with ST; unroll factors with ST, BM or
+// CM; merging factors with BM or CM; tt with TB.
+func ParamNames(dims int, oc Combination) []string {
+	names := append([]string(nil), blockParams[:dims]...)
+	names = append(names, ParamShared, ParamConst)
+	if oc.Has(ST) {
+		names = append(names, ParamStreamD, ParamStreamB)
+	}
+	if oc.Has(ST) || oc.Has(BM) || oc.Has(CM) {
+		names = append(names, unrollParams[:dims]...)
+	}
+	if oc.Has(BM) {
+		names = append(names, bmParams[:dims]...)
+	}
+	if oc.Has(CM) {
+		names = append(names, cmParams[:dims]...)
+	}
+	if oc.Has(TB) {
+		names = append(names, ParamTT)
+	}
+	return names
+}
+
+// String writes the setting as "k=v,..." with stencil parameters in their usual order and any
+// other names after them alphabetically; ParseSetting reads it back.
+func (s Setting) String() string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	rank := func(k string) int {
+		if i := slices.Index(paramOrder, k); i >= 0 {
+			return i
+		}
+		return len(paramOrder)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(s[k]))
+	}
+	return b.String()
+}
+
+// ParseSetting reads "k=v,k=v" (spaces allowed around items). Names are letters, digits and '_'.
+func ParseSetting(text string) (Setting, error) {
+	s := Setting{}
+	if strings.TrimSpace(text) == "" {
+		return s, nil
+	}
+	for _, item := range strings.Split(text, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(item), "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("setting %q: item %q is not of the form name=value", text, item)
+		}
+		if !validName(k) {
+			return nil, fmt.Errorf("setting %q: parameter name %q may hold only letters, digits and '_'", text, k)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("setting %q: value of %s is %q, not an integer", text, k, v)
+		}
+		if _, dup := s[k]; dup {
+			return nil, fmt.Errorf("setting %q: %s is given twice", text, k)
+		}
+		s[k] = n
+	}
+	return s, nil
+}
+
+func validName(k string) bool {
+	for _, r := range k {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy of the setting.
+func (s Setting) Clone() Setting {
+	c := make(Setting, len(s))
+	for k, v := range s {
+		c[k] = v
+	}
+	return c
+}
+
+// Tuning is a stencil setting decoded for a combination: what the code generator and the
+// analytic model read. Axes are 0=x, 1=y, 2=z; unused axes hold 1.
+type Tuning struct {
+	OC         Combination
+	Dims       int
+	Block      [3]int // threads per block
+	Shared     bool   // input tile staged in shared memory
+	Const      bool   // coefficients in constant memory
+	StreamAxis int    // axis streamed along (ST); -1 without streaming
+	SB         int    // points of the streaming axis per block (ST); 1 without streaming
+	Unroll     [3]int // unroll factor of the per-thread loop along each axis
+	Merge      [3]int // points per thread along each axis (BM: adjacent, CM: a block apart)
+	TT         int    // time steps per launch (TB); 1 without temporal blocking
+}
+
+// DecodeTuning reads a stencil setting for combination oc. It checks that the setting has
+// exactly the parameters of ParamNames, not that their values satisfy the space's constraints
+// (the search space does that).
+func DecodeTuning(dims int, oc Combination, s Setting) (Tuning, error) {
+	if err := oc.Check(); err != nil {
+		return Tuning{}, err
+	}
+	names := ParamNames(dims, oc)
+	for _, n := range names {
+		if _, ok := s[n]; !ok {
+			return Tuning{}, fmt.Errorf("setting %s for %s: parameter %s is missing; %s takes %s", s, oc, n, oc, strings.Join(names, ","))
+		}
+	}
+	if len(s) != len(names) {
+		for k := range s {
+			if !slices.Contains(names, k) {
+				return Tuning{}, fmt.Errorf("setting %s for %s: %s takes no parameter %s; it takes %s", s, oc, oc, k, strings.Join(names, ","))
+			}
+		}
+	}
+	t := Tuning{OC: oc, Dims: dims, Block: [3]int{1, 1, 1}, Unroll: [3]int{1, 1, 1}, Merge: [3]int{1, 1, 1},
+		StreamAxis: -1, SB: 1, TT: 1, Shared: s[ParamShared] != 0, Const: s[ParamConst] != 0}
+	for a := 0; a < dims; a++ {
+		t.Block[a] = s[blockParams[a]]
+		if v, ok := s[unrollParams[a]]; ok {
+			t.Unroll[a] = v
+		}
+		if v, ok := s[bmParams[a]]; ok {
+			t.Merge[a] = v
+		}
+		if v, ok := s[cmParams[a]]; ok {
+			t.Merge[a] = v
+		}
+	}
+	if oc.Has(ST) {
+		sd := s[ParamStreamD]
+		if sd < 1 || sd > dims {
+			return Tuning{}, fmt.Errorf("setting %s: sd is %d; the streaming axis is 1 (x) to %d", s, sd, dims)
+		}
+		t.StreamAxis, t.SB = sd-1, s[ParamStreamB]
+	}
+	if oc.Has(TB) {
+		t.TT = s[ParamTT]
+	}
+	return t, nil
+}
+
+// Setting encodes the tuning back into a setting; DecodeTuning(t.Dims, t.OC, t.Setting()) == t.
+func (t Tuning) Setting() Setting {
+	s := Setting{ParamShared: b2i(t.Shared), ParamConst: b2i(t.Const)}
+	for _, n := range ParamNames(t.Dims, t.OC) {
+		for a := 0; a < t.Dims; a++ {
+			switch n {
+			case blockParams[a]:
+				s[n] = t.Block[a]
+			case unrollParams[a]:
+				s[n] = t.Unroll[a]
+			case bmParams[a], cmParams[a]:
+				s[n] = t.Merge[a]
+			}
+		}
+		switch n {
+		case ParamStreamD:
+			s[n] = t.StreamAxis + 1
+		case ParamStreamB:
+			s[n] = t.SB
+		case ParamTT:
+			s[n] = t.TT
+		}
+	}
+	return s
+}
+
+// Threads is the number of threads per block.
+func (t Tuning) Threads() int { return t.Block[0] * t.Block[1] * t.Block[2] }
+
+// Tile is the number of output points a block computes along each axis in one launch.
+func (t Tuning) Tile() [3]int {
+	var tile [3]int
+	for a := range tile {
+		tile[a] = t.Block[a] * t.Merge[a]
+		if a == t.StreamAxis {
+			tile[a] = t.SB
+		}
+	}
+	return tile
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SharedElems is the number of grid elements a block keeps in shared memory for a stencil of
+// order r. The code generator allocates exactly this much and the search space checks it
+// against the GPU's limit, so both read it from here.
+//
+// Without streaming the tile and its halo (r per fused step) are staged, twice for the
+// ping-pong buffers of temporal blocking. With streaming a window of planes across the
+// streaming axis is kept: 2r+1 planes, or one with retiming (partial sums live in registers),
+// per fused time level.
+func (t Tuning) SharedElems(r int) int {
+	if !t.Shared {
+		return 0
+	}
+	halo := r * t.TT
+	tile := t.Tile()
+	n := 1
+	for a := 0; a < t.Dims; a++ {
+		if a != t.StreamAxis {
+			n *= tile[a] + 2*halo
+		}
+	}
+	switch {
+	case t.StreamAxis >= 0:
+		planes := 2*r + 1
+		if t.OC.Has(RT) {
+			planes = 1
+		}
+		n *= planes * t.TT
+	case t.TT > 1:
+		n *= 2
+	}
+	return n
+}

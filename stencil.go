@@ -1,0 +1,376 @@
+package smart
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// FormatV1 is the version tag of the stencil file format written and read by this package.
+const FormatV1 = "smart-stencil/1"
+
+// Dtype is the floating-point type of a stencil's grid.
+type Dtype string
+
+// The supported element types.
+const (
+	Float64 Dtype = "float64"
+	Float32 Dtype = "float32"
+)
+
+// Size is the number of bytes of one element.
+func (d Dtype) Size() int {
+	if d == Float32 {
+		return 4
+	}
+	return 8
+}
+
+// Offset is a neighbour's position relative to the centre, as (x, y, z); x is the contiguous axis.
+// A 2-D stencil leaves z at 0.
+type Offset [3]int
+
+// Chebyshev returns the offset's Chebyshev distance from the centre, its order.
+func (o Offset) Chebyshev() int {
+	return max(abs(o[0]), abs(o[1]), abs(o[2]))
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// Point is one access of a stencil: where it reads and the coefficient it multiplies by.
+type Point struct {
+	Off  Offset
+	Coef float64
+}
+
+// Stencil is a validated stencil: a weighted sum of neighbours applied to every interior point
+// of a grid for a number of time steps. Construct it with ParseStencil or NewStencil.
+type Stencil struct {
+	Name   string
+	Dims   int
+	Dtype  Dtype
+	Grid   [3]int // extents along x, y, z; Grid[2] is 1 for 2-D
+	Steps  int
+	Points []Point
+}
+
+// Limits bound what a stencil may be; the zero value means the defaults.
+type Limits struct {
+	// MaxOrder is the largest Chebyshev distance of an access; 0 means DefaultMaxOrder.
+	MaxOrder int
+}
+
+// Order limits and grid defaults.
+const (
+	DefaultMaxOrder = 4
+	MaxMaxOrder     = 8
+	DefaultSteps    = 10
+	MaxSteps        = 1_000_000
+	MaxExtent       = 1 << 20
+	// MaxGridPoints bounds the whole grid (2^33 points is 64 GiB of float64 per buffer).
+	MaxGridPoints = 1 << 33
+)
+
+// DefaultGrid returns the grid StencilMART measures on: 8192^2 for 2-D and 512^3 for 3-D.
+func DefaultGrid(dims int) [3]int {
+	if dims == 3 {
+		return [3]int{512, 512, 512}
+	}
+	return [3]int{8192, 8192, 1}
+}
+
+func (l Limits) maxOrder() int {
+	if l.MaxOrder == 0 {
+		return DefaultMaxOrder
+	}
+	return l.MaxOrder
+}
+
+// FieldError is a validation failure that names the offending field of the stencil file.
+type FieldError struct {
+	Field   string // JSON path, e.g. "offsets[3]"
+	Problem string // what is wrong and how to fix it
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Problem) }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// Order is the stencil's order: the largest Chebyshev distance of its accesses.
+func (s *Stencil) Order() int {
+	r := 0
+	for _, p := range s.Points {
+		r = max(r, p.Off.Chebyshev())
+	}
+	return r
+}
+
+// NNZ is the number of accessed points, the centre included.
+func (s *Stencil) NNZ() int { return len(s.Points) }
+
+// Offsets returns the accessed offsets in file order.
+func (s *Stencil) Offsets() []Offset {
+	out := make([]Offset, len(s.Points))
+	for i, p := range s.Points {
+		out[i] = p.Off
+	}
+	return out
+}
+
+// GridPoints is the number of points of the grid.
+func (s *Stencil) GridPoints() int64 {
+	return int64(s.Grid[0]) * int64(s.Grid[1]) * int64(s.Grid[2])
+}
+
+// NewStencil builds and validates a stencil from offsets. Nil coefficients are derived with
+// DeriveCoefficients; a zero grid or steps take the defaults.
+func NewStencil(name string, dims int, offs []Offset, coefs []float64, lim Limits) (*Stencil, error) {
+	if coefs == nil {
+		coefs = DeriveCoefficients(offs)
+	}
+	if len(coefs) != len(offs) {
+		return nil, fieldErr("coefficients", "has %d values for %d offsets; give one per offset or none", len(coefs), len(offs))
+	}
+	s := &Stencil{Name: name, Dims: dims, Dtype: Float64, Grid: DefaultGrid(dims), Steps: DefaultSteps}
+	for i, o := range offs {
+		s.Points = append(s.Points, Point{Off: o, Coef: coefs[i]})
+	}
+	return s, s.Validate(lim)
+}
+
+// DeriveCoefficients gives deterministic coefficients for offsets: positive, summing to 1 (so
+// values stay bounded over many steps) and different for mirrored offsets, so that a kernel that
+// reads the wrong neighbour gives a different result.
+func DeriveCoefficients(offs []Offset) []float64 {
+	c := make([]float64, len(offs))
+	sum := 0.0
+	for i, o := range offs {
+		w := 1 / float64(1+abs(o[0])+abs(o[1])+abs(o[2]))
+		for axis, bias := range [3]float64{0.1, 0.2, 0.3} {
+			if o[axis] > 0 {
+				w *= 1 + bias
+			}
+		}
+		c[i] = w
+		sum += w
+	}
+	for i := range c {
+		c[i] /= sum
+	}
+	return c
+}
+
+// Validate checks the stencil against the format's rules; the error is a *FieldError.
+func (s *Stencil) Validate(lim Limits) error {
+	if lim.MaxOrder < 0 || lim.MaxOrder > MaxMaxOrder {
+		return fmt.Errorf("maximum order %d is not supported: choose 1 to %d", lim.MaxOrder, MaxMaxOrder)
+	}
+	if len(s.Name) > 128 {
+		return fieldErr("name", "is %d bytes long; keep it under 128", len(s.Name))
+	}
+	if s.Dims != 2 && s.Dims != 3 {
+		return fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", s.Dims)
+	}
+	if s.Dtype != Float64 && s.Dtype != Float32 {
+		return fieldErr("dtype", "is %q; use \"float64\" or \"float32\"", s.Dtype)
+	}
+	if s.Steps < 1 || s.Steps > MaxSteps {
+		return fieldErr("steps", "is %d; use 1 to %d time steps", s.Steps, MaxSteps)
+	}
+	if len(s.Points) == 0 {
+		return fieldErr("offsets", "is empty; list the accessed offsets, the centre included")
+	}
+	order := s.Order()
+	if order > lim.maxOrder() {
+		return fieldErr("offsets", "reach order %d, beyond the maximum %d; use a smaller stencil or raise the maximum order (up to %d)", order, lim.maxOrder(), MaxMaxOrder)
+	}
+	seen := make(map[Offset]int, len(s.Points))
+	centre := false
+	for i, p := range s.Points {
+		if s.Dims == 2 && p.Off[2] != 0 {
+			return fieldErr(fmt.Sprintf("offsets[%d]", i), "has a z component in a 2-D stencil")
+		}
+		if j, dup := seen[p.Off]; dup {
+			return fieldErr(fmt.Sprintf("offsets[%d]", i), "%s repeats offsets[%d]; list each offset once", formatOffset(p.Off, s.Dims), j)
+		}
+		seen[p.Off] = i
+		if p.Off == (Offset{}) {
+			centre = true
+		}
+		if math.IsNaN(p.Coef) || math.IsInf(p.Coef, 0) {
+			return fieldErr(fmt.Sprintf("coefficients[%d]", i), "is not a finite number")
+		}
+	}
+	if !centre {
+		return fieldErr("offsets", "do not include the centre %s; add it (with coefficient 0 if it is not used)", formatOffset(Offset{}, s.Dims))
+	}
+	var total int64 = 1
+	for axis := 0; axis < s.Dims; axis++ {
+		n := s.Grid[axis]
+		field := fmt.Sprintf("grid[%d]", axis)
+		if n < 2*order+1 || n > MaxExtent {
+			return fieldErr(field, "is %d; an extent must be between %d (twice the order plus one) and %d", n, 2*order+1, MaxExtent)
+		}
+		total *= int64(n)
+	}
+	if s.Dims == 2 && s.Grid[2] != 1 {
+		return fieldErr("grid", "has a z extent in a 2-D stencil")
+	}
+	if total > MaxGridPoints {
+		return fieldErr("grid", "has %d points, more than the %d a GPU buffer can hold", total, int64(MaxGridPoints))
+	}
+	return nil
+}
+
+func formatOffset(o Offset, dims int) string {
+	b, _ := json.Marshal(o[:dims])
+	return string(b)
+}
+
+// fileV1 is the JSON form of a stencil file.
+type fileV1 struct {
+	Format       string      `json:"format"`
+	Name         string      `json:"name,omitempty"`
+	Dims         int         `json:"dims"`
+	Dtype        Dtype       `json:"dtype,omitempty"`
+	Grid         []int       `json:"grid,omitempty"`
+	Steps        int         `json:"steps,omitempty"`
+	Offsets      [][]int     `json:"offsets"`
+	Coefficients []jsonFloat `json:"coefficients,omitempty"`
+}
+
+// jsonFloat keeps coefficients exact when written and rejects non-numbers when read.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
+}
+
+// ParseStencil reads a stencil file, fills the defaults and validates it. Errors name the field.
+func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
+	var f fileV1
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, jsonProblem(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("invalid JSON: extra data after the stencil object")
+	}
+	if f.Format != "" && f.Format != FormatV1 {
+		return nil, fieldErr("format", "is %q; this version of smart reads %q", f.Format, FormatV1)
+	}
+	if f.Dims != 2 && f.Dims != 3 {
+		return nil, fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", f.Dims)
+	}
+	s := &Stencil{Name: f.Name, Dims: f.Dims, Dtype: f.Dtype, Grid: DefaultGrid(f.Dims), Steps: f.Steps}
+	if s.Dtype == "" {
+		s.Dtype = Float64
+	}
+	if s.Steps == 0 {
+		s.Steps = DefaultSteps
+	}
+	if f.Grid != nil {
+		if len(f.Grid) != f.Dims {
+			return nil, fieldErr("grid", "has %d extents; give %d (one per dimension)", len(f.Grid), f.Dims)
+		}
+		s.Grid = [3]int{1, 1, 1}
+		copy(s.Grid[:], f.Grid)
+	}
+	offs := make([]Offset, len(f.Offsets))
+	for i, o := range f.Offsets {
+		if len(o) != f.Dims {
+			return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "has %d coordinates; a %d-D offset has %d", len(o), f.Dims, f.Dims)
+		}
+		for axis, v := range o {
+			if abs(v) > MaxMaxOrder {
+				return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "coordinate %d is %d, beyond the largest supported order %d", axis, v, MaxMaxOrder)
+			}
+		}
+		copy(offs[i][:], o)
+	}
+	coefs := DeriveCoefficients(offs)
+	if f.Coefficients != nil {
+		if len(f.Coefficients) != len(offs) {
+			return nil, fieldErr("coefficients", "has %d values for %d offsets; give one per offset or leave it out", len(f.Coefficients), len(offs))
+		}
+		for i, c := range f.Coefficients {
+			coefs[i] = float64(c)
+		}
+	}
+	for i, o := range offs {
+		s.Points = append(s.Points, Point{Off: o, Coef: coefs[i]})
+	}
+	if err := s.Validate(lim); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// jsonProblem turns encoding/json errors into messages that say where the problem is.
+func jsonProblem(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fieldErr(typ.Field, "has a %s where a %s is expected", typ.Value, typ.Type)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: the file is empty or cut short")
+	}
+	return fmt.Errorf("invalid stencil file: %w", err)
+}
+
+// MarshalJSON writes the stencil in the current file format with its coefficients.
+func (s *Stencil) MarshalJSON() ([]byte, error) {
+	f := fileV1{Format: FormatV1, Name: s.Name, Dims: s.Dims, Dtype: s.Dtype, Grid: s.Grid[:s.Dims], Steps: s.Steps}
+	for _, p := range s.Points {
+		f.Offsets = append(f.Offsets, p.Off[:s.Dims])
+		f.Coefficients = append(f.Coefficients, jsonFloat(p.Coef))
+	}
+	return json.Marshal(f)
+}
+
+// ID identifies the stencil by content (pattern, coefficients, type, grid), not by name, so the
+// same stencil measured twice gets the same ID. It is 16 hex digits.
+func (s *Stencil) ID() string {
+	pts := append([]Point(nil), s.Points...)
+	sort.Slice(pts, func(i, j int) bool { return lessOffset(pts[i].Off, pts[j].Off) })
+	h := sha256.New()
+	fmt.Fprintf(h, "%d|%s|%v|", s.Dims, s.Dtype, s.Grid)
+	for _, p := range pts {
+		fmt.Fprintf(h, "%v:%x;", p.Off, math.Float64bits(p.Coef))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func lessOffset(a, b Offset) bool {
+	for axis := 2; axis >= 0; axis-- {
+		if a[axis] != b[axis] {
+			return a[axis] < b[axis]
+		}
+	}
+	return false
+}
+
+// SortedOffsets returns the offsets ordered by z, then y, then x: the memory order of the grid.
+func SortedOffsets(offs []Offset) []Offset {
+	out := append([]Offset(nil), offs...)
+	sort.Slice(out, func(i, j int) bool { return lessOffset(out[i], out[j]) })
+	return out
+}
