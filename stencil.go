@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // FormatV1 is the version tag of the stencil file format written and read by this package.
@@ -145,7 +147,8 @@ func NewStencil(name string, dims int, offs []Offset, coefs []float64, lim Limit
 	if len(coefs) != len(offs) {
 		return nil, fieldErr("coefficients", "has %d values for %d offsets; give one per offset or none", len(coefs), len(offs))
 	}
-	s := &Stencil{Name: name, Dims: dims, Dtype: Float64, Grid: DefaultGrid(dims), Steps: DefaultSteps}
+	s := &Stencil{Name: name, Dims: dims, Dtype: Float64, Grid: DefaultGrid(dims), Steps: DefaultSteps,
+		Points: make([]Point, 0, len(offs))}
 	for i, o := range offs {
 		s.Points = append(s.Points, Point{Off: o, Coef: coefs[i]})
 	}
@@ -201,6 +204,11 @@ func (s *Stencil) Validate(lim Limits) error {
 	seen := make(map[Offset]int, len(s.Points))
 	centre := false
 	for i, p := range s.Points {
+		for axis, v := range p.Off {
+			if v < -MaxMaxOrder || v > MaxMaxOrder { // Order misreads math.MinInt, so check here
+				return fieldErr(fmt.Sprintf("offsets[%d]", i), "coordinate %d is %d, beyond the largest supported order %d", axis, v, MaxMaxOrder)
+			}
+		}
 		if s.Dims == 2 && p.Off[2] != 0 {
 			return fieldErr(fmt.Sprintf("offsets[%d]", i), "has a z component in a 2-D stencil")
 		}
@@ -297,7 +305,7 @@ func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 			return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "has %d coordinates; a %d-D offset has %d", len(o), f.Dims, f.Dims)
 		}
 		for axis, v := range o {
-			if abs(v) > MaxMaxOrder {
+			if v < -MaxMaxOrder || v > MaxMaxOrder { // not abs: abs(math.MinInt) < 0
 				return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "coordinate %d is %d, beyond the largest supported order %d", axis, v, MaxMaxOrder)
 			}
 		}
@@ -328,12 +336,36 @@ func jsonProblem(err error) error {
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("invalid stencil file: it holds a JSON %s; a stencil file is a JSON object", typ.Value)
 	case errors.As(err, &typ):
-		return fieldErr(typ.Field, "has a %s where a %s is expected", typ.Value, typ.Type)
+		return fieldErr(typ.Field, "has a JSON %s at byte %d where %s is expected", typ.Value, typ.Offset, jsonKind(typ.Type))
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("invalid JSON: the file is empty or cut short")
 	}
+	// encoding/json has no error type for unknown fields; its message is the only handle.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if n, uerr := strconv.Unquote(name); uerr == nil {
+			name = n
+		}
+		return fieldErr(name, "is not a field of a stencil file; the fields are format, name, dims, dtype, grid, steps, offsets and coefficients")
+	}
 	return fmt.Errorf("invalid stencil file: %w", err)
+}
+
+// jsonKind names what a Go type holds, for errors read by people who write JSON.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a finite number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 // MarshalJSON writes the stencil in the current file format with its coefficients.

@@ -2,10 +2,226 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"smart"
+	"smart/generator"
 )
 
-// runGenerate is a placeholder until issue 2 lands; the helper building issue 2 replaces this file.
 func runGenerate(ctx context.Context, e *env, args []string) error {
-	return errors.New("generate is not built yet (issue 2)")
+	fs := newFlags(e, "generate", "[--shape NAME[,NAME...] | --dims D --order N [--count K] [--seed S]] [flags]", `
+Writes stencil files. Without --shape it draws random stencils of exactly the given order with
+StencilMART's Algorithm 1: order 1 keeps a random non-empty subset of the centre's neighbours,
+order n a random non-empty subset of the order-n neighbours of the points kept at order n-1.
+Each candidate is kept with probability --keep, the draw repeated when none is; stencil i of a
+seed is the same on every machine. Files are named rand<D>d-o<N>-s<S>-<i>.json, so a listing is
+in index order, and the name inside records the generator and seed.
+
+With --shape it writes named shapes: the families star, box, cross (diagonals) and diamond
+(L1 ball) need --dims and --order; the classics (j2d5pt, j3d7pt, j3d27pt, ...) need neither.
+
+Shapes:
+`+shapeList()+`
+
+--out - writes to stdout (one stencil); --out DIR writes DIR/<name>.json and is needed for
+several. Coefficients are derived (positive, summing to 1); edit the file to set your own.
+
+Examples:
+  smart generate --dims 3 --order 2 --count 10 --seed 1 --out stencils/
+  smart generate --shape box --dims 3 --order 2 --out box3d-o2.json
+  smart generate --shape j3d7pt --dtype float32 --grid 256x256x256 --out -`)
+	shape := fs.String("shape", "", "named shape(s), comma-separated (see the list above); empty for random stencils")
+	dims := fs.Int("dims", 0, "dimensions, 2 or 3 (random stencils and shape families)")
+	order := fs.Int("order", 0, fmt.Sprintf("order: the largest Chebyshev distance, 1 to %d (random stencils and shape families)", smart.MaxMaxOrder))
+	count := fs.Int("count", 1, "number of random stencils")
+	seed := fs.Uint64("seed", 1, "seed of the random stencils")
+	first := fs.Int("first", 0, "index of the first random stencil (to extend a set without redrawing it)")
+	keep := fs.Float64("keep", generator.DefaultKeep, "probability of keeping each candidate neighbour, in (0, 1]")
+	dtype := fs.String("dtype", string(smart.Float64), "element type: float64 or float32")
+	grid := fs.String("grid", "", "grid extents x,y[,z] or XxYxZ (default 8192x8192 in 2-D, 512x512x512 in 3-D)")
+	steps := fs.Int("steps", smart.DefaultSteps, "time steps")
+	out := fs.String("out", "-", "output file, directory, or - for stdout")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *count < 1 {
+		return usagef("--count is %d; give at least 1", *count)
+	}
+	if *first < 0 {
+		return usagef("--first is %d; give 0 or more", *first)
+	}
+
+	var draw func(i int) (*smart.Stencil, error)
+	n := *count
+	if *shape != "" {
+		if flagsGiven(fs, "count", "seed", "keep", "first") {
+			return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
+		}
+		names := strings.Split(*shape, ",")
+		shapes := make([]generator.Shape, len(names))
+		for i, name := range names {
+			sh, err := generator.LookupShape(strings.TrimSpace(name))
+			if err != nil {
+				return usagef("--shape: %v", err)
+			}
+			shapes[i] = sh
+		}
+		n = len(shapes)
+		draw = func(i int) (*smart.Stencil, error) { return shapes[i].Stencil(*dims, *order) }
+	} else {
+		if *dims == 0 || *order == 0 {
+			return usagef("give --dims and --order for random stencils, or --shape NAME")
+		}
+		sp := generator.Spec{Dims: *dims, Order: *order, Keep: *keep, Seed: *seed}
+		draw = func(i int) (*smart.Stencil, error) { return sp.Stencil(*first + i) }
+	}
+	gridExt, err := parseGrid(*grid)
+	if err != nil {
+		return err
+	}
+	toDir, err := outputIsDir(*out, n)
+	if err != nil {
+		return err
+	}
+	if toDir {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("creating the output directory: %w", err)
+		}
+	}
+
+	var bar *progress
+	if n >= 1000 {
+		bar = newProgress(e, "generate", n)
+	}
+	var last string
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("generate stopped after %d of %d stencils: %w", i, n, err)
+		}
+		s, err := draw(i)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := customise(s, smart.Dtype(*dtype), gridExt, *steps); err != nil {
+			return err
+		}
+		switch {
+		case *out == "-":
+			b, err := generator.Marshal(s)
+			if err != nil {
+				return err
+			}
+			if _, err := e.stdout.Write(b); err != nil {
+				return fmt.Errorf("writing to stdout: %w", err)
+			}
+		case toDir:
+			last = filepath.Join(*out, s.Name+".json")
+			if err := generator.WriteFile(last, s); err != nil {
+				return err
+			}
+		default:
+			last = *out
+			if err := generator.WriteFile(last, s); err != nil {
+				return err
+			}
+		}
+		if bar != nil {
+			bar.Update(i + 1)
+		}
+	}
+	switch {
+	case *out == "-":
+	case n == 1:
+		fmt.Fprintf(e.stdout, "wrote %s\n", last)
+	default:
+		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, *out, filepath.Base(last))
+	}
+	return nil
+}
+
+// flagsGiven reports whether any of the named flags was given.
+func flagsGiven(fs *flag.FlagSet, names ...string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			if f.Name == n {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+// outputIsDir decides whether --out names a directory: an existing one, a path ending in a
+// separator, or any path but a .json file when several stencils are written.
+func outputIsDir(out string, n int) (bool, error) {
+	if out == "-" {
+		if n > 1 {
+			return false, usagef("%d stencils cannot go to stdout; give --out DIR", n)
+		}
+		return false, nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return true, nil
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return true, nil
+	}
+	if n > 1 {
+		if strings.HasSuffix(out, ".json") {
+			return false, usagef("--out %s is a file, but %d stencils need a directory", out, n)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// parseGrid reads "512x512x512" or "512,512,512"; empty means the default grid.
+func parseGrid(text string) ([]int, error) {
+	if text == "" {
+		return nil, nil
+	}
+	var ext []int
+	for _, part := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == 'x' || r == ',' }) {
+		v, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return nil, usagef("--grid %q: %q is not an integer; write extents as 512x512x512", text, part)
+		}
+		ext = append(ext, v)
+	}
+	if len(ext) != 2 && len(ext) != 3 {
+		return nil, usagef("--grid %q has %d extents; give 2 or 3", text, len(ext))
+	}
+	return ext, nil
+}
+
+// customise applies the element type, grid and steps of the command line and validates the
+// result, so a file that is written always parses.
+func customise(s *smart.Stencil, dtype smart.Dtype, grid []int, steps int) error {
+	s.Dtype, s.Steps = dtype, steps
+	if grid != nil {
+		if len(grid) != s.Dims {
+			return usagef("--grid has %d extents but %s is %d-D", len(grid), s.Name, s.Dims)
+		}
+		s.Grid = [3]int{1, 1, 1}
+		copy(s.Grid[:], grid)
+	}
+	if err := s.Validate(smart.Limits{MaxOrder: max(s.Order(), smart.DefaultMaxOrder)}); err != nil {
+		return usagef("stencil %s: %v", s.Name, err)
+	}
+	return nil
+}
+
+// shapeList formats the shapes for --help.
+func shapeList() string {
+	var b strings.Builder
+	for _, sh := range generator.Shapes() {
+		fmt.Fprintf(&b, "  %-11s %s\n", sh.Name, sh.Doc)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

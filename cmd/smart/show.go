@@ -3,9 +3,136 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"smart"
+	"smart/data"
 )
 
-// runShow is a placeholder until issue 2 lands; the helper building issue 2 replaces this file.
 func runShow(ctx context.Context, e *env, args []string) error {
-	return errors.New("show is not built yet (issue 2)")
+	flags := newFlags(e, "show", "[--max-order N] FILE...", `
+Draws each stencil's access pattern, one x-y slice per z plane for 3-D (+y at the top), after a
+one-line summary: name, dimensions, order, points, grid, element type, steps and ID.
+  @ the centre   o a point the stencil reads   . a point it does not read
+FILE - reads stdin; a name of an embedded sample (smart show j3d27pt) reads that sample
+when no such file exists.
+
+Examples:
+  smart show data/stencils/j3d7pt.json
+  smart generate --shape diamond --dims 2 --order 3 --out - | smart show -`)
+	maxOrder := flags.Int("max-order", smart.DefaultMaxOrder, fmt.Sprintf("largest order a file may have, up to %d", smart.MaxMaxOrder))
+	files, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("give one or more stencil files")
+	}
+	var errs []error
+	for i, path := range files {
+		s, err := loadStencil(e, path, smart.Limits{MaxOrder: *maxOrder})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintln(e.stdout, summary(s))
+		drawPattern(e.stdout, s)
+	}
+	return errors.Join(errs...)
+}
+
+// loadStencil reads and validates a stencil file; "-" is stdin, and a name with no such file
+// that names an embedded sample reads the sample. Errors start with "stencil file PATH:".
+func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(e.stdin)
+	} else {
+		b, err = os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			if sample, serr := data.StencilFile(strings.TrimSuffix(path, ".json")); serr == nil {
+				b, err = sample, nil
+			} else {
+				err = fmt.Errorf("no such file; the embedded samples are %s", strings.Join(data.StencilNames(), ", "))
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stencil file %s: %w", path, err)
+	}
+	s, err := smart.ParseStencil(b, lim)
+	if err != nil {
+		return nil, fmt.Errorf("stencil file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// summary is the one-line description of a stencil.
+func summary(s *smart.Stencil) string {
+	ext := make([]string, s.Dims)
+	for a := range ext {
+		ext[a] = fmt.Sprint(s.Grid[a])
+	}
+	name := s.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return fmt.Sprintf("%s: %d-D, order %d, %d points, grid %s, %s, %d steps, id %s",
+		name, s.Dims, s.Order(), s.NNZ(), strings.Join(ext, "x"), s.Dtype, s.Steps, s.ID())
+}
+
+// drawPattern writes the pattern as slices of the cube of radius max(order, 1).
+func drawPattern(w io.Writer, s *smart.Stencil) {
+	r := max(s.Order(), 1)
+	read := make(map[smart.Offset]bool, s.NNZ())
+	for _, p := range s.Points {
+		read[p.Off] = true
+	}
+	zr := 0
+	if s.Dims == 3 {
+		zr = r
+	}
+	for z := -zr; z <= zr; z++ {
+		if s.Dims == 3 {
+			fmt.Fprintf(w, "z = %s\n", signed(z))
+		}
+		var b strings.Builder
+		b.WriteString("  y\\x")
+		for x := -r; x <= r; x++ {
+			fmt.Fprintf(&b, "%3s", signed(x))
+		}
+		fmt.Fprintln(w, b.String())
+		for y := r; y >= -r; y-- {
+			b.Reset()
+			fmt.Fprintf(&b, "  %3s", signed(y))
+			for x := -r; x <= r; x++ {
+				o := smart.Offset{x, y, z}
+				mark := "."
+				switch {
+				case o == smart.Offset{}:
+					mark = "@"
+				case read[o]:
+					mark = "o"
+				}
+				fmt.Fprintf(&b, "%3s", mark)
+			}
+			fmt.Fprintln(w, b.String())
+		}
+	}
+}
+
+// signed writes an offset with its sign: -1, 0, +1.
+func signed(v int) string {
+	if v > 0 {
+		return fmt.Sprintf("+%d", v)
+	}
+	return fmt.Sprint(v)
 }

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/data"
+	"smart/generator"
+)
+
+// runCLI runs one command line and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
+	code := run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestGenerateRandom(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	code, out, errs := runCLI(t, "", "generate", "--dims", "3", "--order", "2", "--count", "3", "--seed", "1", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "wrote 3 stencils") {
+		t.Errorf("stdout %q", out)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"rand3d-o2-s1-0000.json", "rand3d-o2-s1-0001.json", "rand3d-o2-s1-0002.json"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("files %v, want %v", names, want)
+	}
+	for i, name := range names {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		s, err := smart.ParseStencil(b, smart.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := generator.Spec{Dims: 3, Order: 2, Seed: 1}.Stencil(i)
+		if !reflect.DeepEqual(s, ref) {
+			t.Errorf("%s differs from Spec.Stencil(%d)", name, i)
+		}
+	}
+	// --first continues the same stream.
+	code, _, errs = runCLI(t, "", "generate", "--dims", "3", "--order", "2", "--first", "2", "--seed", "1", "--out", dir+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("--first 2 wrote a new file: %v", entries)
+	}
+}
+
+func TestGenerateShapes(t *testing.T) {
+	code, out, errs := runCLI(t, "", "generate", "--shape", "j3d7pt", "--out", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if sample, _ := data.StencilFile("j3d7pt"); out != string(sample) {
+		t.Errorf("stdout differs from the embedded sample:\n%s", out)
+	}
+	path := filepath.Join(t.TempDir(), "b.json")
+	code, _, errs = runCLI(t, "", "generate", "--shape", "box", "--dims", "3", "--order", "2",
+		"--dtype", "float32", "--grid", "64x32x16", "--steps", "3", "--out", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(path)
+	s, err := smart.ParseStencil(b, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "box3d-o2" || s.NNZ() != 125 || s.Dtype != smart.Float32 || s.Grid != [3]int{64, 32, 16} || s.Steps != 3 {
+		t.Errorf("got %s nnz %d %s grid %v steps %d", s.Name, s.NNZ(), s.Dtype, s.Grid, s.Steps)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--shape", "j3d7pt", "--dims", "2"}, 2, "shape j3d7pt is 3-D of order 1"},
+		{[]string{"--shape", "hexagon"}, 2, "the shapes are star, box"},
+		{[]string{"--shape", "box", "--dims", "3"}, 2, "order is 0"},
+		{[]string{"--shape", "j3d7pt", "--seed", "3"}, 2, "leave them out with --shape"},
+		{[]string{"--dims", "3"}, 2, "give --dims and --order"},
+		{[]string{"--dims", "3", "--order", "2", "--count", "3"}, 2, "3 stencils cannot go to stdout"},
+		{[]string{"--dims", "3", "--order", "2", "--count", "2", "--out", "x.json"}, 2, "need a directory"},
+		{[]string{"--dims", "3", "--order", "2", "--keep", "2"}, 2, "keep probability is 2"},
+		{[]string{"--shape", "j3d7pt", "--grid", "64x64"}, 2, "--grid has 2 extents but j3d7pt is 3-D"},
+		{[]string{"--shape", "j3d13pt", "--grid", "4x64x64"}, 2, `field "grid[0]": is 4`},
+		{[]string{"--shape", "j3d7pt", "--grid", "64xax64"}, 2, `"a" is not an integer`},
+		{[]string{"--shape", "j3d7pt", "--dtype", "int8"}, 2, `field "dtype"`},
+		{[]string{"--count", "0"}, 2, "--count is 0"},
+	} {
+		code, _, errs := runCLI(t, "", append([]string{"generate"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("generate %v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestShow(t *testing.T) {
+	code, out, errs := runCLI(t, "", "show", "../../data/stencils/j2d5pt.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := `j2d5pt: 2-D, order 1, 5 points, grid 8192x8192, float64, 10 steps, id 5868d95e08891da1
+  y\x -1  0 +1
+   +1  .  o  .
+    0  o  @  o
+   -1  .  o  .
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// Stdin, an embedded sample by name, and 3-D slices.
+	sample, _ := data.StencilFile("j3d19pt")
+	code, out, _ = runCLI(t, string(sample), "show", "-", "j3d19pt")
+	if code != 0 || strings.Count(out, "z = ") != 6 || strings.Count(out, "@") != 2 || strings.Count(out, "  o") != 36 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "z = -1\n  y\\x -1  0 +1\n   +1  .  o  .\n    0  o  o  o\n   -1  .  o  .\n") {
+		t.Errorf("j3d19pt's z = -1 slice is not a plus:\n%s", out)
+	}
+}
+
+func TestShowErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "x.json")
+	os.WriteFile(bad, []byte(`{"dims":3,"offsets":[[0,0,0],[1,0,0],[0,1,0],[0,1]]}`), 0o644)
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, []byte(`{"dims":2,"offsets":[[0,0],[6,0]]}`), 0o644)
+	code, out, errs := runCLI(t, "", "show", bad, "../../data/stencils/j3d7pt.json", filepath.Join(dir, "none.json"), big)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "j3d7pt: 3-D") {
+		t.Errorf("the good file was not shown: %q", out)
+	}
+	for _, want := range []string{
+		`smart show: stencil file ` + bad + `: field "offsets[3]": has 2 coordinates; a 3-D offset has 3`,
+		`none.json: no such file; the embedded samples are j2d13pt`,
+		`big.json: field "offsets": reach order 6`,
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr %q does not say %q", errs, want)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "show", "--max-order", "8", big); code != 0 {
+		t.Errorf("--max-order 8: exit %d %s", code, errs)
+	}
+	if code, _, _ := runCLI(t, "", "show"); code != 2 {
+		t.Errorf("no files: exit %d, want 2", code)
+	}
+}
+
+func TestFeaturesCommand(t *testing.T) {
+	code, out, errs := runCLI(t, "", "features", "--json", "--tensor", "../../data/stencils/j3d7pt.json", "j2d5pt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var reps []struct {
+		Name        string             `json:"name"`
+		Features    map[string]float64 `json:"features"`
+		TensorShape []int              `json:"tensor_shape"`
+		Tensor      []float64          `json:"tensor"`
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(reps) != 2 || reps[0].Name != "j3d7pt" || reps[0].Features["nnz"] != 7 || reps[0].Features["nnz_ratio_o1"] != 6.0/26 ||
+		len(reps[0].Tensor) != 729 || !reflect.DeepEqual(reps[0].TensorShape, []int{9, 9, 9}) || reps[0].Tensor[364] != 1 ||
+		reps[1].Features["dims"] != 2 || len(reps[1].Tensor) != 81 {
+		t.Errorf("unexpected report: %+v", reps)
+	}
+	// Keys keep the schema's order.
+	if i, j := strings.Index(out, `"order"`), strings.Index(out, `"nnz_o1"`); i < 0 || j < i {
+		t.Error("features out of schema order")
+	}
+	code, out, _ = runCLI(t, "", "features", "--max-order", "2", "j3d27pt")
+	if code != 0 || !strings.Contains(out, "nnz_ratio_o1   1\n") || strings.Contains(out, "nnz_o3") {
+		t.Errorf("text output:\n%s", out)
+	}
+	if code, _, errs := runCLI(t, "", "features", "--max-order", "1", "j2d9pt"); code != 1 || !strings.Contains(errs, "reach order 2, beyond the maximum 1") {
+		t.Errorf("order beyond R: exit %d %s", code, errs)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"generate", "show", "features"} {
+		code, out, _ := runCLI(t, "", cmd, "--help")
+		if code != 0 || !strings.Contains(out, "Example") || !strings.Contains(out, "smart "+cmd) {
+			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+}
