@@ -2,10 +2,133 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/models/roofline"
 )
 
-// runEstimate is a placeholder until issue 5 lands; the helper building issue 5 replaces this file.
+// estimateOutput is what smart estimate --json prints.
+type estimateOutput struct {
+	Stencil        string            `json:"stencil"`
+	StencilID      string            `json:"stencil_id"`
+	GPU            string            `json:"gpu"`
+	OC             smart.Combination `json:"oc"`
+	Setting        smart.Setting     `json:"setting"`
+	DefaultSetting bool              `json:"default_setting"` // true when --setting was not given
+	Source         smart.Source      `json:"source"`
+	Estimate       roofline.Estimate `json:"estimate"`
+}
+
 func runEstimate(ctx context.Context, e *env, args []string) error {
-	return errors.New("estimate is not built yet (issue 5)")
+	flags := newFlags(e, "estimate", "FILE --gpu NAME --oc OC [--setting k=v,...] [--json] [--catalog FILE]", `
+Prints the analytic model's time per step of a stencil under an optimization combination and
+setting on a catalogued NVIDIA GPU, with its breakdown: DRAM bytes, FLOPs, loads per point,
+occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, compute, latency or
+launch). The number is simulated, not measured: models/roofline/README.md gives the formulas.
+Without --setting it uses a default setting for the OC: blocks of 32x8 (x1 in 3-D), shared memory
+on, constant-memory coefficients, merging and unroll factors 1, streaming along the outermost
+axis with sb = extent/8, tt = 2. A setting the GPU cannot run gets the search space's error.
+
+Examples:
+  smart estimate j3d7pt --gpu a100 --oc ST_TB
+  smart estimate stencil.json --gpu "NVIDIA A100-PCIE-40GB" --oc ST_BM --setting bx=64,by=4,bz=1,shared=1,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1 --json`)
+	gpuName := flags.String("gpu", "", "GPU name or alias from the catalogue (smart gpus)")
+	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
+	settingText := flags.String("setting", "", "parameter setting k=v,... (default: see above)")
+	asJSON := flags.Bool("json", false, "print the estimate as JSON")
+	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	files, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) != 1:
+		return usagef("give one stencil file")
+	case *gpuName == "":
+		return usagef("give the GPU with --gpu (smart gpus lists them)")
+	case *ocName == "":
+		return usagef("give the optimization combination with --oc, e.g. --oc ST_TB or --oc BASE")
+	}
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
+	}
+	oc, err := smart.ParseCombination(*ocName)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	cat, err := catalog.Load(*catFile)
+	if err != nil {
+		return err
+	}
+	g, err := cat.Lookup(*gpuName)
+	if err != nil {
+		return err
+	}
+	setting := roofline.DefaultSetting(st, oc)
+	if *settingText != "" {
+		if setting, err = smart.ParseSetting(*settingText); err != nil {
+			return usagef("--setting: %v", err)
+		}
+	}
+	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
+	if err != nil {
+		return err
+	}
+	est, err := roofline.Model(st, tuning, g)
+	if err != nil {
+		if *settingText == "" {
+			return fmt.Errorf("%s with the default setting %s on %s: %w; give one that fits with --setting", oc, setting, g.Name, err)
+		}
+		return fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
+	}
+	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
+		DefaultSetting: *settingText == "", Source: smart.Simulated, Estimate: est}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printEstimate(e, out)
+	return nil
+}
+
+func printEstimate(e *env, o estimateOutput) {
+	w := e.stdout
+	est := o.Estimate
+	which := "given"
+	if o.DefaultSetting {
+		which = "default; choose your own with --setting"
+	}
+	name := o.Stencil
+	if name == "" {
+		name = o.StencilID
+	}
+	fmt.Fprintf(w, "%s on %s under %s\n", name, o.GPU, o.OC)
+	fmt.Fprintf(w, "setting     %s (%s)\n", o.Setting, which)
+	fmt.Fprintf(w, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
+	fmt.Fprintf(w, "  DRAM      %.4g ms  %s per step at 85%% of peak bandwidth; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
+	fmt.Fprintf(w, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
+	fmt.Fprintf(w, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
+	fmt.Fprintf(w, "  barriers  %.4g ms\n", est.BarrierMs)
+	fmt.Fprintf(w, "  launch    %.4g ms\n", est.LaunchMs)
+	fmt.Fprintf(w, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %d registers and %d bytes of shared memory per block\n",
+		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, est.Usage.RegsPerThread, est.Usage.SharedBytes)
+	fmt.Fprintf(w, "waves       %.3g waves of %d blocks (the partial last wave costs %.0f%%); latency hiding reaches %.0f%% of the bound's rate\n",
+		est.Waves, est.Blocks, 100*(1/est.WaveEff-1), 100*est.LatencyEff)
+}
+
+// siBytes formats a byte count with an SI unit, as bandwidths are quoted.
+func siBytes(b float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for b >= 1000 && i < len(units)-1 {
+		b /= 1000
+		i++
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.3g %s", b, units[i]))
 }

@@ -2,10 +2,62 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"smart/catalog"
 )
 
-// runGPUs is a placeholder until issue 5 lands; the helper building issue 5 replaces this file.
 func runGPUs(ctx context.Context, e *env, args []string) error {
-	return errors.New("gpus is not built yet (issue 5)")
+	flags := newFlags(e, "gpus", "[--json] [--catalog FILE]", `
+Lists the GPU catalogue: name, architecture, compute capability, SMs (compute units on AMD),
+memory, DRAM bandwidth, FP64 and FP32 peaks and the on-demand price per GPU-hour where the GPU is
+rented. Every number cites its source: --json prints the full entries with their "sources".
+--catalog merges your own file over the embedded one (same format as data/gpus.json; an entry
+named like a catalogued GPU overrides the fields it gives, and must cite a source for each).
+
+Examples:
+  smart gpus
+  smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
+  smart gpus --catalog mygpus.json`)
+	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
+	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	rest, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("gpus takes no arguments, got %q", strings.Join(rest, " "))
+	}
+	cat, err := catalog.Load(*catFile)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cat.GPUs())
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tarch\tCC\tSMs\tmemory GB\tGB/s\tFP64 TF\tFP32 TF\t$/GPU-h\tinstance\t")
+	for _, g := range cat.GPUs() {
+		cc, price, inst := g.ComputeCapability, "-", "-"
+		if cc == "" {
+			cc = "-"
+		}
+		if g.Price != nil {
+			price = fmt.Sprintf("%.3f", g.Price.USDPerHour)
+			inst = g.Price.Instance
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%s\t%s\t\n", g.Name, g.Arch, cc, g.SMs, g.MemoryGB, g.BandwidthGBs,
+			g.FP64TFLOPS, g.FP32TFLOPS, price, inst)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "\nSources: every number cites the datasheet, whitepaper or CUDA Programming Guide table it comes from")
+	fmt.Fprintln(e.stdout, "(smart gpus --json). Prices: on-demand, per GPU, with the provider, region and date read; - where not rented.")
+	return nil
 }

@@ -1,0 +1,355 @@
+// Command crossgpu validates the analytic model's cross-GPU scaling on real measurements: Kernel
+// Tuner's 2-D convolution measured on six GPUs (the cache files of
+// /work/shared/datasets/kernel-tuner/convolution_milo). For every ordered pair of GPUs (A, B) it
+// scales every configuration measured on A to B with the model (roofline.ScaleConv, calibrated on
+// A's measurements only) and with the baseline (one constant ratio per pair, the median of B/A
+// over a random 10% of the configurations), and prints the mean absolute percentage error
+// against B's measurements and how close the configuration each picks as best on B comes to B's
+// optimum.
+//
+// Usage:
+//
+//	go run ./bench/crossgpu [-dir DIR] [-catalog FILE] [-seed N] [-json]
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/models/roofline"
+)
+
+// DefaultDir is where the shared data set lives.
+const DefaultDir = "/work/shared/datasets/kernel-tuner/convolution_milo"
+
+// gpuFiles are the cache files of the data set, in table order.
+var gpuFiles = []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"}
+
+func main() {
+	dir := flag.String("dir", DefaultDir, "folder of the Kernel Tuner cache files (GPU.json.gz)")
+	cat := flag.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	seed := flag.Uint64("seed", 1, "seed of the baseline's 10% sample")
+	asJSON := flag.Bool("json", false, "print the table as JSON")
+	dump := flag.String("dump", "", "also write every configuration's measured and modelled time per GPU to this CSV file")
+	flag.Parse()
+	res, err := run(*dir, *cat, *seed, *dump)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crossgpu:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(os.Stderr, "crossgpu:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	res.print(os.Stdout)
+}
+
+// measured is one GPU's cache file: valid times by configuration key.
+type measured struct {
+	file   string
+	device string // device_name as the file gives it
+	gpu    smart.GPU
+	times  map[string]float64
+	sets   map[string]roofline.ConvSetting
+	failed int
+}
+
+// cacheFile is the part of a Kernel Tuner cache file this program reads.
+type cacheFile struct {
+	DeviceName string                                `json:"device_name"`
+	ParamKeys  []string                              `json:"tune_params_keys"`
+	Cache      map[string]map[string]json.RawMessage `json:"cache"`
+}
+
+func load(path string, cat *catalog.Catalog) (*measured, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var c cacheFile
+	if err := json.NewDecoder(zr).Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: not a Kernel Tuner cache file: %w", path, err)
+	}
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	name := c.DeviceName
+	if strings.TrimSpace(name) == "" {
+		// Some caches (MI250X) leave device_name empty; the file is named after the GPU.
+		name = strings.TrimSuffix(filepath.Base(path), ".json.gz")
+	}
+	g, err := cat.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: device %q: %w", path, name, err)
+	}
+	m := &measured{file: path, device: c.DeviceName, gpu: g, times: map[string]float64{}, sets: map[string]roofline.ConvSetting{}}
+	for key, rec := range c.Cache {
+		var t float64
+		if err := json.Unmarshal(rec["time"], &t); err != nil {
+			m.failed++ // a string: CompilationFailedConfig, RuntimeFailedConfig, ...
+			continue
+		}
+		s := smart.Setting{}
+		for _, k := range c.ParamKeys {
+			var v int
+			if err := json.Unmarshal(rec[k], &v); err != nil {
+				return nil, fmt.Errorf("%s: configuration %s: parameter %s is not an integer", path, key, k)
+			}
+			s[k] = v
+		}
+		cs, err := roofline.ConvSettingOf(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		m.times[key], m.sets[key] = t, cs
+	}
+	if len(m.times) == 0 {
+		return nil, fmt.Errorf("%s: no valid measurements", path)
+	}
+	return m, nil
+}
+
+// pairResult is one row of the table.
+type pairResult struct {
+	From, To       string
+	Configs        int     // configurations valid on both that the model can place on both GPUs
+	Rejected       int     // configurations valid on both that the model thinks cannot run on one of them
+	ModelMAPE      float64 // percent
+	BaselineMAPE   float64 // percent
+	ModelTransfer  float64 // percent of B's optimum reached by the configuration picked from A
+	BaseTransfer   float64
+	ModelPick      string
+	BaselineRatio  float64
+	Calibration    *roofline.ConvCalibration `json:",omitempty"`
+	ModelPickTime  float64                   // ms on B, 0 where the pick failed on B
+	TargetOptimum  float64                   // ms
+	BaselinePickMs float64
+}
+
+type result struct {
+	Source            string
+	Seed              uint64
+	Pairs             []pairResult
+	MeanModelMAPE     float64
+	MeanBaselineMAPE  float64
+	MeanModelTransfer float64
+	MeanBaseTransfer  float64
+}
+
+func run(dir, catFile string, seed uint64, dump string) (*result, error) {
+	cat, err := catalog.Load(catFile)
+	if err != nil {
+		return nil, err
+	}
+	p := roofline.KernelTunerConv()
+	gpus := make([]*measured, len(gpuFiles))
+	for i, name := range gpuFiles {
+		if gpus[i], err = load(filepath.Join(dir, name+".json.gz"), cat); err != nil {
+			return nil, err
+		}
+	}
+	if dump != "" {
+		if err := writeDump(dump, p, gpus); err != nil {
+			return nil, err
+		}
+	}
+	cals := make([]*roofline.ConvCalibration, len(gpus))
+	for i, a := range gpus {
+		samples := make([]roofline.ConvSample, 0, len(a.times))
+		for _, k := range sortedKeys(a.times) {
+			samples = append(samples, roofline.ConvSample{Setting: a.sets[k], TimeMs: a.times[k]})
+		}
+		if cals[i], err = roofline.FitConv(p, a.gpu, samples); err != nil {
+			return nil, err
+		}
+	}
+	res := &result{Source: dir, Seed: seed}
+	for i, a := range gpus {
+		for j, b := range gpus {
+			if i == j {
+				continue
+			}
+			r, err := comparePair(p, a, b, cals[i], seed)
+			if err != nil {
+				return nil, err
+			}
+			res.Pairs = append(res.Pairs, r)
+		}
+	}
+	n := float64(len(res.Pairs))
+	for _, r := range res.Pairs {
+		res.MeanModelMAPE += r.ModelMAPE / n
+		res.MeanBaselineMAPE += r.BaselineMAPE / n
+		res.MeanModelTransfer += r.ModelTransfer / n
+		res.MeanBaseTransfer += r.BaseTransfer / n
+	}
+	return res, nil
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalibration, seed uint64) (pairResult, error) {
+	r := pairResult{From: a.gpu.Name, To: b.gpu.Name, Calibration: cal}
+	var common []string
+	for _, k := range sortedKeys(a.times) {
+		if _, ok := b.times[k]; ok {
+			common = append(common, k)
+		}
+	}
+	// Model predictions for every configuration measured on A that the model places on B.
+	pred := map[string]float64{}
+	for _, k := range sortedKeys(a.times) {
+		t, err := roofline.ScaleConv(p, a.sets[k], a.times[k], a.gpu, b.gpu, cal)
+		if err != nil {
+			continue
+		}
+		pred[k] = t
+	}
+	// Baseline: the median of B/A over a random 10% of the common configurations.
+	rng := rand.New(rand.NewPCG(seed, uint64(len(common))))
+	sample := slices.Clone(common)
+	rng.Shuffle(len(sample), func(x, y int) { sample[x], sample[y] = sample[y], sample[x] })
+	sample = sample[:max(1, len(sample)/10)]
+	ratios := make([]float64, len(sample))
+	for i, k := range sample {
+		ratios[i] = b.times[k] / a.times[k]
+	}
+	r.BaselineRatio = median(ratios)
+	// Both are scored on the configurations valid on both GPUs that the model can place.
+	for _, k := range common {
+		t, ok := pred[k]
+		if !ok {
+			r.Rejected++
+			continue
+		}
+		r.Configs++
+		r.ModelMAPE += math.Abs(t-b.times[k]) / b.times[k]
+		r.BaselineMAPE += math.Abs(r.BaselineRatio*a.times[k]-b.times[k]) / b.times[k]
+	}
+	if r.Configs == 0 {
+		return r, fmt.Errorf("%s -> %s: no configuration to compare", a.gpu.Name, b.gpu.Name)
+	}
+	r.ModelMAPE *= 100 / float64(r.Configs)
+	r.BaselineMAPE *= 100 / float64(r.Configs)
+	for _, k := range sortedKeys(b.times) {
+		if r.TargetOptimum == 0 || b.times[k] < r.TargetOptimum {
+			r.TargetOptimum = b.times[k]
+		}
+	}
+	// Transfer: the configuration each method predicts fastest on B, run on B (0% if it fails there).
+	pick := argmin(pred)
+	r.ModelPick = a.sets[pick].String()
+	r.ModelPickTime = b.times[pick]
+	basePick := argmin(a.times) // a constant ratio keeps A's order
+	r.BaselinePickMs = b.times[basePick]
+	r.ModelTransfer = transfer(r.TargetOptimum, r.ModelPickTime)
+	r.BaseTransfer = transfer(r.TargetOptimum, r.BaselinePickMs)
+	return r, nil
+}
+
+func transfer(opt, got float64) float64 {
+	if got <= 0 {
+		return 0
+	}
+	return 100 * opt / got
+}
+
+func argmin(m map[string]float64) string {
+	best := ""
+	for _, k := range sortedKeys(m) {
+		if best == "" || m[k] < m[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func (r *result) print(w io.Writer) {
+	fmt.Fprintf(w, "Cross-GPU scaling of Kernel Tuner's convolution: imported measurements from %s; baseline sample seed %d\n\n", r.Source, r.Seed)
+	fmt.Fprintln(w, "| A -> B | configs | model MAPE | baseline MAPE | model transfer | baseline transfer |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, p := range r.Pairs {
+		fmt.Fprintf(w, "| %s -> %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", p.From, p.To, p.Configs,
+			p.ModelMAPE, p.BaselineMAPE, p.ModelTransfer, p.BaseTransfer)
+	}
+	fmt.Fprintf(w, "| **mean** | | **%.1f%%** | **%.1f%%** | **%.1f%%** | **%.1f%%** |\n",
+		r.MeanModelMAPE, r.MeanBaselineMAPE, r.MeanModelTransfer, r.MeanBaseTransfer)
+	fmt.Fprintln(w)
+	seen := map[string]bool{}
+	for _, p := range r.Pairs {
+		if c := p.Calibration; c != nil && !seen[c.FittedOn] {
+			seen[c.FittedOn] = true
+			fmt.Fprintf(w, "calibration fitted on %s: shared=%.3g guard_shared=%.3g guard_global=%.3g guard_tile=%.3g\n",
+				c.FittedOn, c.Shared, c.GuardShared, c.GuardGlobal, c.GuardTile)
+		}
+	}
+}
+
+// writeDump writes one CSV row per GPU and configuration measured on it: the setting, the
+// measured time and the uncalibrated model's time and breakdown.
+func writeDump(path string, p roofline.ConvProblem, gpus []*measured) error {
+	var b strings.Builder
+	b.WriteString("gpu,bx,by,tx,ty,ro,pad,sh,guarded,measured_ms,model_ms,bound,occupancy,regs,loads_per_output,waves\n")
+	for _, m := range gpus {
+		for _, k := range sortedKeys(m.times) {
+			s := m.sets[k]
+			e, err := p.Estimate(s, m.gpu, nil)
+			if err != nil {
+				e.Bound = "rejected"
+			}
+			fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%t,%g,%g,%s,%.3f,%d,%.2f,%.2f\n", m.gpu.Name, s.BlockX, s.BlockY, s.TileX, s.TileY,
+				b2i(s.ReadOnly), b2i(s.Padding), b2i(s.Shared), p.Guarded(s), m.times[k], e.TimeMs, e.Bound, e.Occupancy, e.RegsPerThr, e.LoadsPerOut, e.Waves)
+		}
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
+		t.Error("median")
+	}
+	if transfer(1, 0) != 0 || transfer(1, 2) != 50 {
+		t.Error("transfer")
+	}
+	if argmin(map[string]float64{"b": 1, "a": 1, "c": 0.5}) != "c" || argmin(map[string]float64{"b": 1, "a": 1}) != "a" {
+		t.Error("argmin must pick the smallest, ties by key")
+	}
+}
+
+// The validation on the real Kernel Tuner measurements: the model must beat the constant-ratio
+// baseline's mean MAPE over the 30 ordered pairs of the six GPUs.
+func TestModelBeatsBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads six 1 MB cache files and fits six calibrations")
+	}
+	if _, err := os.Stat(DefaultDir); err != nil {
+		t.Skipf("data set not present: %v", err)
+	}
+	res, err := run(DefaultDir, "", 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pairs) != 30 {
+		t.Fatalf("%d pairs, want 30", len(res.Pairs))
+	}
+	for _, p := range res.Pairs {
+		if p.Configs < 3000 || p.ModelTransfer < 0 || p.ModelTransfer > 100 || p.BaseTransfer < 0 || p.BaseTransfer > 100 {
+			t.Errorf("%s -> %s: %d configurations, transfers %.1f%% and %.1f%%", p.From, p.To, p.Configs, p.ModelTransfer, p.BaseTransfer)
+		}
+	}
+	// The baseline as the brief describes it gives about 118%; ours is fitted the same way.
+	if res.MeanBaselineMAPE < 100 || res.MeanBaselineMAPE > 140 {
+		t.Errorf("baseline mean MAPE %.1f%%, expected near 118%%", res.MeanBaselineMAPE)
+	}
+	if res.MeanModelMAPE >= res.MeanBaselineMAPE {
+		t.Errorf("model mean MAPE %.1f%% does not beat the baseline's %.1f%%", res.MeanModelMAPE, res.MeanBaselineMAPE)
+	}
+	var b strings.Builder
+	res.print(&b)
+	if !strings.Contains(b.String(), "| A100-40GB -> RTX-A4000 |") || !strings.Contains(b.String(), "**mean**") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

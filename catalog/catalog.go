@@ -1,0 +1,270 @@
+// Package catalog loads, validates and resolves the GPU catalogue: the facts and prices of the
+// GPUs smart knows (data/gpus.json, embedded in the binary), optionally merged with a user's
+// own file, and looked up by name or alias.
+//
+// A Catalog is an immutable value: Load and Merge return new ones, and lookups return copies,
+// so one catalogue can be shared by concurrent evaluators.
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+
+	"smart"
+	"smart/data"
+)
+
+// Format is the version tag of a catalogue file.
+const Format = "smart-gpus/1"
+
+// EmbeddedFile names the embedded catalogue in error messages.
+const EmbeddedFile = "data/gpus.json (embedded)"
+
+// Catalog is a validated set of GPUs with unique names and aliases.
+type Catalog struct {
+	gpus  []smart.GPU
+	index map[string]int // normalised name or alias -> position in gpus
+}
+
+// file is the JSON form of a catalogue file.
+type file struct {
+	Format string            `json:"format"`
+	About  string            `json:"about,omitempty"`
+	GPUs   []json.RawMessage `json:"gpus"`
+}
+
+// Default returns the catalogue embedded in the binary.
+func Default() (*Catalog, error) {
+	c, err := (&Catalog{}).Merge(data.GPUs(), EmbeddedFile)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded GPU catalogue is broken (a bug in this build): %w", err)
+	}
+	return c, nil
+}
+
+// Load returns the embedded catalogue merged with the user's file at path; an empty path
+// gives the embedded catalogue alone.
+func Load(path string) (*Catalog, error) {
+	c, err := Default()
+	if err != nil || path == "" {
+		return c, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading GPU catalogue: %w", err)
+	}
+	return c.Merge(b, path)
+}
+
+// Merge returns a new catalogue with the GPUs of a catalogue file (named name in errors) merged
+// over c. An entry whose name resolves to a GPU of c overrides that GPU field by field: the
+// fields it gives replace the old ones, its sources are added to the old ones, and every field
+// it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
+// entry is a new GPU and must be complete. c itself is not changed.
+func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
+	var f file
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, jsonProblem(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: invalid JSON: extra data after the catalogue object", name)
+	}
+	if f.Format != Format {
+		return nil, fmt.Errorf("%s: field \"format\" is %q; a GPU catalogue file starts with \"format\": %q", name, f.Format, Format)
+	}
+	out := &Catalog{gpus: slices.Clone(c.gpus), index: maps.Clone(c.index)}
+	if out.index == nil {
+		out.index = map[string]int{}
+	}
+	for i, raw := range f.GPUs {
+		where := fmt.Sprintf("gpus[%d]", i)
+		g, err := out.mergeOne(raw, name, where)
+		if err != nil {
+			return nil, err
+		}
+		if err := out.put(g, name, where); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// mergeOne decodes one entry of a file, overlaying it on the GPU it names if there is one, and
+// validates the result.
+func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return smart.GPU{}, fmt.Errorf("%s: %s: %w", file, where, jsonProblem(err))
+	}
+	var name string
+	if err := json.Unmarshal(obj["name"], &name); err != nil || name == "" {
+		return smart.GPU{}, &FieldError{File: file, GPU: where, Field: "name", Problem: "is missing or not a string; give each GPU a name"}
+	}
+	known := fieldNames()
+	for k := range obj {
+		if !slices.Contains(known, k) {
+			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: k, Problem: "is not a GPU field; the fields are " + fmt.Sprint(known)}
+		}
+	}
+	if i, ok := c.index[normalize(name)]; ok {
+		merged, err := overlay(c.gpus[i], obj, file)
+		if err != nil {
+			return smart.GPU{}, err
+		}
+		obj = merged
+	}
+	full, err := json.Marshal(obj)
+	if err != nil {
+		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, err)
+	}
+	var g smart.GPU
+	dec := json.NewDecoder(bytes.NewReader(full))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: typ.Field, Problem: fmt.Sprintf("has a JSON %s where a %s is expected", typ.Value, typ.Type)}
+		}
+		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonProblem(err))
+	}
+	if err := Validate(g); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			fe.File = file
+		}
+		return smart.GPU{}, err
+	}
+	return g, nil
+}
+
+// overlay applies the fields of obj over base. Sources are merged key by key; each other field
+// obj gives must be cited by obj's own sources.
+func overlay(base smart.GPU, obj map[string]json.RawMessage, file string) (map[string]json.RawMessage, error) {
+	b, err := json.Marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	var newSrc map[string]string
+	if raw, ok := obj["sources"]; ok {
+		if err := json.Unmarshal(raw, &newSrc); err != nil {
+			return nil, &FieldError{File: file, GPU: base.Name, Field: "sources", Problem: "must map field names to the documents they come from"}
+		}
+	}
+	sources := maps.Clone(base.Sources)
+	if sources == nil {
+		sources = map[string]string{}
+	}
+	for k, v := range obj {
+		switch k {
+		case "sources", "name":
+			// The entry keeps its canonical name even when the override names it by an alias.
+			continue
+		case "aliases", "vendor", "arch", "compute_capability":
+			// Names and labels are not measured numbers; they need no citation.
+		default:
+			src := newSrc[k]
+			if src == "" {
+				src = newSrc["*"]
+			}
+			if src == "" {
+				return nil, &FieldError{File: file, GPU: base.Name, Field: k, Problem: fmt.Sprintf("overrides the catalogue value but cites no source; add \"sources\": {%q: \"where the number comes from\"}", k)}
+			}
+			sources[k] = src
+		}
+		out[k] = v
+	}
+	for k, v := range newSrc {
+		if k != "*" {
+			sources[k] = v
+		}
+	}
+	sb, err := json.Marshal(sources)
+	if err != nil {
+		return nil, err
+	}
+	out["sources"] = sb
+	return out, nil
+}
+
+// put adds or replaces g, checking that its name and aliases resolve to it alone.
+func (c *Catalog) put(g smart.GPU, file, where string) error {
+	pos, replace := c.index[normalize(g.Name)]
+	if !replace {
+		pos = len(c.gpus)
+		c.gpus = append(c.gpus, g)
+	} else {
+		// Drop the old entry's keys: an override may rename aliases.
+		for k, i := range c.index {
+			if i == pos {
+				delete(c.index, k)
+			}
+		}
+		c.gpus[pos] = g
+	}
+	for _, key := range append([]string{g.Name}, g.Aliases...) {
+		n := normalize(key)
+		if i, taken := c.index[n]; taken && i != pos {
+			return &FieldError{File: file, GPU: g.Name, Field: "aliases", Problem: fmt.Sprintf("%q already names GPU %q; names and aliases must be unique (compared ignoring case, spaces and punctuation)", key, c.gpus[i].Name)}
+		}
+		c.index[n] = pos
+	}
+	return nil
+}
+
+// GPUs returns copies of the catalogue's GPUs in catalogue order.
+func (c *Catalog) GPUs() []smart.GPU {
+	out := make([]smart.GPU, len(c.gpus))
+	for i, g := range c.gpus {
+		out[i] = clone(g)
+	}
+	return out
+}
+
+// Len is the number of GPUs.
+func (c *Catalog) Len() int { return len(c.gpus) }
+
+// Names returns the canonical names in catalogue order.
+func (c *Catalog) Names() []string {
+	out := make([]string, len(c.gpus))
+	for i, g := range c.gpus {
+		out[i] = g.Name
+	}
+	return out
+}
+
+func clone(g smart.GPU) smart.GPU {
+	g.Aliases = slices.Clone(g.Aliases)
+	g.Sources = maps.Clone(g.Sources)
+	if g.Price != nil {
+		p := *g.Price
+		g.Price = &p
+	}
+	return g
+}
+
+// jsonProblem turns encoding/json errors into messages that say where the problem is.
+func jsonProblem(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %q has a JSON %s where a %s is expected", typ.Field, typ.Value, typ.Type)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: the file is empty or cut short")
+	}
+	return err
+}

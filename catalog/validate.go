@@ -1,0 +1,170 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"smart"
+)
+
+// FieldError is a validation failure that names the file, the GPU and the field.
+type FieldError struct {
+	File    string // catalogue file; empty when a GPU is validated on its own
+	GPU     string // the GPU's name, or its position (gpus[3]) when it has none
+	Field   string // JSON name of the field
+	Problem string // what is wrong and how to fix it
+}
+
+func (e *FieldError) Error() string {
+	where := fmt.Sprintf("GPU %q: field %q", e.GPU, e.Field)
+	if e.File != "" {
+		where = e.File + ": " + where
+	}
+	return where + ": " + e.Problem
+}
+
+// fieldNames lists the JSON names of smart.GPU's fields in declaration order.
+func fieldNames() []string {
+	t := reflect.TypeFor[smart.GPU]()
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}
+
+// number is one numeric field of a GPU with the rule it must meet.
+type number struct {
+	name     string
+	value    float64
+	optional bool // zero allowed (and then needs no source)
+}
+
+func numbers(g smart.GPU) []number {
+	return []number{
+		{"sms", float64(g.SMs), false},
+		{"dies", float64(g.Dies), true},
+		{"memory_gb", g.MemoryGB, false},
+		{"bandwidth_gbs", g.BandwidthGBs, false},
+		{"l2_mb", g.L2MB, false},
+		{"shared_per_sm_kb", float64(g.SharedPerSMKB), false},
+		{"shared_per_block_kb", float64(g.SharedPerBlockKB), false},
+		{"regs_per_sm", float64(g.RegsPerSM), false},
+		{"regs_per_block", float64(g.RegsPerBlock), false},
+		{"max_regs_per_thread", float64(g.MaxRegsPerThread), false},
+		{"max_threads_per_sm", float64(g.MaxThreadsPerSM), false},
+		{"max_threads_per_block", float64(g.MaxThreadsPerBlk), false},
+		{"max_blocks_per_sm", float64(g.MaxBlocksPerSM), false},
+		{"fp64_tflops", g.FP64TFLOPS, false},
+		{"fp32_tflops", g.FP32TFLOPS, false},
+		{"boost_clock_mhz", float64(g.BoostClockMHz), false},
+		{"constant_memory_kb", float64(g.ConstantMemoryKB), false},
+		{"warp_size", float64(g.WarpSize), false},
+	}
+}
+
+var (
+	ccPattern   = regexp.MustCompile(`^[1-9][0-9]?\.[0-9]$`)
+	namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/()+-]{0,63}$`)
+)
+
+// Validate checks one GPU: names, positive and consistent numbers, the price, and a source for
+// every number. The error is a *FieldError naming the GPU and field (File is left empty).
+func Validate(g smart.GPU) error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{GPU: g.Name, Field: field, Problem: fmt.Sprintf(format, args...)}
+	}
+	if !namePattern.MatchString(g.Name) {
+		return bad("name", "is %q; use 1 to 64 letters, digits, spaces and ._/()+- starting with a letter or digit", g.Name)
+	}
+	for i, a := range g.Aliases {
+		if strings.TrimSpace(a) == "" || len(a) > 128 || normalize(a) == "" {
+			return bad(fmt.Sprintf("aliases[%d]", i), "is %q; an alias needs letters or digits and at most 128 bytes", a)
+		}
+	}
+	switch g.Vendor {
+	case "NVIDIA":
+		if !ccPattern.MatchString(g.ComputeCapability) {
+			return bad("compute_capability", "is %q; an NVIDIA GPU needs its compute capability as major.minor, e.g. \"8.0\"", g.ComputeCapability)
+		}
+	case "AMD":
+	default:
+		return bad("vendor", "is %q; use \"NVIDIA\" or \"AMD\"", g.Vendor)
+	}
+	if strings.TrimSpace(g.Arch) == "" {
+		return bad("arch", "is empty; give the architecture, e.g. \"Ampere\"")
+	}
+	for _, n := range numbers(g) {
+		switch {
+		case math.IsNaN(n.value) || math.IsInf(n.value, 0) || n.value < 0:
+			return bad(n.name, "is %v; give a finite number that is not negative", n.value)
+		case n.value == 0 && !n.optional:
+			return bad(n.name, "is missing or 0; every GPU needs it (see data/gpus.json for examples)")
+		case n.value == 0:
+			continue
+		}
+		if src := g.Sources[n.name]; strings.TrimSpace(src) == "" && strings.TrimSpace(g.Sources["*"]) == "" {
+			return bad("sources", "has no source for %q; add \"%s\": \"the datasheet, whitepaper or table it comes from\" (or \"*\" for all fields)", n.name, n.name)
+		}
+	}
+	if g.WarpSize != 32 && g.WarpSize != 64 {
+		return bad("warp_size", "is %d; a warp or wavefront has 32 or 64 threads", g.WarpSize)
+	}
+	switch {
+	case g.SharedPerBlockKB > g.SharedPerSMKB:
+		return bad("shared_per_block_kb", "is %d, more than shared_per_sm_kb (%d)", g.SharedPerBlockKB, g.SharedPerSMKB)
+	case g.RegsPerBlock > g.RegsPerSM:
+		return bad("regs_per_block", "is %d, more than regs_per_sm (%d)", g.RegsPerBlock, g.RegsPerSM)
+	case g.MaxRegsPerThread > g.RegsPerBlock:
+		return bad("max_regs_per_thread", "is %d, more than regs_per_block (%d)", g.MaxRegsPerThread, g.RegsPerBlock)
+	case g.MaxThreadsPerBlk > g.MaxThreadsPerSM:
+		return bad("max_threads_per_block", "is %d, more than max_threads_per_sm (%d)", g.MaxThreadsPerBlk, g.MaxThreadsPerSM)
+	case g.MaxThreadsPerBlk%g.WarpSize != 0:
+		return bad("max_threads_per_block", "is %d, not a multiple of the warp size %d", g.MaxThreadsPerBlk, g.WarpSize)
+	case g.Dies > 1 && g.SMs%g.Dies != 0:
+		return bad("dies", "is %d, which does not divide the %d SMs evenly", g.Dies, g.SMs)
+	}
+	if err := validatePrice(g); err != nil {
+		return err
+	}
+	known := fieldNames()
+	for k := range g.Sources {
+		if k != "*" && !slices.Contains(known, k) {
+			return bad("sources", "has key %q, which is not a GPU field; use a field name such as \"bandwidth_gbs\", or \"*\"", k)
+		}
+	}
+	return nil
+}
+
+func validatePrice(g smart.GPU) error {
+	p := g.Price
+	if p == nil {
+		return nil
+	}
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{GPU: g.Name, Field: "price." + field, Problem: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case !(p.USDPerHour > 0) || math.IsInf(p.USDPerHour, 0):
+		return bad("usd_per_hour", "is %v; give the on-demand price per GPU and hour in US dollars", p.USDPerHour)
+	case strings.TrimSpace(p.Provider) == "":
+		return bad("provider", "is empty; name the cloud, e.g. \"AWS\"")
+	case strings.TrimSpace(p.Region) == "":
+		return bad("region", "is empty; name the region the price holds in, e.g. \"us-east-1\"")
+	case strings.TrimSpace(p.Instance) == "":
+		return bad("instance", "is empty; name the instance type, e.g. \"p4d.24xlarge\"")
+	}
+	if _, err := time.Parse(time.DateOnly, p.Read); err != nil {
+		return bad("read", "is %q; give the date the price was read as YYYY-MM-DD", p.Read)
+	}
+	if strings.TrimSpace(g.Sources["price"]) == "" && strings.TrimSpace(g.Sources["*"]) == "" {
+		return &FieldError{GPU: g.Name, Field: "sources", Problem: "has no source for \"price\"; add \"price\": \"the pricing page it was read from\""}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package roofline
+
+import (
+	"fmt"
+	"math"
+
+	"smart"
+)
+
+// Scale scales a time measured (or predicted) for stencil st under tuning t on GPU from to GPU
+// to by the model's ratio, ms x Model(to) / Model(from). Because the model is built from the
+// DRAM, on-chip and compute parts with the waves of blocks over each GPU's SMs, the ratio
+// scales the memory-bound part by the bandwidths, the compute-bound part by the throughputs and
+// the tail by the wave counts (Habitat's wave scaling, Yu et al., USENIX ATC 2021), while the
+// measured time carries what the model misses on from.
+func Scale(ms float64, st *smart.Stencil, t smart.Tuning, from, to smart.GPU) (float64, error) {
+	if !(ms > 0) || math.IsInf(ms, 0) {
+		return 0, fmt.Errorf("cannot scale a time of %v ms; it must be positive", ms)
+	}
+	a, err := Model(st, t, from)
+	if err != nil {
+		return 0, fmt.Errorf("modelling the variant on %s: %w", from.Name, err)
+	}
+	b, err := Model(st, t, to)
+	if err != nil {
+		return 0, fmt.Errorf("modelling the variant on %s: %w", to.Name, err)
+	}
+	return ms * b.TimeMs / a.TimeMs, nil
+}
+
+// FeatureName names Feature's value in a feature schema.
+const FeatureName = "roofline_ln_ms"
+
+// Feature is the natural logarithm of the modelled milliseconds per step, the scale the learned
+// runtime models predict on, for use as one of their input features.
+func Feature(st *smart.Stencil, t smart.Tuning, g smart.GPU) (float64, error) {
+	e, err := Model(st, t, g)
+	if err != nil {
+		return 0, err
+	}
+	return math.Log(e.TimeMs), nil
+}
+
+// DefaultSetting is the setting smart estimate uses when none is given: blocks of 32x8 threads
+// (x1 in 3-D), the input tile in shared memory, coefficients in constant memory, no merging
+// (factors 1), no unrolling, streaming along the outermost axis with a streaming block of an
+// eighth of its extent, and two fused steps with temporal blocking.
+func DefaultSetting(st *smart.Stencil, oc smart.Combination) smart.Setting {
+	s := smart.Setting{}
+	for _, name := range smart.ParamNames(st.Dims, oc) {
+		s[name] = 1
+	}
+	s[smart.ParamBlockX], s[smart.ParamBlockY] = 32, 8
+	if oc.Has(smart.ST) {
+		s[smart.ParamStreamD] = st.Dims
+		s[smart.ParamStreamB] = max(1, st.Grid[st.Dims-1]/8)
+	}
+	if oc.Has(smart.TB) {
+		s[smart.ParamTT] = 2
+	}
+	return s
+}

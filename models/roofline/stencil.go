@@ -1,0 +1,397 @@
+package roofline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"smart"
+)
+
+// Estimate is the modelled time of one stencil variant on one GPU with what stands behind it.
+// Times and counts are per time step (a launch fusing TT steps is spread over them).
+type Estimate struct {
+	GPU    string  `json:"gpu"`
+	TimeMs float64 `json:"time_ms"` // per time step
+	Bound  string  `json:"bound"`   // "memory", "on-chip", "compute", "latency" or "launch"
+
+	DRAMMs    float64 `json:"dram_ms"`    // DRAM traffic at the achievable bandwidth
+	OnChipMs  float64 `json:"on_chip_ms"` // shared memory or L1 loads and stores
+	ComputeMs float64 `json:"compute_ms"` // FMA pipe or instruction issue, whichever is slower
+	BarrierMs float64 `json:"barrier_ms"` // __syncthreads not hidden by other resident blocks
+	LaunchMs  float64 `json:"launch_ms"`  // launch overhead (one launch per TT steps)
+
+	DRAMBytes     float64 `json:"dram_bytes"`
+	FLOPs         float64 `json:"flops"`           // 2 per point access, redundant (halo) computation included
+	Intensity     float64 `json:"intensity"`       // FLOPs per DRAM byte
+	LoadsPerPoint float64 `json:"loads_per_point"` // shared/L1 loads per computed point
+	Redundancy    float64 `json:"redundancy"`      // computed points over grid points (temporal blocking's halos)
+	L2HaloHit     float64 `json:"l2_halo_hit"`     // fraction of halo re-reads L2 serves
+
+	Usage       smart.Usage `json:"usage"`
+	Occupancy   float64     `json:"occupancy"` // active warps over the SM's maximum
+	BlocksPerSM int         `json:"blocks_per_sm"`
+	OccLimit    string      `json:"occupancy_limit"` // what bounds the blocks per SM
+	Blocks      int         `json:"blocks"`
+	Waves       float64     `json:"waves"`
+	WaveEff     float64     `json:"wave_efficiency"`    // lost to the last, partial wave
+	LatencyEff  float64     `json:"latency_efficiency"` // of the bounding resource, from occupancy
+	Coalescing  float64     `json:"coalescing"`         // L1/shared passes per warp load over the ideal
+}
+
+// Model estimates the time per step of stencil st under tuning t on g from first principles
+// (README.md gives the formulas). A setting that cannot run on g gets the error of
+// t.Usage(st).Fits(g), the same the search space gives; a GPU that is not NVIDIA gets ErrVendor.
+func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
+	if st == nil {
+		return Estimate{}, errors.New("no stencil to model")
+	}
+	if g.Vendor != "NVIDIA" {
+		return Estimate{}, fmt.Errorf("%s (%s): %w", g.Name, g.Vendor, ErrVendor)
+	}
+	if err := checkTuning(st, t); err != nil {
+		return Estimate{}, err
+	}
+	u := t.Usage(st)
+	if err := u.Fits(g); err != nil {
+		return Estimate{}, err
+	}
+	m, err := newMachine(g)
+	if err != nil {
+		return Estimate{}, err
+	}
+	occ := m.occupancyOf(u.Threads, u.RegsPerThread, u.SharedBytes)
+	if occ.blocksPerSM == 0 {
+		return Estimate{}, fmt.Errorf("a block of %d threads with %d registers each and %d bytes of shared memory does not fit on one of the %s's SMs", u.Threads, u.RegsPerThread, u.SharedBytes, g.Name)
+	}
+
+	r, d := st.Order(), st.Dims
+	elem := float64(st.Dtype.Size())
+	tile := t.Tile()
+	tt := t.TT
+	halo := r * tt
+	blocks := 1
+	var nb [3]int
+	for a := range 3 {
+		nb[a] = 1
+		if a < d {
+			nb[a] = ceilDiv(st.Grid[a], tile[a])
+		}
+		blocks *= nb[a]
+	}
+	// Points computed per launch: each fused level k of TT recomputes the halo the later levels
+	// need, r(TT-k) wide on every side (Holewinski et al.'s overlapped tiling).
+	computed := 0.0
+	for k := 1; k <= tt; k++ {
+		ext := 1.0
+		for a := range d {
+			ext *= float64(tile[a] + 2*r*(tt-k))
+		}
+		computed += ext
+	}
+	computed *= float64(blocks)
+	points := float64(st.GridPoints())
+	region := 1.0
+	tileVol := 1.0
+	for a := range d {
+		region *= float64(tile[a] + 2*halo)
+		tileVol *= float64(tile[a])
+	}
+
+	// DRAM per launch: the input once, the output once, and the halo re-reads L2 misses.
+	// Blocks launch x-fastest: a halo shared with the next block along x is read while it is
+	// still in L2; along y the neighbour comes a row of blocks later and along z a plane of
+	// blocks later, so those hit only if that many blocks' regions fit in the half of L2 we
+	// count on (the rest holds the output and other lines).
+	extra := float64(blocks) * (region - tileVol)
+	faces, hitFaces := 0.0, 0.0
+	distance := 1.0
+	for a := range d {
+		face := 2 * float64(halo) / float64(tile[a])
+		hit := math.Min(1, 0.5*m.l2/(distance*region*elem))
+		if a == 0 {
+			hit = 1
+		}
+		faces += face
+		hitFaces += face * hit
+		distance *= float64(nb[a])
+	}
+	est := Estimate{GPU: g.Name, Usage: u, Occupancy: occ.fraction, BlocksPerSM: occ.blocksPerSM, OccLimit: occ.limit, Blocks: blocks}
+	if faces > 0 {
+		est.L2HaloHit = hitFaces / faces
+	}
+	dram := elem * (2*points + extra*(1-est.L2HaloHit))
+
+	// Loads from shared memory (or L1 without it) per computed point, and the stores that stage
+	// the input region and the intermediate levels of temporal blocking.
+	perPoint := loadsPerPoint(st, t)
+	loads := computed * perPoint
+	stores := 0.0
+	if t.Shared {
+		stores = float64(blocks)*region + computed*float64(tt-1)/float64(tt)
+	}
+	pass := m.warpPasses(st, t, tile, halo)
+	ideal := math.Max(1, 32*elem/m.onChipBytes)
+	est.Coalescing = pass / ideal
+	onChipCycles := (loads + stores) / 32 * pass / m.sms
+
+	// Compute: one FMA per point access on the FP64 or FP32 pipe, and every instruction
+	// (FMAs, loads, stores and about four for indexing and the store of each point) through
+	// the schedulers.
+	lanes := m.fp64Lanes
+	if st.Dtype == smart.Float32 {
+		lanes = m.fp32Lanes
+	}
+	nnz := float64(st.NNZ())
+	fmaCycles := computed * nnz / lanes / m.sms
+	issueCycles := computed * (nnz + perPoint + 4) / 32 / m.issuePerSM / m.sms
+	if t.Shared {
+		issueCycles += stores / 32 / m.issuePerSM / m.sms
+	}
+
+	// Latency hiding from occupancy (Little's law): FMAs need fmaLatency cycles of independent
+	// work in flight, each warp offering one chain per point it computes at once; loads need
+	// their latency covered by the loads outstanding, as many as free registers allow (up to
+	// eight a thread); DRAM needs bandwidth x latency bytes in flight.
+	ilp := float64(t.Merge[0] * t.Merge[1] * t.Merge[2])
+	if t.StreamAxis >= 0 {
+		ilp *= float64(t.Unroll[t.StreamAxis])
+	}
+	warps := float64(occ.warps)
+	fmaEff := math.Min(1, warps*ilp/(m.fmaLatency*lanes/32))
+	inFlight := math.Max(1, math.Min(8, float64(g.MaxRegsPerThread-u.RegsPerThread)/8))
+	if t.OC.Has(smart.PR) {
+		inFlight = math.Min(16, 2*inFlight) // the next plane is loaded while this one is computed
+	}
+	latency := m.l1Latency
+	if t.Shared {
+		latency = m.onChipLatency
+	}
+	ldEff := math.Min(1, warps*inFlight*pass/latency)
+	bytesInFlight := warps * m.sms * 32 * elem * inFlight
+	dramEff := math.Min(1, bytesInFlight/(m.bandwidth*m.dramLatency/m.clock))
+
+	waves, waveEff := m.waves(blocks, occ)
+	est.Waves, est.WaveEff = waves, waveEff
+	perLaunch := []struct {
+		name string
+		sec  float64
+		eff  float64
+	}{
+		{"memory", dram / (m.bandwidth * dramEfficiency * dramEff), dramEff},
+		{"on-chip", onChipCycles / ldEff / m.clock, ldEff},
+		{"compute", math.Max(fmaCycles/fmaEff, issueCycles) / m.clock, fmaEff},
+	}
+	body := 0.0
+	for _, p := range perLaunch {
+		if p.sec > body {
+			body, est.Bound, est.LatencyEff = p.sec, p.name, p.eff
+		}
+	}
+	if est.LatencyEff < 0.5 {
+		est.Bound = "latency" // the bound is occupancy more than the resource itself
+	}
+	body /= waveEff
+
+	// Barriers: streaming waits twice per plane (the plane is loaded, then consumed), staged
+	// tiles once per level, twice with the ping-pong buffers of temporal blocking. Other resident
+	// blocks fill the wait; prefetching overlaps half of it.
+	barrier := 0.0
+	if t.Shared {
+		perBlock := float64(tt)
+		switch {
+		case t.StreamAxis >= 0:
+			perBlock = 2 * float64(t.SB*tt)
+		case tt > 1:
+			perBlock = 2 * float64(tt)
+		}
+		exposed := m.barrierCycles / float64(occ.blocksPerSM)
+		if t.OC.Has(smart.PR) {
+			exposed /= 2
+		}
+		barrier = float64(blocks) / m.sms * perBlock * exposed / m.clock
+	}
+
+	steps := float64(tt)
+	est.DRAMMs = perLaunch[0].sec / steps * 1e3
+	est.OnChipMs = perLaunch[1].sec / steps * 1e3
+	est.ComputeMs = perLaunch[2].sec / steps * 1e3
+	est.BarrierMs = barrier / steps * 1e3
+	est.LaunchMs = m.launchSeconds / steps * 1e3
+	est.TimeMs = (body + barrier + m.launchSeconds) / steps * 1e3
+	if m.launchSeconds > body {
+		est.Bound = "launch"
+	}
+	est.DRAMBytes = dram / steps
+	est.FLOPs = 2 * nnz * computed / steps
+	est.Intensity = est.FLOPs / est.DRAMBytes
+	est.LoadsPerPoint = perPoint
+	est.Redundancy = computed / steps / points
+	return est, nil
+}
+
+// checkTuning rejects tunings no kernel can have, before any arithmetic on them.
+func checkTuning(st *smart.Stencil, t smart.Tuning) error {
+	if t.Dims != st.Dims {
+		return fmt.Errorf("tuning is for %d-D stencils, the stencil is %d-D", t.Dims, st.Dims)
+	}
+	if err := t.OC.Check(); err != nil {
+		return err
+	}
+	for a := range 3 {
+		switch {
+		case t.Block[a] < 1:
+			return fmt.Errorf("block size along axis %d is %d; it must be at least 1", a, t.Block[a])
+		case t.Merge[a] < 1:
+			return fmt.Errorf("merging factor along axis %d is %d; it must be at least 1", a, t.Merge[a])
+		case t.Unroll[a] < 1:
+			return fmt.Errorf("unroll factor along axis %d is %d; it must be at least 1", a, t.Unroll[a])
+		}
+	}
+	switch {
+	case t.TT < 1:
+		return fmt.Errorf("tt is %d; temporal blocking fuses at least 1 step", t.TT)
+	case t.SB < 1:
+		return fmt.Errorf("sb is %d; a streaming block has at least 1 plane", t.SB)
+	case t.StreamAxis >= st.Dims:
+		return fmt.Errorf("streaming axis %d is outside a %d-D grid", t.StreamAxis+1, st.Dims)
+	}
+	return nil
+}
+
+// loadsPerPoint is how many shared-memory (or L1) loads a computed point costs. Block merging
+// lets adjacent points share the values they both read; streaming keeps the thread's own
+// column along the streaming axis in registers (one new value per plane); retiming turns every
+// input value into partial sums, so each distinct in-plane position is read once.
+func loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
+	offs := st.Offsets()
+	shifts := []smart.Offset{{}}
+	if t.OC.Has(smart.BM) {
+		for a := range 3 {
+			var next []smart.Offset
+			for _, s := range shifts {
+				for k := range t.Merge[a] {
+					s2 := s
+					s2[a] += k
+					next = append(next, s2)
+				}
+			}
+			shifts = next
+		}
+	}
+	union := map[smart.Offset]bool{}
+	for _, s := range shifts {
+		for _, o := range offs {
+			union[smart.Offset{o[0] + s[0], o[1] + s[1], o[2] + s[2]}] = true
+		}
+	}
+	sa := t.StreamAxis
+	proj := func(o smart.Offset) smart.Offset {
+		if sa >= 0 {
+			o[sa] = 0
+		}
+		return o
+	}
+	n := float64(len(union))
+	switch {
+	case sa >= 0 && t.OC.Has(smart.RT):
+		cols := map[smart.Offset]bool{}
+		for o := range union {
+			cols[proj(o)] = true
+		}
+		n = float64(len(cols))
+	case sa >= 0:
+		own := map[smart.Offset]bool{}
+		for _, s := range shifts {
+			own[proj(s)] = true
+		}
+		n = float64(len(own))
+		for o := range union {
+			if !own[proj(o)] {
+				n++
+			}
+		}
+	}
+	return n / float64(len(shifts))
+}
+
+// warpPasses is the cycles of the shared-memory (or L1) pipe one warp load of the stencil
+// takes: lanes map to threads x-fastest (a block narrower than a warp spans several rows), a
+// thread's points along x are Merge[0] apart with block merging and a block apart with cyclic
+// merging, and the load is averaged over the stencil's x offsets.
+func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo int) float64 {
+	stride := 1
+	if t.OC.Has(smart.BM) {
+		stride = t.Merge[0]
+	}
+	var xs []int
+	for _, o := range st.Offsets() {
+		if !slices.Contains(xs, o[0]) {
+			xs = append(xs, o[0])
+		}
+	}
+	elem := st.Dtype.Size()
+	total := 0.0
+	for _, x := range xs {
+		if t.Shared {
+			total += m.bankPasses(t.Block[0], tile[0]+2*halo, stride, elem, x+halo)
+		} else {
+			total += m.linePasses(t.Block[0], st.Grid[0], stride, elem, x)
+		}
+	}
+	return total / float64(len(xs))
+}
+
+// bankPasses counts the passes 32 banks of 4 bytes need to serve one warp: element addresses
+// (l/blockX)*pitch + (l%blockX)*stride + shift, elem bytes each.
+func (m machine) bankPasses(blockX, pitch, stride, elem, shift int) float64 {
+	words := elem / 4
+	var buf [256]int
+	addrs := buf[:0]
+	for l := range m.warp {
+		e := (l/blockX)*pitch + (l%blockX)*stride + shift
+		for w := range words {
+			addrs = append(addrs, e*words+w)
+		}
+	}
+	slices.Sort(addrs)
+	addrs = slices.Compact(addrs)
+	var perBank [32]int
+	worst := 0
+	for _, a := range addrs {
+		b := ((a % 32) + 32) % 32
+		perBank[b]++
+		worst = max(worst, perBank[b])
+	}
+	return float64(worst) * 32 * 4 / m.onChipBytes
+}
+
+// linePasses counts the L1 lines one warp load touches (rows start anywhere in a line, so the
+// count is averaged over row starts), in cycles of the L1's bandwidth.
+func (m machine) linePasses(blockX, pitch, stride, elem, shift int) float64 {
+	total, n := 0, 0
+	var lines []int
+	for start := 0; start < m.l1Line; start += 32 {
+		lines = lines[:0]
+		for l := range m.warp {
+			e := (l/blockX)*pitch + (l%blockX)*stride + shift
+			for _, b := range []int{start + e*elem, start + e*elem + elem - 1} {
+				if k := floorDiv(b, m.l1Line); !slices.Contains(lines, k) {
+					lines = append(lines, k)
+				}
+			}
+		}
+		total += len(lines)
+		n++
+	}
+	return float64(total) / float64(n) * float64(m.l1Line) / m.l1Bytes
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,302 @@
+package roofline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+)
+
+func gpu(t testing.TB, name string) smart.GPU {
+	t.Helper()
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func star(t testing.TB, dims, order int, dtype smart.Dtype, grid [3]int) *smart.Stencil {
+	t.Helper()
+	offs := []smart.Offset{{}}
+	for a := range dims {
+		for k := 1; k <= order; k++ {
+			var p, m smart.Offset
+			p[a], m[a] = k, -k
+			offs = append(offs, p, m)
+		}
+	}
+	s, err := smart.NewStencil(fmt.Sprintf("star%dd%dr", dims, order), dims, offs, nil, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Dtype, s.Grid = dtype, grid
+	return s
+}
+
+func tuning(t testing.TB, st *smart.Stencil, oc smart.Combination, set smart.Setting) smart.Tuning {
+	t.Helper()
+	tu, err := smart.DecodeTuning(st.Dims, oc, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tu
+}
+
+// A memory-bound baseline reads and writes the grid once: its time is 2 N x 8 bytes at 85% of
+// the A100's 1555 GB/s, plus the launch (golden value computed by hand: 1.6241 ms + 4 us).
+func TestMemoryBoundGolden(t *testing.T) {
+	st := star(t, 3, 1, smart.Float64, [3]int{512, 512, 512})
+	tu := tuning(t, st, 0, smart.Setting{"bx": 32, "by": 8, "bz": 1, "shared": 1, "const": 1})
+	e, err := Model(st, tu, gpu(t, "a100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 2*512*512*512*8/(1555e9*0.85)*1e3 + 0.004
+	if e.Bound != "memory" || math.Abs(e.TimeMs-want)/want > 0.02 {
+		t.Errorf("time %.4f ms (%s-bound), want %.4f ms memory-bound", e.TimeMs, e.Bound, want)
+	}
+	if e.DRAMBytes != 2*512*512*512*8 || e.FLOPs != 2*7*512*512*512 {
+		t.Errorf("bytes %v, FLOPs %v", e.DRAMBytes, e.FLOPs)
+	}
+}
+
+// Temporal blocking with tt=2 on a 2-D order-1 stencil in 32x8 tiles recomputes a one-point
+// halo at the first level: (34 x 10 + 32 x 8) / (2 x 32 x 8) = 596/512 points per grid point
+// and step; it halves the DRAM traffic per step.
+func TestTemporalBlockingRedundancy(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
+	g := gpu(t, "v100")
+	base, err := Model(st, tuning(t, st, 0, smart.Setting{"bx": 32, "by": 8, "shared": 1, "const": 1}), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Model(st, tuning(t, st, smart.Combination(smart.TB), smart.Setting{"bx": 32, "by": 8, "shared": 1, "const": 1, "tt": 2}), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 596.0 / 512; math.Abs(tb.Redundancy-want) > 1e-9 {
+		t.Errorf("redundancy %v, want %v", tb.Redundancy, want)
+	}
+	if r := tb.DRAMBytes / base.DRAMBytes; r < 0.45 || r > 0.6 {
+		t.Errorf("TB moves %.2f of the baseline's DRAM bytes per step; want about half", r)
+	}
+	if tb.LaunchMs*2 != base.LaunchMs {
+		t.Errorf("launch per step %v with tt=2, %v without", tb.LaunchMs, base.LaunchMs)
+	}
+}
+
+func TestLoadsPerPoint(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{1024, 1024, 1})
+	tests := []struct {
+		oc   smart.Combination
+		set  smart.Setting
+		want float64
+	}{
+		{0, smart.Setting{"bx": 32, "by": 8, "shared": 1, "const": 1}, 5},
+		// two adjacent points along x read 8 distinct values
+		{smart.Combination(smart.BM), smart.Setting{"bx": 32, "by": 8, "shared": 1, "const": 1, "ufx": 1, "ufy": 1, "bmx": 2, "bmy": 1}, 4},
+		// a block apart they share nothing
+		{smart.Combination(smart.CM), smart.Setting{"bx": 32, "by": 8, "shared": 1, "const": 1, "ufx": 1, "ufy": 1, "cmx": 2, "cmy": 1}, 5},
+		// streaming along y: the column (0,-1),(0,0),(0,1) comes from registers, one new value a plane
+		{smart.Combination(smart.ST), smart.Setting{"bx": 32, "by": 1, "shared": 1, "const": 1, "sd": 2, "sb": 64, "ufx": 1, "ufy": 1}, 3},
+		// retiming reads each in-plane position once: x = -1, 0, 1
+		{smart.Combination(smart.ST).With(smart.RT), smart.Setting{"bx": 32, "by": 1, "shared": 1, "const": 1, "sd": 2, "sb": 64, "ufx": 1, "ufy": 1}, 3},
+	}
+	for _, tc := range tests {
+		if got := loadsPerPoint(st, tuning(t, st, tc.oc, tc.set)); got != tc.want {
+			t.Errorf("%s: %v loads per point, want %v", tc.oc, got, tc.want)
+		}
+	}
+	box := []smart.Offset{}
+	for x := -1; x <= 1; x++ {
+		for y := -1; y <= 1; y++ {
+			box = append(box, smart.Offset{x, y, 0})
+		}
+	}
+	b, _ := smart.NewStencil("box", 2, box, nil, smart.Limits{})
+	st2 := tuning(t, b, smart.Combination(smart.ST), smart.Setting{"bx": 32, "by": 1, "shared": 1, "const": 1, "sd": 2, "sb": 64, "ufx": 1, "ufy": 1})
+	rt := st2
+	rt.OC = rt.OC.With(smart.RT)
+	if got := loadsPerPoint(b, st2); got != 7 { // 6 off-column values + 1 new own value
+		t.Errorf("box ST: %v, want 7", got)
+	}
+	if got := loadsPerPoint(b, rt); got != 3 {
+		t.Errorf("box ST_RT: %v, want 3", got)
+	}
+}
+
+func TestPasses(t *testing.T) {
+	m, err := newMachine(gpu(t, "a100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                              string
+		blockX, pitch, stride, elem, want int
+	}{
+		{"float32 row", 32, 1000, 1, 4, 1},
+		{"float64 row", 32, 1000, 1, 8, 2},
+		{"float64 stride 2", 32, 1000, 2, 8, 4},
+		{"float32 stride 2", 32, 1000, 2, 4, 2},
+		{"float32 half rows, pitch 32", 16, 32, 1, 4, 2}, // both rows map to the same 16 banks
+		{"float32 half rows, pitch 48", 16, 48, 1, 4, 1},
+	}
+	for _, tc := range tests {
+		if got := m.bankPasses(tc.blockX, tc.pitch, tc.stride, tc.elem, 0); got != float64(tc.want) {
+			t.Errorf("%s: %v bank passes, want %d", tc.name, got, tc.want)
+		}
+	}
+	// 128 contiguous bytes touch one 128-byte line when aligned, two otherwise: rows start at
+	// 0, 32, 64 or 96 bytes into a line.
+	if got := m.linePasses(32, 4096, 1, 4, 0); got != 1.75 {
+		t.Errorf("float32 row: %v line passes, want 1.75", got)
+	}
+}
+
+func TestOccupancyAndWaves(t *testing.T) {
+	m, err := newMachine(gpu(t, "a100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		threads, regs, shared, blocks int
+		limit                         string
+	}{
+		{256, 32, 0, 8, "threads per SM"},
+		{256, 64, 0, 4, "registers"},
+		{256, 32, 24704, 6, "shared memory"}, // 167936 / (24704 + 1024 reserved)
+		{32, 16, 0, 32, "blocks per SM"},
+		{1024, 255, 0, 0, "registers"},
+	}
+	for _, tc := range tests {
+		o := m.occupancyOf(tc.threads, tc.regs, tc.shared)
+		if o.blocksPerSM != tc.blocks || o.limit != tc.limit {
+			t.Errorf("%d threads, %d regs, %d B: %d blocks (%s), want %d (%s)", tc.threads, tc.regs, tc.shared, o.blocksPerSM, o.limit, tc.blocks, tc.limit)
+		}
+	}
+	o := m.occupancyOf(256, 32, 24704)
+	waves, eff := m.waves(8192, o)
+	if want := 8192.0 / (108 * 6); math.Abs(waves-want) > 1e-9 || math.Abs(eff-want/13) > 1e-9 {
+		t.Errorf("waves %v (eff %v), want %v (%v)", waves, eff, want, want/13)
+	}
+}
+
+// The model rejects what the search space rejects, with the same message.
+func TestRejectsLikeTheSpace(t *testing.T) {
+	st := star(t, 3, 4, smart.Float64, [3]int{512, 512, 512})
+	g := gpu(t, "t4")
+	tests := []smart.Setting{
+		{"bx": 64, "by": 32, "bz": 1, "shared": 1, "const": 1}, // 2048 threads
+		{"bx": 128, "by": 8, "bz": 1, "shared": 1, "const": 1}, // shared memory
+	}
+	for _, set := range tests {
+		tu := tuning(t, st, 0, set)
+		want := tu.Usage(st).Fits(g)
+		if want == nil {
+			t.Fatalf("%s fits the T4; pick a setting that does not", set)
+		}
+		_, err := Model(st, tu, g)
+		if err == nil || err.Error() != want.Error() {
+			t.Errorf("%s: error %v, want %v", set, err, want)
+		}
+	}
+	if _, err := Model(st, tuning(t, st, 0, smart.Setting{"bx": 32, "by": 8, "bz": 1, "shared": 0, "const": 1}), gpu(t, "mi250x")); !errors.Is(err, ErrVendor) {
+		t.Errorf("AMD GPU: %v, want ErrVendor", err)
+	}
+	bad := tuning(t, st, 0, smart.Setting{"bx": 0, "by": 8, "bz": 1, "shared": 0, "const": 1})
+	if _, err := Model(st, bad, g); err == nil || !strings.Contains(err.Error(), "block size") {
+		t.Errorf("zero block: %v", err)
+	}
+}
+
+// Properties every estimate must have, for every combination with its default setting on every
+// catalogued NVIDIA GPU.
+func TestEveryCombinationEveryGPU(t *testing.T) {
+	c, _ := catalog.Default()
+	sts := []*smart.Stencil{star(t, 3, 1, smart.Float64, [3]int{512, 512, 512}), star(t, 2, 2, smart.Float32, [3]int{8192, 8192, 1})}
+	for _, g := range c.GPUs() {
+		if g.Vendor != "NVIDIA" {
+			continue
+		}
+		for _, st := range sts {
+			for _, oc := range smart.Combinations() {
+				tu := tuning(t, st, oc, DefaultSetting(st, oc))
+				e, err := Model(st, tu, g)
+				if err != nil {
+					t.Errorf("%s %s %s: %v", g.Name, st.Name, oc, err)
+					continue
+				}
+				parts := e.DRAMMs + e.OnChipMs + e.ComputeMs
+				if !(e.TimeMs > 0) || math.IsInf(e.TimeMs, 0) || e.TimeMs < math.Max(e.DRAMMs, math.Max(e.OnChipMs, e.ComputeMs)) || e.TimeMs > 10*parts+1 {
+					t.Errorf("%s %s %s: time %v ms with parts %+v", g.Name, st.Name, oc, e.TimeMs, e)
+				}
+				if e.Occupancy <= 0 || e.Occupancy > 1 || e.WaveEff <= 0 || e.WaveEff > 1 || e.Redundancy < 1 {
+					t.Errorf("%s %s %s: occupancy %v, wave efficiency %v, redundancy %v", g.Name, st.Name, oc, e.Occupancy, e.WaveEff, e.Redundancy)
+				}
+			}
+		}
+	}
+}
+
+// More bandwidth makes a memory-bound variant faster in proportion.
+func TestScaleMemoryBound(t *testing.T) {
+	st := star(t, 3, 1, smart.Float64, [3]int{512, 512, 512})
+	tu := tuning(t, st, 0, smart.Setting{"bx": 32, "by": 8, "bz": 1, "shared": 1, "const": 1})
+	a100, h100 := gpu(t, "a100"), gpu(t, "h100")
+	got, err := Scale(2, st, tu, a100, h100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * 1555.0 / 3350; math.Abs(got-want)/want > 0.05 {
+		t.Errorf("A100 -> H100: %v ms, want about %v (bandwidth ratio)", got, want)
+	}
+	back, _ := Scale(got, st, tu, h100, a100)
+	if same, _ := Scale(2, st, tu, a100, a100); math.Abs(back-2) > 1e-12 || same != 2 {
+		t.Errorf("round trip %v, identity %v; want 2", back, same)
+	}
+	if _, err := Scale(0, st, tu, a100, h100); err == nil {
+		t.Error("a zero time scaled")
+	}
+	f, _ := Feature(st, tu, a100)
+	e, _ := Model(st, tu, a100)
+	if f != math.Log(e.TimeMs) {
+		t.Errorf("feature %v, want ln(%v)", f, e.TimeMs)
+	}
+}
+
+func ExampleModel() {
+	c, _ := catalog.Default()
+	g, _ := c.Lookup("a100")
+	offs := []smart.Offset{{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}
+	st, _ := smart.NewStencil("j3d7pt", 3, offs, nil, smart.Limits{}) // float64, 512^3
+	oc := smart.Combination(smart.ST).With(smart.TB)
+	t, _ := smart.DecodeTuning(3, oc, DefaultSetting(st, oc))
+	e, err := Model(st, t, g)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %.2f ms per step, %s-bound, %.2f GB per step\n", oc, e.TimeMs, e.Bound, e.DRAMBytes/1e9)
+	// Output: ST_TB: 0.91 ms per step, memory-bound, 1.11 GB per step
+}
+
+func BenchmarkModel(b *testing.B) {
+	st := star(b, 3, 2, smart.Float64, [3]int{512, 512, 512})
+	oc := smart.Combination(smart.ST).With(smart.BM).With(smart.TB)
+	tu := tuning(b, st, oc, DefaultSetting(st, oc))
+	g := gpu(b, "a100")
+	for b.Loop() {
+		if _, err := Model(st, tu, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
