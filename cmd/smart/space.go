@@ -2,10 +2,238 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"text/tabwriter"
+
+	"smart"
+	"smart/catalog"
+	"smart/tuner/space"
 )
 
-// runSpace is a placeholder until issue 3 lands; the helper building issue 3 replaces this file.
 func runSpace(ctx context.Context, e *env, args []string) error {
-	return errors.New("space is not built yet (issue 3)")
+	flags := newFlags(e, "space", "FILE [--oc OC|all] [--gpu NAME] [--sample N [--seed S] | --check k=v,...] [--json]", `
+Prints the size of a stencil's setting space (csTuner Table I, powers of two, with the
+explicit constraints and the GPU's register, shared-memory and thread limits) for each
+optimization combination, and the groups of interdependent parameters whose product it is.
+With one --oc it also lists each parameter's values. --sample N prints N distinct uniformly
+random valid settings in the k=v,... form other commands take; --check says whether a setting
+is valid and which constraint rejects it (exit status 1 when invalid). The resource limits are
+those of --gpu from the catalogue, sm_80 (A100) by default; --gpu-regs and --shared-kb override
+the registers per thread and shared memory per block.
+
+Examples:
+  smart space j3d7pt
+  smart space j3d7pt --oc ST_CM_RT --gpu v100
+  smart space stencil.json --oc ST_BM --sample 5 --seed 1
+  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=1,sb=64,ufx=1,ufy=1,ufz=1`)
+	ocName := flags.String("oc", "all", "optimization combination, e.g. ST_BM_TB, BASE, or all")
+	gpuName := flags.String("gpu", "", "GPU whose limits apply, from the catalogue (smart gpus); default sm_80")
+	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	regs := flags.Int("gpu-regs", 0, "override the GPU's registers per thread")
+	sharedKB := flags.Int("shared-kb", 0, "override the GPU's shared memory per block, KiB")
+	sample := flags.Int("sample", 0, "print N distinct uniformly random valid settings")
+	seed := flags.Uint64("seed", 1, "random seed of --sample")
+	check := flags.String("check", "", "say whether setting k=v,... is valid and why not")
+	asJSON := flags.Bool("json", false, "print JSON")
+	files, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) != 1:
+		return usagef("give one stencil file")
+	case *sample < 0:
+		return usagef("--sample must be positive")
+	case *sample > 0 && *check != "":
+		return usagef("give --sample or --check, not both")
+	case *regs < 0 || *sharedKB < 0:
+		return usagef("--gpu-regs and --shared-kb must be positive")
+	}
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
+	}
+	gpu := smart.SM80()
+	if *gpuName != "" {
+		cat, err := catalog.Load(*catFile)
+		if err != nil {
+			return err
+		}
+		if gpu, err = cat.Lookup(*gpuName); err != nil {
+			return err
+		}
+	}
+	if *regs > 0 {
+		gpu.MaxRegsPerThread = *regs
+		gpu.Name += fmt.Sprintf(" (%d registers per thread)", *regs)
+	}
+	if *sharedKB > 0 {
+		gpu.SharedPerBlockKB = *sharedKB
+		gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", *sharedKB)
+	}
+	var ocs []smart.Combination
+	if strings.EqualFold(*ocName, "all") {
+		if *sample > 0 || *check != "" {
+			return usagef("--sample and --check need one combination: give --oc")
+		}
+		ocs = smart.Combinations()
+	} else {
+		oc, err := smart.ParseCombination(*ocName)
+		if err != nil {
+			return usagef("--oc: %v", err)
+		}
+		ocs = []smart.Combination{oc}
+	}
+
+	var spaces []*space.Space
+	var bar *progress
+	if len(ocs) > 1 {
+		bar = newProgress(e, "spaces", len(ocs))
+	}
+	for i, oc := range ocs {
+		s, err := space.ForStencilContext(ctx, st, oc, gpu)
+		if err != nil {
+			return err
+		}
+		spaces = append(spaces, s)
+		if bar != nil {
+			bar.Update(i + 1)
+		}
+	}
+	switch {
+	case *check != "":
+		return checkSetting(e, st, ocs[0], gpu, spaces[0], *check, *asJSON)
+	case *sample > 0:
+		return sampleSettings(e, ocs[0], spaces[0], *sample, *seed, *asJSON)
+	}
+	out := spaceOutput{Stencil: st.Name, StencilID: st.ID(), Dims: st.Dims, Order: st.Order(), Grid: st.Grid[:st.Dims], GPU: gpu.Name}
+	for i, s := range spaces {
+		o := ocSpace{OC: ocs[i], Settings: s.Count()}
+		for _, g := range s.Groups() {
+			o.Groups = append(o.Groups, groupOutput{Params: g.Params, Settings: g.Count})
+		}
+		if len(ocs) == 1 {
+			for _, p := range s.Params() {
+				o.Params = append(o.Params, paramOutput{Name: p.Name, Values: p.Values})
+			}
+		}
+		out.Combinations = append(out.Combinations, o)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return printSpaces(e, out)
+}
+
+type spaceOutput struct {
+	Stencil      string    `json:"stencil"`
+	StencilID    string    `json:"stencil_id"`
+	Dims         int       `json:"dims"`
+	Order        int       `json:"order"`
+	Grid         []int     `json:"grid"`
+	GPU          string    `json:"gpu"`
+	Combinations []ocSpace `json:"combinations"`
+}
+
+type ocSpace struct {
+	OC       smart.Combination `json:"oc"`
+	Settings *big.Int          `json:"settings"`
+	Groups   []groupOutput     `json:"groups"`
+	Params   []paramOutput     `json:"params,omitempty"`
+}
+
+type groupOutput struct {
+	Params   []string `json:"params"`
+	Settings uint64   `json:"settings"`
+}
+
+type paramOutput struct {
+	Name   string `json:"name"`
+	Values []int  `json:"values"`
+}
+
+func printSpaces(e *env, o spaceOutput) error {
+	grid := make([]string, len(o.Grid))
+	for i, n := range o.Grid {
+		grid[i] = fmt.Sprint(n)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d-D, order %d, grid %s; resource limits of %s\n", o.Stencil, o.Dims, o.Order, strings.Join(grid, "x"), o.GPU)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "OC\tsettings\tgroups (settings of each; the space is their product)")
+	total := new(big.Int)
+	for _, c := range o.Combinations {
+		var groups []string
+		for _, g := range c.Groups {
+			groups = append(groups, fmt.Sprintf("{%s}=%d", strings.Join(g.Params, ","), g.Settings))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.OC, c.Settings, strings.Join(groups, " x "))
+		total.Add(total, c.Settings)
+	}
+	if len(o.Combinations) > 1 {
+		fmt.Fprintf(tw, "all\t%s\t\n", total)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(o.Combinations) == 1 {
+		fmt.Fprintln(e.stdout, "\nparameter values (before the constraints):")
+		for _, p := range o.Combinations[0].Params {
+			fmt.Fprintf(e.stdout, "  %-7s %s\n", p.Name, strings.Trim(fmt.Sprint(p.Values), "[]"))
+		}
+	}
+	return nil
+}
+
+func sampleSettings(e *env, oc smart.Combination, s *space.Space, n int, seed uint64, asJSON bool) error {
+	sets, err := s.Sample(rand.New(rand.NewPCG(seed, 0x5eed)), n)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			OC       smart.Combination `json:"oc"`
+			Settings []smart.Setting   `json:"settings"`
+		}{oc, sets})
+	}
+	for _, set := range sets {
+		fmt.Fprintln(e.stdout, set)
+	}
+	return nil
+}
+
+func checkSetting(e *env, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, s *space.Space, text string, asJSON bool) error {
+	set, err := smart.ParseSetting(text)
+	if err != nil {
+		return usagef("--check: %v", err)
+	}
+	verdict := s.Check(set)
+	if asJSON {
+		out := struct {
+			OC        smart.Combination `json:"oc"`
+			Setting   smart.Setting     `json:"setting"`
+			Valid     bool              `json:"valid"`
+			Violation *space.Violation  `json:"violation,omitempty"`
+		}{OC: oc, Setting: set, Valid: verdict == nil}
+		errors.As(verdict, &out.Violation)
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else if verdict == nil {
+		fmt.Fprintf(e.stdout, "valid: %s is in the %s space of %s on %s\n", set, oc, st.Name, gpu.Name)
+	}
+	if verdict != nil {
+		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, verdict)
+	}
+	return nil
 }

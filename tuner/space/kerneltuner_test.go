@@ -1,0 +1,166 @@
+package space
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+// ktData is the Kernel Tuner data shipped with the project (see its README); SMART_KT_DATA
+// points elsewhere.
+func ktData(t testing.TB) string {
+	dir := os.Getenv("SMART_KT_DATA")
+	if dir == "" {
+		dir = "/work/shared/datasets/kernel-tuner"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA): %v", dir, err)
+	}
+	return dir
+}
+
+// cacheKeys reads a Kernel Tuner cache file: its parameter names and the settings it lists.
+func cacheKeys(t *testing.T, path string) ([]string, map[string]smart.Setting) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Keys  []string                   `json:"tune_params_keys"`
+		Cache map[string]json.RawMessage `json:"cache"`
+	}
+	if err := json.NewDecoder(zr).Decode(&c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := make(map[string]smart.Setting, len(c.Cache))
+	for key := range c.Cache {
+		vals := strings.Split(key, ",")
+		if len(vals) != len(c.Keys) {
+			t.Fatalf("%s: key %q has %d values for %d parameters", path, key, len(vals), len(c.Keys))
+		}
+		set := smart.Setting{}
+		for i, v := range vals {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("%s: key %q: %v", path, key, err)
+			}
+			set[c.Keys[i]] = n
+		}
+		out[set.String()] = set
+	}
+	return c.Keys, out
+}
+
+// TestKernelTunerSpaces builds the convolution and dedispersion spaces from their space.json
+// and compares them with the configurations Kernel Tuner lists in each GPU's cache file.
+//
+// The counts agree exactly: 4362 for convolution_milo and 11130 for dedispersion_milo, on every
+// GPU. Kernel Tuner writes a cache entry for every configuration of its constrained space,
+// failed ones included (their "time" is a string such as "CompilationFailedConfig"), so the
+// cache keys are the valid settings of space.json's parameters and restrictions, no more and no
+// fewer. The settings agree one by one too.
+func TestKernelTunerSpaces(t *testing.T) {
+	dir := ktData(t)
+	tests := []struct {
+		kernel string
+		count  int64
+		groups int
+	}{
+		// convolution: the block and tile sizes, use_padding, use_shmem and the single-valued
+		// filter sizes (the shared-memory restriction reads them) are linked; read_only and
+		// use_cmem stand alone.
+		{"convolution_milo", 4362, 3},
+		// dedispersion: {block_size_x, block_size_y}, {tile_size_x, tile_stride_x},
+		// {tile_size_y, tile_stride_y}, and block_size_z, loop_unroll_factor_channel alone.
+		{"dedispersion_milo", 11130, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kernel, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, tc.kernel, "space.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ParseBenchmarkSpace(context.Background(), data, "space.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Count().Int64() != tc.count {
+				t.Errorf("count %s, want %d", s.Count(), tc.count)
+			}
+			if len(s.Groups()) != tc.groups {
+				t.Errorf("groups %v, want %d of them", s.Groups(), tc.groups)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, tc.kernel, "*.json.gz"))
+			for _, f := range files {
+				if strings.HasSuffix(f, "_T4.json.gz") {
+					continue
+				}
+				keys, cache := cacheKeys(t, f)
+				if int64(len(cache)) != s.Count().Int64() {
+					t.Errorf("%s lists %d configurations, the space has %s", filepath.Base(f), len(cache), s.Count())
+				}
+				if !equalNames(keys, s.Names()) {
+					t.Errorf("%s has parameters %v, the space %v", filepath.Base(f), keys, s.Names())
+				}
+				for _, set := range cache {
+					if err := s.Check(set); err != nil {
+						t.Fatalf("%s lists %s, which the space rejects: %v", filepath.Base(f), set, err)
+					}
+				}
+				for set := range s.All() {
+					if _, ok := cache[set.String()]; !ok {
+						t.Fatalf("the space has %s, which %s does not list", set, filepath.Base(f))
+					}
+				}
+			}
+		})
+	}
+}
+
+func equalNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestKernelTunerErrors(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name, json, want string
+	}{
+		{"not json", `{`, "space.json: not a search-space description"},
+		{"no parameters", `{"ConfigurationSpace": {}}`, "TuningParameters is missing"},
+		{"float", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "float", "Values": "[1.5]"}]}}`, `TuningParameters[0].Type is "float"`},
+		{"bad list", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "1, 2"}]}}`, "TuningParameters[0].Values (a)"},
+		{"bad value", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": "[1, x]"}]}}`, `value "x" is not an integer`},
+		{"unknown name", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": [1, 2]}], "Conditions": [{"Expression": "a < b"}]}}`, "reads b, which is not a tuning parameter"},
+		{"bad expression", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": [1, 2]}], "Conditions": [{"Expression": "a ** 2 < 3"}]}}`, `"**" is not supported`},
+	}
+	for _, tc := range tests {
+		_, err := ParseBenchmarkSpace(ctx, []byte(tc.json), "space.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "space.json") {
+			t.Errorf("%s: %v, want an error naming space.json and containing %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := KernelTuner(ctx, []string{"a"}, nil, nil); err == nil {
+		t.Error("KernelTuner with mismatched names and values did not fail")
+	}
+}
