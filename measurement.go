@@ -46,6 +46,17 @@ type Measurement struct {
 
 	Source Source `json:"source"`
 	Device string `json:"device,omitempty"` // the device as it named itself (NVML or the cache file)
+
+	Readings *Readings `json:"readings,omitempty"` // NVML readings where measured, nil otherwise
+}
+
+// Readings are a GPU's clocks, power draw and temperature read through NVML around a measurement,
+// so that a slow variant can be told apart from a throttled GPU.
+type Readings struct {
+	SMClockMHz  int     `json:"sm_clock_mhz"`
+	MemClockMHz int     `json:"mem_clock_mhz"`
+	PowerW      float64 `json:"power_w"`
+	TempC       int     `json:"temp_c"`
 }
 
 // OK reports whether the measurement holds a valid time.

@@ -1,11 +1,416 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/dataset/cuda"
+	"smart/dataset/gpuinfo"
+	"smart/models/roofline"
+	"smart/tuner/space"
 )
 
-// runBench is a placeholder until issue 6 lands; the helper building issue 6 replaces this file.
+// defaultSimGPU is the GPU simulated when none is named: the A100 that StencilMART and the
+// search space's default limits (smart.SM80) describe.
+const defaultSimGPU = "A100-40GB"
+
 func runBench(ctx context.Context, e *env, args []string) error {
-	return errors.New("bench is not built yet (issue 6)")
+	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", `
+Measures stencils under optimization combinations (OCs) into a data set (StencilMART section
+V-A): for every stencil and OC, --samples settings drawn uniformly at random from the valid
+ones on the GPU, each evaluated once and appended to DIR/rows.csv as it finishes.
+
+The backend is the GPU (cuda: NVIDIA driver needed, the device found through NVML) or the
+analytic model (sim: rows say "simulated"; for trying the pipeline and for tests). Settings are
+drawn from a seed, the stencil and the OC, so a run that is stopped (Ctrl-C, a lost node) and
+started again with the same flags skips what is done and loses at most the variant in flight,
+and --shard i/n splits the stencils so n machines share the work; join the shards with
+'smart dataset merge'. --dry-run generates and checks everything and counts the work.
+
+Examples:
+  smart bench --backend sim --random 50 --dims 3 --samples 20 --out runs/a100-sim
+  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1
+  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine`)
+	random := fs.Int("random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
+	dims := fs.Int("dims", 3, "dimensions of the random stencils, 2 or 3")
+	orderMax := fs.Int("order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
+	seed := fs.Uint64("seed", 1, "seed of the random stencils and of the settings drawn")
+	samples := fs.Int("samples", 20, "settings drawn per stencil and OC")
+	ocList := fs.String("oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
+	backend := fs.String("backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
+	deviceIdx := fs.Int("device", 0, "NVML index of the GPU to measure on (cuda)")
+	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
+	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
+	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
+	batch := fs.Int("batch", dataset.DefaultBatch, "variants handed to the backend at once, where it batches")
+	reps := fs.Int("reps", 5, "timed runs per variant (cuda; at least 5), after one checked run")
+	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out DIR is required: the data set directory")
+	}
+	if *samples < 1 {
+		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)
+	}
+	if *batch < 1 {
+		return usagef("--batch is %d; use 1 or more", *batch)
+	}
+	shard, err := dataset.ParseShard(*shardFlag)
+	if err != nil {
+		return usagef("--shard: %v", err)
+	}
+	ocs, err := parseOCs(*ocList)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	stencils, err := benchStencils(e, paths, *random, *dims, *orderMax, *seed)
+	if err != nil {
+		return err
+	}
+	cat, err := catalog.Load(*catalogFile)
+	if err != nil {
+		return err
+	}
+
+	var gpu smart.GPU
+	var device dataset.Device
+	var source smart.Source
+	var eval smart.Evaluator
+	var observer dataset.Observer
+	switch *backend {
+	case "sim":
+		if *gpuName == "" {
+			*gpuName = defaultSimGPU
+			fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
+		}
+		if gpu, err = cat.Lookup(*gpuName); err != nil {
+			return usagef("--gpu: %v", err)
+		}
+		source = smart.Simulated
+		device = dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
+		eval = roofline.Evaluator{Catalog: cat}
+	case "cuda":
+		nv, err := gpuinfo.Open()
+		if err != nil {
+			return err
+		}
+		defer nv.Close()
+		dev, err := nv.Device(*deviceIdx)
+		if err != nil {
+			return err
+		}
+		info := dev.Info()
+		name := cmp.Or(*gpuName, info.Name)
+		if gpu, err = cat.Lookup(name); err != nil {
+			return fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", *deviceIdx, info.Name, err)
+		}
+		source, observer = smart.Measured, dev
+		device = dataset.Device{GPU: gpu.Name, Name: info.Name, UUID: info.UUID, Driver: info.Driver, CUDA: info.CUDA, CC: info.ComputeCapability}
+		if eval, err = cudaRunner(info, gpu, *reps, *buildDir); err != nil {
+			return err
+		}
+	default:
+		return usagef("--backend is %q; use cuda or sim", *backend)
+	}
+
+	plan, err := dataset.NewPlan(stencils, ocs, *samples, *seed)
+	if err != nil {
+		return err
+	}
+	meta := dataset.Meta{Sources: []smart.Source{source}, Devices: []dataset.Device{device},
+		Params: dataset.StencilParams(), Plan: plan, Shard: shard}
+
+	exists, err := dataset.CheckRun(*out, meta)
+	if err != nil {
+		return err
+	}
+	var items []dataset.Item
+	if exists {
+		// A resumed run measures the settings it drew when it started.
+		if items, err = dataset.LoadItems(*out, stencils); err != nil {
+			return err
+		}
+	}
+	drawn := items == nil
+	if drawn {
+		inShard := 0
+		for _, st := range stencils {
+			if plan.InShard(st.ID(), shard) {
+				inShard++
+			}
+		}
+		bar := newProgress(e, "drawing settings", inShard)
+		if items, err = planItems(ctx, plan, stencils, gpu, shard, bar); err != nil {
+			return err
+		}
+	}
+
+	if *dryRun {
+		done := 0
+		var torn *dataset.Torn
+		if exists {
+			if done, torn, err = dataset.CountDone(*out, gpu.Name, items); err != nil {
+				return err
+			}
+		}
+		return printDryRun(e, *asJSON, plan, shard, gpu, items, done, torn, *out)
+	}
+
+	w, torn, err := dataset.OpenWriter(*out, meta)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if torn != nil {
+		fmt.Fprintf(e.stderr, "resuming %s: %s; it was cut off and will be measured again\n", *out, torn)
+	}
+	if drawn {
+		if err := dataset.SaveItems(*out, items); err != nil {
+			return err
+		}
+	}
+	for _, st := range stencils {
+		if plan.InShard(st.ID(), shard) {
+			if err := w.AddStencil(st); err != nil {
+				return err
+			}
+		}
+	}
+	bar := newProgress(e, "bench", len(items))
+	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, Progress: func(done, _ int) { bar.Update(done) }}
+	sum, runErr := r.Run(ctx, w, items)
+	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
+		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
+	}
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := printBenchSummary(e, *asJSON, *out, source, gpu, sum); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
+	}
+	return nil
+}
+
+// cudaRunner sets up the nvcc-and-CUDA-events backend for the device NVML found.
+func cudaRunner(info gpuinfo.Info, gpu smart.GPU, reps int, buildDir string) (*cuda.Runner, error) {
+	nvcc, err := cuda.FindNVCC()
+	if err != nil {
+		return nil, err
+	}
+	arch, err := cuda.ArchOf(info.ComputeCapability)
+	if err != nil {
+		return nil, fmt.Errorf("GPU %s: %w", info.Name, err)
+	}
+	if buildDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("no build directory: %w; name one with --build-dir", err)
+		}
+		buildDir = filepath.Join(dir, "smart", "nvcc")
+	}
+	return &cuda.Runner{NVCC: nvcc, Arch: arch, CacheDir: buildDir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: reps}, nil
+}
+
+// planItems draws the plan's settings stencil by stencil, so the bar moves while the search
+// spaces are generated (the slow part).
+func planItems(ctx context.Context, plan *dataset.Plan, stencils []*smart.Stencil, gpu smart.GPU, shard *dataset.Shard, bar *progress) ([]dataset.Item, error) {
+	built, perStencil := 0, max(len(plan.OCs), len(plan.Settings))
+	spaces := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
+		// Called before the stencil's space is built: report the stencils finished so far.
+		bar.Update(built / perStencil)
+		built++
+		return space.ForStencilContext(ctx, st, oc, g)
+	}
+	items, err := plan.Items(ctx, stencils, gpu, spaces, shard)
+	if err != nil {
+		return nil, err
+	}
+	bar.Update(bar.total)
+	return items, nil
+}
+
+// parseOCs reads "all" or a comma-separated list of OC names.
+func parseOCs(list string) ([]smart.Combination, error) {
+	if strings.EqualFold(strings.TrimSpace(list), "all") {
+		return smart.Combinations(), nil
+	}
+	var ocs []smart.Combination
+	for _, name := range strings.Split(list, ",") {
+		oc, err := smart.ParseCombination(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(ocs, oc) {
+			return nil, fmt.Errorf("%s is listed twice", oc)
+		}
+		ocs = append(ocs, oc)
+	}
+	return ocs, nil
+}
+
+// benchStencils reads the stencil files (directories: every *.json in them) or draws random ones.
+func benchStencils(e *env, paths []string, random, dims, orderMax int, seed uint64) ([]*smart.Stencil, error) {
+	switch {
+	case random > 0 && len(paths) > 0:
+		return nil, usagef("give stencil files or --random N, not both")
+	case random > 0:
+		if dims != 2 && dims != 3 {
+			return nil, usagef("--dims is %d; use 2 or 3", dims)
+		}
+		sts, err := dataset.RandomStencils(random, dims, orderMax, seed)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return sts, nil
+	case len(paths) == 0:
+		return nil, usagef("give stencil files or directories, or --random N")
+	}
+	var sts []*smart.Stencil
+	seen := map[string]string{}
+	for _, p := range paths {
+		files := []string{p}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
+				return nil, err
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
+			}
+		}
+		for _, f := range files {
+			st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+			if err != nil {
+				return nil, err
+			}
+			if prev, dup := seen[st.ID()]; dup {
+				return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f)
+			}
+			seen[st.ID()] = f
+			sts = append(sts, st)
+		}
+	}
+	return sts, nil
+}
+
+type dryRunReport struct {
+	Out       string         `json:"out"`
+	GPU       string         `json:"gpu"`
+	Stencils  int            `json:"stencils"`
+	InShard   int            `json:"stencils_in_shard"`
+	Shard     string         `json:"shard,omitempty"`
+	Variants  int            `json:"variants"`
+	Invalid   int            `json:"invalid"` // OCs with no valid setting, recorded without running
+	Done      int            `json:"done"`    // already in the data set
+	ToRun     int            `json:"to_run"`
+	PerOC     map[string]int `json:"per_oc"`
+	TornLine  int            `json:"torn_line,omitempty"`
+	PlanSeed  uint64         `json:"seed"`
+	PlanDraws int            `json:"samples"`
+}
+
+func printDryRun(e *env, asJSON bool, plan *dataset.Plan, shard *dataset.Shard, gpu smart.GPU, items []dataset.Item, done int, torn *dataset.Torn, out string) error {
+	r := dryRunReport{Out: out, GPU: gpu.Name, Stencils: len(plan.Stencils), Variants: len(items), Done: done,
+		ToRun: len(items) - done, PerOC: map[string]int{}, PlanSeed: plan.Seed, PlanDraws: plan.Samples}
+	inShard := map[string]bool{}
+	for _, it := range items {
+		inShard[it.Stencil.ID()] = true
+		r.PerOC[it.OC.String()]++
+		if it.Invalid != "" {
+			r.Invalid++
+		}
+	}
+	r.InShard = len(inShard)
+	if shard != nil {
+		r.Shard = shard.String()
+	}
+	if torn != nil {
+		r.TornLine = torn.Line
+	}
+	if asJSON {
+		return writeIndentedJSON(e, r)
+	}
+	fmt.Fprintf(e.stdout, "dry run: nothing measured, nothing written to %s\n", out)
+	fmt.Fprintf(e.stdout, "GPU %s; %d stencils", gpu.Name, r.Stencils)
+	if shard != nil {
+		fmt.Fprintf(e.stdout, ", %d in shard %s", r.InShard, shard)
+	}
+	fmt.Fprintf(e.stdout, "; %d settings per OC, seed %d\n", plan.Samples, plan.Seed)
+	fmt.Fprintf(e.stdout, "%d variants: %d already in the data set, %d to run", r.Variants, done, r.ToRun)
+	if r.Invalid > 0 {
+		fmt.Fprintf(e.stdout, " (%d of them OCs with no valid setting, recorded as invalid)", r.Invalid)
+	}
+	fmt.Fprintln(e.stdout)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OC\tvariants")
+	for _, oc := range plan.OCs {
+		fmt.Fprintf(tw, "%s\t%d\n", oc, r.PerOC[oc.String()])
+	}
+	return tw.Flush()
+}
+
+type benchReport struct {
+	Out        string         `json:"out"`
+	Source     smart.Source   `json:"source"`
+	GPU        string         `json:"gpu"`
+	Variants   int            `json:"variants"`
+	Skipped    int            `json:"skipped"`
+	Written    int            `json:"written"`
+	ByStatus   map[string]int `json:"by_status"`
+	Seconds    float64        `json:"seconds"`
+	RowsPerSec float64        `json:"rows_per_second"`
+}
+
+func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu smart.GPU, s dataset.Summary) error {
+	r := benchReport{Out: out, Source: source, GPU: gpu.Name, Variants: s.Total, Skipped: s.Skipped, Written: s.Written,
+		ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds()}
+	for st, n := range s.ByStatus {
+		r.ByStatus[string(st)] = n
+	}
+	if s.Elapsed > 0 {
+		r.RowsPerSec = float64(s.Written) / s.Elapsed.Seconds()
+	}
+	if asJSON {
+		return writeIndentedJSON(e, r)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d of %d variants written (%s on %s), %d were already there\n", out, s.Written, s.Total, source, gpu.Name, s.Skipped)
+	var parts []string
+	for _, st := range []smart.Status{smart.StatusOK, smart.StatusCompileError, smart.StatusLaunchError, smart.StatusWrongResult, smart.StatusTimeout, smart.StatusInvalid} {
+		if n := s.ByStatus[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(e.stdout, "status: %s\n", strings.Join(parts, ", "))
+	}
+	if s.ReadingErrors > 0 {
+		fmt.Fprintf(e.stdout, "NVML readings failed for %d batches; their rows have none\n", s.ReadingErrors)
+	}
+	fmt.Fprintf(e.stdout, "%s, %.0f rows/s\n", s.Elapsed.Round(time.Millisecond), r.RowsPerSec)
+	return nil
+}
+
+func writeIndentedJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/dataset/gpuinfo"
+	"smart/models/roofline"
+	"smart/tuner/space"
+)
+
+// benchArgs is a small simulated run: two 2-D stencils, three OCs, three settings each.
+func benchArgs(out string, extra ...string) []string {
+	return append([]string{"bench", "--backend", "sim", "--gpu", "A100-40GB", "--random", "2", "--dims", "2",
+		"--samples", "3", "--oc", "BASE,ST,ST_RT", "--out", out}, extra...)
+}
+
+func TestBenchCUDAWithoutGPU(t *testing.T) {
+	if n, err := gpuinfo.Open(); err == nil {
+		n.Close()
+		t.Skip("this machine has a GPU")
+	} else if !errors.Is(err, gpuinfo.ErrNoGPU) {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "", "bench", "--random", "2", "--out", t.TempDir())
+	if code != 1 || errs != "smart bench: no NVIDIA driver or GPU found\n" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestBenchSimStatsLabel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, errs := runCLI(t, "", benchArgs(out, "--dry-run")...)
+	if code != 0 || !strings.Contains(stdout, "18 variants: 0 already in the data set, 18 to run") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the dry run wrote something")
+	}
+	code, stdout, errs = runCLI(t, "", benchArgs(out, "--json")...)
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errs)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Written != 18 || rep.Source != "simulated" {
+		t.Fatalf("bench report %+v, %v", rep, err)
+	}
+	if !strings.Contains(errs, "bench [") || !strings.Contains(errs, "18/18") {
+		t.Errorf("no progress bar on stderr: %q", errs)
+	}
+	// Run again: everything is there.
+	code, stdout, _ = runCLI(t, "", benchArgs(out, "--json")...)
+	if json.Unmarshal([]byte(stdout), &rep); code != 0 || rep.Written != 0 || rep.Skipped != 18 {
+		t.Fatalf("second run: exit %d, %+v", code, rep)
+	}
+	// Another plan may not reuse the directory.
+	code, _, errs = runCLI(t, "", append(benchArgs(out), "--samples", "4")...)
+	if code != 1 || !strings.Contains(errs, "started differently: it draws 3 settings per OC, now 4") {
+		t.Fatalf("other plan: exit %d: %s", code, errs)
+	}
+
+	code, stdout, errs = runCLI(t, "", "dataset", "stats", out, "--json")
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, errs)
+	}
+	var st dataset.Stats
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil || st.Rows != 18 || len(st.Counts) != 3 {
+		t.Fatalf("stats %+v, %v", st, err)
+	}
+	code, stdout, _ = runCLI(t, "", "dataset", "stats", out)
+	if code != 0 || !strings.Contains(stdout, "Rows by GPU, OC and status") || !strings.Contains(stdout, "simulated on A100-40GB") {
+		t.Fatalf("stats text: %s", stdout)
+	}
+	code, stdout, errs = runCLI(t, "", "dataset", "label", out, "--classes", "2")
+	if code != 0 || !strings.Contains(stdout, "merged into 2 classes") {
+		t.Fatalf("label: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	l, err := dataset.ReadLabels(out)
+	if err != nil || len(l.Classes) != 2 || len(l.Instances) != 2 {
+		t.Fatalf("labels.json %+v, %v", l, err)
+	}
+}
+
+func TestBenchShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for _, s := range []string{"1/2", "2/2"} {
+		out := filepath.Join(dir, "shard"+s[:1])
+		if code, _, errs := runCLI(t, "", benchArgs(out, "--shard", s)...); code != 0 {
+			t.Fatalf("shard %s: %s", s, errs)
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(dir, "merged")
+	code, stdout, errs := runCLI(t, "", append([]string{"dataset", "merge", "--out", merged}, shards...)...)
+	if code != 0 || !strings.Contains(stdout, "18 rows from 2 data sets") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	other := filepath.Join(dir, "v100")
+	if code, _, errs := runCLI(t, "", "bench", "--backend", "sim", "--gpu", "V100", "--random", "2", "--dims", "2",
+		"--samples", "3", "--oc", "BASE,ST,ST_RT", "--out", other); code != 0 {
+		t.Fatal(errs)
+	}
+	code, _, errs = runCLI(t, "", "dataset", "merge", "--out", filepath.Join(dir, "mixed"), merged, other)
+	if code != 1 || !strings.Contains(errs, "differ in device") {
+		t.Fatalf("mixing devices: exit %d: %s", code, errs)
+	}
+	if code, _, errs = runCLI(t, "", "dataset", "merge", "--allow-mixed", "--out", filepath.Join(dir, "mixed"), merged, other); code != 0 {
+		t.Fatalf("--allow-mixed: %s", errs)
+	}
+}
+
+func TestDatasetImportCLI(t *testing.T) {
+	root := os.Getenv("SMART_KT_DATA")
+	if root == "" {
+		root = "/work/shared/datasets/kernel-tuner"
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA)", root)
+	}
+	out := filepath.Join(t.TempDir(), "kt")
+	code, stdout, errs := runCLI(t, "", "dataset", "import", filepath.Join(root, "convolution_milo/A100.json.gz"), "--out", out)
+	if code != 0 || !strings.Contains(stdout, "compile_error 6, launch_error 155") || !strings.Contains(stdout, "A100-40GB") {
+		t.Fatalf("import: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	code, stdout, _ = runCLI(t, "", "dataset", "stats", out)
+	if code != 0 || !strings.Contains(stdout, "0.5499") || !strings.Contains(stdout, "imported on A100-40GB (NVIDIA A100-PCIE-40GB)") {
+		t.Fatalf("stats of the import:\n%s", stdout)
+	}
+	if code, _, errs := runCLI(t, "", "dataset", "label", out); code != 1 || !strings.Contains(errs, "no stencil rows") {
+		t.Fatalf("labelling a kernel data set: exit %d: %s", code, errs)
+	}
+}
+
+func TestDatasetUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"dataset"}, 2, "name a subcommand"},
+		{[]string{"dataset", "frobnicate"}, 2, `unknown subcommand "frobnicate"`},
+		{[]string{"dataset", "stats"}, 2, "give one data set directory"},
+		{[]string{"dataset", "stats", "/nonexistent"}, 1, "is not a data set"},
+		{[]string{"bench", "--random", "2"}, 2, "--out DIR is required"},
+		{[]string{"bench", "--random", "2", "--out", "x", "--shard", "3/2"}, 2, `shard "3/2" is not of the form`},
+		{[]string{"bench", "--random", "2", "--out", "x", "--oc", "BM_CM"}, 2, "--oc:"},
+		{[]string{"bench", "--backend", "sim", "--gpu", "A1000000", "--random", "2", "--out", "x"}, 2, "--gpu: unknown GPU"},
+	} {
+		code, _, errs := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"bench", "--help"}, {"dataset", "import", "--help"}, {"dataset", "merge", "--help"}, {"dataset", "label", "--help"}, {"dataset", "stats", "--help"}} {
+		code, stdout, _ := runCLI(t, "", args...)
+		if code != 0 || !strings.Contains(stdout, "Example") {
+			t.Errorf("%v: exit %d, no example in\n%s", args, code, stdout)
+		}
+	}
+}
+
+// BenchmarkSimRun measures the rows per second of 'smart bench --backend sim' once the settings
+// are drawn: the analytic model's evaluation plus the append-only writes. Then it measures a
+// resume of the finished run: opening the data set (reading every row's key) and skipping all.
+func BenchmarkSimRun(b *testing.B) {
+	ctx := context.Background()
+	cat, err := catalog.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	gpu, _ := cat.Lookup(defaultSimGPU)
+	sts, _ := dataset.RandomStencils(4, 3, 4, 1)
+	plan, _ := dataset.NewPlan(sts, smart.Combinations(), 20, 1)
+	items, err := plan.Items(ctx, sts, gpu, func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
+		return space.ForStencilContext(ctx, st, oc, g)
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta := dataset.Meta{Sources: []smart.Source{smart.Simulated}, Devices: []dataset.Device{{GPU: gpu.Name, Name: "analytic model (roofline)"}},
+		Params: dataset.StencilParams(), Plan: plan}
+	root := b.TempDir()
+	var dir string
+	runs := 0
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			runs++
+			dir = filepath.Join(root, fmt.Sprint("run", runs))
+			w, err := dataset.Create(dir, meta)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := (&dataset.Runner{Evaluator: roofline.Evaluator{Catalog: cat}, GPU: gpu.Name}).Run(ctx, w, items); err != nil {
+				b.Fatal(err)
+			}
+			w.Close()
+		}
+		b.ReportMetric(float64(len(items))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("resume", func(b *testing.B) {
+		for b.Loop() {
+			w, _, err := dataset.Resume(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum, err := (&dataset.Runner{Evaluator: roofline.Evaluator{Catalog: cat}, GPU: gpu.Name}).Run(ctx, w, items)
+			if err != nil || sum.Skipped != len(items) {
+				b.Fatal(sum, err)
+			}
+			w.Close()
+		}
+		b.ReportMetric(float64(len(items))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}

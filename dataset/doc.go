@@ -1,0 +1,21 @@
+// Package dataset stores measurements of stencil (or foreign) kernels as data sets and runs the
+// benchmarks that fill them.
+//
+// A data set is a directory:
+//
+//	meta.json    format version, source (measured, simulated or imported), device, driver, CUDA
+//	             and tool versions, parameter columns, sampling plan and seed (Meta)
+//	rows.csv     one row per measured variant (Columns): readable by pandas.read_csv as it is
+//	items.csv    the variants a benchmark run planned (SaveItems), so a resume need not redraw them
+//	stencils/    the stencils measured, one file each, named by smart.Stencil.ID
+//	labels.json  best OC per stencil and the merged OC classes, written by Label
+//
+// rows.csv is only ever appended to, one write per row and an fsync every few rows or seconds, so
+// a run killed at any moment loses at most the row being written; Resume cuts such a torn last
+// line off and reports it, and a Runner skips the variants already measured. Runs can be split
+// into shards (by stencil) and the shards joined with Merge.
+//
+// The package also reads Kernel Tuner cache files and T4 result files into the same row format
+// (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel
+// Tuner calls simulation mode.
+package dataset

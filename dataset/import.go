@@ -1,0 +1,143 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"smart"
+)
+
+// FileSummary says what one imported file held.
+type FileSummary struct {
+	Path       string               `json:"path"`
+	Format     string               `json:"format"` // "cache" or "t4"
+	Device     string               `json:"device"`
+	GPU        string               `json:"gpu,omitempty"`
+	Kernel     string               `json:"kernel"`
+	Rows       int                  `json:"rows"`
+	ByStatus   map[smart.Status]int `json:"by_status"`
+	Duplicates int                  `json:"duplicates"` // configurations another file had already given
+}
+
+// Import reads Kernel Tuner cache and T4 files (ReadKernelTuner) into a new data set in dir.
+// Files of several devices need opt.AllowMixed; kernels of different parameters get the union of
+// their parameter columns. A configuration given twice for the same device and kernel (a cache
+// and its T4 twin) is kept once, from the first file.
+func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) ([]FileSummary, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no files to import")
+	}
+	var files []*KernelTunerFile
+	meta := Meta{Sources: []smart.Source{smart.Imported}, AllowMixed: opt.AllowMixed}
+	for i, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := ReadKernelTuner(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(paths))
+		}
+		if !slices.ContainsFunc(meta.Devices, func(d Device) bool { return d.Name == f.Device.Name && d.GPU == f.Device.GPU }) {
+			meta.Devices = append(meta.Devices, f.Device)
+		}
+		if err := addKernel(&meta, f.Kernel); err != nil {
+			return nil, err
+		}
+	}
+	var nameless []string
+	for _, f := range files {
+		if f.DeviceGiven {
+			nameless = append(nameless, f.Path)
+		}
+	}
+	if len(nameless) > 1 {
+		return nil, fmt.Errorf("%d files do not name their device (%s); one device name cannot be right for all of them: import them one at a time, each with its device", len(nameless), strings.Join(nameless, ", "))
+	}
+	if len(meta.Devices) > 1 && !opt.AllowMixed {
+		var names []string
+		for _, d := range meta.Devices {
+			names = append(names, fmt.Sprintf("%q", d.Name))
+		}
+		return nil, fmt.Errorf("the files were measured on %d devices (%s); pass --allow-mixed (ImportOptions.AllowMixed) to import them into one data set, or import each on its own", len(names), strings.Join(names, ", "))
+	}
+	w, err := Create(dir, meta)
+	if err != nil {
+		return nil, err
+	}
+	var sums []FileSummary
+	for _, f := range files {
+		s := FileSummary{Path: f.Path, Format: f.Format, Device: f.Device.Name, GPU: f.Device.GPU, Kernel: f.Kernel.Name, ByStatus: map[smart.Status]int{}}
+		fresh := make([]smart.Measurement, 0, len(f.Rows))
+		inFile := make(map[string]bool, len(f.Rows))
+		for _, m := range f.Rows {
+			k := Key(m)
+			if w.Has(m) || inFile[k] {
+				s.Duplicates++
+				continue
+			}
+			inFile[k] = true
+			fresh = append(fresh, m)
+			s.Rows++
+			s.ByStatus[m.Status]++
+		}
+		for chunk := range slices.Chunk(fresh, 1024) {
+			if err := w.Append(chunk...); err != nil {
+				w.Close()
+				return nil, err
+			}
+		}
+		sums = append(sums, s)
+	}
+	return sums, w.Close()
+}
+
+// addKernel records a kernel in meta, and its parameters as columns. The same kernel from
+// several files (one per device) must have the same parameters.
+func addKernel(meta *Meta, k Kernel) error {
+	for i, old := range meta.Kernels {
+		if old.Name != k.Name {
+			continue
+		}
+		if !slices.EqualFunc(old.Params, k.Params, func(a, b Param) bool { return a.Name == b.Name }) {
+			return fmt.Errorf("kernel %s has parameters %s in %s but %s in %s", k.Name, paramNames(old.Params), old.Files[0], paramNames(k.Params), k.Files[0])
+		}
+		for j, p := range k.Params {
+			for _, v := range p.Values {
+				if !slices.Contains(old.Params[j].Values, v) {
+					meta.Kernels[i].Params[j].Values = append(meta.Kernels[i].Params[j].Values, v)
+				}
+			}
+			slices.Sort(meta.Kernels[i].Params[j].Values)
+		}
+		if len(old.Constraints) == 0 {
+			meta.Kernels[i].Constraints = k.Constraints
+		}
+		meta.Kernels[i].Files = append(meta.Kernels[i].Files, k.Files...)
+		return nil
+	}
+	k.Params = slices.Clone(k.Params)
+	for j := range k.Params {
+		k.Params[j].Values = slices.Clone(k.Params[j].Values)
+	}
+	meta.Kernels = append(meta.Kernels, k)
+	for _, p := range k.Params {
+		if !slices.Contains(meta.Params, p.Name) {
+			meta.Params = append(meta.Params, p.Name)
+		}
+	}
+	return nil
+}
+
+func paramNames(ps []Param) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,123 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"smart"
+)
+
+// ItemsFile lists a run's work items: the settings its plan drew, saved when the run starts so
+// that a resumed run neither draws them again (generating every search space takes minutes for
+// hundreds of stencils) nor depends on the search space being unchanged since.
+const ItemsFile = "items.csv"
+
+var itemsHeader = []string{"stencil_id", "oc", "setting", "invalid"}
+
+// SaveItems writes the run's items to dir/items.csv atomically.
+func SaveItems(dir string, items []Item) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(itemsHeader)
+	for _, it := range items {
+		w.Write([]string{it.Stencil.ID(), it.OC.String(), it.Setting.String(), oneLine(it.Invalid)})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, ItemsFile), b.Bytes())
+}
+
+// LoadItems reads the items saved in dir, resolving stencil IDs among stencils. It returns nil
+// and no error when none were saved.
+func LoadItems(dir string, stencils []*smart.Stencil) ([]Item, error) {
+	path := filepath.Join(dir, ItemsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	byID := make(map[string]*smart.Stencil, len(stencils))
+	for _, st := range stencils {
+		byID[st.ID()] = st
+	}
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = len(itemsHeader)
+	var items []Item
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if line == 1 {
+			if err := checkHeader(rec, itemsHeader); err != nil {
+				return nil, fmt.Errorf("%s:1: %w", path, err)
+			}
+			continue
+		}
+		st, ok := byID[rec[0]]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: column stencil_id: %s is not one of the run's stencils", path, line, rec[0])
+		}
+		oc, err := smart.ParseCombination(rec[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column oc: %w", path, line, err)
+		}
+		set, err := smart.ParseSetting(rec[2])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: column setting: %w", path, line, err)
+		}
+		items = append(items, Item{Stencil: st, OC: oc, Setting: set, Invalid: rec[3]})
+	}
+	return items, nil
+}
+
+// CheckRun reports whether dir holds a data set, and an error when it was started differently
+// from meta (another plan, shard, device or source), as OpenWriter would. It changes nothing.
+func CheckRun(dir string, meta Meta) (bool, error) {
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	old, err := ReadMeta(dir)
+	if err != nil {
+		return true, err
+	}
+	if err := sameRun(old, meta); err != nil {
+		return true, fmt.Errorf("%s holds a data set started differently: %w; resume it with the same flags or choose another directory", dir, err)
+	}
+	return true, nil
+}
+
+// CountDone returns how many of the items the data set in dir already holds, reading it without
+// changing it (a dry run), and its torn last line if any.
+func CountDone(dir, gpu string, items []Item) (int, *Torn, error) {
+	done := map[string]bool{}
+	_, torn, err := Scan(dir, func(m smart.Measurement) error {
+		done[Key(m)] = true
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	n := 0
+	r := Runner{GPU: gpu}
+	for _, it := range items {
+		if done[Key(r.identity(it))] {
+			n++
+		}
+	}
+	return n, torn, nil
+}

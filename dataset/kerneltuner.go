@@ -1,0 +1,463 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"smart"
+)
+
+// ImportOptions say what Kernel Tuner files leave out.
+type ImportOptions struct {
+	// Device names the device of files that do not: T4 files, and caches whose device_name is
+	// empty (the MI250X files of benchmark_hub).
+	Device string
+	// Kernel names the kernel of T4 files that have no space.json beside them.
+	Kernel string
+	// AllowMixed lets files of several devices go into one data set.
+	AllowMixed bool
+	// Resolve maps a device name to its GPU catalogue name; nil, or false, leaves the GPU column
+	// empty and the device name stands alone.
+	Resolve func(device string) (gpu string, ok bool)
+	// Progress, when set, is called by Import after each file read with (done, total) files.
+	Progress func(done, total int)
+}
+
+// KernelTunerFile is a Kernel Tuner cache file or T4 results file read into rows.
+type KernelTunerFile struct {
+	Path   string
+	Format string // "cache" or "t4"
+	Device Device
+	// DeviceGiven is true when the file does not name its device and ImportOptions.Device did.
+	DeviceGiven bool
+	Kernel      Kernel
+	Rows        []smart.Measurement // in parameter-value order
+}
+
+// ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
+// Every configuration becomes a row: source imported, device the file's device_name, GPU the
+// catalogue name where opt.Resolve knows it. A configuration that failed (a string in its
+// time, or a T4 invalidity) becomes a row with the matching status:
+//
+//	CompilationFailedConfig, T4 "compile"            compile_error
+//	RuntimeFailedConfig, ErrorConfig, T4 "runtime"   launch_error
+//	InvalidConfig, T4 "constraints"                  invalid
+//	T4 "correctness"                                 wrong_result
+//	T4 "timeout"                                     timeout
+//
+// Times: time_ms is the median of the file's repeated runs, min, max and std (n-1) are theirs,
+// mean_ms is the time Kernel Tuner reported (its objective: the mean of the runs), reps their
+// number.
+//
+// When a space.json (benchmark_hub format) sits beside the file, its constraint expressions are
+// carried in Kernel.Constraints, and it names the kernel and parameter values of T4 files.
+func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
+	var file ktAny
+	if err := decodeMaybeGzip(path, &file); err != nil {
+		return nil, err
+	}
+	sp, err := readBenchmarkSpace(filepath.Join(filepath.Dir(path), "space.json"))
+	if err != nil {
+		return nil, err
+	}
+	var f *KernelTunerFile
+	switch {
+	case file.Cache != nil:
+		f, err = readCache(path, &file.ktCache, sp)
+	case file.Results != nil:
+		f, err = readT4(path, &file.t4File, sp, opt)
+	default:
+		return nil, fmt.Errorf("%s: neither a Kernel Tuner cache (no field \"cache\") nor a T4 file (no field \"results\")", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.Device.Name == "" {
+		if opt.Device == "" {
+			return nil, fmt.Errorf("%s: the file does not name its device; name it (e.g. --device \"AMD Instinct MI250X\")", path)
+		}
+		f.Device.Name, f.DeviceGiven = opt.Device, true
+	}
+	if opt.Resolve != nil {
+		if gpu, ok := opt.Resolve(f.Device.Name); ok {
+			f.Device.GPU = gpu
+		}
+	}
+	f.Kernel.Files = []string{path}
+	for i := range f.Rows {
+		f.Rows[i].Kernel, f.Rows[i].Device, f.Rows[i].GPU, f.Rows[i].Source = f.Kernel.Name, f.Device.Name, f.Device.GPU, smart.Imported
+	}
+	slices.SortStableFunc(f.Rows, func(a, b smart.Measurement) int { return compareSettings(f.Kernel.Params, a.Setting, b.Setting) })
+	return f, nil
+}
+
+func compareSettings(params []Param, a, b smart.Setting) int {
+	for _, p := range params {
+		if c := cmp.Compare(a[p.Name], b[p.Name]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// ktAny is a Kernel Tuner cache or T4 file: one decoding pass reads either.
+type ktAny struct {
+	ktCache
+	t4File
+}
+
+// decodeMaybeGzip decodes the JSON file at path, gzip-compressed or not, into v.
+func decodeMaybeGzip(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	if err := json.NewDecoder(r).Decode(v); err != nil {
+		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonError(err))
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %q has a %s where a %s is expected", typ.Field, typ.Value, typ.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return errors.New("invalid JSON: the file is empty or cut short")
+	}
+	return err
+}
+
+// benchmarkSpace is what a benchmark_hub space.json says that a data set carries.
+type benchmarkSpace struct {
+	path        string
+	kernel      string
+	params      []Param
+	constraints []string
+	problemSize []int
+}
+
+// readBenchmarkSpace reads path, or returns nil when there is no such file.
+func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var raw struct {
+		ConfigurationSpace struct {
+			TuningParameters []struct {
+				Name   string          `json:"Name"`
+				Values json.RawMessage `json:"Values"`
+			} `json:"TuningParameters"`
+			Conditions []struct {
+				Expression string `json:"Expression"`
+			} `json:"Conditions"`
+		} `json:"ConfigurationSpace"`
+		KernelSpecification struct {
+			KernelName  string          `json:"KernelName"`
+			ProblemSize json.RawMessage `json:"ProblemSize"`
+		} `json:"KernelSpecification"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonError(err))
+	}
+	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName}
+	for i, p := range raw.ConfigurationSpace.TuningParameters {
+		// Values is a Python list in a string ("[1, 2, 4]"), which is also a JSON array, or an array.
+		list := []byte(p.Values)
+		var text string
+		if json.Unmarshal(p.Values, &text) == nil {
+			list = []byte(text)
+		}
+		var vals []int
+		if err := json.Unmarshal(list, &vals); err != nil {
+			return nil, fmt.Errorf("%s: field ConfigurationSpace.TuningParameters[%d].Values (%s) is not a list of integers: %s", path, i, p.Name, p.Values)
+		}
+		sp.params = append(sp.params, Param{Name: p.Name, Values: vals})
+	}
+	for _, c := range raw.ConfigurationSpace.Conditions {
+		sp.constraints = append(sp.constraints, c.Expression)
+	}
+	sp.problemSize, _ = intList(raw.KernelSpecification.ProblemSize)
+	return sp, nil
+}
+
+// matches checks that the space describes a kernel with these parameters.
+func (sp *benchmarkSpace) matches(dataPath string, names []string) error {
+	var have []string
+	for _, p := range sp.params {
+		have = append(have, p.Name)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(have)), slices.Sorted(slices.Values(names))) {
+		return fmt.Errorf("%s lists parameters %s, but %s has %s; it describes another kernel: move it away or fix it", sp.path, strings.Join(have, ","), dataPath, strings.Join(names, ","))
+	}
+	return nil
+}
+
+// intList reads a JSON array of integers, or a single integer.
+func intList(raw json.RawMessage) ([]int, bool) {
+	var v []int
+	if json.Unmarshal(raw, &v) == nil {
+		return v, true
+	}
+	var one int
+	if json.Unmarshal(raw, &one) == nil {
+		return []int{one}, true
+	}
+	return nil, false
+}
+
+// integer reads a parameter value; smart settings hold integers.
+func integer(raw json.RawMessage) (int, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+type ktCache struct {
+	DeviceName     string                       `json:"device_name"`
+	KernelName     string                       `json:"kernel_name"`
+	ProblemSize    json.RawMessage              `json:"problem_size"`
+	TuneParamsKeys []string                     `json:"tune_params_keys"`
+	TuneParams     map[string][]json.RawMessage `json:"tune_params"`
+	Objective      string                       `json:"objective"`
+	Cache          map[string]ktRecord          `json:"cache"`
+}
+
+// ktRecord is what smart reads of a cache entry; the parameters are read from its key, which
+// holds their values in tune_params_keys order.
+type ktRecord struct {
+	Time  json.RawMessage `json:"time"`
+	Times []float64       `json:"times"`
+}
+
+func readCache(path string, c *ktCache, sp *benchmarkSpace) (*KernelTunerFile, error) {
+	if len(c.TuneParamsKeys) == 0 {
+		return nil, fmt.Errorf("%s: field tune_params_keys is missing or empty", path)
+	}
+	if c.Objective != "" && c.Objective != "time" {
+		return nil, fmt.Errorf("%s: field objective is %q; smart imports caches tuned for time", path, c.Objective)
+	}
+	f := &KernelTunerFile{Path: path, Format: "cache", Device: Device{Name: c.DeviceName}, Kernel: Kernel{Name: c.KernelName}}
+	f.Kernel.ProblemSize, _ = intList(c.ProblemSize)
+	for _, name := range c.TuneParamsKeys {
+		p := Param{Name: name}
+		for i, raw := range c.TuneParams[name] {
+			v, ok := integer(raw)
+			if !ok {
+				return nil, fmt.Errorf("%s: field tune_params.%s[%d] is %s; smart settings hold integers", path, name, i, raw)
+			}
+			p.Values = append(p.Values, v)
+		}
+		if len(p.Values) == 0 {
+			return nil, fmt.Errorf("%s: field tune_params has no values for %s", path, name)
+		}
+		f.Kernel.Params = append(f.Kernel.Params, p)
+	}
+	if sp != nil {
+		if err := sp.matches(path, c.TuneParamsKeys); err != nil {
+			return nil, err
+		}
+		f.Kernel.Constraints = sp.constraints
+	}
+	for key, rec := range c.Cache {
+		field := func(name string) string { return fmt.Sprintf("cache[%q].%s", key, name) }
+		m := smart.Measurement{Setting: smart.Setting{}}
+		values := strings.Split(key, ",")
+		if len(values) != len(c.TuneParamsKeys) {
+			return nil, fmt.Errorf("%s: field cache[%q] has %d values in its key; tune_params_keys has %d", path, key, len(values), len(c.TuneParamsKeys))
+		}
+		for i, name := range c.TuneParamsKeys {
+			v, ok := integer(json.RawMessage(values[i]))
+			if !ok {
+				return nil, fmt.Errorf("%s: field cache[%q]: %s is %s, not an integer", path, key, name, values[i])
+			}
+			m.Setting[name] = v
+		}
+		var failure string
+		if json.Unmarshal(rec.Time, &failure) == nil {
+			status, ok := map[string]smart.Status{
+				"CompilationFailedConfig": smart.StatusCompileError,
+				"RuntimeFailedConfig":     smart.StatusLaunchError,
+				"ErrorConfig":             smart.StatusLaunchError,
+				"InvalidConfig":           smart.StatusInvalid,
+			}[failure]
+			if !ok {
+				return nil, fmt.Errorf("%s: field %s is %q, a failure smart does not know; known: CompilationFailedConfig, RuntimeFailedConfig, ErrorConfig, InvalidConfig", path, field("time"), failure)
+			}
+			m.Status, m.Error = status, "Kernel Tuner: "+failure
+			f.Rows = append(f.Rows, m)
+			continue
+		}
+		var mean float64
+		if err := json.Unmarshal(rec.Time, &mean); err != nil || !(mean > 0) || math.IsInf(mean, 0) {
+			return nil, fmt.Errorf("%s: field %s is %s, neither a time in ms nor a failure name", path, field("time"), cmp.Or(string(rec.Time), "missing"))
+		}
+		if err := setTimes(&m, mean, rec.Times); err != nil {
+			return nil, fmt.Errorf("%s: field %s: %w", path, field("times"), err)
+		}
+		f.Rows = append(f.Rows, m)
+	}
+	return f, nil
+}
+
+// setTimes fills an ok row from the reported time and the repeated runs behind it.
+func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
+	m.Status = smart.StatusOK
+	m.MeanMs = reported
+	if len(runs) == 0 {
+		m.TimeMs, m.MinMs, m.MaxMs = reported, reported, reported
+		return nil
+	}
+	sorted := slices.Clone(runs)
+	slices.Sort(sorted)
+	if !(sorted[0] > 0) || math.IsInf(sorted[len(sorted)-1], 0) {
+		return errors.New("a run time is not a positive number")
+	}
+	n := len(sorted)
+	m.TimeMs = sorted[n/2]
+	if n%2 == 0 {
+		m.TimeMs = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	m.MinMs, m.MaxMs, m.Reps = sorted[0], sorted[n-1], n
+	if n > 1 {
+		var sum, sq float64
+		for _, t := range runs {
+			sum += t
+		}
+		mean := sum / float64(n)
+		for _, t := range runs {
+			sq += (t - mean) * (t - mean)
+		}
+		m.StdMs = math.Sqrt(sq / float64(n-1))
+	}
+	return nil
+}
+
+type t4File struct {
+	SchemaVersion string `json:"schema_version"`
+	Results       []struct {
+		Configuration map[string]json.RawMessage `json:"configuration"`
+		Times         struct {
+			Runtimes []float64 `json:"runtimes"`
+		} `json:"times"`
+		Invalidity   string `json:"invalidity"`
+		Measurements []struct {
+			Name  string          `json:"name"`
+			Value json.RawMessage `json:"value"`
+		} `json:"measurements"`
+	} `json:"results"`
+}
+
+func readT4(path string, t *t4File, sp *benchmarkSpace, opt ImportOptions) (*KernelTunerFile, error) {
+	if len(t.Results) == 0 {
+		return nil, fmt.Errorf("%s: field results is empty", path)
+	}
+	f := &KernelTunerFile{Path: path, Format: "t4", Kernel: Kernel{Name: opt.Kernel}}
+	var names []string
+	if sp != nil {
+		f.Kernel.Params, f.Kernel.Constraints, f.Kernel.ProblemSize = sp.params, sp.constraints, sp.problemSize
+		f.Kernel.Name = cmp.Or(f.Kernel.Name, sp.kernel)
+		for _, p := range sp.params {
+			names = append(names, p.Name)
+		}
+	} else {
+		for name := range t.Results[0].Configuration {
+			names = append(names, name)
+		}
+		slices.Sort(names) // a JSON object's order is lost; any fixed order will do
+	}
+	if f.Kernel.Name == "" {
+		return nil, fmt.Errorf("%s: a T4 file does not name its kernel and no space.json sits beside it; name the kernel (e.g. --kernel convolution_kernel)", path)
+	}
+	seen := make(map[string][]int, len(names))
+	for i, r := range t.Results {
+		field := func(name string) string { return fmt.Sprintf("results[%d].%s", i, name) }
+		if len(r.Configuration) != len(names) {
+			return nil, fmt.Errorf("%s: field %s has %d parameters; expected %d (%s)", path, field("configuration"), len(r.Configuration), len(names), strings.Join(names, ","))
+		}
+		m := smart.Measurement{Setting: smart.Setting{}}
+		for _, name := range names {
+			v, ok := integer(r.Configuration[name])
+			if !ok {
+				return nil, fmt.Errorf("%s: field %s is %s, not an integer", path, field("configuration."+name), cmp.Or(string(r.Configuration[name]), "missing"))
+			}
+			m.Setting[name] = v
+			if !slices.Contains(seen[name], v) {
+				seen[name] = append(seen[name], v)
+			}
+		}
+		var reported json.RawMessage
+		for _, x := range r.Measurements {
+			if x.Name == "time" {
+				reported = x.Value
+			}
+		}
+		if r.Invalidity != "correct" {
+			status, ok := map[string]smart.Status{
+				"compile":     smart.StatusCompileError,
+				"runtime":     smart.StatusLaunchError,
+				"timeout":     smart.StatusTimeout,
+				"correctness": smart.StatusWrongResult,
+				"constraints": smart.StatusInvalid,
+			}[r.Invalidity]
+			if !ok {
+				return nil, fmt.Errorf("%s: field %s is %q; T4 uses correct, compile, runtime, timeout, correctness or constraints", path, field("invalidity"), r.Invalidity)
+			}
+			m.Status, m.Error = status, "T4 invalidity: "+r.Invalidity
+			var failure string
+			if json.Unmarshal(reported, &failure) == nil {
+				m.Error += " (" + failure + ")"
+			}
+			f.Rows = append(f.Rows, m)
+			continue
+		}
+		var mean float64
+		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || math.IsInf(mean, 0) {
+			return nil, fmt.Errorf("%s: field %s has no time measurement in ms", path, field("measurements"))
+		}
+		if err := setTimes(&m, mean, r.Times.Runtimes); err != nil {
+			return nil, fmt.Errorf("%s: field %s: %w", path, field("times.runtimes"), err)
+		}
+		f.Rows = append(f.Rows, m)
+	}
+	if sp == nil {
+		for _, name := range names {
+			vals := seen[name]
+			slices.Sort(vals)
+			f.Kernel.Params = append(f.Kernel.Params, Param{Name: name, Values: vals})
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,324 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+// ktData is the Kernel Tuner data shipped with the project (see its README); SMART_KT_DATA
+// points elsewhere.
+func ktData(t testing.TB) string {
+	dir := os.Getenv("SMART_KT_DATA")
+	if dir == "" {
+		dir = "/work/shared/datasets/kernel-tuner"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA): %v", dir, err)
+	}
+	return dir
+}
+
+// ktCounts are the configurations of each file, counted independently with Python:
+//
+//	d = json.load(gzip.open(f)); c = d["cache"]
+//	Counter(v["time"] for v in c.values() if isinstance(v["time"], str)), len(c), d["device_name"]
+//
+// and for the T4 file Counter(r["invalidity"] for r in t["results"]).
+var ktCounts = []struct {
+	file, device, kernel string
+	total, ok            int
+	compile, runtime     int
+}{
+	{"convolution_milo/A100.json.gz", "NVIDIA A100-PCIE-40GB", "convolution_kernel", 4362, 4201, 6, 155},
+	{"convolution_milo/A100_T4.json.gz", "", "convolution_kernel", 4362, 4201, 6, 155},
+	{"convolution_milo/A4000.json.gz", "NVIDIA RTX A4000", "convolution_kernel", 4362, 4201, 6, 155},
+	{"convolution_milo/A6000.json.gz", "NVIDIA RTX A6000", "convolution_kernel", 4362, 3889, 252, 221},
+	{"convolution_milo/MI250X.json.gz", "", "convolution_kernel", 4362, 4362, 0, 0},
+	{"convolution_milo/W6600.json.gz", "AMD Radeon PRO W6600", "convolution_kernel", 4362, 4362, 0, 0},
+	{"convolution_milo/W7800.json.gz", "AMD Radeon PRO W7800", "convolution_kernel", 4362, 4246, 116, 0},
+	{"dedispersion_milo/A100.json.gz", "NVIDIA A100-PCIE-40GB", "dedispersion_kernel", 11130, 11130, 0, 0},
+	{"dedispersion_milo/A4000.json.gz", "NVIDIA RTX A4000", "dedispersion_kernel", 11130, 11130, 0, 0},
+	{"dedispersion_milo/A6000.json.gz", "NVIDIA RTX A6000", "dedispersion_kernel", 11130, 11130, 0, 0},
+	{"dedispersion_milo/MI250X.json.gz", "", "dedispersion_kernel", 11130, 11130, 0, 0},
+	{"dedispersion_milo/W6600.json.gz", "AMD Radeon PRO W6600", "dedispersion_kernel", 11130, 11130, 0, 0},
+	{"dedispersion_milo/W7800.json.gz", "AMD Radeon PRO W7800", "dedispersion_kernel", 11130, 11130, 0, 0},
+}
+
+func TestReadEveryKernelTunerFile(t *testing.T) {
+	root := ktData(t)
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*.json.gz"))
+	if len(files) != len(ktCounts) {
+		t.Fatalf("%d files in %s; the test knows %d", len(files), root, len(ktCounts))
+	}
+	for _, c := range ktCounts {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(root, c.file)
+			f, err := ReadKernelTuner(path, ImportOptions{Device: "given", Resolve: func(d string) (string, bool) { return "cat:" + d, d != "given" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDev, wantGPU := c.device, "cat:"+c.device
+			if c.device == "" {
+				wantDev, wantGPU = "given", ""
+			}
+			if f.Device.Name != wantDev || f.Device.GPU != wantGPU || f.Kernel.Name != c.kernel {
+				t.Errorf("device %+v, kernel %s", f.Device, f.Kernel.Name)
+			}
+			byStatus := map[smart.Status]int{}
+			for _, m := range f.Rows {
+				byStatus[m.Status]++
+				if m.Source != smart.Imported || m.Device != wantDev || m.GPU != wantGPU || m.Kernel != c.kernel || len(m.Setting) != len(f.Kernel.Params) {
+					t.Fatalf("row %+v", m)
+				}
+				if m.OK() && (m.Reps != 32 || !(m.MinMs <= m.TimeMs && m.TimeMs <= m.MaxMs) || m.StdMs < 0) {
+					t.Fatalf("times of %+v", m)
+				}
+			}
+			want := map[smart.Status]int{smart.StatusOK: c.ok}
+			if c.compile > 0 {
+				want[smart.StatusCompileError] = c.compile
+			}
+			if c.runtime > 0 {
+				want[smart.StatusLaunchError] = c.runtime
+			}
+			if len(f.Rows) != c.total || !reflect.DeepEqual(byStatus, want) {
+				t.Errorf("%d rows %v; want %d %v", len(f.Rows), byStatus, c.total, want)
+			}
+			if len(f.Kernel.Constraints) == 0 {
+				t.Error("the constraints of space.json were not carried")
+			}
+		})
+	}
+}
+
+func TestKernelSpaceOfImport(t *testing.T) {
+	root := ktData(t)
+	_, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/MI250X.json.gz"), ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "MI250X.json.gz: the file does not name its device") {
+		t.Fatalf("a file without a device name: %v", err)
+	}
+	f, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Param{
+		{"block_size_x", []int{16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256}},
+		{"block_size_y", []int{1, 2, 4, 8, 16}},
+		{"tile_size_x", []int{1, 2, 3, 4}},
+		{"tile_size_y", []int{1, 2, 3, 4}},
+		{"read_only", []int{0, 1}},
+		{"use_padding", []int{0, 1}},
+		{"use_shmem", []int{0, 1}},
+		{"use_cmem", []int{1}},
+		{"filter_height", []int{15}},
+		{"filter_width", []int{15}},
+	}
+	if !reflect.DeepEqual(f.Kernel.Params, want) {
+		t.Errorf("params %+v", f.Kernel.Params)
+	}
+	wantC := []string{
+		"use_padding==0 or block_size_x % 32 != 0",
+		"block_size_x*block_size_y<=1024",
+		"use_padding==0 or use_shmem != 0",
+		"use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*((block_size_y*tile_size_y+(filter_height-1)))) < 12*1024",
+	}
+	if !reflect.DeepEqual(f.Kernel.Constraints, wantC) || !reflect.DeepEqual(f.Kernel.ProblemSize, []int{4096, 4096}) {
+		t.Errorf("constraints %q, problem size %v", f.Kernel.Constraints, f.Kernel.ProblemSize)
+	}
+	// The T4 twin takes its kernel name and values from space.json and holds the same rows.
+	t4, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/A100_T4.json.gz"), ImportOptions{Device: "NVIDIA A100-PCIE-40GB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(t4.Kernel.Params, want) || len(t4.Rows) != len(f.Rows) {
+		t.Fatalf("T4 kernel %+v, %d rows", t4.Kernel, len(t4.Rows))
+	}
+	for i := range f.Rows {
+		a, b := f.Rows[i], t4.Rows[i]
+		if !reflect.DeepEqual(a.Setting, b.Setting) || a.Status != b.Status || a.TimeMs != b.TimeMs || a.MeanMs != b.MeanMs || a.StdMs != b.StdMs {
+			t.Fatalf("row %d: cache %+v\nT4 %+v", i, a, b)
+		}
+	}
+}
+
+// TestReplayKernelTuner checks replayed times against values read with Python from the cache
+// (statistics.median and statistics.stdev of "times", and "time").
+func TestReplayKernelTuner(t *testing.T) {
+	root := ktData(t)
+	ctx := context.Background()
+	r, err := OpenReplay(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := func(v ...int) smart.Setting {
+		s := smart.Setting{}
+		for i, p := range r.Kernels()[0].Params {
+			s[p.Name] = v[i]
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		setting                 smart.Setting
+		status                  smart.Status
+		median, mean, min, stdv float64
+	}{
+		{conv(16, 1, 1, 1, 0, 0, 0, 1, 15, 15), smart.StatusOK, 3.87174391746521, 3.8753279224038124, 3.8696959018707275, 0.01847417436942412},
+		{conv(32, 4, 1, 3, 1, 0, 1, 1, 15, 15), smart.StatusOK, 0.549888014793396, 0.5536000076681376, 0, 0}, // the fastest
+		{conv(32, 16, 2, 4, 1, 0, 0, 1, 15, 15), smart.StatusLaunchError, 0, 0, 0, 0},                        // RuntimeFailedConfig
+	} {
+		for _, gpu := range []string{"", "nvidia a100-pcie-40gb"} {
+			m, err := r.Evaluate(ctx, smart.Query{Setting: tc.setting, GPU: gpu})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Status != tc.status || m.TimeMs != tc.median || m.MeanMs != tc.mean || (tc.min != 0 && m.MinMs != tc.min) ||
+				(tc.stdv != 0 && m.StdMs-tc.stdv > 1e-15) || m.Source != smart.Imported || m.Device != "NVIDIA A100-PCIE-40GB" {
+				t.Errorf("%s: %+v", tc.setting, m)
+			}
+		}
+	}
+	missing := conv(16, 1, 1, 1, 0, 1, 0, 1, 15, 15) // use_padding without use_shmem breaks a constraint
+	if _, err := r.Evaluate(ctx, smart.Query{Setting: missing}); !errors.Is(err, ErrNotMeasured) {
+		t.Errorf("an unmeasured setting: %v", err)
+	}
+	r.Missing = smart.StatusInvalid
+	if m, err := r.Evaluate(ctx, smart.Query{Setting: missing}); err != nil || m.Status != smart.StatusInvalid || m.Source != smart.Imported {
+		t.Errorf("an unmeasured setting with Missing set: %+v, %v", m, err)
+	}
+	if _, err := r.Evaluate(ctx, smart.Query{Setting: missing, GPU: "V100"}); err == nil || !strings.Contains(err.Error(), `no rows of GPU "V100"`) {
+		t.Errorf("another GPU: %v", err)
+	}
+	if r.Len() != 4362 {
+		t.Errorf("%d variants", r.Len())
+	}
+}
+
+// TestImportAndReplayDataSet imports two devices' caches into one data set and replays it.
+func TestImportAndReplayDataSet(t *testing.T) {
+	root := ktData(t)
+	ctx := context.Background()
+	files := []string{
+		filepath.Join(root, "convolution_milo/A100.json.gz"),
+		filepath.Join(root, "convolution_milo/A100_T4.json.gz"),
+		filepath.Join(root, "convolution_milo/W6600.json.gz"),
+	}
+	opt := ImportOptions{Device: "NVIDIA A100-PCIE-40GB"}
+	dir := filepath.Join(t.TempDir(), "kt")
+	nameless := []string{files[1], filepath.Join(root, "convolution_milo/MI250X.json.gz")}
+	if _, err := Import(ctx, dir, nameless, ImportOptions{Device: "AMD Instinct MI250X", AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "2 files do not name their device") {
+		t.Fatalf("one device name for two nameless files: %v", err)
+	}
+	if _, err := Import(ctx, dir, files, opt); err == nil || !strings.Contains(err.Error(), "measured on 2 devices") {
+		t.Fatalf("importing two devices without allowing it: %v", err)
+	}
+	opt.AllowMixed = true
+	sums, err := Import(ctx, dir, files, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sums[0].Rows != 4362 || sums[1].Duplicates != 4362 || sums[1].Rows != 0 || sums[2].Rows != 4362 || sums[0].ByStatus[smart.StatusLaunchError] != 155 {
+		t.Fatalf("summaries %+v", sums)
+	}
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Kernels) != 1 || len(meta.Kernels[0].Files) != 3 || len(meta.Devices) != 2 || !meta.AllowMixed || meta.Sources[0] != smart.Imported {
+		t.Fatalf("meta %+v", meta)
+	}
+	r, err := OpenReplay(dir, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := smart.Setting{"block_size_x": 16, "block_size_y": 1, "tile_size_x": 1, "tile_size_y": 1, "read_only": 0, "use_padding": 0, "use_shmem": 0, "use_cmem": 1, "filter_height": 15, "filter_width": 15}
+	if _, err := r.Evaluate(ctx, smart.Query{Setting: s}); err == nil || !strings.Contains(err.Error(), "holds 2 devices") {
+		t.Fatalf("a query naming no GPU: %v", err)
+	}
+	m, err := r.Evaluate(ctx, smart.Query{Setting: s, GPU: "NVIDIA A100-PCIE-40GB"})
+	if err != nil || m.TimeMs != 3.87174391746521 || m.MeanMs != 3.8753279224038124 {
+		t.Fatalf("replay from the data set: %+v, %v", m, err)
+	}
+	st, err := ComputeStats(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sorted by device name: AMD first.
+	if len(st.Kernels) != 2 || st.Kernels[1].BestMs != 0.549888014793396 || st.Kernels[1].OK != 4201 || st.Kernels[0].OK != 4362 {
+		t.Fatalf("kernel stats %+v", st.Kernels)
+	}
+}
+
+func TestKernelTunerErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string, gz bool) string {
+		path := filepath.Join(dir, name)
+		data := []byte(content)
+		if gz {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+			data = b.Bytes()
+		}
+		os.WriteFile(path, data, 0o644)
+		return path
+	}
+	cache := func(time string) string {
+		return fmt.Sprintf(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"objective":"time","cache":{"1":{"a":1,"time":%s,"times":[1,2,3]}}}`, time)
+	}
+	for _, tc := range []struct {
+		name, content string
+		gz            bool
+		want          string
+	}{
+		{"plain.json", cache("2"), false, ""},
+		{"zipped.json.gz", cache("2"), true, ""},
+		{"unknown.json", cache(`"WeirdConfig"`), false, `field cache["1"].time is "WeirdConfig", a failure smart does not know`},
+		{"negative.json", cache("-1"), false, `field cache["1"].time is -1, neither a time in ms nor a failure name`},
+		{"float.json", strings.Replace(cache("2"), `"a":[1,2]`, `"a":[1,2.5]`, 1), false, "field tune_params.a[1] is 2.5; smart settings hold integers"},
+		{"notjson.json", "{\"cache\": [", false, "not a Kernel Tuner file: invalid JSON"},
+		{"other.json", `{"hello": 1}`, false, "neither a Kernel Tuner cache"},
+		{"t4.json", `{"results":[{"configuration":{"a":1},"invalidity":"correct","measurements":[{"name":"time","value":1}]}]}`, false, "does not name its kernel"},
+		{"bad.json.gz", "not gzip", false, "not a Kernel Tuner file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadKernelTuner(write(tc.name, tc.content, tc.gz), ImportOptions{})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+				t.Fatalf("error %v; want one naming the file and containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func ExampleReplay() {
+	root := os.Getenv("SMART_KT_DATA")
+	if root == "" {
+		root = "/work/shared/datasets/kernel-tuner"
+	}
+	r, err := OpenReplay(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := smart.Setting{"block_size_x": 32, "block_size_y": 4, "tile_size_x": 1, "tile_size_y": 3, "read_only": 1,
+		"use_padding": 0, "use_shmem": 1, "use_cmem": 1, "filter_height": 15, "filter_width": 15}
+	m, err := r.Evaluate(context.Background(), smart.Query{Setting: s})
+	fmt.Println(m.Status, m.TimeMs, "ms median of", m.Reps, "runs,", m.Source, "from", m.Device, err)
+	// Output: ok 0.549888014793396 ms median of 32 runs, imported from NVIDIA A100-PCIE-40GB <nil>
+}

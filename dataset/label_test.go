@@ -1,0 +1,193 @@
+package dataset
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"smart"
+)
+
+var (
+	ocA = smart.Combination(0)                   // BASE
+	ocB = smart.Combination(smart.ST)            // ST
+	ocC = smart.Combination(smart.BM)            // BM
+	ocD = smart.Combination(smart.CM)            // CM
+	ocE = smart.Combination(smart.TB | smart.CM) // CM_TB: never runs
+)
+
+// handMade writes a data set of five stencils on one GPU whose best time per OC is
+//
+//	stencil  BASE  ST   BM  CM
+//	s1       1     2    5   10
+//	s2       2     4    4   8
+//	s3       3     6    3   6
+//	s4       4     8    2   1.5
+//	s5       5     10   1   0.5
+//
+// Each OC also has a slower setting (3x) and a failed one, and CM_TB only fails, so the labels
+// must come from the fastest ok setting of each OC.
+func handMade(t *testing.T) string {
+	t.Helper()
+	times := map[smart.Combination][]float64{
+		ocA: {1, 2, 3, 4, 5},
+		ocB: {2, 4, 6, 8, 10},
+		ocC: {5, 4, 3, 2, 1},
+		ocD: {10, 8, 6, 1.5, 0.5},
+	}
+	dir := t.TempDir()
+	w, err := Create(dir, Meta{Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "V100", Name: "Tesla V100-SXM2-32GB"}}, Params: StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 5 {
+		id := "s" + string(rune('1'+i))
+		row := func(oc smart.Combination, bx int, status smart.Status, ms float64) {
+			m := smart.Measurement{StencilID: id, GPU: "V100", OC: oc, Setting: smart.Setting{"bx": bx, "by": 1, "shared": 0, "const": 0},
+				Status: status, TimeMs: ms, Source: smart.Measured}
+			if err := w.Append(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, oc := range []smart.Combination{ocA, ocB, ocC, ocD} {
+			row(oc, 32, smart.StatusOK, 3*times[oc][i])
+			row(oc, 64, smart.StatusOK, times[oc][i])
+			row(oc, 128, smart.StatusLaunchError, 0)
+		}
+		row(ocE, 32, smart.StatusCompileError, 0)
+	}
+	// A stencil where nothing ran.
+	if err := w.Append(smart.Measurement{StencilID: "s6", GPU: "V100", Setting: smart.Setting{"bx": 32}, Status: smart.StatusTimeout, Source: smart.Measured}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLabelsHandMade(t *testing.T) {
+	dir := handMade(t)
+	l, err := Label(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By hand: BASE and ST are exactly proportional (PCC 1); BM and CM correlate with PCC
+	// 0.9829527642269171 (Python: statistics.correlation([5,4,3,2,1], [10,8,6,1.5,0.5])); BASE
+	// and BM with -1. Average linkage merges BASE+ST first, then BM+CM (their links to BASE+ST
+	// are -1 and -0.98). Best OCs: s1 s2 BASE, s3 BASE (tie with BM at 3 goes to the lower
+	// OC), s4 s5 CM; so BASE wins 3 and labels {BASE, ST}, CM wins 2 and labels {BM, CM}.
+	const pccCD = 0.9829527642269171
+	if want := []smart.Combination{ocA, ocB, ocC, ocD}; !reflect.DeepEqual(l.OCs, want) {
+		t.Fatalf("OCs %v, want %v", l.OCs, want)
+	}
+	for _, c := range []struct {
+		i, j int
+		want float64
+	}{{0, 1, 1}, {2, 3, pccCD}, {0, 2, -1}, {0, 3, -pccCD}, {1, 3, -pccCD}, {3, 3, 1}} {
+		if got := l.PCC[c.i][c.j]; got == nil || math.Abs(*got-c.want) > 1e-12 {
+			t.Errorf("PCC[%v][%v] = %v, want %v", l.OCs[c.i], l.OCs[c.j], got, c.want)
+		}
+	}
+	wantMerges := []MergeStep{
+		{A: []smart.Combination{ocA}, B: []smart.Combination{ocB}, Similarity: 1},
+		{A: []smart.Combination{ocC}, B: []smart.Combination{ocD}, Similarity: pccCD},
+	}
+	if len(l.Merges) != 2 {
+		t.Fatalf("merges %+v", l.Merges)
+	}
+	for i, m := range l.Merges {
+		if !reflect.DeepEqual(m.A, wantMerges[i].A) || !reflect.DeepEqual(m.B, wantMerges[i].B) || math.Abs(m.Similarity-wantMerges[i].Similarity) > 1e-12 {
+			t.Errorf("merge %d: %+v, want %+v", i, m, wantMerges[i])
+		}
+	}
+	wantClasses := []Class{
+		{Label: ocA, Members: []smart.Combination{ocA, ocB}, Wins: 3},
+		{Label: ocD, Members: []smart.Combination{ocC, ocD}, Wins: 2},
+	}
+	if !reflect.DeepEqual(l.Classes, wantClasses) {
+		t.Fatalf("classes %+v\nwant %+v", l.Classes, wantClasses)
+	}
+	wantBest := []smart.Combination{ocA, ocA, ocA, ocD, ocD}
+	wantMs := []float64{1, 2, 3, 1.5, 0.5}
+	for i, in := range l.Instances {
+		if in.Best != wantBest[i] || in.BestMs != wantMs[i] || in.GPU != "V100" {
+			t.Errorf("instance %d: %+v, want best %v at %v ms", i, in, wantBest[i], wantMs[i])
+		}
+	}
+	if l.Unlabelled != 1 {
+		t.Errorf("%d unlabelled; want 1 (s6)", l.Unlabelled)
+	}
+	if c, ok := l.ClassOf(ocC); !ok || c != ocD {
+		t.Errorf("ClassOf(BM) = %v, %v", c, ok)
+	}
+	if _, ok := l.ClassOf(ocE); ok {
+		t.Error("CM_TB, which never ran, has a class")
+	}
+	back, err := ReadLabels(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, l) {
+		t.Fatalf("labels.json round trip:\n%+v\n%+v", back, l)
+	}
+
+	// With as many classes as OCs nothing merges; with one, everything does.
+	if l, _ := ComputeLabels(dir, LabelOptions{Classes: 5}); len(l.Classes) != 4 || len(l.Merges) != 0 {
+		t.Errorf("5 classes: %+v", l.Classes)
+	}
+	if l, _ := ComputeLabels(dir, LabelOptions{Classes: 1}); len(l.Classes) != 1 || l.Classes[0].Label != ocA || l.Classes[0].Wins != 5 {
+		t.Errorf("1 class: %+v", l.Classes)
+	}
+}
+
+func TestStatsHandMade(t *testing.T) {
+	s, err := ComputeStats(handMade(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rows != 5*13+1 {
+		t.Errorf("%d rows", s.Rows)
+	}
+	wantCounts := []CountRow{
+		{GPU: "V100", OC: "BASE", Rows: 16, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5, "timeout": 1}},
+		{GPU: "V100", OC: "ST", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
+		{GPU: "V100", OC: "BM", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
+		{GPU: "V100", OC: "CM", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
+		{GPU: "V100", OC: "CM_TB", Rows: 5, ByStatus: map[smart.Status]int{"compile_error": 5}},
+	}
+	if !reflect.DeepEqual(s.Counts, wantCounts) {
+		t.Errorf("counts %+v\nwant %+v", s.Counts, wantCounts)
+	}
+	wantBest := []BestOCRow{{GPU: "V100", OC: ocA, Stencils: 3}, {GPU: "V100", OC: ocD, Stencils: 2}}
+	if !reflect.DeepEqual(s.BestOC, wantBest) {
+		t.Errorf("best OCs %+v, want %+v", s.BestOC, wantBest)
+	}
+	// Worst over best per stencil: 10/1, 8/2, 6/3, 8/1.5, 10/0.5.
+	ratios := []float64{10, 4, 2, 8 / 1.5, 20}
+	want := GapRow{GPU: "V100", Stencils: 5, Min: 2, Median: 8 / 1.5, Mean: (10 + 4 + 2 + 8/1.5 + 20) / 5, Max: 20}
+	if len(s.Gap) != 1 || s.Gap[0].Stencils != 5 || s.Gap[0].Min != want.Min || s.Gap[0].Max != want.Max ||
+		math.Abs(s.Gap[0].Median-want.Median) > 1e-12 || math.Abs(s.Gap[0].Mean-want.Mean) > 1e-12 {
+		t.Errorf("gap %+v, want %+v (ratios %v)", s.Gap, want, ratios)
+	}
+}
+
+// TestLabelsRelative correlates the hand-made times divided by each stencil's best
+// (1, 2, 3, 1.5, 0.5). Python: statistics.correlation of the divided series gives BASE~ST 1,
+// BM~CM 0.9380063043457602, BASE~BM -0.15941963462409667, BASE~CM -0.4694183338323992: the
+// same merges as with raw times, for different reasons.
+func TestLabelsRelative(t *testing.T) {
+	l, err := ComputeLabels(handMade(t), LabelOptions{Classes: 2, Relative: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		i, j int
+		want float64
+	}{{0, 1, 1}, {2, 3, 0.9380063043457602}, {0, 2, -0.15941963462409667}, {0, 3, -0.4694183338323992}} {
+		if got := l.PCC[c.i][c.j]; got == nil || math.Abs(*got-c.want) > 1e-12 {
+			t.Errorf("PCC[%v][%v] = %v, want %v", l.OCs[c.i], l.OCs[c.j], got, c.want)
+		}
+	}
+	if !l.Relative || len(l.Classes) != 2 || l.Classes[0].Label != ocA || l.Classes[1].Label != ocD {
+		t.Fatalf("classes %+v", l.Classes)
+	}
+}

@@ -1,0 +1,221 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"smart"
+)
+
+// MergeSummary says what Merge joined.
+type MergeSummary struct {
+	Rows       int      `json:"rows"`       // rows written
+	Duplicates int      `json:"duplicates"` // rows left out because an earlier data set had the variant
+	Torn       []string `json:"torn"`       // data sets whose torn last line was left out
+	// MissingShards lists the shards of the plan that were not among the inputs.
+	MissingShards []string `json:"missing_shards,omitempty"`
+}
+
+// Merge joins data sets into a new one in out: shards of one plan, or, with allowMixed, data
+// sets of different devices, sources or plans (recorded in meta.json). Without allowMixed it
+// refuses inputs whose devices, sources, parameter columns or plans differ, so that no data set
+// mixes them silently. A variant present in several inputs is kept once, from the first.
+func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (MergeSummary, error) {
+	var sum MergeSummary
+	if len(dirs) == 0 {
+		return sum, errors.New("no data sets to merge")
+	}
+	metas := make([]Meta, len(dirs))
+	for i, d := range dirs {
+		m, err := ReadMeta(d)
+		if err != nil {
+			return sum, err
+		}
+		metas[i] = m
+	}
+	meta, err := mergedMeta(dirs, metas, allowMixed)
+	if err != nil {
+		return sum, err
+	}
+	if p := meta.Plan; p != nil {
+		seen := map[Shard]bool{}
+		n := 0
+		for _, m := range metas {
+			if m.Shard == nil {
+				n = 0
+				break
+			}
+			seen[*m.Shard], n = true, m.Shard.N
+		}
+		for i := 1; i <= n; i++ {
+			if !seen[Shard{I: i, N: n}] {
+				sum.MissingShards = append(sum.MissingShards, Shard{I: i, N: n}.String())
+			}
+		}
+	}
+	w, err := Create(out, meta)
+	if err != nil {
+		return sum, err
+	}
+	defer w.Close()
+	for _, d := range dirs {
+		if err := copyStencils(d, out); err != nil {
+			return sum, err
+		}
+		var chunk []smart.Measurement
+		pending := map[string]bool{} // keys of chunk, not yet in w
+		flush := func() error {
+			err := w.Append(chunk...)
+			sum.Rows += len(chunk)
+			chunk = chunk[:0]
+			clear(pending)
+			return err
+		}
+		_, torn, err := Scan(d, func(m smart.Measurement) error {
+			k := Key(m)
+			if _, done := w.done[k]; done || pending[k] {
+				sum.Duplicates++
+				return nil
+			}
+			pending[k] = true
+			chunk = append(chunk, m)
+			if len(chunk) == 1024 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err != nil {
+			return sum, err
+		}
+		if torn != nil {
+			sum.Torn = append(sum.Torn, d)
+		}
+	}
+	return sum, w.Close()
+}
+
+// mergedMeta checks that the inputs may be merged and describes the result.
+func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
+	first := metas[0]
+	out := Meta{Sources: slices.Clone(first.Sources), Devices: slices.Clone(first.Devices), Params: slices.Clone(first.Params),
+		Plan: first.Plan, Kernels: slices.Clone(first.Kernels), AllowMixed: allowMixed || first.AllowMixed}
+	out.MergedFrom = make([]string, len(dirs))
+	for i, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		out.MergedFrom[i] = d
+	}
+	shards := map[Shard]string{}
+	for i, m := range metas {
+		if m.Shard != nil {
+			if prev, dup := shards[*m.Shard]; dup {
+				return Meta{}, fmt.Errorf("%s and %s are both shard %s", prev, dirs[i], m.Shard)
+			}
+			shards[*m.Shard] = dirs[i]
+		}
+		if i == 0 {
+			continue
+		}
+		refuse := func(what string, a, b any) error {
+			return fmt.Errorf("%s and %s differ in %s (%v and %v); merge them with allow-mixed if that is meant", dirs[0], dirs[i], what, a, b)
+		}
+		for _, s := range m.Sources {
+			if !slices.Contains(out.Sources, s) {
+				if !allowMixed {
+					return Meta{}, refuse("source", first.Sources, m.Sources)
+				}
+				out.Sources = append(out.Sources, s)
+			}
+		}
+		for _, d := range m.Devices {
+			if !slices.ContainsFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name }) {
+				if !allowMixed {
+					return Meta{}, refuse("device", deviceList(first.Devices), deviceList(m.Devices))
+				}
+				out.Devices = append(out.Devices, d)
+			}
+		}
+		if !slices.Equal(m.Params, out.Params) {
+			if !allowMixed {
+				return Meta{}, refuse("parameter columns", strings.Join(first.Params, ","), strings.Join(m.Params, ","))
+			}
+			for _, p := range m.Params {
+				if !slices.Contains(out.Params, p) {
+					out.Params = append(out.Params, p)
+				}
+			}
+		}
+		switch {
+		case out.Plan == nil && m.Plan == nil:
+		case out.Plan == nil || m.Plan == nil:
+			if !allowMixed {
+				return Meta{}, refuse("plan", "one with a sampling plan", "one without")
+			}
+			out.Plan = nil
+		default:
+			if err := out.Plan.diff(*m.Plan); err != nil {
+				if !allowMixed {
+					return Meta{}, fmt.Errorf("%s and %s were planned differently: %w; merge them with allow-mixed if that is meant", dirs[0], dirs[i], err)
+				}
+				out.Plan = nil
+			}
+		}
+		for _, k := range m.Kernels {
+			if err := addKernel(&out, k); err != nil {
+				return Meta{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func deviceList(ds []Device) string {
+	var names []string
+	for _, d := range ds {
+		names = append(names, fmt.Sprintf("%q", d.Name))
+	}
+	return strings.Join(names, ",")
+}
+
+// copyStencils copies the stencil files of one data set into another.
+func copyStencils(from, to string) error {
+	entries, err := os.ReadDir(filepath.Join(from, StencilsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(to, StencilsDir), 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		dst := filepath.Join(to, StencilsDir, e.Name())
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, StencilsDir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(dst, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package dataset
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+// runShard measures one shard of plan into a new data set and returns its directory.
+func runShard(t *testing.T, sts []*smart.Stencil, plan *Plan, shard *Shard, meta Meta) string {
+	t.Helper()
+	ctx := context.Background()
+	items, err := plan.Items(ctx, sts, smart.SM80(), testSpace, shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "shard")
+	meta.Plan, meta.Shard = plan, shard
+	w, err := Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if plan.InShard(st.ID(), shard) {
+			w.AddStencil(st)
+		}
+	}
+	if _, err := (&Runner{Evaluator: &fakeEval{}, GPU: meta.Devices[0].GPU}).Run(ctx, w, items); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sortedKeys(t *testing.T, dir string) []string {
+	t.Helper()
+	_, rows, err := ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, m := range rows {
+		keys = append(keys, Key(m)+"|"+string(m.Status))
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func TestMergeShards(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 5, 2)
+	plan, _ := NewPlan(sts, testOCs, 3, 9)
+	meta := simMeta(StencilParams(), nil, nil)
+	whole := runShard(t, sts, plan, nil, meta)
+	var shards []string
+	for i := 1; i <= 3; i++ {
+		shards = append(shards, runShard(t, sts, plan, &Shard{I: i, N: 3}, meta))
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	// The second shard twice: its rows are duplicates, kept once.
+	sum, err := Merge(ctx, out, append(shards, shards[1]), false)
+	if err == nil || !strings.Contains(err.Error(), "are both shard 2/3") {
+		t.Fatalf("merging a shard twice: %v", err)
+	}
+	sum, err = Merge(ctx, out, shards, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sortedKeys(t, whole); !reflect.DeepEqual(sortedKeys(t, out), want) || sum.Rows != len(want) || sum.Duplicates != 0 {
+		t.Fatalf("merged shards differ from the whole run (%+v)", sum)
+	}
+	m, err := ReadMeta(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Shard != nil || !reflect.DeepEqual(m.Plan, plan) || len(m.MergedFrom) != 3 || m.AllowMixed {
+		t.Fatalf("merged meta %+v", m)
+	}
+	stencils, err := filepath.Glob(filepath.Join(out, StencilsDir, "*.json"))
+	if err != nil || len(stencils) != len(sts) {
+		t.Fatalf("%d stencil files merged, want %d", len(stencils), len(sts))
+	}
+
+	partial := filepath.Join(t.TempDir(), "partial")
+	if sum, err := Merge(ctx, partial, shards[:2], false); err != nil || !slices.Equal(sum.MissingShards, []string{"3/3"}) {
+		t.Fatalf("partial merge: %+v, %v", sum, err)
+	}
+	// Merging the whole run with the merged shards: every row is a duplicate.
+	if sum, err := Merge(ctx, filepath.Join(t.TempDir(), "dups"), []string{whole, out}, false); err != nil || sum.Duplicates != sum.Rows {
+		t.Fatalf("duplicates: %+v, %v", sum, err)
+	}
+}
+
+func TestMergeRefusesMixing(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs[:2], 2, 1)
+	a := runShard(t, sts, plan, nil, simMeta(StencilParams(), nil, nil))
+	vmeta := simMeta(StencilParams(), nil, nil)
+	vmeta.Devices = []Device{{GPU: "V100", Name: "analytic model"}}
+	b := runShard(t, sts, plan, nil, vmeta)
+	measured := simMeta(StencilParams(), nil, nil)
+	measured.Sources = []smart.Source{smart.Measured}
+	c, err := Create(filepath.Join(t.TempDir(), "measured"), measured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	otherPlan, _ := NewPlan(sts, testOCs[:2], 3, 1)
+	d := runShard(t, sts, otherPlan, nil, simMeta(StencilParams(), nil, nil))
+
+	for _, tc := range []struct {
+		with string
+		want string
+	}{
+		{b, "differ in device"},
+		{c.Dir(), "differ in source"},
+		{d, "were planned differently: it draws 2 settings per OC, now 3"},
+	} {
+		if _, err := Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{a, tc.with}, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("merge with %s: %v; want %q", tc.with, err, tc.want)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "mixed")
+	sum, err := Merge(ctx, out, []string{a, b}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ReadMeta(out)
+	if !m.AllowMixed || len(m.Devices) != 2 || sum.Rows != 2*2*2*2 {
+		t.Fatalf("mixed merge: %+v, %+v", m, sum)
+	}
+	st, err := ComputeStats(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus := map[string]int{}
+	for _, c := range st.Counts {
+		gpus[c.GPU] += c.Rows
+	}
+	if !reflect.DeepEqual(gpus, map[string]int{"A100-40GB": 8, "V100": 8}) {
+		t.Fatalf("rows per GPU %v", gpus)
+	}
+}

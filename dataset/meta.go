@@ -1,0 +1,217 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"smart"
+)
+
+// Format is the version tag of the data set format this package writes and reads.
+const Format = "smart-dataset/1"
+
+// File names inside a data set directory.
+const (
+	MetaFile    = "meta.json"
+	RowsFile    = "rows.csv"
+	StencilsDir = "stencils"
+	LabelsFile  = "labels.json"
+)
+
+// Meta describes a data set: where its numbers come from and how its rows were chosen.
+type Meta struct {
+	Format  string    `json:"format"`
+	Tool    string    `json:"tool_version"` // the smart build that wrote the data set
+	Created time.Time `json:"created"`
+
+	// Sources and Devices hold one entry each unless data sets were merged or imported with
+	// AllowMixed; every row names its own source and device.
+	Sources    []smart.Source `json:"sources"`
+	Devices    []Device       `json:"devices"`
+	AllowMixed bool           `json:"allow_mixed,omitempty"`
+
+	// Params are the parameter columns of rows.csv, in order.
+	Params []string `json:"params"`
+
+	Plan       *Plan    `json:"plan,omitempty"`        // how the variants were chosen (smart bench)
+	Shard      *Shard   `json:"shard,omitempty"`       // which part of the plan this data set runs
+	Kernels    []Kernel `json:"kernels,omitempty"`     // foreign kernels (imported)
+	MergedFrom []string `json:"merged_from,omitempty"` // data sets joined into this one
+}
+
+// Device is the GPU a data set's rows were measured on (or simulated for).
+type Device struct {
+	GPU      string `json:"gpu"`            // catalogue name; empty where the catalogue lacks the device
+	Name     string `json:"name"`           // as the device names itself (NVML or the cache file)
+	UUID     string `json:"uuid,omitempty"` // NVML
+	Driver   string `json:"driver_version,omitempty"`
+	CUDA     string `json:"cuda_version,omitempty"`
+	CC       string `json:"compute_capability,omitempty"`
+	NVMLName string `json:"nvml_name,omitempty"` // the NVML name where it differs from Name
+}
+
+// Kernel describes an imported foreign kernel: its tunable parameters and the constraints
+// between them, for a tuner to search the same space.
+type Kernel struct {
+	Name        string   `json:"name"`
+	Params      []Param  `json:"params"`
+	Constraints []string `json:"constraints,omitempty"` // Kernel Tuner expressions from space.json, as written
+	ProblemSize []int    `json:"problem_size,omitempty"`
+	Files       []string `json:"files,omitempty"` // where it was imported from
+}
+
+// Param is one tunable parameter of a foreign kernel and its values.
+type Param struct {
+	Name   string `json:"name"`
+	Values []int  `json:"values"`
+}
+
+// Shard is part i (1 to N) of a plan split by stencil.
+type Shard struct {
+	I int `json:"i"`
+	N int `json:"n"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
+
+// ToolVersion describes this build of smart from its build information.
+func ToolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "smart (unknown build)"
+	}
+	v := "smart " + bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
+// ReadMeta reads and checks dir/meta.json.
+func ReadMeta(dir string) (Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Meta{}, fmt.Errorf("%s is not a data set: it has no %s", dir, MetaFile)
+	}
+	if err != nil {
+		return Meta{}, err
+	}
+	var m Meta
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return Meta{}, fmt.Errorf("%s: invalid JSON at byte %d: %v", path, syn.Offset, err)
+		case errors.As(err, &typ):
+			return Meta{}, fmt.Errorf("%s: field %q has a %s where a %s is expected", path, typ.Field, typ.Value, typ.Type)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return Meta{}, fmt.Errorf("%s: the file is empty or cut short", path)
+		}
+		return Meta{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Format != Format {
+		return Meta{}, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q", path, m.Format, Format)
+	}
+	if err := m.check(); err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// check reports the first inconsistency of a meta record.
+func (m *Meta) check() error {
+	if len(m.Sources) == 0 {
+		return errors.New(`field "sources" is empty; a data set says where its numbers come from`)
+	}
+	if len(m.Devices) == 0 {
+		return errors.New(`field "devices" is empty; a data set names the device it was measured on`)
+	}
+	for i, s := range m.Sources {
+		switch s {
+		case smart.Measured, smart.Simulated, smart.Imported, smart.Predicted:
+		default:
+			return fmt.Errorf("field \"sources[%d]\" is %q; use measured, simulated, imported or predicted", i, s)
+		}
+	}
+	if (len(m.Sources) > 1 || len(m.Devices) > 1) && !m.AllowMixed {
+		return fmt.Errorf("it holds %d sources and %d devices but allow_mixed is false; data sets mix them only when asked to", len(m.Sources), len(m.Devices))
+	}
+	if _, err := newColumns(m.Params); err != nil {
+		return fmt.Errorf("field \"params\": %w", err)
+	}
+	if m.Plan != nil {
+		if err := m.Plan.check(); err != nil {
+			return fmt.Errorf("field \"plan\": %w", err)
+		}
+	}
+	if m.Shard != nil && (m.Shard.N < 1 || m.Shard.I < 1 || m.Shard.I > m.Shard.N) {
+		return fmt.Errorf("field \"shard\" is %s; a shard is i/n with 1 <= i <= n", m.Shard)
+	}
+	return nil
+}
+
+// hasSource reports whether s is one of the data set's sources.
+func (m *Meta) hasSource(s smart.Source) bool { return slices.Contains(m.Sources, s) }
+
+func writeMeta(dir string, m Meta) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", MetaFile, err)
+	}
+	return writeFileAtomic(filepath.Join(dir, MetaFile), append(data, '\n'))
+}
+
+// writeFileAtomic writes data to path so that readers see the old file or the whole new one,
+// even across a crash: a synced temporary file renamed over path, then the directory synced.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or a new file in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}

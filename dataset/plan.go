@@ -1,0 +1,242 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"smart"
+	"smart/generator"
+	"smart/tuner/space"
+)
+
+// Plan says which variants a benchmark measures: for every stencil and OC, Samples settings drawn
+// uniformly at random from the valid ones (StencilMART section V-A), or the explicit Settings.
+// The draws are seeded from (Seed, stencil ID, OC), so a resumed run and every shard draw the
+// same settings, whatever else is in the plan.
+type Plan struct {
+	Seed     uint64              `json:"seed"`
+	Samples  int                 `json:"samples,omitempty"` // settings per stencil and OC
+	OCs      []smart.Combination `json:"ocs,omitempty"`
+	Settings []Variant           `json:"settings,omitempty"` // explicit variants, tried on every stencil
+	Stencils []string            `json:"stencils"`           // IDs of the plan's stencils, sorted
+}
+
+// Variant is an OC and a setting of it.
+type Variant struct {
+	OC      smart.Combination `json:"oc"`
+	Setting smart.Setting     `json:"setting"`
+}
+
+// NewPlan plans samples random settings of each OC for every stencil.
+func NewPlan(stencils []*smart.Stencil, ocs []smart.Combination, samples int, seed uint64) (*Plan, error) {
+	p := &Plan{Seed: seed, Samples: samples, OCs: slices.Clone(ocs), Stencils: stencilIDs(stencils)}
+	return p, p.check()
+}
+
+// NewExplicitPlan plans the given variants for every stencil.
+func NewExplicitPlan(stencils []*smart.Stencil, variants []Variant) (*Plan, error) {
+	p := &Plan{Settings: slices.Clone(variants), Stencils: stencilIDs(stencils)}
+	return p, p.check()
+}
+
+func stencilIDs(stencils []*smart.Stencil) []string {
+	ids := make([]string, len(stencils))
+	for i, st := range stencils {
+		ids[i] = st.ID()
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func (p *Plan) check() error {
+	switch {
+	case len(p.Stencils) == 0:
+		return errors.New("the plan has no stencils")
+	case len(p.Settings) > 0 && (p.Samples != 0 || len(p.OCs) != 0):
+		return errors.New("the plan has both explicit settings and samples per OC; give one or the other")
+	case len(p.Settings) == 0 && p.Samples < 1:
+		return fmt.Errorf("the plan draws %d settings per OC; draw at least 1", p.Samples)
+	case len(p.Settings) == 0 && len(p.OCs) == 0:
+		return errors.New("the plan has no OCs")
+	case !slices.IsSorted(p.Stencils):
+		return errors.New("the plan's stencil IDs are not sorted")
+	}
+	seen := map[string]int{}
+	for i, v := range p.Settings {
+		k := v.OC.String() + " " + v.Setting.String()
+		if j, dup := seen[k]; dup {
+			return fmt.Errorf("settings[%d] repeats settings[%d] (%s)", i, j, k)
+		}
+		seen[k] = i
+	}
+	for i, oc := range p.OCs {
+		if err := oc.Check(); err != nil {
+			return fmt.Errorf("ocs[%d]: %w", i, err)
+		}
+		if slices.Contains(p.OCs[:i], oc) {
+			return fmt.Errorf("ocs[%d]: %s is listed twice", i, oc)
+		}
+	}
+	return nil
+}
+
+// diff reports how q differs from p.
+func (p Plan) diff(q Plan) error {
+	switch {
+	case p.Seed != q.Seed:
+		return fmt.Errorf("its seed is %d, now %d", p.Seed, q.Seed)
+	case p.Samples != q.Samples:
+		return fmt.Errorf("it draws %d settings per OC, now %d", p.Samples, q.Samples)
+	case !slices.Equal(p.OCs, q.OCs):
+		return fmt.Errorf("its OCs are %v, now %v", p.OCs, q.OCs)
+	case !reflect.DeepEqual(p.Settings, q.Settings):
+		return errors.New("its explicit settings differ")
+	case !slices.Equal(p.Stencils, q.Stencils):
+		return fmt.Errorf("it has %d stencils, now %d (or other ones)", len(p.Stencils), len(q.Stencils))
+	}
+	return nil
+}
+
+// Item is one variant to measure. An item with Invalid set breaks the search space's
+// constraints; it is recorded as an invalid row without being evaluated.
+type Item struct {
+	Stencil *smart.Stencil
+	OC      smart.Combination
+	Setting smart.Setting
+	Invalid string
+}
+
+// SpaceFunc returns the search space of a stencil under an OC on a GPU.
+type SpaceFunc func(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU) (*space.Space, error)
+
+// ParseShard reads "i/n" (1 <= i <= n). An empty string is the whole plan (nil).
+func ParseShard(s string) (*Shard, error) {
+	if s == "" {
+		return nil, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %q is not of the form i/n with 1 <= i <= n (e.g. 2/4)", s)
+	}
+	return &Shard{I: i, N: n}, nil
+}
+
+// InShard reports whether the stencil with the given ID belongs to shard (nil: the whole plan).
+// Stencils are dealt round-robin in the plan's ID order, so shards differ in size by at most one
+// stencil and together hold each exactly once.
+func (p *Plan) InShard(id string, shard *Shard) bool {
+	if shard == nil {
+		return true
+	}
+	k, found := slices.BinarySearch(p.Stencils, id)
+	return found && k%shard.N == shard.I-1
+}
+
+// Items lists the work of the plan for the stencils of a shard (nil: all), in stencil ID order,
+// then OC order, then drawing order. stencils must be exactly the plan's.
+//
+// A space with fewer valid settings than Samples gives all of them; one with none gives one
+// invalid item with an empty setting, so the data set records that the OC cannot run. Explicit
+// settings that break the space's constraints become invalid items.
+func (p *Plan) Items(ctx context.Context, stencils []*smart.Stencil, gpu smart.GPU, spaces SpaceFunc, shard *Shard) ([]Item, error) {
+	byID := make(map[string]*smart.Stencil, len(stencils))
+	for _, st := range stencils {
+		byID[st.ID()] = st
+	}
+	if len(byID) != len(p.Stencils) || slices.ContainsFunc(p.Stencils, func(id string) bool { return byID[id] == nil }) {
+		return nil, fmt.Errorf("the plan has %d stencils; %d were given, or other ones", len(p.Stencils), len(byID))
+	}
+	var items []Item
+	for _, id := range p.Stencils {
+		st := byID[id]
+		if !p.InShard(id, shard) {
+			continue
+		}
+		if len(p.Settings) > 0 {
+			for _, v := range p.Settings {
+				it := Item{Stencil: st, OC: v.OC, Setting: v.Setting.Clone()}
+				sp, err := spaces(ctx, st, v.OC, gpu)
+				if err != nil {
+					return nil, fmt.Errorf("search space of stencil %s under %s: %w", st.Name, v.OC, err)
+				}
+				if err := sp.Check(v.Setting); err != nil {
+					it.Invalid = err.Error()
+				}
+				items = append(items, it)
+			}
+			continue
+		}
+		for _, oc := range p.OCs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			sp, err := spaces(ctx, st, oc, gpu)
+			if err != nil {
+				return nil, fmt.Errorf("search space of stencil %s under %s: %w", st.Name, oc, err)
+			}
+			settings, err := drawSettings(sp, p.rng(id, oc), p.Samples)
+			if err != nil {
+				return nil, fmt.Errorf("drawing settings of stencil %s under %s: %w", st.Name, oc, err)
+			}
+			if len(settings) == 0 {
+				items = append(items, Item{Stencil: st, OC: oc, Setting: smart.Setting{},
+					Invalid: fmt.Sprintf("%s has no valid setting for this stencil on %s", oc, gpu.Name)})
+			}
+			for _, s := range settings {
+				items = append(items, Item{Stencil: st, OC: oc, Setting: s})
+			}
+		}
+	}
+	return items, nil
+}
+
+// rng is the generator of one stencil's and OC's draws.
+func (p *Plan) rng(id string, oc smart.Combination) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(id + "|" + oc.String()))
+	return rand.New(rand.NewPCG(p.Seed, h.Sum64()))
+}
+
+// drawSettings returns n distinct settings drawn uniformly from sp (every n-subset equally
+// likely), or all of them when it holds n or fewer, in index order.
+func drawSettings(sp *space.Space, rng *rand.Rand, n int) ([]smart.Setting, error) {
+	if c, ok := sp.Len(); ok && c <= uint64(n) {
+		var all []smart.Setting
+		for s := range sp.All() {
+			all = append(all, s)
+		}
+		return all, nil
+	}
+	return sp.Sample(rng, n)
+}
+
+// RandomStencils draws n random stencils of dims dimensions with StencilMART's generator
+// (Algorithm 1) as its benchmark set does: orders 1 to maxOrder in turn (stencil i has order
+// 1 + i mod maxOrder), stencil i drawn by generator.Spec{Order, Dims, Seed}.Stencil(i), so a set
+// is the same on every machine and a larger n extends a smaller one.
+func RandomStencils(n, dims, maxOrder int, seed uint64) ([]*smart.Stencil, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%d random stencils requested; ask for at least 1", n)
+	}
+	if maxOrder < 1 || maxOrder > smart.MaxMaxOrder {
+		return nil, fmt.Errorf("maximum order %d: use 1 to %d", maxOrder, smart.MaxMaxOrder)
+	}
+	out := make([]*smart.Stencil, n)
+	for i := range out {
+		st, err := generator.Spec{Dims: dims, Order: 1 + i%maxOrder, Seed: seed}.Stencil(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = st
+	}
+	return out, nil
+}

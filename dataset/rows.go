@@ -1,0 +1,173 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"smart"
+)
+
+// Torn describes the last line of rows.csv when a writer was killed while writing it: the line
+// has no newline, or is cut short of the header's field count.
+type Torn struct {
+	Line   int   // 1-based line number in rows.csv
+	Offset int64 // where the line starts, and where the file is cut on Resume
+	Bytes  int64 // length of the torn line
+}
+
+func (t *Torn) String() string {
+	return fmt.Sprintf("line %d (%d bytes) was cut short, as by a killed run", t.Line, t.Bytes)
+}
+
+// Scan reads a data set and calls fn for every row in file order. A torn last line (a run
+// killed mid-write, or one still writing) is skipped and returned; any other damage is an error
+// naming the file, line and column.
+func Scan(dir string, fn func(m smart.Measurement) error) (Meta, *Torn, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return Meta{}, nil, err
+	}
+	torn, err := scanRows(filepath.Join(dir, RowsFile), meta.Params, fn)
+	return meta, torn, err
+}
+
+// ReadAll returns every row of a data set. Scan is cheaper for large ones.
+func ReadAll(dir string) (Meta, []smart.Measurement, error) {
+	var rows []smart.Measurement
+	meta, _, err := Scan(dir, func(m smart.Measurement) error {
+		rows = append(rows, m)
+		return nil
+	})
+	return meta, rows, err
+}
+
+// scanRows reads rows.csv written with the given parameter columns.
+//
+// Every row the writer writes is one line, so a kill can only leave the last line torn: without
+// its newline, or (were a write split) with too few fields. Such a line is reported, not read.
+func scanRows(path string, params []string, fn func(m smart.Measurement) error) (*Torn, error) {
+	cols, err := newColumns(params)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end, lastStart, err := tailOffsets(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var torn *Torn
+	if end < st.Size() {
+		torn = &Torn{Offset: end, Bytes: st.Size() - end}
+	}
+	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, 0, end), 1<<16))
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	header := Columns(params)
+	line := 0
+	for {
+		start := r.InputOffset()
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line++
+		if err != nil || (line > 1 && len(rec) != cols.n) {
+			if line > 1 && start >= lastStart && torn == nil {
+				// The last complete line is damaged: a split write. Cut it like a torn line.
+				torn = &Torn{Offset: start, Bytes: st.Size() - start}
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: not a CSV file: %w", path, err)
+			}
+			return nil, fmt.Errorf("%s:%d: the row has %d fields; the header has %d", path, line, len(rec), cols.n)
+		}
+		if line == 1 {
+			if err := checkHeader(rec, header); err != nil {
+				return nil, fmt.Errorf("%s:1: %w", path, err)
+			}
+			continue
+		}
+		m, err := cols.decode(rec, path, line)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(m); err != nil {
+			return nil, err
+		}
+	}
+	if line == 0 {
+		return nil, fmt.Errorf("%s: the file is empty; it should start with the header %s", path, joinComma(header))
+	}
+	if torn != nil {
+		torn.Line = line + 1
+		if torn.Offset < end {
+			torn.Line = line
+		}
+	}
+	return torn, nil
+}
+
+func checkHeader(got, want []string) error {
+	if slices.Equal(got, want) {
+		return nil
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Errorf("header column %d is %q where meta.json's params call for %q; the file does not belong to this data set", i+1, got[i], want[i])
+		}
+	}
+	return fmt.Errorf("header has %d columns where meta.json's params call for %d; the file does not belong to this data set", len(got), len(want))
+}
+
+func joinComma(s []string) string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(s)
+	w.Flush()
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// tailOffsets returns end, the offset just past the file's last newline, and lastStart, where the
+// line ending there starts. It reads the file backwards in chunks.
+func tailOffsets(f *os.File, size int64) (end, lastStart int64, err error) {
+	const chunk = 1 << 16
+	buf := make([]byte, chunk)
+	end = -1
+	for pos := size; pos > 0; {
+		n := min(int64(chunk), pos)
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil && !errors.Is(err, io.EOF) {
+			return 0, 0, err
+		}
+		for i := n - 1; i >= 0; i-- {
+			if buf[i] != '\n' {
+				continue
+			}
+			if end < 0 {
+				end = pos + i + 1
+				continue
+			}
+			return end, pos + i + 1, nil
+		}
+	}
+	if end < 0 {
+		return 0, 0, nil
+	}
+	return end, 0, nil
+}

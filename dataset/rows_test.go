@@ -1,0 +1,246 @@
+package dataset
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+func sampleRows() []smart.Measurement {
+	return []smart.Measurement{
+		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: smart.Combination(smart.ST | smart.RT),
+			Setting: smart.Setting{"bx": 32, "by": 4, "bz": 1, "shared": 1, "const": 0, "sd": 3, "sb": 64, "ufx": 1, "ufy": 1, "ufz": 2},
+			Status:  smart.StatusOK, TimeMs: 0.30000000000000004, MinMs: 1e-300, MaxMs: 1.7976931348623157e308, MeanMs: 1.0 / 3, StdMs: 0, Reps: 10,
+			Source: smart.Measured, Readings: &smart.Readings{SMClockMHz: 1410, MemClockMHz: 1215, PowerW: 251.125, TempC: 61}},
+		{StencilID: "ffffffffffffffff", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0,
+			Setting: smart.Setting{"bx": 1024, "by": 1, "bz": 1, "shared": 0, "const": 1},
+			Status:  smart.StatusCompileError, Error: `nvcc: "x", y; error`, Source: smart.Measured},
+		{StencilID: "0000000000000001", GPU: "V100", OC: smart.Combination(smart.BM | smart.TB),
+			Setting: smart.Setting{"bx": 64, "by": 2, "shared": 0, "const": 0, "ufx": 1, "ufy": 1, "bmx": 2, "bmy": 1, "tt": 4},
+			Status:  smart.StatusTimeout, TimeMs: 5000, Reps: 0, Source: smart.Simulated},
+		{StencilID: "0000000000000002", GPU: "V100", Setting: smart.Setting{}, Status: smart.StatusInvalid,
+			Error: "BASE has no valid setting", Source: smart.Simulated},
+	}
+}
+
+func TestRowRoundTrip(t *testing.T) {
+	cols, err := newColumns(StencilParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range sampleRows() {
+		rec, err := cols.encode(m)
+		if err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+		got, err := cols.decode(rec, "rows.csv", 2)
+		if err != nil {
+			t.Fatalf("row %d: %v\n%q", i, err, rec)
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("row %d round trip:\n got %+v\nwant %+v", i, got, m)
+		}
+	}
+	kcols, err := newColumns([]string{"block_size_x", "read_only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := smart.Measurement{Kernel: "convolution_kernel", Device: "AMD Radeon PRO W6600", Setting: smart.Setting{"block_size_x": 16, "read_only": 1},
+		Status: smart.StatusOK, TimeMs: 3.87174391746521, MinMs: 3.8696959018707275, MaxMs: 3.976191997528076, MeanMs: 3.8753279224038124,
+		StdMs: 0.01847417436942412, Reps: 32, Source: smart.Imported}
+	rec, err := kcols.encode(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec[4] != "" {
+		t.Errorf("kernel row has oc %q; want it empty", rec[4])
+	}
+	if got, err := kcols.decode(rec, "rows.csv", 2); err != nil || !reflect.DeepEqual(got, k) {
+		t.Errorf("kernel row round trip: %+v, %v", got, err)
+	}
+	if _, err := kcols.encode(sampleRows()[0]); err == nil || !strings.Contains(err.Error(), "not a column") {
+		t.Errorf("setting outside the columns: %v", err)
+	}
+}
+
+func TestRowsFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	meta := Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
+		Devices: []Device{{GPU: "A100-40GB", Name: "NVIDIA A100-PCIE-40GB"}, {GPU: "V100", Name: "analytic"}}, Params: StencilParams()}
+	w, err := Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := sampleRows()
+	multi := rows[0]
+	multi.StencilID, multi.Error = "0000000000000003", "line one\nline two\r\n\tline three"
+	rows = append(rows, multi)
+	for _, m := range rows {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Append(rows[1]); err == nil {
+		t.Error("a duplicate row was appended")
+	}
+	bad := rows[0]
+	bad.StencilID, bad.Source = "0000000000000009", smart.Predicted
+	if err := w.Append(bad); err == nil {
+		t.Error("a row of an undeclared source was appended")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, torn, err := readRows(dir)
+	if err != nil || torn != nil {
+		t.Fatal(err, torn)
+	}
+	rows[len(rows)-1].Error = "line one line two line three" // rows are one line each
+	if !reflect.DeepEqual(got, rows) {
+		t.Fatalf("file round trip:\n got %+v\nwant %+v", got, rows)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != len(rows)+1 {
+		t.Errorf("%d lines for %d rows and a header", len(lines), len(rows))
+	}
+	if want := strings.Join(Columns(StencilParams()), ","); lines[0] != want {
+		t.Errorf("header %q\nwant %q", lines[0], want)
+	}
+	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c"; lines[0] != want {
+		t.Errorf("header %q\nwant %q", lines[0], want)
+	}
+}
+
+// readRows reads all rows and the torn line of a data set.
+func readRows(dir string) ([]smart.Measurement, *Torn, error) {
+	var rows []smart.Measurement
+	_, torn, err := Scan(dir, func(m smart.Measurement) error {
+		rows = append(rows, m)
+		return nil
+	})
+	return rows, torn, err
+}
+
+// TestResumeAfterKill cuts rows.csv at every byte of its last line, as a kill during the write
+// would, and checks that Resume cuts exactly that line, reports it, and that appending it again
+// gives the whole data set once.
+func TestResumeAfterKill(t *testing.T) {
+	rows := sampleRows()[:3]
+	src := t.TempDir()
+	w, err := Create(src, Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
+		Devices: []Device{{GPU: "A100-40GB"}, {GPU: "V100"}}, Params: StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rows {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	full, err := os.ReadFile(filepath.Join(src, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastStart := bytes.LastIndexByte(full[:len(full)-1], '\n') + 1
+	meta, err := os.ReadFile(filepath.Join(src, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := lastStart + 1; cut < len(full); cut++ {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, MetaFile), meta, 0o644)
+		os.WriteFile(filepath.Join(dir, RowsFile), full[:cut], 0o644)
+		w, torn, err := Resume(dir)
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		if torn == nil || torn.Line != 4 || torn.Offset != int64(lastStart) || torn.Bytes != int64(cut-lastStart) {
+			t.Fatalf("cut at %d: torn %+v; want line 4 at %d, %d bytes", cut, torn, lastStart, cut-lastStart)
+		}
+		if w.Len() != 2 || !w.Has(rows[1]) || w.Has(rows[2]) {
+			t.Fatalf("cut at %d: %d rows done", cut, w.Len())
+		}
+		if err := w.Append(rows[2]); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		got, err := os.ReadFile(filepath.Join(dir, RowsFile))
+		if err != nil || !bytes.Equal(got, full) {
+			t.Fatalf("cut at %d: after resuming the file is\n%s\nwant\n%s", cut, got, full)
+		}
+	}
+	// A whole last line with too few fields (a split write) is cut too.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, MetaFile), meta, 0o644)
+	os.WriteFile(filepath.Join(dir, RowsFile), append(full[:lastStart+10:lastStart+10], '\n'), 0o644)
+	if _, torn, err := Resume(dir); err != nil || torn == nil || torn.Line != 4 {
+		t.Fatalf("short last line: torn %+v, %v", torn, err)
+	}
+}
+
+func TestCorruptFiles(t *testing.T) {
+	header := strings.Join(Columns(StencilParams()), ",") + "\n"
+	good := func() string {
+		cols, _ := newColumns(StencilParams())
+		rec, _ := cols.encode(sampleRows()[0])
+		return joinComma(rec) + "\n"
+	}()
+	meta := `{"format":"smart-dataset/1","tool_version":"t","created":"2025-01-01T00:00:00Z","sources":["measured"],"devices":[{"gpu":"A100-40GB","name":"x"}],"params":` +
+		`["bx","by","bz","shared","const","sd","sb","ufx","ufy","ufz","bmx","bmy","bmz","cmx","cmy","cmz","tt"]}`
+	for _, tc := range []struct {
+		name, meta, rows, want string
+	}{
+		{"binary", meta, "\x00\x01\x02\"\n" + good + good, "rows.csv: not a CSV file: parse error on line 1, column 4"},
+		{"bare quote mid-file", meta, header + good + "a,\"b\"c,d\n" + good, "rows.csv: not a CSV file"},
+		{"wrong header", meta, strings.Replace(header, "time_ms", "time", 1) + good, `rows.csv:1: header column 25 is "time" where meta.json's params call for "time_ms"`},
+		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 35"},
+		{"bad status", meta, header + strings.Replace(good, ",ok,", ",fine,", 1) + good, `rows.csv:2: column status: "fine" is not a status`},
+		{"bad time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",-1,", 1) + good, `rows.csv:3: column time_ms: "-1" is not a non-negative number`},
+		{"bad setting", meta, header + strings.Replace(good, "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,32,", "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,3x2,", 1) + good, `rows.csv:2: column bx: "3x2" is not an integer`},
+		{"empty rows", meta, "", "rows.csv: the file is empty"},
+		{"foreign version", strings.Replace(meta, "smart-dataset/1", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
+		{"meta not JSON", "{\"format\": smart", header, "meta.json: invalid JSON at byte"},
+		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: json: unknown field "tool"`},
+		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a number`},
+		{"meta bad source", strings.Replace(meta, `["measured"]`, `["guessed"]`, 1), header, `field "sources[0]" is "guessed"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, MetaFile), []byte(tc.meta), 0o644)
+			os.WriteFile(filepath.Join(dir, RowsFile), []byte(tc.rows), 0o644)
+			_, _, err := Scan(dir, func(smart.Measurement) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v\nwant one containing %q", err, tc.want)
+			}
+			if _, _, rerr := Resume(dir); rerr == nil {
+				t.Fatal("Resume accepted a corrupt data set")
+			}
+		})
+	}
+}
+
+func TestStencilParams(t *testing.T) {
+	want := []string{"bx", "by", "bz", "shared", "const", "sd", "sb", "ufx", "ufy", "ufz", "bmx", "bmy", "bmz", "cmx", "cmy", "cmz", "tt"}
+	if got := StencilParams(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("StencilParams() = %v\nwant %v", got, want)
+	}
+	// Every setting of every OC fits the columns.
+	cols, _ := newColumns(StencilParams())
+	for _, oc := range smart.Combinations() {
+		for _, n := range smart.ParamNames(3, oc) {
+			if _, ok := cols.index[n]; !ok {
+				t.Errorf("%s parameter %s has no column", oc, n)
+			}
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"smart"
+)
+
+// DefaultBatch is how many variants a Runner hands a smart.BatchEvaluator at once.
+const DefaultBatch = 32
+
+// Observer reads the GPU's state around a measurement (gpuinfo.Device is one). A Runner
+// attaches its readings, taken after each batch, to the rows whose evaluator gave none.
+type Observer interface {
+	Read() (smart.Readings, error)
+}
+
+// Runner measures work items with an Evaluator and appends a row per variant to a data set.
+type Runner struct {
+	Evaluator smart.Evaluator
+	GPU       string // catalogue name, put in every query and row
+	// Batch is the number of variants per EvaluateBatch call when Evaluator is a
+	// smart.BatchEvaluator; 0 means DefaultBatch. Other evaluators get one variant at a time.
+	Batch    int
+	Observer Observer              // optional
+	Progress func(done, total int) // optional; called after every batch, done counting skipped items
+
+	ids map[*smart.Stencil]string // Stencil.ID hashes the whole stencil: computed once a run
+}
+
+// Summary counts what a run did.
+type Summary struct {
+	Total    int                  // items of the run
+	Skipped  int                  // already in the data set
+	Written  int                  // rows appended by this run
+	ByStatus map[smart.Status]int // rows appended, by status
+	// ReadingErrors counts batches whose Observer failed; their rows have no readings.
+	ReadingErrors int
+	Elapsed       time.Duration
+}
+
+// Run evaluates the items missing from w, in order, and appends their rows. A variant that
+// fails is a row with its failing status; an error of the evaluator itself (a cancelled
+// context, a lost device) stops the run after the rows so far are synced, and is returned.
+func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, error) {
+	start := time.Now()
+	sum := Summary{Total: len(items), ByStatus: map[smart.Status]int{}}
+	if r.GPU == "" {
+		return sum, errors.New("the runner names no GPU")
+	}
+	var todo []Item
+	for _, it := range items {
+		if w.Has(r.identity(it)) {
+			sum.Skipped++
+		} else {
+			todo = append(todo, it)
+		}
+	}
+	batch := 1
+	be, isBatch := r.Evaluator.(smart.BatchEvaluator)
+	if isBatch {
+		batch = max(r.Batch, 0)
+		if batch == 0 {
+			batch = DefaultBatch
+		}
+	}
+	progress := func() {
+		if r.Progress != nil {
+			r.Progress(sum.Skipped+sum.Written, sum.Total)
+		}
+	}
+	progress()
+	fail := func(err error) (Summary, error) {
+		sum.Elapsed = time.Since(start)
+		if serr := w.Sync(); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		return sum, err
+	}
+	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		n := min(batch, len(todo))
+		chunk := todo[:n]
+		todo = todo[n:]
+		rows := make([]smart.Measurement, 0, n)
+		var queries []smart.Query
+		var queried []Item
+		for _, it := range chunk {
+			if it.Invalid != "" {
+				m := r.identity(it)
+				m.Status, m.Error, m.Source = smart.StatusInvalid, it.Invalid, w.meta.Sources[0]
+				rows = append(rows, m)
+				continue
+			}
+			queries = append(queries, smart.Query{Stencil: it.Stencil, OC: it.OC, Setting: it.Setting, GPU: r.GPU})
+			queried = append(queried, it)
+		}
+		var got []smart.Measurement
+		var err error
+		switch {
+		case len(queries) == 0:
+		case isBatch:
+			got, err = be.EvaluateBatch(ctx, queries)
+			if err == nil && len(got) != len(queries) {
+				err = fmt.Errorf("the evaluator answered %d of %d queries", len(got), len(queries))
+			}
+		default:
+			var m smart.Measurement
+			m, err = r.Evaluator.Evaluate(ctx, queries[0])
+			got = []smart.Measurement{m}
+		}
+		if err != nil {
+			return fail(fmt.Errorf("evaluating stencil %s %s %s: %w", queried[0].Stencil.Name, queried[0].OC, queried[0].Setting, err))
+		}
+		var readings *smart.Readings
+		if r.Observer != nil && len(got) > 0 {
+			if rd, err := r.Observer.Read(); err == nil {
+				readings = &rd
+			} else {
+				sum.ReadingErrors++
+			}
+		}
+		for i, m := range got {
+			row, err := r.row(queried[i], m)
+			if err != nil {
+				return fail(err)
+			}
+			if row.Readings == nil {
+				row.Readings = readings
+			}
+			rows = append(rows, row)
+		}
+		if err := w.Append(rows...); err != nil {
+			return fail(err)
+		}
+		sum.Written += len(rows)
+		for _, m := range rows {
+			sum.ByStatus[m.Status]++
+		}
+		progress()
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, w.Sync()
+}
+
+// identity is the row skeleton of an item: what its key is made of.
+func (r *Runner) identity(it Item) smart.Measurement {
+	id, ok := r.ids[it.Stencil]
+	if !ok {
+		if r.ids == nil {
+			r.ids = map[*smart.Stencil]string{}
+		}
+		id = it.Stencil.ID()
+		r.ids[it.Stencil] = id
+	}
+	return smart.Measurement{StencilID: id, GPU: r.GPU, OC: it.OC, Setting: it.Setting}
+}
+
+// row checks an evaluator's answer and puts the item's identity on it: the row must answer the
+// item asked, whatever the evaluator filled in.
+func (r *Runner) row(it Item, m smart.Measurement) (smart.Measurement, error) {
+	id := r.identity(it)
+	m.StencilID, m.Kernel, m.GPU, m.OC, m.Setting = id.StencilID, "", id.GPU, id.OC, id.Setting
+	switch {
+	case m.Source == "":
+		return m, fmt.Errorf("%s: the evaluator did not say whether its time is measured, simulated or predicted", describe(m))
+	case m.Status == "":
+		return m, fmt.Errorf("%s: the evaluator gave no status", describe(m))
+	case m.OK() && !(m.TimeMs > 0 && !math.IsInf(m.TimeMs, 0)):
+		return m, fmt.Errorf("%s: the evaluator gave status ok with time %v ms", describe(m), m.TimeMs)
+	}
+	return m, nil
+}

@@ -1,0 +1,342 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+var testOCs = []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.ST | smart.BM), smart.Combination(smart.CM | smart.TB)}
+
+func itemKeys(items []Item) []string {
+	var keys []string
+	for _, it := range items {
+		keys = append(keys, it.Stencil.ID()+"|"+it.OC.String()+"|"+it.Setting.String())
+	}
+	return keys
+}
+
+func TestShardsPartitionThePlan(t *testing.T) {
+	ctx := context.Background()
+	sts := append(testStencils(t, 7, 2), testStencils(t, 6, 3)...)
+	plan, err := NewPlan(sts, testOCs, 5, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := itemKeys(all)
+	if len(whole) != 13*4*5 {
+		t.Fatalf("%d items; want 13 stencils x 4 OCs x 5 settings", len(whole))
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(whole)))) != len(whole) {
+		t.Fatal("the plan draws a variant twice")
+	}
+	reversed := slices.Clone(sts) // the order stencils are given in does not matter
+	slices.Reverse(reversed)
+	for _, n := range []int{1, 2, 3, 5, 13, 20} {
+		var union []string
+		owner := map[string]int{}
+		for i := 1; i <= n; i++ {
+			part, err := plan.Items(ctx, reversed, smart.SM80(), testSpace, &Shard{I: i, N: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range itemKeys(part) {
+				if j, dup := owner[k]; dup {
+					t.Fatalf("n=%d: %s is in shards %d and %d", n, k, j, i)
+				}
+				owner[k] = i
+			}
+			union = append(union, itemKeys(part)...)
+			stencils := map[string]bool{}
+			for _, it := range part {
+				stencils[it.Stencil.ID()] = true
+			}
+			if want := 13/n + btoi(i <= 13%n); len(stencils) != want {
+				t.Errorf("n=%d: shard %d has %d stencils, want %d", n, i, len(stencils), want)
+			}
+		}
+		slices.Sort(union)
+		if !slices.Equal(union, slices.Sorted(slices.Values(whole))) {
+			t.Fatalf("n=%d: the shards' union is not the plan", n)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestPlanDrawsAreStable(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 6, 3)
+	p1, _ := NewPlan(sts, testOCs, 4, 7)
+	p2, _ := NewPlan(sts[:3], testOCs[1:], 4, 7) // fewer stencils and OCs: the shared ones draw the same
+	p3, _ := NewPlan(sts, testOCs, 4, 8)
+	a, err := p1.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := p2.Items(ctx, sts[:3], smart.SM80(), testSpace, nil)
+	c, _ := p3.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	again, _ := p1.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	if !reflect.DeepEqual(itemKeys(a), itemKeys(again)) {
+		t.Fatal("the same plan drew different settings")
+	}
+	ka := map[string]bool{}
+	for _, k := range itemKeys(a) {
+		ka[k] = true
+	}
+	for _, k := range itemKeys(b) {
+		if !ka[k] {
+			t.Fatalf("a smaller plan drew %s, which the larger did not", k)
+		}
+	}
+	if reflect.DeepEqual(itemKeys(a), itemKeys(c)) {
+		t.Fatal("another seed drew the same settings")
+	}
+	for _, it := range a {
+		sp, _ := testSpace(ctx, it.Stencil, it.OC, smart.SM80())
+		if err := sp.Check(it.Setting); err != nil {
+			t.Fatalf("drawn setting %s is invalid: %v", it.Setting, err)
+		}
+	}
+	if _, err := p1.Items(ctx, sts[:5], smart.SM80(), testSpace, nil); err == nil {
+		t.Fatal("items for other stencils than the plan's")
+	}
+}
+
+func TestPlanSmallAndEmptySpaces(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 2, 2)
+	tb := smart.Combination(smart.TB)
+	p, _ := NewPlan(sts, []smart.Combination{0, tb}, 1000, 1)
+	items, err := p.Items(ctx, sts, smart.SM80(), emptyTB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, _ := testSpace(ctx, sts[0], 0, smart.SM80())
+	n, _ := sp.Len()
+	var base, invalid int
+	for _, it := range items {
+		switch {
+		case it.OC == 0 && it.Invalid == "":
+			base++
+		case it.OC == tb && it.Invalid != "" && len(it.Setting) == 0:
+			invalid++
+		default:
+			t.Fatalf("unexpected item %+v", it)
+		}
+	}
+	if base != 2*int(n) || invalid != 2 {
+		t.Fatalf("%d BASE items (want all %d settings of 2 stencils), %d invalid TB items (want 2)", base, 2*n, invalid)
+	}
+
+	explicit, _ := NewExplicitPlan(sts, []Variant{
+		{OC: 0, Setting: smart.Setting{"bx": 32, "by": 4, "shared": 1, "const": 0}},
+		{OC: 0, Setting: smart.Setting{"bx": 128, "by": 8, "shared": 1, "const": 0}}, // 1024 threads
+	})
+	if _, err := NewExplicitPlan(sts, []Variant{explicit.Settings[0], explicit.Settings[0]}); err == nil {
+		t.Error("a plan with a repeated variant")
+	}
+	items, err = explicit.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 4 || items[0].Invalid != "" || items[1].Invalid == "" {
+		t.Fatalf("explicit items %+v", items)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for in, want := range map[string]*Shard{"": nil, "1/1": {1, 1}, "3/4": {3, 4}} {
+		if got, err := ParseShard(in); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseShard(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"0/4", "5/4", "1/0", "2", "a/b", "-1/2"} {
+		if _, err := ParseShard(in); err == nil {
+			t.Errorf("ParseShard(%q) accepted", in)
+		}
+	}
+}
+
+type fixedObserver struct{ calls int }
+
+func (o *fixedObserver) Read() (smart.Readings, error) {
+	o.calls++
+	if o.calls == 2 {
+		return smart.Readings{}, errors.New("NVML: not supported")
+	}
+	return smart.Readings{SMClockMHz: 1400 + o.calls, MemClockMHz: 1215, PowerW: 200, TempC: 50}, nil
+}
+
+// TestRunnerResumes stops a run with a lost device, resumes it with a fresh evaluator, and
+// checks that every variant is measured exactly once, failures included.
+func TestRunnerResumes(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 4, 3)
+	plan, _ := NewPlan(sts, testOCs, 6, 3)
+	items, err := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	meta := simMeta(StencilParams(), plan, nil)
+	w, _, err := OpenWriter(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sts {
+		if err := w.AddStencil(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := &fakeEval{failAfter: 37}
+	var last [2]int
+	r := &Runner{Evaluator: first, GPU: "A100-40GB", Progress: func(d, n int) { last = [2]int{d, n} }}
+	sum, err := r.Run(ctx, w, items)
+	if !errors.Is(err, errDeviceLost) || sum.Written != 37 || last != [2]int{37, len(items)} {
+		t.Fatalf("first run: %+v, %v, progress %v", sum, err, last)
+	}
+	w.Close()
+
+	w, torn, err := OpenWriter(dir, meta)
+	if err != nil || torn != nil {
+		t.Fatal(err, torn)
+	}
+	second := &batchEval{}
+	obs := &fixedObserver{}
+	r = &Runner{Evaluator: second, GPU: "A100-40GB", Batch: 10, Observer: obs, Progress: func(d, n int) { last = [2]int{d, n} }}
+	sum, err = r.Run(ctx, w, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if sum.Skipped != 37 || sum.Written != len(items)-37 || second.calls != len(items)-37 || last != [2]int{len(items), len(items)} {
+		t.Fatalf("second run: %+v, %d calls, progress %v", sum, second.calls, last)
+	}
+	for i, b := range second.batches {
+		if b > 10 || (b != 10 && i != len(second.batches)-1) {
+			t.Fatalf("batch sizes %v; want 10s and a smaller last one", second.batches)
+		}
+	}
+	if sum.ReadingErrors != 1 {
+		t.Errorf("%d reading errors; want 1", sum.ReadingErrors)
+	}
+
+	_, rows, err := ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(items) {
+		t.Fatalf("%d rows for %d items", len(rows), len(items))
+	}
+	want := itemKeys(items)
+	for i, m := range rows {
+		if got := m.StencilID + "|" + m.OC.String() + "|" + m.Setting.String(); got != want[i] {
+			t.Fatalf("row %d is %s; want %s", i, got, want[i])
+		}
+		failing := m.Setting["bx"] == 128 && m.Setting["shared"] == 1
+		if failing != (m.Status == smart.StatusLaunchError) || m.GPU != "A100-40GB" || m.Source != smart.Simulated {
+			t.Fatalf("row %d: %+v", i, m)
+		}
+		// The first run had no observer; the second's observer failed for its second batch.
+		if wantReadings := i >= 37 && !(i >= 47 && i < 57); wantReadings != (m.Readings != nil) {
+			t.Fatalf("row %d: readings %v", i, m.Readings)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, StencilsDir))
+	if len(entries) != len(sts) {
+		t.Fatalf("%d stencil files for %d stencils", len(entries), len(sts))
+	}
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(dir, StencilsDir, e.Name()))
+		st, err := smart.ParseStencil(data, smart.Limits{})
+		if err != nil || st.ID()+".json" != e.Name() {
+			t.Fatalf("stencil file %s: %v", e.Name(), err)
+		}
+	}
+
+	// A run with another plan may not go into the same directory.
+	other := meta
+	other.Plan = &Plan{Seed: 4, Samples: 6, OCs: testOCs, Stencils: plan.Stencils}
+	if _, _, err := OpenWriter(dir, other); err == nil || !strings.Contains(err.Error(), "seed is 3, now 4") {
+		t.Fatalf("OpenWriter with another seed: %v", err)
+	}
+}
+
+// badEval answers without saying where its numbers come from.
+type badEval struct{ m smart.Measurement }
+
+func (b badEval) Evaluate(context.Context, smart.Query) (smart.Measurement, error) { return b.m, nil }
+
+func TestRunnerRejectsDishonestAnswers(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 1, 2)
+	plan, _ := NewPlan(sts, testOCs[:1], 2, 1)
+	items, _ := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	for _, tc := range []struct {
+		m    smart.Measurement
+		want string
+	}{
+		{smart.Measurement{Status: smart.StatusOK, TimeMs: 1}, "did not say whether its time is measured"},
+		{smart.Measurement{Source: smart.Simulated, TimeMs: 1}, "gave no status"},
+		{smart.Measurement{Source: smart.Simulated, Status: smart.StatusOK}, "status ok with time 0 ms"},
+	} {
+		w, err := Create(t.TempDir(), simMeta(StencilParams(), plan, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&Runner{Evaluator: badEval{tc.m}, GPU: "A100-40GB"}).Run(ctx, w, items)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.m, err, tc.want)
+		}
+		w.Close()
+	}
+}
+
+func TestRunnerStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs, 3, 1)
+	items, _ := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	w, err := Create(t.TempDir(), simMeta(StencilParams(), plan, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := &Runner{Evaluator: &fakeEval{}, GPU: "A100-40GB", Progress: func(d, n int) {
+		if d == 5 {
+			cancel()
+		}
+	}}
+	sum, err := r.Run(ctx, w, items)
+	if !errors.Is(err, context.Canceled) || sum.Written != 5 || w.Len() != 5 {
+		t.Fatalf("%+v, %v, %d rows", sum, err, w.Len())
+	}
+}
+
+func ExampleParseShard() {
+	s, err := ParseShard("2/4")
+	fmt.Println(s, err)
+	_, err = ParseShard("0/4")
+	fmt.Println(err)
+	// Output:
+	// 2/4 <nil>
+	// shard "0/4" is not of the form i/n with 1 <= i <= n (e.g. 2/4)
+}

@@ -1,0 +1,215 @@
+package dataset
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"smart"
+)
+
+// Stats summarises a data set: rows by GPU, OC (or kernel) and status; which OC is best for how
+// many stencils (StencilMART Fig. 2); and how much faster each stencil's best OC is than its
+// worst (Fig. 1).
+type Stats struct {
+	Meta    Meta         `json:"meta"`
+	Rows    int          `json:"rows"`
+	Torn    *Torn        `json:"torn,omitempty"` // a torn last line, skipped
+	Counts  []CountRow   `json:"counts"`
+	BestOC  []BestOCRow  `json:"best_oc"`
+	Gap     []GapRow     `json:"gap"`
+	Kernels []KernelBest `json:"kernels,omitempty"`
+}
+
+// CountRow counts the rows of one GPU and OC (stencil rows) or kernel (imported rows).
+type CountRow struct {
+	GPU      string               `json:"gpu"`
+	OC       string               `json:"oc,omitempty"`
+	Kernel   string               `json:"kernel,omitempty"`
+	Rows     int                  `json:"rows"`
+	ByStatus map[smart.Status]int `json:"by_status"`
+}
+
+// BestOCRow is how many stencils an OC is the best for on a GPU; the best OC of a stencil is the
+// one whose fastest ok setting is fastest.
+type BestOCRow struct {
+	GPU      string            `json:"gpu"`
+	OC       smart.Combination `json:"oc"`
+	Stencils int               `json:"stencils"`
+}
+
+// GapRow summarises, over a GPU's stencils with at least two OCs that ran, the ratio of the
+// worst OC's best time to the best OC's. OCs with no ok setting are left out, as in
+// StencilMART's Fig. 1.
+type GapRow struct {
+	GPU      string  `json:"gpu"`
+	Stencils int     `json:"stencils"`
+	Min      float64 `json:"min"`
+	Median   float64 `json:"median"`
+	Mean     float64 `json:"mean"`
+	Max      float64 `json:"max"`
+}
+
+// KernelBest is the fastest ok configuration of an imported kernel on a device.
+type KernelBest struct {
+	GPU     string  `json:"gpu"`
+	Kernel  string  `json:"kernel"`
+	Rows    int     `json:"rows"`
+	OK      int     `json:"ok"`
+	BestMs  float64 `json:"best_ms"`
+	Setting string  `json:"setting"`
+	// Spread is the slowest ok configuration's time over the fastest's.
+	Spread float64 `json:"spread"`
+}
+
+// instance is one stencil on one GPU: what is labelled.
+type instance struct{ stencil, gpu string }
+
+// bestTimes holds each instance's fastest ok time per OC.
+type bestTimes map[instance]map[smart.Combination]float64
+
+func (b bestTimes) add(m smart.Measurement) {
+	if !m.OK() || m.StencilID == "" {
+		return
+	}
+	in := instance{m.StencilID, gpuName(m)}
+	per := b[in]
+	if per == nil {
+		per = map[smart.Combination]float64{}
+		b[in] = per
+	}
+	if t, ok := per[m.OC]; !ok || m.TimeMs < t {
+		per[m.OC] = m.TimeMs
+	}
+}
+
+// instances lists the instances in GPU, then stencil order.
+func (b bestTimes) instances() []instance {
+	out := slices.Collect(maps.Keys(b))
+	slices.SortFunc(out, func(x, y instance) int {
+		return cmp.Or(strings.Compare(x.gpu, y.gpu), strings.Compare(x.stencil, y.stencil))
+	})
+	return out
+}
+
+// best returns the instance's best OC: the fastest, the lower OC on a tie.
+func (b bestTimes) best(in instance) (smart.Combination, float64) {
+	var oc smart.Combination
+	t := math.Inf(1)
+	for c, v := range b[in] {
+		if v < t || v == t && c < oc {
+			oc, t = c, v
+		}
+	}
+	return oc, t
+}
+
+func gpuName(m smart.Measurement) string { return cmp.Or(m.GPU, m.Device) }
+
+// ComputeStats reads the data set in dir and summarises it.
+func ComputeStats(dir string) (*Stats, error) {
+	s := &Stats{}
+	type group struct{ gpu, oc, kernel string }
+	counts := map[group]*CountRow{}
+	best := bestTimes{}
+	type kernelKey struct{ gpu, kernel string }
+	kernels := map[kernelKey]*KernelBest{}
+	slowest := map[kernelKey]float64{}
+	meta, torn, err := Scan(dir, func(m smart.Measurement) error {
+		s.Rows++
+		g := group{gpu: gpuName(m), kernel: m.Kernel}
+		if m.Kernel == "" {
+			g.oc = m.OC.String()
+		}
+		c := counts[g]
+		if c == nil {
+			c = &CountRow{GPU: g.gpu, OC: g.oc, Kernel: g.kernel, ByStatus: map[smart.Status]int{}}
+			counts[g] = c
+		}
+		c.Rows++
+		c.ByStatus[m.Status]++
+		best.add(m)
+		if m.Kernel != "" {
+			k := kernelKey{g.gpu, m.Kernel}
+			kb := kernels[k]
+			if kb == nil {
+				kb = &KernelBest{GPU: k.gpu, Kernel: k.kernel}
+				kernels[k] = kb
+			}
+			kb.Rows++
+			if m.OK() {
+				kb.OK++
+				if kb.OK == 1 || m.TimeMs < kb.BestMs {
+					kb.BestMs, kb.Setting = m.TimeMs, m.Setting.String()
+				}
+				slowest[k] = max(slowest[k], m.TimeMs)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Meta, s.Torn = meta, torn
+	for _, c := range counts {
+		s.Counts = append(s.Counts, *c)
+	}
+	slices.SortFunc(s.Counts, func(a, b CountRow) int {
+		return cmp.Or(strings.Compare(a.GPU, b.GPU), strings.Compare(a.Kernel, b.Kernel), compareOCNames(a.OC, b.OC))
+	})
+	for k, kb := range kernels {
+		if kb.OK > 0 {
+			kb.Spread = slowest[k] / kb.BestMs
+		}
+		s.Kernels = append(s.Kernels, *kb)
+	}
+	slices.SortFunc(s.Kernels, func(a, b KernelBest) int {
+		return cmp.Or(strings.Compare(a.GPU, b.GPU), strings.Compare(a.Kernel, b.Kernel))
+	})
+
+	wins := map[BestOCRow]int{}
+	gaps := map[string][]float64{}
+	for _, in := range best.instances() {
+		oc, t := best.best(in)
+		wins[BestOCRow{GPU: in.gpu, OC: oc}]++
+		if len(best[in]) >= 2 {
+			worst := slices.Max(slices.Collect(maps.Values(best[in])))
+			gaps[in.gpu] = append(gaps[in.gpu], worst/t)
+		}
+	}
+	for r, n := range wins {
+		r.Stencils = n
+		s.BestOC = append(s.BestOC, r)
+	}
+	slices.SortFunc(s.BestOC, func(a, b BestOCRow) int {
+		return cmp.Or(strings.Compare(a.GPU, b.GPU), cmp.Compare(b.Stencils, a.Stencils), cmp.Compare(a.OC, b.OC))
+	})
+	for gpu, g := range gaps {
+		s.Gap = append(s.Gap, summarise(gpu, g))
+	}
+	slices.SortFunc(s.Gap, func(a, b GapRow) int { return strings.Compare(a.GPU, b.GPU) })
+	return s, nil
+}
+
+// compareOCNames orders OC names (as written by Combination.String) by their bits.
+func compareOCNames(a, b string) int {
+	ca, _ := smart.ParseCombination(a)
+	cb, _ := smart.ParseCombination(b)
+	return cmp.Compare(ca, cb)
+}
+
+func summarise(gpu string, v []float64) GapRow {
+	slices.Sort(v)
+	n := len(v)
+	med := v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
+	}
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return GapRow{GPU: gpu, Stencils: n, Min: v[0], Median: med, Mean: sum / float64(n), Max: v[n-1]}
+}

@@ -1,0 +1,273 @@
+package dataset
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"time"
+
+	"smart"
+	"smart/generator"
+)
+
+// Default sync policy of a Writer: rows reach the operating system as they are appended (a killed
+// process loses at most the row being written) and the disk every SyncRows rows or SyncInterval
+// (a crashed machine loses at most that much).
+const (
+	DefaultSyncRows     = 256
+	DefaultSyncInterval = 2 * time.Second
+)
+
+// Writer appends rows to a data set. It is not safe for concurrent use.
+type Writer struct {
+	dir  string
+	meta Meta
+	cols columns
+	f    *os.File
+	done map[string]struct{}
+
+	buf bytes.Buffer
+	csv *csv.Writer
+
+	SyncRows     int           // fsync after this many rows; 0 means DefaultSyncRows
+	SyncInterval time.Duration // or after this long; 0 means DefaultSyncInterval
+	unsynced     int
+	lastSync     time.Time
+}
+
+// Create starts a new data set in dir (created if missing). It refuses a directory that already
+// holds one. Format, Created and Tool are filled in when empty.
+func Create(dir string, meta Meta) (*Writer, error) {
+	for _, name := range []string{MetaFile, RowsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return nil, fmt.Errorf("%s already holds a data set (it has %s); resume it or choose another directory", dir, name)
+		}
+	}
+	if meta.Format == "" {
+		meta.Format = Format
+	}
+	if meta.Created.IsZero() {
+		meta.Created = time.Now().UTC().Truncate(time.Second)
+	}
+	if meta.Tool == "" {
+		meta.Tool = ToolVersion()
+	}
+	if meta.Format != Format {
+		return nil, fmt.Errorf("creating %s: format %q; this version of smart writes %q", dir, meta.Format, Format)
+	}
+	if err := meta.check(); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating data set: %w", err)
+	}
+	// meta.json first: a directory with it is a data set that Resume can complete.
+	if err := writeMeta(dir, meta); err != nil {
+		return nil, err
+	}
+	w, _, err := Resume(dir)
+	return w, err
+}
+
+// Resume opens an existing data set for appending. A torn last line of rows.csv (see Torn) is
+// cut off and returned; the keys of the rows present are loaded so callers can skip them. A
+// missing rows.csv (a Create that was interrupted) is started afresh.
+func Resume(dir string) (*Writer, *Torn, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols, err := newColumns(meta.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := filepath.Join(dir, RowsFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := writeFileAtomic(path, []byte(joinComma(Columns(meta.Params))+"\n")); err != nil {
+			return nil, nil, err
+		}
+	}
+	w := &Writer{dir: dir, meta: meta, cols: cols, done: map[string]struct{}{}}
+	torn, err := scanRows(path, meta.Params, func(m smart.Measurement) error {
+		w.done[Key(m)] = struct{}{}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if torn != nil {
+		if err := f.Truncate(torn.Offset); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("cutting the torn line %d off %s: %w", torn.Line, path, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	w.f = f
+	w.csv = csv.NewWriter(&w.buf)
+	w.lastSync = time.Now()
+	return w, torn, nil
+}
+
+// OpenWriter resumes the data set in dir when there is one and it was started with the same
+// plan, shard, parameters, sources and devices as meta; otherwise it creates one. A data set
+// started differently is an error, so two runs never mix in one directory by mistake.
+func OpenWriter(dir string, meta Meta) (*Writer, *Torn, error) {
+	exists, err := CheckRun(dir, meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !exists {
+		w, err := Create(dir, meta)
+		return w, nil, err
+	}
+	return Resume(dir)
+}
+
+// sameRun reports how a new run's meta differs from the one a data set was started with. Device
+// UUIDs may differ: the same model with the same driver measures the same way.
+func sameRun(old, cur Meta) error {
+	dev := func(ds []Device) []Device {
+		out := make([]Device, len(ds))
+		for i, d := range ds {
+			out[i] = Device{GPU: d.GPU, Name: d.Name, Driver: d.Driver, CUDA: d.CUDA}
+		}
+		return out
+	}
+	switch {
+	case !reflect.DeepEqual(old.Sources, cur.Sources):
+		return fmt.Errorf("its source is %v, now %v", old.Sources, cur.Sources)
+	case !reflect.DeepEqual(dev(old.Devices), dev(cur.Devices)):
+		return fmt.Errorf("its device is %+v, now %+v", dev(old.Devices), dev(cur.Devices))
+	case !reflect.DeepEqual(old.Params, cur.Params):
+		return fmt.Errorf("its parameter columns are %v, now %v", old.Params, cur.Params)
+	case !reflect.DeepEqual(old.Shard, cur.Shard):
+		return fmt.Errorf("it is shard %v, now %v", old.Shard, cur.Shard)
+	}
+	if old.Plan == nil || cur.Plan == nil {
+		if old.Plan != cur.Plan {
+			return errors.New("one of the two runs has no sampling plan")
+		}
+		return nil
+	}
+	return old.Plan.diff(*cur.Plan)
+}
+
+// Meta returns the data set's description.
+func (w *Writer) Meta() Meta { return w.meta }
+
+// Dir returns the data set's directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// Len is the number of rows in the data set.
+func (w *Writer) Len() int { return len(w.done) }
+
+// Has reports whether the data set holds a row with m's key (GPU, stencil or kernel, OC, setting).
+func (w *Writer) Has(m smart.Measurement) bool {
+	_, ok := w.done[Key(m)]
+	return ok
+}
+
+// AddStencil writes st to stencils/ unless it is there already.
+func (w *Writer) AddStencil(st *smart.Stencil) error {
+	dir := filepath.Join(w.dir, StencilsDir)
+	path := filepath.Join(dir, st.ID()+".json")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := generator.WriteFile(path, st); err != nil {
+		return fmt.Errorf("storing stencil %s: %w", st.Name, err)
+	}
+	return nil
+}
+
+// Append writes rows in one write, so that a kill tears at most one line. A row whose key is in
+// the data set already, or whose source the data set does not declare, is an error and nothing
+// is written.
+func (w *Writer) Append(rows ...smart.Measurement) error {
+	if w.f == nil {
+		return errors.New("appending to a closed data set")
+	}
+	w.buf.Reset()
+	keys := make([]string, len(rows))
+	for i, m := range rows {
+		if !w.meta.hasSource(m.Source) {
+			return fmt.Errorf("a %q row cannot go into a data set of %v rows", m.Source, w.meta.Sources)
+		}
+		keys[i] = Key(m)
+		if _, dup := w.done[keys[i]]; dup || slices.Contains(keys[:i], keys[i]) {
+			return fmt.Errorf("%s is already in %s", describe(m), w.dir)
+		}
+		rec, err := w.cols.encode(m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", describe(m), err)
+		}
+		w.csv.Write(rec)
+	}
+	w.csv.Flush()
+	if err := w.csv.Error(); err != nil {
+		return err
+	}
+	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
+		return fmt.Errorf("appending to %s: %w", w.f.Name(), err)
+	}
+	for _, k := range keys {
+		w.done[k] = struct{}{}
+	}
+	w.unsynced += len(rows)
+	if w.unsynced >= cmp.Or(w.SyncRows, DefaultSyncRows) || time.Since(w.lastSync) >= cmp.Or(w.SyncInterval, DefaultSyncInterval) {
+		return w.Sync()
+	}
+	return nil
+}
+
+// describe names a variant in messages.
+func describe(m smart.Measurement) string {
+	id := m.StencilID
+	if id == "" {
+		id = "kernel " + m.Kernel
+	} else {
+		id = "stencil " + id
+	}
+	return fmt.Sprintf("%s %s %s on %s", id, m.OC, m.Setting, cmp.Or(m.GPU, m.Device))
+}
+
+// Sync makes the rows appended so far durable.
+func (w *Writer) Sync() error {
+	if w.f == nil {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", w.f.Name(), err)
+	}
+	w.unsynced, w.lastSync = 0, time.Now()
+	return nil
+}
+
+// Close syncs and closes rows.csv.
+func (w *Writer) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	return err
+}
