@@ -42,6 +42,12 @@ func commands() []command {
 		{"estimate", "analytic-model time of a stencil under an OC and setting", runEstimate},
 		{"bench", "measure stencils on a GPU (or the analytic model) into a data set", runBench},
 		{"dataset", "import, merge, label and summarise data sets", runDataset},
+		{"train", "train an OC-selection or runtime model on data sets", runTrain},
+		{"eval", "score a model per GPU: cross-validation, leave-one-GPU-out", runEval},
+		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},
+		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
+		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline", runTune},
+		{"tune-bench", "compare the tuning strategies on replayed and simulated spaces", runTuneBench},
 	}
 }
 

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"smart/catalog"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/train"
+)
+
+// dirList is a repeatable flag of directories; each value may also be comma-separated.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+
+func (d *dirList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*d = append(*d, p)
+		}
+	}
+	return nil
+}
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	all := kinds.All()
+	fs := newFlags(e, "train", "--task select|runtime --data DIR [--data DIR...] [--model KIND] -o MODEL [flags]", `
+Trains a model on data sets and saves it in smart's model file format.
+
+--task select learns the best OC class of a stencil (StencilMART IV-D): one row per stencil and
+GPU, labelled by 'smart dataset label'; the GPU's features are columns when the data holds more
+than one GPU. --task runtime learns the time per step (IV-E) from the stencil's features, the OC,
+the encoded setting and the GPU's features, on the natural log of milliseconds. Imported Kernel
+Tuner data (a foreign kernel) trains runtime models on its parameters, the GPU's features and,
+for the convolution, the analytic model's time.
+
+Before the final fit, --cv K cross-validates with K folds grouped by stencil (no stencil on both
+sides; by configuration for a foreign kernel) and stores the scores in the model file. The model
+file also records the kind, hyper-parameters, feature schema, normalisation, class mapping and
+the data sets, sources and GPUs it was trained on.
+
+Kinds: `+strings.Join(all.Names(), ", ")+`
+Hyper-parameters (--param name=value,...): gbdt rounds, learning_rate, max_leaves, max_depth,
+growth (leafwise|depthwise), min_child_weight, min_data_in_leaf, lambda, min_gain, subsample,
+colsample, max_bins, early_stop, valid_fraction, threads; forest trees, max_leaves, max_depth,
+min_data_in_leaf, feature_fraction, sample_fraction, max_bins, threads; cart max_depth,
+criterion (mse|mae), max_rows (golearn's CART is quadratic in rows: default 2000); knn k,
+distance (euclidean|manhattan), max_rows (default 20000).
+
+Examples:
+  smart train --task select --model gbdt --data runs/a100-sim -o models/select-a100.model
+  smart train --task runtime --data runs/a100-sim --data runs/v100-sim --param rounds=500 -o rt.model
+  smart train --task runtime --model forest --data runs/conv --cv 0 -o conv-forest.model`)
+	var dirs dirList
+	fs.Var(&dirs, "data", "data set directory (repeat, or separate with commas)")
+	taskName := fs.String("task", "", "select (best OC class) or runtime (time per step)")
+	kindName := fs.String("model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
+	var out string
+	fs.StringVar(&out, "o", "", "model file to write")
+	fs.StringVar(&out, "out", "", "model file to write (same as -o)")
+	paramText := fs.String("param", "", "hyper-parameters, name=value,... (see above)")
+	cv := fs.Int("cv", 5, "cross-validation folds before the final fit; 0 skips it")
+	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
+	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
+	noAnalytic := fs.Bool("no-analytic", false, "leave the analytic model's time out of the columns")
+	asJSON := fs.Bool("json", false, "print the cross-validation report and model summary as JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return usagef("unexpected arguments %v; give data sets with --data", rest)
+	case len(dirs) == 0:
+		return usagef("--data DIR is required")
+	case out == "":
+		return usagef("-o MODEL is required: the model file to write")
+	case *cv == 1 || *cv < 0:
+		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
+	}
+	task, err := models.ParseTask(*taskName)
+	if err != nil {
+		return usagef("--task: %v", err)
+	}
+	kind, err := all.Lookup(*kindName, task)
+	if err != nil {
+		return usagef("--model: %v", err)
+	}
+	params, err := models.ParseParams(*paramText)
+	if err != nil {
+		return usagef("--param: %v", err)
+	}
+	cat, err := catalog.Load(*catalogFile)
+	if err != nil {
+		return err
+	}
+	set, err := train.Load(dirs, train.Options{Task: task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: *noAnalytic})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
+	result := trainResult{Model: out, Kind: *kindName, Task: task, Rows: set.Data.Rows(), Features: len(set.Data.Features), Data: set.Refs}
+	if *cv > 0 {
+		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", *cv), *cv)
+		bar.Update(0)
+		p, err := train.CrossValidate(ctx, all, *kindName, set, *cv, *seed, params, bar.Update)
+		if err != nil {
+			return fmt.Errorf("cross-validation: %w", err)
+		}
+		r := train.Score(set, p)
+		r.Kind, r.Folds = *kindName, *cv
+		result.CV = &r
+	}
+	var bar *progress
+	last := 0
+	f, h, err := train.Fit(ctx, all, *kindName, set, params, func(r models.Round) {
+		if bar == nil {
+			bar = newProgress(e, "train "+*kindName, r.Rounds)
+		}
+		last = r.Round
+		bar.label = fmt.Sprintf("train %s %s %.4g", *kindName, r.Metric, r.Train)
+		if !math.IsNaN(r.Valid) {
+			bar.label += fmt.Sprintf(" valid %.4g", r.Valid)
+		}
+		bar.Update(r.Round)
+	})
+	if err != nil {
+		return err
+	}
+	if bar != nil && last < bar.total {
+		bar.Update(bar.total) // early stopping ended before the last round
+	}
+	if result.CV != nil {
+		h.CV = result.CV.Summary()
+	}
+	if err := models.Save(out, h, f); err != nil {
+		return err
+	}
+	if imp, ok := f.(interface {
+		Importance([]string) []models.Importance
+	}); ok {
+		result.Importance = topImportance(imp.Importance(set.Data.Features), 10)
+	}
+	result.Hyper = h.Hyper
+	if *asJSON {
+		return writeIndentedJSON(e, result)
+	}
+	w := e.stdout
+	if result.CV != nil {
+		printReport(w, *result.CV)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", *kindName, task, result.Rows, result.Features, h.Hyper)
+	if len(result.Importance) > 0 {
+		fmt.Fprint(w, "most important features (gain, splits):")
+		for _, im := range result.Importance {
+			fmt.Fprintf(w, " %s (%.3g, %d)", im.Feature, im.Gain, im.Splits)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "wrote %s\n", out)
+	return nil
+}
+
+// trainResult is what smart train --json prints.
+type trainResult struct {
+	Model      string              `json:"model"`
+	Kind       string              `json:"kind"`
+	Task       models.Task         `json:"task"`
+	Rows       int                 `json:"rows"`
+	Features   int                 `json:"features"`
+	Data       []models.DataRef    `json:"data"`
+	CV         *train.Report       `json:"cv,omitempty"`
+	Hyper      any                 `json:"hyper"`
+	Importance []models.Importance `json:"importance,omitempty"`
+}
+
+func topImportance(imp []models.Importance, n int) []models.Importance {
+	imp = append([]models.Importance(nil), imp...)
+	sort.SliceStable(imp, func(i, j int) bool { return imp[i].Gain > imp[j].Gain })
+	for len(imp) > 0 && imp[len(imp)-1].Splits == 0 {
+		imp = imp[:len(imp)-1]
+	}
+	return imp[:min(n, len(imp))]
+}
+
+// describeSet says what a matrix was built from: rows, columns, sources and GPUs.
+func describeSet(s *train.Set) string {
+	var b strings.Builder
+	groups := map[string]bool{}
+	for _, g := range s.Data.Groups {
+		groups[g] = true
+	}
+	what := "stencils"
+	if s.Inputs.Kernel != "" {
+		what = "configurations of kernel " + s.Inputs.Kernel
+	}
+	fmt.Fprintf(&b, "data: %d rows of %d columns, %d %s, GPUs %s", s.Data.Rows(), len(s.Data.Features), len(groups), what, strings.Join(s.GPUNames(), ", "))
+	for _, r := range s.Refs {
+		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, sourceCounts(r.Sources))
+	}
+	if s.Data.Task == models.Select {
+		var names []string
+		for _, c := range s.Classes {
+			names = append(names, c.OC.String())
+		}
+		fmt.Fprintf(&b, "\n  %d classes: %s", len(s.Classes), strings.Join(names, " "))
+	}
+	if s.Inputs.Analytic != "" {
+		fmt.Fprintf(&b, "\n  the analytic model's time (%s) is a column", s.Inputs.Analytic)
+	}
+	return b.String()
+}
+
+func sourceCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{"measured", "imported", "simulated", "predicted"} {
+		if n, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ") + " measurements"
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/dataset"
+)
+
+// trainFixture writes a small labelled data set: 24 random 3-D stencils, three OCs with a few
+// settings each, on two GPUs, timed by a made-up formula (source simulated).
+func trainFixture(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "fixture")
+	gpus := map[string]float64{"A100-40GB": 1555, "V100": 900}
+	meta := dataset.Meta{Sources: []smart.Source{smart.Simulated}, Params: dataset.StencilParams(), AllowMixed: true}
+	for g := range gpus {
+		meta.Devices = append(meta.Devices, dataset.Device{GPU: g, Name: g + " (test formula)"})
+	}
+	w, err := dataset.Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stencils, err := dataset.RandomStencils(24, 3, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ocs := []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.BM)}
+	for _, st := range stencils {
+		if err := w.AddStencil(st); err != nil {
+			t.Fatal(err)
+		}
+		for g, bw := range gpus {
+			for k, oc := range ocs {
+				for _, bx := range []int{32, 128, 256} {
+					s := smart.Setting{}
+					for _, n := range smart.ParamNames(3, oc) {
+						s[n] = 1
+					}
+					s[smart.ParamBlockX] = bx
+					if oc.Has(smart.ST) {
+						s[smart.ParamStreamD] = 3
+					}
+					ms := float64(st.NNZ()) * (1 + float64(k*st.Order())/3) / bw * (1 + math.Abs(math.Log2(float64(bx))-7)/10)
+					m := smart.Measurement{StencilID: st.ID(), GPU: g, Device: g + " (test formula)", OC: oc, Setting: s,
+						Status: smart.StatusOK, TimeMs: ms * math.Exp(0.01*rng.NormFloat64()), Source: smart.Simulated}
+					if err := w.Append(m); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataset.Label(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestTrainAndEval(t *testing.T) {
+	data := trainFixture(t)
+	model := filepath.Join(t.TempDir(), "rt.model")
+	code, out, errs := runCLI(t, "", "train", "--task", "runtime", "--data", data, "--param", "rounds=30", "--cv", "3", "-o", model)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"3-fold cross-validation grouped by stencil", "A100-40GB", "V100", "MAPE", "wrote " + model} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "simulated measurements") {
+		t.Errorf("train does not say where its data comes from:\n%s", errs)
+	}
+
+	code, out, errs = runCLI(t, "", "eval", model, "--data", data, "--json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Rows    int `json:"rows"`
+		Overall struct {
+			MAPE float64 `json:"mape"`
+		} `json:"overall"`
+		PerGPU []struct {
+			GPU string `json:"gpu"`
+		} `json:"per_gpu"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	if rep.Rows != 24*2*3*3 || len(rep.PerGPU) != 2 || rep.Overall.MAPE <= 0 || rep.Overall.MAPE > 20 {
+		t.Errorf("eval report %+v", rep)
+	}
+	if !strings.Contains(errs, "in-sample") {
+		t.Errorf("evaluating on the training data does not warn:\n%s", errs)
+	}
+
+	code, out, errs = runCLI(t, "", "eval", model, "--data", data, "--holdout-gpu", "all")
+	if code != 0 {
+		t.Fatalf("eval --holdout-gpu: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "leave-one-GPU-out") || !strings.Contains(out, "mean") {
+		t.Errorf("holdout output:\n%s", out)
+	}
+}
+
+func TestTrainSelect(t *testing.T) {
+	data := trainFixture(t)
+	model := filepath.Join(t.TempDir(), "sel.model")
+	code, out, errs := runCLI(t, "", "train", "--task", "select", "--data", data, "--param", "rounds=20,min_data_in_leaf=2", "--cv", "2", "-o", model, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res trainResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.CV == nil || res.CV.Overall.SelectScores == nil || res.Rows != 48 {
+		t.Fatalf("result %+v", res)
+	}
+	code, out, _ = runCLI(t, "", "eval", model, "--data", data, "--cv", "2")
+	if code != 0 || !strings.Contains(out, "confusion matrix") || !strings.Contains(out, "oracle share") {
+		t.Errorf("eval --cv: exit %d\n%s", code, out)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	data := trainFixture(t)
+	bad := filepath.Join(t.TempDir(), "bad.model")
+	os.WriteFile(bad, []byte("smart-model\n\x01\x00"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"train", "--task", "runtime", "-o", "x"}, 2, "--data DIR is required"},
+		{[]string{"train", "--task", "runtime", "--data", data}, 2, "-o MODEL is required"},
+		{[]string{"train", "--task", "guess", "--data", data, "-o", "x"}, 2, "unknown task"},
+		{[]string{"train", "--task", "runtime", "--model", "svm", "--data", data, "-o", "x"}, 2, "known kinds: cart"},
+		{[]string{"train", "--task", "select", "--model", "forest", "--data", data, "-o", "x"}, 2, "cannot learn the select task"},
+		{[]string{"train", "--task", "runtime", "--data", data, "--param", "rounds=x", "-o", filepath.Join(t.TempDir(), "m")}, 1, "rounds"},
+		{[]string{"train", "--task", "runtime", "--data", filepath.Join(data, "missing"), "-o", "x"}, 1, "not a data set"},
+		{[]string{"eval", bad, "--data", data}, 1, bad},
+		{[]string{"eval", "--data", data}, 2, "one model file"},
+	}
+	for _, tc := range tests {
+		code, _, errs := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	for _, cmd := range []string{"train", "eval"} {
+		code, out, _ := runCLI(t, "", cmd, "--help")
+		if code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+}

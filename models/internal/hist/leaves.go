@@ -1,0 +1,86 @@
+package hist
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"runtime"
+
+	"github.com/dmitryikh/leaves"
+)
+
+// Predictor evaluates a LightGBM text model through leaves. Multiclass models return softmax
+// probabilities, regression models and forests their raw (or averaged) output. leaves panics on
+// some malformed input; every call here recovers and returns an error instead.
+type Predictor struct {
+	ens      *leaves.Ensemble
+	outputs  int
+	features int
+	threads  int
+}
+
+// NewPredictor loads a LightGBM text model with leaves. It checks the text with ParseLightGBM
+// first, so that malformed trees are reported with their position rather than by a panic.
+func NewPredictor(text []byte) (p *Predictor, err error) {
+	e, err := ParseLightGBM(text)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("leaves could not load the model: %v", r)
+		}
+	}()
+	ens, err := leaves.LGEnsembleFromReader(bufio.NewReader(bytes.NewReader(text)), true)
+	if err != nil {
+		return nil, fmt.Errorf("leaves could not load the model: %w", err)
+	}
+	return &Predictor{ens: ens, outputs: ens.NOutputGroups(), features: len(e.FeatureNames), threads: runtime.GOMAXPROCS(0)}, nil
+}
+
+// Outputs is the number of values per row: 1, or the number of classes.
+func (p *Predictor) Outputs() int { return p.outputs }
+
+// Features is the number of features a row must have.
+func (p *Predictor) Features() int { return p.features }
+
+// Row predicts one row.
+func (p *Predictor) Row(row []float64) (out []float64, err error) {
+	if len(row) != p.features {
+		return nil, fmt.Errorf("row has %d features; the model reads %d", len(row), p.features)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("leaves failed to predict: %v", r)
+		}
+	}()
+	out = make([]float64, p.outputs)
+	if err := p.ens.Predict(row, 0, out); err != nil {
+		return nil, fmt.Errorf("leaves failed to predict: %w", err)
+	}
+	return out, nil
+}
+
+// Rows predicts many rows in parallel; the result holds Outputs() values per row, row after row.
+func (p *Predictor) Rows(rows [][]float64) (out []float64, err error) {
+	flat := make([]float64, 0, len(rows)*p.features)
+	for i, r := range rows {
+		if len(r) != p.features {
+			return nil, fmt.Errorf("row %d has %d features; the model reads %d", i, len(r), p.features)
+		}
+		flat = append(flat, r...)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("leaves failed to predict: %v", r)
+		}
+	}()
+	out = make([]float64, len(rows)*p.outputs)
+	if len(rows) == 0 {
+		return out, nil
+	}
+	if err := p.ens.PredictDense(flat, len(rows), p.features, out, 0, p.threads); err != nil {
+		return nil, fmt.Errorf("leaves failed to predict: %w", err)
+	}
+	return out, nil
+}

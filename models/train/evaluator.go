@@ -1,0 +1,76 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/models"
+)
+
+// Evaluator answers time queries with a trained runtime model: source "predicted", with the
+// device field saying which model and data stand behind the number.
+type Evaluator struct {
+	model *models.Model
+	feat  *Featurizer
+	cat   *catalog.Catalog
+	about string
+}
+
+// NewEvaluator wraps a loaded runtime model; cat resolves the GPUs of queries (nil: the
+// embedded catalogue).
+func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
+	if m.Regressor == nil || m.Header.Inputs == nil {
+		return nil, fmt.Errorf("model %s is not a runtime model built from data sets", m.Header.Kind)
+	}
+	f, err := NewFeaturizer(*m.Header.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if strings.Join(f.Names(), ",") != strings.Join(m.Header.Features, ",") {
+		return nil, fmt.Errorf("model's feature schema does not match its inputs; it was written by another version of smart")
+	}
+	if cat == nil {
+		if cat, err = catalog.Default(); err != nil {
+			return nil, err
+		}
+	}
+	var gpus []string
+	for _, d := range m.Header.Data {
+		gpus = append(gpus, d.GPUs...)
+	}
+	about := fmt.Sprintf("model %s trained on %s", m.Header.Kind, strings.Join(gpus, ","))
+	return &Evaluator{model: m, feat: f, cat: cat, about: about}, nil
+}
+
+// Evaluate predicts the time per step of the queried variant.
+func (e *Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	if err := ctx.Err(); err != nil {
+		return smart.Measurement{}, err
+	}
+	m := smart.Measurement{GPU: q.GPU, OC: q.OC, Setting: q.Setting, Source: smart.Predicted, Device: e.about, Status: smart.StatusOK}
+	if q.Stencil != nil {
+		m.StencilID = q.Stencil.ID()
+	} else {
+		m.Kernel = e.feat.in.Kernel
+	}
+	var gpu smart.GPU
+	if e.feat.in.GPU {
+		var err error
+		if gpu, err = e.cat.Lookup(q.GPU); err != nil {
+			return smart.Measurement{}, err
+		}
+		m.GPU = gpu.Name
+	}
+	row, err := e.feat.Row(q.Stencil, q.OC, q.Setting, gpu)
+	if err != nil {
+		m.Status, m.Error = smart.StatusInvalid, err.Error()
+		return m, nil
+	}
+	if m.TimeMs, err = e.model.Regressor.Predict(row); err != nil {
+		return smart.Measurement{}, err
+	}
+	return m, nil
+}

@@ -1,0 +1,401 @@
+package train
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models"
+)
+
+// Options say how data sets become a matrix.
+type Options struct {
+	Task models.Task
+	// Tensor adds the stencil's binary tensor to the columns (for kinds that read it).
+	Tensor bool
+	// Catalog resolves GPU names to their features; nil means the embedded catalogue.
+	Catalog *catalog.Catalog
+	// NoAnalytic leaves out the analytic model's time. It is a column of runtime rows of
+	// measured or imported data (stencils, and the convolution among foreign kernels); never of
+	// simulated data, whose times are the analytic model's own.
+	NoAnalytic bool
+	// Inputs, when set, fixes the columns (a saved model's Header.Inputs) instead of deriving
+	// them from the data; Classes, when set, are the classes the labels must have.
+	Inputs  *models.Inputs
+	Classes []models.Class
+}
+
+// Sample is where one matrix row comes from.
+type Sample struct {
+	// Group keeps rows together in cross-validation: the stencil ID, or a foreign kernel's
+	// configuration (so no configuration is both trained and tested on).
+	Group   string
+	GPU     string
+	OC      smart.Combination // runtime: the row's OC; select: the best OC
+	Setting smart.Setting     // runtime
+	TimeMs  float64           // runtime: the measured time; select: the best time
+	// Times is the best time of every OC that ran on this stencil and GPU (select).
+	Times map[smart.Combination]float64
+}
+
+// Set is data sets turned into a model matrix, with each row's origin.
+type Set struct {
+	Data    *models.Data
+	Samples []Sample
+	Inputs  models.Inputs
+	Classes []models.Class // select
+	Refs    []models.DataRef
+	// Stencils holds the stencils of the rows by ID (nil for foreign kernels).
+	Stencils map[string]*smart.Stencil
+	GPUs     map[string]smart.GPU
+}
+
+// source is one data set as read.
+type source struct {
+	dir  string
+	meta dataset.Meta
+	rows []smart.Measurement
+}
+
+// Load reads data set directories and builds the matrix of opt.Task: a row per stencil and GPU
+// labelled with its best OC class (select; the data sets need labels.json, from smart dataset
+// label), or a row per measured variant with its ln time (runtime).
+func Load(dirs []string, opt Options) (*Set, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no data set given")
+	}
+	cat := opt.Catalog
+	if cat == nil {
+		var err error
+		if cat, err = catalog.Default(); err != nil {
+			return nil, err
+		}
+	}
+	var srcs []source
+	for _, dir := range dirs {
+		meta, rows, err := dataset.ReadAll(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading data set %s: %w", dir, err)
+		}
+		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows})
+	}
+	s := &Set{Stencils: map[string]*smart.Stencil{}, GPUs: map[string]smart.GPU{}}
+	kernel, err := kernelOf(srcs)
+	if err != nil {
+		return nil, err
+	}
+	if kernel != nil && opt.Task == models.Select {
+		return nil, fmt.Errorf("data set %s holds the foreign kernel %s; OC selection needs stencil data sets (smart bench)", dirs[0], kernel.Name)
+	}
+	in := models.Inputs{Stencil: kernel == nil, Tensor: opt.Tensor && kernel == nil, Setting: opt.Task == models.Runtime}
+	simulated := false
+	for _, src := range srcs {
+		simulated = simulated || slices.Contains(src.meta.Sources, smart.Simulated)
+	}
+	analytic := !opt.NoAnalytic && !simulated && opt.Task == models.Runtime
+	if kernel != nil {
+		in.Kernel, in.ProblemSize = kernel.Name, kernel.ProblemSize
+		for _, p := range kernel.Params {
+			in.KernelParams = append(in.KernelParams, p.Name)
+		}
+		if analytic && isConvolution(in.KernelParams) {
+			in.Analytic = AnalyticConv
+		}
+	} else if analytic {
+		in.Analytic = AnalyticStencil
+	}
+	gpus := map[string]bool{}
+	for _, src := range srcs {
+		for _, m := range src.rows {
+			if m.OK() {
+				gpus[gpuName(m)] = true
+			}
+		}
+	}
+	in.GPU = opt.Task == models.Runtime || len(gpus) > 1
+	for g := range gpus {
+		gpu, err := cat.Lookup(g)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %q of the data is not in the GPU catalogue (%v); add it to a catalogue file and pass it with --gpus", g, err)
+		}
+		s.GPUs[g] = gpu
+	}
+	if kernel == nil {
+		if err := s.readStencils(srcs, &in); err != nil {
+			return nil, err
+		}
+	}
+	if in.Analytic != "" {
+		in.GPU = true
+	}
+	if opt.Inputs != nil {
+		if err := compatible(*opt.Inputs, in); err != nil {
+			return nil, err
+		}
+		in = *opt.Inputs
+	}
+	s.Classes = opt.Classes
+	f, err := NewFeaturizer(in)
+	if err != nil {
+		return nil, err
+	}
+	s.Inputs = in
+	s.Data = &models.Data{Task: opt.Task, Features: f.Names()}
+	switch opt.Task {
+	case models.Runtime:
+		err = s.runtimeRows(srcs, f)
+	case models.Select:
+		err = s.selectRows(srcs, f)
+	default:
+		err = fmt.Errorf("unknown task %q", opt.Task)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Data.Rows() == 0 {
+		return nil, fmt.Errorf("data sets %v hold no usable rows (no ok measurements)", dirs)
+	}
+	return s, nil
+}
+
+func gpuName(m smart.Measurement) string { return cmp.Or(m.GPU, m.Device) }
+
+// kernelOf returns the foreign kernel of the data sets, or nil for stencil data; mixing the two,
+// or two kernels, is an error.
+func kernelOf(srcs []source) (*dataset.Kernel, error) {
+	var k *dataset.Kernel
+	for i, src := range srcs {
+		var this *dataset.Kernel
+		switch len(src.meta.Kernels) {
+		case 0:
+		case 1:
+			this = &src.meta.Kernels[0]
+		default:
+			return nil, fmt.Errorf("data set %s holds %d foreign kernels; train on one at a time", src.dir, len(src.meta.Kernels))
+		}
+		if i == 0 {
+			k = this
+			continue
+		}
+		switch {
+		case (k == nil) != (this == nil):
+			return nil, fmt.Errorf("data sets %s and %s mix stencils with a foreign kernel", srcs[0].dir, src.dir)
+		case k != nil && k.Name != this.Name:
+			return nil, fmt.Errorf("data sets %s and %s hold different kernels (%s, %s)", srcs[0].dir, src.dir, k.Name, this.Name)
+		}
+	}
+	return k, nil
+}
+
+// readStencils reads the stencils the rows name and sets the dimensions and order of in.
+func (s *Set) readStencils(srcs []source, in *models.Inputs) error {
+	in.MaxOrder = smart.DefaultMaxOrder
+	for _, src := range srcs {
+		for _, m := range src.rows {
+			if _, ok := s.Stencils[m.StencilID]; ok || !m.OK() {
+				continue
+			}
+			if m.StencilID == "" {
+				return fmt.Errorf("data set %s: a row names no stencil", src.dir)
+			}
+			path := filepath.Join(src.dir, dataset.StencilsDir, m.StencilID+".json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
+			}
+			st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			s.Stencils[m.StencilID] = st
+			switch {
+			case in.Dims == 0:
+				in.Dims = st.Dims
+			case in.Dims != st.Dims:
+				return fmt.Errorf("data sets mix %d-D and %d-D stencils (%s); train a model for each", in.Dims, st.Dims, path)
+			}
+			in.MaxOrder = max(in.MaxOrder, st.Order())
+		}
+	}
+	return nil
+}
+
+func newRef(src source) models.DataRef {
+	ref := models.DataRef{Path: src.dir, Sources: map[string]int{}}
+	for _, d := range src.meta.Devices {
+		if d.GPU != "" && !slices.Contains(ref.GPUs, d.GPU) {
+			ref.GPUs = append(ref.GPUs, d.GPU)
+		}
+		ref.Devices = append(ref.Devices, d.Name)
+	}
+	return ref
+}
+
+func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
+	for _, src := range srcs {
+		ref := newRef(src)
+		for _, m := range src.rows {
+			if !m.OK() || !(m.TimeMs > 0) || math.IsInf(m.TimeMs, 0) {
+				continue
+			}
+			g := gpuName(m)
+			var st *smart.Stencil
+			group := m.StencilID
+			if s.Inputs.Kernel != "" {
+				group = m.Setting.String()
+			} else {
+				st = s.Stencils[m.StencilID]
+			}
+			row, err := f.Row(st, m.OC, m.Setting, s.GPUs[g])
+			if err != nil {
+				return fmt.Errorf("data set %s: row of %s %s %s on %s: %w", src.dir, cmp.Or(m.StencilID, m.Kernel), m.OC, m.Setting, g, err)
+			}
+			s.Data.X = append(s.Data.X, row)
+			s.Data.Y = append(s.Data.Y, math.Log(m.TimeMs))
+			s.Data.Groups = append(s.Data.Groups, group)
+			s.Samples = append(s.Samples, Sample{Group: group, GPU: g, OC: m.OC, Setting: m.Setting, TimeMs: m.TimeMs})
+			ref.Rows++
+			ref.Sources[string(m.Source)]++
+		}
+		s.Refs = append(s.Refs, ref)
+	}
+	return nil
+}
+
+type instanceKey struct{ stencil, gpu string }
+
+func (s *Set) selectRows(srcs []source, f *Featurizer) error {
+	var first string
+	for _, src := range srcs {
+		labels, err := dataset.ReadLabels(src.dir)
+		if err != nil {
+			return fmt.Errorf("%w (run smart dataset label %s)", err, src.dir)
+		}
+		classes := make([]models.Class, len(labels.Classes))
+		for i, c := range labels.Classes {
+			classes[i] = models.Class{OC: c.Label, Members: c.Members}
+		}
+		switch {
+		case s.Classes == nil:
+			s.Classes, first = classes, src.dir
+		case first == "" && !sameClasses(s.Classes, classes):
+			return fmt.Errorf("data set %s is labelled with OC classes %s; the model predicts %s", src.dir, classNames(classes), classNames(s.Classes))
+		case !sameClasses(s.Classes, classes):
+			return fmt.Errorf("data sets %s and %s are labelled with different OC classes; merge them (smart dataset merge) and label the merged set", first, src.dir)
+		}
+		if first == "" {
+			first = src.dir
+		}
+		s.Data.Classes = len(s.Classes)
+		ref := newRef(src)
+		best := map[instanceKey]map[smart.Combination]float64{}
+		for _, m := range src.rows {
+			if !m.OK() || !(m.TimeMs > 0) {
+				continue
+			}
+			ref.Sources[string(m.Source)]++ // the measurements behind the labels
+			k := instanceKey{m.StencilID, gpuName(m)}
+			if best[k] == nil {
+				best[k] = map[smart.Combination]float64{}
+			}
+			if t, ok := best[k][m.OC]; !ok || m.TimeMs < t {
+				best[k][m.OC] = m.TimeMs
+			}
+		}
+		insts := append([]dataset.Instance(nil), labels.Instances...)
+		sort.SliceStable(insts, func(i, j int) bool {
+			return insts[i].StencilID < insts[j].StencilID || insts[i].StencilID == insts[j].StencilID && insts[i].GPU < insts[j].GPU
+		})
+		for _, inst := range insts {
+			st, ok := s.Stencils[inst.StencilID]
+			if !ok {
+				return fmt.Errorf("%s: labels.json names stencil %s, which has no ok rows; relabel the data set", src.dir, inst.StencilID)
+			}
+			class := slices.IndexFunc(s.Classes, func(c models.Class) bool { return c.OC == inst.Class })
+			if class < 0 {
+				return fmt.Errorf("%s: instance %s on %s has class %s, which labels.json does not list", src.dir, inst.StencilID, inst.GPU, inst.Class)
+			}
+			gpu, ok := s.GPUs[inst.GPU]
+			if !ok {
+				return fmt.Errorf("%s: labels.json names GPU %s, which has no ok rows; relabel the data set", src.dir, inst.GPU)
+			}
+			row, err := f.Row(st, 0, nil, gpu)
+			if err != nil {
+				return fmt.Errorf("%s: stencil %s: %w", src.dir, inst.StencilID, err)
+			}
+			s.Data.X = append(s.Data.X, row)
+			s.Data.Y = append(s.Data.Y, float64(class))
+			s.Data.Groups = append(s.Data.Groups, inst.StencilID)
+			s.Samples = append(s.Samples, Sample{Group: inst.StencilID, GPU: inst.GPU, OC: inst.Best, TimeMs: inst.BestMs,
+				Times: best[instanceKey{inst.StencilID, inst.GPU}]})
+			ref.Rows++
+		}
+		s.Refs = append(s.Refs, ref)
+	}
+	return nil
+}
+
+func classNames(cs []models.Class) string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.OC.String())
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+// compatible reports why data whose derived inputs are got cannot feed a model built on want.
+func compatible(want, got models.Inputs) error {
+	switch {
+	case want.Kernel != got.Kernel:
+		return fmt.Errorf("the model was trained on %s; the data holds %s", orStencils(want.Kernel), orStencils(got.Kernel))
+	case want.Kernel == "" && want.Dims != got.Dims:
+		return fmt.Errorf("the model was trained on %d-D stencils; the data holds %d-D ones", want.Dims, got.Dims)
+	case want.Kernel == "" && got.MaxOrder > want.MaxOrder:
+		return fmt.Errorf("the data holds stencils of order %d; the model reads up to order %d", got.MaxOrder, want.MaxOrder)
+	case !slices.Equal(want.KernelParams, got.KernelParams):
+		return fmt.Errorf("the model reads kernel parameters %v; the data has %v", want.KernelParams, got.KernelParams)
+	}
+	return nil
+}
+
+func orStencils(kernel string) string {
+	if kernel == "" {
+		return "stencils"
+	}
+	return "kernel " + kernel
+}
+
+func sameClasses(a, b []models.Class) bool {
+	return slices.EqualFunc(a, b, func(x, y models.Class) bool { return x.OC == y.OC && slices.Equal(x.Members, y.Members) })
+}
+
+// Subset returns the rows at idx as a new set sharing stencils, GPUs and inputs.
+func (s *Set) Subset(idx []int) *Set {
+	sub := *s
+	sub.Data = s.Data.Subset(idx)
+	sub.Samples = make([]Sample, len(idx))
+	for i, j := range idx {
+		sub.Samples[i] = s.Samples[j]
+	}
+	return &sub
+}
+
+// GPUNames lists the GPUs of the rows, sorted.
+func (s *Set) GPUNames() []string {
+	var out []string
+	for _, smp := range s.Samples {
+		if !slices.Contains(out, smp.GPU) {
+			out = append(out, smp.GPU)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

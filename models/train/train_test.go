@@ -1,0 +1,347 @@
+package train
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/dataset"
+	"smart/features"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/roofline"
+)
+
+func TestLoadRuntime(t *testing.T) {
+	dir := synthDataSet(t, 12, []string{"A100-40GB", "V100"}, 1)
+	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Concat(features.StencilNames(4), features.SettingNames(3), features.GPUNames())
+	if !slices.Equal(set.Data.Features, want) {
+		t.Errorf("columns %v\nwant %v", set.Data.Features, want)
+	}
+	_, rows, _ := dataset.ReadAll(dir)
+	if set.Data.Rows() != len(rows) || set.Refs[0].Rows != len(rows) || set.Refs[0].Sources["simulated"] != len(rows) {
+		t.Errorf("%d rows, ref %+v; the data set has %d", set.Data.Rows(), set.Refs[0], len(rows))
+	}
+	for i, s := range set.Samples {
+		if math.Abs(set.Data.Y[i]-math.Log(s.TimeMs)) > 1e-12 || set.Data.Groups[i] != s.Group {
+			t.Fatalf("row %d: target %v for time %v", i, set.Data.Y[i], s.TimeMs)
+		}
+		st := set.Stencils[s.Group]
+		f, _ := features.Stencil(st, 4)
+		if !slices.Equal(set.Data.X[i][:len(f)], f) {
+			t.Fatalf("row %d: stencil columns differ from features.Stencil", i)
+		}
+	}
+	if got := set.GPUNames(); !slices.Equal(got, []string{"A100-40GB", "V100"}) {
+		t.Errorf("GPUs %v", got)
+	}
+	tensor, err := Load([]string{dir}, Options{Task: models.Runtime, Tensor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tensor.Data.Features) != len(want)+729 || !strings.HasPrefix(tensor.Data.Features[len(features.StencilNames(4))], "tensor_") {
+		t.Errorf("tensor columns missing: %d columns", len(tensor.Data.Features))
+	}
+}
+
+// TestAnalyticColumn: measured data gets the analytic model's time as a column; simulated data
+// (whose times are that model's) does not.
+func TestAnalyticColumn(t *testing.T) {
+	dir := synthDataSetFrom(t, 4, []string{"A100-40GB"}, 8, smart.Measured)
+	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(set.Data.Features, roofline.FeatureName)
+	if col < 0 || set.Inputs.Analytic != AnalyticStencil || set.Data.Features[col+1] != "roofline_ok" {
+		t.Fatalf("columns %v, analytic %q", set.Data.Features, set.Inputs.Analytic)
+	}
+	ok := 0
+	for i, s := range set.Samples {
+		tu, err := smart.DecodeTuning(3, s.OC, s.Setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := roofline.Feature(set.Stencils[s.Group], tu, set.GPUs[s.GPU])
+		if err != nil {
+			if set.Data.X[i][col+1] != 0 {
+				t.Fatalf("row %d: the model cannot run the variant (%v) but roofline_ok is 1", i, err)
+			}
+			continue
+		}
+		ok++
+		if set.Data.X[i][col] != want || set.Data.X[i][col+1] != 1 {
+			t.Fatalf("row %d: analytic column %v, roofline.Feature %v", i, set.Data.X[i][col], want)
+		}
+	}
+	if ok == 0 {
+		t.Error("the analytic model ran no variant")
+	}
+	if off, _ := Load([]string{dir}, Options{Task: models.Runtime, NoAnalytic: true}); slices.Contains(off.Data.Features, roofline.FeatureName) {
+		t.Error("NoAnalytic kept the column")
+	}
+}
+
+func TestLoadSelect(t *testing.T) {
+	dir := synthDataSet(t, 10, []string{"A100-40GB", "V100"}, 2)
+	set, err := Load([]string{dir}, Options{Task: models.Select})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, _ := dataset.ReadLabels(dir)
+	if set.Data.Rows() != len(labels.Instances) || set.Data.Classes != len(labels.Classes) || len(set.Classes) != len(labels.Classes) {
+		t.Fatalf("%d rows of %d classes; labels have %d instances of %d classes", set.Data.Rows(), set.Data.Classes, len(labels.Instances), len(labels.Classes))
+	}
+	// Two GPUs: the GPU's features are columns, so instances of one stencil differ.
+	if !slices.Contains(set.Data.Features, "bandwidth_gbs") {
+		t.Error("GPU features missing from a two-GPU selection matrix")
+	}
+	for i, s := range set.Samples {
+		best := math.Inf(1)
+		for _, v := range s.Times {
+			best = min(best, v)
+		}
+		if best != s.TimeMs {
+			t.Fatalf("row %d: best time %v, label says %v", i, best, s.TimeMs)
+		}
+		if set.Classes[int(set.Data.Y[i])].OC != labelOf(labels, s) {
+			t.Fatalf("row %d: class %d does not match labels.json", i, int(set.Data.Y[i]))
+		}
+	}
+	one := synthDataSet(t, 10, []string{"A100-40GB"}, 2)
+	single, err := Load([]string{one}, Options{Task: models.Select})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(single.Data.Features, "bandwidth_gbs") {
+		t.Error("a one-GPU selection matrix has GPU columns")
+	}
+}
+
+func labelOf(l *dataset.Labels, s Sample) smart.Combination {
+	for _, in := range l.Instances {
+		if in.StencilID == s.Group && in.GPU == s.GPU {
+			return in.Class
+		}
+	}
+	return 255
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := synthDataSet(t, 5, []string{"A100-40GB"}, 3)
+	tests := []struct {
+		name string
+		dirs []string
+		opt  Options
+		want string
+	}{
+		{"missing", []string{filepath.Join(dir, "nope")}, Options{Task: models.Runtime}, "not a data set"},
+		{"none", nil, Options{Task: models.Runtime}, "no data set"},
+		{"model of other dims", []string{dir}, Options{Task: models.Runtime, Inputs: &models.Inputs{Dims: 2, Stencil: true}}, "2-D"},
+		{"model of other kernel", []string{dir}, Options{Task: models.Runtime, Inputs: &models.Inputs{Kernel: "conv"}}, "kernel conv"},
+		{"other classes", []string{dir}, Options{Task: models.Select, Classes: []models.Class{{OC: 1}, {OC: 2}}}, "the model predicts"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.dirs, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCrossValidate runs grouped 5-fold cross-validation of gbdt on both tasks of a synthetic
+// data set whose cost model is learnable: the models must beat simple baselines.
+func TestCrossValidate(t *testing.T) {
+	dir := synthDataSet(t, 60, []string{"A100-40GB", "V100"}, 4)
+	k := kinds.All()
+	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	p, err := CrossValidate(context.Background(), k, "gbdt", rt, 5, 1, map[string]string{"rounds": "150", "min_data_in_leaf": "5"}, func(d int) { done = d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done != 5 {
+		t.Errorf("progress reached %d of 5 folds", done)
+	}
+	fold := map[string]int{}
+	for i, g := range rt.Data.Groups {
+		if f, ok := fold[g]; ok && f != p.Fold[i] {
+			t.Fatalf("stencil %s in folds %d and %d", g, f, p.Fold[i])
+		}
+		fold[g] = p.Fold[i]
+	}
+	r := Score(rt, p)
+	// Times span about 50x; predicting the mean would be off by far more than 30%.
+	if s := r.Overall.RuntimeScores; s.MAPE > 30 || s.PickShare > 1 || s.PickShare < 0.5 || s.Percentiles["p50"] > s.Percentiles["p90"] {
+		t.Errorf("runtime scores %+v", s)
+	}
+	if len(r.PerGPU) != 2 || r.PerGPU[0].Rows+r.PerGPU[1].Rows != rt.Data.Rows() {
+		t.Errorf("per-GPU rows %+v", r.PerGPU)
+	}
+
+	sel, err := Load([]string{dir}, Options{Task: models.Select})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := CrossValidate(context.Background(), k, "gbdt", sel, 5, 1, map[string]string{"rounds": "60", "min_data_in_leaf": "3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Score(sel, ps).Overall.SelectScores
+	counts := make([]int, sel.Data.Classes)
+	total := 0
+	for i, row := range rs.Confusion {
+		for _, c := range row {
+			counts[i] += c
+			total += c
+		}
+	}
+	majority := float64(slices.Max(counts)) / float64(total)
+	if total != sel.Data.Rows() || rs.Accuracy <= majority {
+		t.Errorf("accuracy %.3f does not beat the majority class %.3f (%d instances)", rs.Accuracy, majority, total)
+	}
+	if rs.OracleShare > 1 || rs.OracleShare < rs.FixedShare || rs.SpeedupOverWorst < 1 {
+		t.Errorf("selection scores %+v", rs)
+	}
+}
+
+// TestScoreGolden checks the metrics on a hand-made set whose values are computed by hand.
+func TestScoreGolden(t *testing.T) {
+	a, b := smart.Combination(0), smart.Combination(smart.ST)
+	set := &Set{
+		Data:    &models.Data{Task: models.Select, Classes: 2, X: make([][]float64, 3), Y: []float64{0, 1, 1}},
+		Classes: []models.Class{{OC: a, Members: []smart.Combination{a}}, {OC: b, Members: []smart.Combination{b}}},
+		Samples: []Sample{
+			{Group: "s1", GPU: "G", Times: map[smart.Combination]float64{a: 1, b: 2}},
+			{Group: "s2", GPU: "G", Times: map[smart.Combination]float64{a: 4, b: 2}},
+			{Group: "s3", GPU: "H", Times: map[smart.Combination]float64{a: 3, b: 1}},
+		},
+	}
+	p := &Predictions{Proba: [][]float64{{0.9, 0.1}, {0.6, 0.4}, {0.2, 0.8}}, Fixed: []smart.Combination{a, a, a}}
+	r := Score(set, p)
+	s := r.Overall.SelectScores
+	// Predictions: a (right), a (wrong: b is best), b (right).
+	if math.Abs(s.Accuracy-2.0/3) > 1e-12 {
+		t.Errorf("accuracy %v, want 2/3", s.Accuracy)
+	}
+	if want := [][]int{{1, 0}, {1, 1}}; !slices.EqualFunc(s.Confusion, want, slices.Equal) {
+		t.Errorf("confusion %v, want %v", s.Confusion, want)
+	}
+	// Shares best/predicted: 1, 2/4, 1; fixed OC a: 1, 2/4, 1/3.
+	if math.Abs(s.OracleShare-2.5/3) > 1e-12 || math.Abs(s.FixedShare-(1+0.5+1.0/3)/3) > 1e-12 {
+		t.Errorf("oracle share %v, fixed share %v", s.OracleShare, s.FixedShare)
+	}
+	// Worst/predicted: 2, 1, 3; fixed/predicted: 1, 1, 3.
+	if math.Abs(s.SpeedupOverWorst-math.Cbrt(6)) > 1e-12 || math.Abs(s.SpeedupOverFixed-math.Cbrt(3)) > 1e-12 {
+		t.Errorf("speedups %v over worst, %v over fixed", s.SpeedupOverWorst, s.SpeedupOverFixed)
+	}
+	if len(r.PerGPU) != 2 || r.PerGPU[1].GPU != "H" || r.PerGPU[1].SelectScores.Accuracy != 1 {
+		t.Errorf("per GPU %+v", r.PerGPU)
+	}
+
+	rt := &Set{
+		Data: &models.Data{Task: models.Runtime},
+		Samples: []Sample{
+			{Group: "s1", GPU: "G", TimeMs: 1}, {Group: "s1", GPU: "G", TimeMs: 2},
+			{Group: "s2", GPU: "G", TimeMs: 4}, {Group: "s2", GPU: "G", TimeMs: 8},
+		},
+	}
+	rt.Data.X = make([][]float64, 4)
+	// Predicted 1.1, 1.0 (picks the 2 ms variant of s1), 5, 8 (picks 4 ms: right).
+	lp := &Predictions{LnMs: []float64{math.Log(1.1), math.Log(1), math.Log(5), math.Log(8)}}
+	rr := Score(rt, lp).Overall.RuntimeScores
+	// APE: 10%, 50%, 25%, 0%.
+	if math.Abs(rr.MAPE-21.25) > 1e-9 || math.Abs(rr.Percentiles["p50"]-17.5) > 1e-9 || math.Abs(rr.Percentiles["max"]-50) > 1e-9 {
+		t.Errorf("MAPE %v, percentiles %v", rr.MAPE, rr.Percentiles)
+	}
+	if rr.Problems != 2 || math.Abs(rr.PickShare-0.75) > 1e-12 {
+		t.Errorf("pick share %v over %d problems, want 0.75 over 2", rr.PickShare, rr.Problems)
+	}
+}
+
+// TestFitSaveLoad trains on a set, saves, loads and predicts the set again through Predict and
+// through the Evaluator: all three agree.
+func TestFitSaveLoad(t *testing.T) {
+	dir := synthDataSet(t, 15, []string{"A100-40GB", "V100"}, 5)
+	k := kinds.All()
+	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"gbdt", "knn"} {
+		f, h, err := Fit(context.Background(), k, kind, set, map[string]string{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "m")
+		if err := models.Save(path, h, f); err != nil {
+			t.Fatal(err)
+		}
+		m, err := models.Load(path, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Load([]string{dir}, Options{Task: models.Runtime, Inputs: m.Header.Inputs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Predict(m, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := NewEvaluator(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			s := set.Samples[i]
+			meas, err := ev.Evaluate(context.Background(), smart.Query{Stencil: set.Stencils[s.Group], OC: s.OC, Setting: s.Setting, GPU: s.GPU})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meas.Source != smart.Predicted || !meas.OK() || math.Abs(math.Log(meas.TimeMs)-p.LnMs[i]) > 1e-9 {
+				t.Fatalf("%s row %d: evaluator %+v, Predict %v", kind, i, meas, math.Exp(p.LnMs[i]))
+			}
+		}
+		if m.Header.Data[0].Sources["simulated"] != set.Data.Rows() || !slices.Equal(m.Header.Data[0].GPUs, []string{"A100-40GB", "V100"}) {
+			t.Errorf("%s: header data %+v", kind, m.Header.Data)
+		}
+	}
+}
+
+func TestHoldout(t *testing.T) {
+	dir := synthDataSet(t, 30, []string{"A100-40GB", "V100", "P100"}, 6)
+	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, p, err := Holdout(context.Background(), kinds.All(), "gbdt", set, "V100", map[string]string{"rounds": "100"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Score(test, p)
+	if len(r.PerGPU) != 1 || r.PerGPU[0].GPU != "V100" || r.Overall.Rows != test.Data.Rows() {
+		t.Fatalf("held-out report %+v", r)
+	}
+	// V100's bandwidth lies between the P100's and the A100's: the trees cannot extrapolate but
+	// must land in the right range.
+	if s := r.Overall.RuntimeScores; s.MAPE > 60 || s.PickShare < 0.5 {
+		t.Errorf("held-out scores %+v", s)
+	}
+	if _, _, err := Holdout(context.Background(), kinds.All(), "gbdt", set, "H100", nil, nil); err == nil || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("unknown GPU: %v", err)
+	}
+}
