@@ -260,34 +260,45 @@ func b2i(b bool) int {
 }
 
 // SharedElems is the number of grid elements a block keeps in shared memory for a stencil of
-// order r. The code generator allocates exactly this much and the search space checks it
-// against the GPU's limit, so both read it from here.
+// order r. The code generator (dataset/cuda) allocates exactly this much and the search space
+// checks it against the GPU's limit, so both read it from here.
 //
-// Without streaming the tile and its halo (r per fused step) are staged, twice for the
-// ping-pong buffers of temporal blocking. With streaming a window of planes across the
-// streaming axis is kept: 2r+1 planes, or one with retiming (partial sums live in registers),
-// per fused time level.
+// A block computes tt fused time levels (1 without temporal blocking); level k covers the tile
+// plus a halo of r*(tt-k) points per side. Level 0, the input, is kept in shared memory when
+// Shared is set (otherwise it is read from global memory); the intermediate levels 1..tt-1
+// always are. Without streaming a level is a box and the stored levels alternate between two
+// buffers sized for the first two. With streaming a level is a plane across the streaming axis
+// and each stored level keeps a ring of them: 2r+2 planes (the 2r+1 a stencil reads and the one
+// being written, so one barrier per plane suffices), or 2 with retiming, whose partial sums live
+// in registers.
 func (t Tuning) SharedElems(r int) int {
-	if !t.Shared {
-		return 0
-	}
-	halo := r * t.TT
 	tile := t.Tile()
-	n := 1
-	for a := 0; a < t.Dims; a++ {
-		if a != t.StreamAxis {
-			n *= tile[a] + 2*halo
+	area := func(k int) int {
+		n := 1
+		for a := 0; a < t.Dims; a++ {
+			if a != t.StreamAxis {
+				n *= tile[a] + 2*r*(t.TT-k)
+			}
 		}
+		return n
 	}
-	switch {
-	case t.StreamAxis >= 0:
-		planes := 2*r + 1
+	first := 1
+	if t.Shared {
+		first = 0
+	}
+	n := 0
+	if t.StreamAxis >= 0 {
+		planes := 2*r + 2
 		if t.OC.Has(RT) {
-			planes = 1
+			planes = 2
 		}
-		n *= planes * t.TT
-	case t.TT > 1:
-		n *= 2
+		for k := first; k < t.TT; k++ {
+			n += planes * area(k)
+		}
+		return n
+	}
+	for k := first; k < min(first+2, t.TT); k++ {
+		n += area(k)
 	}
 	return n
 }

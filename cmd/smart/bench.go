@@ -228,7 +228,7 @@ func cudaRunner(info gpuinfo.Info, gpu smart.GPU, reps int, buildDir string) (*c
 		}
 		buildDir = filepath.Join(dir, "smart", "nvcc")
 	}
-	return &cuda.Runner{NVCC: nvcc, Arch: arch, CacheDir: buildDir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: reps}, nil
+	return &cuda.Runner{Compiler: cuda.NVCC(nvcc, arch), CacheDir: buildDir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: reps}, nil
 }
 
 // planItems draws the plan's settings stencil by stencil, so the bar moves while the search

@@ -2,10 +2,133 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"smart"
+	"smart/dataset/cuda"
 )
 
-// runCodegen is a placeholder until issue 4 lands; the helper building issue 4 replaces this file.
 func runCodegen(ctx context.Context, e *env, args []string) error {
-	return errors.New("codegen is not built yet (issue 4)")
+	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [-o FILE] [--json]", `
+Writes the CUDA source of a stencil under an optimization combination (OC) and a setting: the
+kernels, their launch configuration and a host function run(a, b, stream) that applies all of the
+stencil's time steps, ping-ponging two buffers that both hold the initial grid, and returns the
+one holding the result. A header comment names the stencil by its ID, the OC and the setting;
+nothing else from the stencil file but numbers reaches the source. It compiles with nvcc as it is
+(nvcc -c out.cu); smart verify checks generated kernels without a GPU. FILE may be a stencil file
+or an embedded sample (j3d7pt, ...). smart space FILE --oc OC --sample 1 prints a valid setting.
+With --json the launch configuration and the source are printed as JSON.
+
+Examples:
+  smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
+  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --json`)
+	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
+	setText := flags.String("setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
+	outPath := flags.String("o", "", "write the source to this file instead of stdout (atomically)")
+	asJSON := flags.Bool("json", false, "print the launch configuration and the source as JSON")
+	files, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) != 1:
+		return usagef("give one stencil file")
+	case *ocName == "":
+		return usagef("give the optimization combination with --oc (BASE for none)")
+	case *setText == "":
+		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], *ocName)
+	}
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
+	}
+	oc, err := smart.ParseCombination(*ocName)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	set, err := smart.ParseSetting(*setText)
+	if err != nil {
+		return usagef("--setting: %v", err)
+	}
+	t, err := smart.DecodeTuning(st.Dims, oc, set)
+	if err != nil {
+		return usagef("--setting: %v", err)
+	}
+	k, err := cuda.Generate(st, t)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeCodegenJSON(e, k, *outPath)
+	}
+	if *outPath == "" {
+		_, err := fmt.Fprint(e.stdout, k.File())
+		return err
+	}
+	if err := writeFileAtomic(*outPath, []byte(k.File())); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: namespace %s, %d time steps\n", *outPath, k.Name, k.Steps)
+	for _, l := range k.Launches {
+		fmt.Fprintf(e.stdout, "  %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %d step(s) per launch, %d launch(es)\n",
+			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)
+	}
+	return nil
+}
+
+// codegenOutput is the JSON form of a generated kernel.
+type codegenOutput struct {
+	Namespace     string            `json:"namespace"`
+	StencilID     string            `json:"stencil_id"`
+	OC            smart.Combination `json:"oc"`
+	Setting       smart.Setting     `json:"setting"`
+	Dtype         smart.Dtype       `json:"dtype"`
+	Steps         int               `json:"steps"`
+	Launches      []cuda.Launch     `json:"launches"`
+	ConstantBytes int               `json:"constant_bytes"`
+	File          string            `json:"file,omitempty"`   // where the source was written
+	Source        string            `json:"source,omitempty"` // the source, when not written to a file
+}
+
+func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
+	out := codegenOutput{Namespace: k.Name, StencilID: k.StencilID, OC: k.OC, Setting: k.Setting, Dtype: k.Dtype,
+		Steps: k.Steps, Launches: k.Launches, ConstantBytes: k.ConstantBytes}
+	if path == "" {
+		out.Source = k.File()
+	} else {
+		if err := writeFileAtomic(path, []byte(k.File())); err != nil {
+			return err
+		}
+		out.File = path
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it over path, so
+// readers see the old file or the whole new one.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

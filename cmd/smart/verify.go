@@ -2,10 +2,186 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"text/tabwriter"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset/cuda"
 )
 
-// runVerify is a placeholder until issue 4 lands; the helper building issue 4 replaces this file.
 func runVerify(ctx context.Context, e *env, args []string) error {
-	return errors.New("verify is not built yet (issue 4)")
+	flags := newFlags(e, "verify", "FILE... [--oc OC|all] [--samples N] [--seed S] [--json]", `
+Checks the generated CUDA kernels of each stencil without a GPU. For every OC it draws --samples
+settings uniformly at random from the setting space of a small copy of the stencil (2-D
+(37+4r)x(33+4r), 3-D 21x19x17 grown with the order: odd extents, so tiles never fit exactly),
+then, batched many variants to a translation unit:
+  - compiles them to PTX with clang-14 for sm_80 (is it valid CUDA?), and
+  - runs them on the CPU (g++ with AddressSanitizer, each block's threads as std::threads) for 2
+    time steps, or tt full and tt-1 more with temporal blocking, on random data with unwritten
+    points poisoned with NaN, and compares the whole grid with a plain float64 reference: within
+    1e-12 relative error for float64, 2*steps*(nnz+2)*2^-24 for float32.
+A barrier only some threads reach hangs: every run has a --timeout. The exit status is 0 only if
+every variant passes. Needs clang-14 and g++ (Debian packages clang-14 and g++); real runs on a
+GPU need nvcc.
+
+Examples:
+  smart verify j2d5pt j3d7pt
+  smart verify stencil.json --oc ST_RT_TB,TB --samples 5 --seed 7 --json`)
+	ocList := flags.String("oc", "all", "optimization combinations: all, or a comma-separated list such as ST_BM,TB")
+	samples := flags.Int("samples", 3, "random settings per stencil and OC")
+	seed := flags.Uint64("seed", 1, "seed of the settings and the input data")
+	gpuName := flags.String("gpu", "", "GPU whose limits bound the settings, from the catalogue (smart gpus); default sm_80")
+	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	jobs := flags.Int("jobs", 0, "batches compiled and run at once (default: the number of CPUs)")
+	timeout := flags.Duration("timeout", 2*time.Minute, "time a variant's CPU run may take before it counts as a hang")
+	asJSON := flags.Bool("json", false, "print the results as JSON")
+	files, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(files) == 0:
+		return usagef("give one or more stencil files")
+	case *samples < 1:
+		return usagef("--samples must be at least 1")
+	case *jobs < 0 || *timeout <= 0:
+		return usagef("--jobs and --timeout must be positive")
+	}
+	ocs, err := parseOCs(*ocList)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	gpu := smart.SM80()
+	if *gpuName != "" {
+		cat, err := catalog.Load(*catFile)
+		if err != nil {
+			return err
+		}
+		if gpu, err = cat.Lookup(*gpuName); err != nil {
+			return err
+		}
+	}
+	tools, err := cuda.FindTools()
+	if err != nil {
+		return err
+	}
+	var variants []cuda.Variant
+	var origin []verifyOrigin // per variant
+	var skipped []string
+	for i, f := range files {
+		st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+		if err != nil {
+			return err
+		}
+		for _, oc := range ocs {
+			rng := rand.New(rand.NewPCG(*seed, uint64(i)<<8|uint64(oc)))
+			vs, err := cuda.Sample(st, oc, *samples, gpu, rng)
+			if errors.Is(err, cuda.ErrNoSetting) {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", f, err))
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("stencil file %s: %w", f, err)
+			}
+			for range vs {
+				origin = append(origin, verifyOrigin{File: f, Name: st.Name, ID: st.ID()})
+			}
+			variants = append(variants, vs...)
+		}
+	}
+	bar := newProgress(e, "verify", len(variants))
+	v := cuda.Verifier{Tools: tools, Jobs: *jobs, Timeout: *timeout, Seed: *seed, Progress: func(done, _ int) { bar.Update(done) }}
+	results, err := v.Verify(ctx, variants)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if !r.OK() {
+			failed++
+		}
+	}
+	if *asJSON {
+		out := verifyOutput{GPU: gpu.Name, Seed: *seed, Skipped: skipped, Failed: failed}
+		for i, r := range results {
+			out.Results = append(out.Results, verifyRow{verifyOrigin: origin[i], Result: r})
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printVerifyTable(e, results, origin, skipped)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d variants failed verification", failed, len(results))
+	}
+	return nil
+}
+
+// verifyOrigin says which stencil file a verified variant comes from.
+type verifyOrigin struct {
+	File string `json:"file"`
+	Name string `json:"name,omitempty"`
+	ID   string `json:"id"` // of the stencil in the file; the verified copy has its own
+}
+
+type verifyRow struct {
+	verifyOrigin
+	cuda.Result
+}
+
+// MarshalJSON keeps the origin and the result side by side (both have an ID field).
+func (r verifyRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Stencil verifyOrigin `json:"stencil"`
+		cuda.Result
+	}{r.verifyOrigin, r.Result})
+}
+
+type verifyOutput struct {
+	GPU     string      `json:"gpu"` // whose limits bounded the settings
+	Seed    uint64      `json:"seed"`
+	Results []verifyRow `json:"results"`
+	Failed  int         `json:"failed"`
+	Skipped []string    `json:"skipped,omitempty"` // OCs without a valid setting on the verification grid
+}
+
+func printVerifyTable(e *env, results []cuda.Result, origin []verifyOrigin, skipped []string) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STENCIL\tOC\tSETTING\tPTX\tCPU\tMAX REL ERR")
+	failed := 0
+	for i, r := range results {
+		name := origin[i].Name
+		if name == "" {
+			name = origin[i].File
+		}
+		rel := fmt.Sprintf("%.1e", r.MaxRelErr)
+		if r.CPU.Status != smart.StatusOK {
+			rel = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, r.OC, r.Setting, r.PTX.Status, r.CPU.Status, rel)
+		if !r.OK() {
+			failed++
+		}
+	}
+	tw.Flush()
+	if failed > 0 {
+		fmt.Fprintln(e.stdout, "\nFailures:")
+		for i, r := range results {
+			if !r.OK() {
+				fmt.Fprintf(e.stdout, "  %s (%s): %s\n", origin[i].File, r.StencilID, r)
+			}
+		}
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(e.stdout, "skipped %s\n", s)
+	}
+	fmt.Fprintf(e.stdout, "%d variants: %d passed, %d failed\n", len(results), len(results)-failed, failed)
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"smart/data"
+	"smart/models"
+	"smart/predict"
+)
+
+// readmeStencil is the file of the README's first command, from this package's directory.
+const readmeStencil = "../../data/stencils/j3d7pt.json"
+
+// TestPredictEndToEnd runs the README's first command and then the smart codegen command it
+// prints, so the setting it recommends is one the code generator accepts.
+func TestPredictEndToEnd(t *testing.T) {
+	code, out, errs := runCLI(t, "", "predict", "--gpu", "a100", readmeStencil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"j3d7pt: 3-D, order 1, 7 points", "on A100-40GB", "OC classes, most probable first",
+		"simulated: analytic model, no measurements of this GPU", "=> use ", "Every catalogued GPU", "<- asked",
+		"W7800        not predicted: AMD GPU: smart's kernels are CUDA", "trained on"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`smart codegen (\S+) --oc (\S+) --setting (\S+) -o (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no codegen line in\n%s", out)
+	}
+	cu := filepath.Join(t.TempDir(), m[4])
+	code, _, errs = runCLI(t, "", "codegen", m[1], "--oc", m[2], "--setting", m[3], "-o", cu)
+	if code != 0 {
+		t.Fatalf("the printed codegen command fails (exit %d): %s", code, errs)
+	}
+	if src, err := os.ReadFile(cu); err != nil || !bytes.Contains(src, []byte("__global__")) {
+		t.Errorf("codegen wrote no kernel: %v", err)
+	}
+}
+
+// TestPredictBatchJSON predicts a directory of two stencils: one JSON object each.
+func TestPredictBatchJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"j2d5pt", "j3d13pt"} {
+		b, _ := data.StencilFile(name)
+		os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
+	}
+	code, out, errs := runCLI(t, "", "predict", "--gpu", "T4", "--json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	var got []string
+	for {
+		var p predict.Prediction
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if p.GPU != "T4" || p.Best == nil || p.Best.Source.Basis != predict.BasisSimulated || len(p.GPUs) == 0 {
+			t.Errorf("%s: %+v", p.Stencil.Name, p)
+		}
+		got = append(got, p.Stencil.Name)
+	}
+	if strings.Join(got, ",") != "j2d5pt,j3d13pt" {
+		t.Errorf("stencils %v", got)
+	}
+	code, out, errs = runCLI(t, "", "predict", "--gpu", "T4", dir)
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.HasPrefix(out, "stencil ") {
+		t.Errorf("rows (exit %d, %s):\n%s", code, errs, out)
+	}
+}
+
+func TestPredictErrorsCLI(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"dims": 3, "offsets": [[0,0,0],[1,0]]}`), 0o644)
+	order5 := filepath.Join(dir, "o5.json")
+	os.WriteFile(order5, []byte(`{"dims": 2, "offsets": [[0,0],[5,0],[-5,0]]}`), 0o644)
+	good, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(newer[len(models.Magic):], models.FormatVersion+1)
+	binary.LittleEndian.PutUint32(newer[len(newer)-4:], crc32.ChecksumIEEE(newer[:len(newer)-4]))
+	newerFile := filepath.Join(dir, "newer.model")
+	os.WriteFile(newerFile, newer, 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown GPU", []string{"predict", "--gpu", "a1000", readmeStencil}, 1, `unknown GPU "a1000"; did you mean`},
+		{"malformed stencil", []string{"predict", "--gpu", "a100", bad}, 1, `bad.json: field "offsets[1]": has 2 coordinates; a 3-D offset has 3`},
+		{"order beyond the model", []string{"predict", "--gpu", "a100", order5}, 1, "has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4"},
+		{"model of another version", []string{"predict", "--gpu", "a100", "--model", newerFile, readmeStencil}, 1, "model file format version 2 is newer than this smart reads (1); upgrade smart"},
+		{"AMD GPU", []string{"predict", "--gpu", "mi250x", readmeStencil}, 1, "only NVIDIA GPUs run them"},
+		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
+		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "not both"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", c.name, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestRecommendHTML writes the HTML report and, where Chromium is installed, renders it
+// headless and checks the screenshot shows the charts: a tall page with the bars' colours.
+func TestRecommendHTML(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	code, out, errs := runCLI(t, "", "recommend", readmeStencil, "--have", "v100", "--steps", "100000", "--html", page)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"<- fastest", "most cost-efficient", "(yours)", "than your V100", "priced for 100000 steps"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || bytes.Count(html, []byte("<svg")) != 3 {
+		t.Fatalf("report: %v, %d charts", err, bytes.Count(html, []byte("<svg")))
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed: the report is not rendered (apt-get install chromium)")
+	}
+	shot := filepath.Join(dir, "report.png")
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--window-size=1280,2200", "--screenshot="+shot, "file://"+page)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, b)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2200 {
+		t.Fatalf("screenshot is %v", b)
+	}
+	// The bars: the fastest's green, your GPU's orange, the others' blue (report.go's colours).
+	for name, c := range map[string]color.RGBA{"green": {0x2c, 0xa0, 0x2c, 0xff}, "orange": {0xff, 0x7f, 0x0e, 0xff}, "blue": {0x1f, 0x77, 0xb4, 0xff}} {
+		if n := countColour(img, c); n < 200 {
+			t.Errorf("the screenshot has %d %s pixels; the charts did not render", n, name)
+		}
+	}
+}
+
+func countColour(img image.Image, want color.RGBA) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if near(r, want.R) && near(g, want.G) && near(bl, want.B) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func near(v uint32, c uint8) bool {
+	d := int(v>>8) - int(c)
+	return d >= -3 && d <= 3
+}

@@ -1,0 +1,24 @@
+// Package cuda is smart's measuring instrument on the code side: it generates the CUDA C++
+// source of a stencil under every optimization combination (streaming, block and cyclic
+// merging, retiming, prefetching, temporal blocking, shared and constant memory, unrolling)
+// and verifies generated kernels without a GPU.
+//
+// Generate turns a stencil and a decoded setting (smart.Tuning) into one self-contained C++
+// namespace: the kernels, their launch configuration and a host function run that applies all
+// of the stencil's time steps. The same source compiles three ways:
+//
+//   - with nvcc, for timed runs on a GPU (File gives a complete translation unit);
+//   - with clang-14 to PTX under ClangPrelude, which proves it is valid CUDA for sm_80;
+//   - with g++ -std=c++20 -pthread under EmulationPrelude, which runs each block's threads as
+//     std::threads, one block at a time, so results can be compared with a reference.
+//
+// Verifier batches many variants into one translation unit per compiler, runs them on small
+// grids (SmallCopy) from random data against a plain float64 reference loop, under
+// AddressSanitizer with poisoned guard zones around the grid, and reports per variant whether
+// the PTX compile and the CPU check passed (a barrier in divergent code hangs there, so every
+// run has a timeout). Sample draws the settings to verify from the setting space (tuner/space).
+//
+// Boundary policy, the same in kernels and reference: points within the stencil's order r of
+// the grid edge keep their input value at every step; both buffers hold the initial grid, and
+// kernels write interior points only.
+package cuda

@@ -1,0 +1,105 @@
+package cuda
+
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"smart"
+)
+
+//go:embed cxx/clang_prelude.h
+var clangPrelude string
+
+//go:embed cxx/emulation.h
+var emulationPrelude string
+
+//go:embed cxx/harness.h
+var harnessHeader string
+
+// ClangPrelude is the header to -include when compiling generated kernels to PTX with clang
+// without the CUDA toolkit.
+func ClangPrelude() string { return clangPrelude }
+
+// EmulationPrelude is the header to -include when compiling generated kernels with g++ to run
+// them on the CPU.
+func EmulationPrelude() string { return emulationPrelude }
+
+// HarnessHeader is the C++ of the verification harness: the reference loop and the check that
+// runs one variant and compares its result. It runs under the emulation or, compiled by nvcc,
+// on a GPU.
+func HarnessHeader() string { return harnessHeader }
+
+// Tolerance is the largest relative error verification accepts for a stencil's result: 1e-12
+// for float64; for float32 the worst-case bound of summing nnz terms over every step,
+// 2*steps*(nnz+2)*2^-24 (different summation orders and FMA contraction differ within it).
+func Tolerance(st *smart.Stencil) float64 {
+	if st.Dtype == smart.Float32 {
+		return 2 * float64(st.Steps) * float64(st.NNZ()+2) * 0x1p-24
+	}
+	return 1e-12
+}
+
+// batchSource is a batch of variants as two translation units: kernels.cu (the preamble and
+// every variant's namespace, for clang and g++) and harness.cpp (the harness, kernels.cu, each
+// variant's case and main). lines[i] is the first line of variant i in kernels.cu.
+type batchSource struct {
+	kernels, harness string
+	lines            []int
+}
+
+// buildBatch writes the sources for kernels ks; case i of the harness checks ks[i] on its stencil
+// sts[i] from random data seeded by seed. The harness main takes the first case to run.
+func buildBatch(ks []*Kernel, sts []*smart.Stencil, seed uint64) batchSource {
+	var b batchSource
+	var kern strings.Builder
+	kern.WriteString(Preamble)
+	line := strings.Count(Preamble, "\n") + 1
+	for _, k := range ks {
+		b.lines = append(b.lines, line)
+		kern.WriteString(k.Source)
+		line += strings.Count(k.Source, "\n")
+	}
+	b.kernels = kern.String()
+
+	var h writer
+	h.line("#include \"harness.h\"")
+	h.line("#include \"kernels.cu\"")
+	for i, st := range sts {
+		var pts []string
+		for _, p := range st.Points {
+			pts = append(pts, fmt.Sprintf("{%d, %d, %d, %s}", p.Off[0], p.Off[1], p.Off[2], hexFloat(p.Coef)))
+		}
+		h.line("static const smart_check::Point points%d[] = {%s};", i, strings.Join(pts, ", "))
+		h.line("static const smart_check::Case case%d = {%d, %d, %d, %d, %d, %d, points%d, %d, %s};", i, st.Dims,
+			st.Grid[0], st.Grid[1], st.Grid[2], st.Order(), st.Steps, i, len(pts), hexFloat(Tolerance(st)))
+	}
+	h.line("int main(int argc, char** argv) {")
+	h.line("const int from = argc > 1 ? std::atoi(argv[1]) : 0;")
+	h.line("for (int i = from; i < %d; ++i) {", len(ks))
+	h.line("switch (i) {")
+	for i, k := range ks {
+		h.line("case %d: smart_check::check<%s::real>(%d, case%d, %s::run, %dULL); break;", i, k.Name, i, i, k.Name, seed)
+	}
+	h.line("}")
+	h.line("}")
+	h.line("std::printf(\"DONE\\n\");")
+	h.line("return 0;")
+	h.line("}")
+	b.harness = h.String()
+	return b
+}
+
+// variantAt returns the variant whose source holds line of kernels.cu, or -1.
+func (b batchSource) variantAt(line int) int {
+	v := -1
+	for i, first := range b.lines {
+		if line >= first {
+			v = i
+		}
+	}
+	return v
+}
+
+func hexFloat(f float64) string { return strconv.FormatFloat(f, 'x', -1, 64) }

@@ -1,0 +1,119 @@
+package cuda
+
+import (
+	"context"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"smart"
+	"smart/generator"
+	"smart/tuner/space"
+)
+
+// emulatedRunner is a Runner whose binaries run on the CPU under the emulation preludes, so the
+// runner's protocol, verification and failure handling are tested without a GPU.
+func emulatedRunner(t *testing.T) *Runner {
+	t.Helper()
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ not installed")
+	}
+	dir := t.TempDir()
+	return &Runner{Compiler: Emulation(gxx, dir), CacheDir: dir, GPU: "emulated", Name: "CPU emulation",
+		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7}
+}
+
+func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *rand.Rand) smart.Setting {
+	t.Helper()
+	sp, err := space.ForStencil(st, oc, smart.SM80())
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := sp.Random(rng)
+	if err != nil {
+		t.Fatalf("%s: %v", oc, err)
+	}
+	return set
+}
+
+func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	named, err := generator.NamedStencil("j2d9pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := SmallCopy(named)
+	rng := rand.New(rand.NewPCG(3, 4))
+	ocs := []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.ST | smart.RT | smart.PR), smart.Combination(smart.CM | smart.TB)}
+	var qs []smart.Query
+	for _, oc := range ocs {
+		qs = append(qs, smart.Query{Stencil: st, OC: oc, Setting: randomSetting(t, st, oc, rng)})
+	}
+	// Planted failures: a wrong halo offset (wrong result), a barrier only thread 0 reaches (a
+	// hang), source that does not compile, and a setting that lacks a parameter.
+	halo := smart.Query{Stencil: st, OC: 0, Setting: randomSetting(t, st, 0, rng)}
+	hang := smart.Query{Stencil: st, OC: smart.Combination(smart.ST), Setting: randomSetting(t, st, smart.Combination(smart.ST), rng)}
+	broken := smart.Query{Stencil: st, OC: smart.Combination(smart.BM), Setting: randomSetting(t, st, smart.Combination(smart.BM), rng)}
+	hang.Setting[smart.ParamShared] = 1
+	qs = append(qs, halo, hang, broken, smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32}})
+	faults := map[string]fault{Name(st.ID(), halo.OC, halo.Setting): faultHalo, Name(st.ID(), hang.OC, hang.Setting): faultDivergentBarrier}
+	r.Timeout = 5 * time.Second
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		name := Name(s.ID(), tu.OC, tu.Setting())
+		k, err := generate(s, tu, options{fault: faults[name]})
+		if err == nil && tu.OC == broken.OC {
+			k.Source = strings.Replace(k.Source, "typedef", "static_assert(false, \"planted\");\ntypedef", 1)
+		}
+		return k, err
+	}
+	ms, err := r.EvaluateBatch(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []smart.Status{smart.StatusOK, smart.StatusOK, smart.StatusOK, smart.StatusOK,
+		smart.StatusWrongResult, smart.StatusTimeout, smart.StatusCompileError, smart.StatusInvalid}
+	for i, m := range ms {
+		if m.Status != want[i] {
+			t.Errorf("query %d (%s %s): status %s (%s), want %s", i, qs[i].OC, qs[i].Setting, m.Status, m.Error, want[i])
+			continue
+		}
+		if m.Source != smart.Measured || m.GPU != "emulated" || m.StencilID != st.ID() && m.Status != smart.StatusInvalid {
+			t.Errorf("query %d: provenance %s/%s/%s", i, m.Source, m.GPU, m.StencilID)
+		}
+		if m.OK() && (m.Reps != 5 || !(m.MinMs <= m.TimeMs && m.TimeMs <= m.MaxMs) || m.TimeMs <= 0) {
+			t.Errorf("query %d: times %+v", i, m)
+		}
+	}
+	if r.CopyBandwidth() <= 0 {
+		t.Error("no copy bandwidth measured")
+	}
+}
+
+func TestSetStats(t *testing.T) {
+	var m smart.Measurement
+	setStats(&m, []float64{4, 1, 3, 2})
+	if m.TimeMs != 2.5 || m.MinMs != 1 || m.MaxMs != 4 || m.MeanMs != 2.5 || m.Reps != 4 {
+		t.Fatalf("%+v", m)
+	}
+	// Sample standard deviation of 1..4: sqrt(5/3).
+	if d := m.StdMs - 1.2909944487358056; d > 1e-12 || d < -1e-12 {
+		t.Fatalf("std %v", m.StdMs)
+	}
+}
+
+func TestArchOf(t *testing.T) {
+	for cc, want := range map[string]string{"9.0": "sm_90", "8.6": "sm_86", "10.0": "sm_100"} {
+		if got, err := ArchOf(cc); err != nil || got != want {
+			t.Errorf("ArchOf(%q) = %q, %v", cc, got, err)
+		}
+	}
+	if _, err := ArchOf("90"); err == nil {
+		t.Error("ArchOf(\"90\") accepted")
+	}
+}

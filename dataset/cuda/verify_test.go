@@ -1,0 +1,257 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"smart"
+	"smart/generator"
+)
+
+// tools returns the compilers, skipping the test where they are not installed (CI installs
+// them: .ci/run).
+func tools(t *testing.T) Tools {
+	t.Helper()
+	tl, err := FindTools()
+	if err != nil {
+		t.Skip(err)
+	}
+	return tl
+}
+
+// TestVerifyEveryOC is the check of the generator: every OC on the named stencils (3 random
+// settings each), on random stencils of orders 1 to 4 in 2-D and 3-D and on a float32 stencil
+// (1 each), compiled to PTX by clang and run on the CPU against the reference.
+func TestVerifyEveryOC(t *testing.T) {
+	tl := tools(t)
+	type set struct {
+		st      *smart.Stencil
+		samples int
+	}
+	sets := []set{{named(t, "j2d5pt", 0, 0), 3}, {named(t, "j3d7pt", 0, 0), 3}}
+	if !testing.Short() {
+		sets = append(sets, set{named(t, "j2d9pt", 0, 0), 3}, set{named(t, "j3d27pt", 0, 0), 3}, set{named(t, "box", 3, 4), 3})
+		for order := 1; order <= 4; order++ {
+			for dims := 2; dims <= 3; dims++ {
+				st, err := generator.Spec{Dims: dims, Order: order, Seed: 1}.Stencil(order)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sets = append(sets, set{st, 1})
+			}
+		}
+		f32 := named(t, "j3d27pt", 0, 0)
+		f32.Dtype = smart.Float32
+		sets = append(sets, set{f32, 1})
+	}
+	rng := rand.New(rand.NewPCG(2024, 4))
+	var variants []Variant
+	names := map[string]string{}
+	for _, s := range sets {
+		for _, oc := range smart.Combinations() {
+			vs, err := Sample(s.st, oc, s.samples, smart.SM80(), rng)
+			if err != nil {
+				t.Fatalf("%s: %v", s.st.Name, err)
+			}
+			for _, v := range vs {
+				names[v.Stencil.ID()] = s.st.Name
+			}
+			variants = append(variants, vs...)
+		}
+	}
+	start := time.Now()
+	v := Verifier{Tools: tl, Seed: 1}
+	results, err := v.Verify(context.Background(), variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perOC := map[smart.Combination]int{}
+	for _, r := range results {
+		if !r.OK() {
+			t.Errorf("%s (%s, steps %d): %s", names[r.StencilID], r.StencilID, r.Steps, r)
+		}
+		perOC[r.OC]++
+	}
+	if len(perOC) != len(smart.Combinations()) {
+		t.Errorf("verified %d OCs, want %d", len(perOC), len(smart.Combinations()))
+	}
+	t.Logf("verified %d variants of %d stencils in %v", len(results), len(sets), time.Since(start).Round(time.Second))
+}
+
+// TestVerifyBeyondSpace checks settings the setting space excludes but the generator supports:
+// temporal blocking with shared=0 (input read from global memory, intermediate steps in shared
+// memory), streaming along x, unroll factors beyond the merging factor.
+func TestVerifyBeyondSpace(t *testing.T) {
+	tl := tools(t)
+	cases := []struct {
+		st      *smart.Stencil
+		oc, set string
+	}{
+		{named(t, "j2d9pt", 0, 0), "TB", "bx=32,by=2,shared=0,const=1,tt=3"},
+		{named(t, "j2d9pt", 0, 0), "CM_TB", "bx=4,by=8,shared=0,const=0,ufx=4,ufy=4,cmx=2,cmy=2,tt=2"},
+		{named(t, "j3d27pt", 0, 0), "ST_TB", "bx=8,by=4,bz=1,shared=0,const=0,sd=3,sb=4,ufx=1,ufy=1,ufz=2,tt=3"},
+		{named(t, "j3d27pt", 0, 0), "ST_RT_PR_TB", "bx=1,by=8,bz=4,shared=0,const=1,sd=1,sb=4,ufx=2,ufy=1,ufz=1,tt=2"},
+		{named(t, "j3d7pt", 0, 0), "ST_CM_PR_TB", "bx=8,by=1,bz=4,shared=0,const=0,sd=2,sb=2,ufx=2,ufy=1,ufz=1,cmx=2,cmy=1,cmz=1,tt=3"},
+		{named(t, "j2d9pt", 0, 0), "ST_BM_RT_TB", "bx=1,by=32,shared=0,const=0,sd=1,sb=8,ufx=2,ufy=1,bmx=1,bmy=1,tt=3"},
+		{named(t, "j3d13pt", 0, 0), "ST_PR", "bx=1,by=4,bz=8,shared=1,const=0,sd=1,sb=16,ufx=16,ufy=1,ufz=1"},
+	}
+	var variants []Variant
+	for _, c := range cases {
+		tu := tuning(t, c.st.Dims, c.oc, c.set)
+		small := SmallCopy(c.st)
+		small.Steps = VerifySteps(tu)
+		variants = append(variants, Variant{small, tu.OC, tu.Setting()})
+	}
+	results, err := (&Verifier{Tools: tl}).Verify(context.Background(), variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if !r.OK() {
+			t.Errorf("%s", r)
+		}
+	}
+}
+
+// TestVerifyCatchesFaults plants bugs in the generated kernels and checks that verification
+// fails, naming the OC and the setting: a wrong halo offset gives wrong results, missing
+// barriers give wrong results (reads of unwritten shared memory), and a barrier only some
+// threads reach hangs until the timeout.
+func TestVerifyCatchesFaults(t *testing.T) {
+	tl := tools(t)
+	st := named(t, "j3d7pt", 0, 0)
+	withBarriers := []string{
+		"ST bx=8,by=4,bz=1,shared=1,const=0,sd=3,sb=8,ufx=1,ufy=1,ufz=2",
+		"TB bx=8,by=4,bz=2,shared=1,const=1,tt=2",
+		"BM bx=8,by=4,bz=1,shared=1,const=0,ufx=2,ufy=1,ufz=1,bmx=2,bmy=1,bmz=2",
+	}
+	for _, c := range []struct {
+		fault    fault
+		variants []string
+		want     smart.Status
+	}{
+		{faultHalo, append([]string{"BASE bx=32,by=2,bz=1,shared=0,const=0", "ST_RT bx=8,by=1,bz=4,shared=0,const=1,sd=2,sb=4,ufx=1,ufy=1,ufz=1"}, withBarriers...), smart.StatusWrongResult},
+		{faultNoBarrier, withBarriers, smart.StatusWrongResult},
+		{faultDivergentBarrier, withBarriers[:2], smart.StatusTimeout},
+	} {
+		var variants []Variant
+		for _, text := range c.variants {
+			oc, set, _ := strings.Cut(text, " ")
+			tu := tuning(t, 3, oc, set)
+			small := SmallCopy(st)
+			small.Steps = VerifySteps(tu)
+			variants = append(variants, Variant{small, tu.OC, tu.Setting()})
+		}
+		v := Verifier{Tools: tl, Timeout: 5 * time.Second, fault: c.fault}
+		results, err := v.Verify(context.Background(), variants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range results {
+			line := r.String()
+			t.Logf("fault %d: %s", c.fault, line)
+			switch {
+			case r.PTX.Status != smart.StatusOK:
+				t.Errorf("fault %d: the faulty source should still be valid CUDA: %s", c.fault, line)
+			case r.CPU.Status != c.want:
+				t.Errorf("fault %d: CPU check %s, want %s: %s", c.fault, r.CPU.Status, c.want, line)
+			case !strings.Contains(line, variants[i].OC.String()+" "+variants[i].Setting.String()+":"):
+				t.Errorf("fault %d: the result does not name the OC and setting: %s", c.fault, line)
+			}
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	mk := func(bytes ...int) []item {
+		var items []item
+		for _, b := range bytes {
+			items = append(items, item{kernel: &Kernel{ConstantBytes: b}})
+		}
+		return items
+	}
+	for _, c := range []struct {
+		bytes []int
+		size  int
+		want  []int
+	}{
+		{[]int{0, 0, 0, 0, 0}, 2, []int{2, 2, 1}},
+		{[]int{40000, 20000, 10000, 0, 60000}, 10, []int{2, 2, 1}},
+		{[]int{65536, 1, 65535}, 10, []int{1, 2}},
+		{nil, 4, nil},
+	} {
+		var got []int
+		for _, b := range split(mk(c.bytes...), c.size) {
+			got = append(got, len(b))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("split(%v, %d): batch sizes %v, want %v", c.bytes, c.size, got, c.want)
+		}
+	}
+}
+
+func TestBlame(t *testing.T) {
+	results := make([]Result, 3)
+	var live []item
+	for i := range results {
+		live = append(live, item{result: &results[i]})
+	}
+	src := batchSource{lines: []int{10, 20, 30}}
+	out := "/tmp/x/kernels.cu:25:3: error: use of undeclared identifier 'j'\n" +
+		"kernels.cu:26:1: error: second\nharness.cpp:5:1: error: elsewhere\n"
+	rest := blame(live, src, []byte(out), "clang-14", func(it item, c Check) { it.result.PTX = c })
+	if len(rest) != 2 || rest[0].result != &results[0] || rest[1].result != &results[2] {
+		t.Fatalf("blame kept %d variants, want variants 0 and 2", len(rest))
+	}
+	if want := (Check{smart.StatusCompileError, "clang-14: use of undeclared identifier 'j'"}); results[1].PTX != want {
+		t.Errorf("variant 1: %+v, want %+v", results[1].PTX, want)
+	}
+	// An error outside every variant is blamed on all.
+	rest = blame(rest, src, []byte("harness.h:3:1: fatal error: no such file\n"), "g++", func(it item, c Check) { it.result.CPU = c })
+	if len(rest) != 0 || results[0].CPU.Status != smart.StatusCompileError || !strings.Contains(results[2].CPU.Detail, "no such file") {
+		t.Errorf("an unattributed error left %d variants, results %+v", len(rest), results)
+	}
+}
+
+func TestParseResult(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want Check
+		rel  float64
+	}{
+		{"ok 1.5e-16", Check{Status: smart.StatusOK}, 1.5e-16},
+		{"wrong 2.000e-01 point (3,4,5) is 1, want 2; 7 of 100 points wrong", Check{smart.StatusWrongResult, "point (3,4,5) is 1, want 2; 7 of 100 points wrong"}, 0.2},
+		{"launch out of memory", Check{smart.StatusLaunchError, "out of memory"}, 0},
+	} {
+		var rel float64
+		if got := parseResult(strings.Fields(c.line), &rel); got != c.want || rel != c.rel {
+			t.Errorf("%q: %+v %g, want %+v %g", c.line, got, rel, c.want, c.rel)
+		}
+	}
+}
+
+func TestAsanDetail(t *testing.T) {
+	report := `=================================================================
+==42==ERROR: AddressSanitizer: use-after-poison on address 0x7f at pc 0x5 bp 0x7 sp 0x7
+READ of size 8 at 0x7f thread T3
+    #0 0x55d in v12::kernel_t3(double const*, double*) (/tmp/h+0x1)
+`
+	if got, want := asanDetail(report), "AddressSanitizer: read of 8 bytes outside the grid in kernel_t3"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := asanDetail("terminate called"); got != "" {
+		t.Errorf("not a report, got %q", got)
+	}
+}
+
+func TestFindToolsNamesPackages(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := FindTools()
+	if err == nil || !strings.Contains(err.Error(), "apt-get install clang-14 g++") {
+		t.Errorf("error %v, want one naming the Debian packages", err)
+	}
+}
