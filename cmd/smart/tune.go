@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/dataset/cuda"
+	"smart/dataset/gpuinfo"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/roofline"
+	"smart/models/train"
+	"smart/tuner"
+)
+
+// tuneOutput is what smart tune --json prints.
+type tuneOutput struct {
+	Method      string            `json:"method"`
+	Seed        uint64            `json:"seed"`
+	Kernel      string            `json:"kernel"` // stencil name or foreign kernel
+	GPU         string            `json:"gpu"`
+	BestOC      smart.Combination `json:"best_oc"`
+	BestSetting smart.Setting     `json:"best_setting"`
+	BestTimeMs  *float64          `json:"best_time_ms"` // null when nothing ran successfully
+	Objective   string            `json:"objective"`
+	Source      smart.Source      `json:"source"`
+	Device      string            `json:"device,omitempty"`
+	Evaluations int               `json:"evaluations"`
+	Failures    int               `json:"failures"`
+	Stop        tuner.Stop        `json:"stop"`
+	Seconds     float64           `json:"seconds"`
+	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
+	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
+	OCs        []string `json:"ocs"` // the variants searched, in rank order
+	Trace      []any    `json:"trace"`
+}
+
+func runTune(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "tune", "[STENCIL-FILE] --evaluator cuda|sim|model:PATH|replay:PATH [flags]", `
+Searches for the fastest setting with as few evaluations as possible and prints it with its
+time, the evaluations used and where the time comes from. Methods:
+  random      uniform sampling without replacement (the baseline)
+  exhaustive  every setting
+  iterml      IterML: sample, fit a model (--model), drop the predicted slowest (--cut-ratio)
+  cstuner     csTuner: parameter grouping, PMNF sampling, genetic search group by group
+  pipeline    OCs ranked by a classifier (--classifier), spaces pruned with IterML on a
+              surrogate (--surrogate) or on a first batch of real runs, then a genetic search
+              screened by a model of the real runs
+Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
+model:PATH (a runtime model from smart train; predicted), replay:PATH (a data set directory,
+or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
+values and constraints are tuned). Failed settings count as evaluations and are never retried.
+--trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
+best setting of a stencil.
+
+Examples:
+  smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
+  smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
+  smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu`)
+	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
+	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner or pipeline")
+	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
+	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
+	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m (0: no limit)")
+	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
+	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
+	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline)")
+	surFlag := fs.String("surrogate", "", "sim or model:PATH: prunes the spaces without real runs (pipeline)")
+	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
+	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
+	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
+	cutRatio := fs.Float64("cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
+	initial := fs.Int("initial", 128, "random settings csTuner measures first")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	tracePath := fs.String("trace", "", "write the trace (best time after each evaluation) to this CSV file")
+	emitPath := fs.String("emit", "", "write the CUDA source of the best stencil setting to this file")
+	catFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
+	reps := fs.Int("reps", 5, "timed runs per variant (cuda)")
+	deviceIdx := fs.Int("device", 0, "NVML index of the GPU (cuda)")
+	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	kind, path, _ := strings.Cut(*evalFlag, ":")
+	switch {
+	case len(files) > 1:
+		return usagef("give at most one stencil file")
+	case *evalFlag == "":
+		return usagef("give the evaluator with --evaluator: cuda, sim, model:PATH or replay:PATH")
+	case *budget < 0 || *timeLimit < 0:
+		return usagef("--budget and --time must not be negative")
+	case (kind == "model" || kind == "replay") && path == "":
+		return usagef("--evaluator %s: give the path, e.g. %s:FILE", kind, kind)
+	}
+	cat, err := catalog.Load(*catFile)
+	if err != nil {
+		return err
+	}
+	t := &tuneSetup{e: e, cat: cat}
+	if len(files) == 0 {
+		if kind != "replay" {
+			return usagef("give a stencil file, or tune a Kernel Tuner cache with --evaluator replay:CACHE")
+		}
+		err = t.kernelTuner(ctx, path, *gpuName)
+	} else {
+		err = t.stencil(ctx, files[0], *gpuName, kind, path, *ocList, *reps, *deviceIdx, *buildDir)
+	}
+	if err != nil {
+		return err
+	}
+	if *clfPath != "" {
+		if err := t.rank(*clfPath); err != nil {
+			return err
+		}
+	}
+	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants)
+	if err != nil {
+		return err
+	}
+	if p, ok := m.(*tuner.Pipeline); ok && *surFlag != "" {
+		if p.Surrogate, err = t.surrogate(*surFlag); err != nil {
+			return err
+		}
+	}
+	total := *budget
+	if total == 0 {
+		total = t.size()
+	}
+	bar := newProgress(e, "tune", total)
+	t.problem.Progress = func(n int, _ float64) { bar.Update(n) }
+	res, err := tuner.Search(ctx, t.problem, tuner.Budget{Evaluations: *budget, Time: *timeLimit}, m, *seed)
+	if res.Evaluations < total {
+		bar.Update(total) // the search ended before the budget: close the bar
+	}
+	if err != nil {
+		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
+	}
+	if *tracePath != "" {
+		if err := models.WriteFileAtomic(*tracePath, traceCSV(t.problem, res)); err != nil {
+			return err
+		}
+	}
+	if *emitPath != "" {
+		if err := t.emit(*emitPath, res); err != nil {
+			return err
+		}
+	}
+	return t.print(*asJSON, res)
+}
+
+// tuneSetup is the problem a command line describes and what it needs to print the result.
+type tuneSetup struct {
+	e       *env
+	cat     *catalog.Catalog
+	problem tuner.Problem
+	gpu     smart.GPU
+	kernel  string
+	meanObj bool // Kernel Tuner's objective (the mean time)
+}
+
+func (t *tuneSetup) kernelTuner(ctx context.Context, path, device string) error {
+	k, err := tuner.OpenKernelTuner(ctx, path, device)
+	if err != nil {
+		return err
+	}
+	t.problem, t.kernel, t.meanObj = k.Problem(), k.Kernel.Name, true
+	t.gpu.Name = k.Device
+	fmt.Fprintf(t.e.stderr, "tuning kernel %s as measured on %s (%s), %s settings: replayed from %s\n",
+		k.Kernel.Name, k.Device, smart.Imported, k.Space.Count(), path)
+	return nil
+}
+
+func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocList string, reps, deviceIdx int, buildDir string) error {
+	st, err := loadStencil(t.e, file, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
+	}
+	ocs, err := parseOCs(ocList)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	var ev smart.Evaluator
+	switch kind {
+	case "cuda":
+		nv, err := gpuinfo.Open()
+		if err != nil {
+			return err
+		}
+		defer nv.Close()
+		dev, err := nv.Device(deviceIdx)
+		if err != nil {
+			return err
+		}
+		info := dev.Info()
+		if t.gpu, err = t.cat.Lookup(cmp.Or(gpuName, info.Name)); err != nil {
+			return fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", deviceIdx, info.Name, err)
+		}
+		if ev, err = cudaRunner(info, t.gpu, reps, buildDir); err != nil {
+			return err
+		}
+	case "sim", "model", "replay":
+		if gpuName == "" {
+			gpuName = defaultSimGPU
+			fmt.Fprintf(t.e.stderr, "tuning for the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
+		}
+		if t.gpu, err = t.cat.Lookup(gpuName); err != nil {
+			return usagef("--gpu: %v", err)
+		}
+		switch kind {
+		case "sim":
+			ev = roofline.Evaluator{Catalog: t.cat}
+		case "model":
+			if ev, err = t.modelEvaluator(path); err != nil {
+				return err
+			}
+		default:
+			if ev, err = dataset.OpenReplay(path, dataset.ImportOptions{}); err != nil {
+				return fmt.Errorf("--evaluator replay:%s: %w", path, err)
+			}
+		}
+	default:
+		return usagef("--evaluator %q: use cuda, sim, model:PATH or replay:PATH", kind)
+	}
+	vs, err := tuner.StencilVariants(ctx, st, ocs, t.gpu)
+	if err != nil {
+		return err
+	}
+	t.problem = tuner.Problem{Variants: vs, Evaluator: ev, Stencil: st, GPU: t.gpu.Name}
+	t.kernel = st.Name
+	return nil
+}
+
+func (t *tuneSetup) modelEvaluator(path string) (smart.Evaluator, error) {
+	m, err := models.Load(path, kinds.All())
+	if err != nil {
+		return nil, err
+	}
+	return train.NewEvaluator(m, t.cat)
+}
+
+// surrogate reads --surrogate: the analytic model or a runtime model.
+func (t *tuneSetup) surrogate(flag string) (smart.Evaluator, error) {
+	kind, path, _ := strings.Cut(flag, ":")
+	switch {
+	case t.problem.Stencil == nil:
+		return nil, usagef("--surrogate models stencils; a Kernel Tuner kernel is pruned on real (replayed) runs")
+	case kind == "sim":
+		return roofline.Evaluator{Catalog: t.cat}, nil
+	case kind == "model" && path != "":
+		return t.modelEvaluator(path)
+	}
+	return nil, usagef("--surrogate %q: use sim or model:PATH", flag)
+}
+
+// rank orders the stencil's OCs with the classifier.
+func (t *tuneSetup) rank(path string) error {
+	if t.problem.Stencil == nil {
+		return usagef("--classifier ranks the OCs of a stencil; a Kernel Tuner kernel has none")
+	}
+	clf, err := models.Load(path, kinds.All())
+	if err != nil {
+		return err
+	}
+	var ocs []smart.Combination
+	byOC := map[smart.Combination]tuner.Variant{}
+	for _, v := range t.problem.Variants {
+		ocs = append(ocs, v.OC)
+		byOC[v.OC] = v
+	}
+	ranked, err := tuner.RankOCs(clf, t.problem.Stencil, t.gpu, ocs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	t.problem.Variants = t.problem.Variants[:0]
+	for _, oc := range ranked {
+		t.problem.Variants = append(t.problem.Variants, byOC[oc])
+	}
+	return nil
+}
+
+// size is the number of settings of the problem, for the progress bar of an unlimited search.
+func (t *tuneSetup) size() int {
+	n := 0
+	for _, v := range t.problem.Variants {
+		c, ok := v.Space.Len()
+		if !ok || c > math.MaxInt32 {
+			return math.MaxInt32
+		}
+		n += int(c)
+	}
+	return n
+}
+
+func tuneMethod(name, model string, pick, cut float64, initial, variants int) (tuner.Method, error) {
+	switch name {
+	case "random":
+		return &tuner.Random{}, nil
+	case "exhaustive":
+		return tuner.Exhaustive{}, nil
+	case "iterml":
+		mdl, err := tuner.ParseModel(model)
+		if err != nil {
+			return nil, usagef("--model: %v", err)
+		}
+		m := &tuner.IterML{PickRatio: pick, CutRatio: cut, Model: mdl}
+		if pick <= 0 || pick > 1 || cut < 0 || cut >= 1 {
+			return nil, usagef("--pick-ratio must lie in (0, 1] and --cut-ratio in [0, 1)")
+		}
+		return m, nil
+	case "cstuner":
+		if initial < 1 {
+			return nil, usagef("--initial must be at least 1")
+		}
+		return &tuner.CSTuner{Initial: initial}, nil
+	case "pipeline":
+		if variants < 1 {
+			return nil, usagef("--variants must be at least 1")
+		}
+		return &tuner.Pipeline{Variants: variants}, nil
+	}
+	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner or pipeline", name)
+}
+
+// traceCSV is the trace for plots: one line per evaluation.
+func traceCSV(p tuner.Problem, res tuner.Result) []byte {
+	var b bytes.Buffer
+	b.WriteString("evaluation,best_ms,time_ms,status,oc,setting\n")
+	for i, o := range res.History {
+		best, t := "", ""
+		if !math.IsInf(res.Trace[i], 1) {
+			best = strconv.FormatFloat(res.Trace[i], 'g', 8, 64)
+		}
+		if o.OK() {
+			t = strconv.FormatFloat(o.Value, 'g', 8, 64)
+		}
+		oc := ""
+		if p.Stencil != nil {
+			oc = p.Variants[o.Variant].OC.String()
+		}
+		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,\"%s\"\n", o.N, best, t, o.Measurement.Status, oc, o.Setting)
+	}
+	return b.Bytes()
+}
+
+// emit writes the CUDA source of the best setting.
+func (t *tuneSetup) emit(path string, res tuner.Result) error {
+	st := t.problem.Stencil
+	switch {
+	case st == nil:
+		return errors.New("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
+	case res.Best.Setting == nil:
+		return errors.New("--emit: no setting ran successfully, so there is no kernel to write")
+	}
+	oc := t.problem.Variants[res.Best.Variant].OC
+	tu, err := smart.DecodeTuning(st.Dims, oc, res.Best.Setting)
+	if err != nil {
+		return err
+	}
+	k, err := cuda.Generate(st, tu)
+	if err != nil {
+		return err
+	}
+	return models.WriteFileAtomic(path, []byte(k.File()))
+}
+
+func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
+	o := tuneOutput{Method: res.Method, Seed: res.Seed, Kernel: t.kernel, GPU: t.gpu.Name,
+		BestSetting: res.Best.Setting, Objective: "time_ms (median of the runs)", Evaluations: res.Evaluations,
+		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Trace: []any{}}
+	if t.meanObj {
+		o.Objective = "mean_ms (Kernel Tuner's objective)"
+	}
+	if res.Evaluations > 0 {
+		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
+	}
+	for _, v := range t.problem.Variants {
+		o.OCs = append(o.OCs, v.OC.String())
+	}
+	for _, v := range res.Trace {
+		if math.IsInf(v, 1) {
+			o.Trace = append(o.Trace, nil)
+		} else {
+			o.Trace = append(o.Trace, v)
+		}
+	}
+	if res.Best.Setting != nil {
+		v := res.Best.Value
+		o.BestTimeMs = &v
+		o.BestOC = t.problem.Variants[res.Best.Variant].OC
+		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
+	}
+	if asJSON {
+		return writeIndentedJSON(t.e, o)
+	}
+	w := t.e.stdout
+	if o.BestTimeMs == nil {
+		fmt.Fprintf(w, "%s found no setting that runs: all %d evaluations failed\n", res.Method, res.Evaluations)
+		return nil
+	}
+	what := o.Kernel
+	if t.problem.Stencil != nil {
+		what += " under " + o.BestOC.String()
+	}
+	fmt.Fprintf(w, "best setting of %s: %s\n", what, o.BestSetting)
+	fmt.Fprintf(w, "time: %.4g ms per step, %s", *o.BestTimeMs, o.Source)
+	if o.Device != "" {
+		fmt.Fprintf(w, " (%s)", o.Device)
+	}
+	fmt.Fprintf(w, "; objective %s\n", o.Objective)
+	fmt.Fprintf(w, "%s, seed %d: %d evaluations (%d failed), stopped: %s, %s (strategy %.3g ms per evaluation)\n",
+		res.Method, res.Seed, res.Evaluations, o.Failures, res.Stop, res.Elapsed.Round(time.Millisecond), o.OverheadMs)
+	if len(o.OCs) > 1 {
+		fmt.Fprintf(w, "OCs searched, in rank order: %s\n", strings.Join(o.OCs, ","))
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package tuner
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"smart"
+	"smart/tuner/space"
+)
+
+// hugeSpace has 10^8 settings: eight parameters of ten values, five of them powers of two.
+func hugeSpace(b *testing.B) *space.Space {
+	var params []space.Param
+	for i := range 8 {
+		p := space.Param{Name: string(rune('a' + i)), Values: space.PowersOfTwo(1, 512)}
+		if i >= 5 {
+			p.Values = space.Range(1, 10, 1)
+		}
+		params = append(params, p)
+	}
+	sp, err := space.New(context.Background(), params)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n, _ := sp.Len(); n != 100_000_000 {
+		b.Fatalf("space of %d settings", n)
+	}
+	return sp
+}
+
+// freeEval answers instantly: a smooth bowl, so the benchmark times the strategy alone.
+type freeEval struct{}
+
+func (freeEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	t := 1.0
+	for k, v := range q.Setting {
+		x := math.Log2(float64(v)) - float64(len(k)+2)
+		t += x * x
+	}
+	return smart.Measurement{Setting: q.Setting, Status: smart.StatusOK, TimeMs: t, Source: smart.Simulated}, nil
+}
+
+// BenchmarkOverhead measures each strategy's own time per evaluation on a space of 10^8
+// settings with 500 evaluations of an instant evaluator: ms/eval is the wall time outside the
+// evaluator, cpu-ms/eval the process's CPU time (all goroutines, the garbage collector
+// included), which a loaded machine does not inflate.
+func BenchmarkOverhead(b *testing.B) {
+	sp := hugeSpace(b)
+	p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: freeEval{}}
+	for _, m := range []Method{&Random{}, &IterML{}, &IterML{Model: Trees}, &CSTuner{}, &Pipeline{}, &Pipeline{Screen: 2048}} {
+		name := m.Name()
+		switch m := m.(type) {
+		case *IterML:
+			name += "-" + string(modelOrDefault(m.Model))
+		case *Pipeline:
+			name += "-screen" + strconv.Itoa(m.withDefaults().Screen)
+		}
+		b.Run(name, func(b *testing.B) {
+			var overhead float64
+			evals := 0
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				res, err := Search(context.Background(), p, Budget{Evaluations: 500}, m, uint64(i))
+				if err != nil {
+					b.Fatal(err)
+				}
+				overhead += (res.Elapsed - res.EvalTime).Seconds()
+				evals += res.Evaluations
+			}
+			b.ReportMetric(1000*overhead/float64(evals), "ms/eval")
+			b.ReportMetric(1000*(cpuTime()-cpu0).Seconds()/float64(evals), "cpu-ms/eval")
+		})
+	}
+}
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func modelOrDefault(m Model) Model {
+	if m == "" {
+		return Forest
+	}
+	return m
+}

@@ -1,0 +1,135 @@
+package tuner
+
+import (
+	"math"
+	"math/bits"
+	"strconv"
+)
+
+// encoder turns candidates into rows for the in-loop models. Each parameter of the union of the
+// variants is a column: log2 of the value where every value the parameter takes is a positive
+// power of two (block sizes, tiles, unroll factors: as features.Setting encodes stencil
+// settings), the value itself otherwise (flags, enumerations, Kernel Tuner's 48 or 3). A
+// parameter a variant lacks is 0. With several variants a one-hot column per variant comes
+// first. Parameters with a single value everywhere carry nothing and are left out.
+type encoder struct {
+	variants int
+	cols     []column
+	// index[v][k] is the column of the k-th parameter of variant v, or -1 when left out.
+	index [][]int
+	names [][]string
+}
+
+type column struct {
+	name string
+	log2 bool
+}
+
+func newEncoder(vs []Variant) *encoder {
+	e := &encoder{variants: len(vs)}
+	type info struct {
+		values  map[int]bool
+		present int
+	}
+	seen := map[string]*info{}
+	var order []string
+	for _, v := range vs {
+		for _, p := range v.Space.Params() {
+			in := seen[p.Name]
+			if in == nil {
+				in = &info{values: map[int]bool{}}
+				seen[p.Name] = in
+				order = append(order, p.Name)
+			}
+			in.present++
+			for _, x := range p.Values {
+				in.values[x] = true
+			}
+		}
+	}
+	col := map[string]int{}
+	for _, name := range order {
+		in := seen[name]
+		if len(in.values) == 1 && in.present == len(vs) {
+			continue
+		}
+		pow2 := true
+		for x := range in.values {
+			if x <= 0 || bits.OnesCount(uint(x)) != 1 {
+				pow2 = false
+			}
+		}
+		col[name] = len(e.cols)
+		e.cols = append(e.cols, column{name: name, log2: pow2})
+	}
+	for _, v := range vs {
+		names := v.Space.Names()
+		idx := make([]int, len(names))
+		for k, n := range names {
+			idx[k] = -1
+			if c, ok := col[n]; ok {
+				idx[k] = c
+			}
+		}
+		e.index = append(e.index, idx)
+		e.names = append(e.names, names)
+	}
+	return e
+}
+
+// width is the number of columns of a row.
+func (e *encoder) width() int {
+	if e.variants > 1 {
+		return e.variants + len(e.cols)
+	}
+	return len(e.cols)
+}
+
+// features names the columns.
+func (e *encoder) features() []string {
+	var out []string
+	if e.variants > 1 {
+		for v := range e.variants {
+			out = append(out, "variant_"+strconv.Itoa(v))
+		}
+	}
+	for _, c := range e.cols {
+		if c.log2 {
+			out = append(out, "log2_"+c.name)
+		} else {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// row encodes a candidate.
+func (e *encoder) row(c Candidate) []float64 {
+	row := make([]float64, e.width())
+	off := 0
+	if e.variants > 1 {
+		row[c.Variant] = 1
+		off = e.variants
+	}
+	for k, n := range e.names[c.Variant] {
+		j := e.index[c.Variant][k]
+		if j < 0 {
+			continue
+		}
+		x := float64(c.Setting[n])
+		if e.cols[j].log2 {
+			x = math.Log2(x)
+		}
+		row[off+j] = x
+	}
+	return row
+}
+
+// rows encodes candidates.
+func (e *encoder) rows(cs []Candidate) [][]float64 {
+	out := make([][]float64, len(cs))
+	for i, c := range cs {
+		out[i] = e.row(c)
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package tuner
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// ensemble is a bagged ensemble of regression trees kept in Go: the surrogate of the Pipeline's
+// search, which refits after every few evaluations on at most a few thousand rows and needs
+// each tree's prediction (their spread is the model's uncertainty; one tree is a Thompson
+// sample). models/forest grows the same kind of forest for models that are saved, through
+// LightGBM's text format and leaves, which costs tens of milliseconds per fit; this one fits
+// a few hundred rows in about a millisecond. Splits are exact: a feature's distinct training
+// values (settings take few) are its bins.
+type ensemble struct {
+	trees []tree
+}
+
+type tree struct {
+	feature   []int32   // split feature of internal node i; -1 marks a leaf
+	threshold []float64 // go left when x <= threshold
+	left      []int32
+	right     []int32
+	value     []float64 // leaf value
+}
+
+// ensembleParams are the surrogate's hyper-parameters.
+type ensembleParams struct {
+	trees       int
+	minLeaf     int     // least rows in a leaf
+	featureFrac float64 // share of features tried at each split
+}
+
+var defaultEnsemble = ensembleParams{trees: 32, minLeaf: 1, featureFrac: 0.7}
+
+// fitEnsemble grows the trees on bootstrap samples of (X, y).
+func fitEnsemble(X [][]float64, y []float64, p ensembleParams, rng *rand.Rand) *ensemble {
+	n, d := len(X), len(X[0])
+	// Bin every feature by its distinct values.
+	bins := make([][]float64, d) // sorted distinct values per feature
+	codes := make([][]uint8, d)  // bin of each row per feature
+	for f := range d {
+		vals := make([]float64, n)
+		for i := range n {
+			vals[i] = X[i][f]
+		}
+		u := slices.Clone(vals)
+		slices.Sort(u)
+		u = slices.Compact(u)
+		if len(u) > 255 {
+			// Too many distinct values: keep 255 quantiles as bin edges.
+			q := make([]float64, 255)
+			for k := range q {
+				q[k] = u[k*len(u)/255]
+			}
+			u = slices.Compact(q)
+		}
+		bins[f] = u
+		codes[f] = make([]uint8, n)
+		for i, v := range vals {
+			j, _ := slices.BinarySearch(u, v)
+			if j == len(u) || u[j] != v {
+				j-- // between quantile edges: the bin below
+			}
+			codes[f][i] = uint8(max(j, 0))
+		}
+	}
+	g := &grower{bins: bins, codes: codes, y: y, p: p, rng: rng, features: make([]int, d)}
+	for f := range g.features {
+		g.features[f] = f
+	}
+	e := &ensemble{trees: make([]tree, p.trees)}
+	rows := make([]int32, n)
+	for t := range e.trees {
+		for i := range rows {
+			rows[i] = int32(rng.IntN(n))
+		}
+		e.trees[t] = g.grow(rows)
+	}
+	return e
+}
+
+type grower struct {
+	bins     [][]float64
+	codes    [][]uint8
+	y        []float64
+	p        ensembleParams
+	rng      *rand.Rand
+	features []int
+	sum      [256]float64
+	cnt      [256]int
+}
+
+func (g *grower) grow(rows []int32) tree {
+	var t tree
+	g.node(&t, slices.Clone(rows))
+	return t
+}
+
+// node grows the subtree of rows and returns its index.
+func (g *grower) node(t *tree, rows []int32) int32 {
+	id := int32(len(t.feature))
+	t.feature = append(t.feature, -1)
+	t.threshold = append(t.threshold, 0)
+	t.left = append(t.left, -1)
+	t.right = append(t.right, -1)
+	total := 0.0
+	for _, r := range rows {
+		total += g.y[r]
+	}
+	t.value = append(t.value, total/float64(len(rows)))
+	if len(rows) < 2*g.p.minLeaf {
+		return id
+	}
+	bestGain, bestF, bestBin := 1e-12, -1, 0
+	nf := max(1, int(math.Ceil(g.p.featureFrac*float64(len(g.features)))))
+	g.rng.Shuffle(len(g.features), func(i, j int) { g.features[i], g.features[j] = g.features[j], g.features[i] })
+	n := float64(len(rows))
+	for _, f := range g.features[:nf] {
+		nb := len(g.bins[f])
+		if nb < 2 {
+			continue
+		}
+		clear(g.sum[:nb])
+		clear(g.cnt[:nb])
+		for _, r := range rows {
+			b := g.codes[f][r]
+			g.sum[b] += g.y[r]
+			g.cnt[b]++
+		}
+		ls, lc := 0.0, 0
+		for b := 0; b < nb-1; b++ {
+			ls += g.sum[b]
+			lc += g.cnt[b]
+			if lc < g.p.minLeaf {
+				continue
+			}
+			rc := len(rows) - lc
+			if rc < g.p.minLeaf {
+				break
+			}
+			if g.cnt[b] == 0 {
+				continue // the same split as the bin before
+			}
+			rs := total - ls
+			// Reduction of the squared error: the between-groups sum of squares.
+			gain := ls*ls/float64(lc) + rs*rs/float64(rc) - total*total/n
+			if gain > bestGain {
+				bestGain, bestF, bestBin = gain, f, b
+			}
+		}
+	}
+	if bestF < 0 {
+		return id
+	}
+	// Partition rows in place: the left child's rows first.
+	codes, split := g.codes[bestF], 0
+	for i, row := range rows {
+		if int(codes[row]) <= bestBin {
+			rows[i], rows[split] = rows[split], row
+			split++
+		}
+	}
+	l, r := rows[:split], rows[split:]
+	u := g.bins[bestF]
+	t.feature[id] = int32(bestF)
+	t.threshold[id] = (u[bestBin] + u[bestBin+1]) / 2
+	li := g.node(t, l)
+	ri := g.node(t, r)
+	t.left[id], t.right[id] = li, ri
+	return id
+}
+
+func (t *tree) predict(row []float64) float64 {
+	i := int32(0)
+	for t.feature[i] >= 0 {
+		if row[t.feature[i]] <= t.threshold[i] {
+			i = t.left[i]
+		} else {
+			i = t.right[i]
+		}
+	}
+	return t.value[i]
+}
+
+// predict returns the mean and standard deviation over the trees for each row.
+func (e *ensemble) predict(rows [][]float64) (mean, std []float64) {
+	mean, std = make([]float64, len(rows)), make([]float64, len(rows))
+	k := float64(len(e.trees))
+	for i, row := range rows {
+		s, ss := 0.0, 0.0
+		for t := range e.trees {
+			v := e.trees[t].predict(row)
+			s += v
+			ss += v * v
+		}
+		m := s / k
+		mean[i], std[i] = m, math.Sqrt(max(0, ss/k-m*m))
+	}
+	return mean, std
+}

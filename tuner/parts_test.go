@@ -1,0 +1,261 @@
+package tuner
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/tuner/space"
+)
+
+func TestSamplerDrawsEachOnce(t *testing.T) {
+	sp := testSpace(t)
+	vs := []Variant{{Space: sp}, {OC: smart.Combination(smart.ST), Space: sp}}
+	s, err := newSampler(vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := map[string]bool{}
+	for {
+		c, ok, err := s.next(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		k := string(rune('0'+c.Variant)) + c.Setting.String()
+		if seen[k] {
+			t.Fatalf("%s drawn twice", k)
+		}
+		seen[k] = true
+	}
+	if n, _ := sp.Len(); len(seen) != 2*int(n) {
+		t.Errorf("drew %d of %d candidates", len(seen), 2*n)
+	}
+}
+
+func TestEncoder(t *testing.T) {
+	sp := testSpace(t)
+	withConst, err := space.New(context.Background(), append(sp.Params(), space.Param{Name: "e", Values: []int{5}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		vs    []Variant
+		c     Candidate
+		names []string
+		row   []float64
+	}{
+		// a and b are powers of two (log2), c and d are not (raw); e is constant (left out).
+		{"one space", []Variant{{Space: withConst}}, Candidate{Setting: smart.Setting{"a": 8, "b": 2, "c": 1, "d": 3, "e": 5}},
+			[]string{"log2_a", "log2_b", "c", "d"}, []float64{3, 1, 1, 3}},
+		{"two variants", []Variant{{Space: sp}, {Space: withConst}}, Candidate{Variant: 1, Setting: smart.Setting{"a": 1, "b": 4, "c": 0, "d": 2, "e": 5}},
+			[]string{"variant_0", "variant_1", "log2_a", "log2_b", "c", "d", "e"}, []float64{0, 1, 0, 2, 0, 2, 5}},
+	}
+	for _, c := range cases {
+		e := newEncoder(c.vs)
+		if got := e.features(); !slices.Equal(got, c.names) {
+			t.Errorf("%s: columns %v, want %v", c.name, got, c.names)
+		}
+		if got := e.row(c.c); !slices.Equal(got, c.row) {
+			t.Errorf("%s: row %v, want %v", c.name, got, c.row)
+		}
+	}
+}
+
+// TestGroupParams follows csTuner's Algorithm 1 by hand: the queue in ascending order of CV is
+// popped left, right, left, ...; a left pop makes singletons, a right pop pairs or joins.
+func TestGroupParams(t *testing.T) {
+	cases := []struct {
+		names []string
+		pairs []pairCV
+		want  string
+	}{
+		{[]string{"a", "b", "c", "d"}, []pairCV{
+			{"a", "b", 0.9}, {"b", "a", 0.7}, {"c", "d", 0.05}, {"d", "c", 0.1}, {"a", "c", 0.2}, {"c", "a", 0.3},
+			{"b", "d", 0.5}, {"d", "b", 0.4}, {"a", "d", 0.15}, {"d", "a", 0.25}, {"b", "c", 0.35}, {"c", "b", 0.45}},
+			// left (c,d): {c} {d}; right (a,b): {a,b}; the rest find both in groups.
+			"c|d|a,b"},
+		{[]string{"a", "b", "c"}, []pairCV{
+			{"a", "b", 0.1}, {"b", "a", 0.2}, {"a", "c", 0.9}, {"c", "a", 0.3}, {"b", "c", 0.8}, {"c", "b", 0.4}},
+			// left (a,b): {a} {b}; right (a,c): c joins a's group.
+			"a,c|b"},
+		{[]string{"x", "y", "k"}, []pairCV{{"x", "y", 0.5}, {"y", "x", 0.5}},
+			// k takes one value: no pair holds it, it ends alone.
+			"x|y|k"},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, g := range groupParams(c.names, c.pairs) {
+			got = append(got, strings.Join(g, ","))
+		}
+		if s := strings.Join(got, "|"); s != c.want {
+			t.Errorf("groups %s, want %s", s, c.want)
+		}
+	}
+}
+
+// TestPairCVs: the best b follows a (CV of positions 1, 2, 3), the best c never moves (CV 0).
+func TestPairCVs(t *testing.T) {
+	sp, err := space.New(context.Background(), []space.Param{
+		{Name: "a", Values: []int{1, 2, 4}}, {Name: "b", Values: []int{1, 2, 4}}, {Name: "c", Values: []int{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeOf := func(s smart.Setting) (float64, bool) {
+		d := math.Log2(float64(s["a"])) - math.Log2(float64(s["b"]))
+		return 1 + d*d + float64(s["c"]), true
+	}
+	got := map[string]float64{}
+	for _, p := range pairCVs(sp, smart.Setting{"a": 2, "b": 2, "c": 0}, timeOf) {
+		got[p.a+p.b] = p.cv
+	}
+	want := map[string]float64{"ab": math.Sqrt(2.0/3) / 2, "ba": math.Sqrt(2.0/3) / 2, "ac": 0, "ca": 0, "bc": 0, "cb": 0}
+	for k, w := range want {
+		if math.Abs(got[k]-w) > 1e-12 {
+			t.Errorf("CV of %s = %v, want %v", k, got[k], w)
+		}
+	}
+}
+
+func TestCV(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{1, 2, 3}, math.Sqrt(2.0/3) / 2}, {[]float64{5, 5}, 0}, {[]float64{7}, 0}, {[]float64{-1, 1}, 0}} {
+		if got := cv(c.xs); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("cv(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// TestPMNFRecoversModel fits data made by a PMNF with i=1, j=0 and groups {a,b}, {c}.
+func TestPMNFRecoversModel(t *testing.T) {
+	sp, err := space.New(context.Background(), []space.Param{
+		{Name: "a", Values: []int{1, 2, 4, 8}}, {Name: "b", Values: []int{1, 2, 4}}, {Name: "c", Values: []int{1, 2, 4, 8, 16}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := [][]string{{"a", "b"}, {"c"}}
+	pos := func(v int) float64 { return math.Log2(float64(v)) + 1 }
+	var xs []smart.Setting
+	var y []float64
+	for s := range sp.All() {
+		xs = append(xs, s)
+		y = append(y, 3+2*pos(s["a"])*pos(s["b"])+5*pos(s["c"]))
+	}
+	m, err := fitPMNF(sp, groups, xs, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.i != 1 || m.j != 0 || m.rse > 1e-9 {
+		t.Errorf("chose i=%d j=%d with RSE %v; want i=1 j=0 and an exact fit", m.i, m.j, m.rse)
+	}
+	for k, w := range []float64{3, 2, 5} {
+		if math.Abs(m.coef[k]-w) > 1e-9 {
+			t.Errorf("coefficient %d = %v, want %v", k, m.coef[k], w)
+		}
+	}
+	if got := m.predict(smart.Setting{"a": 8, "b": 4, "c": 2}); math.Abs(got-(3+2*4*3+5*2)) > 1e-9 {
+		t.Errorf("prediction %v", got)
+	}
+}
+
+func TestPCCAndMetricCombination(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6}
+	if got := pcc(x, []float64{2, 4, 6, 8, 10, 12}); math.Abs(got-1) > 1e-12 {
+		t.Errorf("pcc of a line = %v", got)
+	}
+	if got := pcc(x, []float64{6, 5, 4, 3, 2, 1}); math.Abs(got+1) > 1e-12 {
+		t.Errorf("pcc of a falling line = %v", got)
+	}
+	// m0 and m1 are one metric twice; m2 and m3 nearly mirror each other; across they are
+	// uncorrelated. With room for two collections the pairs form them, the stronger first.
+	vals := [][]float64{
+		{1, 2, 3, 4, 5, 6},
+		{2, 4, 6, 8, 10, 12},
+		{1, -1, 1, -1, 1, -1},
+		{-1, 1, -1, 1, -1, 0.9},
+	}
+	cols := combineMetrics([]string{"m0", "m1", "m2", "m3"}, vals, 2)
+	if len(cols) != 2 || !slices.Equal(cols[0], []int{0, 1}) || !slices.Equal(cols[1], []int{2, 3}) {
+		t.Errorf("collections %v, want [[0 1] [2 3]]", cols)
+	}
+	// With room for one, the second pair cannot open a collection, and the weak cross pairs,
+	// popped later, bring m2 and m3 into the first (Algorithm 2, lines 16-20).
+	if cols := combineMetrics([]string{"m0", "m1", "m2", "m3"}, vals, 1); len(cols) != 1 || len(cols[0]) != 4 {
+		t.Errorf("one collection allowed, got %v", cols)
+	}
+}
+
+// TestGenomeReindexes follows csTuner's Fig. 7: the group values {(0,1),(4,2),(3,4)} are
+// re-indexed in ascending order to {0,2,1}, a gene of range [0,2] held in 2 bits.
+func TestGenomeReindexes(t *testing.T) {
+	sampled := []smart.Setting{{"p0": 0, "p1": 1}, {"p0": 4, "p1": 2}, {"p0": 3, "p1": 4}, {"p0": 4, "p1": 2}}
+	g := newGenome(0, [][]string{{"p0", "p1"}}, sampled)
+	var idx []int
+	for _, s := range sampled[:3] {
+		genes, ok := g.genes(s)
+		if !ok {
+			t.Fatalf("%s not in the genome", s)
+		}
+		idx = append(idx, genes[0])
+	}
+	if !slices.Equal(idx, []int{0, 2, 1}) || g.bits[0] != 2 {
+		t.Errorf("indexes %v with %d bits; want [0 2 1] with 2", idx, g.bits[0])
+	}
+	if s := g.setting([]int{2}); s["p0"] != 4 || s["p1"] != 2 {
+		t.Errorf("gene 2 decodes to %s", s)
+	}
+	if _, ok := g.genes(smart.Setting{"p0": 1, "p1": 1}); ok {
+		t.Error("a tuple outside the sampled space was encoded")
+	}
+}
+
+// TestBreedStaysInRange: children of any parents, with every bit mutating, decode to tuples of
+// the genome, and inactive genes are inherited unchanged.
+func TestBreedStaysInRange(t *testing.T) {
+	g := &genome{groups: [][]string{{"a"}, {"b"}}, tuples: [][][]int{{{1}, {2}, {3}, {4}, {5}}, {{7}, {8}, {9}}}, bits: []int{3, 2}}
+	sp := &subpop{rng: rand.New(rand.NewPCG(1, 1))}
+	for i := range 8 {
+		sp.pop = append(sp.pop, individual{genes: []int{i % 5, 1}, fitness: float64(i)})
+	}
+	for range 50 {
+		for _, kid := range sp.breed(g, Genetic{Crossover: 1, Mutation: 1}, []bool{true, false}) {
+			if kid[0] < 0 || kid[0] >= 5 || kid[1] != 1 {
+				t.Fatalf("child %v out of range or inactive gene changed", kid)
+			}
+		}
+	}
+}
+
+func TestEnsembleFits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var X [][]float64
+	var y []float64
+	for i := range 60 {
+		x := float64(i % 6)
+		X = append(X, []float64{x, float64(rng.IntN(3))}) // the second feature is noise
+		y = append(y, map[bool]float64{true: 10, false: 0}[x > 2])
+	}
+	e := fitEnsemble(X, y, defaultEnsemble, rng)
+	mean, std := e.predict([][]float64{{0, 1}, {5, 1}})
+	if math.Abs(mean[0]) > 0.5 || math.Abs(mean[1]-10) > 0.5 {
+		t.Errorf("predictions %v, want about 0 and 10", mean)
+	}
+	if std[0] > 1 || std[1] > 1 {
+		t.Errorf("spread %v on a noiseless step", std)
+	}
+	s := &surrogate{e: e}
+	picks := s.thompsonRows([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}, 2, rng)
+	if len(picks) != 2 || picks[0] == picks[1] || slices.Contains(picks, 0) || slices.Contains(picks, 3) {
+		t.Errorf("Thompson picks %v; want the two rows of the low step, 1 and 2", picks)
+	}
+}

@@ -1,0 +1,321 @@
+package tuner
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+
+	"smart"
+)
+
+// Pipeline is the chain the toolkit exists for. The optimization combinations come ranked by
+// the OC classifier (the order of Problem.Variants; RankOCs builds it) and the first Variants
+// of them are searched. Their spaces are pruned with IterML: on the Surrogate (a runtime model
+// or the analytic model, free of real runs) when there is one, else on a first batch of real
+// runs. A genetic search on the real Evaluator finishes: csTuner's parameter groups and
+// re-indexed genes over the pruned space, all genes evolving at once, each generation screened
+// by a surrogate refitted to every real run so far. Thompson sampling over the surrogate's
+// trees picks the Batch settings a generation runs, among the children and the settings of
+// the whole space not run yet: the children search around the population, the rest keeps a
+// setting the pruning dropped within reach when the model learns better. When the genetic
+// search settles it starts again from a space pruned by the current model, until the budget
+// is spent or every setting has run.
+type Pipeline struct {
+	Variants  int             // ranked variants searched (0 means 2)
+	Surrogate smart.Evaluator // prunes without real runs when set
+	First     int             // real runs of the first batch (0 means 10)
+	Pick      int             // real runs per IterML iteration without a surrogate (0 means 4)
+	Cut       float64         // IterML's cut ratio (0 means 0.5)
+	Keep      int             // settings the pruning keeps (0 means 256)
+	Batch     int             // settings run per generation (0 means 4)
+	Pool      int             // settings a model ranks in a larger space (0 means 1<<15)
+	// Screen bounds the settings not run yet that Thompson sampling ranks in one generation; a
+	// larger pool is subsampled afresh each time (0 means 8192). It trades the reach of the
+	// screen against the strategy's time per evaluation.
+	Screen  int
+	Genetic Genetic
+}
+
+// Name implements Method.
+func (*Pipeline) Name() string { return "pipeline" }
+
+func (m *Pipeline) withDefaults() Pipeline {
+	c := *m
+	set := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	set(&c.Variants, 2)
+	set(&c.First, 10)
+	set(&c.Pick, 4)
+	set(&c.Keep, 256)
+	set(&c.Batch, 4)
+	set(&c.Pool, 1<<15)
+	set(&c.Screen, 8192)
+	if c.Cut == 0 {
+		c.Cut = 0.5
+	}
+	c.Genetic = c.Genetic.withDefaults()
+	return c
+}
+
+// Search implements Method.
+func (m *Pipeline) Search(ctx context.Context, r *Run) error {
+	c := m.withDefaults()
+	if c.Cut < 0 || c.Cut >= 1 || c.Variants < 0 || c.First < 0 || c.Keep < 0 || c.Batch < 0 || c.Pick < 0 || c.Pool < 0 || c.Screen < 0 {
+		return errors.New("pipeline: the cut ratio must lie in [0, 1) and counts must not be negative")
+	}
+	nv := min(c.Variants, len(r.p.Variants))
+	s := &pipelineState{r: r, c: &c, nv: nv, enc: newEncoder(r.p.Variants[:nv]),
+		rng: rand.New(rand.NewPCG(r.Seed(), 0x9195)), fittedAt: -1}
+	prune := &IterML{Model: Trees, Pick: c.Pick, CutRatio: c.Cut, Pool: c.Pool, variants: nv}
+	var kept []Candidate
+	var err error
+	if c.Surrogate != nil {
+		if kept, err = c.pruneOnSurrogate(ctx, r, prune, nv); err == nil {
+			// The first real runs: the settings the surrogate ranks fastest.
+			_, err = r.Evaluate(ctx, kept[:min(c.First, len(kept))])
+		}
+	} else if err = randomFrom(ctx, r, nv, c.First); err == nil {
+		kept, err = prune.prune(ctx, r, c.Keep)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.fill(); err != nil {
+		return err
+	}
+	for {
+		best, ok := r.Best()
+		if !ok {
+			// Nothing has run successfully: no incumbent to breed from, so sample on.
+			if err := randomFrom(ctx, r, nv, c.Batch); err != nil {
+				return err
+			}
+		} else if err := s.evolve(ctx, best, kept); err != nil {
+			return err
+		}
+		s.compact()
+		if s.left() == 0 {
+			// The pool is spent: draw another, unless every setting has run.
+			if err := s.fill(); err != nil || len(s.rest) == 0 {
+				return err
+			}
+		}
+		// The search settled: run what the model likes best now, and breed again over the
+		// space it prunes to.
+		if _, err := r.Evaluate(ctx, s.thompson(nil, c.Batch)); err != nil {
+			return err
+		}
+		kept = s.topPredicted(c.Keep)
+	}
+}
+
+// pipelineState is what the genetic stage of a Pipeline keeps between generations: the
+// settings not run yet (a pool of them in a larger space), encoded once, and the surrogate,
+// refitted when a real run has been added.
+type pipelineState struct {
+	r        *Run
+	c        *Pipeline
+	nv       int
+	enc      *encoder
+	rng      *rand.Rand
+	rest     []Candidate
+	rows     [][]float64
+	index    map[string]int // cache key -> position in rest, to drop what has run
+	synced   int            // evaluations already marked in rest
+	dead     int            // settings of rest marked as run (their rows are nil)
+	sur      *surrogate
+	fittedAt int // evaluations the surrogate was fitted on
+}
+
+// fill draws the pool of settings not run yet.
+func (s *pipelineState) fill() error {
+	var err error
+	if s.rest, err = poolOf(s.r, s.nv, s.c.Pool); err != nil {
+		return err
+	}
+	s.rows = s.enc.rows(s.rest)
+	s.index = make(map[string]int, len(s.rest))
+	for i, c := range s.rest {
+		key, _ := s.r.key(c)
+		s.index[strconv.Itoa(c.Variant)+":"+key] = i
+	}
+	s.synced, s.dead = s.r.Evaluations(), 0
+	return nil
+}
+
+// compact marks the settings that have run since the last call (a lookup per new
+// evaluation) and drops the marked ones once they are a quarter of the pool.
+func (s *pipelineState) compact() {
+	hist := s.r.History()
+	for _, o := range hist[s.synced:] {
+		key, _ := s.r.key(o.Candidate)
+		if i, ok := s.index[strconv.Itoa(o.Variant)+":"+key]; ok && s.rows[i] != nil {
+			s.rows[i] = nil // the mark of a setting that has run
+			s.dead++
+		}
+	}
+	s.synced = len(hist)
+	if s.dead*4 < len(s.rest) {
+		return
+	}
+	rest, rows := s.rest[:0], s.rows[:0]
+	for i, c := range s.rest {
+		if s.rows[i] != nil {
+			rest, rows = append(rest, c), append(rows, s.rows[i])
+		}
+	}
+	s.rest, s.rows, s.dead = rest, rows, 0
+	clear(s.index)
+	for i, c := range s.rest {
+		key, _ := s.r.key(c)
+		s.index[strconv.Itoa(c.Variant)+":"+key] = i
+	}
+}
+
+// left is the number of settings of the pool not run yet.
+func (s *pipelineState) left() int { return len(s.rest) - s.dead }
+
+// surrogate returns the model of the real runs, refitted once they have grown by a sixteenth
+// since the last fit (after every generation early on): the fits then cost a logarithmic
+// number of passes over the data, not one per generation.
+func (s *pipelineState) surrogate() *surrogate {
+	if n := s.r.Evaluations(); s.sur == nil || n-s.fittedAt >= max(1, s.fittedAt/16) {
+		s.sur = fitSurrogate(s.r, s.enc, s.rng)
+		s.fittedAt = s.r.Evaluations()
+	}
+	return s.sur
+}
+
+// thompson picks k settings among extra and the settings not run yet (at most Screen of them,
+// drawn at random from a larger pool), by Thompson sampling.
+func (s *pipelineState) thompson(extra []Candidate, k int) []Candidate {
+	s.compact()
+	cands, rows := s.sample(extra)
+	picks := s.surrogate().thompsonRows(rows, k, s.rng)
+	out := make([]Candidate, len(picks))
+	for i, p := range picks {
+		out[i] = cands[p]
+	}
+	return out
+}
+
+// sample returns extra and the settings of the pool not run yet, at most Screen of them drawn
+// at random from a larger pool, with their rows.
+func (s *pipelineState) sample(extra []Candidate) ([]Candidate, [][]float64) {
+	cands := append([]Candidate(nil), extra...)
+	rows := s.enc.rows(extra)
+	if s.left() <= s.c.Screen {
+		for i, row := range s.rows {
+			if row != nil {
+				cands, rows = append(cands, s.rest[i]), append(rows, row)
+			}
+		}
+		return cands, rows
+	}
+	for _, i := range s.rng.Perm(len(s.rest)) {
+		if len(rows) == len(extra)+s.c.Screen {
+			break
+		}
+		if s.rows[i] != nil {
+			cands, rows = append(cands, s.rest[i]), append(rows, s.rows[i])
+		}
+	}
+	return cands, rows
+}
+
+// topPredicted is the pruned space of the current model: the n settings not run yet (of a
+// sample of Screen in a larger pool) that it predicts fastest.
+func (s *pipelineState) topPredicted(n int) []Candidate {
+	s.compact()
+	cands, rows := s.sample(nil)
+	sur := s.surrogate()
+	if sur.e == nil || len(cands) <= n {
+		return cands
+	}
+	mean, _ := sur.e.predict(rows)
+	idx := argsort(mean)
+	out := make([]Candidate, n)
+	for i := range out {
+		out[i] = cands[idx[i]]
+	}
+	return out
+}
+
+// evolve runs the screened genetic search over the kept settings of the best's variant.
+func (s *pipelineState) evolve(ctx context.Context, best Outcome, kept []Candidate) error {
+	r, v := s.r, best.Variant
+	sp := r.p.Variants[v].Space
+	groups := groupParams(sp.Names(), pairCVs(sp, best.Setting, s.surrogate().timeOf(r, v)))
+	settings := []smart.Setting{best.Setting}
+	for _, k := range kept {
+		if k.Variant == v {
+			settings = append(settings, k.Setting)
+		}
+	}
+	// The best settings run so far join the genes' values, so the search breeds from them too.
+	for _, o := range bestOutcomes(r, v, s.c.Genetic.SubPopulations*s.c.Genetic.Size) {
+		settings = append(settings, o.Setting)
+	}
+	g := newGenome(v, groups, settings)
+	base, _ := g.genes(best.Setting)
+	active := make([]bool, len(groups))
+	for k := range active {
+		active[k] = true
+	}
+	sc := func(kids []Candidate) []Candidate { return s.thompson(kids, s.c.Batch) }
+	return evolve(ctx, r, g, s.c.Genetic, active, base, sc, s.rng.Uint64())
+}
+
+// pruneOnSurrogate runs IterML on the surrogate evaluator, free of real runs, and returns the
+// settings it keeps, fastest first by the surrogate: the best it evaluated, then those it
+// predicts.
+func (c *Pipeline) pruneOnSurrogate(ctx context.Context, r *Run, prune *IterML, nv int) ([]Candidate, error) {
+	p := *r.p
+	p.Evaluator, p.Progress = c.Surrogate, nil
+	sub := newRun(&p, Budget{}, r.Seed())
+	rest, err := prune.prune(ctx, sub, c.Keep)
+	if err != nil {
+		return nil, err
+	}
+	var measured []Outcome
+	for v := range nv {
+		measured = append(measured, bestOutcomes(sub, v, c.Keep/2)...)
+	}
+	sort.SliceStable(measured, func(i, j int) bool { return measured[i].Value < measured[j].Value })
+	var out []Candidate
+	for _, o := range measured {
+		out = append(out, o.Candidate)
+	}
+	out = append(out, rest...)
+	if len(out) == 0 {
+		return poolOf(r, nv, c.Keep)
+	}
+	return out, nil
+}
+
+// bestOutcomes returns up to n of the fastest successful evaluations of variant v.
+func bestOutcomes(r *Run, v, n int) []Outcome {
+	var ok []Outcome
+	for _, o := range r.History() {
+		if o.OK() && o.Variant == v {
+			ok = append(ok, o)
+		}
+	}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].Value < ok[j].Value })
+	return ok[:min(n, len(ok))]
+}
+
+// randomFrom evaluates n settings drawn at random from the first nv variants.
+func randomFrom(ctx context.Context, r *Run, nv, n int) error {
+	cs, err := poolOf(r, nv, n)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	_, err = r.Evaluate(ctx, cs)
+	return err
+}

@@ -1,0 +1,144 @@
+package tuner
+
+import (
+	"errors"
+	"math/big"
+	"math/rand/v2"
+)
+
+// sampler draws candidates uniformly at random from the union of a problem's variants without
+// replacement: a Fisher-Yates shuffle of the union's indices kept sparse (only the positions
+// swapped are stored), so a draw costs O(1) whatever the size of the space.
+type sampler struct {
+	vs     []Variant
+	counts []uint64 // settings per variant
+	total  uint64
+	drawn  uint64
+	perm   map[uint64]uint64
+}
+
+// errHuge is returned for unions of more than 2^64 settings, which this sampler cannot number.
+var errHuge = errors.New("the search space has more than 2^64 settings")
+
+func newSampler(vs []Variant) (*sampler, error) {
+	s := &sampler{vs: vs, perm: map[uint64]uint64{}}
+	sum := new(big.Int)
+	for _, v := range vs {
+		n, ok := v.Space.Len()
+		if !ok {
+			return nil, errHuge
+		}
+		s.counts = append(s.counts, n)
+		sum.Add(sum, new(big.Int).SetUint64(n))
+	}
+	if !sum.IsUint64() {
+		return nil, errHuge
+	}
+	s.total = sum.Uint64()
+	return s, nil
+}
+
+// left is the number of candidates not drawn yet.
+func (s *sampler) left() uint64 { return s.total - s.drawn }
+
+// next draws a candidate not drawn before; false once all are drawn.
+func (s *sampler) next(rng *rand.Rand) (Candidate, bool, error) {
+	if s.drawn >= s.total {
+		return Candidate{}, false, nil
+	}
+	i := s.drawn
+	j := i + rng.Uint64N(s.total-i)
+	vi, vj := s.at(i), s.at(j)
+	s.perm[j] = vi
+	delete(s.perm, i) // position i is never read again
+	s.drawn++
+	c, err := s.candidate(vj)
+	return c, err == nil, err
+}
+
+func (s *sampler) at(i uint64) uint64 {
+	if v, ok := s.perm[i]; ok {
+		return v
+	}
+	return i
+}
+
+// candidate maps an index of the union to its variant and setting.
+func (s *sampler) candidate(i uint64) (Candidate, error) {
+	for v, n := range s.counts {
+		if i < n {
+			set, err := s.vs[v].Space.At64(i)
+			return Candidate{Variant: v, Setting: set}, err
+		}
+		i -= n
+	}
+	return Candidate{}, errors.New("index outside the space")
+}
+
+// all enumerates the union in order, variant by variant.
+func all(vs []Variant, yield func(Candidate) bool) {
+	for v, x := range vs {
+		for set := range x.Space.All() {
+			if !yield(Candidate{Variant: v, Setting: set}) {
+				return
+			}
+		}
+	}
+}
+
+// pool returns the candidates of the union not yet evaluated in r: all of them when the union
+// has at most max settings, else max drawn uniformly at random without replacement (so a
+// strategy that ranks candidates by a model works on a uniform sample of a huge space).
+func pool(r *Run, max int) ([]Candidate, error) { return poolOf(r, len(r.p.Variants), max) }
+
+// poolOf is pool over the first k variants.
+func poolOf(r *Run, k, max int) ([]Candidate, error) {
+	vs := r.p.Variants[:k]
+	s, err := newSampler(vs)
+	if err != nil {
+		return nil, err
+	}
+	var out []Candidate
+	if s.total <= uint64(max) {
+		all(vs, func(c Candidate) bool {
+			if !r.Seen(c) {
+				out = append(out, c)
+			}
+			return true
+		})
+		return out, nil
+	}
+	for len(out) < max {
+		c, ok, err := s.next(r.rng)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if !r.Seen(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// drawWeighted draws a candidate uniformly at random from the union, with replacement: a
+// variant with probability proportional to its size (in float64, exact enough for the weights),
+// then a setting of it.
+func drawWeighted(r *Run) (Candidate, error) {
+	weights := make([]float64, len(r.p.Variants))
+	sum := 0.0
+	for i, v := range r.p.Variants {
+		weights[i], _ = new(big.Float).SetInt(v.Space.Count()).Float64()
+		sum += weights[i]
+	}
+	u := r.rng.Float64() * sum
+	v := 0
+	for v < len(weights)-1 && u >= weights[v] {
+		u -= weights[v]
+		v++
+	}
+	set, err := r.p.Variants[v].Space.Random(r.rng)
+	return Candidate{Variant: v, Setting: set}, err
+}

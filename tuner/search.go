@@ -1,0 +1,410 @@
+package tuner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"smart"
+	"smart/tuner/space"
+)
+
+// Variant is one space searched: the settings of one optimization combination. A foreign kernel
+// (a Kernel Tuner cache) has a single variant whose OC is 0.
+type Variant struct {
+	OC    smart.Combination
+	Space *space.Space
+}
+
+// Problem is what Search tunes: the variants, the Evaluator that answers how long a setting
+// takes, and the stencil and GPU that complete each query.
+type Problem struct {
+	// Variants are the spaces searched, in rank order where a method cares (Pipeline keeps the
+	// first ones). Most problems have one.
+	Variants  []Variant
+	Evaluator smart.Evaluator
+	Stencil   *smart.Stencil // nil for a foreign kernel: the setting holds all its parameters
+	GPU       string         // passed on in every query
+	// Objective is the number minimised, read from a successful measurement; nil means TimeMs
+	// (the median of the repetitions). MeanTime is Kernel Tuner's objective.
+	Objective func(smart.Measurement) float64
+	// Progress, when set, is called after every evaluation with the evaluations so far and the
+	// best objective (+Inf before the first success).
+	Progress func(evaluations int, best float64)
+}
+
+// MeanTime is Kernel Tuner's objective: the mean of the repetitions where the measurement has
+// it, else the median.
+func MeanTime(m smart.Measurement) float64 {
+	if m.MeanMs > 0 {
+		return m.MeanMs
+	}
+	return m.TimeMs
+}
+
+// Candidate is a setting of one variant.
+type Candidate struct {
+	Variant int
+	Setting smart.Setting
+}
+
+// Outcome is an evaluated candidate.
+type Outcome struct {
+	Candidate
+	Measurement smart.Measurement
+	// Value is the objective; +Inf when the evaluation failed.
+	Value float64
+	// N is the evaluation's position in the search, from 1.
+	N int
+}
+
+// OK reports whether the evaluation succeeded.
+func (o Outcome) OK() bool { return !math.IsInf(o.Value, 1) }
+
+// Budget limits a search; a zero field sets no limit. A search with no limit at all ends when
+// its method does (an exhaustive search when the space is spent).
+type Budget struct {
+	Evaluations int           // evaluations, failed ones included
+	Time        time.Duration // wall time of the whole search
+	Target      float64       // stop once the best objective is at most this
+}
+
+// Stop says why a search ended.
+type Stop string
+
+// The reasons a search ends.
+const (
+	StopEvaluations Stop = "evaluations" // the evaluation budget is spent
+	StopTime        Stop = "time"        // the time budget is spent
+	StopTarget      Stop = "target"      // the target was reached
+	StopDone        Stop = "done"        // the method finished: space exhausted or converged
+)
+
+// ErrStop is what Run.Evaluate returns once the budget is spent or the target reached. A
+// Method returns it (or an error wrapping it) as it gets it; Search then ends normally.
+var ErrStop = errors.New("tuner: the search budget is spent or its target reached")
+
+// Result is the outcome of a search.
+type Result struct {
+	Method string
+	Seed   uint64
+	// Best is the fastest successful evaluation; its Value is +Inf (and its Setting nil) when
+	// none succeeded.
+	Best        Outcome
+	Evaluations int
+	Failures    []Outcome // the failed evaluations, in order
+	// Trace is the best objective after each evaluation (+Inf before the first success).
+	Trace   []float64
+	History []Outcome // every evaluation, in order
+	Stop    Stop
+	Elapsed time.Duration // wall time of the search
+	// EvalTime is the part of Elapsed spent in the Evaluator; the rest is the strategy's.
+	EvalTime time.Duration
+}
+
+// Method is a search strategy: it proposes settings through r until it is done or r says stop.
+type Method interface {
+	// Name is the strategy's name as written in results, e.g. "iterml".
+	Name() string
+	// Search runs the strategy. It returns nil when the strategy is done, ErrStop (as returned by
+	// r.Evaluate) when stopped, or the error that ended it.
+	Search(ctx context.Context, r *Run) error
+}
+
+// Search tunes p with method m under budget b; seed alone decides every random choice. The
+// result holds what was found even when err is not nil (an Evaluator failure, a cancelled
+// context).
+func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Result, error) {
+	if err := p.check(); err != nil {
+		return Result{}, err
+	}
+	if b.Evaluations < 0 || b.Time < 0 {
+		return Result{}, fmt.Errorf("tuner: budget %+v: limits must not be negative", b)
+	}
+	r := newRun(&p, b, seed)
+	err := m.Search(ctx, r)
+	res := Result{Method: m.Name(), Seed: seed, Evaluations: len(r.history), Trace: r.trace,
+		History: r.history, Stop: r.stop, Elapsed: time.Since(r.start), EvalTime: r.evalTime}
+	res.Best = Outcome{Value: math.Inf(1)}
+	if r.best >= 0 {
+		res.Best = r.history[r.best]
+	}
+	for _, o := range r.history {
+		if !o.OK() {
+			res.Failures = append(res.Failures, o)
+		}
+	}
+	switch {
+	case err == nil:
+		if res.Stop == "" {
+			res.Stop = StopDone
+		}
+	case errors.Is(err, ErrStop):
+		err = nil
+	default:
+		return res, fmt.Errorf("tuner: %s: %w", m.Name(), err)
+	}
+	return res, nil
+}
+
+func (p *Problem) check() error {
+	if len(p.Variants) == 0 {
+		return errors.New("tuner: the problem has no space to search")
+	}
+	if p.Evaluator == nil {
+		return errors.New("tuner: the problem has no evaluator")
+	}
+	for i, v := range p.Variants {
+		if v.Space == nil {
+			return fmt.Errorf("tuner: variant %d (%s) has no space", i, v.OC)
+		}
+		if v.Space.Count().Sign() == 0 {
+			return fmt.Errorf("tuner: variant %d (%s): %w", i, v.OC, space.ErrEmpty)
+		}
+	}
+	return nil
+}
+
+// Run is a search in progress as a Method sees it: the problem, the seeded random source, and
+// evaluation through the cache and the budget. It is not safe for concurrent use.
+type Run struct {
+	p       *Problem
+	b       Budget
+	seed    uint64
+	rng     *rand.Rand
+	start   time.Time
+	names   [][]string       // parameter names of each variant, in space order
+	cache   []map[string]int // per variant: key -> index in history
+	history []Outcome
+	trace   []float64
+	best    int // index in history, -1 before a success
+	stop    Stop
+	buf     []byte
+
+	evalTime time.Duration
+}
+
+func newRun(p *Problem, b Budget, seed uint64) *Run {
+	r := &Run{p: p, b: b, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x7475_6e65)), start: time.Now(), best: -1}
+	for _, v := range p.Variants {
+		r.names = append(r.names, v.Space.Names())
+		r.cache = append(r.cache, map[string]int{})
+	}
+	return r
+}
+
+// Problem returns the problem searched.
+func (r *Run) Problem() *Problem { return r.p }
+
+// Rand returns the search's random source, seeded by Search's seed.
+func (r *Run) Rand() *rand.Rand { return r.rng }
+
+// Seed returns the search's seed, for methods that derive further streams from it.
+func (r *Run) Seed() uint64 { return r.seed }
+
+// Left is the number of evaluations the budget still allows (math.MaxInt without a limit).
+func (r *Run) Left() int {
+	if r.b.Evaluations == 0 {
+		return math.MaxInt
+	}
+	return r.b.Evaluations - len(r.history)
+}
+
+// Evaluations is the number of evaluations so far.
+func (r *Run) Evaluations() int { return len(r.history) }
+
+// History returns the evaluations so far, in order. The slice must not be modified.
+func (r *Run) History() []Outcome { return r.history }
+
+// Best returns the fastest successful evaluation so far and true, or false before one.
+func (r *Run) Best() (Outcome, bool) {
+	if r.best < 0 {
+		return Outcome{Value: math.Inf(1)}, false
+	}
+	return r.history[r.best], true
+}
+
+// Lookup returns the outcome of a candidate evaluated before.
+func (r *Run) Lookup(c Candidate) (Outcome, bool) {
+	if c.Variant < 0 || c.Variant >= len(r.cache) {
+		return Outcome{}, false
+	}
+	key, ok := r.key(c)
+	if !ok {
+		return Outcome{}, false
+	}
+	i, ok := r.cache[c.Variant][key]
+	if !ok {
+		return Outcome{}, false
+	}
+	return r.history[i], true
+}
+
+// Seen reports whether a candidate has been evaluated.
+func (r *Run) Seen(c Candidate) bool {
+	_, ok := r.Lookup(c)
+	return ok
+}
+
+// key is the cache key of a candidate: its values in the space's parameter order. It is false
+// when the setting does not have exactly the space's parameters (Check then says why).
+func (r *Run) key(c Candidate) (string, bool) {
+	names := r.names[c.Variant]
+	if len(c.Setting) != len(names) {
+		return "", false
+	}
+	b := r.buf[:0]
+	for _, n := range names {
+		v, ok := c.Setting[n]
+		if !ok {
+			return "", false
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, ',')
+	}
+	r.buf = b
+	return string(b), true
+}
+
+// Evaluate evaluates candidates and returns their outcomes in order. A candidate evaluated
+// before is answered from the cache and does not count; each new one counts once, failed or
+// not. Every candidate must be a valid setting of its variant's space: an invalid one is an
+// error (a bug of the method), never evaluated. When the budget runs out, or the target is
+// reached, Evaluate returns the outcomes of the candidates it got to and ErrStop.
+func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error) {
+	if r.stop != "" {
+		return nil, ErrStop
+	}
+	// Check everything first, so that a bad batch evaluates nothing.
+	keys := make([]string, len(cands))
+	var fresh []int // indexes of candidates to evaluate, first occurrences only
+	pending := map[string]bool{}
+	for i, c := range cands {
+		if c.Variant < 0 || c.Variant >= len(r.p.Variants) {
+			return nil, fmt.Errorf("candidate %d names variant %d of %d", i, c.Variant, len(r.p.Variants))
+		}
+		key, ok := r.key(c)
+		if ok {
+			keys[i] = key
+			if _, seen := r.cache[c.Variant][key]; seen {
+				continue
+			}
+			if pending[strconv.Itoa(c.Variant)+":"+key] {
+				continue
+			}
+		}
+		if err := r.p.Variants[c.Variant].Space.Check(c.Setting); err != nil {
+			return nil, fmt.Errorf("invalid setting %s proposed: %w", c.Setting, err)
+		}
+		pending[strconv.Itoa(c.Variant)+":"+key] = true
+		fresh = append(fresh, i)
+	}
+	if left := r.Left(); len(fresh) > left {
+		fresh = fresh[:left]
+	}
+	if err := r.evaluate(ctx, cands, keys, fresh); err != nil {
+		return nil, err
+	}
+	out := make([]Outcome, 0, len(cands))
+	for i, c := range cands {
+		j, ok := r.cache[c.Variant][keys[i]]
+		if !ok {
+			break // cut by the budget
+		}
+		out = append(out, r.history[j])
+	}
+	if r.stop == "" && r.Left() == 0 {
+		r.stop = StopEvaluations
+	}
+	if len(out) < len(cands) || r.stop != "" {
+		return out, ErrStop
+	}
+	return out, nil
+}
+
+// evaluate runs the fresh candidates through the evaluator (in one batch where it takes
+// batches) and records them, stopping early on the time budget or the target.
+func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fresh []int) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	if be, ok := r.p.Evaluator.(smart.BatchEvaluator); ok && len(fresh) > 1 {
+		if r.timeUp() {
+			return nil
+		}
+		qs := make([]smart.Query, len(fresh))
+		for k, i := range fresh {
+			qs[k] = r.query(cands[i])
+		}
+		t0 := time.Now()
+		ms, err := be.EvaluateBatch(ctx, qs)
+		r.evalTime += time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if len(ms) != len(qs) {
+			return fmt.Errorf("the evaluator answered %d of %d queries", len(ms), len(qs))
+		}
+		for k, i := range fresh {
+			r.record(cands[i], keys[i], ms[k])
+		}
+		return nil
+	}
+	for _, i := range fresh {
+		if r.stop != "" || r.timeUp() {
+			return nil
+		}
+		t0 := time.Now()
+		m, err := r.p.Evaluator.Evaluate(ctx, r.query(cands[i]))
+		r.evalTime += time.Since(t0)
+		if err != nil {
+			return err
+		}
+		r.record(cands[i], keys[i], m)
+	}
+	return nil
+}
+
+func (r *Run) timeUp() bool {
+	if r.b.Time > 0 && time.Since(r.start) >= r.b.Time {
+		r.stop = StopTime
+		return true
+	}
+	return false
+}
+
+func (r *Run) query(c Candidate) smart.Query {
+	return smart.Query{Stencil: r.p.Stencil, OC: r.p.Variants[c.Variant].OC, Setting: c.Setting.Clone(), GPU: r.p.GPU}
+}
+
+// record adds one evaluation to the history, the cache and the trace.
+func (r *Run) record(c Candidate, key string, m smart.Measurement) {
+	o := Outcome{Candidate: Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}, Measurement: m,
+		Value: math.Inf(1), N: len(r.history) + 1}
+	if m.OK() {
+		v := m.TimeMs
+		if r.p.Objective != nil {
+			v = r.p.Objective(m)
+		}
+		if v >= 0 && !math.IsNaN(v) {
+			o.Value = v
+		}
+	}
+	r.cache[c.Variant][key] = len(r.history)
+	r.history = append(r.history, o)
+	if o.OK() && (r.best < 0 || o.Value < r.history[r.best].Value) {
+		r.best = len(r.history) - 1
+	}
+	best, _ := r.Best()
+	r.trace = append(r.trace, best.Value)
+	if r.b.Target > 0 && best.Value <= r.b.Target {
+		r.stop = StopTarget
+	}
+	if r.p.Progress != nil {
+		r.p.Progress(len(r.history), best.Value)
+	}
+}

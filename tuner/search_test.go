@@ -1,0 +1,234 @@
+package tuner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"smart"
+)
+
+// methods are the strategies every contract test runs, with settings small enough for the
+// 90-setting test space.
+func methods() []Method {
+	return []Method{
+		&Random{},
+		Exhaustive{},
+		&IterML{Pick: 8, Threads: 1},
+		&IterML{Pick: 8, Model: Trees},
+		&IterML{Pick: 8, Model: CART},
+		&IterML{Pick: 8, Model: KNN},
+		&IterML{Pick: 8, Model: MLP},
+		&CSTuner{Initial: 16},
+		&Pipeline{},
+	}
+}
+
+// TestSearchContract checks what Search promises for every strategy: the budget holds, no
+// setting is evaluated twice or when invalid (fakeEval fails the test), failures are counted
+// and recorded, the trace is the running minimum, the best is the fastest evaluation, and the
+// same seed gives the same search.
+func TestSearchContract(t *testing.T) {
+	for _, m := range methods() {
+		for _, budget := range []int{1, 25, 0} {
+			t.Run(fmt.Sprintf("%s/%T/budget=%d", m.Name(), m, budget), func(t *testing.T) {
+				p, ev := testProblem(t)
+				res, err := Search(context.Background(), p, Budget{Evaluations: budget}, m, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if budget > 0 && res.Evaluations > budget {
+					t.Errorf("%d evaluations, budget %d", res.Evaluations, budget)
+				}
+				if budget > 0 && res.Stop != StopEvaluations && res.Stop != StopDone {
+					t.Errorf("stop %q", res.Stop)
+				}
+				if got := ev.evaluations(); got != res.Evaluations {
+					t.Errorf("evaluator saw %d queries, result says %d", got, res.Evaluations)
+				}
+				if len(res.Trace) != res.Evaluations || len(res.History) != res.Evaluations {
+					t.Fatalf("trace %d, history %d, evaluations %d", len(res.Trace), len(res.History), res.Evaluations)
+				}
+				best, failed := math.Inf(1), 0
+				for i, o := range res.History {
+					if o.N != i+1 {
+						t.Errorf("outcome %d numbered %d", i, o.N)
+					}
+					if _, ok := testTime(o.Setting); !ok {
+						failed++
+						if o.OK() {
+							t.Errorf("failed setting %s recorded as ok", o.Setting)
+						}
+					} else {
+						best = min(best, o.Value)
+					}
+					if res.Trace[i] != best {
+						t.Errorf("trace[%d] = %v, running minimum %v", i, res.Trace[i], best)
+					}
+				}
+				if failed != len(res.Failures) {
+					t.Errorf("%d failures recorded, %d in the history", len(res.Failures), failed)
+				}
+				if res.Best.Value != best {
+					t.Errorf("best %v, fastest evaluated %v", res.Best.Value, best)
+				}
+				p2, _ := testProblem(t)
+				again, err := Search(context.Background(), p2, Budget{Evaluations: budget}, m, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if historyKey(again) != historyKey(res) {
+					t.Errorf("same seed, different searches:\n%s\n%s", historyKey(res), historyKey(again))
+				}
+			})
+		}
+	}
+}
+
+// TestFindsOptimum: with no budget every strategy ends, and the exhaustive search finds the
+// brute-force optimum after evaluating the whole space.
+func TestFindsOptimum(t *testing.T) {
+	sp := testSpace(t)
+	want, arg := bruteOptimum(sp)
+	n, _ := sp.Len()
+	for _, m := range methods() {
+		p, _ := testProblem(t)
+		res, err := Search(context.Background(), p, Budget{}, m, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != StopDone {
+			t.Errorf("%s: stop %q without a budget", m.Name(), res.Stop)
+		}
+		switch m.(type) {
+		case Exhaustive, *Random, *Pipeline:
+			// These run until the space is spent.
+			if res.Evaluations != int(n) {
+				t.Errorf("%s: %d evaluations of %d settings", m.Name(), res.Evaluations, n)
+			}
+			if res.Best.Value != want || res.Best.Setting.String() != arg.String() {
+				t.Errorf("%s: best %s %v, want %s %v", m.Name(), res.Best.Setting, res.Best.Value, arg, want)
+			}
+		}
+	}
+}
+
+func TestTargetStops(t *testing.T) {
+	p, _ := testProblem(t)
+	want, _ := bruteOptimum(p.Variants[0].Space)
+	res, err := Search(context.Background(), p, Budget{Target: want * 1.5}, &Random{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopTarget || res.Best.Value > want*1.5 {
+		t.Errorf("stop %q, best %v, target %v", res.Stop, res.Best.Value, want*1.5)
+	}
+	if n := len(res.Trace); n > 1 && res.Trace[n-2] <= want*1.5 {
+		t.Errorf("the target was reached before the last evaluation: %v", res.Trace)
+	}
+}
+
+func TestTimeBudget(t *testing.T) {
+	p, ev := testProblem(t)
+	res, err := Search(context.Background(), p, Budget{Time: time.Nanosecond}, &Random{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopTime || ev.evaluations() != res.Evaluations {
+		t.Errorf("stop %q after %d evaluations", res.Stop, res.Evaluations)
+	}
+}
+
+// TestCacheAndFailures: a setting proposed again is answered from the cache without counting,
+// a failed one included, and an invalid one is an error that evaluates nothing.
+func TestCacheAndFailures(t *testing.T) {
+	fail := set(16, 1, 1, 1)
+	ok := set(4, 2, 0, 2)
+	p, ev := testProblem(t)
+	res, err := Search(context.Background(), p, Budget{}, proposer{{Setting: fail}, {Setting: ok}, {Setting: fail}, {Setting: ok}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluations != 2 || ev.evaluations() != 2 || len(res.Failures) != 1 {
+		t.Errorf("%d evaluations (evaluator %d), %d failures; want 2, 2, 1", res.Evaluations, ev.evaluations(), len(res.Failures))
+	}
+	if res.Best.Value != 1 || !math.IsInf(res.Trace[0], 1) {
+		t.Errorf("best %v, trace %v", res.Best.Value, res.Trace)
+	}
+
+	p, ev = testProblem(t)
+	_, err = Search(context.Background(), p, Budget{}, proposer{{Setting: ok}, {Setting: set(16, 4, 0, 1)}}, 1)
+	if err == nil || !strings.Contains(err.Error(), "a*b <= 32") {
+		t.Errorf("an invalid setting gave %v, want the violated constraint", err)
+	}
+	if ev.evaluations() != 1 {
+		t.Errorf("%d evaluations, want only the valid one", ev.evaluations())
+	}
+}
+
+func TestBatchEvaluator(t *testing.T) {
+	sp := testSpace(t)
+	ev := batchEval{newFakeEval(t, sp)}
+	p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: ev}
+	res, err := Search(context.Background(), p, Budget{Evaluations: 12}, &Random{Batch: 5}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluations != 12 || ev.batch != 3 {
+		t.Errorf("%d evaluations in %d batches; want 12 in 3 (5, 5 and the 2 the budget leaves)", res.Evaluations, ev.batch)
+	}
+}
+
+func TestProblemErrors(t *testing.T) {
+	p, _ := testProblem(t)
+	cases := []struct {
+		name string
+		p    Problem
+		b    Budget
+		m    Method
+		want string
+	}{
+		{"no variants", Problem{Evaluator: p.Evaluator}, Budget{}, &Random{}, "no space"},
+		{"no evaluator", Problem{Variants: p.Variants}, Budget{}, &Random{}, "no evaluator"},
+		{"negative budget", p, Budget{Evaluations: -1}, &Random{}, "negative"},
+		{"bad cut ratio", p, Budget{}, &IterML{CutRatio: 1}, "cut ratio"},
+		{"bad model", p, Budget{}, &IterML{Model: "svm"}, "unknown in-loop model"},
+		{"cstuner on two spaces", Problem{Variants: append(p.Variants, p.Variants...), Evaluator: p.Evaluator}, Budget{}, &CSTuner{}, "one space"},
+	}
+	for _, c := range cases {
+		_, err := Search(context.Background(), c.p, c.b, c.m, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+}
+
+// errEval fails as an evaluator (not as a variant) after n answers.
+type errEval struct {
+	*fakeEval
+	n int
+}
+
+func (e *errEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	if e.n == 0 {
+		return smart.Measurement{}, errors.New("device lost")
+	}
+	e.n--
+	return e.fakeEval.Evaluate(ctx, q)
+}
+
+func TestEvaluatorErrorKeepsResult(t *testing.T) {
+	sp := testSpace(t)
+	p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: &errEval{fakeEval: newFakeEval(t, sp), n: 3}}
+	res, err := Search(context.Background(), p, Budget{}, &Random{}, 1)
+	if err == nil || !strings.Contains(err.Error(), "device lost") {
+		t.Fatalf("error %v, want the evaluator's", err)
+	}
+	if res.Evaluations != 3 || res.Best.Setting == nil {
+		t.Errorf("the result lost the %d evaluations before the failure: %+v", 3, res.Evaluations)
+	}
+}

@@ -1,0 +1,89 @@
+package tuner
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"smart"
+)
+
+// surrogate is the Trees ensemble fitted to everything a run has evaluated (ln of the
+// objective; failures as twice the slowest success), for the strategies that consult a model
+// between evaluations: csTuner's grouping lookups and the Pipeline's screening.
+type surrogate struct {
+	enc *encoder
+	e   *ensemble // nil while nothing has succeeded
+}
+
+func fitSurrogate(r *Run, enc *encoder, rng *rand.Rand) *surrogate {
+	s := &surrogate{enc: enc}
+	if X, y := trainingSet(enc, r.History()); X != nil {
+		s.e = fitEnsemble(X, y, defaultEnsemble, rng)
+	}
+	return s
+}
+
+// timeOf answers the objective of a setting of variant v: measured where the run has it,
+// predicted otherwise; not ok for an invalid setting.
+func (s *surrogate) timeOf(r *Run, v int) timeOf {
+	sp := r.p.Variants[v].Space
+	return func(set smart.Setting) (float64, bool) {
+		c := Candidate{Variant: v, Setting: set}
+		if o, ok := r.Lookup(c); ok {
+			return o.Value, true
+		}
+		if s.e == nil || sp.Check(set) != nil {
+			return 0, false
+		}
+		mean, _ := s.e.predict([][]float64{s.enc.row(c)})
+		return math.Exp(mean[0]), true
+	}
+}
+
+// thompsonRows picks up to k of the encoded rows by Thompson sampling: for each pick one tree
+// of the ensemble, a draw from the model's posterior, names its fastest row not picked yet;
+// rows that tree cannot tell apart are told apart by the ensemble's mean. Without a model it
+// picks at random.
+func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int {
+	k = min(k, len(rows))
+	if s.e == nil {
+		return rng.Perm(len(rows))[:k]
+	}
+	picked := make([]bool, len(rows))
+	mean := map[int]float64{} // of the tied rows only: the ensemble costs a tree per row
+	meanOf := func(i int) float64 {
+		if v, ok := mean[i]; ok {
+			return v
+		}
+		m, _ := s.e.predict(rows[i : i+1])
+		mean[i] = m[0]
+		return m[0]
+	}
+	out := make([]int, 0, k)
+	var ties []int
+	for len(out) < k {
+		t := &s.e.trees[rng.IntN(len(s.e.trees))]
+		bv := math.Inf(1)
+		ties = ties[:0]
+		for i, row := range rows {
+			if picked[i] {
+				continue
+			}
+			switch v := t.predict(row); {
+			case v < bv:
+				bv, ties = v, append(ties[:0], i)
+			case v == bv:
+				ties = append(ties, i)
+			}
+		}
+		bi := ties[0]
+		for _, i := range ties[1:] {
+			if meanOf(i) < meanOf(bi) {
+				bi = i
+			}
+		}
+		picked[bi] = true
+		out = append(out, bi)
+	}
+	return out
+}
