@@ -1,0 +1,245 @@
+// Command defaults rebuilds the default models embedded in smart (data/models): for 2-D and 3-D
+// stencils an OC-selection classifier and a runtime regressor (gbdt), trained on data it
+// simulates with the analytic model for every catalogued NVIDIA GPU (bench/defaults/simset), and
+// the manifest (defaults.json) that says what they were trained on.
+//
+// No GPU has measured smart's kernels yet, so every row is simulated, and the models and the
+// manifest say so. smart predict reads the provenance of each GPU from the model header (the data
+// sets, their sources and GPUs), so a model trained with smart train on measured data sets as
+// well says "trained on measurements of this GPU" for the GPUs they hold.
+//
+// Usage:
+//
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N]
+//
+// With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
+// are kept in -work, and a run finds the finished ones there and trains again without redrawing.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"smart"
+	"smart/bench/defaults/simset"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models"
+	"smart/models/gbdt"
+	"smart/models/train"
+	"smart/predict"
+)
+
+// Seeds of the training stencils; bench/decision evaluates on other seeds.
+const (
+	Seed2D = 21
+	Seed3D = 31
+)
+
+// Classes is the number of OC classes, as in StencilMART.
+const Classes = 5
+
+// Hyper-parameters of the two models: a shallow multiclass ensemble for a few thousand
+// instances, and a larger one for a million rows of times, both stopped early on held-out
+// stencils. The runtime model's size is what a cold smart predict spends most of its time
+// parsing, so it has 250 trees (600 at half the learning rate were 2.4 times slower to load).
+var (
+	selectParams  = map[string]string{"rounds": "200", "learning_rate": "0.05", "max_leaves": "15", "min_data_in_leaf": "10"}
+	runtimeParams = map[string]string{"rounds": "250", "learning_rate": "0.2", "max_leaves": "63", "min_data_in_leaf": "50"}
+)
+
+type config struct {
+	work, out string
+	stencils  map[int]int
+	samples   int
+}
+
+func main() {
+	var c config
+	c.stencils = map[int]int{}
+	flag.StringVar(&c.work, "work", filepath.Join(os.TempDir(), "smart-defaults"), "directory for the simulated data sets (kept between runs)")
+	flag.StringVar(&c.out, "out", "data/models", "directory to write the models and defaults.json to")
+	s2 := flag.Int("stencils2", 240, "random 2-D stencils")
+	s3 := flag.Int("stencils3", 160, "random 3-D stencils")
+	flag.IntVar(&c.samples, "samples", 20, "settings per stencil, OC and GPU")
+	flag.Parse()
+	c.stencils[2], c.stencils[3] = *s2, *s3
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "defaults:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	cat, err := catalog.Default()
+	if err != nil {
+		return err
+	}
+	gpus := simset.NVIDIA(cat)
+	man := &predict.Manifest{Format: predict.ManifestFormat,
+		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d", c.stencils[2], c.stencils[3], c.samples)}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	for _, dims := range []int{2, 3} {
+		seed := uint64(Seed2D)
+		if dims == 3 {
+			seed = Seed3D
+		}
+		dir := filepath.Join(c.work, fmt.Sprintf("sim-%dd-n%d-s%d-seed%d", dims, c.stencils[dims], c.samples, seed))
+		sts, err := simulate(ctx, dir, simset.Options{Dims: dims, Stencils: c.stencils[dims], Samples: c.samples, Seed: seed, GPUs: gpus})
+		if err != nil {
+			return err
+		}
+		rng := trainingRange(sts, seed, c.samples, gpus)
+		about := fmt.Sprintf("simulated by the analytic model: %d random %d-D stencils (seed %d), %d NVIDIA GPUs, %d settings per OC (bench/defaults)", len(sts), dims, seed, len(gpus), c.samples)
+		for _, task := range []models.Task{models.Select, models.Runtime} {
+			e, err := trainOne(ctx, c, task, dims, dir, about)
+			if err != nil {
+				return fmt.Errorf("%d-D %s model: %w", dims, task, err)
+			}
+			e.Training = rng
+			man.Models = append(man.Models, e)
+		}
+	}
+	b, err := predict.MarshalManifest(man)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(c.out, predict.ManifestFile)
+	if err := models.WriteFileAtomic(path, b); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o644)
+}
+
+// simulate builds the data set in dir unless a finished one is there (a "complete" file marks
+// it), and returns its stencils.
+func simulate(ctx context.Context, dir string, opt simset.Options) ([]*smart.Stencil, error) {
+	done := filepath.Join(dir, "complete")
+	if _, err := os.Stat(done); err == nil {
+		fmt.Fprintf(os.Stderr, "using the simulated data set %s\n", dir)
+		return simset.Stencils(opt.Dims, opt.Stencils, opt.MaxOrder, opt.Seed)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	opt.Progress = func(done, total int) {
+		el := time.Since(start)
+		fmt.Fprintf(os.Stderr, "%d-D: %d/%d stencils simulated in %s, about %s left\n", opt.Dims, done, total,
+			el.Round(time.Second), (el / time.Duration(done) * time.Duration(total-done)).Round(time.Second))
+	}
+	sts, err := simset.Build(ctx, dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: Classes, Relative: true}); err != nil {
+		return nil, err
+	}
+	return sts, os.WriteFile(done, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
+}
+
+// trainOne trains and saves one model and returns its manifest entry (without the range).
+func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, about string) (predict.Entry, error) {
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	set, err := train.Load([]string{dir}, train.Options{Task: task})
+	if err != nil {
+		return predict.Entry{}, err
+	}
+	params := selectParams
+	if task == models.Runtime {
+		params = runtimeParams
+	}
+	start := time.Now()
+	var cv *models.Metrics
+	if task == models.Select {
+		p, err := train.CrossValidate(ctx, kinds, "gbdt", set, 5, 1, params, nil)
+		if err != nil {
+			return predict.Entry{}, err
+		}
+		r := train.Score(set, p)
+		r.Kind, r.Folds = "gbdt", 5
+		cv = r.Summary()
+		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (%s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
+	}
+	f, h, err := train.Fit(ctx, kinds, "gbdt", set, params, func(r models.Round) {
+		if r.Round%25 == 0 {
+			fmt.Fprintf(os.Stderr, "%d-D %s: round %d of %d, %s %.4g (validation %.4g) after %s\n", dims, task, r.Round, r.Rounds, r.Metric, r.Train, r.Valid, time.Since(start).Round(time.Second))
+		}
+	})
+	if err != nil {
+		return predict.Entry{}, err
+	}
+	h.CV = cv
+	for i := range h.Data {
+		if h.Data[i].Path == dir {
+			h.Data[i].Path = about // a temporary directory means nothing to a user
+		}
+	}
+	name := fmt.Sprintf("%s-%dd.smartmodel", task, dims)
+	if err := saveCompressed(filepath.Join(c.work, name), filepath.Join(c.out, name+".gz"), h, f); err != nil {
+		return predict.Entry{}, err
+	}
+	fmt.Fprintf(os.Stderr, "%d-D %s: %d rows, hyper %s, trained in %s -> %s\n", dims, task, set.Data.Rows(), h.Hyper, time.Since(start).Round(time.Second), name)
+	return predict.Entry{File: name, Task: string(task), Dims: dims, Source: smart.Simulated, Rows: set.Data.Rows()}, nil
+}
+
+// trainingRange summarises the stencils of a data set.
+func trainingRange(sts []*smart.Stencil, seed uint64, samples int, gpus []smart.GPU) predict.TrainingRange {
+	r := predict.TrainingRange{Stencils: len(sts), Seed: seed, Orders: [2]int{smart.MaxMaxOrder, 0}, Samples: samples}
+	for _, st := range sts {
+		r.Orders[0], r.Orders[1] = min(r.Orders[0], st.Order()), max(r.Orders[1], st.Order())
+		if !slices.Contains(r.Dtypes, st.Dtype) {
+			r.Dtypes = append(r.Dtypes, st.Dtype)
+		}
+		if !slices.Contains(r.Grids, st.Grid) {
+			r.Grids = append(r.Grids, st.Grid)
+		}
+		r.Steps = st.Steps
+	}
+	slices.Sort(r.Dtypes)
+	slices.SortFunc(r.Grids, func(a, b [3]int) int { return slices.Compare(a[:], b[:]) })
+	for _, g := range gpus {
+		r.GPUs = append(r.GPUs, g.Name)
+	}
+	return r
+}
+
+// saveCompressed saves the model to path and a gzip copy of the file to gz, which the binary
+// embeds: the LightGBM text of a large ensemble shrinks to about a third.
+func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
+	if err := models.Save(path, h, f); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var z bytes.Buffer
+	w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := models.WriteFileAtomic(gz, z.Bytes()); err != nil {
+		return err
+	}
+	return os.Chmod(gz, 0o644)
+}

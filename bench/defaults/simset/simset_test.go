@@ -1,0 +1,188 @@
+package simset
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/generator"
+	"smart/tuner/space"
+)
+
+// TestFitsMatchesGPUSpaces holds the union space filtered by Fits equal to each GPU's own
+// space, on small grids where both can be listed in full: the premise of Draw.
+func TestFitsMatchesGPUSpaces(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus := NVIDIA(cat)
+	union := Union(gpus)
+	box4 := shape(t, "box", 3, 3, [3]int{24, 24, 24})
+	star2 := shape(t, "star", 2, 2, [3]int{96, 64, 1})
+	cases := []struct {
+		st  *smart.Stencil
+		ocs []smart.Combination
+	}{
+		{box4, []smart.Combination{0, smart.Combination(smart.TB), smart.Combination(smart.ST | smart.TB), smart.Combination(smart.ST | smart.RT | smart.PR | smart.TB)}},
+		{star2, []smart.Combination{smart.Combination(smart.ST), smart.Combination(smart.BM | smart.TB), smart.Combination(smart.ST | smart.CM | smart.TB)}},
+	}
+	for _, c := range cases {
+		for _, oc := range c.ocs {
+			u, err := space.ForStencil(c.st, oc, union)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := map[string]bool{}
+			for s := range u.All() {
+				all[s.String()] = true
+			}
+			differ := 0
+			for _, g := range gpus {
+				own, err := space.ForStencil(c.st, oc, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]bool{}
+				for s := range own.All() {
+					want[s.String()] = true
+					if !all[s.String()] {
+						t.Fatalf("%s %s: %s is valid on %s but not in the union space", c.st.Name, oc, s, g.Name)
+					}
+				}
+				got := 0
+				for s := range u.All() {
+					if Fits(c.st, oc, s, g) {
+						got++
+						if !want[s.String()] {
+							t.Fatalf("%s %s: Fits accepts %s on %s, which its space rejects", c.st.Name, oc, s, g.Name)
+						}
+					}
+				}
+				if got != len(want) {
+					t.Fatalf("%s %s on %s: Fits keeps %d settings, the space has %d", c.st.Name, oc, g.Name, got, len(want))
+				}
+				if len(want) != len(all) {
+					differ++
+				}
+			}
+			t.Logf("%s %s: union %d settings, %d of %d GPUs have fewer", c.st.Name, oc, len(all), differ, len(gpus))
+		}
+	}
+}
+
+// TestDrawUniform draws from a union space through Draw many times, for a GPU whose space is
+// smaller than the union, and checks that every valid setting comes up about equally often
+// (chi-square) and no invalid one ever does.
+func TestDrawUniform(t *testing.T) {
+	st := shape(t, "box", 3, 3, [3]int{24, 24, 24})
+	cat, _ := catalog.Default()
+	g, err := cat.Lookup("P100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := smart.Combination(smart.TB)
+	u, err := space.ForStencil(st, oc, Union(NVIDIA(cat)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := space.ForStencil(st, oc, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := own.Len()
+	if nu, _ := u.Len(); n >= nu {
+		t.Fatalf("%s's space (%d) is not smaller than the union (%d); the test needs a case the filter changes", g.Name, n, nu)
+	}
+	counts := map[string]int{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const draws, per = 1000, 4
+	for range draws {
+		out, err := Draw(st, oc, u, []smart.GPU{g}, per, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out[0]) != per {
+			t.Fatalf("drew %d settings, want %d", len(out[0]), per)
+		}
+		for _, s := range out[0] {
+			if err := own.Check(s); err != nil {
+				t.Fatalf("drew %s, invalid on %s: %v", s, g.Name, err)
+			}
+			counts[s.String()]++
+		}
+	}
+	expect := float64(draws*per) / float64(n)
+	chi := 0.0
+	for s := range own.All() {
+		d := float64(counts[s.String()]) - expect
+		chi += d * d / expect
+	}
+	// n-1 degrees of freedom: mean n-1, standard deviation sqrt(2(n-1)); 5 deviations is far.
+	if limit := float64(n-1) + 5*math.Sqrt(2*float64(n-1)); chi > limit {
+		t.Fatalf("chi-square %.1f over %d settings exceeds %.1f: the draw is not uniform", chi, n, limit)
+	}
+}
+
+// shape builds a named stencil on a small grid.
+func shape(t *testing.T, name string, dims, order int, grid [3]int) *smart.Stencil {
+	t.Helper()
+	offs, err := generator.Named(name, dims, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := smart.NewStencil(name, dims, offs, nil, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Grid = grid
+	if err := st.Validate(smart.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestBuild simulates two small stencils on two GPUs and reads the data set back.
+func TestBuild(t *testing.T) {
+	cat, _ := catalog.Default()
+	var gpus []smart.GPU
+	for _, name := range []string{"V100", "L4"} {
+		g, err := cat.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpus = append(gpus, g)
+	}
+	dir := filepath.Join(t.TempDir(), "sim")
+	sts, err := Build(context.Background(), dir, Options{Dims: 2, Stencils: 2, Samples: 2, Seed: 5, GPUs: gpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, rows, err := dataset.ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Devices) != 2 || meta.Sources[0] != smart.Simulated {
+		t.Fatalf("meta: %+v", meta)
+	}
+	per := map[string]int{}
+	for _, m := range rows {
+		if m.Source != smart.Simulated {
+			t.Fatalf("row source %s", m.Source)
+		}
+		if m.OK() {
+			per[m.GPU]++
+		}
+	}
+	want := len(sts) * len(smart.Combinations()) * 2
+	for _, g := range gpus {
+		if per[g.Name] < want*9/10 || per[g.Name] > want {
+			t.Errorf("%s: %d ok rows, want about %d", g.Name, per[g.Name], want)
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset/gpuinfo"
+	"smart/models/kinds"
+	"smart/predict"
+)
+
+func runPredict(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "predict", "FILE|DIR... [--gpu NAME] [--model FILE] [--json]", `
+Predicts, without a GPU and without measuring, the best optimization combination (OC) of a
+stencil on a GPU with the probability of each OC class, the best setting of the most probable
+OCs (found by searching their setting spaces with the runtime model) and its time per step,
+ready to pass to 'smart codegen', and the predicted time on every catalogued GPU.
+
+Every number says what stands behind it: "trained on measurements of this GPU", "predicted
+from other GPUs" (a model trained on measurements of others, through the GPU's features), or
+"simulated" (a model trained on the analytic model's times). The embedded default models are
+trained on simulated data for the 13 catalogued NVIDIA GPUs (data/models/README.md); --model
+uses your own (smart train), for its task and dimensions, in their place.
+
+FILE may be a stencil file, an embedded sample (j3d7pt, ...) or '-' for stdin; a directory
+means every *.json in it. With several stencils it prints one row per stencil; --json prints one
+JSON object per stencil. --gpu takes any catalogue name or alias (smart gpus) and defaults to
+the GPU that NVML finds.
+
+Examples:
+  smart predict --gpu a100 data/stencils/j3d7pt.json
+  smart predict --gpu "Tesla V100-SXM2-16GB" j2d5pt --json | jq '.best'
+  smart predict --gpu h100 stencils/ --model my-select.model --model my-runtime.model`)
+	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
+	var modelFiles dirList
+	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
+	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
+	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU")
+	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) == 0:
+		return usagef("give a stencil file, a directory of them or an embedded sample name")
+	case *candidates < 1:
+		return usagef("--candidates is %d; search at least 1 OC class", *candidates)
+	case *samples < 1:
+		return usagef("--samples is %d; score at least 1 setting", *samples)
+	}
+	p, err := newPredictor(*catalogFile, modelFiles)
+	if err != nil {
+		return err
+	}
+	p.Asked.Classes, p.Asked.Deep.Samples = *candidates, *samples
+	gpu, err := defaultGPU(*gpuName)
+	if err != nil {
+		return err
+	}
+	inputs, err := predictInputs(e, rest)
+	if err != nil {
+		return err
+	}
+	var bar *progress
+	if len(inputs) > 1 {
+		bar = newProgress(e, "predict", len(inputs))
+	}
+	var preds []*predict.Prediction
+	for i, in := range inputs {
+		pr, err := p.Predict(ctx, in, gpu)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.File, err)
+		}
+		if bar != nil {
+			bar.Update(i + 1)
+		}
+		if *asJSON {
+			if err := writeIndentedJSON(e, pr); err != nil {
+				return err
+			}
+			continue
+		}
+		preds = append(preds, pr)
+	}
+	switch {
+	case *asJSON:
+	case len(preds) == 1:
+		printPrediction(e.stdout, preds[0])
+	default:
+		printPredictionRows(e.stdout, preds)
+	}
+	return nil
+}
+
+// newPredictor loads the default models, the catalogue and the user's models in their place.
+func newPredictor(catalogFile string, modelFiles []string) (*predict.Predictor, error) {
+	p, err := predict.DefaultPredictor()
+	if err != nil {
+		return nil, err
+	}
+	if p.Catalog, err = catalog.Load(catalogFile); err != nil {
+		return nil, err
+	}
+	var all = kinds.All()
+	for _, f := range modelFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("loading model: %w", err)
+		}
+		if err := p.Models.Use(b, f, all); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// defaultGPU returns name, or the GPU NVML finds when name is empty.
+func defaultGPU(name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	nv, err := gpuinfo.Open()
+	if err != nil {
+		if errors.Is(err, gpuinfo.ErrNoGPU) {
+			return "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
+		}
+		return "", fmt.Errorf("finding the GPU: %w; name it with --gpu", err)
+	}
+	defer nv.Close()
+	dev, err := nv.Device(0)
+	if err != nil {
+		return "", fmt.Errorf("finding the GPU: %w; name it with --gpu", err)
+	}
+	return dev.Info().Name, nil
+}
+
+// predictInputs reads the stencils of files, directories (their *.json) and sample names.
+func predictInputs(e *env, paths []string) ([]predict.Input, error) {
+	var out []predict.Input
+	for _, p := range paths {
+		files := []string{p}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
+				return nil, err
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
+			}
+		}
+		for _, f := range files {
+			st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, predict.Input{Stencil: st, File: f})
+		}
+	}
+	return out, nil
+}
+
+func printPrediction(w io.Writer, pr *predict.Prediction) {
+	s := pr.Stencil
+	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, s.Steps, s.ID)
+	fmt.Fprintf(w, "on %s\n\n", pr.GPU)
+	fmt.Fprintf(w, "OC classes, most probable first (%s)\n", sourceLine(pr.ClassSource))
+	fmt.Fprintf(w, "  %-6s %-16s %s\n", "p", "class", "OCs in the class")
+	for _, c := range pr.Classes {
+		fmt.Fprintf(w, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
+	}
+	fmt.Fprintf(w, "\n%d OCs of the most probable classes screened on %s; the fastest searched in depth (%s)\n", pr.Screened, pr.GPU, sourceLine(pr.Best.Source))
+	fmt.Fprintf(w, "  %-16s %6s %10s %7s  %s\n", "OC", "class p", "ms/step", "scored", "best setting found")
+	for _, c := range pr.Candidates {
+		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %7d  %s\n", c.OC, c.Probability, c.TimeMs, c.Evaluated, c.Setting)
+	}
+	b := pr.Best
+	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
+	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
+		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
+	}
+	fmt.Fprintf(w, "   %s -o %s.cu\n\n", b.Codegen, safeName(s.Name))
+	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
+	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")
+	for _, g := range pr.GPUs {
+		if g.Best == nil {
+			continue
+		}
+		mark := ""
+		if g.GPU == pr.GPU {
+			mark = " <- asked"
+		}
+		fmt.Fprintf(w, "  %-12s %-13s %10.4g %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, b.TimeMs/g.Best.TimeMs, g.Best.OC, g.Best.Source.Basis, mark)
+	}
+	for _, g := range pr.GPUs {
+		if g.Best == nil {
+			fmt.Fprintf(w, "  %-12s not predicted: %s\n", g.GPU, g.Reason)
+		}
+	}
+	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; the other GPUs get a shorter search,")
+	fmt.Fprintln(w, "  started from the settings found for the GPU asked about; smart recommend searches all alike)")
+	fmt.Fprintln(w, "\nModels")
+	for _, m := range pr.Models {
+		fmt.Fprintf(w, "  %s: %s %s, %s\n", m.Name, m.Kind, m.Task, modelSummary(m))
+	}
+	for _, warn := range pr.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func printPredictionRows(w io.Writer, preds []*predict.Prediction) {
+	fmt.Fprintf(w, "%-24s %-10s %-16s %6s %10s  %-12s %10s  %s\n", "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "ms/step", "setting")
+	for _, pr := range preds {
+		fast := pr.GPUs[0]
+		fmt.Fprintf(w, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %10.4g  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, fast.Best.TimeMs, pr.Best.Setting)
+	}
+	// One note per kind of provenance, naming the models behind it.
+	var texts []string
+	by := map[string][]string{}
+	for _, pr := range preds {
+		src := pr.Best.Source
+		if !slices.Contains(texts, src.Text) {
+			texts = append(texts, src.Text)
+		}
+		if !slices.Contains(by[src.Text], src.Model) {
+			by[src.Text] = append(by[src.Text], src.Model)
+		}
+	}
+	for _, t := range texts {
+		fmt.Fprintf(w, "(times on %s: %s; %s)\n", preds[0].GPU, t, strings.Join(by[t], ", "))
+	}
+}
+
+func sourceLine(p predict.Provenance) string {
+	return fmt.Sprintf("%s, %s", p.Model, p.Text)
+}
+
+func ocList(ocs []smart.Combination) string {
+	names := make([]string, len(ocs))
+	for i, oc := range ocs {
+		names[i] = oc.String()
+	}
+	return strings.Join(names, " ")
+}
+
+func gridString(g []int) string {
+	parts := make([]string, len(g))
+	for i, v := range g {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, "x")
+}
+
+// safeName turns a stencil name into a file name: letters, digits, '-', '_' and '.'.
+func safeName(name string) string {
+	out := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, name)
+	if out == "" {
+		return "stencil"
+	}
+	return out
+}
+
+// modelSummary says in a line what a model was trained on and how well it did.
+func modelSummary(m predict.ModelInfo) string {
+	var parts []string
+	for _, d := range m.Data {
+		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, sourceCounts(d.Sources), len(d.GPUs), d.Path))
+	}
+	s := "trained on " + strings.Join(parts, "; ")
+	if m.CV != nil && m.CV.Accuracy > 0 {
+		s += fmt.Sprintf("; %d-fold accuracy %.1f%%", m.CV.Folds, 100*m.CV.Accuracy)
+	}
+	if m.CV != nil && m.CV.MAPE > 0 {
+		s += fmt.Sprintf("; %d-fold MAPE %.1f%%", m.CV.Folds, m.CV.MAPE)
+	}
+	return s
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"smart/predict"
+)
+
+func runRecommend(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", `
+Ranks GPUs for a stencil by predicted time per step and by cost (on-demand price x time), marks
+the fastest and the most cost-efficient, and says how much better they are than the GPU you have
+(--have): StencilMART's "to rent or not to rent a cloud GPU" (section V-D). Each GPU is
+predicted under its own best OC and setting, searched with the same budget on every GPU, by the
+same models as smart predict (the embedded defaults are trained on simulated data; every row says
+what stands behind its number).
+
+Costs are for --steps time steps (default: the stencil's own steps), or, with --hours, for renting
+that long (each GPU then does as many steps as it can). GPUs without a price (not rented by the
+catalogued provider) are ranked by time only. --html writes one self-contained page with the
+charts (time, cost and best OC per GPU), the tables and the data sources. Several files or a
+directory give one row per stencil (and one section each in the page).
+
+Examples:
+  smart recommend data/stencils/j3d7pt.json --have v100 --steps 100000
+  smart recommend j2d9pt --gpus a100,h100,l4,t4,a10g --hours 10 --html report.html
+  smart recommend stencils/ --json | jq '{stencil: .stencil.name, fastest, most_cost_efficient}'`)
+	gpuList := fs.String("gpus", "", "comma-separated GPUs to rank (default: the whole catalogue)")
+	have := fs.String("have", "", "the GPU you have, to compare against")
+	steps := fs.Int64("steps", 0, "time steps to price (default: the stencil's steps)")
+	hours := fs.Float64("hours", 0, "price renting for this many hours instead of a number of steps")
+	htmlOut := fs.String("html", "", "write an HTML report with charts to this file")
+	var modelFiles dirList
+	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
+	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) == 0:
+		return usagef("give a stencil file, a directory of them or an embedded sample name")
+	case *steps < 0 || *hours < 0:
+		return usagef("--steps and --hours must be positive")
+	case *steps > 0 && *hours > 0:
+		return usagef("give --steps or --hours, not both")
+	}
+	var gpus []string
+	for _, g := range strings.Split(*gpuList, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			gpus = append(gpus, g)
+		}
+	}
+	p, err := newPredictor(*catalogFile, modelFiles)
+	if err != nil {
+		return err
+	}
+	inputs, err := predictInputs(e, rest)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(e, "recommend", len(inputs))
+	var recs []*predict.Recommendation
+	for i, in := range inputs {
+		r, err := p.Recommend(ctx, in, gpus, *have, predict.Workload{Steps: *steps, Hours: *hours})
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.File, err)
+		}
+		if len(inputs) > 1 {
+			bar.Update(i + 1)
+		}
+		recs = append(recs, r)
+		if *asJSON {
+			if err := writeIndentedJSON(e, r); err != nil {
+				return err
+			}
+		}
+	}
+	if *htmlOut != "" {
+		var b bytes.Buffer
+		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*htmlOut, b.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", *htmlOut)
+	}
+	switch {
+	case *asJSON:
+	case len(recs) == 1:
+		printRecommendation(e.stdout, recs[0])
+	default:
+		printRecommendationRows(e.stdout, recs)
+	}
+	return nil
+}
+
+func printRecommendation(w io.Writer, r *predict.Recommendation) {
+	s := r.Stencil
+	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, r.Workload)
+	total := "time"
+	if r.Workload.Hours > 0 {
+		total = "steps"
+	}
+	fmt.Fprintf(w, "  %-4s %-12s %10s %10s %8s %10s %5s  %-16s %s\n", "rank", "GPU", "ms/step", total, "$/h", "cost", "$rank", "best OC", "source")
+	for _, g := range r.GPUs {
+		if g.Best == nil {
+			continue
+		}
+		price, crank := "-", "-"
+		if g.Price != nil {
+			price = fmt.Sprintf("%.3f", g.Price.USDPerHour)
+		}
+		if g.CostRank > 0 {
+			crank = fmt.Sprint(g.CostRank)
+		}
+		amount := predict.FormatSeconds(g.Seconds)
+		if r.Workload.Hours > 0 {
+			amount = fmt.Sprintf("%.3g", g.StepsDone)
+		}
+		mark := ""
+		switch g.GPU {
+		case r.Fastest:
+			mark = " <- fastest"
+		case r.Cheapest:
+			mark = " <- most cost-efficient"
+		}
+		if r.Fastest == r.Cheapest && g.GPU == r.Fastest {
+			mark = " <- fastest and most cost-efficient"
+		}
+		if r.Have != nil && g.GPU == r.Have.GPU {
+			mark += " (yours)"
+		}
+		fmt.Fprintf(w, "  %-4d %-12s %10.4g %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, g.GPU, g.Best.TimeMs, amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, g.Best.Source.Basis, mark)
+	}
+	for _, g := range r.GPUs {
+		if g.Best == nil {
+			fmt.Fprintf(w, "  -    %-12s not predicted: %s\n", g.GPU, g.Reason)
+		}
+	}
+	fmt.Fprintln(w)
+	if r.Have != nil {
+		fmt.Fprintf(w, "%s.\n", r.Have.Advice)
+	}
+	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
+		fmt.Fprintf(w, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {
+	fmt.Fprintf(w, "%-24s %-12s %10s %-22s %10s  %s\n", "stencil", "fastest", "ms/step", "most cost-efficient", "cost", "advice")
+	for _, r := range recs {
+		fast, cheap, cost := r.GPUs[0], "-", "-"
+		for _, g := range r.GPUs {
+			if g.GPU == r.Cheapest {
+				cheap, cost = g.GPU, predict.FormatUSD(g.CostUSD)
+			}
+		}
+		advice := ""
+		if r.Have != nil {
+			advice = r.Have.Advice
+		}
+		fmt.Fprintf(w, "%-24s %-12s %10.4g %-22s %10s  %s\n", r.Stencil.Name, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
+	}
+}

@@ -1,0 +1,58 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// modelFiles holds the default models of smart predict and their manifest (defaults.json),
+// gzip-compressed where large, and a README. bench/defaults rebuilds them from data it
+// simulates:
+//
+//go:generate go run ../bench/defaults -out models
+//go:embed models/*
+var modelFiles embed.FS
+
+// ModelFile returns the embedded file of that name from data/models, decompressed when it is
+// stored as name.gz; package predict decodes it.
+func ModelFile(name string) ([]byte, error) {
+	if strings.ContainsAny(name, "/\\") {
+		return nil, fmt.Errorf("no embedded model file %q", name)
+	}
+	if b, err := modelFiles.ReadFile("models/" + name); err == nil {
+		return b, nil
+	}
+	z, err := modelFiles.ReadFile("models/" + name + ".gz")
+	if err != nil {
+		return nil, fmt.Errorf("no embedded model file %q; the embedded files are %s", name, strings.Join(ModelNames(), ", "))
+	}
+	r, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("embedded model file %s: %w", name, err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("embedded model file %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// ModelNames lists the embedded model files by the names ModelFile takes, sorted.
+func ModelNames() []string {
+	entries, err := fs.ReadDir(modelFiles, "models")
+	if err != nil { // cannot happen: the directory is embedded
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != "README.md" {
+			names = append(names, strings.TrimSuffix(e.Name(), ".gz"))
+		}
+	}
+	return names
+}

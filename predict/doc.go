@@ -1,0 +1,21 @@
+// Package predict answers what smart predict and smart recommend print: for a stencil on a
+// GPU, the probability of each optimization-combination (OC) class (a classifier, StencilMART
+// IV-D), the best setting of the most promising OCs found by searching their setting spaces
+// with a runtime regressor (IV-E), its time per step, and the same on every catalogued GPU; and
+// the GPUs ranked by time and by cost (V-D, "to rent or not to rent a cloud GPU"), with an HTML
+// report whose charts gonum/plot draws as inline SVG.
+//
+// The models are the defaults embedded in the binary (data/models, trained by bench/defaults on
+// data the analytic model simulates for the 13 catalogued NVIDIA GPUs) or the user's own
+// (smart train). Every number carries its Provenance, read from the model file's header: the
+// data sets behind the model, their sources (measured, imported, simulated) and GPUs. So a
+// model trained on measurements of a GPU says "trained on measurements of this GPU" for it and
+// "predicted from other GPUs" for the rest, and the defaults say "simulated: analytic model, no
+// measurements of this GPU".
+//
+// The setting search (Search) does not generate the chain of trees of tuner/space, which for a
+// 3-D stencil takes longer than a whole prediction may: it draws valid settings parameter by
+// parameter from the space's constraints and descends greedily over neighbouring settings, with
+// the runtime model (or any Scorer) as the cost. On each GPU the OCs of the most probable
+// classes are screened briefly and the fastest searched in depth (Budget).
+package predict

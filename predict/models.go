@@ -1,0 +1,272 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"smart"
+	"smart/data"
+	"smart/models"
+	"smart/models/gbdt"
+	"smart/models/train"
+)
+
+// Model is a loaded model with what predict needs beside it: where it came from, the rows it
+// reads and, for the embedded defaults, the range of stencils it was trained on.
+type Model struct {
+	*models.Model
+	Name  string         // the file, or "embedded select-3d.smartmodel"
+	Range *TrainingRange // nil where unknown (a user's model)
+	feat  *train.Featurizer
+}
+
+// Models are the classifiers and regressors predictions are made with, by stencil dimensions.
+// The embedded defaults are decoded on first use, so a prediction of a 3-D stencil never parses
+// the 2-D models.
+type Models struct {
+	Select  map[int]*Model
+	Runtime map[int]*Model
+	lazy    map[modelKey]func() (*Model, error)
+	mu      sync.Mutex
+}
+
+type modelKey struct {
+	task models.Task
+	dims int
+}
+
+// Defaults returns the models embedded in the binary (data/models), trained by bench/defaults.
+func Defaults() (*Models, error) {
+	b, err := data.ModelFile(ManifestFile)
+	if err != nil {
+		return nil, err
+	}
+	man, err := ParseManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %w", err)
+	}
+	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}, lazy: map[modelKey]func() (*Model, error){}}
+	for _, e := range man.Models {
+		ms.lazy[modelKey{models.Task(e.Task), e.Dims}] = sync.OnceValues(func() (*Model, error) {
+			b, err := data.ModelFile(e.File)
+			if err != nil {
+				return nil, err
+			}
+			kinds := models.Kinds{}
+			gbdt.Register(kinds)
+			m, err := newModel(b, "embedded "+e.File, kinds)
+			if err != nil {
+				return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %w", err)
+			}
+			r := e.Training
+			m.Range = &r
+			return m, nil
+		})
+	}
+	return ms, nil
+}
+
+// model returns the model of a task and dimensions, decoding an embedded one on first use.
+func (ms *Models) model(task models.Task, dims int) (*Model, error) {
+	ms.mu.Lock()
+	have := ms.Select
+	if task == models.Runtime {
+		have = ms.Runtime
+	}
+	m, load := have[dims], ms.lazy[modelKey{task, dims}]
+	ms.mu.Unlock()
+	if m != nil || load == nil {
+		return m, nil
+	}
+	m, err := load() // once per model, outside the lock: two models decode in parallel
+	if err != nil {
+		return nil, err
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if have[dims] == nil {
+		have[dims] = m
+	}
+	return have[dims], nil
+}
+
+// Use replaces the model of the task and dimensions of the model file at path with it, as
+// given to smart predict --model. kinds decodes it (models/kinds.All for every kind).
+func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
+	m, err := newModel(data, path, kinds)
+	if err != nil {
+		return err
+	}
+	return ms.add(m)
+}
+
+func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
+	mm, err := models.Decode(b, kinds)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	in := mm.Header.Inputs
+	switch {
+	case in == nil:
+		return nil, fmt.Errorf("model %s does not say how its rows are built; train it with smart train", name)
+	case in.Kernel != "":
+		return nil, fmt.Errorf("model %s predicts the foreign kernel %s (imported Kernel Tuner data), not stencils; give a model trained on stencil data sets", name, in.Kernel)
+	case !in.Stencil && !in.Tensor:
+		return nil, fmt.Errorf("model %s reads no stencil features; give a model trained on stencil data sets", name)
+	case mm.Header.Task == models.Runtime && !in.Setting:
+		return nil, fmt.Errorf("model %s predicts times without reading the setting; predict needs one that reads it", name)
+	}
+	f, err := train.NewFeaturizer(*in)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	if !slices.Equal(f.Names(), mm.Header.Features) {
+		return nil, fmt.Errorf("model %s: its %d feature columns differ from the %d this smart builds for its inputs; it was written by another version of smart, train it again", name, len(mm.Header.Features), len(f.Names()))
+	}
+	return &Model{Model: mm, Name: name, feat: f}, nil
+}
+
+func (ms *Models) add(m *Model) error {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	dims := m.Header.Inputs.Dims
+	switch m.Header.Task {
+	case models.Select:
+		ms.Select[dims] = m
+	case models.Runtime:
+		ms.Runtime[dims] = m
+	default:
+		return fmt.Errorf("model %s has task %q", m.Name, m.Header.Task)
+	}
+	return nil
+}
+
+// For returns the classifier and regressor for st, or an error that says why the stencil is
+// beyond them: no model of its dimensions, or an order beyond what the models read.
+func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
+	// Decoding dominates a cold start: the two models decode side by side.
+	var rtErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rt, rtErr = ms.model(models.Runtime, st.Dims)
+	}()
+	sel, err = ms.model(models.Select, st.Dims)
+	<-done
+	if err = errors.Join(err, rtErr); err != nil {
+		return nil, nil, err
+	}
+	if sel == nil || rt == nil {
+		return nil, nil, fmt.Errorf("no %d-D model: the models cover %s stencils; train one with smart train and pass it with --model", st.Dims, ms.dimsText())
+	}
+	for _, m := range []*Model{sel, rt} {
+		if in := m.Header.Inputs; st.Order() > in.MaxOrder {
+			orders := fmt.Sprintf("up to order %d", in.MaxOrder)
+			if m.Range != nil {
+				orders = fmt.Sprintf("of orders %d-%d", m.Range.Orders[0], m.Range.Orders[1])
+			}
+			return nil, nil, fmt.Errorf("stencil %s has order %d; model %s was trained on %d-D stencils %s and reads no farther; train a model on stencils of order %d (smart bench, smart train) and pass it with --model",
+				st.Name, st.Order(), m.Name, in.Dims, orders, st.Order())
+		}
+	}
+	return sel, rt, nil
+}
+
+func (ms *Models) dimsText() string {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var d []string
+	for _, n := range []int{2, 3} {
+		_, s := ms.lazy[modelKey{models.Select, n}]
+		_, r := ms.lazy[modelKey{models.Runtime, n}]
+		if (s || ms.Select[n] != nil) && (r || ms.Runtime[n] != nil) {
+			d = append(d, fmt.Sprintf("%d-D", n))
+		}
+	}
+	if len(d) == 0 {
+		return "no"
+	}
+	return strings.Join(d, " and ")
+}
+
+// Basis says what stands behind a model's number for one GPU.
+type Basis string
+
+// The bases, from the strongest to the weakest.
+const (
+	// BasisMeasured: the model was trained on measurements of this GPU.
+	BasisMeasured Basis = "measured"
+	// BasisMixed: trained on a data set of this GPU that mixes measured and simulated rows.
+	BasisMixed Basis = "mixed"
+	// BasisTransfer: trained on measurements of other GPUs only; this GPU is predicted from
+	// them through its catalogue features.
+	BasisTransfer Basis = "transfer"
+	// BasisSimulated: trained on the analytic model's times for this GPU; no measurements.
+	BasisSimulated Basis = "simulated"
+	// BasisExtrapolated: trained on simulations of other GPUs only.
+	BasisExtrapolated Basis = "extrapolated"
+)
+
+// Provenance is what stands behind a predicted number, with a sentence a user reads.
+type Provenance struct {
+	Basis Basis  `json:"basis"`
+	Model string `json:"model"`
+	Text  string `json:"text"`
+}
+
+// Provenance reads from the model's header which data stands behind its predictions for gpu.
+func (m *Model) Provenance(gpu string) Provenance {
+	p := Provenance{Model: m.Name}
+	var measuredOn, simulatedOn []string
+	for _, r := range m.Header.Data {
+		meas := r.Sources[string(smart.Measured)]+r.Sources[string(smart.Imported)] > 0
+		sim := r.Sources[string(smart.Simulated)] > 0
+		here := slices.Contains(r.GPUs, gpu)
+		switch {
+		case here && meas && (!sim || len(r.GPUs) == 1) && p.Basis != BasisMeasured:
+			p.Basis = BasisMeasured
+		case here && meas && sim && p.Basis == "":
+			p.Basis = BasisMixed
+		}
+		for _, g := range r.GPUs {
+			if meas && !slices.Contains(measuredOn, g) {
+				measuredOn = append(measuredOn, g)
+			}
+			if sim && !meas && !slices.Contains(simulatedOn, g) {
+				simulatedOn = append(simulatedOn, g)
+			}
+		}
+	}
+	if p.Basis == "" {
+		switch {
+		case slices.Contains(simulatedOn, gpu):
+			p.Basis = BasisSimulated
+		case len(measuredOn) > 0:
+			p.Basis = BasisTransfer
+		default:
+			p.Basis = BasisExtrapolated
+		}
+	}
+	switch p.Basis {
+	case BasisMeasured:
+		p.Text = "trained on measurements of this GPU"
+	case BasisMixed:
+		p.Text = "trained on measured and simulated data of this GPU"
+	case BasisTransfer:
+		p.Text = "predicted from other GPUs (measured on " + strings.Join(measuredOn, ", ") + ")"
+	case BasisSimulated:
+		p.Text = "simulated: analytic model, no measurements of this GPU"
+	case BasisExtrapolated:
+		p.Text = "extrapolated from simulations of other GPUs (" + strings.Join(simulatedOn, ", ") + "), no measurements"
+	}
+	if in := m.Header.Inputs; in != nil && !in.GPU && p.Basis != BasisMeasured && p.Basis != BasisSimulated {
+		p.Text += "; the model does not read the GPU, so every GPU gets the same answer"
+	}
+	return p
+}
+
+// errNoGPU is returned when a GPU cannot run smart's kernels.
+var errNoGPU = errors.New("smart's kernels are CUDA; only NVIDIA GPUs run them")

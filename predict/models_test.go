@@ -1,0 +1,143 @@
+package predict
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/data"
+	"smart/models"
+	"smart/models/gbdt"
+)
+
+func ref(gpus []string, sources map[string]int) models.DataRef {
+	return models.DataRef{Path: "d", Rows: 1, GPUs: gpus, Sources: sources}
+}
+
+func TestProvenance(t *testing.T) {
+	sim := map[string]int{"simulated": 10}
+	meas := map[string]int{"measured": 10}
+	both := map[string]int{"measured": 5, "simulated": 5}
+	cases := []struct {
+		name  string
+		refs  []models.DataRef
+		gpu   bool // the model reads the GPU's features
+		ask   string
+		basis Basis
+		text  string
+	}{
+		{"simulated here", []models.DataRef{ref([]string{"A100-40GB", "V100"}, sim)}, true, "V100", BasisSimulated, "simulated: analytic model, no measurements of this GPU"},
+		{"simulated elsewhere", []models.DataRef{ref([]string{"A100-40GB"}, sim)}, true, "V100", BasisExtrapolated, "extrapolated from simulations of other GPUs (A100-40GB), no measurements"},
+		{"measured here", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"A100-40GB", "V100"}, sim)}, true, "A100-40GB", BasisMeasured, "trained on measurements of this GPU"},
+		{"measured elsewhere", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"A100-40GB", "V100"}, sim)}, true, "V100", BasisSimulated, "simulated: analytic model, no measurements of this GPU"},
+		{"transfer", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"H100-SXM"}, meas)}, true, "V100", BasisTransfer, "predicted from other GPUs (measured on A100-40GB, H100-SXM)"},
+		{"one-GPU mixed set", []models.DataRef{ref([]string{"T4"}, both)}, true, "T4", BasisMeasured, "trained on measurements of this GPU"},
+		{"many-GPU mixed set", []models.DataRef{ref([]string{"T4", "L4"}, both)}, true, "L4", BasisMixed, "trained on measured and simulated data of this GPU"},
+		{"blind to the GPU", []models.DataRef{ref([]string{"A100-40GB"}, meas)}, false, "T4", BasisTransfer, "predicted from other GPUs (measured on A100-40GB); the model does not read the GPU, so every GPU gets the same answer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := &Model{Name: "m", Model: &models.Model{Header: models.Header{Data: c.refs, Inputs: &models.Inputs{GPU: c.gpu}}}}
+			p := m.Provenance(c.ask)
+			if p.Basis != c.basis || p.Text != c.text {
+				t.Errorf("got %s %q, want %s %q", p.Basis, p.Text, c.basis, c.text)
+			}
+		})
+	}
+}
+
+func ExampleModel_Provenance() {
+	m := &Model{Name: "runtime.model", Model: &models.Model{Header: models.Header{Inputs: &models.Inputs{GPU: true}, Data: []models.DataRef{
+		{Path: "runs/a100", GPUs: []string{"A100-40GB"}, Sources: map[string]int{"measured": 12000}},
+		{Path: "runs/sim", GPUs: []string{"A100-40GB", "T4"}, Sources: map[string]int{"simulated": 90000}},
+	}}}}
+	for _, g := range []string{"A100-40GB", "T4", "H100-SXM"} {
+		fmt.Printf("%s: %s\n", g, m.Provenance(g).Text)
+	}
+	// Output:
+	// A100-40GB: trained on measurements of this GPU
+	// T4: simulated: analytic model, no measurements of this GPU
+	// H100-SXM: predicted from other GPUs (measured on A100-40GB)
+}
+
+func TestTrainingRangeOutside(t *testing.T) {
+	r := TrainingRange{Orders: [2]int{1, 4}, Dtypes: []smart.Dtype{smart.Float64}, Grids: [][3]int{{128, 128, 128}, {512, 512, 512}}}
+	cases := []struct {
+		order int
+		dtype smart.Dtype
+		grid  [3]int
+		want  []string
+	}{
+		{1, smart.Float64, [3]int{256, 256, 256}, nil},
+		{1, smart.Float32, [3]int{512, 512, 512}, []string{"element type float32"}},
+		{1, smart.Float64, [3]int{64, 64, 64}, []string{"grid of 262144 points is outside the trained 128x128x128 to 512x512x512"}},
+		{5, smart.Float64, [3]int{1024, 512, 512}, []string{"order 5 is outside the trained orders 1-4", "grid of 268435456 points"}},
+	}
+	for _, c := range cases {
+		st := shape(t, "star", 3, c.order, c.grid)
+		st.Dtype = c.dtype
+		got := r.Outside(st)
+		if len(got) != len(c.want) {
+			t.Errorf("order %d %s %v: got %q, want %d problems", c.order, c.dtype, c.grid, got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("got %q, want it to say %q", got[i], w)
+			}
+		}
+	}
+}
+
+// TestUseRejects feeds Models.Use files a user might give by mistake.
+func TestUseRejects(t *testing.T) {
+	good, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	// A file of a newer format version: the version field rewritten, the checksum redone.
+	newer := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(newer[len(models.Magic):], models.FormatVersion+1)
+	binary.LittleEndian.PutUint32(newer[len(newer)-4:], crc32.ChecksumIEEE(newer[:len(newer)-4]))
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"not a model", []byte(`{"format": "smart-stencil/1"}`), "not a smart model file"},
+		{"truncated", good[:len(good)/2], "truncated or corrupt"},
+		{"newer version", newer, "newer than this smart reads"},
+		{"foreign kernel", foreignKernelModel(t, good), "foreign kernel"},
+	}
+	for _, c := range cases {
+		ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}}
+		err := ms.Use(c.data, "x.model", kinds)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "x.model") {
+			t.Errorf("%s: got %v, want an error naming x.model and saying %q", c.name, err, c.want)
+		}
+	}
+	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}}
+	if err := ms.Use(good, "good.model", kinds); err != nil || ms.Runtime[3] == nil {
+		t.Fatalf("a good model: %v", err)
+	}
+}
+
+// foreignKernelModel rewrites a model's header to say it reads a foreign kernel's parameters.
+func foreignKernelModel(t *testing.T, good []byte) []byte {
+	h, payload, err := models.Read(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Inputs = &models.Inputs{Kernel: "convolution", Setting: true, KernelParams: h.Features, GPU: true}
+	var b bytes.Buffer
+	if err := models.Write(&b, h, payload); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,206 @@
+package predict
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/data"
+	"smart/tuner/space"
+)
+
+func defaultPredictor(t testing.TB) *Predictor {
+	t.Helper()
+	p, err := DefaultPredictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sample(t testing.TB, name string) *smart.Stencil {
+	t.Helper()
+	b, err := data.StencilFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := smart.ParseStencil(b, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestPredictSample predicts two samples with the embedded models and checks what must hold
+// whatever the models say: valid settings, the best the fastest, times that the runtime model
+// gives again for the same rows, GPUs in time order, the provenance of simulated training data,
+// and the same answer twice.
+func TestPredictSample(t *testing.T) {
+	p := defaultPredictor(t)
+	for _, c := range []struct{ stencil, gpu, want string }{{"j3d7pt", "a100", "A100-40GB"}, {"j2d9pt", "NVIDIA L4", "L4"}} {
+		st := sample(t, c.stencil)
+		pr, err := p.Predict(context.Background(), Input{Stencil: st, File: c.stencil + ".json"}, c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.GPU != c.want {
+			t.Errorf("GPU %q resolved to %s, want %s", c.gpu, pr.GPU, c.want)
+		}
+		sum := 0.0
+		for i, cl := range pr.Classes {
+			sum += cl.Probability
+			if i > 0 && cl.Probability > pr.Classes[i-1].Probability {
+				t.Errorf("classes not sorted by probability: %+v", pr.Classes)
+			}
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			t.Errorf("class probabilities sum to %v", sum)
+		}
+		g, _ := p.Catalog.Lookup(pr.GPU)
+		_, rt, _ := p.Models.For(st)
+		best := math.Inf(1)
+		for _, ch := range pr.Candidates {
+			sp, err := space.ForStencil(st, ch.OC, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sp.Check(ch.Setting); err != nil {
+				t.Errorf("%s: %s %s is not a valid setting: %v", c.stencil, ch.OC, ch.Setting, err)
+			}
+			// The fast row builder must give the featurizer's rows.
+			row, err := rt.feat.Row(st, ch.OC, ch.Setting, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := rt.Regressor.Predict(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(ms-ch.TimeMs) > 1e-9*ms {
+				t.Errorf("%s %s: search says %v ms, the model on the featurizer's row %v ms", c.stencil, ch.OC, ch.TimeMs, ms)
+			}
+			if !strings.Contains(ch.Codegen, "--oc "+ch.OC.String()+" --setting "+ch.Setting.String()) {
+				t.Errorf("codegen line %q", ch.Codegen)
+			}
+			best = min(best, ch.TimeMs)
+		}
+		if pr.Best == nil || pr.Best.TimeMs != best {
+			t.Errorf("best %+v is not the fastest candidate (%v ms)", pr.Best, best)
+		}
+		if pr.Best.Source.Basis != BasisSimulated || pr.ClassSource.Text != "simulated: analytic model, no measurements of this GPU" {
+			t.Errorf("provenance %+v / %+v; the embedded models are trained on simulated data", pr.Best.Source, pr.ClassSource)
+		}
+		for i, gt := range pr.GPUs {
+			if i > 0 && gt.Best != nil && (pr.GPUs[i-1].Best == nil || pr.GPUs[i-1].Best.TimeMs > gt.Best.TimeMs) {
+				t.Errorf("GPUs not in time order at %s", gt.GPU)
+			}
+			ref, _ := p.Catalog.Lookup(gt.GPU)
+			if (ref.Vendor == "NVIDIA") != (gt.Best != nil) {
+				t.Errorf("%s (%s): best %v, reason %q", gt.GPU, ref.Vendor, gt.Best, gt.Reason)
+			}
+			if gt.GPU == pr.GPU && gt.Best != pr.Best {
+				t.Errorf("the GPU asked about has %+v in the table, not the best found", gt.Best)
+			}
+		}
+		again, err := p.Predict(context.Background(), Input{Stencil: st, File: c.stencil + ".json"}, c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(pr)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Errorf("%s: two predictions differ", c.stencil)
+		}
+	}
+}
+
+// TestSearchDescends checks that the descent never ends worse than the random draws it starts
+// from, and that a larger budget never finds worse.
+func TestSearchDescends(t *testing.T) {
+	p := defaultPredictor(t)
+	st := sample(t, "j3d27pt")
+	g, _ := p.Catalog.Lookup("V100")
+	_, rt, _ := p.Models.For(st)
+	oc := smart.Combination(smart.ST | smart.RT)
+	random, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc.TimeMs > random.TimeMs || desc.Evaluated <= random.Evaluated {
+		t.Errorf("descent: %v ms after %d settings; random draws alone: %v ms after %d", desc.TimeMs, desc.Evaluated, random.TimeMs, random.Evaluated)
+	}
+	seeded, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seeded.TimeMs > desc.TimeMs {
+		t.Errorf("a search seeded with the best settings found %v ms, worse than the seeds' %v", seeded.TimeMs, desc.TimeMs)
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	p := defaultPredictor(t)
+	order5 := shape(t, "star", 3, 5, [3]int{})
+	huge := sample(t, "j3d7pt")
+	huge.Grid = [3]int{2048, 2048, 2048}
+	cases := []struct {
+		name string
+		st   *smart.Stencil
+		gpu  string
+		want string
+	}{
+		{"unknown GPU", sample(t, "j3d7pt"), "a1000", "unknown GPU \"a1000\"; did you mean"},
+		{"AMD GPU", sample(t, "j3d7pt"), "mi250x", "only NVIDIA GPUs run them"},
+		{"order beyond the models", order5, "a100", "has order 5; model embedded select-3d.smartmodel was trained on 3-D stencils of orders 1-4"},
+		{"grid beyond memory", huge, "t4", "its two grids need 137.4 GB; the T4 has 16 GB"},
+	}
+	for _, c := range cases {
+		_, err := p.Predict(context.Background(), Input{Stencil: c.st}, c.gpu)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	var nf *catalog.NotFoundError
+	if _, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j2d5pt")}, "nosuch"); !errors.As(err, &nf) {
+		t.Errorf("unknown GPU: %T %v", err, err)
+	}
+	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{3: p.Models.Runtime[3]}}
+	if _, _, err := ms.For(sample(t, "j2d5pt")); err == nil || !strings.Contains(err.Error(), "no 2-D model") {
+		t.Errorf("missing model: %v", err)
+	}
+}
+
+// TestAcrossSkips checks the reasons given for GPUs that get no prediction.
+func TestAcrossSkips(t *testing.T) {
+	p := defaultPredictor(t)
+	st := sample(t, "j3d7pt")
+	st.Grid = [3]int{1024, 1024, 1024} // 17.2 GB for two float64 grids
+	var gpus []smart.GPU
+	for _, n := range []string{"A100-80GB", "T4", "W7800"} {
+		g, _ := p.Catalog.Lookup(n)
+		gpus = append(gpus, g)
+	}
+	times, err := p.Across(context.Background(), Input{Stencil: st}, gpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "its two grids need 17.2 GB; the T4 has 16 GB", "AMD GPU: smart's kernels are CUDA"}
+	for i, gt := range times {
+		if gt.Reason != want[i] || (gt.Best == nil) == (want[i] == "") {
+			t.Errorf("%s: best %v, reason %q, want %q", gt.GPU, gt.Best, gt.Reason, want[i])
+		}
+	}
+	if !slices.ContainsFunc(times, func(g GPUTime) bool { return g.Best != nil }) {
+		t.Error("no GPU predicted")
+	}
+}

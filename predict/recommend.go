@@ -1,0 +1,262 @@
+package predict
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"smart"
+)
+
+// Workload is what a recommendation prices: a number of time steps, or a number of hours of
+// renting (then each GPU is scored by the steps it does in that time). Zero steps and hours
+// mean the stencil's own steps.
+type Workload struct {
+	Steps int64   `json:"steps,omitempty"`
+	Hours float64 `json:"hours,omitempty"`
+}
+
+// Recommendation ranks GPUs for one stencil by predicted time and by cost (StencilMART V-D: to
+// rent or not to rent a cloud GPU).
+type Recommendation struct {
+	File     string      `json:"file"`
+	Stencil  StencilInfo `json:"stencil"`
+	Workload Workload    `json:"workload"`
+	// GPUs are every GPU considered, fastest first; those without a prediction last.
+	GPUs     []Ranked    `json:"gpus"`
+	Fastest  string      `json:"fastest"`
+	Cheapest string      `json:"most_cost_efficient,omitempty"` // "" when no GPU considered has a price
+	Have     *Versus     `json:"have,omitempty"`
+	Models   []ModelInfo `json:"models"`
+	Warnings []string    `json:"warnings,omitempty"`
+}
+
+// Ranked is one GPU of a recommendation.
+type Ranked struct {
+	GPUTime
+	// Seconds is the predicted wall time of the workload's steps (Steps mode), StepsDone the
+	// steps done in its hours (Hours mode).
+	Seconds   float64 `json:"seconds,omitempty"`
+	StepsDone float64 `json:"steps_done,omitempty"`
+	// CostUSD is the price of the workload at the GPU's on-demand rate; nil without a price.
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
+	StepsPerUSD float64  `json:"steps_per_usd,omitempty"`
+	TimeRank    int      `json:"time_rank,omitempty"` // 1 = fastest; 0 = not predicted
+	CostRank    int      `json:"cost_rank,omitempty"` // 1 = most cost-efficient; 0 = no price
+}
+
+// Versus compares the fastest and the most cost-efficient GPU with the user's own.
+type Versus struct {
+	GPU string `json:"gpu"`
+	// Speedup is the have GPU's time over the fastest's; CostRatio the have GPU's cost per step
+	// over the most cost-efficient's (0 when the have GPU has no price).
+	Speedup   float64 `json:"speedup_of_fastest"`
+	CostRatio float64 `json:"cost_ratio_of_cheapest,omitempty"`
+	// CheapestSpeedup is the have GPU's time over the most cost-efficient GPU's.
+	CheapestSpeedup float64 `json:"speedup_of_cheapest,omitempty"`
+	Advice          string  `json:"advice"`
+}
+
+// Recommend predicts the stencil on gpus (nil: the whole catalogue) with equal search budgets
+// and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
+// when missing.
+func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have string, w Workload) (*Recommendation, error) {
+	st := in.Stencil
+	if w.Steps == 0 && w.Hours == 0 {
+		w.Steps = int64(st.Steps)
+	}
+	list, err := p.gpuList(gpus, have)
+	if err != nil {
+		return nil, err
+	}
+	sel, rt, err := p.Models.For(st)
+	if err != nil {
+		return nil, err
+	}
+	times, err := p.across(ctx, sel, rt, in, list, p.Compare, nil)
+	if err != nil {
+		return nil, err
+	}
+	haveName := ""
+	if have != "" {
+		g, _ := p.Catalog.Lookup(have) // resolved by gpuList
+		haveName = g.Name
+	}
+	r, err := rankAll(times, w, haveName)
+	if err != nil {
+		return nil, fmt.Errorf("stencil %s: %w", st.Name, err)
+	}
+	r.File, r.Stencil = in.File, stencilInfo(st)
+	r.Models, r.Warnings = modelInfo(st, sel, rt)
+	return r, nil
+}
+
+// rankAll ranks predicted times by time and by cost for workload w and compares them with the
+// GPU called have (catalogue name; "" for none).
+func rankAll(times []GPUTime, w Workload, have string) (*Recommendation, error) {
+	r := &Recommendation{Workload: w}
+	for _, t := range times {
+		r.GPUs = append(r.GPUs, rank(t, w))
+	}
+	sort.SliceStable(r.GPUs, func(i, j int) bool { return lessTime(r.GPUs[i].Best, r.GPUs[j].Best) })
+	if len(r.GPUs) == 0 || r.GPUs[0].Best == nil {
+		return nil, fmt.Errorf("no GPU considered has a prediction")
+	}
+	var priced []*Ranked
+	for i := range r.GPUs {
+		g := &r.GPUs[i]
+		if g.Best == nil {
+			continue
+		}
+		g.TimeRank = i + 1
+		if g.CostUSD != nil {
+			priced = append(priced, g)
+		}
+	}
+	r.Fastest = r.GPUs[0].GPU
+	sort.SliceStable(priced, func(i, j int) bool { return priced[i].StepsPerUSD > priced[j].StepsPerUSD })
+	for i, g := range priced {
+		g.CostRank = i + 1
+	}
+	if len(priced) > 0 {
+		r.Cheapest = priced[0].GPU
+	}
+	if have != "" {
+		r.Have = r.versus(have)
+	}
+	return r, nil
+}
+
+// gpuList resolves the GPUs to rank.
+func (p *Predictor) gpuList(names []string, have string) ([]smart.GPU, error) {
+	var list []smart.GPU
+	if len(names) == 0 {
+		list = p.Catalog.GPUs()
+	}
+	for _, n := range names {
+		g, err := p.Catalog.Lookup(n)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, g)
+	}
+	if have != "" {
+		g, err := p.Catalog.Lookup(have)
+		if err != nil {
+			return nil, fmt.Errorf("the GPU you have: %w", err)
+		}
+		if g.Vendor != "NVIDIA" {
+			return nil, fmt.Errorf("the GPU you have, %s, is made by %s: %w", g.Name, g.Vendor, errNoGPU)
+		}
+		found := false
+		for _, x := range list {
+			found = found || x.Name == g.Name
+		}
+		if !found {
+			list = append(list, g)
+		}
+	}
+	seen := map[string]bool{}
+	out := list[:0]
+	for _, g := range list {
+		if !seen[g.Name] {
+			seen[g.Name] = true
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+func rank(t GPUTime, w Workload) Ranked {
+	r := Ranked{GPUTime: t}
+	if t.Best == nil {
+		return r
+	}
+	ms := t.Best.TimeMs
+	if w.Hours > 0 {
+		r.StepsDone = w.Hours * 3.6e6 / ms
+	} else {
+		r.Seconds = float64(w.Steps) * ms / 1e3
+	}
+	if t.Price != nil && t.Price.USDPerHour > 0 {
+		r.StepsPerUSD = 3.6e6 / ms / t.Price.USDPerHour
+		cost := w.Hours * t.Price.USDPerHour
+		if w.Hours == 0 {
+			cost = r.Seconds / 3600 * t.Price.USDPerHour
+		}
+		r.CostUSD = &cost
+	}
+	return r
+}
+
+func (r *Recommendation) find(name string) *Ranked {
+	for i := range r.GPUs {
+		if r.GPUs[i].GPU == name {
+			return &r.GPUs[i]
+		}
+	}
+	return nil
+}
+
+// versus compares the fastest and the most cost-efficient GPU with have.
+func (r *Recommendation) versus(have string) *Versus {
+	v := &Versus{GPU: have}
+	h, fast := r.find(have), r.find(r.Fastest)
+	if h == nil || h.Best == nil {
+		reason := "it has no prediction"
+		if h != nil && h.Reason != "" {
+			reason = h.Reason
+		}
+		v.Advice = fmt.Sprintf("%s cannot be compared: %s", have, reason)
+		return v
+	}
+	v.Speedup = h.Best.TimeMs / fast.Best.TimeMs
+	switch {
+	case have == r.Fastest:
+		v.Advice = fmt.Sprintf("keep the %s: no GPU considered is predicted faster", have)
+	case v.Speedup < 1.1:
+		v.Advice = fmt.Sprintf("keep the %s: the fastest, %s, is predicted only %.2fx faster", have, r.Fastest, v.Speedup)
+	default:
+		v.Advice = fmt.Sprintf("the %s is predicted %.2fx faster than your %s", r.Fastest, v.Speedup, have)
+	}
+	if r.Cheapest == "" {
+		return v
+	}
+	c := r.find(r.Cheapest)
+	v.CheapestSpeedup = h.Best.TimeMs / c.Best.TimeMs
+	if h.CostUSD != nil {
+		v.CostRatio = c.StepsPerUSD / h.StepsPerUSD // per step, whether steps or hours are priced
+		if r.Cheapest != have && v.CostRatio > 1 {
+			v.Advice += fmt.Sprintf("; renting the %s instead would cost %.0f%% less per step (%.2fx the speed)", r.Cheapest, 100*(1-1/v.CostRatio), v.CheapestSpeedup)
+		} else if r.Cheapest == have {
+			v.Advice += fmt.Sprintf("; at on-demand prices the %s is also the most cost-efficient", have)
+		}
+	} else {
+		v.Advice += fmt.Sprintf("; if you rent, the %s does the most steps per dollar (%.2fx your speed, %s per %s)", r.Cheapest, v.CheapestSpeedup, FormatUSD(c.CostUSD), r.Workload)
+	}
+	return v
+}
+
+// FormatUSD writes an amount of dollars with the digits that matter ("-" for none).
+func FormatUSD(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	switch a := math.Abs(*v); {
+	case a >= 100:
+		return fmt.Sprintf("$%.0f", *v)
+	case a >= 1:
+		return fmt.Sprintf("$%.2f", *v)
+	default:
+		return fmt.Sprintf("$%.4f", *v)
+	}
+}
+
+// String says what the workload is.
+func (w Workload) String() string {
+	if w.Hours > 0 {
+		return fmt.Sprintf("%g hours", w.Hours)
+	}
+	return fmt.Sprintf("%d steps", w.Steps)
+}

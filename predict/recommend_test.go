@@ -1,0 +1,117 @@
+package predict
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+func timed(gpu string, ms, price float64) GPUTime {
+	g := GPUTime{GPU: gpu, Best: &Choice{OC: smart.Combination(smart.ST), TimeMs: ms}}
+	if price > 0 {
+		g.Price = &smart.Price{USDPerHour: price}
+	}
+	return g
+}
+
+// TestRankAll checks the ranking against numbers worked out by hand: 1000 steps of 2 ms on a
+// $3.60 GPU take 2 s and cost 2/3600*3.60 = $0.002, 500,000 steps per dollar.
+func TestRankAll(t *testing.T) {
+	times := []GPUTime{
+		timed("slow-cheap", 4, 0.9),     // 4 s, $0.001, 1,000,000 steps/$
+		timed("fast-dear", 1, 7.2),      // 1 s, $0.002, 500,000 steps/$
+		timed("mid", 2, 3.6),            // 2 s, $0.002, 500,000 steps/$
+		timed("owned", 3, 0),            // 3 s, no price
+		{GPU: "amd", Reason: "AMD GPU"}, // not predicted
+	}
+	r, err := rankAll(times, Workload{Steps: 1000}, "owned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrder := []string{"fast-dear", "mid", "owned", "slow-cheap", "amd"}
+	wantSeconds := []float64{1, 2, 3, 4, 0}
+	wantCost := []float64{0.002, 0.002, math.NaN(), 0.001, math.NaN()}
+	wantCostRank := []int{2, 3, 0, 1, 0}
+	for i, g := range r.GPUs {
+		if g.GPU != wantOrder[i] || math.Abs(g.Seconds-wantSeconds[i]) > 1e-12 || g.CostRank != wantCostRank[i] {
+			t.Errorf("rank %d: %s %v s cost rank %d; want %s %v s %d", i+1, g.GPU, g.Seconds, g.CostRank, wantOrder[i], wantSeconds[i], wantCostRank[i])
+		}
+		if (g.CostUSD == nil) != math.IsNaN(wantCost[i]) || g.CostUSD != nil && math.Abs(*g.CostUSD-wantCost[i]) > 1e-12 {
+			t.Errorf("%s: cost %v, want %v", g.GPU, g.CostUSD, wantCost[i])
+		}
+	}
+	if r.GPUs[2].StepsPerUSD != 0 || math.Abs(r.GPUs[1].StepsPerUSD-500_000) > 1e-6 {
+		t.Errorf("steps per dollar: %v %v", r.GPUs[1].StepsPerUSD, r.GPUs[2].StepsPerUSD)
+	}
+	if r.Fastest != "fast-dear" || r.Cheapest != "slow-cheap" {
+		t.Errorf("fastest %s, cheapest %s", r.Fastest, r.Cheapest)
+	}
+	h := r.Have
+	if h == nil || h.Speedup != 3 || h.CheapestSpeedup != 0.75 || h.CostRatio != 0 {
+		t.Fatalf("have: %+v", h)
+	}
+	if want := "the fast-dear is predicted 3.00x faster than your owned; if you rent, the slow-cheap does the most steps per dollar (0.75x your speed, $0.0010 per 1000 steps)"; h.Advice != want {
+		t.Errorf("advice %q\nwant   %q", h.Advice, want)
+	}
+
+	// Renting for 10 hours: steps done and the same cost ranking.
+	r, err = rankAll(times, Workload{Hours: 10}, "mid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.GPUs[1]; g.GPU != "mid" || g.StepsDone != 18e6 || *g.CostUSD != 36 {
+		t.Errorf("10 hours of mid: %v steps for %v", g.StepsDone, *g.CostUSD)
+	}
+	if want := "the fast-dear is predicted 2.00x faster than your mid; renting the slow-cheap instead would cost 50% less per step (0.50x the speed)"; r.Have.Advice != want {
+		t.Errorf("advice %q\nwant   %q", r.Have.Advice, want)
+	}
+	if _, err := rankAll([]GPUTime{{GPU: "x", Reason: "no"}}, Workload{Steps: 1}, ""); err == nil {
+		t.Error("no prediction at all: no error")
+	}
+}
+
+func TestRecommendSample(t *testing.T) {
+	p := defaultPredictor(t)
+	st := sample(t, "j2d9pt")
+	r, err := p.Recommend(context.Background(), Input{Stencil: st}, []string{"a100", "t4", "l4", "h100", "w7800"}, "rtx2080ti", Workload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Workload.Steps != int64(st.Steps) {
+		t.Errorf("workload %v, want the stencil's %d steps", r.Workload, st.Steps)
+	}
+	names := map[string]bool{}
+	for _, g := range r.GPUs {
+		names[g.GPU] = true
+	}
+	if len(r.GPUs) != 6 || !names["RTX-2080-Ti"] || !names["W7800"] {
+		t.Errorf("GPUs %v: want the five asked for and the one you have", names)
+	}
+	fast, cheap := r.find(r.Fastest), r.find(r.Cheapest)
+	for _, g := range r.GPUs {
+		if g.Best != nil && g.Best.TimeMs < fast.Best.TimeMs {
+			t.Errorf("%s is faster than the fastest %s", g.GPU, r.Fastest)
+		}
+		if g.CostUSD != nil && *g.CostUSD < *cheap.CostUSD {
+			t.Errorf("%s is cheaper than the most cost-efficient %s", g.GPU, r.Cheapest)
+		}
+	}
+	if r.find("RTX-2080-Ti").Price != nil || r.Have == nil || !strings.Contains(r.Have.Advice, "RTX-2080-Ti") {
+		t.Errorf("have: %+v", r.Have)
+	}
+	if _, err := p.Recommend(context.Background(), Input{Stencil: st}, nil, "mi250x", Workload{}); err == nil || !strings.Contains(err.Error(), "the GPU you have, MI250X") {
+		t.Errorf("an AMD GPU you have: %v", err)
+	}
+}
+
+func ExampleWorkload() {
+	fmt.Println(Workload{Steps: 100000})
+	fmt.Println(Workload{Hours: 2.5})
+	// Output:
+	// 100000 steps
+	// 2.5 hours
+}
