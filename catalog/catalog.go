@@ -18,6 +18,7 @@ import (
 
 	"smart"
 	"smart/data"
+	"smart/internal/jsonerr"
 )
 
 // Format is the version tag of a catalogue file.
@@ -72,7 +73,7 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, jsonProblem(err))
+		return nil, fmt.Errorf("%s: %w", name, jsonerr.Describe(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: invalid JSON: extra data after the catalogue object", name)
@@ -102,7 +103,7 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return smart.GPU{}, fmt.Errorf("%s: %s: %w", file, where, jsonProblem(err))
+		return smart.GPU{}, fmt.Errorf("%s: %s: %w", file, where, jsonerr.Describe(err))
 	}
 	var name string
 	if err := json.Unmarshal(obj["name"], &name); err != nil || name == "" {
@@ -133,7 +134,7 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 		if errors.As(err, &typ) {
 			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: typ.Field, Problem: fmt.Sprintf("has a JSON %s where a %s is expected", typ.Value, typ.Type)}
 		}
-		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonProblem(err))
+		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonerr.Describe(err))
 	}
 	if err := Validate(g); err != nil {
 		var fe *FieldError
@@ -252,19 +253,4 @@ func clone(g smart.GPU) smart.GPU {
 		g.Price = &p
 	}
 	return g
-}
-
-// jsonProblem turns encoding/json errors into messages that say where the problem is.
-func jsonProblem(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("field %q has a JSON %s where a %s is expected", typ.Field, typ.Value, typ.Type)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("invalid JSON: the file is empty or cut short")
-	}
-	return err
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"smart/internal/atomicfile"
 
 	"smart"
 )
@@ -32,7 +33,7 @@ func SaveItems(dir string, items []Item) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, ItemsFile), b.Bytes())
+	return atomicfile.Write(filepath.Join(dir, ItemsFile), b.Bytes())
 }
 
 // LoadItems reads the items saved in dir, resolving stencil IDs among stencils. It returns nil

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"smart/internal/jsonerr"
 	"strings"
 
 	"smart"
@@ -135,23 +136,9 @@ func decodeMaybeGzip(path string, v any) error {
 		r = gz
 	}
 	if err := json.NewDecoder(r).Decode(v); err != nil {
-		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonError(err))
+		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
 	}
 	return nil
-}
-
-func jsonError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("field %q has a %s where a %s is expected", typ.Field, typ.Value, typ.Type)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errors.New("invalid JSON: the file is empty or cut short")
-	}
-	return err
 }
 
 // benchmarkSpace is what a benchmark_hub space.json says that a data set carries.
@@ -188,7 +175,7 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 		} `json:"KernelSpecification"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonError(err))
+		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonerr.Describe(err))
 	}
 	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName}
 	for i, p := range raw.ConfigurationSpace.TuningParameters {

@@ -9,24 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"smart/internal/ktdata"
 	"strings"
 	"testing"
 
 	"smart"
 )
-
-// ktData is the Kernel Tuner data shipped with the project (see its README); SMART_KT_DATA
-// points elsewhere.
-func ktData(t testing.TB) string {
-	dir := os.Getenv("SMART_KT_DATA")
-	if dir == "" {
-		dir = "/work/shared/datasets/kernel-tuner"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA): %v", dir, err)
-	}
-	return dir
-}
 
 // ktCounts are the configurations of each file, counted independently with Python:
 //
@@ -55,7 +43,7 @@ var ktCounts = []struct {
 }
 
 func TestReadEveryKernelTunerFile(t *testing.T) {
-	root := ktData(t)
+	root := ktdata.Require(t)
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*.json.gz"))
 	if len(files) != len(ktCounts) {
 		t.Fatalf("%d files in %s; the test knows %d", len(files), root, len(ktCounts))
@@ -102,7 +90,7 @@ func TestReadEveryKernelTunerFile(t *testing.T) {
 }
 
 func TestKernelSpaceOfImport(t *testing.T) {
-	root := ktData(t)
+	root := ktdata.Require(t)
 	_, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/MI250X.json.gz"), ImportOptions{})
 	if err == nil || !strings.Contains(err.Error(), "MI250X.json.gz: the file does not name its device") {
 		t.Fatalf("a file without a device name: %v", err)
@@ -154,7 +142,7 @@ func TestKernelSpaceOfImport(t *testing.T) {
 // TestReplayKernelTuner checks replayed times against values read with Python from the cache
 // (statistics.median and statistics.stdev of "times", and "time").
 func TestReplayKernelTuner(t *testing.T) {
-	root := ktData(t)
+	root := ktdata.Require(t)
 	ctx := context.Background()
 	r, err := OpenReplay(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
 	if err != nil {
@@ -205,7 +193,7 @@ func TestReplayKernelTuner(t *testing.T) {
 
 // TestImportAndReplayDataSet imports two devices' caches into one data set and replays it.
 func TestImportAndReplayDataSet(t *testing.T) {
-	root := ktData(t)
+	root := ktdata.Require(t)
 	ctx := context.Background()
 	files := []string{
 		filepath.Join(root, "convolution_milo/A100.json.gz"),
@@ -307,11 +295,8 @@ func TestKernelTunerErrors(t *testing.T) {
 }
 
 func ExampleReplay() {
-	root := os.Getenv("SMART_KT_DATA")
-	if root == "" {
-		root = "/work/shared/datasets/kernel-tuner"
-	}
-	r, err := OpenReplay(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
+	// An excerpt of convolution_milo/A100.json.gz from the Kernel Tuner data: seven configurations.
+	r, err := OpenReplay("testdata/conv-a100-excerpt.json.gz", ImportOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

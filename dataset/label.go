@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"smart/internal/atomicfile"
+	"smart/internal/jsonerr"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -113,7 +115,7 @@ func LabelWith(dir string, opt LabelOptions) (*Labels, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", LabelsFile, err)
 	}
-	return l, writeFileAtomic(filepath.Join(dir, LabelsFile), append(data, '\n'))
+	return l, atomicfile.Write(filepath.Join(dir, LabelsFile), append(data, '\n'))
 }
 
 // ReadLabels reads dir/labels.json.
@@ -130,7 +132,7 @@ func ReadLabels(dir string) (*Labels, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, jsonError(err))
+		return nil, fmt.Errorf("%s: %w", path, jsonerr.Describe(err))
 	}
 	if l.Format != LabelsFormat {
 		return nil, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q", path, l.Format, LabelsFormat)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"smart/internal/atomicfile"
 	"strings"
 
 	"smart"
@@ -213,7 +214,7 @@ func copyStencils(from, to string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(dst, data); err != nil {
+		if err := atomicfile.Write(dst, data); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"smart/internal/atomicfile"
 	"time"
 
 	"smart"
@@ -172,46 +173,5 @@ func writeMeta(dir string, m Meta) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", MetaFile, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, MetaFile), append(data, '\n'))
-}
-
-// writeFileAtomic writes data to path so that readers see the old file or the whole new one,
-// even across a crash: a synced temporary file renamed over path, then the directory synced.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename or a new file in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, MetaFile), append(data, '\n'))
 }

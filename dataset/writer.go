@@ -14,6 +14,7 @@ import (
 
 	"smart"
 	"smart/generator"
+	"smart/internal/atomicfile"
 )
 
 // Default sync policy of a Writer: rows reach the operating system as they are appended (a killed
@@ -89,7 +90,7 @@ func Resume(dir string) (*Writer, *Torn, error) {
 	}
 	path := filepath.Join(dir, RowsFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := writeFileAtomic(path, []byte(joinComma(Columns(meta.Params))+"\n")); err != nil {
+		if err := atomicfile.Write(path, []byte(joinComma(Columns(meta.Params))+"\n")); err != nil {
 			return nil, nil, err
 		}
 	}

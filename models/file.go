@@ -10,7 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+	"smart/internal/atomicfile"
 	"time"
 
 	"smart"
@@ -205,31 +205,7 @@ func Save(path string, h *Header, f Fitted) error {
 	if err := Write(&b, h, payload); err != nil {
 		return fmt.Errorf("saving model %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b.Bytes())
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, syncs it and renames it to path.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // Read reads a model file's header and payload from data, checking magic, version, lengths and

@@ -2,7 +2,6 @@ package tuner
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -10,21 +9,10 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/data"
+	"smart/internal/ktdata"
 	"smart/models"
 	"smart/models/roofline"
 )
-
-// ktData is the Kernel Tuner data shipped with the project; SMART_KT_DATA points elsewhere.
-func ktData(t testing.TB) string {
-	dir := os.Getenv("SMART_KT_DATA")
-	if dir == "" {
-		dir = "/work/shared/datasets/kernel-tuner"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA): %v", dir, err)
-	}
-	return dir
-}
 
 // TestKernelTunerReplay tunes a real measured space. The optimum is the smallest "time" of the
 // cache, read independently with Python:
@@ -34,7 +22,7 @@ func ktData(t testing.TB) string {
 // and on convolution A100 it is the only setting within 95% of itself, so reaching 95% means
 // finding it exactly.
 func TestKernelTunerReplay(t *testing.T) {
-	path := filepath.Join(ktData(t), "convolution_milo", "A100.json.gz")
+	path := filepath.Join(ktdata.Require(t), "convolution_milo", "A100.json.gz")
 	ctx := context.Background()
 	k, err := OpenKernelTuner(ctx, path, "")
 	if err != nil {

@@ -1,6 +1,6 @@
 // Command crossgpu validates the analytic model's cross-GPU scaling on real measurements: Kernel
 // Tuner's 2-D convolution measured on six GPUs (the cache files of
-// /work/shared/datasets/kernel-tuner/convolution_milo). For every ordered pair of GPUs (A, B) it
+// ../shared/datasets/kernel-tuner/convolution_milo). For every ordered pair of GPUs (A, B) it
 // scales every configuration measured on A to B with the model (roofline.ScaleConv, calibrated on
 // A's measurements only) and with the baseline (one constant ratio per pair, the median of B/A
 // over a random 10% of the configurations), and prints the mean absolute percentage error
@@ -28,11 +28,12 @@ import (
 
 	"smart"
 	"smart/catalog"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 )
 
 // DefaultDir is where the shared data set lives.
-const DefaultDir = "/work/shared/datasets/kernel-tuner/convolution_milo"
+const DefaultDir = "../shared/datasets/kernel-tuner/convolution_milo"
 
 // gpuFiles are the cache files of the data set, in table order.
 var gpuFiles = []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"}
@@ -340,11 +341,7 @@ func writeDump(path string, p roofline.ConvProblem, gpus []*measured) error {
 				b2i(s.ReadOnly), b2i(s.Padding), b2i(s.Shared), p.Guarded(s), m.times[k], e.TimeMs, e.Bound, e.Occupancy, e.RegsPerThr, e.LoadsPerOut, e.Waves)
 		}
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, []byte(b.String()))
 }
 
 func b2i(b bool) int {

@@ -1,7 +1,8 @@
 package main
 
 import (
-	"os"
+	"path/filepath"
+	"smart/internal/ktdata"
 	"strings"
 	"testing"
 )
@@ -24,10 +25,7 @@ func TestModelBeatsBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads six 1 MB cache files and fits six calibrations")
 	}
-	if _, err := os.Stat(DefaultDir); err != nil {
-		t.Skipf("data set not present: %v", err)
-	}
-	res, err := run(DefaultDir, "", 1, "")
+	res, err := run(filepath.Join(ktdata.Require(t), "convolution_milo"), "", 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}

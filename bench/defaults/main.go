@@ -32,6 +32,7 @@ import (
 	"smart/bench/defaults/simset"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/train"
@@ -117,7 +118,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	path := filepath.Join(c.out, predict.ManifestFile)
-	if err := models.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return err
 	}
 	return os.Chmod(path, 0o644)
@@ -238,7 +239,7 @@ func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if err := models.WriteFileAtomic(gz, z.Bytes()); err != nil {
+	if err := atomicfile.Write(gz, z.Bytes()); err != nil {
 		return err
 	}
 	return os.Chmod(gz, 0o644)

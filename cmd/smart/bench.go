@@ -285,29 +285,18 @@ func benchStencils(e *env, paths []string, random, dims, orderMax int, seed uint
 	case len(paths) == 0:
 		return nil, usagef("give stencil files or directories, or --random N")
 	}
+	files, err := loadStencils(e, paths, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
+	}
 	var sts []*smart.Stencil
 	seen := map[string]string{}
-	for _, p := range paths {
-		files := []string{p}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
-				return nil, err
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
-			}
+	for _, f := range files {
+		if prev, dup := seen[f.stencil.ID()]; dup {
+			return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f.path)
 		}
-		for _, f := range files {
-			st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-			if err != nil {
-				return nil, err
-			}
-			if prev, dup := seen[st.ID()]; dup {
-				return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f)
-			}
-			seen[st.ID()] = f
-			sts = append(sts, st)
-		}
+		seen[f.stencil.ID()] = f.path
+		sts = append(sts, f.stencil)
 	}
 	return sts, nil
 }

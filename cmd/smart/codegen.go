@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"smart"
 	"smart/dataset/cuda"
+	"smart/internal/atomicfile"
 )
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
@@ -68,7 +67,7 @@ Examples:
 		_, err := fmt.Fprint(e.stdout, k.File())
 		return err
 	}
-	if err := writeFileAtomic(*outPath, []byte(k.File())); err != nil {
+	if err := atomicfile.Write(*outPath, []byte(k.File())); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: namespace %s, %d time steps\n", *outPath, k.Name, k.Steps)
@@ -99,7 +98,7 @@ func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
 	if path == "" {
 		out.Source = k.File()
 	} else {
-		if err := writeFileAtomic(path, []byte(k.File())); err != nil {
+		if err := atomicfile.Write(path, []byte(k.File())); err != nil {
 			return err
 		}
 		out.File = path
@@ -107,28 +106,4 @@ func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it over path, so
-// readers see the old file or the whole new one.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/gpuinfo"
+	"smart/internal/ktdata"
 	"smart/models/roofline"
 	"smart/tuner/space"
 )
@@ -120,13 +121,7 @@ func TestBenchShardsMerge(t *testing.T) {
 }
 
 func TestDatasetImportCLI(t *testing.T) {
-	root := os.Getenv("SMART_KT_DATA")
-	if root == "" {
-		root = "/work/shared/datasets/kernel-tuner"
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA)", root)
-	}
+	root := ktdata.Require(t)
 	out := filepath.Join(t.TempDir(), "kt")
 	code, stdout, errs := runCLI(t, "", "dataset", "import", filepath.Join(root, "convolution_milo/A100.json.gz"), "--out", out)
 	if code != 0 || !strings.Contains(stdout, "compile_error 6, launch_error 155") || !strings.Contains(stdout, "A100-40GB") {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -146,24 +145,13 @@ func defaultGPU(name string) (string, error) {
 
 // predictInputs reads the stencils of files, directories (their *.json) and sample names.
 func predictInputs(e *env, paths []string) ([]predict.Input, error) {
-	var out []predict.Input
-	for _, p := range paths {
-		files := []string{p}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
-				return nil, err
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
-			}
-		}
-		for _, f := range files {
-			st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, predict.Input{Stencil: st, File: f})
-		}
+	files, err := loadStencils(e, paths, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]predict.Input, len(files))
+	for i, f := range files {
+		out[i] = predict.Input{Stencil: f.stencil, File: f.path}
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"smart/internal/atomicfile"
 	"smart/predict"
 )
 
@@ -87,7 +88,7 @@ Examples:
 		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(*htmlOut, b.Bytes()); err != nil {
+		if err := atomicfile.Write(*htmlOut, b.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", *htmlOut)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"smart"
@@ -73,6 +74,36 @@ func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) 
 		return nil, fmt.Errorf("stencil file %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// stencilFile is a stencil with the file it was read from.
+type stencilFile struct {
+	path    string
+	stencil *smart.Stencil
+}
+
+// loadStencils reads stencil files, the *.json files of directories, and embedded sample names.
+func loadStencils(e *env, paths []string, lim smart.Limits) ([]stencilFile, error) {
+	var out []stencilFile
+	for _, p := range paths {
+		files := []string{p}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
+				return nil, err
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
+			}
+		}
+		for _, f := range files {
+			st, err := loadStencil(e, f, lim)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, stencilFile{f, st})
+		}
+	}
+	return out, nil
 }
 
 // summary is the one-line description of a stencil.

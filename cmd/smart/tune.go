@@ -16,6 +16,7 @@ import (
 	"smart/dataset"
 	"smart/dataset/cuda"
 	"smart/dataset/gpuinfo"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
@@ -147,7 +148,7 @@ Examples:
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
 	}
 	if *tracePath != "" {
-		if err := models.WriteFileAtomic(*tracePath, traceCSV(t.problem, res)); err != nil {
+		if err := atomicfile.Write(*tracePath, traceCSV(t.problem, res)); err != nil {
 			return err
 		}
 	}
@@ -371,7 +372,7 @@ func (t *tuneSetup) emit(path string, res tuner.Result) error {
 	if err != nil {
 		return err
 	}
-	return models.WriteFileAtomic(path, []byte(k.File()))
+	return atomicfile.Write(path, []byte(k.File()))
 }
 
 func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {

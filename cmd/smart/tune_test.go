@@ -4,18 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"smart/internal/ktdata"
 	"strings"
 	"testing"
 )
 
 func TestTuneKernelTunerCLI(t *testing.T) {
-	root := os.Getenv("SMART_KT_DATA")
-	if root == "" {
-		root = "/work/shared/datasets/kernel-tuner"
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA)", root)
-	}
+	root := ktdata.Require(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "trace.csv")
 	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(root, "dedispersion_milo/W7800.json.gz"),

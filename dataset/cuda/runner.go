@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"smart/internal/atomicfile"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,11 +238,7 @@ func writeIfChanged(path, text string) error {
 	if b, err := os.ReadFile(path); err == nil && string(b) == text {
 		return nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, []byte(text))
 }
 
 // program writes a translation unit holding kernels of stencil st and a main that checks and

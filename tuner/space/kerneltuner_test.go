@@ -6,25 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"smart/internal/ktdata"
 	"strconv"
 	"strings"
 	"testing"
 
 	"smart"
 )
-
-// ktData is the Kernel Tuner data shipped with the project (see its README); SMART_KT_DATA
-// points elsewhere.
-func ktData(t testing.TB) string {
-	dir := os.Getenv("SMART_KT_DATA")
-	if dir == "" {
-		dir = "/work/shared/datasets/kernel-tuner"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA): %v", dir, err)
-	}
-	return dir
-}
 
 // cacheKeys reads a Kernel Tuner cache file: its parameter names and the settings it lists.
 func cacheKeys(t *testing.T, path string) ([]string, map[string]smart.Setting) {
@@ -72,7 +60,7 @@ func cacheKeys(t *testing.T, path string) ([]string, map[string]smart.Setting) {
 // cache keys are the valid settings of space.json's parameters and restrictions, no more and no
 // fewer. The settings agree one by one too.
 func TestKernelTunerSpaces(t *testing.T) {
-	dir := ktData(t)
+	dir := ktdata.Require(t)
 	tests := []struct {
 		kernel string
 		count  int64

@@ -1,0 +1,35 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteReplacesWholeFileAndLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	for _, text := range []string{"first version, longer than the second", "second"} {
+		if err := Write(path, []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != text {
+			t.Fatalf("read %q, %v; want %q", got, err, text)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries, want only the file", len(entries))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+func TestWriteIntoMissingDirectoryFails(t *testing.T) {
+	err := Write(filepath.Join(t.TempDir(), "no", "such", "f"), []byte("x"))
+	if err == nil {
+		t.Fatal("wrote into a missing directory")
+	}
+}
