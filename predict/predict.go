@@ -15,6 +15,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/models"
+	"smart/models/roofline"
 )
 
 // Predictor answers, for a stencil, which OC to use on a GPU, with which setting and how fast
@@ -99,6 +100,10 @@ type Choice struct {
 	Evaluated   int               `json:"settings_scored"`
 	Source      Provenance        `json:"source"`
 	Codegen     string            `json:"codegen"`
+	// Analytic is the analytic model's time for the same setting: a physical second opinion.
+	// The learned time is the lowest of many predictions, so it tends to sit below the truth
+	// (the winner's curse); a large gap between the two says to trust neither blindly.
+	Analytic *roofline.Estimate `json:"analytic,omitempty"`
 }
 
 // GPUTime is the prediction for one catalogued GPU: its best OC and setting and the time per
@@ -340,8 +345,14 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 			}
 		}
 		res.found[f.OC] = f
-		res.choices = append(res.choices, Choice{OC: f.OC, Probability: prob[f.OC], Setting: f.Setting, TimeMs: f.TimeMs,
-			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), f.OC, f.Setting)})
+		c := Choice{OC: f.OC, Probability: prob[f.OC], Setting: f.Setting, TimeMs: f.TimeMs,
+			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), f.OC, f.Setting)}
+		if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
+			if est, err := roofline.Model(st, t, g); err == nil {
+				c.Analytic = &est
+			}
+		}
+		res.choices = append(res.choices, c)
 	}
 	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].TimeMs < res.choices[j].TimeMs })
 	return res, nil

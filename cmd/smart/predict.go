@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"smart"
@@ -156,6 +157,14 @@ func predictInputs(e *env, paths []string) ([]predict.Input, error) {
 	return out, nil
 }
 
+// analyticMs is the analytic model's time of a choice's setting, or "-" without one.
+func analyticMs(c predict.Choice) string {
+	if c.Analytic == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(c.Analytic.TimeMs, 'g', 4, 64)
+}
+
 func printPrediction(w io.Writer, pr *predict.Prediction) {
 	s := pr.Stencil
 	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, s.Steps, s.ID)
@@ -166,12 +175,15 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		fmt.Fprintf(w, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
 	}
 	fmt.Fprintf(w, "\n%d OCs of the most probable classes screened on %s; the fastest searched in depth (%s)\n", pr.Screened, pr.GPU, sourceLine(pr.Best.Source))
-	fmt.Fprintf(w, "  %-16s %6s %10s %7s  %s\n", "OC", "class p", "ms/step", "scored", "best setting found")
+	fmt.Fprintf(w, "  %-16s %6s %10s %9s %7s  %s\n", "OC", "class p", "ms/step", "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
-		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %7d  %s\n", c.OC, c.Probability, c.TimeMs, c.Evaluated, c.Setting)
+		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, analyticMs(c), c.Evaluated, c.Setting)
 	}
 	b := pr.Best
 	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
+	if a := b.Analytic; a != nil {
+		fmt.Fprintf(w, "   the analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
+	}
 	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
