@@ -51,7 +51,7 @@ func (freeEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement,
 func BenchmarkOverhead(b *testing.B) {
 	sp := hugeSpace(b)
 	p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: freeEval{}}
-	for _, m := range []Method{&Random{}, &IterML{}, &IterML{Model: Trees}, &CSTuner{}, &Pipeline{}, &Pipeline{Screen: 2048}} {
+	for _, m := range []Method{&Random{}, &IterML{}, &IterML{Model: Trees}, &CSTuner{}, &Pipeline{}, &Pipeline{Screen: 2048}, &Bayes{}} {
 		name := m.Name()
 		switch m := m.(type) {
 		case *IterML:

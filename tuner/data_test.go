@@ -35,17 +35,19 @@ func TestKernelTunerReplay(t *testing.T) {
 	if opt != 0.5536000076681376 || n != 4362 {
 		t.Errorf("optimum %v over %d settings; want 0.5536000076681376 over 4362", opt, n)
 	}
-	res, err := Search(ctx, k.Problem(), Budget{Evaluations: 400, Target: opt / 0.95}, &Pipeline{}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := smart.Setting{"block_size_x": 32, "block_size_y": 4, "tile_size_x": 1, "tile_size_y": 3, "read_only": 1,
 		"use_padding": 0, "use_shmem": 1, "use_cmem": 1, "filter_height": 15, "filter_width": 15}
-	if res.Stop != StopTarget || res.Best.Setting.String() != want.String() {
-		t.Errorf("after %d evaluations (%s) the best is %s at %v ms; want %s", res.Evaluations, res.Stop, res.Best.Setting, res.Best.Value, want)
-	}
-	if res.Best.Measurement.Source != smart.Imported || res.Best.Measurement.Device != "NVIDIA A100-PCIE-40GB" {
-		t.Errorf("the best says it comes from %s on %q", res.Best.Measurement.Source, res.Best.Measurement.Device)
+	for _, m := range []Method{&Pipeline{}, &Bayes{}} {
+		res, err := Search(ctx, k.Problem(), Budget{Evaluations: 400, Target: opt / 0.95}, m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != StopTarget || res.Best.Setting.String() != want.String() {
+			t.Errorf("%s: after %d evaluations (%s) the best is %s at %v ms; want %s", m.Name(), res.Evaluations, res.Stop, res.Best.Setting, res.Best.Value, want)
+		}
+		if res.Best.Measurement.Source != smart.Imported || res.Best.Measurement.Device != "NVIDIA A100-PCIE-40GB" {
+			t.Errorf("%s: the best says it comes from %s on %q", m.Name(), res.Best.Measurement.Source, res.Best.Measurement.Device)
+		}
 	}
 }
 
@@ -61,7 +63,7 @@ func TestStencilPipeline(t *testing.T) {
 	}
 	ev := roofline.Evaluator{Catalog: cat}
 	p := Problem{Variants: vs, Evaluator: ev, Stencil: st, GPU: gpu.Name}
-	for _, m := range []Method{&Pipeline{Surrogate: ev}, &Pipeline{}, &IterML{Model: Trees}, &Random{}} {
+	for _, m := range []Method{&Pipeline{Surrogate: ev}, &Pipeline{}, &Bayes{}, &IterML{Model: Trees}, &Random{}} {
 		res, err := Search(ctx, p, Budget{Evaluations: 40}, m, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)

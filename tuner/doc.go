@@ -28,7 +28,9 @@
 //     coefficient of variation of the top fitness values falls under a threshold;
 //   - Pipeline, the mission's chain: the optimization combinations ranked by a classifier (the
 //     order of Problem.Variants), their spaces pruned with IterML on a runtime model or on a
-//     first batch of real runs, and a genetic search of what survives on the real Evaluator.
+//     first batch of real runs, and a genetic search of what survives on the real Evaluator;
+//   - Bayes: Bayesian optimisation with bagged regression trees as the surrogate and Thompson
+//     sampling as the acquisition, the fewest evaluations on the Kernel Tuner data sets.
 //
 // Every strategy is deterministic for a given seed: randomness comes from the seed alone and
 // goroutines never decide an order.

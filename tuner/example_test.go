@@ -19,9 +19,8 @@ func (bowl) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, err
 	return smart.Measurement{Setting: q.Setting, Status: smart.StatusOK, TimeMs: t, Source: smart.Simulated}, nil
 }
 
-// Search tunes a constrained space (threads per block at most 1024) against an Evaluator; the
-// exhaustive search evaluates each valid setting once and returns the fastest.
-func ExampleSearch() {
+// bowlProblem is a constrained space (threads per block at most 1024) timed by bowl.
+func bowlProblem() tuner.Problem {
 	sp, err := space.New(context.Background(), []space.Param{
 		{Name: "bx", Values: space.PowersOfTwo(1, 1024)},
 		{Name: "by", Values: space.PowersOfTwo(1, 1024), Constraints: []space.Constraint{{
@@ -31,11 +30,28 @@ func ExampleSearch() {
 	if err != nil {
 		panic(err)
 	}
-	p := tuner.Problem{Variants: []tuner.Variant{{Space: sp}}, Evaluator: bowl{}}
+	return tuner.Problem{Variants: []tuner.Variant{{Space: sp}}, Evaluator: bowl{}}
+}
+
+// Search tunes a constrained space (threads per block at most 1024) against an Evaluator; the
+// exhaustive search evaluates each valid setting once and returns the fastest.
+func ExampleSearch() {
+	p := bowlProblem()
 	res, err := tuner.Search(context.Background(), p, tuner.Budget{}, tuner.Exhaustive{}, 1)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("%s: %s in %.1f ms after %d evaluations (%s)\n", res.Method, res.Best.Setting, res.Best.Value, res.Evaluations, res.Stop)
 	// Output: exhaustive: bx=64,by=4,shared=0 in 1.0 ms after 132 evaluations (done)
+}
+
+// Bayes stops at a target time: it reaches the bowl's minimum in a fraction of the 132
+// settings the exhaustive search runs.
+func ExampleBayes() {
+	res, err := tuner.Search(context.Background(), bowlProblem(), tuner.Budget{Target: 1}, &tuner.Bayes{}, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %s in %.1f ms (%s), fewer than 40 evaluations: %v\n", res.Method, res.Best.Setting, res.Best.Value, res.Stop, res.Evaluations < 40)
+	// Output: bayes: bx=64,by=4,shared=0 in 1.0 ms (target), fewer than 40 evaluations: true
 }

@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -257,5 +258,32 @@ func TestEnsembleFits(t *testing.T) {
 	picks := s.thompsonRows([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}, 2, rng)
 	if len(picks) != 2 || picks[0] == picks[1] || slices.Contains(picks, 0) || slices.Contains(picks, 3) {
 		t.Errorf("Thompson picks %v; want the two rows of the low step, 1 and 2", picks)
+	}
+}
+
+// TestSurrogateCap checks that a capped surrogate sees every run time above the cap quantile
+// as the quantile itself: the slow half of the runs is predicted no slower than the median.
+func TestSurrogateCap(t *testing.T) {
+	p, _ := testProblem(t)
+	r := newRun(&p, Budget{Evaluations: 60}, 1)
+	if err := randomFrom(context.Background(), r, 1, 60); err != nil && !errors.Is(err, ErrStop) {
+		t.Fatal(err)
+	}
+	enc := newEncoder(p.Variants)
+	X, y := trainingSet(enc, r.History())
+	med := quantile(y, 0.5)
+	capped := fitSurrogate(r, enc, defaultEnsemble, 0.5, rand.New(rand.NewPCG(1, 2)))
+	free := fitSurrogate(r, enc, defaultEnsemble, 1, rand.New(rand.NewPCG(1, 2)))
+	cm, _ := capped.e.predict(X)
+	fm, _ := free.e.predict(X)
+	above := false
+	for i := range X {
+		if cm[i] > med+1e-12 {
+			t.Fatalf("row %d predicted %v above the capped median %v", i, cm[i], med)
+		}
+		above = above || fm[i] > med+1e-9
+	}
+	if !above {
+		t.Error("the uncapped surrogate predicts nothing above the median either: the test checks nothing")
 	}
 }

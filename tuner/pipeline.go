@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -69,8 +70,7 @@ func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 		return errors.New("pipeline: the cut ratio must lie in [0, 1) and counts must not be negative")
 	}
 	nv := min(c.Variants, len(r.p.Variants))
-	s := &pipelineState{r: r, c: &c, nv: nv, enc: newEncoder(r.p.Variants[:nv]),
-		rng: rand.New(rand.NewPCG(r.Seed(), 0x9195)), fittedAt: -1}
+	s := newThompsonPool(r, nv, c.Pool, c.Screen, defaultEnsemble, 1, rand.New(rand.NewPCG(r.Seed(), 0x9195)))
 	prune := &IterML{Model: Trees, Pick: c.Pick, CutRatio: c.Cut, Pool: c.Pool, variants: nv}
 	var kept []Candidate
 	var err error
@@ -95,7 +95,7 @@ func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 			if err := randomFrom(ctx, r, nv, c.Batch); err != nil {
 				return err
 			}
-		} else if err := s.evolve(ctx, best, kept); err != nil {
+		} else if err := c.evolve(ctx, s, best, kept); err != nil {
 			return err
 		}
 		s.compact()
@@ -114,13 +114,16 @@ func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 	}
 }
 
-// pipelineState is what the genetic stage of a Pipeline keeps between generations: the
-// settings not run yet (a pool of them in a larger space), encoded once, and the surrogate,
-// refitted when a real run has been added.
-type pipelineState struct {
+// thompsonPool is what a search that picks its runs by Thompson sampling keeps between picks (the
+// genetic stage of a Pipeline, Bayes): the settings not run yet (a pool of them in a larger
+// space), encoded once, and the surrogate, refitted when real runs have been added.
+type thompsonPool struct {
 	r        *Run
-	c        *Pipeline
 	nv       int
+	pool     int // settings drawn into the pool of a larger space
+	size     int // settings not run yet that one pick ranks, drawn from a larger pool
+	params   ensembleParams
+	cap      float64 // quantile of the targets above which the surrogate sees them as equal
 	enc      *encoder
 	rng      *rand.Rand
 	rest     []Candidate
@@ -130,14 +133,23 @@ type pipelineState struct {
 	dead     int            // settings of rest marked as run (their rows are nil)
 	sur      *surrogate
 	fittedAt int // evaluations the surrogate was fitted on
+	cands    []Candidate
+	crows    [][]float64 // buffers of sample
 }
 
-// fill draws the pool of settings not run yet.
-func (s *pipelineState) fill() error {
+func newThompsonPool(r *Run, nv, pool, size int, p ensembleParams, cap float64, rng *rand.Rand) *thompsonPool {
+	return &thompsonPool{r: r, nv: nv, pool: pool, size: size, params: p, cap: cap,
+		enc: newEncoder(r.p.Variants[:nv]), rng: rng, fittedAt: -1}
+}
+
+// fill draws the pool of settings not run yet, in random order: a pick then ranks a window of
+// it at a random offset.
+func (s *thompsonPool) fill() error {
 	var err error
-	if s.rest, err = poolOf(s.r, s.nv, s.c.Pool); err != nil {
+	if s.rest, err = poolOf(s.r, s.nv, s.pool); err != nil {
 		return err
 	}
+	s.rng.Shuffle(len(s.rest), func(i, j int) { s.rest[i], s.rest[j] = s.rest[j], s.rest[i] })
 	s.rows = s.enc.rows(s.rest)
 	s.index = make(map[string]int, len(s.rest))
 	for i, c := range s.rest {
@@ -150,7 +162,7 @@ func (s *pipelineState) fill() error {
 
 // compact marks the settings that have run since the last call (a lookup per new
 // evaluation) and drops the marked ones once they are a quarter of the pool.
-func (s *pipelineState) compact() {
+func (s *thompsonPool) compact() {
 	hist := s.r.History()
 	for _, o := range hist[s.synced:] {
 		key, _ := s.r.key(o.Candidate)
@@ -178,14 +190,14 @@ func (s *pipelineState) compact() {
 }
 
 // left is the number of settings of the pool not run yet.
-func (s *pipelineState) left() int { return len(s.rest) - s.dead }
+func (s *thompsonPool) left() int { return len(s.rest) - s.dead }
 
 // surrogate returns the model of the real runs, refitted once they have grown by a sixteenth
 // since the last fit (after every generation early on): the fits then cost a logarithmic
 // number of passes over the data, not one per generation.
-func (s *pipelineState) surrogate() *surrogate {
+func (s *thompsonPool) surrogate() *surrogate {
 	if n := s.r.Evaluations(); s.sur == nil || n-s.fittedAt >= max(1, s.fittedAt/16) {
-		s.sur = fitSurrogate(s.r, s.enc, s.rng)
+		s.sur = fitSurrogate(s.r, s.enc, s.params, s.cap, s.rng)
 		s.fittedAt = s.r.Evaluations()
 	}
 	return s.sur
@@ -193,7 +205,7 @@ func (s *pipelineState) surrogate() *surrogate {
 
 // thompson picks k settings among extra and the settings not run yet (at most Screen of them,
 // drawn at random from a larger pool), by Thompson sampling.
-func (s *pipelineState) thompson(extra []Candidate, k int) []Candidate {
+func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	s.compact()
 	cands, rows := s.sample(extra)
 	picks := s.surrogate().thompsonRows(rows, k, s.rng)
@@ -204,38 +216,35 @@ func (s *pipelineState) thompson(extra []Candidate, k int) []Candidate {
 	return out
 }
 
-// sample returns extra and the settings of the pool not run yet, at most Screen of them drawn
-// at random from a larger pool, with their rows.
-func (s *pipelineState) sample(extra []Candidate) ([]Candidate, [][]float64) {
-	cands := append([]Candidate(nil), extra...)
-	rows := s.enc.rows(extra)
-	if s.left() <= s.c.Screen {
-		for i, row := range s.rows {
-			if row != nil {
-				cands, rows = append(cands, s.rest[i]), append(rows, row)
-			}
-		}
-		return cands, rows
+// sample returns extra and the settings of the pool not run yet, at most size of them (a
+// window of the shuffled pool at a random offset), with their rows. The slices are reused by
+// the next call.
+func (s *thompsonPool) sample(extra []Candidate) ([]Candidate, [][]float64) {
+	cands, rows := append(s.cands[:0], extra...), s.crows[:0]
+	for _, c := range extra {
+		rows = append(rows, s.enc.row(c))
 	}
-	for _, i := range s.rng.Perm(len(s.rest)) {
-		if len(rows) == len(extra)+s.c.Screen {
-			break
-		}
-		if s.rows[i] != nil {
+	n, start := len(s.rest), 0
+	if s.left() > s.size {
+		start = s.rng.IntN(n)
+	}
+	for k := 0; k < n && len(rows) < len(extra)+s.size; k++ {
+		if i := (start + k) % n; s.rows[i] != nil {
 			cands, rows = append(cands, s.rest[i]), append(rows, s.rows[i])
 		}
 	}
+	s.cands, s.crows = cands, rows
 	return cands, rows
 }
 
 // topPredicted is the pruned space of the current model: the n settings not run yet (of a
 // sample of Screen in a larger pool) that it predicts fastest.
-func (s *pipelineState) topPredicted(n int) []Candidate {
+func (s *thompsonPool) topPredicted(n int) []Candidate {
 	s.compact()
 	cands, rows := s.sample(nil)
 	sur := s.surrogate()
 	if sur.e == nil || len(cands) <= n {
-		return cands
+		return slices.Clone(cands)
 	}
 	mean, _ := sur.e.predict(rows)
 	idx := argsort(mean)
@@ -247,7 +256,7 @@ func (s *pipelineState) topPredicted(n int) []Candidate {
 }
 
 // evolve runs the screened genetic search over the kept settings of the best's variant.
-func (s *pipelineState) evolve(ctx context.Context, best Outcome, kept []Candidate) error {
+func (c *Pipeline) evolve(ctx context.Context, s *thompsonPool, best Outcome, kept []Candidate) error {
 	r, v := s.r, best.Variant
 	sp := r.p.Variants[v].Space
 	groups := groupParams(sp.Names(), pairCVs(sp, best.Setting, s.surrogate().timeOf(r, v)))
@@ -258,7 +267,7 @@ func (s *pipelineState) evolve(ctx context.Context, best Outcome, kept []Candida
 		}
 	}
 	// The best settings run so far join the genes' values, so the search breeds from them too.
-	for _, o := range bestOutcomes(r, v, s.c.Genetic.SubPopulations*s.c.Genetic.Size) {
+	for _, o := range bestOutcomes(r, v, c.Genetic.SubPopulations*c.Genetic.Size) {
 		settings = append(settings, o.Setting)
 	}
 	g := newGenome(v, groups, settings)
@@ -267,8 +276,8 @@ func (s *pipelineState) evolve(ctx context.Context, best Outcome, kept []Candida
 	for k := range active {
 		active[k] = true
 	}
-	sc := func(kids []Candidate) []Candidate { return s.thompson(kids, s.c.Batch) }
-	return evolve(ctx, r, g, s.c.Genetic, active, base, sc, s.rng.Uint64())
+	sc := func(kids []Candidate) []Candidate { return s.thompson(kids, c.Batch) }
+	return evolve(ctx, r, g, c.Genetic, active, base, sc, s.rng.Uint64())
 }
 
 // pruneOnSurrogate runs IterML on the surrogate evaluator, free of real runs, and returns the

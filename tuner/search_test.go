@@ -25,6 +25,7 @@ func methods() []Method {
 		&IterML{Pick: 8, Model: MLP},
 		&CSTuner{Initial: 16},
 		&Pipeline{},
+		&Bayes{},
 	}
 }
 

@@ -9,16 +9,25 @@ import (
 
 // surrogate is the Trees ensemble fitted to everything a run has evaluated (ln of the
 // objective; failures as twice the slowest success), for the strategies that consult a model
-// between evaluations: csTuner's grouping lookups and the Pipeline's screening.
+// between evaluations: csTuner's grouping lookups, the Pipeline's screening and Bayes.
 type surrogate struct {
 	enc *encoder
 	e   *ensemble // nil while nothing has succeeded
 }
 
-func fitSurrogate(r *Run, enc *encoder, rng *rand.Rand) *surrogate {
+// fitSurrogate fits the ensemble with parameters p. With cap in (0, 1) the targets above their
+// cap-quantile are lowered to it: the model then spends its splits telling the fast settings
+// apart, not ranking the slow ones (a failure and a setting 100x slower are equally useless).
+func fitSurrogate(r *Run, enc *encoder, p ensembleParams, cap float64, rng *rand.Rand) *surrogate {
 	s := &surrogate{enc: enc}
 	if X, y := trainingSet(enc, r.History()); X != nil {
-		s.e = fitEnsemble(X, y, defaultEnsemble, rng)
+		if cap > 0 && cap < 1 {
+			q := quantile(y, cap)
+			for i := range y {
+				y[i] = min(y[i], q)
+			}
+		}
+		s.e = fitEnsemble(X, y, p, rng)
 	}
 	return s
 }
@@ -40,9 +49,13 @@ func (s *surrogate) timeOf(r *Run, v int) timeOf {
 	}
 }
 
+// maxTies bounds the rows tied in one tree that thompsonRows ranks by the ensemble's mean.
+const maxTies = 64
+
 // thompsonRows picks up to k of the encoded rows by Thompson sampling: for each pick one tree
 // of the ensemble, a draw from the model's posterior, names its fastest row not picked yet;
-// rows that tree cannot tell apart are told apart by the ensemble's mean. Without a model it
+// rows that tree cannot tell apart (at most maxTies of them, drawn at random) are told apart by
+// the ensemble's mean. Without a model it
 // picks at random.
 func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int {
 	k = min(k, len(rows))
@@ -75,6 +88,14 @@ func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int 
 			case v == bv:
 				ties = append(ties, i)
 			}
+		}
+		if len(ties) > maxTies {
+			// A tree with few leaves ties thousands of rows: rank a random few by the mean.
+			for j := range maxTies {
+				k := j + rng.IntN(len(ties)-j)
+				ties[j], ties[k] = ties[k], ties[j]
+			}
+			ties = ties[:maxTies]
 		}
 		bi := ties[0]
 		for _, i := range ties[1:] {

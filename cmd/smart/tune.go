@@ -57,6 +57,8 @@ time, the evaluations used and where the time comes from. Methods:
   pipeline    OCs ranked by a classifier (--classifier), spaces pruned with IterML on a
               surrogate (--surrogate) or on a first batch of real runs, then a genetic search
               screened by a model of the real runs
+  bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
+              to every run so far (the fewest evaluations on the Kernel Tuner data sets)
 Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
 model:PATH (a runtime model from smart train; predicted), replay:PATH (a data set directory,
 or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
@@ -67,9 +69,10 @@ best setting of a stencil.
 Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
   smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
+  smart tune --evaluator replay:datasets/kernel-tuner/dedispersion_milo/W7800.json.gz --method bayes --budget 100
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
-	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner or pipeline")
+	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
 	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m (0: no limit)")
@@ -329,8 +332,10 @@ func tuneMethod(name, model string, pick, cut float64, initial, variants int) (t
 			return nil, usagef("--variants must be at least 1")
 		}
 		return &tuner.Pipeline{Variants: variants}, nil
+	case "bayes":
+		return &tuner.Bayes{}, nil
 	}
-	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner or pipeline", name)
+	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner, pipeline or bayes", name)
 }
 
 // traceCSV is the trace for plots: one line per evaluation.

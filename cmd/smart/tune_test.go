@@ -11,31 +11,35 @@ import (
 
 func TestTuneKernelTunerCLI(t *testing.T) {
 	root := ktdata.Require(t)
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "trace.csv")
-	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(root, "dedispersion_milo/W7800.json.gz"),
-		"--method", "random", "--budget", "25", "--seed", "3", "--json", "--trace", trace)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatalf("--json printed %q: %v", stdout, err)
-	}
-	for _, k := range []string{"best_setting", "best_time_ms", "evaluations", "method", "seed", "source", "trace"} {
-		if _, ok := out[k]; !ok {
-			t.Errorf("--json lacks %s: %s", k, stdout)
-		}
-	}
-	if out["evaluations"] != 25.0 || out["method"] != "random" || out["seed"] != 3.0 || out["source"] != "imported" {
-		t.Errorf("output %v", out)
-	}
-	b, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 26 || !strings.HasPrefix(lines[0], "evaluation,best_ms") {
-		t.Errorf("trace has %d lines, header %q", len(lines), lines[0])
+	for _, method := range []string{"random", "bayes"} {
+		t.Run(method, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "trace.csv")
+			code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(root, "dedispersion_milo/W7800.json.gz"),
+				"--method", method, "--budget", "25", "--seed", "3", "--json", "--trace", trace)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var out map[string]any
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatalf("--json printed %q: %v", stdout, err)
+			}
+			for _, k := range []string{"best_setting", "best_time_ms", "evaluations", "method", "seed", "source", "trace"} {
+				if _, ok := out[k]; !ok {
+					t.Errorf("--json lacks %s: %s", k, stdout)
+				}
+			}
+			if out["evaluations"] != 25.0 || out["method"] != method || out["seed"] != 3.0 || out["source"] != "imported" {
+				t.Errorf("output %v", out)
+			}
+			b, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 26 || !strings.HasPrefix(lines[0], "evaluation,best_ms") {
+				t.Errorf("trace has %d lines, header %q", len(lines), lines[0])
+			}
+		})
 	}
 }
 

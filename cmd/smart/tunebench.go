@@ -75,7 +75,7 @@ Examples:
   smart tune-bench datasets/kernel-tuner/*/[AMW]*[0-9].json.gz
   smart tune-bench datasets/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
   smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`)
-	methods := fs.String("methods", "random,iterml,cstuner,pipeline", "strategies compared, comma-separated")
+	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes", "strategies compared, comma-separated")
 	seeds := fs.Int("seeds", 20, "seeds per strategy and data set")
 	randomSeeds := fs.Int("random-seeds", 100, "seeds of random sampling, which is cheap")
 	budget := fs.Int("budget", 2000, "most evaluations of one search")
@@ -181,8 +181,10 @@ func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, er
 			c.New = func() tuner.Method { return &tuner.CSTuner{} }
 		case "pipeline":
 			c.New = func() tuner.Method { return &tuner.Pipeline{} }
+		case "bayes":
+			c.New = func() tuner.Method { return &tuner.Bayes{} }
 		default:
-			return nil, usagef("--methods: unknown strategy %q; use random, iterml, cstuner or pipeline", name)
+			return nil, usagef("--methods: unknown strategy %q; use random, iterml, cstuner, pipeline or bayes", name)
 		}
 		out = append(out, c)
 	}
