@@ -32,19 +32,12 @@ func (*Bayes) Name() string { return "bayes" }
 
 func (m *Bayes) withDefaults() Bayes {
 	c := *m
-	set := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	set(&c.Initial, 10)
-	set(&c.Trees, 16)
-	set(&c.Batch, 2)
-	set(&c.Pool, 1<<15)
-	set(&c.Screen, 8192)
-	if c.Cap == 0 {
-		c.Cap = 0.5
-	}
+	setDefault(&c.Initial, 10)
+	setDefault(&c.Trees, 16)
+	setDefault(&c.Batch, 2)
+	setDefault(&c.Pool, 1<<15)
+	setDefault(&c.Screen, 8192)
+	setDefault(&c.Cap, 0.5)
 	return c
 }
 

@@ -32,30 +32,14 @@ type Genetic struct {
 }
 
 func (g Genetic) withDefaults() Genetic {
-	if g.SubPopulations == 0 {
-		g.SubPopulations = 2
-	}
-	if g.Size == 0 {
-		g.Size = 16
-	}
-	if g.Crossover == 0 {
-		g.Crossover = 0.8
-	}
-	if g.Mutation == 0 {
-		g.Mutation = 0.005
-	}
-	if g.MigrateEvery == 0 {
-		g.MigrateEvery = 5
-	}
-	if g.TopN == 0 {
-		g.TopN = 4
-	}
-	if g.Threshold == 0 {
-		g.Threshold = 0.02
-	}
-	if g.Stall == 0 {
-		g.Stall = 5
-	}
+	setDefault(&g.SubPopulations, 2)
+	setDefault(&g.Size, 16)
+	setDefault(&g.Crossover, 0.8)
+	setDefault(&g.Mutation, 0.005)
+	setDefault(&g.MigrateEvery, 5)
+	setDefault(&g.TopN, 4)
+	setDefault(&g.Threshold, 0.02)
+	setDefault(&g.Stall, 5)
 	return g
 }
 

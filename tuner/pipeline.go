@@ -44,21 +44,14 @@ func (*Pipeline) Name() string { return "pipeline" }
 
 func (m *Pipeline) withDefaults() Pipeline {
 	c := *m
-	set := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	set(&c.Variants, 2)
-	set(&c.First, 10)
-	set(&c.Pick, 4)
-	set(&c.Keep, 256)
-	set(&c.Batch, 4)
-	set(&c.Pool, 1<<15)
-	set(&c.Screen, 8192)
-	if c.Cut == 0 {
-		c.Cut = 0.5
-	}
+	setDefault(&c.Variants, 2)
+	setDefault(&c.First, 10)
+	setDefault(&c.Pick, 4)
+	setDefault(&c.Keep, 256)
+	setDefault(&c.Batch, 4)
+	setDefault(&c.Pool, 1<<15)
+	setDefault(&c.Screen, 8192)
+	setDefault(&c.Cut, 0.5)
 	c.Genetic = c.Genetic.withDefaults()
 	return c
 }

@@ -408,3 +408,10 @@ func (r *Run) record(c Candidate, key string, m smart.Measurement) {
 		r.p.Progress(len(r.history), best.Value)
 	}
 }
+
+// setDefault sets an option left at zero to its default.
+func setDefault[T int | float64](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
+}
