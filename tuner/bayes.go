@@ -3,7 +3,12 @@ package tuner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+
+	"smart"
+	"smart/dataset"
 )
 
 // Bayes is Bayesian optimisation with the Trees ensemble as its surrogate and Thompson sampling
@@ -25,6 +30,12 @@ type Bayes struct {
 	Cap     float64 // quantile of the run times above which they count as equal (0 means 0.5; 1 keeps them all apart)
 	Pool    int     // settings a larger space is searched through (0 means 1<<15)
 	Screen  int     // settings not run yet that one round ranks (0 means 8192)
+	// Prior, when set, ranks settings before any run, at no cost in evaluations: a Transfer
+	// from other GPUs' measurements of the kernel, a runtime model, the analytic model. The
+	// Initial first runs are then the settings of the pool it ranks fastest instead of random
+	// ones; from there the search learns from the real runs alone, so a wrong prior costs
+	// Initial runs and no more.
+	Prior smart.Evaluator
 }
 
 // Name implements Method.
@@ -50,11 +61,24 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 	nv := len(r.p.Variants)
 	p := ensembleParams{trees: c.Trees, minLeaf: 1, featureFrac: 1}
 	s := newThompsonPool(r, nv, c.Pool, c.Screen, p, c.Cap, rand.New(rand.NewPCG(r.Seed(), 0xba7e5)))
-	if err := randomFrom(ctx, r, nv, c.Initial); err != nil {
-		return err
-	}
-	if err := s.fill(); err != nil {
-		return err
+	if c.Prior == nil {
+		if err := randomFrom(ctx, r, nv, c.Initial); err != nil {
+			return err
+		}
+		if err := s.fill(); err != nil {
+			return err
+		}
+	} else {
+		if err := s.fill(); err != nil {
+			return err
+		}
+		first, err := priorFastest(ctx, r, c.Prior, s.rest, c.Initial)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Evaluate(ctx, first); err != nil {
+			return err
+		}
 	}
 	for {
 		s.compact()
@@ -68,4 +92,31 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 			return err
 		}
 	}
+}
+
+// priorFastest returns the n candidates the prior ranks fastest. A setting the prior fails, or
+// a replayed prior lacks, ranks last.
+func priorFastest(ctx context.Context, r *Run, prior smart.Evaluator, cands []Candidate, n int) ([]Candidate, error) {
+	t := make([]float64, len(cands))
+	for i, c := range cands {
+		m, err := prior.Evaluate(ctx, r.query(c))
+		switch {
+		case errors.Is(err, dataset.ErrNotMeasured):
+			t[i] = math.Inf(1)
+		case err != nil:
+			return nil, fmt.Errorf("bayes: the prior: %w", err)
+		case !m.OK():
+			t[i] = math.Inf(1)
+		case r.p.Objective != nil:
+			t[i] = r.p.Objective(m)
+		default:
+			t[i] = m.TimeMs
+		}
+	}
+	idx := argsort(t)
+	out := make([]Candidate, 0, n)
+	for _, i := range idx[:min(n, len(idx))] {
+		out = append(out, cands[i])
+	}
+	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"smart"
 )
 
 // Case is a problem whose optimum is known, for comparing strategies.
@@ -16,6 +18,9 @@ type Case struct {
 	Problem Problem
 	Optimum float64 // the fastest objective of the whole space
 	Size    int     // settings of the space
+	// Prior is what a strategy may know before its first run, e.g. a Transfer from the same
+	// kernel's measurements on other GPUs; nil when there is nothing.
+	Prior smart.Evaluator
 }
 
 // Optimum evaluates every setting of p (with the evaluator of p, which should be cheap: a
@@ -40,6 +45,16 @@ type Contender struct {
 	// ForBudget, when set, builds the method for a given evaluation budget in Standards (IterML
 	// sized to spend it in a few iterations); New is used otherwise.
 	ForBudget func(budget int) Method
+	// ForCase, when set, builds the method for a case in Compare (a strategy given the case's
+	// Prior); a nil method leaves the case out for this contender. New is used otherwise.
+	ForCase func(c Case) Method
+}
+
+func (c Contender) forCase(cs Case) Method {
+	if c.ForCase != nil {
+		return c.ForCase(cs)
+	}
+	return c.New()
 }
 
 func (c Contender) method(budget int) Method {
@@ -98,26 +113,29 @@ func quantile(v []float64, q float64) float64 {
 // parallel goroutines (0: one per CPU); each is deterministic, so the result does not depend
 // on scheduling. done, if not nil, is called after each search.
 func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, share float64, parallel int, done func()) ([]Reach, error) {
-	type job struct{ c, m, seed int }
+	type job struct{ c, m, seed, out int }
 	var jobs []job
 	out := make([]Reach, 0, len(cases)*len(cs))
 	for ci, c := range cases {
 		for mi, m := range cs {
+			if m.forCase(c) == nil {
+				continue
+			}
 			out = append(out, Reach{Case: c.Name, Method: m.Name, Budget: budget, Evaluations: make([]int, m.Seeds)})
 			for s := range m.Seeds {
-				jobs = append(jobs, job{ci, mi, s})
+				jobs = append(jobs, job{ci, mi, s, len(out) - 1})
 			}
 		}
 	}
 	err := parallelDo(ctx, len(jobs), parallel, func(ctx context.Context, j int) error {
 		jb := jobs[j]
 		c := cases[jb.c]
-		res, err := Search(ctx, c.Problem, Budget{Evaluations: budget, Target: c.Optimum / share}, cs[jb.m].New(), uint64(jb.seed))
+		res, err := Search(ctx, c.Problem, Budget{Evaluations: budget, Target: c.Optimum / share}, cs[jb.m].forCase(c), uint64(jb.seed))
 		if err != nil {
 			return fmt.Errorf("%s on %s, seed %d: %w", cs[jb.m].Name, c.Name, jb.seed, err)
 		}
 		if res.Stop == StopTarget {
-			out[jb.c*len(cs)+jb.m].Evaluations[jb.seed] = res.Evaluations
+			out[jb.out].Evaluations[jb.seed] = res.Evaluations
 		}
 		if done != nil {
 			done()

@@ -46,7 +46,7 @@ func commands() []command {
 		{"eval", "score a model per GPU: cross-validation, leave-one-GPU-out", runEval},
 		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},
 		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
-		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline", runTune},
+		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes", runTune},
 		{"tune-bench", "compare the tuning strategies on replayed and simulated spaces", runTuneBench},
 	}
 }

@@ -43,7 +43,9 @@ type tuneOutput struct {
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
 	OCs        []string `json:"ocs"` // the variants searched, in rank order
-	Trace      []any    `json:"trace"`
+	// Prior names what ranked settings before any run (--surrogate), empty when nothing did.
+	Prior string `json:"prior,omitempty"`
+	Trace []any  `json:"trace"`
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -70,6 +72,7 @@ Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
   smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
   smart tune --evaluator replay:datasets/kernel-tuner/dedispersion_milo/W7800.json.gz --method bayes --budget 100
+  smart tune --evaluator replay:kt/convolution_milo/W6600.json.gz --method bayes --surrogate transfer:kt/convolution_milo/A4000.json.gz,kt/convolution_milo/W7800.json.gz
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
 	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
@@ -79,7 +82,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline)")
-	surFlag := fs.String("surrogate", "", "sim or model:PATH: prunes the spaces without real runs (pipeline)")
+	surFlag := fs.String("surrogate", "", "sim, model:PATH (stencils) or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first")
 	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
 	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
@@ -132,10 +135,22 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if p, ok := m.(*tuner.Pipeline); ok && *surFlag != "" {
-		if p.Surrogate, err = t.surrogate(*surFlag); err != nil {
+	if *surFlag != "" {
+		p, isPipe := m.(*tuner.Pipeline)
+		b, isBayes := m.(*tuner.Bayes)
+		if !isPipe && !isBayes {
+			return usagef("--surrogate is used by --method pipeline and bayes, not %s", m.Name())
+		}
+		sur, err := t.surrogate(ctx, *surFlag)
+		if err != nil {
 			return err
 		}
+		if isPipe {
+			p.Surrogate = sur
+		} else {
+			b.Prior = sur
+		}
+		t.prior = *surFlag
 	}
 	total := *budget
 	if total == 0 {
@@ -170,7 +185,8 @@ type tuneSetup struct {
 	problem tuner.Problem
 	gpu     smart.GPU
 	kernel  string
-	meanObj bool // Kernel Tuner's objective (the mean time)
+	meanObj bool   // Kernel Tuner's objective (the mean time)
+	prior   string // --surrogate
 }
 
 func (t *tuneSetup) kernelTuner(ctx context.Context, path, device string) error {
@@ -253,18 +269,39 @@ func (t *tuneSetup) modelEvaluator(path string) (smart.Evaluator, error) {
 	return train.NewEvaluator(m, t.cat)
 }
 
-// surrogate reads --surrogate: the analytic model or a runtime model.
-func (t *tuneSetup) surrogate(flag string) (smart.Evaluator, error) {
+// surrogate reads --surrogate: the analytic model or a runtime model for a stencil, the same
+// kernel's Kernel Tuner caches from other GPUs for a Kernel Tuner kernel.
+func (t *tuneSetup) surrogate(ctx context.Context, flag string) (smart.Evaluator, error) {
 	kind, path, _ := strings.Cut(flag, ":")
+	if t.problem.Stencil == nil {
+		if kind != "transfer" || path == "" {
+			return nil, usagef("--surrogate %q: a Kernel Tuner kernel takes transfer:CACHE[,CACHE...], its caches from other GPUs", flag)
+		}
+		var others []*tuner.KernelTuner
+		for _, f := range strings.Split(path, ",") {
+			k, err := tuner.OpenKernelTuner(ctx, f, "")
+			if err != nil {
+				return nil, fmt.Errorf("--surrogate: %w", err)
+			}
+			switch {
+			case k.Kernel.Name != t.kernel:
+				return nil, usagef("--surrogate: %s holds kernel %s, not %s", f, k.Kernel.Name, t.kernel)
+			case k.Device == t.gpu.Name:
+				return nil, usagef("--surrogate: %s was measured on %s, the GPU being tuned: a prior must come from other GPUs", f, k.Device)
+			}
+			others = append(others, k)
+		}
+		tr := tuner.TransferFrom(others)
+		fmt.Fprintf(t.e.stderr, "prior: %s's times on %s, predicted from %s\n", t.kernel, t.gpu.Name, tr.What)
+		return tr, nil
+	}
 	switch {
-	case t.problem.Stencil == nil:
-		return nil, usagef("--surrogate models stencils; a Kernel Tuner kernel is pruned on real (replayed) runs")
 	case kind == "sim":
 		return roofline.Evaluator{Catalog: t.cat}, nil
 	case kind == "model" && path != "":
 		return t.modelEvaluator(path)
 	}
-	return nil, usagef("--surrogate %q: use sim or model:PATH", flag)
+	return nil, usagef("--surrogate %q: a stencil takes sim or model:PATH", flag)
 }
 
 // rank orders the stencil's OCs with the classifier.
@@ -383,7 +420,7 @@ func (t *tuneSetup) emit(path string, res tuner.Result) error {
 func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 	o := tuneOutput{Method: res.Method, Seed: res.Seed, Kernel: t.kernel, GPU: t.gpu.Name,
 		BestSetting: res.Best.Setting, Objective: "time_ms (median of the runs)", Evaluations: res.Evaluations,
-		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Trace: []any{}}
+		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Prior: t.prior, Trace: []any{}}
 	if t.meanObj {
 		o.Objective = "mean_ms (Kernel Tuner's objective)"
 	}
@@ -428,6 +465,9 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 		res.Method, res.Seed, res.Evaluations, o.Failures, res.Stop, res.Elapsed.Round(time.Millisecond), o.OverheadMs)
 	if len(o.OCs) > 1 {
 		fmt.Fprintf(w, "OCs searched, in rank order: %s\n", strings.Join(o.OCs, ","))
+	}
+	if o.Prior != "" {
+		fmt.Fprintf(w, "settings ranked before any run by %s\n", o.Prior)
 	}
 	return nil
 }

@@ -82,3 +82,73 @@ func TestTuneUsageErrors(t *testing.T) {
 		t.Errorf("--help: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestTuneTransferCLI tunes a Kernel Tuner cache with a prior from the same kernel on other
+// GPUs, and refuses priors that are no such thing.
+func TestTuneTransferCLI(t *testing.T) {
+	root := ktdata.Require(t)
+	conv := func(gpu string) string { return filepath.Join(root, "convolution_milo", gpu+".json.gz") }
+	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+conv("W6600"), "--method", "bayes", "--budget", "10",
+		"--surrogate", "transfer:"+conv("A4000")+","+conv("W7800"), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out["evaluations"] != 10.0 || !strings.HasPrefix(out["prior"].(string), "transfer:") || out["source"] != "imported" {
+		t.Errorf("output %v", out)
+	}
+	if !strings.Contains(errs, "predicted from imported measurements on NVIDIA RTX A4000, AMD Radeon PRO W7800") {
+		t.Errorf("stderr does not say what the prior rests on: %q", errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "bayes", "--surrogate", "transfer:" + conv("W6600")}, "the GPU being tuned"},
+		{[]string{"--method", "bayes", "--surrogate", "transfer:" + filepath.Join(root, "dedispersion_milo", "A4000.json.gz")}, "holds kernel dedispersion_kernel"},
+		{[]string{"--method", "bayes", "--surrogate", "sim"}, "transfer:CACHE"},
+		{[]string{"--method", "iterml", "--surrogate", "transfer:" + conv("A4000")}, "pipeline and bayes"},
+	} {
+		args := append([]string{"tune", "--evaluator", "replay:" + conv("W6600"), "--budget", "5"}, c.args...)
+		code, _, errs := runCLI(t, "", args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestTuneBenchCLI compares two strategies on two GPUs' caches of one kernel: each GPU's
+// transfer prior is the other's cache, and the optimum is read from the whole cache.
+func TestTuneBenchCLI(t *testing.T) {
+	root := ktdata.Require(t)
+	files := []string{filepath.Join(root, "dedispersion_milo", "W6600.json.gz"), filepath.Join(root, "dedispersion_milo", "W7800.json.gz")}
+	code, stdout, errs := runCLI(t, "", append([]string{"tune-bench", "--methods", "random,bayes-transfer", "--seeds", "2",
+		"--random-seeds", "3", "--budget", "300", "--ratios", "", "--json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var out tuneBenchOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Cases) != 2 || out.Cases[0].Settings != 11130 || len(out.Reach) != 4 {
+		t.Fatalf("cases %+v, %d results", out.Cases, len(out.Reach))
+	}
+	for _, r := range out.Reach {
+		want := map[string]int{"random": 3, "bayes-transfer": 2}[r.Method]
+		if r.Seeds != want || len(r.Evaluations) != want {
+			t.Errorf("%s on %s: %d seeds, want %d", r.Method, r.Case, r.Seeds, want)
+		}
+		for _, e := range r.Evaluations {
+			if e < 0 || e > 300 {
+				t.Errorf("%s on %s: %d evaluations with a budget of 300", r.Method, r.Case, e)
+			}
+		}
+	}
+	if code, _, errs := runCLI(t, "", "tune-bench", "--methods", "annealing", files[0]); code != 2 || !strings.Contains(errs, "bayes-transfer") {
+		t.Errorf("unknown strategy: exit %d, %q", code, errs)
+	}
+}

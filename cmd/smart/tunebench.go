@@ -75,7 +75,7 @@ Examples:
   smart tune-bench datasets/kernel-tuner/*/[AMW]*[0-9].json.gz
   smart tune-bench datasets/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
   smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`)
-	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes", "strategies compared, comma-separated")
+	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
 	seeds := fs.Int("seeds", 20, "seeds per strategy and data set")
 	randomSeeds := fs.Int("random-seeds", 100, "seeds of random sampling, which is cheap")
 	budget := fs.Int("budget", 2000, "most evaluations of one search")
@@ -119,8 +119,12 @@ Examples:
 		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: sources[i]})
 	}
 	searches := 0
-	for _, c := range contenders {
-		searches += c.Seeds * len(cases)
+	for _, m := range contenders {
+		for _, c := range cases {
+			if m.ForCase == nil || m.ForCase(c) != nil {
+				searches += m.Seeds
+			}
+		}
 	}
 	bar := newProgress(e, "searches", searches)
 	n := 0
@@ -183,8 +187,22 @@ func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, er
 			c.New = func() tuner.Method { return &tuner.Pipeline{} }
 		case "bayes":
 			c.New = func() tuner.Method { return &tuner.Bayes{} }
+		case "pipeline-transfer":
+			c.ForCase = func(cs tuner.Case) tuner.Method {
+				if cs.Prior == nil {
+					return nil
+				}
+				return &tuner.Pipeline{Surrogate: cs.Prior}
+			}
+		case "bayes-transfer":
+			c.ForCase = func(cs tuner.Case) tuner.Method {
+				if cs.Prior == nil {
+					return nil
+				}
+				return &tuner.Bayes{Prior: cs.Prior}
+			}
 		default:
-			return nil, usagef("--methods: unknown strategy %q; use random, iterml, cstuner, pipeline or bayes", name)
+			return nil, usagef("--methods: unknown strategy %q; use random, iterml, cstuner, pipeline, bayes, pipeline-transfer or bayes-transfer", name)
 		}
 		out = append(out, c)
 	}
@@ -195,6 +213,7 @@ func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, er
 func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]tuner.Case, []smart.Source, error) {
 	var cases []tuner.Case
 	var sources []smart.Source
+	var kts []*tuner.KernelTuner
 	for _, f := range files {
 		k, err := tuner.OpenKernelTuner(ctx, f, "")
 		if err != nil {
@@ -205,7 +224,19 @@ func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocNam
 		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
-		cases, sources = append(cases, c), append(sources, smart.Imported)
+		cases, sources, kts = append(cases, c), append(sources, smart.Imported), append(kts, k)
+	}
+	// The transfer strategies' prior: the same kernel measured on the other GPUs given.
+	for i, k := range kts {
+		var others []*tuner.KernelTuner
+		for j, o := range kts {
+			if j != i && o.Kernel.Name == k.Kernel.Name && o.Device != k.Device {
+				others = append(others, o)
+			}
+		}
+		if len(others) > 0 {
+			cases[i].Prior = tuner.TransferFrom(others)
+		}
 	}
 	if sim != "" {
 		st, err := loadStencil(e, sim, smart.Limits{MaxOrder: smart.MaxMaxOrder})

@@ -1,0 +1,170 @@
+package tuner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"smart"
+	"smart/dataset"
+)
+
+// timeTable answers a fixed time per value of parameter "a": a missing value is not measured,
+// a non-positive time is a failed run.
+type timeTable map[int]float64
+
+func (tt timeTable) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	v, ok := tt[q.Setting["a"]]
+	if !ok {
+		return smart.Measurement{}, fmt.Errorf("a=%d: %w", q.Setting["a"], dataset.ErrNotMeasured)
+	}
+	if v <= 0 {
+		return smart.Measurement{Status: smart.StatusLaunchError}, nil
+	}
+	return smart.Measurement{Status: smart.StatusOK, TimeMs: v, MeanMs: 2 * v}, nil
+}
+
+func TestTransfer(t *testing.T) {
+	tr := Transfer{Sources: []smart.Evaluator{
+		timeTable{1: 2, 2: 4, 3: 0},
+		timeTable{1: 8, 2: 0, 3: 0},
+		timeTable{1: 1},
+	}}
+	cases := []struct {
+		a    int
+		want float64 // 0: a failure
+	}{
+		{1, 2.5198420997897464}, // (2*8*1)^(1/3)
+		{2, 4},                  // failed on the second GPU, not measured on the third
+		{3, 0},                  // failed wherever it was measured
+	}
+	for _, c := range cases {
+		m, err := tr.Evaluate(context.Background(), smart.Query{Setting: smart.Setting{"a": c.a}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.want == 0 {
+			if m.OK() {
+				t.Errorf("a=%d: %v ms, want a failure", c.a, m.TimeMs)
+			}
+			continue
+		}
+		if !m.OK() || math.Abs(m.TimeMs-c.want) > 1e-12 || m.Source != smart.Predicted {
+			t.Errorf("a=%d: %+v, want %v ms predicted", c.a, m, c.want)
+		}
+	}
+	// The objective is what is averaged: Kernel Tuner's mean time here is twice the median.
+	tr.Objective = MeanTime
+	if m, _ := tr.Evaluate(context.Background(), smart.Query{Setting: smart.Setting{"a": 2}}); math.Abs(m.TimeMs-8) > 1e-12 {
+		t.Errorf("mean-time transfer of a=2: %v, want 8", m.TimeMs)
+	}
+	broken := Transfer{Sources: []smart.Evaluator{evalFunc(func() error { return errors.New("disk gone") })}}
+	if _, err := broken.Evaluate(context.Background(), smart.Query{Setting: smart.Setting{"a": 1}}); err == nil {
+		t.Error("an evaluator error of a source was swallowed")
+	}
+}
+
+type evalFunc func() error
+
+func (f evalFunc) Evaluate(context.Context, smart.Query) (smart.Measurement, error) {
+	return smart.Measurement{}, f()
+}
+
+// truth is the test problem's run time as a second evaluator, so a prior can know it without
+// spending the fake evaluator's one query per setting.
+type truth struct{}
+
+func (truth) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	v, ok := testTime(q.Setting)
+	if !ok {
+		return smart.Measurement{Status: smart.StatusLaunchError}, nil
+	}
+	return smart.Measurement{Status: smart.StatusOK, TimeMs: v}, nil
+}
+
+// TestBayesPrior checks that the first runs under a prior are the settings it ranks fastest:
+// with the truth as the prior, the Initial fastest settings of the whole space, so the first
+// run is the optimum.
+func TestBayesPrior(t *testing.T) {
+	p, _ := testProblem(t)
+	res, err := Search(context.Background(), p, Budget{Evaluations: 30}, &Bayes{Prior: truth{}, Initial: 5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []float64
+	for s := range p.Variants[0].Space.All() {
+		if v, ok := testTime(s); ok {
+			all = append(all, v)
+		}
+	}
+	slices.Sort(all)
+	var first []float64
+	for _, o := range res.History[:5] {
+		first = append(first, o.Value)
+	}
+	slices.Sort(first)
+	if !slices.Equal(first, all[:5]) {
+		t.Errorf("first runs took %v ms; the five fastest settings take %v", first, all[:5])
+	}
+	if res.Trace[0] != all[0] {
+		t.Errorf("first run %v ms, optimum %v", res.Trace[0], all[0])
+	}
+}
+
+// TestCompare checks the comparison harness against searches run one by one, and that a
+// contender built per case leaves out the cases it has nothing for.
+func TestCompare(t *testing.T) {
+	ctx := context.Background()
+	mk := func(prior smart.Evaluator) Case {
+		p, _ := testProblem(t)
+		p.Evaluator = truth{} // many searches share it: the one-query-per-setting check is per search
+		opt, n, err := Optimum(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Case{Name: fmt.Sprintf("prior=%v", prior != nil), Problem: p, Optimum: opt, Size: n, Prior: prior}
+	}
+	cases := []Case{mk(nil), mk(truth{})}
+	cs := []Contender{
+		{Name: "random", New: func() Method { return &Random{} }, Seeds: 4},
+		{Name: "bayes-prior", Seeds: 3, ForCase: func(c Case) Method {
+			if c.Prior == nil {
+				return nil
+			}
+			return &Bayes{Prior: c.Prior}
+		}},
+	}
+	reach, err := Compare(ctx, cases, cs, 50, 0.95, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range reach {
+		got = append(got, r.Case+"/"+r.Method)
+	}
+	if want := []string{"prior=false/random", "prior=true/random", "prior=true/bayes-prior"}; !slices.Equal(got, want) {
+		t.Fatalf("compared %v, want %v", got, want)
+	}
+	for seed, e := range reach[0].Evaluations {
+		res, err := Search(ctx, cases[0].Problem, Budget{Evaluations: 50}, &Random{}, uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for i, v := range res.Trace {
+			if v <= cases[0].Optimum/0.95 {
+				want = i + 1
+				break
+			}
+		}
+		if e != want {
+			t.Errorf("random seed %d: Compare says %d evaluations, the search alone %d", seed, e, want)
+		}
+	}
+	if !slices.Equal(reach[2].Evaluations, []int{1, 1, 1}) {
+		t.Errorf("with the truth as prior the first run should reach the goal: %v", reach[2].Evaluations)
+	}
+}
