@@ -72,7 +72,8 @@ Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
   smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
   smart tune --evaluator replay:datasets/kernel-tuner/dedispersion_milo/W7800.json.gz --method bayes --budget 100
-  smart tune --evaluator replay:kt/convolution_milo/W6600.json.gz --method bayes --surrogate transfer:kt/convolution_milo/A4000.json.gz,kt/convolution_milo/W7800.json.gz
+  smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
+    --surrogate transfer:datasets/kernel-tuner/convolution_milo/A4000.json.gz,datasets/kernel-tuner/convolution_milo/W7800.json.gz
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
 	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")

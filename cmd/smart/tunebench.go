@@ -70,6 +70,9 @@ is printed beside it where issue 9 quotes one. Then IterML's two standards (Cui 
 section 5) as a function of the share of the space sampled: the median and the 5th percentile
 of optimum/best over the seeds, for random sampling and for IterML spending that budget in four
 iterations. Strategies run with fixed, documented settings, the same on every data set.
+pipeline-transfer and bayes-transfer also get a prior: the same kernel's caches on the other
+GPUs given on the command line (never the file's own), so they run only on Kernel Tuner files
+whose kernel was given for more than one GPU.
 
 Examples:
   smart tune-bench datasets/kernel-tuner/*/[AMW]*[0-9].json.gz
