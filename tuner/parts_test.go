@@ -287,3 +287,37 @@ func TestSurrogateCap(t *testing.T) {
 		t.Error("the uncapped surrogate predicts nothing above the median either: the test checks nothing")
 	}
 }
+
+// TestThompsonPoolWindow checks the screen of a pool larger than one pick ranks: a window of
+// distinct settings not run yet, of the requested size, that moves between picks.
+func TestThompsonPoolWindow(t *testing.T) {
+	p, _ := testProblem(t)
+	r := newRun(&p, Budget{}, 1)
+	s := newThompsonPool(r, 1, 1<<10, 16, defaultEnsemble, 1, rand.New(rand.NewPCG(5, 6)))
+	if err := s.fill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Evaluate(context.Background(), s.rest[:10]); err != nil {
+		t.Fatal(err)
+	}
+	s.compact()
+	starts := map[string]bool{}
+	for range 20 {
+		cands, rows := s.sample(nil)
+		if len(cands) != 16 || len(rows) != 16 {
+			t.Fatalf("window of %d settings (%d rows), want 16", len(cands), len(rows))
+		}
+		seen := map[string]bool{}
+		for _, c := range cands {
+			k := c.Setting.String()
+			if seen[k] || r.Seen(c) {
+				t.Fatalf("window holds %s twice or after it ran", k)
+			}
+			seen[k] = true
+		}
+		starts[cands[0].Setting.String()] = true
+	}
+	if len(starts) < 5 {
+		t.Errorf("the window started at %d places in 20 picks", len(starts))
+	}
+}
