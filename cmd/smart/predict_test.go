@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"smart/data"
 	"smart/models"
@@ -148,7 +150,9 @@ func TestRecommendHTML(t *testing.T) {
 		t.Skip("chromium is not installed: the report is not rendered (apt-get install chromium)")
 	}
 	shot := filepath.Join(dir, "report.png")
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hung browser fails, not stalls CI
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--window-size=1280,2200", "--screenshot="+shot, "file://"+page)
 	if b, err := cmd.CombinedOutput(); err != nil {
