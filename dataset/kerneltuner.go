@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -380,10 +381,7 @@ func readT4(path string, t *t4File, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			names = append(names, p.Name)
 		}
 	} else {
-		for name := range t.Results[0].Configuration {
-			names = append(names, name)
-		}
-		slices.Sort(names) // a JSON object's order is lost; any fixed order will do
+		names = slices.Sorted(maps.Keys(t.Results[0].Configuration)) // a JSON object's order is lost; any fixed order will do
 	}
 	if f.Kernel.Name == "" {
 		return nil, fmt.Errorf("%s: a T4 file does not name its kernel and no space.json sits beside it; name the kernel (e.g. --kernel convolution_kernel)", path)

@@ -3,9 +3,9 @@ package models
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -158,14 +158,7 @@ type Kind struct {
 type Kinds map[string]Kind
 
 // Names returns the registered names, sorted.
-func (k Kinds) Names() []string {
-	names := make([]string, 0, len(k))
-	for n := range k {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (k Kinds) Names() []string { return slices.Sorted(maps.Keys(k)) }
 
 // Lookup returns the kind called name that can learn task.
 func (k Kinds) Lookup(name string, task Task) (Kind, error) {
@@ -209,20 +202,11 @@ func ParseParams(s string) (map[string]string, error) {
 // an *int, *float64, *bool or *string), so every kind parses its parameters the same way. An
 // unknown name or a value of the wrong type is an error naming the parameter.
 func ApplyParams(params map[string]string, known map[string]any) error {
-	names := make([]string, 0, len(params))
-	for n := range params {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		v := params[name]
 		dst, ok := known[name]
 		if !ok {
-			valid := make([]string, 0, len(known))
-			for k := range known {
-				valid = append(valid, k)
-			}
-			sort.Strings(valid)
+			valid := slices.Sorted(maps.Keys(known))
 			return fmt.Errorf("unknown hyper-parameter %q; this kind takes %s", name, strings.Join(valid, ", "))
 		}
 		var err error

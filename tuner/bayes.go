@@ -105,12 +105,8 @@ func priorFastest(ctx context.Context, r *Run, prior smart.Evaluator, cands []Ca
 			t[i] = math.Inf(1)
 		case err != nil:
 			return nil, fmt.Errorf("bayes: the prior: %w", err)
-		case !m.OK():
-			t[i] = math.Inf(1)
-		case r.p.Objective != nil:
-			t[i] = r.p.Objective(m)
 		default:
-			t[i] = m.TimeMs
+			t[i] = r.p.value(m)
 		}
 	}
 	idx := argsort(t)

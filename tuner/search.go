@@ -381,19 +381,25 @@ func (r *Run) query(c Candidate) smart.Query {
 	return smart.Query{Stencil: r.p.Stencil, OC: r.p.Variants[c.Variant].OC, Setting: c.Setting.Clone(), GPU: r.p.GPU}
 }
 
+// value is the objective of a measurement: +Inf for a failure or a number that is no time.
+func (p *Problem) value(m smart.Measurement) float64 {
+	if !m.OK() {
+		return math.Inf(1)
+	}
+	v := m.TimeMs
+	if p.Objective != nil {
+		v = p.Objective(m)
+	}
+	if v < 0 || math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v
+}
+
 // record adds one evaluation to the history, the cache and the trace.
 func (r *Run) record(c Candidate, key string, m smart.Measurement) {
 	o := Outcome{Candidate: Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}, Measurement: m,
-		Value: math.Inf(1), N: len(r.history) + 1}
-	if m.OK() {
-		v := m.TimeMs
-		if r.p.Objective != nil {
-			v = r.p.Objective(m)
-		}
-		if v >= 0 && !math.IsNaN(v) {
-			o.Value = v
-		}
-	}
+		Value: r.p.value(m), N: len(r.history) + 1}
 	r.cache[c.Variant][key] = len(r.history)
 	r.history = append(r.history, o)
 	if o.OK() && (r.best < 0 || o.Value < r.history[r.best].Value) {

@@ -18,7 +18,7 @@ import (
 type Transfer struct {
 	Sources   []smart.Evaluator               // each answers for one other GPU
 	Objective func(smart.Measurement) float64 // the number compared; nil means TimeMs
-	// What names the data behind the prediction, e.g. "Kernel Tuner caches of A100, A4000".
+	// What names the data behind the prediction, e.g. "imported measurements on MI250X, W7800".
 	What string
 }
 

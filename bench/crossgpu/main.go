@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -209,14 +210,7 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 	return res, nil
 }
 
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
 
 func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalibration, seed uint64) (pairResult, error) {
 	r := pairResult{From: a.gpu.Name, To: b.gpu.Name, Calibration: cal}

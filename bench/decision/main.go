@@ -459,12 +459,7 @@ func fnv32(s string) uint32 {
 // with a price count).
 func argmin(t map[string]float64, price map[string]float64) string {
 	best, bv := "", math.Inf(1)
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
 		v := t[k]
 		if price != nil {
 			p, ok := price[k]

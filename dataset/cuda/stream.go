@@ -218,22 +218,7 @@ func (g *gen) plainLevel(w *writer, k, nt int, plane []int, ext func(int) [3]int
 		}
 		w.line("if (act) {")
 	}
-	if k < nt {
-		w.line("real v = real(0);")
-		w.line("if (%s && %s >= R && %s < %s - R) {", g.interior(plane, true), sn, sn, extentName(s))
-		w.line("%s", centreDecl)
-		w.line("v = %s;", expr)
-		w.line("} else if (%s) {", g.ingrid(plane))
-		w.line("v = in[%s];  // boundary points keep their value", g.gidx())
-		w.line("}")
-		w.line("real* dst = %s;", slot(k, sn))
-		w.line("dst[e] = v;")
-	} else {
-		w.line("if (%s) {", g.interior(plane, false))
-		w.line("%s", centreDecl)
-		w.line("out[%s] = %s;", g.gidx(), expr)
-		w.line("}")
-	}
+	g.storeLevel(w, k, nt, plane, slot, centreDecl, expr)
 	if window {
 		w.line("}")
 	}
@@ -290,23 +275,40 @@ func (g *gen) retimedLevel(w *writer, k, nt int, plane []int, ext func(int) [3]i
 	}
 	w.line("}")
 	w.line("if (act) {")
-	if k < nt {
-		w.line("real v = real(0);")
-		w.line("if (%s && %s >= R && %s < %s - R) {", g.interior(plane, true), sn, sn, sN)
-		w.line("v = %s[j][0];", acc)
-		w.line("} else if (%s) {", g.ingrid(plane))
-		w.line("v = in[%s];  // boundary points keep their value", g.gidx())
-		w.line("}")
-		w.line("real* dst = %s;", slot(k, sn))
-		w.line("dst[e] = v;")
-	} else {
-		w.line("if (%s) out[%s] = %s[j][0];", g.interior(plane, false), g.gidx(), acc)
-	}
+	g.storeLevel(w, k, nt, plane, slot, "", acc+"[j][0]")
 	w.line("}")
 	w.line("#pragma unroll")
 	w.line("for (int d = 0; d < 2 * R; ++d) %s[j][d] = %s[j][d + 1];", acc, acc)
 	w.line("%s[j][2 * R] = real(0);", acc)
 	closeN(w, close)
+}
+
+// storeLevel writes the value of level k at the current point of the streamed plane: into the
+// level's slot for an intermediate level (boundary points keep the input's value), into out for
+// the last one. decl, when not empty, declares what value reads.
+func (g *gen) storeLevel(w *writer, k, nt int, plane []int, slot func(int, string) string, decl, value string) {
+	s := g.t.StreamAxis
+	sn := axisNames[s]
+	if k < nt {
+		w.line("real v = real(0);")
+		w.line("if (%s && %s >= R && %s < %s - R) {", g.interior(plane, true), sn, sn, extentName(s))
+		if decl != "" {
+			w.line("%s", decl)
+		}
+		w.line("v = %s;", value)
+		w.line("} else if (%s) {", g.ingrid(plane))
+		w.line("v = in[%s];  // boundary points keep their value", g.gidx())
+		w.line("}")
+		w.line("real* dst = %s;", slot(k, sn))
+		w.line("dst[e] = v;")
+		return
+	}
+	w.line("if (%s) {", g.interior(plane, false))
+	if decl != "" {
+		w.line("%s", decl)
+	}
+	w.line("out[%s] = %s;", g.gidx(), value)
+	w.line("}")
 }
 
 // levelPoints opens the loop over a thread's points of level k: its merged points of the tile

@@ -2,6 +2,7 @@ package space
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -56,11 +57,7 @@ func TestParseConstraintMatchesPython(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseConstraint(%q): %v", tc.expr, err)
 		}
-		var names []string
-		for k := range tc.values {
-			names = append(names, k)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(tc.values))
 		got := slices.Clone(c.Reads)
 		slices.Sort(got)
 		if !slices.Equal(got, names) {
