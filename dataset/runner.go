@@ -28,6 +28,10 @@ type Runner struct {
 	Batch    int
 	Observer Observer              // optional
 	Progress func(done, total int) // optional; called after every batch, done counting skipped items
+	// StopAfter, when positive, ends the run cleanly once this long has passed: no batch is
+	// started after it, the batch in flight finishes, and a later run resumes from there. It
+	// fits a run into a lease (a time-limited GPU machine) without losing a batch to a kill.
+	StopAfter time.Duration
 
 	ids map[*smart.Stencil]string // Stencil.ID hashes the whole stencil: computed once a run
 }
@@ -41,6 +45,8 @@ type Summary struct {
 	// ReadingErrors counts batches whose Observer failed; their rows have no readings.
 	ReadingErrors int
 	Elapsed       time.Duration
+	// Stopped says the run ended on StopAfter with items left to measure.
+	Stopped bool
 }
 
 // Run evaluates the items missing from w, in order, and appends their rows. A variant that
@@ -84,6 +90,10 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 	for len(todo) > 0 {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
+		}
+		if r.StopAfter > 0 && time.Since(start) >= r.StopAfter {
+			sum.Stopped = true
+			break
 		}
 		n := min(batch, len(todo))
 		chunk := todo[:n]

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 )
@@ -328,6 +329,47 @@ func TestRunnerStopsOnCancel(t *testing.T) {
 	sum, err := r.Run(ctx, w, items)
 	if !errors.Is(err, context.Canceled) || sum.Written != 5 || w.Len() != 5 {
 		t.Fatalf("%+v, %v, %d rows", sum, err, w.Len())
+	}
+}
+
+// slowBatchEval takes a while over every batch, as a GPU does.
+type slowBatchEval struct {
+	batchEval
+	delay time.Duration
+}
+
+func (s *slowBatchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+	time.Sleep(s.delay)
+	return s.batchEval.EvaluateBatch(ctx, qs)
+}
+
+func TestRunnerStopAfter(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs, 3, 1)
+	items, _ := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
+	dir := t.TempDir()
+	meta := simMeta(StencilParams(), plan, nil)
+	w, err := Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first batch starts at once and outlasts StopAfter: it is written whole, and no second
+	// batch is started.
+	slow := &slowBatchEval{delay: 300 * time.Millisecond}
+	sum, err := (&Runner{Evaluator: slow, GPU: "A100-40GB", Batch: 4, StopAfter: 100 * time.Millisecond}).Run(ctx, w, items)
+	if err != nil || !sum.Stopped || sum.Written != 4 || len(slow.batches) != 1 || w.Len() != 4 {
+		t.Fatalf("%+v, %v, batches %v, %d rows", sum, err, slow.batches, w.Len())
+	}
+	w.Close()
+	w, torn, err := OpenWriter(dir, meta)
+	if err != nil || torn != nil {
+		t.Fatal(err, torn)
+	}
+	defer w.Close()
+	sum, err = (&Runner{Evaluator: &batchEval{}, GPU: "A100-40GB", StopAfter: time.Hour}).Run(ctx, w, items)
+	if err != nil || sum.Stopped || sum.Skipped != 4 || sum.Written != len(items)-4 || w.Len() != len(items) {
+		t.Fatalf("resumed: %+v, %v, %d rows", sum, err, w.Len())
 	}
 }
 

@@ -54,7 +54,8 @@ Examples:
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
 	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
-	batch := fs.Int("batch", dataset.DefaultBatch, "variants handed to the backend at once, where it batches")
+	batch := fs.Int("batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
+	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), finishing the batch in flight; run again to resume")
 	reps := fs.Int("reps", 5, "timed runs per variant (cuda; at least 5), after one checked run")
 	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
@@ -69,8 +70,11 @@ Examples:
 	if *samples < 1 {
 		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)
 	}
-	if *batch < 1 {
+	if *batch < 0 {
 		return usagef("--batch is %d; use 1 or more", *batch)
+	}
+	if *stopAfter < 0 {
+		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
 	}
 	shard, err := dataset.ParseShard(*shardFlag)
 	if err != nil {
@@ -194,7 +198,11 @@ Examples:
 		}
 	}
 	bar := newProgress(e, "bench", len(items))
-	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, Progress: func(done, _ int) { bar.Update(done) }}
+	if cr, ok := eval.(*cuda.Runner); ok && *batch == 0 {
+		*batch = cr.BatchSize()
+	}
+	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: *stopAfter,
+		Progress: func(done, _ int) { bar.Update(done) }}
 	sum, runErr := r.Run(ctx, w, items)
 	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
 		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
@@ -367,11 +375,13 @@ type benchReport struct {
 	ByStatus   map[string]int `json:"by_status"`
 	Seconds    float64        `json:"seconds"`
 	RowsPerSec float64        `json:"rows_per_second"`
+	// Stopped says --time ended the run with variants left; the same command resumes it.
+	Stopped bool `json:"stopped"`
 }
 
 func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu smart.GPU, s dataset.Summary) error {
 	r := benchReport{Out: out, Source: source, GPU: gpu.Name, Variants: s.Total, Skipped: s.Skipped, Written: s.Written,
-		ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds()}
+		ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped}
 	for st, n := range s.ByStatus {
 		r.ByStatus[string(st)] = n
 	}
@@ -395,6 +405,9 @@ func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu
 		fmt.Fprintf(e.stdout, "NVML readings failed for %d batches; their rows have none\n", s.ReadingErrors)
 	}
 	fmt.Fprintf(e.stdout, "%s, %.0f rows/s\n", s.Elapsed.Round(time.Millisecond), r.RowsPerSec)
+	if s.Stopped {
+		fmt.Fprintf(e.stdout, "stopped by --time with %d variants left: run the same command again to resume\n", s.Total-s.Skipped-s.Written)
+	}
 	return nil
 }
 

@@ -46,6 +46,20 @@ func (p *progress) Update(done int) {
 	}
 }
 
+// Stop closes the bar of work that ended early (a time budget, a target reached) at the count
+// actually done, instead of drawing it full.
+func (p *progress) Stop(done int) {
+	line := p.line(done, p.now().Sub(p.start))
+	if done < p.total {
+		line = fmt.Sprintf("%s, stopped at %d of %d after %s", line[:strings.Index(line, " ETA ")], done, p.total, p.now().Sub(p.start).Round(time.Millisecond))
+	}
+	if p.interactive {
+		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
 func (p *progress) line(done int, elapsed time.Duration) string {
 	const width = 30
 	frac := 0.0

@@ -89,6 +89,7 @@ Examples:
 	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
 	cutRatio := fs.Float64("cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
 	initial := fs.Int("initial", 128, "random settings csTuner measures first")
+	batch := fs.Int("batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	tracePath := fs.String("trace", "", "write the trace (best time after each evaluation) to this CSV file")
 	emitPath := fs.String("emit", "", "write the CUDA source of the best stencil setting to this file")
@@ -132,7 +133,7 @@ Examples:
 			return err
 		}
 	}
-	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants)
+	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants, *batch)
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ Examples:
 	t.problem.Progress = func(n int, _ float64) { bar.Update(n) }
 	res, err := tuner.Search(ctx, t.problem, tuner.Budget{Evaluations: *budget, Time: *timeLimit}, m, *seed)
 	if res.Evaluations < total {
-		bar.Update(total) // the search ended before the budget: close the bar
+		bar.Stop(res.Evaluations) // the search ended before the budget
 	}
 	if err != nil {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
@@ -344,10 +345,13 @@ func (t *tuneSetup) size() int {
 	return n
 }
 
-func tuneMethod(name, model string, pick, cut float64, initial, variants int) (tuner.Method, error) {
+func tuneMethod(name, model string, pick, cut float64, initial, variants, batch int) (tuner.Method, error) {
+	if batch < 0 {
+		return nil, usagef("--batch is %d; use 0 (the method's own) or more", batch)
+	}
 	switch name {
 	case "random":
-		return &tuner.Random{}, nil
+		return &tuner.Random{Batch: batch}, nil
 	case "exhaustive":
 		return tuner.Exhaustive{}, nil
 	case "iterml":
@@ -371,7 +375,7 @@ func tuneMethod(name, model string, pick, cut float64, initial, variants int) (t
 		}
 		return &tuner.Pipeline{Variants: variants}, nil
 	case "bayes":
-		return &tuner.Bayes{}, nil
+		return &tuner.Bayes{Batch: batch}, nil
 	}
 	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner, pipeline or bayes", name)
 }

@@ -71,7 +71,7 @@ type Runner struct {
 	Steps   int           // time steps per run; time per step is a run's time over Steps
 	PerTU   int           // variants per translation unit
 	Jobs    int           // parallel nvcc processes
-	Timeout time.Duration // a variant that prints nothing for this long is killed: a hang
+	Timeout time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
 	Seed    uint64        // seed of the random input grid
 
 	// generate makes a variant's kernel; nil means Generate. Tests plant faults through it.
@@ -125,6 +125,13 @@ func (r *Runner) defaults() {
 	if r.Timeout <= 0 {
 		r.Timeout = 30 * time.Second
 	}
+}
+
+// BatchSize is the number of variants a batch needs for every parallel nvcc job to build a
+// full translation unit.
+func (r *Runner) BatchSize() int {
+	r.defaults()
+	return r.PerTU * r.Jobs
 }
 
 // Evaluate measures one variant.
@@ -435,7 +442,7 @@ loop:
 		// The variant in flight crashed the process or hung.
 		m := &out[u.rows[current]]
 		if hung {
-			m.Status, m.Error = smart.StatusTimeout, fmt.Sprintf("no result within %s: killed (a hang, e.g. a barrier in divergent code, or a very slow variant)", r.Timeout)
+			m.Status, m.Error = smart.StatusTimeout, fmt.Sprintf("a run of %d steps gave no sign for %s: killed (a hang, e.g. a barrier in divergent code)", u.st.Steps, r.Timeout)
 		} else {
 			m.Status, m.Error = smart.StatusLaunchError, fmt.Sprintf("benchmark process died: %v: %s", werr, firstLines(stderr.String(), 3))
 		}

@@ -95,6 +95,38 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	}
 }
 
+// TestRunnerSlowIsNotHung: a variant whose runs together outlast the hang timeout, but each of
+// which finishes within it, is measured, not killed.
+func TestRunnerSlowIsNotHung(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	named, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := SmallCopy(named)
+	r.Timeout = 3 * time.Second
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		k, err := Generate(s, tu)
+		if err == nil {
+			// Six runs of 1 s each: 6 s in all, twice the timeout.
+			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
+				"inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::seconds(1));", 1)
+			k.Source = "#include <chrono>\n#include <thread>\n" + k.Source
+		}
+		return k, err
+	}
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32, "by": 1, "shared": 0, "const": 0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < 1000/float64(r.Steps) {
+		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least 1 s a run", m.Status, m.Error, m.Reps, m.MinMs)
+	}
+}
+
 func TestSetStats(t *testing.T) {
 	var m smart.Measurement
 	setStats(&m, []float64{4, 1, 3, 2})

@@ -3,6 +3,7 @@
 // a plain reference kernel, then times repeated runs with CUDA events. It prints
 //   COPYBW <GB/s>                          device-to-device copy, bytes read plus written
 //   BEGIN <id>
+//   RUN <id>                               after each run: the caller's hang watchdog covers one run
 //   RESULT <id> ok <max relative error> <ms of run 1> <ms of run 2> ...
 //   RESULT <id> wrong <max relative error> <unwritten points>
 //   RESULT <id> launch <error>
@@ -185,6 +186,7 @@ template <class T> struct Bench {
       ok(e, "run", id);
       return !sticky(e);
     }
+    ran(id);
     cudaMemsetAsync(stats, 0, 2 * sizeof(unsigned long long), stream);
     SMART_LAUNCH(compare<T>, dim3(blocks), dim3(threads), 0, stream, out, ref, n, stats, stats + 1);
     unsigned long long h[2];
@@ -212,12 +214,19 @@ template <class T> struct Bench {
       float t = 0;
       cudaEventElapsedTime(&t, start, stop);
       ms.push_back(t);
+      ran(id);
     }
     std::printf("RESULT %d ok %.3e", id, maxrel);
     for (float t : ms) std::printf(" %.6f", t);
     std::printf("\n");
     std::fflush(stdout);
     return true;
+  }
+
+  // ran tells the caller a run finished, so a slow variant is not taken for a hung one.
+  static void ran(int id) {
+    std::printf("RUN %d\n", id);
+    std::fflush(stdout);
   }
 
   static bool sticky(cudaError_t e) {
