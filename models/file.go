@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -267,18 +268,41 @@ type Model struct {
 	Regressor  Regressor
 }
 
-// Load reads the model file at path and decodes it with the matching kind of kinds. Errors name
-// the file and the problem; a decoder's panic becomes an error.
+// Load reads the model file at path, gzip-compressed or not (the embedded defaults are), and
+// decodes it with the matching kind of kinds. Errors name the file and the problem; a decoder's
+// panic becomes an error.
 func Load(path string, kinds Kinds) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading model: %w", err)
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		if data, err = gunzip(data); err != nil {
+			return nil, fmt.Errorf("loading model %s: gzip: %w", path, err)
+		}
 	}
 	m, err := Decode(data, kinds)
 	if err != nil {
 		return nil, fmt.Errorf("loading model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// gunzip inflates a compressed model file, refusing more than a model file may hold.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	const limit = maxHeaderBytes + maxPayloadBytes + 64
+	out, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		return nil, fmt.Errorf("inflates to over %d bytes", limit)
+	}
+	return out, nil
 }
 
 // Decode is Load for the bytes of a model file.

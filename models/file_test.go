@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -108,6 +109,26 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d files after an atomic save; want only the model", len(entries))
+	}
+
+	// The same file gzip-compressed loads the same; a torn compressed file is an error naming it.
+	raw, _ := os.ReadFile(path)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	gz := filepath.Join(dir, "m.model.gz")
+	os.WriteFile(gz, z.Bytes(), 0o644)
+	mz, err := models.Load(gz, testKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := mz.Regressor.Predict([]float64{0.5, 0.25}); math.Abs(got-math.Exp(1)) > 1e-12 {
+		t.Errorf("compressed model predicts %v", got)
+	}
+	os.WriteFile(gz, z.Bytes()[:z.Len()/2], 0o644)
+	if _, err := models.Load(gz, testKinds()); err == nil || !strings.Contains(err.Error(), gz) {
+		t.Errorf("torn compressed model: %v", err)
 	}
 }
 

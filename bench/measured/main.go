@@ -1,0 +1,373 @@
+// Command measured compares a data set measured on a GPU (smart bench --backend cuda) with what
+// smart would have said without the GPU: for every stencil, the best measured kernel's memory
+// bandwidth against the device's copy bandwidth; for every OC, the analytic model's estimate
+// against the measured times (mean absolute percentage error and Spearman's rank correlation
+// over the OC's settings); and the embedded default runtime model (trained on simulated data)
+// scored the same way, with the share of the best measured time reached by the variant each
+// model ranks fastest. It also reports the spread of the repeated timings.
+//
+// Usage:
+//
+//	go run ./bench/measured [-data DIR] [-copy-gbs GB/s] [-json]
+//
+// The copy bandwidth is the "device-to-device copy" line `smart bench` prints on the GPU (bytes
+// read plus written); data/measured/<gpu>/logs keep those lines.
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models/roofline"
+	"smart/predict"
+)
+
+// Report is everything the command prints.
+type Report struct {
+	Data     string        `json:"data"`
+	Device   string        `json:"device"`
+	CopyGBs  float64       `json:"copy_gbs"`
+	Rows     int           `json:"rows"`
+	OK       int           `json:"ok"`
+	Spread   Spread        `json:"timing_spread"`
+	Stencils []StencilRow  `json:"stencils"`
+	Analytic []AccuracyRow `json:"analytic_per_oc"`
+	Models   []AccuracyRow `json:"default_model_per_stencil"`
+	Ranking  []AccuracyRow `json:"analytic_per_stencil"`
+}
+
+// Spread summarises the repeated timings of the ok rows.
+type Spread struct {
+	MedianCV    float64 `json:"median_cv"`     // standard deviation over median
+	MedianRange float64 `json:"median_range"`  // (max - min) over median
+	P95Range    float64 `json:"p95_range"`     // 95th percentile of the same
+	RowsOver5   float64 `json:"share_range_5"` // share of rows whose range is over 5% of the median
+}
+
+// StencilRow is one stencil's best measured kernel and its bandwidth.
+type StencilRow struct {
+	Name       string  `json:"name"`
+	ID         string  `json:"id"`
+	Variants   int     `json:"ok_variants"`
+	BestOC     string  `json:"best_oc"`
+	BestMs     float64 `json:"best_ms_per_step"`
+	Setting    string  `json:"best_setting"`
+	GBs        float64 `json:"gbs"`             // bytes read plus written once per step, over the time
+	OfCopy     float64 `json:"share_of_copy"`   // GBs over the copy bandwidth
+	WorstOverB float64 `json:"worst_over_best"` // slowest ok variant over the fastest
+}
+
+// AccuracyRow scores estimates against measurements over a group of variants.
+type AccuracyRow struct {
+	Group    string  `json:"group"`
+	N        int     `json:"n"`
+	MAPE     float64 `json:"mape_percent"`
+	Spearman float64 `json:"spearman"`
+	// PickShare is the best measured time over the measured time of the variant the estimate
+	// ranks fastest (1: it found the best).
+	PickShare float64 `json:"pick_share"`
+	// MedianRatio is the median of estimate over measurement (under 1: the estimate is faster).
+	MedianRatio float64 `json:"median_ratio"`
+}
+
+type variant struct {
+	st        *smart.Stencil
+	m         smart.Measurement
+	estimate  float64 // analytic
+	predicted float64 // default model
+}
+
+func main() {
+	dir := flag.String("data", "data/measured/h100-sxm/classic", "data set measured on a GPU")
+	copyGBs := flag.Float64("copy-gbs", 2985, "the device's copy bandwidth, GB/s read plus written (smart bench prints it)")
+	asJSON := flag.Bool("json", false, "print the report as JSON")
+	flag.Parse()
+	rep, err := run(context.Background(), *dir, *copyGBs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "measured:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(os.Stderr, "measured:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	print(rep)
+}
+
+func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
+	if !(copyGBs > 0) {
+		return nil, fmt.Errorf("-copy-gbs is %v; give the device's copy bandwidth in GB/s", copyGBs)
+	}
+	meta, rows, err := dataset.ReadAll(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(meta.Sources, smart.Measured) || len(meta.Devices) != 1 {
+		return nil, fmt.Errorf("data set %s is not measured on one GPU (sources %v, %d devices)", dir, meta.Sources, len(meta.Devices))
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	gpu, err := cat.Lookup(meta.Devices[0].GPU)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: %w", dir, err)
+	}
+	defaults, err := predict.Defaults()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Data: dir, Device: meta.Devices[0].Name, CopyGBs: copyGBs, Rows: len(rows)}
+	stencils := map[string]*smart.Stencil{}
+	byStencil := map[string][]*variant{}
+	var order []string
+	for _, m := range rows {
+		if !m.OK() {
+			continue
+		}
+		st := stencils[m.StencilID]
+		if st == nil {
+			path := filepath.Join(dir, dataset.StencilsDir, m.StencilID+".json")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("stencil of a row: %w", err)
+			}
+			if st, err = smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			st.Steps = 8 // as the GPU runner measured it
+			stencils[m.StencilID] = st
+			order = append(order, m.StencilID)
+		}
+		est, err := roofline.Evaluator{Catalog: cat}.Evaluate(ctx, smart.Query{Stencil: st, OC: m.OC, Setting: m.Setting, GPU: gpu.Name})
+		if err != nil {
+			return nil, err
+		}
+		v := &variant{st: st, m: m, estimate: math.NaN(), predicted: math.NaN()}
+		if est.OK() {
+			v.estimate = est.TimeMs
+		}
+		byStencil[m.StencilID] = append(byStencil[m.StencilID], v)
+		rep.OK++
+	}
+	var all []*variant
+	for _, id := range order {
+		vs := byStencil[id]
+		st := stencils[id]
+		if err := predictDefault(defaults, st, gpu, vs); err != nil {
+			return nil, err
+		}
+		all = append(all, vs...)
+		rep.Stencils = append(rep.Stencils, bandwidth(st, vs, copyGBs))
+		name := cmp.Or(st.Name, id)
+		rep.Ranking = append(rep.Ranking, accuracy(name, vs, func(v *variant) float64 { return v.estimate }))
+		rep.Models = append(rep.Models, accuracy(name, vs, func(v *variant) float64 { return v.predicted }))
+	}
+	// Per OC, scored within each stencil (times of different stencils do not compare) and
+	// averaged over the stencils.
+	byOC := map[smart.Combination][][]*variant{}
+	for _, id := range order {
+		in := map[smart.Combination][]*variant{}
+		for _, v := range byStencil[id] {
+			in[v.m.OC] = append(in[v.m.OC], v)
+		}
+		for oc, vs := range in {
+			byOC[oc] = append(byOC[oc], vs)
+		}
+	}
+	ocs := make([]smart.Combination, 0, len(byOC))
+	for oc := range byOC {
+		ocs = append(ocs, oc)
+	}
+	slices.Sort(ocs)
+	for _, oc := range ocs {
+		var parts []AccuracyRow
+		for _, vs := range byOC[oc] {
+			parts = append(parts, accuracy(oc.String(), vs, func(v *variant) float64 { return v.estimate }))
+		}
+		rep.Analytic = append(rep.Analytic, average(oc.String(), parts))
+	}
+	rep.Spread = spread(all)
+	return rep, nil
+}
+
+// average combines rows of disjoint groups: MAPE weighted by their sizes, the rest their mean.
+func average(group string, rows []AccuracyRow) AccuracyRow {
+	out := AccuracyRow{Group: group}
+	var ape, rho, pick, ratio float64
+	var nRho int
+	for _, r := range rows {
+		out.N += r.N
+		ape += r.MAPE * float64(r.N)
+		pick += r.PickShare
+		ratio += math.Log(r.MedianRatio)
+		if !math.IsNaN(r.Spearman) {
+			rho += r.Spearman
+			nRho++
+		}
+	}
+	out.MAPE, out.PickShare = ape/float64(out.N), pick/float64(len(rows))
+	out.MedianRatio = math.Exp(ratio / float64(len(rows)))
+	out.Spearman = math.NaN()
+	if nRho > 0 {
+		out.Spearman = rho / float64(nRho)
+	}
+	return out
+}
+
+// predictDefault fills in the embedded runtime model's time for each variant.
+func predictDefault(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*variant) error {
+	_, rt, err := ms.For(st)
+	if err != nil {
+		return err
+	}
+	score, err := predict.ModelScorer(rt, st, gpu)
+	if err != nil {
+		return err
+	}
+	byOC := map[smart.Combination][]*variant{}
+	for _, v := range vs {
+		byOC[v.m.OC] = append(byOC[v.m.OC], v)
+	}
+	for oc, group := range byOC {
+		settings := make([]smart.Setting, len(group))
+		for i, v := range group {
+			settings[i] = v.m.Setting
+		}
+		times, err := score(oc, settings)
+		if err != nil {
+			return fmt.Errorf("default model on %s %s: %w", st.Name, oc, err)
+		}
+		for i, v := range group {
+			v.predicted = times[i]
+		}
+	}
+	return nil
+}
+
+func bandwidth(st *smart.Stencil, vs []*variant, copyGBs float64) StencilRow {
+	best, worst := vs[0], vs[0]
+	for _, v := range vs {
+		if v.m.TimeMs < best.m.TimeMs {
+			best = v
+		}
+		if v.m.TimeMs > worst.m.TimeMs {
+			worst = v
+		}
+	}
+	points := float64(st.Grid[0]) * float64(st.Grid[1]) * float64(st.Grid[2])
+	bytes := 2 * points * float64(st.Dtype.Size())
+	gbs := bytes / (best.m.TimeMs * 1e-3) / 1e9
+	return StencilRow{Name: st.Name, ID: st.ID(), Variants: len(vs), BestOC: best.m.OC.String(), BestMs: best.m.TimeMs,
+		Setting: best.m.Setting.String(), GBs: gbs, OfCopy: gbs / copyGBs, WorstOverB: worst.m.TimeMs / best.m.TimeMs}
+}
+
+// accuracy scores est against the measured times of vs; variants without an estimate are left out.
+func accuracy(group string, vs []*variant, est func(*variant) float64) AccuracyRow {
+	var meas, pred, ratio []float64
+	var ape float64
+	bestMeas, pickMeas, pickEst := math.Inf(1), math.NaN(), math.Inf(1)
+	for _, v := range vs {
+		bestMeas = min(bestMeas, v.m.TimeMs)
+		e := est(v)
+		if math.IsNaN(e) {
+			continue
+		}
+		meas = append(meas, v.m.TimeMs)
+		pred = append(pred, e)
+		ape += math.Abs(e-v.m.TimeMs) / v.m.TimeMs
+		ratio = append(ratio, e/v.m.TimeMs)
+		if e < pickEst {
+			pickEst, pickMeas = e, v.m.TimeMs
+		}
+	}
+	r := AccuracyRow{Group: group, N: len(meas), MAPE: math.NaN(), Spearman: math.NaN(), PickShare: bestMeas / pickMeas, MedianRatio: math.NaN()}
+	if len(meas) > 0 {
+		r.MAPE = 100 * ape / float64(len(meas))
+		slices.Sort(ratio)
+		r.MedianRatio = stat.Quantile(0.5, stat.Empirical, ratio, nil)
+	}
+	if len(meas) > 2 {
+		r.Spearman = stat.Correlation(ranks(meas), ranks(pred), nil)
+	}
+	return r
+}
+
+// ranks returns the rank of each value (1-based), ties sharing their mean rank.
+func ranks(xs []float64) []float64 {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
+	out := make([]float64, len(xs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			out[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func spread(vs []*variant) Spread {
+	var cv, rng []float64
+	over := 0
+	for _, v := range vs {
+		cv = append(cv, v.m.StdMs/v.m.TimeMs)
+		r := (v.m.MaxMs - v.m.MinMs) / v.m.TimeMs
+		rng = append(rng, r)
+		if r > 0.05 {
+			over++
+		}
+	}
+	if len(vs) == 0 {
+		return Spread{}
+	}
+	slices.Sort(cv)
+	slices.Sort(rng)
+	return Spread{MedianCV: stat.Quantile(0.5, stat.Empirical, cv, nil), MedianRange: stat.Quantile(0.5, stat.Empirical, rng, nil),
+		P95Range: stat.Quantile(0.95, stat.Empirical, rng, nil), RowsOver5: float64(over) / float64(len(vs))}
+}
+
+func print(r *Report) {
+	fmt.Printf("%s: %d rows, %d ok, measured on %s; copy bandwidth %.0f GB/s\n\n", r.Data, r.Rows, r.OK, r.Device, r.CopyGBs)
+	fmt.Printf("Best measured kernel per stencil (bytes read plus written once per step over the time)\n")
+	fmt.Printf("%-10s %5s %-10s %10s %8s %8s %12s  %s\n", "stencil", "ok", "best OC", "ms/step", "GB/s", "of copy", "worst/best", "setting")
+	for _, s := range r.Stencils {
+		fmt.Printf("%-10s %5d %-10s %10.4f %8.0f %8.2f %11.1fx  %s\n", s.Name, s.Variants, s.BestOC, s.BestMs, s.GBs, s.OfCopy, s.WorstOverB, s.Setting)
+	}
+	table := func(title string, rows []AccuracyRow) {
+		fmt.Printf("\n%s\n%-16s %5s %9s %13s %9s %10s\n", title, "group", "n", "MAPE %", "est/measured", "Spearman", "pick share")
+		for _, a := range rows {
+			fmt.Printf("%-16s %5d %9.1f %13.2f %9.2f %10.2f\n", a.Group, a.N, a.MAPE, a.MedianRatio, a.Spearman, a.PickShare)
+		}
+	}
+	table("Analytic model (models/roofline) against the measurements, per stencil", r.Ranking)
+	table("Embedded default runtime model (trained on simulated data) against the measurements", r.Models)
+	table("Analytic model against the measurements, per OC (within each stencil, averaged over the stencils)", r.Analytic)
+	fmt.Printf("\nTiming spread over the %d timed runs of each ok variant: median CV %.2f%%, median (max-min)/median %.2f%%, 95th percentile %.1f%%, %.1f%% of variants over 5%%\n",
+		5, 100*r.Spread.MedianCV, 100*r.Spread.MedianRange, 100*r.Spread.P95Range, 100*r.Spread.RowsOver5)
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"smart"
+)
+
+func TestRanks(t *testing.T) {
+	got := ranks([]float64{3, 1, 2, 1, 5})
+	if want := []float64{4, 1.5, 3, 1.5, 5}; !slices.Equal(got, want) {
+		t.Fatalf("ranks = %v, want %v", got, want)
+	}
+}
+
+func TestAccuracy(t *testing.T) {
+	var vs []*variant
+	for _, ms := range []float64{1, 2, 4, 8} {
+		vs = append(vs, &variant{m: smart.Measurement{TimeMs: ms}})
+	}
+	exact := accuracy("exact", vs, func(v *variant) float64 { return v.m.TimeMs })
+	if exact.MAPE != 0 || exact.Spearman != 1 || exact.PickShare != 1 || exact.MedianRatio != 1 {
+		t.Errorf("exact estimates: %+v", exact)
+	}
+	// Half the time: every error 50%, the order kept.
+	half := accuracy("half", vs, func(v *variant) float64 { return v.m.TimeMs / 2 })
+	if math.Abs(half.MAPE-50) > 1e-12 || half.Spearman != 1 || half.MedianRatio != 0.5 {
+		t.Errorf("half estimates: %+v", half)
+	}
+	// Reversed: ranks reversed, the pick is the slowest.
+	reversed := accuracy("reversed", vs, func(v *variant) float64 { return 1 / v.m.TimeMs })
+	if reversed.Spearman != -1 || reversed.PickShare != 1.0/8 {
+		t.Errorf("reversed estimates: %+v", reversed)
+	}
+	vs = append(vs, &variant{m: smart.Measurement{TimeMs: 0.5}})
+	if skip := accuracy("unestimated", vs, func(v *variant) float64 {
+		if v.m.TimeMs < 1 {
+			return math.NaN()
+		}
+		return v.m.TimeMs
+	}); skip.N != 4 || skip.PickShare != 0.5 {
+		t.Errorf("a variant without an estimate still counts as the best measured: %+v", skip)
+	}
+}
+
+// TestCommittedDataSet checks the report on the committed H100 data set against figures computed
+// from its rows.csv with a separate script (Python's csv module).
+func TestCommittedDataSet(t *testing.T) {
+	rep, err := run(context.Background(), "../../data/measured/h100-sxm/classic", 2985)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 768 || rep.OK != 766 || len(rep.Stencils) != 2 {
+		t.Fatalf("%d rows, %d ok, %d stencils; want 768, 766, 2", rep.Rows, rep.OK, len(rep.Stencils))
+	}
+	j3 := rep.Stencils[0]
+	if j3.Name != "j3d7pt" || j3.BestMs != 0.807992 || j3.BestOC != "BASE" || j3.Variants != 598 {
+		t.Errorf("j3d7pt: %+v", j3)
+	}
+	// 2 * 512^3 * 8 bytes in 0.807992 ms.
+	if want := 2 * 512 * 512 * 512 * 8 / 0.807992e-3 / 1e9; math.Abs(j3.GBs-want) > 1e-9 || math.Abs(j3.OfCopy-want/2985) > 1e-12 {
+		t.Errorf("j3d7pt bandwidth %v (%v of copy), want %v", j3.GBs, j3.OfCopy, want)
+	}
+	if j2 := rep.Stencils[1]; j2.Name != "j2d5pt" || j2.BestMs != 0.370516 || j2.BestOC != "ST" {
+		t.Errorf("j2d5pt: %+v", j2)
+	}
+	if len(rep.Analytic) != 30 {
+		t.Errorf("%d OCs scored; want 30", len(rep.Analytic))
+	}
+	for _, a := range append(append(rep.Analytic, rep.Models...), rep.Ranking...) {
+		if !(a.PickShare > 0 && a.PickShare <= 1) || !(a.MAPE >= 0) || !(a.Spearman >= -1 && a.Spearman <= 1) {
+			t.Errorf("%s: %+v out of range", a.Group, a)
+		}
+	}
+}
+
+func TestRunRejects(t *testing.T) {
+	if _, err := run(context.Background(), "../../data/measured/h100-sxm/classic", 0); err == nil {
+		t.Error("no copy bandwidth accepted")
+	}
+	if _, err := run(context.Background(), t.TempDir(), 2985); err == nil {
+		t.Error("an empty directory accepted as a data set")
+	}
+}
