@@ -68,6 +68,15 @@ func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (Mer
 		if err := copyStencils(d, out); err != nil {
 			return sum, err
 		}
+		copies, err := CopyBandwidths(d)
+		if err != nil {
+			return sum, err
+		}
+		for _, c := range copies {
+			if err := AppendCopyBandwidth(out, c); err != nil {
+				return sum, err
+			}
+		}
 		var chunk []smart.Measurement
 		pending := map[string]bool{} // keys of chunk, not yet in w
 		flush := func() error {

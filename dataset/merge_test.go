@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 )
@@ -63,6 +64,13 @@ func TestMergeShards(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		shards = append(shards, runShard(t, sts, plan, &Shard{I: i, N: 3}, meta))
 	}
+	// Shards 1 and 3 ran on a GPU that measured its copy bandwidth; the merge keeps both records.
+	at := time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)
+	for i, gbs := range map[int]float64{0: 2900, 2: 2950} {
+		if err := AppendCopyBandwidth(shards[i], CopyMeasurement{At: at, Device: "GPU", GBs: gbs}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out := filepath.Join(t.TempDir(), "merged")
 	// The second shard twice: its rows are duplicates, kept once.
 	sum, err := Merge(ctx, out, append(shards, shards[1]), false)
@@ -86,6 +94,10 @@ func TestMergeShards(t *testing.T) {
 	stencils, err := filepath.Glob(filepath.Join(out, StencilsDir, "*.json"))
 	if err != nil || len(stencils) != len(sts) {
 		t.Fatalf("%d stencil files merged, want %d", len(stencils), len(sts))
+	}
+	copies, err := CopyBandwidths(out)
+	if err != nil || len(copies) != 2 || copies[0].GBs != 2900 || copies[1].GBs != 2950 {
+		t.Fatalf("merged copy bandwidths %v, %v; want 2900 and 2950", copies, err)
 	}
 
 	partial := filepath.Join(t.TempDir(), "partial")

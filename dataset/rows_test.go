@@ -2,11 +2,13 @@ package dataset
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 )
@@ -242,5 +244,34 @@ func TestStencilParams(t *testing.T) {
 				t.Errorf("%s parameter %s has no column", oc, n)
 			}
 		}
+	}
+}
+
+func TestCopyBandwidthRecord(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := CopyBandwidths(dir); err != nil || got != nil {
+		t.Fatalf("a data set without GPU runs: %v, %v", got, err)
+	}
+	at := time.Date(2026, 11, 22, 17, 8, 0, 0, time.UTC)
+	for _, gbs := range []float64{2934, 2985.25} {
+		if err := AppendCopyBandwidth(dir, CopyMeasurement{At: at, Device: "NVIDIA H100 80GB HBM3, rev 2", GBs: gbs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := AppendCopyBandwidth(dir, CopyMeasurement{At: at, Device: "x", GBs: math.NaN()}); err == nil {
+		t.Error("NaN GB/s recorded")
+	}
+	path := filepath.Join(dir, CopyFile)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("2026-11-22T17:09:00Z,NVIDIA H100,29") // a run killed mid-line
+	f.Close()
+	got, err := CopyBandwidths(dir)
+	want := []CopyMeasurement{{at, "NVIDIA H100 80GB HBM3; rev 2", 2934}, {at, "NVIDIA H100 80GB HBM3; rev 2", 2985.25}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %v, %v; want %v", got, err, want)
+	}
+	os.WriteFile(path, []byte("2026-11-22T17:09:00Z,NVIDIA H100,fast\n"), 0o644)
+	if _, err := CopyBandwidths(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("malformed line: %v", err)
 	}
 }

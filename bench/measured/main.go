@@ -10,8 +10,8 @@
 //
 //	go run ./bench/measured [-data DIR] [-copy-gbs GB/s] [-json]
 //
-// The copy bandwidth is the "device-to-device copy" line `smart bench` prints on the GPU (bytes
-// read plus written); data/measured/<gpu>/logs keep those lines.
+// The copy bandwidth (bytes read plus written) is the best of those `smart bench` recorded in the
+// data set's copy_bandwidth.csv, unless -copy-gbs gives one.
 package main
 
 import (
@@ -92,7 +92,7 @@ type variant struct {
 
 func main() {
 	dir := flag.String("data", "data/measured/h100-sxm/classic", "data set measured on a GPU")
-	copyGBs := flag.Float64("copy-gbs", 2985, "the device's copy bandwidth, GB/s read plus written (smart bench prints it)")
+	copyGBs := flag.Float64("copy-gbs", 0, "the device's copy bandwidth, GB/s read plus written (default: the best the data set recorded)")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	flag.Parse()
 	rep, err := run(context.Background(), *dir, *copyGBs)
@@ -113,12 +113,21 @@ func main() {
 }
 
 func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
-	if !(copyGBs > 0) {
-		return nil, fmt.Errorf("-copy-gbs is %v; give the device's copy bandwidth in GB/s", copyGBs)
-	}
 	meta, rows, err := dataset.ReadAll(dir)
 	if err != nil {
 		return nil, err
+	}
+	if copyGBs == 0 {
+		recorded, err := dataset.CopyBandwidths(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range recorded {
+			copyGBs = max(copyGBs, c.GBs)
+		}
+	}
+	if !(copyGBs > 0) {
+		return nil, fmt.Errorf("data set %s records no copy bandwidth (%s); give the device's with -copy-gbs", dir, dataset.CopyFile)
 	}
 	if !slices.Contains(meta.Sources, smart.Measured) || len(meta.Devices) != 1 {
 		return nil, fmt.Errorf("data set %s is not measured on one GPU (sources %v, %d devices)", dir, meta.Sources, len(meta.Devices))

@@ -206,6 +206,10 @@ Examples:
 	sum, runErr := r.Run(ctx, w, items)
 	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
 		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
+		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth()}
+		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
