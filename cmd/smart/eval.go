@@ -69,9 +69,12 @@ Examples:
 	if h.Inputs == nil {
 		return fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", pos[0])
 	}
-	set, err := train.Load(dirs, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes})
+	set, err := train.Load(dirs, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
 	if err != nil {
 		return err
+	}
+	if set.Dropped > 0 {
+		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D, as the model is\n", set.Dropped, h.Inputs.Dims)
 	}
 	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
 	var reports []train.Report

@@ -167,3 +167,29 @@ func TestTrainErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalDefaultOnMeasured scores the embedded 3-D runtime model (gzip-compressed, as embedded)
+// on the committed H100 data set, which mixes a 3-D and a 2-D stencil: eval keeps the 3-D rows
+// and must agree with bench/measured, which predicts through predict.ModelScorer instead.
+func TestEvalDefaultOnMeasured(t *testing.T) {
+	code, out, errs := runCLI(t, "", "eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "left out 168 rows of stencils that are not 3-D") {
+		t.Errorf("eval does not say it left the 2-D rows out:\n%s", errs)
+	}
+	var rep struct {
+		Rows    int `json:"rows"`
+		Overall struct {
+			MAPE float64 `json:"mape"`
+		} `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	// bench/measured: j3d7pt, 598 ok rows, MAPE 67.4%.
+	if rep.Rows != 598 || rep.Overall.MAPE < 67.35 || rep.Overall.MAPE > 67.45 {
+		t.Errorf("eval report %+v; want 598 rows at 67.4%% MAPE", rep)
+	}
+}

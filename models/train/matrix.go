@@ -31,6 +31,9 @@ type Options struct {
 	// them from the data; Classes, when set, are the classes the labels must have.
 	Inputs  *models.Inputs
 	Classes []models.Class
+	// Dims, when set, keeps only the rows of stencils of these dimensions, so a model of one
+	// dimension is scored on data sets that mix 2-D and 3-D stencils; Set.Dropped counts the rest.
+	Dims int
 }
 
 // Sample is where one matrix row comes from.
@@ -56,6 +59,8 @@ type Set struct {
 	// Stencils holds the stencils of the rows by ID (nil for foreign kernels).
 	Stencils map[string]*smart.Stencil
 	GPUs     map[string]smart.GPU
+	// Dropped counts the rows Options.Dims left out.
+	Dropped int
 }
 
 // source is one data set as read.
@@ -91,6 +96,11 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	kernel, err := kernelOf(srcs)
 	if err != nil {
 		return nil, err
+	}
+	if kernel == nil && opt.Dims != 0 {
+		if s.Dropped, err = keepDims(srcs, opt.Dims); err != nil {
+			return nil, err
+		}
 	}
 	if kernel != nil && opt.Task == models.Select {
 		return nil, fmt.Errorf("data set %s holds the foreign kernel %s; OC selection needs stencil data sets (smart bench)", dirs[0], kernel.Name)
@@ -193,6 +203,39 @@ func kernelOf(srcs []source) (*dataset.Kernel, error) {
 		}
 	}
 	return k, nil
+}
+
+// keepDims removes from srcs the rows of stencils not of dims dimensions and returns how many.
+func keepDims(srcs []source, dims int) (int, error) {
+	dimsOf := map[string]int{}
+	dropped := 0
+	for i := range srcs {
+		src := &srcs[i]
+		kept := src.rows[:0]
+		for _, m := range src.rows {
+			d, ok := dimsOf[m.StencilID]
+			if !ok && m.StencilID != "" {
+				path := filepath.Join(src.dir, dataset.StencilsDir, m.StencilID+".json")
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return 0, fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
+				}
+				st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+				if err != nil {
+					return 0, fmt.Errorf("%s: %w", path, err)
+				}
+				d = st.Dims
+				dimsOf[m.StencilID] = d
+			}
+			if d == dims {
+				kept = append(kept, m)
+			} else {
+				dropped++
+			}
+		}
+		src.rows = kept
+	}
+	return dropped, nil
 }
 
 // readStencils reads the stencils the rows name and sets the dimensions and order of in.
