@@ -71,7 +71,7 @@ Examples:
 		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)
 	}
 	if *batch < 0 {
-		return usagef("--batch is %d; use 1 or more", *batch)
+		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", *batch)
 	}
 	if *stopAfter < 0 {
 		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
@@ -204,6 +204,9 @@ Examples:
 	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: *stopAfter,
 		Progress: func(done, _ int) { bar.Update(done) }}
 	sum, runErr := r.Run(ctx, w, items)
+	if sum.Stopped {
+		bar.Stop(sum.Skipped + sum.Written)
+	}
 	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
 		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
 		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth()}

@@ -47,6 +47,11 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the dry run wrote something")
 	}
+	// --time already spent: the run stops before its first batch, says so, and resumes below.
+	code, stdout, errs = runCLI(t, "", benchArgs(out, "--time", "1ns")...)
+	if code != 0 || !strings.Contains(stdout, "stopped by --time with 18 variants left") || !strings.Contains(errs, "stopped at 0 of 18") {
+		t.Fatalf("--time: exit %d\n%s\n%s", code, stdout, errs)
+	}
 	code, stdout, errs = runCLI(t, "", benchArgs(out, "--json")...)
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errs)
