@@ -41,7 +41,10 @@ func Optimum(ctx context.Context, p Problem) (float64, int, error) {
 type Contender struct {
 	Name  string
 	New   func() Method
-	Seeds int // searches, with seeds 0 to Seeds-1
+	Seeds int // searches, with seeds FirstSeed to FirstSeed+Seeds-1
+	// FirstSeed shifts the seeds, so that seeds used while choosing a strategy's settings can be
+	// held out of the comparison that reports it.
+	FirstSeed uint64
 	// ForBudget, when set, builds the method for a given evaluation budget in Standards (IterML
 	// sized to spend it in a few iterations); New is used otherwise.
 	ForBudget func(budget int) Method
@@ -69,7 +72,8 @@ func (c Contender) method(budget int) Method {
 type Reach struct {
 	Case, Method string
 	Budget       int
-	Evaluations  []int // per seed, in seed order; 0 when the budget ran out first
+	Evaluations  []int  // per seed, in seed order; 0 when the budget ran out first
+	FirstSeed    uint64 // the seed of Evaluations[0]
 }
 
 // Reached is the number of searches that reached the goal within the budget.
@@ -121,7 +125,7 @@ func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, shar
 			if m.forCase(c) == nil {
 				continue
 			}
-			out = append(out, Reach{Case: c.Name, Method: m.Name, Budget: budget, Evaluations: make([]int, m.Seeds)})
+			out = append(out, Reach{Case: c.Name, Method: m.Name, Budget: budget, Evaluations: make([]int, m.Seeds), FirstSeed: m.FirstSeed})
 			for s := range m.Seeds {
 				jobs = append(jobs, job{ci, mi, s, len(out) - 1})
 			}
@@ -130,9 +134,10 @@ func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, shar
 	err := parallelDo(ctx, len(jobs), parallel, func(ctx context.Context, j int) error {
 		jb := jobs[j]
 		c := cases[jb.c]
-		res, err := Search(ctx, c.Problem, Budget{Evaluations: budget, Target: c.Optimum / share}, cs[jb.m].forCase(c), uint64(jb.seed))
+		seed := cs[jb.m].FirstSeed + uint64(jb.seed)
+		res, err := Search(ctx, c.Problem, Budget{Evaluations: budget, Target: c.Optimum / share}, cs[jb.m].forCase(c), seed)
 		if err != nil {
-			return fmt.Errorf("%s on %s, seed %d: %w", cs[jb.m].Name, c.Name, jb.seed, err)
+			return fmt.Errorf("%s on %s, seed %d: %w", cs[jb.m].Name, c.Name, seed, err)
 		}
 		if res.Stop == StopTarget {
 			out[jb.out].Evaluations[jb.seed] = res.Evaluations
@@ -174,9 +179,10 @@ func Standards(ctx context.Context, c Case, cs []Contender, ratios []float64, pa
 	err := parallelDo(ctx, len(jobs), parallel, func(ctx context.Context, j int) error {
 		jb := jobs[j]
 		b := budget(ratios[jb.r])
-		res, err := Search(ctx, c.Problem, Budget{Evaluations: b}, cs[jb.m].method(b), uint64(jb.seed))
+		seed := cs[jb.m].FirstSeed + uint64(jb.seed)
+		res, err := Search(ctx, c.Problem, Budget{Evaluations: b}, cs[jb.m].method(b), seed)
 		if err != nil {
-			return fmt.Errorf("%s on %s, seed %d: %w", cs[jb.m].Name, c.Name, jb.seed, err)
+			return fmt.Errorf("%s on %s, seed %d: %w", cs[jb.m].Name, c.Name, seed, err)
 		}
 		if res.Best.Setting != nil {
 			quality[jb.m][jb.r][jb.seed] = c.Optimum / res.Best.Value

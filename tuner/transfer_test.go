@@ -167,4 +167,14 @@ func TestCompare(t *testing.T) {
 	if !slices.Equal(reach[2].Evaluations, []int{1, 1, 1}) {
 		t.Errorf("with the truth as prior the first run should reach the goal: %v", reach[2].Evaluations)
 	}
+
+	// Seeds 2 and 3 on their own, as FirstSeed 2: the same searches as the last two above.
+	shifted := []Contender{{Name: "random", New: func() Method { return &Random{} }, Seeds: 2, FirstSeed: 2}}
+	again, err := Compare(ctx, cases[:1], shifted, 50, 0.95, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again[0].Evaluations, reach[0].Evaluations[2:]) || again[0].FirstSeed != 2 {
+		t.Errorf("seeds 2-3 alone: %v (first seed %d); within seeds 0-3: %v", again[0].Evaluations, again[0].FirstSeed, reach[0].Evaluations)
+	}
 }

@@ -53,6 +53,7 @@ type tuneBenchReach struct {
 	Case        string   `json:"case"`
 	Method      string   `json:"method"`
 	Seeds       int      `json:"seeds"`
+	FirstSeed   uint64   `json:"first_seed"`
 	Reached     int      `json:"reached"`
 	Median      *float64 `json:"median"` // null when fewer than half the seeds got there
 	P95         *float64 `json:"p95"`
@@ -80,6 +81,7 @@ Examples:
   smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`)
 	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
 	seeds := fs.Int("seeds", 20, "seeds per strategy and data set")
+	firstSeed := fs.Uint64("first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
 	randomSeeds := fs.Int("random-seeds", 100, "seeds of random sampling, which is cheap")
 	budget := fs.Int("budget", 2000, "most evaluations of one search")
 	share := fs.Float64("share", 0.95, "the goal: best <= optimum/share")
@@ -104,6 +106,9 @@ Examples:
 	contenders, err := benchContenders(*methods, *seeds, *randomSeeds)
 	if err != nil {
 		return err
+	}
+	for i := range contenders {
+		contenders[i].FirstSeed = *firstSeed
 	}
 	var ratioList []float64
 	for _, f := range strings.FieldsFunc(*ratios, func(r rune) bool { return r == ',' }) {
@@ -136,14 +141,14 @@ Examples:
 		return err
 	}
 	for _, r := range reach {
-		o := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), Reached: r.Reached(), Evaluations: r.Evaluations}
+		o := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
 		o.Median, o.P95 = finite(r.Quantile(0.5)), finite(r.Quantile(0.95))
 		out.Reach = append(out.Reach, o)
 	}
 	if len(ratioList) > 0 {
 		std := []tuner.Contender{
-			{Name: "random", New: func() tuner.Method { return &tuner.Random{} }, Seeds: *seeds},
-			{Name: "iterml", Seeds: *seeds, ForBudget: func(b int) tuner.Method {
+			{Name: "random", New: func() tuner.Method { return &tuner.Random{} }, Seeds: *seeds, FirstSeed: *firstSeed},
+			{Name: "iterml", Seeds: *seeds, FirstSeed: *firstSeed, ForBudget: func(b int) tuner.Method {
 				return &tuner.IterML{Pick: max(1, b/4), Threads: 1}
 			}},
 		}
