@@ -67,18 +67,23 @@ type Runner struct {
 	GPU      string   // catalogue name recorded in rows
 	Name     string   // the device's own name, recorded in rows
 
-	Reps    int           // timed runs per variant (at least 5)
-	Steps   int           // time steps per run; time per step is a run's time over Steps
-	PerTU   int           // variants per translation unit
-	Jobs    int           // parallel nvcc processes
-	Timeout time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
-	Seed    uint64        // seed of the random input grid
+	Reps int // timed runs per variant (at least 5)
+	// SlowFactor: a variant whose first timed run is over SlowFactor times the fastest run of
+	// its stencil so far is timed twice, not Reps times (0 means 10; negative: never). Its row
+	// says so in Reps.
+	SlowFactor float64
+	Steps      int           // time steps per run; time per step is a run's time over Steps
+	PerTU      int           // variants per translation unit
+	Jobs       int           // parallel nvcc processes
+	Timeout    time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
+	Seed       uint64        // seed of the random input grid
 
 	// generate makes a variant's kernel; nil means Generate. Tests plant faults through it.
 	generate func(st *smart.Stencil, t smart.Tuning) (*Kernel, error)
 
 	mu     sync.Mutex
 	copyBW float64
+	best   map[string]float64 // fastest run (ms, all Steps) per stencil ID, for SlowFactor
 }
 
 // FindNVCC looks for nvcc on PATH and in /usr/local/cuda/bin.
@@ -124,6 +129,9 @@ func (r *Runner) defaults() {
 	}
 	if r.Timeout <= 0 {
 		r.Timeout = 30 * time.Second
+	}
+	if r.SlowFactor == 0 {
+		r.SlowFactor = 10
 	}
 }
 
@@ -262,7 +270,7 @@ func program(st *smart.Stencil, ks []*Kernel) string {
 		real = "float"
 	}
 	fmt.Fprintf(&b, "\nint main(int argc, char **argv) {\n")
-	fmt.Fprintf(&b, "  if (argc < 3) { std::fprintf(stderr, \"usage: %%s reps seed variant...\\n\", argv[0]); return 2; }\n")
+	fmt.Fprintf(&b, "  if (argc < 5) { std::fprintf(stderr, \"usage: %%s reps seed slow best_ms variant...\\n\", argv[0]); return 2; }\n")
 	fmt.Fprintf(&b, "  static const smart_bench::Point pts[] = {")
 	for i, p := range st.Points {
 		if i > 0 {
@@ -273,7 +281,7 @@ func program(st *smart.Stencil, ks []*Kernel) string {
 	b.WriteString("};\n")
 	fmt.Fprintf(&b, "  const smart_bench::Case c{%d, %d, %d, %d, %d, %d, pts, %d, %s};\n",
 		st.Dims, st.Grid[0], st.Grid[1], st.Grid[2], st.Order(), st.Steps, len(st.Points), strconv.FormatFloat(Tolerance(st), 'g', -1, 64))
-	fmt.Fprintf(&b, "  smart_bench::Bench<%s> bench(c, std::atoi(argv[1]), std::strtoull(argv[2], nullptr, 10));\n", real)
+	fmt.Fprintf(&b, "  smart_bench::Bench<%s> bench(c, std::atoi(argv[1]), std::strtoull(argv[2], nullptr, 10), std::atof(argv[3]), std::atof(argv[4]));\n", real)
 	b.WriteString("  if (!bench.setup()) return 3;\n")
 	fmt.Fprintf(&b, "  %s *(*runs[])(%s *, %s *, cudaStream_t) = {", real, real, real)
 	for i, k := range ks {
@@ -283,7 +291,7 @@ func program(st *smart.Stencil, ks []*Kernel) string {
 		b.WriteString(k.Name + "::run")
 	}
 	b.WriteString("};\n")
-	b.WriteString("  for (int i = 3; i < argc; ++i) {\n")
+	b.WriteString("  for (int i = 5; i < argc; ++i) {\n")
 	b.WriteString("    const int id = std::atoi(argv[i]);\n")
 	fmt.Fprintf(&b, "    if (id < 0 || id >= %d) return 2;\n", len(ks))
 	b.WriteString("    if (!bench.variant(id, runs[id])) return 4;\n")
@@ -372,7 +380,10 @@ func (r *Runner) runUnit(ctx context.Context, u *unit, out []smart.Measurement) 
 
 // runOnce starts the binary over the pending variants and returns how many of them got a row.
 func (r *Runner) runOnce(ctx context.Context, u *unit, pending []int, out []smart.Measurement) (int, error) {
-	args := []string{strconv.Itoa(r.Reps), strconv.FormatUint(r.Seed, 10)}
+	r.mu.Lock()
+	best := r.best[u.st.ID()]
+	r.mu.Unlock()
+	args := []string{strconv.Itoa(r.Reps), strconv.FormatUint(r.Seed, 10), strconv.FormatFloat(max(r.SlowFactor, 0), 'g', -1, 64), strconv.FormatFloat(best, 'g', -1, 64)}
 	for _, id := range pending {
 		args = append(args, strconv.Itoa(id))
 	}
@@ -470,6 +481,15 @@ func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, status, rest stri
 		}
 		m.Status = smart.StatusOK
 		setStats(m, times)
+		r.mu.Lock()
+		if r.best == nil {
+			r.best = map[string]float64{}
+		}
+		id, run := st.ID(), m.MinMs*float64(st.Steps)
+		if b, ok := r.best[id]; !ok || run < b {
+			r.best[id] = run
+		}
+		r.mu.Unlock()
 	case "wrong":
 		m.Status = smart.StatusWrongResult
 		m.Error = fmt.Sprintf("max relative error %s, %s unwritten points (tolerance %g)", at(f, 0), at(f, 1), Tolerance(st))

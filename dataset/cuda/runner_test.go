@@ -23,7 +23,7 @@ func emulatedRunner(t *testing.T) *Runner {
 	}
 	dir := t.TempDir()
 	return &Runner{Compiler: Emulation(gxx, dir), CacheDir: dir, GPU: "emulated", Name: "CPU emulation",
-		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7}
+		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7, SlowFactor: -1}
 }
 
 func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *rand.Rand) smart.Setting {
@@ -124,6 +124,53 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 	}
 	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < 1000/float64(r.Steps) {
 		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least 1 s a run", m.Status, m.Error, m.Reps, m.MinMs)
+	}
+}
+
+// TestRunnerTimesSlowVariantsTwice: a variant whose first timed run is over SlowFactor times the
+// stencil's fastest run so far is timed twice; the fastest run is carried from one process (and
+// batch) to the next.
+func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	r.SlowFactor = 10
+	named, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := SmallCopy(named)
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		k, err := Generate(s, tu)
+		if err == nil && tu.Setting()["bx"] != 32 {
+			// Every run of the other blocks sleeps 0.3 s: far over 10x an emulated run of this grid.
+			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
+				"inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::milliseconds(300));", 1)
+			k.Source = "#include <chrono>\n#include <thread>\n" + k.Source
+		}
+		return k, err
+	}
+	q := func(bx, by int) smart.Query {
+		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": by, "shared": 0, "const": 0}}
+	}
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{q(32, 1), q(64, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Status != smart.StatusOK || ms[0].Reps != 5 {
+		t.Errorf("fast variant: %s, %d reps; want ok, 5", ms[0].Status, ms[0].Reps)
+	}
+	if ms[1].Status != smart.StatusOK || ms[1].Reps != 2 || ms[1].MinMs < 300/float64(r.Steps) {
+		t.Errorf("slow variant: %s, %d reps, min %v ms a step; want ok, 2 reps of at least 0.3 s a run", ms[1].Status, ms[1].Reps, ms[1].MinMs)
+	}
+	// A later batch, a new process: it starts from the fastest run measured before.
+	ms, err = r.EvaluateBatch(context.Background(), []smart.Query{q(16, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Status != smart.StatusOK || ms[0].Reps != 2 {
+		t.Errorf("slow variant of a later batch: %s, %d reps; want ok, 2", ms[0].Status, ms[0].Reps)
 	}
 }
 

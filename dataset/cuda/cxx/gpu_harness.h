@@ -4,7 +4,7 @@
 //   COPYBW <GB/s>                          device-to-device copy, bytes read plus written
 //   BEGIN <id>
 //   RUN <id>                               after each run: the caller's hang watchdog covers one run
-//   RESULT <id> ok <max relative error> <ms of run 1> <ms of run 2> ...
+//   RESULT <id> ok <max relative error> <ms of run 1> <ms of run 2> ...   (reps runs, 2 if slow)
 //   RESULT <id> wrong <max relative error> <unwritten points>
 //   RESULT <id> launch <error>
 // A run applies the stencil's STEPS time steps; the caller divides by STEPS. Under SMART_EMULATION
@@ -106,6 +106,10 @@ template <class T> struct Bench {
   size_t n;
   int reps;
   uint64_t seed;
+  // A variant whose first timed run is over slow times the fastest run seen (best_ms, carried
+  // across processes by the caller; 0 while unknown) is timed twice instead of reps times: its
+  // time only has to say "slow", and slow variants take most of a data set's GPU time.
+  double slow = 0, best_ms = 0;
   T *init = nullptr, *a = nullptr, *b = nullptr, *ref = nullptr;
   Point *dpts = nullptr;
   unsigned long long *stats = nullptr;
@@ -118,7 +122,8 @@ template <class T> struct Bench {
   static constexpr int blocks = 4096, threads = 256;
 #endif
 
-  Bench(const Case &cs, int reps_, uint64_t seed_) : c(cs), reps(reps_), seed(seed_) {
+  Bench(const Case &cs, int reps_, uint64_t seed_, double slow_, double best_ms_)
+      : c(cs), reps(reps_), seed(seed_), slow(slow_), best_ms(best_ms_) {
     n = (size_t)c.nx * c.ny * c.nz;
   }
 
@@ -200,7 +205,8 @@ template <class T> struct Bench {
       return true;
     }
     std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
+    int want = reps;
+    for (int i = 0; i < want; ++i) {
       reset();
       cudaEventRecord(start, stream);
       run(a, b, stream);
@@ -215,7 +221,9 @@ template <class T> struct Bench {
       cudaEventElapsedTime(&t, start, stop);
       ms.push_back(t);
       ran(id);
+      if (i == 0 && slow > 0 && best_ms > 0 && t > slow * best_ms && want > 2) want = 2;
     }
+    for (float t : ms) best_ms = (best_ms == 0 || t < best_ms) ? t : best_ms;
     std::printf("RESULT %d ok %.3e", id, maxrel);
     for (float t : ms) std::printf(" %.6f", t);
     std::printf("\n");
