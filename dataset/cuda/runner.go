@@ -67,16 +67,16 @@ type Runner struct {
 	GPU      string   // catalogue name recorded in rows
 	Name     string   // the device's own name, recorded in rows
 
-	Reps int // timed runs per variant (at least 5)
+	Reps    int           // timed runs per variant (at least 5)
+	Steps   int           // time steps per run; time per step is a run's time over Steps
+	PerTU   int           // variants per translation unit
+	Jobs    int           // parallel nvcc processes
+	Timeout time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
+	Seed    uint64        // seed of the random input grid
 	// SlowFactor: a variant whose first timed run is over SlowFactor times the fastest run of
 	// its stencil so far is timed twice, not Reps times (0 means 10; negative: never). Its row
 	// says so in Reps.
 	SlowFactor float64
-	Steps      int           // time steps per run; time per step is a run's time over Steps
-	PerTU      int           // variants per translation unit
-	Jobs       int           // parallel nvcc processes
-	Timeout    time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
-	Seed       uint64        // seed of the random input grid
 
 	// generate makes a variant's kernel; nil means Generate. Tests plant faults through it.
 	generate func(st *smart.Stencil, t smart.Tuning) (*Kernel, error)
