@@ -268,18 +268,12 @@ type Model struct {
 	Regressor  Regressor
 }
 
-// Load reads the model file at path, gzip-compressed or not (the embedded defaults are), and
-// decodes it with the matching kind of kinds. Errors name the file and the problem; a decoder's
-// panic becomes an error.
+// Load reads the model file at path and decodes it with the matching kind of kinds. Errors name
+// the file and the problem; a decoder's panic becomes an error.
 func Load(path string, kinds Kinds) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading model: %w", err)
-	}
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		if data, err = gunzip(data); err != nil {
-			return nil, fmt.Errorf("loading model %s: gzip: %w", path, err)
-		}
 	}
 	m, err := Decode(data, kinds)
 	if err != nil {
@@ -305,8 +299,15 @@ func gunzip(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Decode is Load for the bytes of a model file.
+// Decode is Load for the bytes of a model file, gzip-compressed or not (the embedded defaults
+// are stored compressed).
 func Decode(data []byte, kinds Kinds) (*Model, error) {
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		var err error
+		if data, err = gunzip(data); err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+	}
 	h, payload, err := Read(data)
 	if err != nil {
 		return nil, err

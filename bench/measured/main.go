@@ -109,7 +109,7 @@ func main() {
 		}
 		return
 	}
-	print(rep)
+	printReport(rep)
 }
 
 func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
@@ -342,6 +342,9 @@ func ranks(xs []float64) []float64 {
 }
 
 func spread(vs []*variant) Spread {
+	if len(vs) == 0 {
+		return Spread{}
+	}
 	var cv, rng []float64
 	over := 0
 	for _, v := range vs {
@@ -352,16 +355,13 @@ func spread(vs []*variant) Spread {
 			over++
 		}
 	}
-	if len(vs) == 0 {
-		return Spread{}
-	}
 	slices.Sort(cv)
 	slices.Sort(rng)
 	return Spread{MedianCV: stat.Quantile(0.5, stat.Empirical, cv, nil), MedianRange: stat.Quantile(0.5, stat.Empirical, rng, nil),
 		P95Range: stat.Quantile(0.95, stat.Empirical, rng, nil), RowsOver5: float64(over) / float64(len(vs))}
 }
 
-func print(r *Report) {
+func printReport(r *Report) {
 	fmt.Printf("%s: %d rows, %d ok, measured on %s; copy bandwidth %.0f GB/s\n\n", r.Data, r.Rows, r.OK, r.Device, r.CopyGBs)
 	fmt.Printf("Best measured kernel per stencil (bytes read plus written once per step over the time)\n")
 	fmt.Printf("%-10s %5s %-10s %10s %8s %8s %12s  %s\n", "stencil", "ok", "best OC", "ms/step", "GB/s", "of copy", "worst/best", "setting")
@@ -377,6 +377,6 @@ func print(r *Report) {
 	table("Analytic model (models/roofline) against the measurements, per stencil", r.Ranking)
 	table("Embedded default runtime model (trained on simulated data) against the measurements", r.Models)
 	table("Analytic model against the measurements, per OC (within each stencil, averaged over the stencils)", r.Analytic)
-	fmt.Printf("\nTiming spread over the %d timed runs of each ok variant: median CV %.2f%%, median (max-min)/median %.2f%%, 95th percentile %.1f%%, %.1f%% of variants over 5%%\n",
-		5, 100*r.Spread.MedianCV, 100*r.Spread.MedianRange, 100*r.Spread.P95Range, 100*r.Spread.RowsOver5)
+	fmt.Printf("\nTiming spread over the timed runs of each ok variant: median CV %.2f%%, median (max-min)/median %.2f%%, 95th percentile %.1f%%, %.1f%% of variants over 5%%\n",
+		100*r.Spread.MedianCV, 100*r.Spread.MedianRange, 100*r.Spread.P95Range, 100*r.Spread.RowsOver5)
 }

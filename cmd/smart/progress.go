@@ -49,9 +49,10 @@ func (p *progress) Update(done int) {
 // Stop closes the bar of work that ended early (a time budget, a target reached) at the count
 // actually done, instead of drawing it full.
 func (p *progress) Stop(done int) {
-	line := p.line(done, p.now().Sub(p.start))
+	elapsed := p.now().Sub(p.start)
+	line := p.line(done, elapsed)
 	if done < p.total {
-		line = fmt.Sprintf("%s, stopped at %d of %d after %s", line[:strings.Index(line, " ETA ")], done, p.total, p.now().Sub(p.start).Round(time.Millisecond))
+		line = fmt.Sprintf("%s, stopped at %d of %d after %s", p.head(done, elapsed), done, p.total, elapsed.Round(time.Millisecond))
 	}
 	if p.interactive {
 		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
@@ -60,7 +61,20 @@ func (p *progress) Stop(done int) {
 	}
 }
 
+// line is the bar with its estimate of the time left.
 func (p *progress) line(done int, elapsed time.Duration) string {
+	eta := "?"
+	if done > 0 && done < p.total {
+		rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
+	} else if done >= p.total {
+		eta = "done in " + elapsed.Round(time.Millisecond).String()
+	}
+	return p.head(done, elapsed) + " ETA " + eta
+}
+
+// head is the bar, the count and the rate.
+func (p *progress) head(done int, elapsed time.Duration) string {
 	const width = 30
 	frac := 0.0
 	if p.total > 0 {
@@ -69,11 +83,5 @@ func (p *progress) line(done int, elapsed time.Duration) string {
 	filled := int(frac * width)
 	bar := strings.Repeat("=", filled) + strings.Repeat(" ", width-filled)
 	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
-	eta := "?"
-	if done > 0 && done < p.total {
-		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
-	} else if done >= p.total {
-		eta = "done in " + elapsed.Round(time.Millisecond).String()
-	}
-	return fmt.Sprintf("%s [%s] %d/%d %5.1f%% %.1f/s ETA %s", p.label, bar, done, p.total, 100*frac, rate, eta)
+	return fmt.Sprintf("%s [%s] %d/%d %5.1f%% %.1f/s", p.label, bar, done, p.total, 100*frac, rate)
 }
