@@ -33,8 +33,9 @@ type Bayes struct {
 	// Prior, when set, ranks settings before any run, at no cost in evaluations: a Transfer
 	// from other GPUs' measurements of the kernel, a runtime model, the analytic model. The
 	// Initial first runs are then the settings of the pool it ranks fastest instead of random
-	// ones; from there the search learns from the real runs alone, so a wrong prior costs
-	// Initial runs and no more.
+	// ones, and the trees get the prior's time as one more feature: they learn where the real
+	// runs follow the prior and where they depart from it, which parameters alone cannot say
+	// after a few runs.
 	Prior smart.Evaluator
 }
 
@@ -61,6 +62,7 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 	nv := len(r.p.Variants)
 	p := ensembleParams{trees: c.Trees, minLeaf: 1, featureFrac: 1}
 	s := newThompsonPool(r, nv, c.Pool, c.Screen, p, c.Cap, rand.New(rand.NewPCG(r.Seed(), 0xba7e5)))
+	var pt *priorTimes
 	if c.Prior == nil {
 		if err := randomFrom(ctx, r, nv, c.Initial); err != nil {
 			return err
@@ -69,12 +71,14 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 			return err
 		}
 	} else {
+		pt = &priorTimes{ctx: ctx, r: r, prior: c.Prior, memo: map[string]float64{}}
+		s.enc.prior = pt.feature
 		if err := s.fill(); err != nil {
 			return err
 		}
-		first, err := priorFastest(ctx, r, c.Prior, s.rest, c.Initial)
-		if err != nil {
-			return err
+		first := pt.fastest(s.rest, c.Initial)
+		if pt.err != nil {
+			return pt.err
 		}
 		if _, err := r.Evaluate(ctx, first); err != nil {
 			return err
@@ -88,31 +92,67 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 				return err
 			}
 		}
-		if _, err := r.Evaluate(ctx, s.thompson(nil, c.Batch)); err != nil {
+		picks := s.thompson(nil, c.Batch)
+		if pt != nil && pt.err != nil {
+			return pt.err // a refilled pool's settings asked the prior
+		}
+		if _, err := r.Evaluate(ctx, picks); err != nil {
 			return err
 		}
 	}
 }
 
-// priorFastest returns the n candidates the prior ranks fastest. A setting the prior fails, or
-// a replayed prior lacks, ranks last.
-func priorFastest(ctx context.Context, r *Run, prior smart.Evaluator, cands []Candidate, n int) ([]Candidate, error) {
+// priorTimes answers what the prior says of candidates, asking it once per candidate (the
+// trees encode the runs again at every fit).
+type priorTimes struct {
+	ctx   context.Context
+	r     *Run
+	prior smart.Evaluator
+	memo  map[string]float64
+	err   error // the first failure of the prior other than a setting it lacks
+}
+
+// time is the prior's objective of c; +Inf where the prior fails the setting or, replayed,
+// lacks it.
+func (p *priorTimes) time(c Candidate) float64 {
+	key := p.r.variantKey(c)
+	if t, ok := p.memo[key]; ok {
+		return t
+	}
+	t := math.Inf(1)
+	m, err := p.prior.Evaluate(p.ctx, p.r.query(c))
+	switch {
+	case errors.Is(err, dataset.ErrNotMeasured):
+	case err != nil:
+		if p.err == nil {
+			p.err = fmt.Errorf("bayes: the prior: %w", err)
+		}
+	default:
+		t = p.r.p.value(m)
+	}
+	p.memo[key] = t
+	return t
+}
+
+// feature is the trees' column of the prior: ln of its time, and for a setting it has no
+// time for a finite value above every other, which a split can still set apart.
+func (p *priorTimes) feature(c Candidate) float64 {
+	if t := p.time(c); t > 0 && !math.IsInf(t, 1) {
+		return math.Log(t)
+	}
+	return math.MaxFloat32
+}
+
+// fastest returns the n candidates the prior ranks fastest; those it has no time for rank last.
+func (p *priorTimes) fastest(cands []Candidate, n int) []Candidate {
 	t := make([]float64, len(cands))
 	for i, c := range cands {
-		m, err := prior.Evaluate(ctx, r.query(c))
-		switch {
-		case errors.Is(err, dataset.ErrNotMeasured):
-			t[i] = math.Inf(1)
-		case err != nil:
-			return nil, fmt.Errorf("bayes: the prior: %w", err)
-		default:
-			t[i] = r.p.value(m)
-		}
+		t[i] = p.time(c)
 	}
 	idx := argsort(t)
 	out := make([]Candidate, 0, n)
 	for _, i := range idx[:min(n, len(idx))] {
 		out = append(out, cands[i])
 	}
-	return out, nil
+	return out
 }

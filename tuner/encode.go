@@ -18,6 +18,8 @@ type encoder struct {
 	// index[v][k] is the column of the k-th parameter of variant v, or -1 when left out.
 	index [][]int
 	names [][]string
+	// prior, when set, adds a last column: what a prior says of the candidate.
+	prior func(Candidate) float64
 }
 
 type column struct {
@@ -79,10 +81,14 @@ func newEncoder(vs []Variant) *encoder {
 
 // width is the number of columns of a row.
 func (e *encoder) width() int {
+	w := len(e.cols)
 	if e.variants > 1 {
-		return e.variants + len(e.cols)
+		w += e.variants
 	}
-	return len(e.cols)
+	if e.prior != nil {
+		w++
+	}
+	return w
 }
 
 // features names the columns.
@@ -99,6 +105,9 @@ func (e *encoder) features() []string {
 		} else {
 			out = append(out, c.name)
 		}
+	}
+	if e.prior != nil {
+		out = append(out, "ln_prior")
 	}
 	return out
 }
@@ -121,6 +130,9 @@ func (e *encoder) row(c Candidate) []float64 {
 			x = math.Log2(x)
 		}
 		row[off+j] = x
+	}
+	if e.prior != nil {
+		row[len(row)-1] = e.prior(c)
 	}
 	return row
 }

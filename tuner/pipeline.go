@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strconv"
 
 	"smart"
 )
@@ -146,8 +145,7 @@ func (s *thompsonPool) fill() error {
 	s.rows = s.enc.rows(s.rest)
 	s.index = make(map[string]int, len(s.rest))
 	for i, c := range s.rest {
-		key, _ := s.r.key(c)
-		s.index[strconv.Itoa(c.Variant)+":"+key] = i
+		s.index[s.r.variantKey(c)] = i
 	}
 	s.synced, s.dead = s.r.Evaluations(), 0
 	return nil
@@ -158,8 +156,7 @@ func (s *thompsonPool) fill() error {
 func (s *thompsonPool) compact() {
 	hist := s.r.History()
 	for _, o := range hist[s.synced:] {
-		key, _ := s.r.key(o.Candidate)
-		if i, ok := s.index[strconv.Itoa(o.Variant)+":"+key]; ok && s.rows[i] != nil {
+		if i, ok := s.index[s.r.variantKey(o.Candidate)]; ok && s.rows[i] != nil {
 			s.rows[i] = nil // the mark of a setting that has run
 			s.dead++
 		}
@@ -177,8 +174,7 @@ func (s *thompsonPool) compact() {
 	s.rest, s.rows, s.dead = rest, rows, 0
 	clear(s.index)
 	for i, c := range s.rest {
-		key, _ := s.r.key(c)
-		s.index[strconv.Itoa(c.Variant)+":"+key] = i
+		s.index[s.r.variantKey(c)] = i
 	}
 }
 

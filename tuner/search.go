@@ -250,6 +250,12 @@ func (r *Run) Seen(c Candidate) bool {
 	return ok
 }
 
+// variantKey is a candidate's key among the candidates of every variant: its variant and key.
+func (r *Run) variantKey(c Candidate) string {
+	key, _ := r.key(c)
+	return strconv.Itoa(c.Variant) + ":" + key
+}
+
 // key is the cache key of a candidate: its values in the space's parameter order. It is false
 // when the setting does not have exactly the space's parameters (Check then says why).
 func (r *Run) key(c Candidate) (string, bool) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"smart"
@@ -176,5 +177,60 @@ func TestCompare(t *testing.T) {
 	}
 	if !slices.Equal(again[0].Evaluations, reach[0].Evaluations[2:]) || again[0].FirstSeed != 2 {
 		t.Errorf("seeds 2-3 alone: %v (first seed %d); within seeds 0-3: %v", again[0].Evaluations, again[0].FirstSeed, reach[0].Evaluations)
+	}
+}
+
+// countingTable is a timeTable that counts the queries it answers and fails the disk at a=8.
+type countingTable struct {
+	timeTable
+	calls int
+}
+
+func (c *countingTable) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	c.calls++
+	if q.Setting["a"] == 8 {
+		return smart.Measurement{}, errors.New("disk gone")
+	}
+	return c.timeTable.Evaluate(ctx, q)
+}
+
+// TestPriorTimes checks the prior's column of the trees: ln of its time, a finite value above
+// all others where it has none, one query per setting, and a broken prior reported.
+func TestPriorTimes(t *testing.T) {
+	p, _ := testProblem(t)
+	r := newRun(&p, Budget{}, 1)
+	prior := &countingTable{timeTable: timeTable{1: 2, 2: 0.5, 4: 0}}
+	pt := &priorTimes{ctx: context.Background(), r: r, prior: prior, memo: map[string]float64{}}
+	c := func(a int) Candidate { return Candidate{Setting: set(a, 1, 0, 1)} }
+	for _, tc := range []struct {
+		a    int
+		want float64
+	}{
+		{1, math.Ln2},
+		{2, -math.Ln2},
+		{4, math.MaxFloat32},  // a failed run
+		{16, math.MaxFloat32}, // not measured
+		{1, math.Ln2},         // asked again: remembered
+	} {
+		if got := pt.feature(c(tc.a)); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("a=%d: column %v, want %v", tc.a, got, tc.want)
+		}
+	}
+	if prior.calls != 4 {
+		t.Errorf("%d queries to the prior for 4 settings", prior.calls)
+	}
+	if pt.err != nil {
+		t.Fatalf("a setting the prior lacks is an error: %v", pt.err)
+	}
+	if got := pt.fastest([]Candidate{c(16), c(1), c(4), c(2)}, 3); !slices.EqualFunc(got, []Candidate{c(2), c(1), c(16)}, func(x, y Candidate) bool { return x.Setting["a"] == y.Setting["a"] }) {
+		t.Errorf("fastest 3 by the prior: %v", got)
+	}
+	pt.feature(c(8))
+	if pt.err == nil || !strings.Contains(pt.err.Error(), "disk gone") {
+		t.Errorf("broken prior: %v", pt.err)
+	}
+	// Search stops on it rather than treating the prior's failure as a slow setting.
+	if _, err := Search(context.Background(), p, Budget{Evaluations: 20}, &Bayes{Prior: prior, Initial: 3}, 1); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Errorf("search under a broken prior: %v", err)
 	}
 }
