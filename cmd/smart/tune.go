@@ -83,7 +83,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline)")
-	surFlag := fs.String("surrogate", "", "sim, model:PATH (stencils) or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first")
+	surFlag := fs.String("surrogate", "", "sim, model:PATH (stencils) or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first and learns from it as a feature")
 	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
 	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
