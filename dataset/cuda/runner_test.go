@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -135,21 +136,19 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 		t.Skip("compiles and runs emulated benchmarks")
 	}
 	r := emulatedRunner(t)
-	// Factor 2, not the default 10: a slow variant runs the same work plus a 0.3 s sleep, so it is
-	// flagged while an emulated run takes under 0.3 s. CI's loaded cores made a run over 37 ms
-	// (10x fails) where this machine takes 9 ms.
 	r.SlowFactor = 2
 	named, err := generator.NamedStencil("j2d5pt", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := SmallCopy(named)
+	sleepMs := 0
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
 		if err == nil && tu.Setting()["bx"] != 32 {
-			// Every run of the other blocks sleeps 0.3 s on top of the same work.
+			// Every run of the other blocks sleeps on top of the same work.
 			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
-				"inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::milliseconds(300));", 1)
+				fmt.Sprintf("inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleepMs), 1)
 			k.Source = "#include <chrono>\n#include <thread>\n" + k.Source
 		}
 		return k, err
@@ -157,21 +156,29 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 	q := func(bx, by int) smart.Query {
 		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": by, "shared": 0, "const": 0}}
 	}
-	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{q(32, 1), q(64, 1)})
-	if err != nil {
-		t.Fatal(err)
+	eval := func(qs ...smart.Query) []smart.Measurement {
+		t.Helper()
+		ms, err := r.EvaluateBatch(context.Background(), qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
 	}
+	// The sleep must outweigh SlowFactor emulated runs whatever the load: an emulated run takes
+	// 9 ms on an idle machine and over 0.5 s with two busy processes per core.
+	ms := eval(q(32, 1))
+	sleepMs = max(300, int(10*ms[0].MinMs*float64(r.Steps)))
+	r.best = nil // forget it: the next process starts from nothing
+
+	ms = eval(q(32, 1), q(64, 1))
 	if ms[0].Status != smart.StatusOK || ms[0].Reps != 5 {
 		t.Errorf("fast variant: %s, %d reps; want ok, 5", ms[0].Status, ms[0].Reps)
 	}
-	if ms[1].Status != smart.StatusOK || ms[1].Reps != 2 || ms[1].MinMs < 300/float64(r.Steps) {
-		t.Errorf("slow variant: %s, %d reps, min %v ms a step; want ok, 2 reps of at least 0.3 s a run", ms[1].Status, ms[1].Reps, ms[1].MinMs)
+	if ms[1].Status != smart.StatusOK || ms[1].Reps != 2 || ms[1].MinMs < float64(sleepMs)/float64(r.Steps) {
+		t.Errorf("slow variant: %s, %d reps, min %v ms a step; want ok, 2 reps of at least %d ms a run", ms[1].Status, ms[1].Reps, ms[1].MinMs, sleepMs)
 	}
 	// A later batch, a new process: it starts from the fastest run measured before.
-	ms, err = r.EvaluateBatch(context.Background(), []smart.Query{q(16, 2)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms = eval(q(16, 2))
 	if ms[0].Status != smart.StatusOK || ms[0].Reps != 2 {
 		t.Errorf("slow variant of a later batch: %s, %d reps; want ok, 2", ms[0].Status, ms[0].Reps)
 	}
