@@ -60,6 +60,20 @@ func (c Contender) forCase(cs Case) Method {
 	return c.New()
 }
 
+// Searches is the number of searches Compare runs: every contender's seeds on each case it
+// takes.
+func Searches(cases []Case, cs []Contender) int {
+	n := 0
+	for _, m := range cs {
+		for _, c := range cases {
+			if m.forCase(c) != nil {
+				n += m.Seeds
+			}
+		}
+	}
+	return n
+}
+
 func (c Contender) method(budget int) Method {
 	if c.ForBudget != nil {
 		return c.ForBudget(budget)

@@ -388,13 +388,17 @@ func (r *Run) query(c Candidate) smart.Query {
 }
 
 // value is the objective of a measurement: +Inf for a failure or a number that is no time.
-func (p *Problem) value(m smart.Measurement) float64 {
+func (p *Problem) value(m smart.Measurement) float64 { return objectiveOf(m, p.Objective) }
+
+// objectiveOf is objective(m), or the time where objective is nil: +Inf for a failure or a
+// number that is no time.
+func objectiveOf(m smart.Measurement, objective func(smart.Measurement) float64) float64 {
 	if !m.OK() {
 		return math.Inf(1)
 	}
 	v := m.TimeMs
-	if p.Objective != nil {
-		v = p.Objective(m)
+	if objective != nil {
+		v = objective(m)
 	}
 	if v < 0 || math.IsNaN(v) {
 		return math.Inf(1)

@@ -55,8 +55,7 @@ const maxTies = 64
 // thompsonRows picks up to k of the encoded rows by Thompson sampling: for each pick one tree
 // of the ensemble, a draw from the model's posterior, names its fastest row not picked yet;
 // rows that tree cannot tell apart (at most maxTies of them, drawn at random) are told apart by
-// the ensemble's mean. Without a model it
-// picks at random.
+// the ensemble's mean. Without a model it picks at random.
 func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int {
 	k = min(k, len(rows))
 	if s.e == nil {

@@ -33,14 +33,7 @@ func (t Transfer) Evaluate(ctx context.Context, q smart.Query) (smart.Measuremen
 		if err != nil {
 			return smart.Measurement{}, fmt.Errorf("transfer source %d: %w", i+1, err)
 		}
-		if !m.OK() {
-			continue
-		}
-		v := m.TimeMs
-		if t.Objective != nil {
-			v = t.Objective(m)
-		}
-		if v > 0 && !math.IsInf(v, 0) {
+		if v := objectiveOf(m, t.Objective); v > 0 && !math.IsInf(v, 1) {
 			sum += math.Log(v)
 			n++
 		}

@@ -126,15 +126,7 @@ Examples:
 	for i, c := range cases {
 		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: sources[i]})
 	}
-	searches := 0
-	for _, m := range contenders {
-		for _, c := range cases {
-			if m.ForCase == nil || m.ForCase(c) != nil {
-				searches += m.Seeds
-			}
-		}
-	}
-	bar := newProgress(e, "searches", searches)
+	bar := newProgress(e, "searches", tuner.Searches(cases, contenders))
 	n := 0
 	reach, err := tuner.Compare(ctx, cases, contenders, *budget, *share, *parallel, func() { n++; bar.Update(n) })
 	if err != nil {
