@@ -40,16 +40,22 @@ func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *r
 	return set
 }
 
+// smallStencil is the named stencil on a grid small enough for the emulated GPU.
+func smallStencil(t *testing.T, name string) *smart.Stencil {
+	t.Helper()
+	named, err := generator.NamedStencil(name, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SmallCopy(named)
+}
+
 func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs emulated benchmarks")
 	}
 	r := emulatedRunner(t)
-	named, err := generator.NamedStencil("j2d9pt", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := SmallCopy(named)
+	st := smallStencil(t, "j2d9pt")
 	rng := rand.New(rand.NewPCG(3, 4))
 	ocs := []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.ST | smart.RT | smart.PR), smart.Combination(smart.CM | smart.TB)}
 	var qs []smart.Query
@@ -103,11 +109,7 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 		t.Skip("compiles and runs emulated benchmarks")
 	}
 	r := emulatedRunner(t)
-	named, err := generator.NamedStencil("j2d5pt", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := SmallCopy(named)
+	st := smallStencil(t, "j2d5pt")
 	r.Timeout = 3 * time.Second
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
@@ -137,11 +139,7 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 	}
 	r := emulatedRunner(t)
 	r.SlowFactor = 2
-	named, err := generator.NamedStencil("j2d5pt", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := SmallCopy(named)
+	st := smallStencil(t, "j2d5pt")
 	sleepMs := 0
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
