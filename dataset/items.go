@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"smart/internal/atomicfile"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // ItemsFile lists a run's work items: the settings its plan drew, saved when the run starts so

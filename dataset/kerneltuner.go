@@ -14,10 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"smart/internal/jsonerr"
 	"strings"
 
 	"smart"
+	"smart/internal/jsonerr"
 )
 
 // ImportOptions say what Kernel Tuner files leave out.

@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"smart/internal/ktdata"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/internal/ktdata"
 )
 
 // ktCounts are the configurations of each file, counted independently with Python:

@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"smart/internal/atomicfile"
-	"smart/internal/jsonerr"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
 
 	"smart"
+	"smart/internal/atomicfile"
+	"smart/internal/jsonerr"
 )
 
 // LabelsFormat is the version tag of labels.json.

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"smart/internal/atomicfile"
 	"strings"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // MergeSummary says what Merge joined.

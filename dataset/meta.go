@@ -10,10 +10,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"smart/internal/atomicfile"
+	"syscall"
 	"time"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // Format is the version tag of the data set format this package writes and reads.
@@ -104,6 +105,10 @@ func ReadMeta(dir string) (Meta, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Meta{}, fmt.Errorf("%s is not a data set: it has no %s", dir, MetaFile)
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		// A data set's own rows.csv, given for its directory, is the usual slip.
+		return Meta{}, fmt.Errorf("%s is not a data set: a data set is a directory (%s, %s); give the directory", dir, MetaFile, RowsFile)
 	}
 	if err != nil {
 		return Meta{}, err

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"smart/internal/atomicfile"
 	"strings"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // Marshal writes s as a stencil file laid out for reading: one field per line, one offset per

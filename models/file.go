@@ -11,10 +11,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"smart/internal/atomicfile"
 	"time"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // Magic opens every model file.

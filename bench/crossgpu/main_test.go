@@ -2,9 +2,10 @@ package main
 
 import (
 	"path/filepath"
-	"smart/internal/ktdata"
 	"strings"
 	"testing"
+
+	"smart/internal/ktdata"
 )
 
 func TestMedian(t *testing.T) {

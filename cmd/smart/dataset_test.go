@@ -151,6 +151,7 @@ func TestDatasetUsage(t *testing.T) {
 		{[]string{"dataset", "frobnicate"}, 2, `unknown subcommand "frobnicate"`},
 		{[]string{"dataset", "stats"}, 2, "give one data set directory"},
 		{[]string{"dataset", "stats", "/nonexistent"}, 1, "is not a data set"},
+		{[]string{"dataset", "stats", "dataset_test.go"}, 1, "a data set is a directory"},
 		{[]string{"bench", "--random", "2"}, 2, "--out DIR is required"},
 		{[]string{"bench", "--random", "2", "--out", "x", "--shard", "3/2"}, 2, `shard "3/2" is not of the form`},
 		{[]string{"bench", "--random", "2", "--out", "x", "--oc", "BM_CM"}, 2, "--oc:"},

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"smart/internal/ktdata"
 	"strings"
 	"testing"
+
+	"smart/internal/ktdata"
 )
 
 func TestTuneKernelTunerCLI(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"smart/internal/atomicfile"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 //go:embed cxx/gpu_harness.h

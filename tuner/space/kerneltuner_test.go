@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"smart/internal/ktdata"
 	"strconv"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/internal/ktdata"
 )
 
 // cacheKeys reads a Kernel Tuner cache file: its parameter names and the settings it lists.
