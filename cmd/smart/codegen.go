@@ -37,16 +37,18 @@ Examples:
 		return usagef("give one stencil file")
 	case *ocName == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
-	case *setText == "":
+	}
+	// The OC first: the hint for a missing setting names it.
+	oc, err := smart.ParseCombination(*ocName)
+	if err != nil {
+		return usagef("--oc: %v", err)
+	}
+	if *setText == "" {
 		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], *ocName)
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
-	}
-	oc, err := smart.ParseCombination(*ocName)
-	if err != nil {
-		return usagef("--oc: %v", err)
 	}
 	set, err := smart.ParseSetting(*setText)
 	if err != nil {

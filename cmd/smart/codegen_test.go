@@ -68,6 +68,7 @@ func TestCodegenErrors(t *testing.T) {
 		{[]string{"codegen", "-", "--setting", "bx=32"}, 2, "give the optimization combination with --oc"},
 		{[]string{"codegen", "-", "--oc", "ST"}, 2, "give the setting with --setting"},
 		{[]string{"codegen", "-", "--oc", "XX", "--setting", "bx=1"}, 2, `unknown optimization "XX"`},
+		{[]string{"codegen", "-", "--oc", "XX"}, 2, `unknown optimization "XX"`},
 		{[]string{"codegen", "-", "--oc", "BASE", "--setting", "bx=32"}, 2, "parameter by is missing"},
 		{[]string{"codegen", "-", "--oc", "ST", "--setting", "bx=32,by=2,shared=1,const=0,sd=2,sb=8,ufx=1,ufy=1"}, 1, "by is 2; streaming along it (sd=2) needs a block size of 1"},
 	} {
