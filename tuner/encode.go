@@ -115,6 +115,12 @@ func (e *encoder) features() []string {
 // row encodes a candidate.
 func (e *encoder) row(c Candidate) []float64 {
 	row := make([]float64, e.width())
+	e.put(row, c)
+	return row
+}
+
+// put encodes a candidate into row, which is zero and of the encoder's width.
+func (e *encoder) put(row []float64, c Candidate) {
 	off := 0
 	if e.variants > 1 {
 		row[c.Variant] = 1
@@ -134,14 +140,17 @@ func (e *encoder) row(c Candidate) []float64 {
 	if e.prior != nil {
 		row[len(row)-1] = e.prior(c)
 	}
-	return row
 }
 
-// rows encodes candidates.
+// rows encodes candidates into one block of memory: the trees then walk the rows of a window
+// of a pool in the order they lie in memory.
 func (e *encoder) rows(cs []Candidate) [][]float64 {
+	w := e.width()
+	block := make([]float64, len(cs)*w)
 	out := make([][]float64, len(cs))
 	for i, c := range cs {
-		out[i] = e.row(c)
+		out[i] = block[i*w : (i+1)*w : (i+1)*w]
+		e.put(out[i], c)
 	}
 	return out
 }
