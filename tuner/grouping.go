@@ -25,6 +25,8 @@ type timeOf func(s smart.Setting) (v float64, ok bool)
 // Values enter the CV by position so that it is comparable across parameters: log2(v)+1 for
 // powers of two (as csTuner takes log2 of numeric parameters), else v-min+1 (flags and
 // enumerations count from 1, as in csTuner Table I).
+//
+// The setting with a at x and b at y is the one with b at y and a at x: each is asked of t once.
 func pairCVs(sp *space.Space, best smart.Setting, t timeOf) []pairCV {
 	var params []space.Param
 	for _, p := range sp.Params() {
@@ -32,19 +34,45 @@ func pairCVs(sp *space.Space, best smart.Setting, t timeOf) []pairCV {
 			params = append(params, p)
 		}
 	}
-	var out []pairCV
-	for _, pa := range params {
-		for _, pb := range params {
-			if pa.Name == pb.Name {
-				continue
-			}
-			var vs []float64
+	// times[i][j][x*len(j's values)+y], i < j: the objective with i at its x-th value and j at
+	// its y-th, +Inf where t has none.
+	times := make([][][]float64, len(params))
+	for i, pa := range params {
+		times[i] = make([][]float64, len(params))
+		for j := i + 1; j < len(params); j++ {
+			pb := params[j]
+			ts := make([]float64, 0, len(pa.Values)*len(pb.Values))
 			for _, va := range pa.Values {
-				bestV, bestT := 0, math.Inf(1)
 				for _, vb := range pb.Values {
 					s := best.Clone()
 					s[pa.Name], s[pb.Name] = va, vb
-					if v, ok := t(s); ok && v < bestT {
+					v, ok := t(s)
+					if !ok {
+						v = math.Inf(1)
+					}
+					ts = append(ts, v)
+				}
+			}
+			times[i][j] = ts
+		}
+	}
+	var out []pairCV
+	for i, pa := range params {
+		for j, pb := range params {
+			if i == j {
+				continue
+			}
+			var vs []float64
+			for x := range pa.Values {
+				bestV, bestT := 0, math.Inf(1)
+				for y, vb := range pb.Values {
+					var v float64
+					if i < j {
+						v = times[i][j][x*len(pb.Values)+y]
+					} else {
+						v = times[j][i][y*len(pa.Values)+x]
+					}
+					if v < bestT {
 						bestV, bestT = vb, v
 					}
 				}

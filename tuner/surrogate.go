@@ -3,6 +3,7 @@ package tuner
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"smart"
 )
@@ -61,7 +62,6 @@ func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int 
 	if s.e == nil {
 		return rng.Perm(len(rows))[:k]
 	}
-	picked := make([]bool, len(rows))
 	mean := map[int]float64{} // of the tied rows only: the ensemble costs a tree per row
 	meanOf := func(i int) float64 {
 		if v, ok := mean[i]; ok {
@@ -72,22 +72,14 @@ func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int 
 		return m[0]
 	}
 	out := make([]int, 0, k)
+	idx := make([]int, len(rows)) // the rows not picked yet, in any order
+	for i := range idx {
+		idx[i] = i
+	}
 	var ties []int
 	for len(out) < k {
 		t := &s.e.trees[rng.IntN(len(s.e.trees))]
-		bv := math.Inf(1)
-		ties = ties[:0]
-		for i, row := range rows {
-			if picked[i] {
-				continue
-			}
-			switch v := t.predict(row); {
-			case v < bv:
-				bv, ties = v, append(ties[:0], i)
-			case v == bv:
-				ties = append(ties, i)
-			}
-		}
+		ties = t.fastest(rows, idx, ties)
 		if len(ties) > maxTies {
 			// A tree with few leaves ties thousands of rows: rank a random few by the mean.
 			for j := range maxTies {
@@ -102,7 +94,8 @@ func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int 
 				bi = i
 			}
 		}
-		picked[bi] = true
+		idx[slices.Index(idx, bi)] = idx[len(idx)-1]
+		idx = idx[:len(idx)-1]
 		out = append(out, bi)
 	}
 	return out
