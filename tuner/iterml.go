@@ -1,11 +1,11 @@
 package tuner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // IterML is the iterative pruning of Cui and Feng (CF'19, Algorithm 1): each iteration samples
@@ -104,6 +104,7 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 		stopSize = pick
 	}
 	enc := newEncoder(r.p.Variants[:nv])
+	rows := enc.rows(d) // rows[i] encodes d[i]: they move together
 	var pred []float64
 	for iter := 0; len(d) > stopSize; iter++ {
 		// Pick a sample at random from the remaining space: a partial Fisher-Yates shuffle.
@@ -111,9 +112,10 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 		for i := range k {
 			j := i + r.rng.IntN(len(d)-i)
 			d[i], d[j] = d[j], d[i]
+			rows[i], rows[j] = rows[j], rows[i]
 		}
 		sample := d[:k]
-		d = d[k:]
+		d, rows = d[k:], rows[k:]
 		if _, err := r.Evaluate(ctx, sample); err != nil {
 			return nil, err
 		}
@@ -125,12 +127,12 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 			pred = nil
 			continue // nothing has succeeded yet: no model to prune with
 		}
-		if pred, err = predict(enc.rows(d)); err != nil {
+		if pred, err = predict(rows); err != nil {
 			return nil, err
 		}
-		sortByPrediction(d, pred)
-		keep := max(stopSize, int(math.Ceil((1-cut)*float64(len(d)))))
-		d, pred = d[:min(keep, len(d))], pred[:min(keep, len(d))]
+		sortByPrediction(d, pred, rows)
+		keep := min(len(d), max(stopSize, int(math.Ceil((1-cut)*float64(len(d))))))
+		d, pred, rows = d[:keep], pred[:keep], rows[:keep]
 	}
 	if pred == nil && len(d) > 0 {
 		predict, err := m.fit(ctx, r, enc, math.MaxUint32)
@@ -138,10 +140,10 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 			return nil, err
 		}
 		if predict != nil {
-			if pred, err = predict(enc.rows(d)); err != nil {
+			if pred, err = predict(rows); err != nil {
 				return nil, err
 			}
-			sortByPrediction(d, pred)
+			sortByPrediction(d, pred, rows)
 		}
 	}
 	return d, nil
@@ -156,15 +158,16 @@ func (m *IterML) fit(ctx context.Context, r *Run, enc *encoder, iter uint64) (pr
 	return m.Model.fit(ctx, enc.features(), X, y, r.Seed()*1_000_003+iter, m.Threads)
 }
 
-// sortByPrediction orders candidates by predicted value, fastest first; ties keep their order.
-func sortByPrediction(cs []Candidate, pred []float64) {
+// sortByPrediction orders candidates, their predicted values and their rows by predicted value,
+// fastest first; ties keep their order.
+func sortByPrediction(cs []Candidate, pred []float64, rows [][]float64) {
 	idx := make([]int, len(cs))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return pred[idx[a]] < pred[idx[b]] })
-	c2, p2 := slices.Clone(cs), slices.Clone(pred)
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(pred[a], pred[b]) })
+	c2, p2, r2 := slices.Clone(cs), slices.Clone(pred), slices.Clone(rows)
 	for i, j := range idx {
-		cs[i], pred[i] = c2[j], p2[j]
+		cs[i], pred[i], rows[i] = c2[j], p2[j], r2[j]
 	}
 }
