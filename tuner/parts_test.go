@@ -126,6 +126,62 @@ func TestPairCVs(t *testing.T) {
 	}
 }
 
+// TestPairCVsReference compares pairCVs with the definition asked of the model for every
+// ordered pair, on an asymmetric objective with invalid settings, and checks that it asks for
+// each setting once.
+func TestPairCVsReference(t *testing.T) {
+	params := []space.Param{{Name: "a", Values: []int{1, 2, 4, 8}}, {Name: "b", Values: []int{0, 1}},
+		{Name: "c", Values: []int{3, 5, 7}}, {Name: "d", Values: []int{16}}}
+	sp, err := space.New(context.Background(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := smart.Setting{"a": 2, "b": 1, "c": 5, "d": 16}
+	calls := 0
+	timeOf := func(s smart.Setting) (float64, bool) {
+		calls++
+		if s["a"] == 8 && s["c"] == 7 {
+			return 0, false // invalid
+		}
+		return float64(s["a"]*s["a"]%7+3*s["b"]*s["c"]%5) + 0.1*float64(s["c"]), true
+	}
+	got := map[string]float64{}
+	for _, p := range pairCVs(sp, best, timeOf) {
+		got[p.a+p.b] = p.cv
+	}
+	if calls != 4*2+4*3+2*3 {
+		t.Errorf("%d questions to the model, want one per setting: %d", calls, 4*2+4*3+2*3)
+	}
+	multi := params[:3] // d takes one value and joins no pair
+	for _, pa := range multi {
+		for _, pb := range multi {
+			if pa.Name == pb.Name {
+				continue
+			}
+			var vs []float64
+			for _, va := range pa.Values {
+				bestV, bestT := 0, math.Inf(1)
+				for _, vb := range pb.Values {
+					s := best.Clone()
+					s[pa.Name], s[pb.Name] = va, vb
+					if v, ok := timeOf(s); ok && v < bestT {
+						bestV, bestT = vb, v
+					}
+				}
+				if !math.IsInf(bestT, 1) {
+					vs = append(vs, position(pb.Values, bestV))
+				}
+			}
+			if w, g := cv(vs), got[pa.Name+pb.Name]; math.Abs(w-g) > 1e-12 {
+				t.Errorf("CV of %s%s = %v, want %v", pa.Name, pb.Name, g, w)
+			}
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("%d pairs, want 6", len(got))
+	}
+}
+
 func TestCV(t *testing.T) {
 	for _, c := range []struct {
 		xs   []float64
@@ -258,6 +314,55 @@ func TestEnsembleFits(t *testing.T) {
 	picks := s.thompsonRows([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}, 2, rng)
 	if len(picks) != 2 || picks[0] == picks[1] || slices.Contains(picks, 0) || slices.Contains(picks, 3) {
 		t.Errorf("Thompson picks %v; want the two rows of the low step, 1 and 2", picks)
+	}
+}
+
+// TestTreeFastest checks the batch walk of a tree against one walk per row: among any subset
+// of rows, fastest returns exactly the rows whose prediction is the least, in increasing order.
+// Targets on a coarse grid make leaves with equal values, so ties span several leaves.
+func TestTreeFastest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 200 {
+		n, d := 5+rng.IntN(200), 1+rng.IntN(6)
+		X, y := make([][]float64, n), make([]float64, n)
+		for i := range X {
+			X[i] = make([]float64, d)
+			for j := range X[i] {
+				X[i][j] = float64(rng.IntN(8))
+			}
+			y[i] = float64(rng.IntN(4)) // few distinct values: many tied leaves
+		}
+		e := fitEnsemble(X, y, ensembleParams{trees: 3, minLeaf: 1 + rng.IntN(3), featureFrac: 0.7}, rng)
+		rows := make([][]float64, 300)
+		for i := range rows {
+			rows[i] = make([]float64, d)
+			for j := range rows[i] {
+				rows[i][j] = float64(rng.IntN(9)) - 0.5*float64(rng.IntN(2)) // values off the training grid too
+			}
+		}
+		var idx []int
+		for i := range rows {
+			if rng.IntN(3) > 0 {
+				idx = append(idx, i)
+			}
+		}
+		for k := range e.trees {
+			tr := &e.trees[k]
+			best, want := math.Inf(1), []int(nil)
+			for _, i := range idx {
+				switch v := tr.predict(rows[i]); {
+				case v < best:
+					best, want = v, []int{i}
+				case v == best:
+					want = append(want, i)
+				}
+			}
+			slices.Sort(want)
+			got := tr.fastest(rows, slices.Clone(idx), nil)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d tree %d: fastest %v, one walk per row %v", trial, k, got, want)
+			}
+		}
 	}
 }
 
