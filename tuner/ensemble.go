@@ -96,12 +96,14 @@ type grower struct {
 	features []int
 	sum      [256]float64
 	cnt      [256]int
+	scratch  tree // grown into, then copied at its final size: no garbage from appends
 }
 
+// grow grows a tree on the bootstrap sample rows, which it reorders.
 func (g *grower) grow(rows []int32) tree {
-	var t tree
-	g.node(&t, slices.Clone(rows))
-	return t
+	g.scratch.nodes, g.scratch.lo = g.scratch.nodes[:0], g.scratch.lo[:0]
+	g.node(&g.scratch, rows)
+	return tree{nodes: slices.Clone(g.scratch.nodes), lo: slices.Clone(g.scratch.lo)}
 }
 
 // node grows the subtree of rows in pre-order.
