@@ -1,7 +1,6 @@
 package tuner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -161,11 +160,7 @@ func (m *IterML) fit(ctx context.Context, r *Run, enc *encoder, iter uint64) (pr
 // sortByPrediction orders candidates, their predicted values and their rows by predicted value,
 // fastest first; ties keep their order.
 func sortByPrediction(cs []Candidate, pred []float64, rows [][]float64) {
-	idx := make([]int, len(cs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(pred[a], pred[b]) })
+	idx := argsort(pred)
 	c2, p2, r2 := slices.Clone(cs), slices.Clone(pred), slices.Clone(rows)
 	for i, j := range idx {
 		cs[i], pred[i], rows[i] = c2[j], p2[j], r2[j]
