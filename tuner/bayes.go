@@ -115,8 +115,7 @@ type priorTimes struct {
 // time is the prior's objective of c; +Inf where the prior fails the setting or, replayed,
 // lacks it.
 func (p *priorTimes) time(c Candidate) float64 {
-	key := p.r.variantKey(c)
-	if t, ok := p.memo[key]; ok {
+	if t, ok := p.memo[string(p.r.variantKey(c))]; ok {
 		return t
 	}
 	t := math.Inf(1)
@@ -130,7 +129,7 @@ func (p *priorTimes) time(c Candidate) float64 {
 	default:
 		t = p.r.p.value(m)
 	}
-	p.memo[key] = t
+	p.memo[string(p.r.variantKey(c))] = t
 	return t
 }
 

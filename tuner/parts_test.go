@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -350,7 +351,7 @@ func TestTreeFastest(t *testing.T) {
 			tr := &e.trees[k]
 			best, want := math.Inf(1), []int(nil)
 			for _, i := range idx {
-				switch v := tr.predict(rows[i]); {
+				switch v := walk(tr, rows[i]); {
 				case v < best:
 					best, want = v, []int{i}
 				case v == best:
@@ -361,6 +362,62 @@ func TestTreeFastest(t *testing.T) {
 			got := tr.fastest(rows, slices.Clone(idx), nil)
 			if !slices.Equal(got, want) {
 				t.Fatalf("trial %d tree %d: fastest %v, one walk per row %v", trial, k, got, want)
+			}
+		}
+	}
+}
+
+// walk is the tree's prediction for row, one branch per level: the reference for predict's
+// arithmetic step and predictBlock's rows in step.
+func walk(t *tree, row []float64) float64 {
+	i := int32(0)
+	for t.nodes[i].feature >= 0 {
+		if row[t.nodes[i].feature] <= t.nodes[i].threshold {
+			i++
+		} else {
+			i = t.nodes[i].right
+		}
+	}
+	return t.nodes[i].threshold
+}
+
+// TestEnsemblePredict checks the ensemble's mean and spread, which it computes walking several
+// rows down a tree at once, against walk for each row and tree: blocks cut short at the end,
+// values off the training grid, NaN and infinities in the rows, one-leaf trees without
+// features.
+func TestEnsemblePredict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 200 {
+		n, d := 5+rng.IntN(100), rng.IntN(5) // d = 0: rows without features, trees of one leaf
+		X, y := make([][]float64, n), make([]float64, n)
+		for i := range X {
+			X[i] = make([]float64, d)
+			for j := range X[i] {
+				X[i][j] = float64(rng.IntN(8))
+			}
+			y[i] = rng.Float64()
+		}
+		e := fitEnsemble(X, y, ensembleParams{trees: 1 + rng.IntN(8), minLeaf: 1 + rng.IntN(3), featureFrac: 0.7}, rng)
+		rows := make([][]float64, rng.IntN(30))
+		for i := range rows {
+			rows[i] = make([]float64, d)
+			for j := range rows[i] {
+				rows[i][j] = []float64{float64(rng.IntN(9)) - 0.5, float64(rng.IntN(8)), math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(5)*rng.IntN(2)]
+			}
+		}
+		mean, std := e.predict(rows)
+		for i, row := range rows {
+			s, ss := 0.0, 0.0
+			for k := range e.trees {
+				v := walk(&e.trees[k], row)
+				if got := e.trees[k].predict(row); got != v {
+					t.Fatalf("trial %d tree %d row %v: predict %g, walk %g", trial, k, row, got, v)
+				}
+				s, ss = s+v, ss+v*v
+			}
+			m := s / float64(len(e.trees))
+			if sd := math.Sqrt(max(0, ss/float64(len(e.trees))-m*m)); mean[i] != m || std[i] != sd {
+				t.Fatalf("trial %d row %d of %d: predict (%g, %g), walks (%g, %g)", trial, i, len(rows), mean[i], std[i], m, sd)
 			}
 		}
 	}
@@ -424,5 +481,30 @@ func TestThompsonPoolWindow(t *testing.T) {
 	}
 	if len(starts) < 5 {
 		t.Errorf("the window started at %d places in 20 picks", len(starts))
+	}
+}
+
+// TestArgsort checks argsort against a stable sort by value: ties in index order, and NaNs
+// (which a sort by < alone would scatter) after every number, in index order.
+func TestArgsort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 300 {
+		v := make([]float64, rng.IntN(100))
+		for i := range v {
+			v[i] = []float64{float64(rng.IntN(5)), math.Inf(1), math.Inf(-1), math.NaN()}[rng.IntN(4)*rng.IntN(2)]
+		}
+		var want, nans []int
+		for i, x := range v {
+			if math.IsNaN(x) {
+				nans = append(nans, i)
+			} else {
+				want = append(want, i)
+			}
+		}
+		sort.SliceStable(want, func(a, b int) bool { return v[want[a]] < v[want[b]] })
+		want = append(want, nans...)
+		if got := argsort(v); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: argsort(%v) = %v, want %v", trial, v, got, want)
+		}
 	}
 }

@@ -145,7 +145,7 @@ func (s *thompsonPool) fill() error {
 	s.rows = s.enc.rows(s.rest)
 	s.index = make(map[string]int, len(s.rest))
 	for i, c := range s.rest {
-		s.index[s.r.variantKey(c)] = i
+		s.index[string(s.r.variantKey(c))] = i
 	}
 	s.synced, s.dead = s.r.Evaluations(), 0
 	return nil
@@ -156,7 +156,7 @@ func (s *thompsonPool) fill() error {
 func (s *thompsonPool) compact() {
 	hist := s.r.History()
 	for _, o := range hist[s.synced:] {
-		if i, ok := s.index[s.r.variantKey(o.Candidate)]; ok && s.rows[i] != nil {
+		if i, ok := s.index[string(s.r.variantKey(o.Candidate))]; ok && s.rows[i] != nil {
 			s.rows[i] = nil // the mark of a setting that has run
 			s.dead++
 		}
@@ -174,7 +174,7 @@ func (s *thompsonPool) compact() {
 	s.rest, s.rows, s.dead = rest, rows, 0
 	clear(s.index)
 	for i, c := range s.rest {
-		s.index[s.r.variantKey(c)] = i
+		s.index[string(s.r.variantKey(c))] = i
 	}
 }
 

@@ -237,7 +237,7 @@ func (r *Run) Lookup(c Candidate) (Outcome, bool) {
 	if !ok {
 		return Outcome{}, false
 	}
-	i, ok := r.cache[c.Variant][key]
+	i, ok := r.cache[c.Variant][string(key)] // indexing by string(bytes) does not allocate
 	if !ok {
 		return Outcome{}, false
 	}
@@ -250,30 +250,38 @@ func (r *Run) Seen(c Candidate) bool {
 	return ok
 }
 
-// variantKey is a candidate's key among the candidates of every variant: its variant and key.
-func (r *Run) variantKey(c Candidate) string {
-	key, _ := r.key(c)
-	return strconv.Itoa(c.Variant) + ":" + key
+// variantKey is a candidate's key among the candidates of every variant, its variant and key,
+// in the buffer that key uses: a map is indexed by string(variantKey(c)) without allocating.
+func (r *Run) variantKey(c Candidate) []byte {
+	b, _ := r.appendKey(append(strconv.AppendInt(r.buf[:0], int64(c.Variant), 10), ':'), c)
+	r.buf = b
+	return b
 }
 
-// key is the cache key of a candidate: its values in the space's parameter order. It is false
-// when the setting does not have exactly the space's parameters (Check then says why).
-func (r *Run) key(c Candidate) (string, bool) {
+// key is the cache key of a candidate: its values in the space's parameter order, in a buffer
+// that the next call reuses. It is false when the setting does not have exactly the space's
+// parameters (Check then says why).
+func (r *Run) key(c Candidate) ([]byte, bool) {
+	b, ok := r.appendKey(r.buf[:0], c)
+	r.buf = b
+	return b, ok
+}
+
+// appendKey appends c's values in the space's parameter order to b.
+func (r *Run) appendKey(b []byte, c Candidate) ([]byte, bool) {
 	names := r.names[c.Variant]
 	if len(c.Setting) != len(names) {
-		return "", false
+		return b, false
 	}
-	b := r.buf[:0]
 	for _, n := range names {
 		v, ok := c.Setting[n]
 		if !ok {
-			return "", false
+			return b, false
 		}
 		b = strconv.AppendInt(b, int64(v), 10)
 		b = append(b, ',')
 	}
-	r.buf = b
-	return string(b), true
+	return b, true
 }
 
 // Evaluate evaluates candidates and returns their outcomes in order. A candidate evaluated
@@ -293,7 +301,8 @@ func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error
 		if c.Variant < 0 || c.Variant >= len(r.p.Variants) {
 			return nil, fmt.Errorf("candidate %d names variant %d of %d", i, c.Variant, len(r.p.Variants))
 		}
-		key, ok := r.key(c)
+		b, ok := r.key(c)
+		key := string(b)
 		if ok {
 			keys[i] = key
 			if _, seen := r.cache[c.Variant][key]; seen {
