@@ -112,6 +112,11 @@ Examples:
 	case (kind == "model" || kind == "replay") && path == "":
 		return usagef("--evaluator %s: give the path, e.g. %s:FILE", kind, kind)
 	}
+	// The method before any file is opened, so that a misspelt one costs nothing.
+	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants, *batch)
+	if err != nil {
+		return err
+	}
 	cat, err := catalog.Load(*catFile)
 	if err != nil {
 		return err
@@ -132,10 +137,6 @@ Examples:
 		if err := t.rank(*clfPath); err != nil {
 			return err
 		}
-	}
-	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants, *batch)
-	if err != nil {
-		return err
 	}
 	if *surFlag != "" {
 		p, isPipe := m.(*tuner.Pipeline)

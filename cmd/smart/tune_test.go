@@ -72,6 +72,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--batch", "-1"}, 2, "--batch is -1"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", "BASE,ST", "--method", "cstuner"}, 1, "one space"},
 		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz"}, 1, "nonexistent"},
+		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz", "--method", "annealing"}, 2, "--method"}, // before any file
 		{[]string{"tune-bench"}, 2, "give Kernel Tuner cache files"},
 	}
 	for _, c := range cases {
