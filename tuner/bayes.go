@@ -115,9 +115,11 @@ type priorTimes struct {
 // time is the prior's objective of c; +Inf where the prior fails the setting or, replayed,
 // lacks it.
 func (p *priorTimes) time(c Candidate) float64 {
-	if t, ok := p.memo[string(p.r.variantKey(c))]; ok {
+	k := p.r.variantKey(c)
+	if t, ok := p.memo[string(k)]; ok {
 		return t
 	}
+	key := string(k) // the memo keeps a copy: k is the run's buffer, reused by the next key
 	t := math.Inf(1)
 	m, err := p.prior.Evaluate(p.ctx, p.r.query(c))
 	switch {
@@ -129,7 +131,7 @@ func (p *priorTimes) time(c Candidate) float64 {
 	default:
 		t = p.r.p.value(m)
 	}
-	p.memo[string(p.r.variantKey(c))] = t
+	p.memo[key] = t
 	return t
 }
 
