@@ -21,6 +21,7 @@ import (
 	"smart/models/kinds"
 	"smart/models/roofline"
 	"smart/models/train"
+	"smart/predict"
 	"smart/tuner"
 )
 
@@ -43,6 +44,8 @@ type tuneOutput struct {
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
 	OCs        []string `json:"ocs"` // the variants searched, in rank order
+	// Classifier names the model that ranked the OCs (--classifier), empty when none did.
+	Classifier string `json:"classifier,omitempty"`
 	// Prior names what ranked settings before any run (--surrogate), empty when nothing did.
 	Prior string `json:"prior,omitempty"`
 	Trace []any  `json:"trace"`
@@ -82,7 +85,7 @@ Examples:
 	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m (0: no limit)")
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
-	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline)")
+	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
 	surFlag := fs.String("surrogate", "", "sim, model:PATH (stencils) or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first and learns from it as a feature")
 	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
 	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
@@ -138,6 +141,17 @@ Examples:
 			return err
 		}
 	}
+	t.searched = len(t.problem.Variants)
+	if p, ok := m.(*tuner.Pipeline); ok && p.Variants < t.searched {
+		t.searched = p.Variants
+		searched := strings.Join(t.ocNames()[:t.searched], ",")
+		if t.ranker != "" {
+			fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs ranked by %s\n", searched, t.searched, len(t.problem.Variants), t.ranker)
+		} else {
+			fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs in the order given; rank them with --classifier embedded or MODEL, or choose them with --oc\n",
+				searched, t.searched, len(t.problem.Variants))
+		}
+	}
 	if *surFlag != "" {
 		p, isPipe := m.(*tuner.Pipeline)
 		b, isBayes := m.(*tuner.Bayes)
@@ -183,13 +197,15 @@ Examples:
 
 // tuneSetup is the problem a command line describes and what it needs to print the result.
 type tuneSetup struct {
-	e       *env
-	cat     *catalog.Catalog
-	problem tuner.Problem
-	gpu     smart.GPU
-	kernel  string
-	meanObj bool   // Kernel Tuner's objective (the mean time)
-	prior   string // --surrogate
+	e        *env
+	cat      *catalog.Catalog
+	problem  tuner.Problem
+	gpu      smart.GPU
+	kernel   string
+	meanObj  bool   // Kernel Tuner's objective (the mean time)
+	prior    string // --surrogate
+	ranker   string // the model that ranked the OCs, with what stands behind it
+	searched int    // the method searches the first searched variants
 }
 
 func (t *tuneSetup) kernelTuner(ctx context.Context, path, device string) error {
@@ -307,12 +323,12 @@ func (t *tuneSetup) surrogate(ctx context.Context, flag string) (smart.Evaluator
 	return nil, usagef("--surrogate %q: a stencil takes sim or model:PATH", flag)
 }
 
-// rank orders the stencil's OCs with the classifier.
+// rank orders the stencil's OCs with the classifier at path, or the embedded one.
 func (t *tuneSetup) rank(path string) error {
 	if t.problem.Stencil == nil {
 		return usagef("--classifier ranks the OCs of a stencil; a Kernel Tuner kernel has none")
 	}
-	clf, err := models.Load(path, kinds.All())
+	clf, err := t.classifier(path)
 	if err != nil {
 		return err
 	}
@@ -324,13 +340,40 @@ func (t *tuneSetup) rank(path string) error {
 	}
 	ranked, err := tuner.RankOCs(clf, t.problem.Stencil, t.gpu, ocs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", t.ranker, err)
 	}
 	t.problem.Variants = t.problem.Variants[:0]
 	for _, oc := range ranked {
 		t.problem.Variants = append(t.problem.Variants, byOC[oc])
 	}
 	return nil
+}
+
+// classifier loads the OC classifier of --classifier and sets t.ranker to what it is.
+func (t *tuneSetup) classifier(path string) (*models.Model, error) {
+	if path != "embedded" {
+		t.ranker = path
+		return models.Load(path, kinds.All())
+	}
+	ms, err := predict.Defaults()
+	if err != nil {
+		return nil, err
+	}
+	sel, _, err := ms.For(t.problem.Stencil)
+	if err != nil {
+		return nil, fmt.Errorf("--classifier embedded: %w", err)
+	}
+	t.ranker = fmt.Sprintf("%s (%s)", sel.Name, sel.Provenance(t.gpu.Name).Text)
+	return sel.Model, nil
+}
+
+// ocNames are the problem's OCs in its order.
+func (t *tuneSetup) ocNames() []string {
+	var names []string
+	for _, v := range t.problem.Variants {
+		names = append(names, v.OC.String())
+	}
+	return names
 }
 
 // size is the number of settings of the problem, for the progress bar of an unlimited search.
@@ -433,9 +476,7 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 	if res.Evaluations > 0 {
 		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
 	}
-	for _, v := range t.problem.Variants {
-		o.OCs = append(o.OCs, v.OC.String())
-	}
+	o.OCs, o.Classifier = t.ocNames()[:t.searched], t.ranker
 	for _, v := range res.Trace {
 		if math.IsInf(v, 1) {
 			o.Trace = append(o.Trace, nil)
@@ -471,6 +512,9 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 		res.Method, res.Seed, res.Evaluations, o.Failures, res.Stop, res.Elapsed.Round(time.Millisecond), o.OverheadMs)
 	if len(o.OCs) > 1 {
 		fmt.Fprintf(w, "OCs searched, in rank order: %s\n", strings.Join(o.OCs, ","))
+	}
+	if o.Classifier != "" {
+		fmt.Fprintf(w, "OCs ranked by %s\n", o.Classifier)
 	}
 	if o.Prior != "" {
 		fmt.Fprintf(w, "settings ranked before any run by %s\n", o.Prior)

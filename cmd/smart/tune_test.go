@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,60 @@ func TestTuneStencilCLI(t *testing.T) {
 	}
 	if b, err := os.ReadFile(emit); err != nil || !strings.Contains(string(b), "__global__") {
 		t.Errorf("--emit wrote %d bytes: %v", len(b), err)
+	}
+}
+
+// TestTunePipelineClassifier checks which OCs the pipeline searches: the first --variants in
+// the order given without a classifier, and with the embedded one the most probable class's
+// own OC and then its first other member, the order smart predict reports for the same stencil.
+func TestTunePipelineClassifier(t *testing.T) {
+	code, stdout, errs := runCLI(t, "", "predict", "j3d7pt", "--gpu", "h100", "--json")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, errs)
+	}
+	var pred struct {
+		Classes []struct {
+			OC      string   `json:"oc"`
+			Members []string `json:"members"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &pred); err != nil || len(pred.Classes) == 0 {
+		t.Fatalf("predict --json: %v\n%s", err, stdout)
+	}
+	top := pred.Classes[0]
+	want := []string{top.OC}
+	for _, m := range top.Members {
+		if m != top.OC && len(want) < 2 {
+			want = append(want, m)
+		}
+	}
+	for _, c := range []struct {
+		clf      []string
+		ocs      []string
+		ranker   string
+		stderrIs string
+	}{
+		{nil, []string{"BASE", "ST"}, "", "the pipeline searches BASE,ST, the first 2 of the 30 OCs in the order given"},
+		{[]string{"--classifier", "embedded"}, want, "embedded select-3d.smartmodel (simulated", "the first 2 of the 30 OCs ranked by embedded select-3d.smartmodel"},
+	} {
+		args := append([]string{"tune", "j3d7pt", "--gpu", "h100", "--evaluator", "sim", "--method", "pipeline", "--budget", "12", "--json"}, c.clf...)
+		code, stdout, errs := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.clf, code, errs)
+		}
+		var out struct {
+			OCs        []string `json:"ocs"`
+			Classifier string   `json:"classifier"`
+			BestOC     string   `json:"best_oc"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(out.OCs, c.ocs) || !strings.HasPrefix(out.Classifier, c.ranker) || (c.ranker == "") != (out.Classifier == "") ||
+			!slices.Contains(c.ocs, out.BestOC) || !strings.Contains(errs, c.stderrIs) {
+			t.Errorf("%v: ocs %v, classifier %q, best %s, stderr %q; want ocs %v, classifier %q..., stderr with %q",
+				c.clf, out.OCs, out.Classifier, out.BestOC, errs, c.ocs, c.ranker, c.stderrIs)
+		}
 	}
 }
 
@@ -114,6 +169,7 @@ func TestTuneTransferCLI(t *testing.T) {
 		{[]string{"--method", "bayes", "--surrogate", "transfer:" + filepath.Join(root, "dedispersion_milo", "A4000.json.gz")}, "holds kernel dedispersion_kernel"},
 		{[]string{"--method", "bayes", "--surrogate", "sim"}, "transfer:CACHE"},
 		{[]string{"--method", "iterml", "--surrogate", "transfer:" + conv("A4000")}, "pipeline and bayes"},
+		{[]string{"--method", "pipeline", "--classifier", "embedded"}, "a Kernel Tuner kernel has none"},
 	} {
 		args := append([]string{"tune", "--evaluator", "replay:" + conv("W6600"), "--budget", "5"}, c.args...)
 		code, _, errs := runCLI(t, "", args...)
