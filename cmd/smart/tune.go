@@ -144,13 +144,12 @@ Examples:
 	t.searched = len(t.problem.Variants)
 	if p, ok := m.(*tuner.Pipeline); ok && p.Variants < t.searched {
 		t.searched = p.Variants
-		searched := strings.Join(t.ocNames()[:t.searched], ",")
+		how := "in the order given; rank them with --classifier embedded or MODEL, or choose them with --oc"
 		if t.ranker != "" {
-			fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs ranked by %s\n", searched, t.searched, len(t.problem.Variants), t.ranker)
-		} else {
-			fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs in the order given; rank them with --classifier embedded or MODEL, or choose them with --oc\n",
-				searched, t.searched, len(t.problem.Variants))
+			how = "ranked by " + t.ranker
 		}
+		fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs %s\n",
+			strings.Join(t.ocNames()[:t.searched], ","), t.searched, len(t.problem.Variants), how)
 	}
 	if *surFlag != "" {
 		p, isPipe := m.(*tuner.Pipeline)
