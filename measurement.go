@@ -80,7 +80,10 @@ type Evaluator interface {
 }
 
 // BatchEvaluator is an Evaluator that is cheaper per variant when given many at once (a GPU
-// backend compiles many variants into one translation unit). Results are in query order.
+// backend compiles many variants into one translation unit). Results are in query order. A batch
+// cut short (a cancelled context, a deadline) may return its results so far with the error:
+// len(qs) measurements, of which those with a Status are finished and the rest not; callers
+// keep the finished ones, so an interrupted batch loses only the variants in flight.
 type BatchEvaluator interface {
 	Evaluator
 	EvaluateBatch(ctx context.Context, qs []Query) ([]Measurement, error)

@@ -28,9 +28,10 @@ type Runner struct {
 	Batch    int
 	Observer Observer              // optional
 	Progress func(done, total int) // optional; called after every batch, done counting skipped items
-	// StopAfter, when positive, ends the run cleanly once this long has passed: no batch is
-	// started after it, the batch in flight finishes, and a later run resumes from there. It
-	// fits a run into a lease (a time-limited GPU machine) without losing a batch to a kill.
+	// StopAfter, when positive, ends the run cleanly once this long has passed: the batch in
+	// flight is cut off there, its finished variants are kept, and a later run resumes with the
+	// rest. It fits a run into a lease (a time-limited GPU machine): a batch of slow variants
+	// can take many minutes.
 	StopAfter time.Duration
 
 	ids map[*smart.Stencil]string // Stencil.ID hashes the whole stencil: computed once a run
@@ -51,9 +52,16 @@ type Summary struct {
 
 // Run evaluates the items missing from w, in order, and appends their rows. A variant that
 // fails is a row with its failing status; an error of the evaluator itself (a cancelled
-// context, a lost device) stops the run after the rows so far are synced, and is returned.
+// context, a lost device) stops the run after the rows so far, the finished part of the batch
+// in flight included, are synced, and is returned.
 func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, error) {
 	start := time.Now()
+	evalCtx := ctx // ctx, or ctx with StopAfter's deadline
+	if r.StopAfter > 0 {
+		var cancel context.CancelFunc
+		evalCtx, cancel = context.WithDeadline(ctx, start.Add(r.StopAfter))
+		defer cancel()
+	}
 	sum := Summary{Total: len(items), ByStatus: map[smart.Status]int{}}
 	if r.GPU == "" {
 		return sum, errors.New("the runner names no GPU")
@@ -112,31 +120,34 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 			queried = append(queried, it)
 		}
 		var got []smart.Measurement
-		var err error
+		var evalErr error
 		switch {
 		case len(queries) == 0:
 		case isBatch:
-			got, err = be.EvaluateBatch(ctx, queries)
-			if err == nil && len(got) != len(queries) {
-				err = fmt.Errorf("the evaluator answered %d of %d queries", len(got), len(queries))
+			got, evalErr = be.EvaluateBatch(evalCtx, queries)
+			if len(got) != len(queries) && (evalErr == nil || got != nil) {
+				evalErr = errors.Join(evalErr, fmt.Errorf("the evaluator answered %d of %d queries", len(got), len(queries)))
+				got = nil
 			}
 		default:
 			var m smart.Measurement
-			m, err = r.Evaluator.Evaluate(ctx, queries[0])
+			m, evalErr = r.Evaluator.Evaluate(evalCtx, queries[0])
 			got = []smart.Measurement{m}
 		}
-		if err != nil {
-			return fail(fmt.Errorf("evaluating stencil %s %s %s: %w", queried[0].Stencil.Name, queried[0].OC, queried[0].Setting, err))
-		}
 		var readings *smart.Readings
-		if r.Observer != nil && len(got) > 0 {
+		if r.Observer != nil && len(got) > 0 && evalErr == nil {
 			if rd, err := r.Observer.Read(); err == nil {
 				readings = &rd
 			} else {
 				sum.ReadingErrors++
 			}
 		}
+		cut := 0
 		for i, m := range got {
+			if evalErr != nil && m.Status == "" {
+				cut++ // measured again on resuming
+				continue
+			}
 			row, err := r.row(queried[i], m)
 			if err != nil {
 				return fail(err)
@@ -154,6 +165,13 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 			sum.ByStatus[m.Status]++
 		}
 		progress()
+		if evalErr != nil {
+			if ctx.Err() == nil && evalCtx.Err() != nil {
+				sum.Stopped = cut > 0 || len(todo) > 0 // StopAfter cut the batch off
+				break
+			}
+			return fail(fmt.Errorf("evaluating stencil %s %s %s: %w", queried[0].Stencil.Name, queried[0].OC, queried[0].Setting, evalErr))
+		}
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, w.Sync()

@@ -332,44 +332,86 @@ func TestRunnerStopsOnCancel(t *testing.T) {
 	}
 }
 
-// slowBatchEval takes a while over every batch, as a GPU does.
+// slowBatchEval answers the first finish queries of every batch at once and the rest only after
+// a minute, as a GPU does with a slow variant; a context ending before that cuts the batch off,
+// and it returns the finished rows with the context's error. onWait, when set, is called as the
+// wait begins.
 type slowBatchEval struct {
 	batchEval
-	delay time.Duration
+	finish int
+	onWait func()
+	waited bool // the minute passed: the context never ended
 }
 
 func (s *slowBatchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
-	time.Sleep(s.delay)
-	return s.batchEval.EvaluateBatch(ctx, qs)
+	out, err := s.batchEval.EvaluateBatch(ctx, qs)
+	if err != nil || len(qs) <= s.finish {
+		return out, err
+	}
+	if s.onWait != nil {
+		s.onWait()
+	}
+	select {
+	case <-ctx.Done():
+		clear(out[s.finish:])
+		return out, ctx.Err()
+	case <-time.After(time.Minute):
+		s.waited = true
+		return out, nil
+	}
 }
 
-func TestRunnerStopAfter(t *testing.T) {
-	ctx := context.Background()
+// TestRunnerCutsBatches: a batch in flight is cut off by StopAfter, or by a cancel, and its
+// finished rows are written; the run resumed after it writes every item exactly once.
+func TestRunnerCutsBatches(t *testing.T) {
 	sts := testStencils(t, 2, 2)
 	plan, _ := NewPlan(sts, testOCs, 3, 1)
-	items, _ := plan.Items(ctx, sts, smart.SM80(), testSpace, nil)
-	dir := t.TempDir()
-	meta := simMeta(StencilParams(), plan, nil)
-	w, err := Create(dir, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The first batch starts at once and outlasts StopAfter: it is written whole, and no second
-	// batch is started.
-	slow := &slowBatchEval{delay: 300 * time.Millisecond}
-	sum, err := (&Runner{Evaluator: slow, GPU: "A100-40GB", Batch: 4, StopAfter: 100 * time.Millisecond}).Run(ctx, w, items)
-	if err != nil || !sum.Stopped || sum.Written != 4 || len(slow.batches) != 1 || w.Len() != 4 {
-		t.Fatalf("%+v, %v, batches %v, %d rows", sum, err, slow.batches, w.Len())
-	}
-	w.Close()
-	w, torn, err := OpenWriter(dir, meta)
-	if err != nil || torn != nil {
-		t.Fatal(err, torn)
-	}
-	defer w.Close()
-	sum, err = (&Runner{Evaluator: &batchEval{}, GPU: "A100-40GB", StopAfter: time.Hour}).Run(ctx, w, items)
-	if err != nil || sum.Stopped || sum.Skipped != 4 || sum.Written != len(items)-4 || w.Len() != len(items) {
-		t.Fatalf("resumed: %+v, %v, %d rows", sum, err, w.Len())
+	items, _ := plan.Items(context.Background(), sts, smart.SM80(), testSpace, nil)
+	for _, cancelled := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		dir := t.TempDir()
+		meta := simMeta(StencilParams(), plan, nil)
+		w, err := Create(dir, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow := &slowBatchEval{finish: 3}
+		r := &Runner{Evaluator: slow, GPU: "A100-40GB", Batch: 5, StopAfter: 100 * time.Millisecond}
+		if cancelled {
+			slow.onWait, r.StopAfter = cancel, time.Hour
+		}
+		sum, err := r.Run(ctx, w, items)
+		cancel()
+		if cancelled && !errors.Is(err, context.Canceled) || !cancelled && err != nil {
+			t.Fatalf("cancelled %v: error %v", cancelled, err)
+		}
+		if slow.waited || sum.Stopped == cancelled || sum.Written != 3 || len(slow.batches) != 1 || w.Len() != 3 {
+			t.Fatalf("cancelled %v: %+v, batches %v, %d rows, waited %v", cancelled, sum, slow.batches, w.Len(), slow.waited)
+		}
+		w.Close()
+
+		w, torn, err := OpenWriter(dir, meta)
+		if err != nil || torn != nil {
+			t.Fatal(err, torn)
+		}
+		sum, err = (&Runner{Evaluator: &batchEval{}, GPU: "A100-40GB", StopAfter: time.Hour}).Run(context.Background(), w, items)
+		w.Close()
+		if err != nil || sum.Stopped || sum.Skipped != 3 || sum.Written != len(items)-3 {
+			t.Fatalf("resumed: %+v, %v", sum, err)
+		}
+		_, rows, err := ReadAll(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := itemKeys(items)
+		if len(rows) != len(want) {
+			t.Fatalf("%d rows for %d items", len(rows), len(want))
+		}
+		for i, m := range rows {
+			if got := m.StencilID + "|" + m.OC.String() + "|" + m.Setting.String(); got != want[i] || m.Status == "" {
+				t.Fatalf("row %d is %s (status %q); want %s", i, got, m.Status, want[i])
+			}
+		}
 	}
 }
 

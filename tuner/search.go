@@ -355,17 +355,24 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 		for k, i := range fresh {
 			qs[k] = r.query(cands[i])
 		}
-		t0 := time.Now()
-		ms, err := be.EvaluateBatch(ctx, qs)
-		r.evalTime += time.Since(t0)
-		if err != nil {
+		var ms []smart.Measurement
+		cut, err := r.timed(ctx, func(ctx context.Context) (err error) {
+			ms, err = be.EvaluateBatch(ctx, qs)
+			return err
+		})
+		if err != nil && !cut {
 			return err
 		}
 		if len(ms) != len(qs) {
+			if cut {
+				return nil
+			}
 			return fmt.Errorf("the evaluator answered %d of %d queries", len(ms), len(qs))
 		}
 		for k, i := range fresh {
-			r.record(cands[i], keys[i], ms[k])
+			if !cut || ms[k].Status != "" { // a variant the deadline cut off was not evaluated
+				r.record(cands[i], keys[i], ms[k])
+			}
 		}
 		return nil
 	}
@@ -373,15 +380,39 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 		if r.stop != "" || r.timeUp() {
 			return nil
 		}
-		t0 := time.Now()
-		m, err := r.p.Evaluator.Evaluate(ctx, r.query(cands[i]))
-		r.evalTime += time.Since(t0)
+		var m smart.Measurement
+		cut, err := r.timed(ctx, func(ctx context.Context) (err error) {
+			m, err = r.p.Evaluator.Evaluate(ctx, r.query(cands[i]))
+			return err
+		})
+		if cut {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		r.record(cands[i], keys[i], m)
 	}
 	return nil
+}
+
+// timed runs eval under the time budget's deadline and adds its time to evalTime. cut says the
+// deadline ended it early (its error is that, not the evaluator's failure); the search then
+// stops on time.
+func (r *Run) timed(ctx context.Context, eval func(context.Context) error) (cut bool, err error) {
+	t0 := time.Now()
+	defer func() { r.evalTime += time.Since(t0) }()
+	if r.b.Time <= 0 {
+		return false, eval(ctx)
+	}
+	dctx, cancel := context.WithDeadline(ctx, r.start.Add(r.b.Time))
+	defer cancel()
+	err = eval(dctx)
+	if err != nil && ctx.Err() == nil && dctx.Err() != nil {
+		r.stop = StopTime
+		return true, err
+	}
+	return false, err
 }
 
 func (r *Run) timeUp() bool {

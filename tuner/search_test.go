@@ -144,6 +144,81 @@ func TestTimeBudget(t *testing.T) {
 	}
 }
 
+// stallEval answers the first `finish` queries at once, then stalls for a minute on the next,
+// as a GPU does on a slow variant, unless the context ends first; cut off, it returns the
+// finished rows (a batch) with the context's error.
+type stallEval struct {
+	batchEval
+	finish int
+	waited bool // the minute passed: the search's deadline never reached the evaluator
+}
+
+func (s *stallEval) stall(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Minute):
+		s.waited = true
+		return nil
+	}
+}
+
+func (s *stallEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	if s.finish == 0 {
+		if err := s.stall(ctx); err != nil {
+			return smart.Measurement{}, err
+		}
+	}
+	s.finish--
+	return s.batchEval.Evaluate(ctx, q)
+}
+
+func (s *stallEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+	out := make([]smart.Measurement, len(qs))
+	for i, q := range qs {
+		m, err := s.Evaluate(ctx, q)
+		if err != nil {
+			return out, err
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// singleEval hides stallEval's batches.
+type singleEval struct{ *stallEval }
+
+func (s singleEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	return s.stallEval.Evaluate(ctx, q)
+}
+
+// TestTimeBudgetCutsEvaluation: the time budget reaches into an evaluation in flight, so a slow
+// variant cannot stretch the search past it; what finished before counts, the rest does not.
+func TestTimeBudgetCutsEvaluation(t *testing.T) {
+	for _, batched := range []bool{true, false} {
+		sp := testSpace(t)
+		stall := &stallEval{batchEval: batchEval{newFakeEval(t, sp)}, finish: 7}
+		var ev smart.Evaluator = stall
+		if !batched {
+			ev = singleEval{stall}
+		}
+		p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: ev}
+		res, err := Search(context.Background(), p, Budget{Time: 200 * time.Millisecond}, &Random{Batch: 5}, 1)
+		if err != nil {
+			t.Fatalf("batched %v: %v", batched, err)
+		}
+		if stall.waited || res.Stop != StopTime || res.Evaluations != 7 || len(res.Trace) != 7 {
+			t.Errorf("batched %v: stop %q after %d evaluations (trace %d), stalled a minute %v; want time after 7",
+				batched, res.Stop, res.Evaluations, len(res.Trace), stall.waited)
+		}
+		for i, o := range res.History {
+			if o.Measurement.Status == "" {
+				t.Errorf("batched %v: outcome %d is a variant the deadline cut off", batched, i)
+			}
+		}
+	}
+}
+
 // TestCacheAndFailures: a setting proposed again is answered from the cache without counting,
 // a failed one included, and an invalid one is an error that evaluates nothing.
 func TestCacheAndFailures(t *testing.T) {

@@ -82,7 +82,7 @@ Examples:
 	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
-	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m (0: no limit)")
+	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m; evaluations still running then are cut off and not counted (0: no limit)")
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")

@@ -164,7 +164,9 @@ type unit struct {
 // EvaluateBatch measures the queries' variants and returns one row per query, in order. Settings
 // that cannot be generated are StatusInvalid rows; compile failures, launch failures, wrong
 // results and hangs are rows with that status. The error is for the runner itself (a cancelled
-// context, a build directory it cannot write, a device that cannot hold the grid).
+// context, a build directory it cannot write, a device that cannot hold the grid). A batch cut
+// short by such an error returns its rows too: the variants measured before it have their
+// status, the one in flight and those not reached have none.
 func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
 	r.defaults()
 	out := make([]smart.Measurement, len(qs))
@@ -217,10 +219,15 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 
 	// Compile in parallel; run each unit as soon as it is built, one at a time on the GPU.
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	built := make(chan *unit)
 	sem := make(chan struct{}, r.Jobs)
 	var wg sync.WaitGroup
+	defer func() {
+		// No compile outlives the batch: a cancelled one must not write into the build cache
+		// after the caller has moved on.
+		cancel()
+		wg.Wait()
+	}()
 	for _, u := range units {
 		wg.Add(1)
 		go func() {
@@ -240,10 +247,10 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 		select {
 		case u = <-built:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return out, ctx.Err()
 		}
 		if err := r.runUnit(ctx, u, out); err != nil {
-			return nil, err
+			return out, err
 		}
 	}
 	return out, ctx.Err()
@@ -330,6 +337,8 @@ func (r *Runner) compile(ctx context.Context, source string) (string, error) {
 	cmd := exec.CommandContext(ctx, c.Path, args...)
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
+	// A killed compiler driver leaves its children (cicc, ptxas) holding the output pipe.
+	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s: %v: %s", filepath.Base(c.Path), err, firstLines(msg.String(), 6))
 	}
@@ -341,6 +350,9 @@ var resultLine = regexp.MustCompile(`^RESULT (\d+) (\w+) ?(.*)$`)
 // runUnit runs u's binary over its variants, restarting it after a crash or a hang so one bad
 // variant costs only itself, and fills the rows.
 func (r *Runner) runUnit(ctx context.Context, u *unit, out []smart.Measurement) error {
+	if err := ctx.Err(); err != nil {
+		return err // a compile the cancel cut short is no compile error
+	}
 	if u.compiled != nil {
 		if len(u.kernels) > 1 {
 			// Attribute the failure: compile each variant alone.

@@ -2,9 +2,12 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +182,60 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 	ms = eval(q(16, 2))
 	if ms[0].Status != smart.StatusOK || ms[0].Reps != 2 {
 		t.Errorf("slow variant of a later batch: %s, %d reps; want ok, 2", ms[0].Status, ms[0].Reps)
+	}
+}
+
+// TestRunnerCancelKeepsFinished: a batch cancelled while a variant runs returns the rows
+// measured before it; the variant in flight and those after it have no status (not a timeout,
+// crash or compile error they never had), and a batch cancelled before it starts has none.
+func TestRunnerCancelKeepsFinished(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	st := smallStencil(t, "j2d5pt")
+	marker := filepath.Join(t.TempDir(), "started")
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		k, err := Generate(s, tu)
+		if err == nil && tu.Setting()["bx"] == 64 {
+			// The slow variant says it has started, then runs for a minute.
+			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
+				fmt.Sprintf("inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::fclose(std::fopen(%q, \"w\"));\n  std::this_thread::sleep_for(std::chrono::seconds(60));", marker), 1)
+			k.Source = "#include <chrono>\n#include <cstdio>\n#include <thread>\n" + k.Source
+		}
+		return k, err
+	}
+	q := func(bx int) smart.Query {
+		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": 1, "shared": 0, "const": 0}}
+	}
+	qs := []smart.Query{q(32), q(64), q(16)}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(marker); err == nil {
+				cancel()
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	ms, err := r.EvaluateBatch(ctx, qs)
+	if !errors.Is(err, context.Canceled) || len(ms) != len(qs) {
+		t.Fatalf("%d rows, error %v; want %d rows and the cancel", len(ms), err, len(qs))
+	}
+	if ms[0].Status != smart.StatusOK || ms[1].Status != "" || ms[2].Status != "" {
+		t.Fatalf("statuses %q %q %q; want ok and two unfinished", ms[0].Status, ms[1].Status, ms[2].Status)
+	}
+
+	ms, err = r.EvaluateBatch(ctx, qs)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled before it starts: error %v", err)
+	}
+	for i, m := range ms {
+		if m.Status != "" {
+			t.Errorf("cancelled before it starts: row %d has status %s (%s)", i, m.Status, m.Error)
+		}
 	}
 }
 
