@@ -4,7 +4,9 @@
 // against the measured times (mean absolute percentage error and Spearman's rank correlation
 // over the OC's settings); and the embedded default runtime model (trained on simulated data)
 // scored the same way, with the share of the best measured time reached by the variant each
-// model ranks fastest. It also reports the spread of the repeated timings.
+// model ranks fastest; and the embedded OC classifier's first two OCs (those `smart tune --method
+// pipeline --classifier embedded` searches) ranked by their best measured setting. It also
+// reports the spread of the repeated timings.
 //
 // Usage:
 //
@@ -20,11 +22,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -33,6 +38,7 @@ import (
 	"smart/dataset"
 	"smart/models/roofline"
 	"smart/predict"
+	"smart/tuner"
 )
 
 // Report is everything the command prints.
@@ -47,6 +53,20 @@ type Report struct {
 	Analytic []AccuracyRow `json:"analytic_per_oc"`
 	Models   []AccuracyRow `json:"default_model_per_stencil"`
 	Ranking  []AccuracyRow `json:"analytic_per_stencil"`
+	Picks    []PickRow     `json:"classifier_per_stencil"`
+}
+
+// PickRow scores the embedded OC classifier on one stencil against the measured OCs, each OC
+// by its fastest measured setting (of the few drawn: a lower bound on what the OC can do).
+type PickRow struct {
+	Name   string   `json:"name"`
+	BestOC string   `json:"best_oc"` // fastest measured OC
+	OCs    int      `json:"ocs"`     // OCs with an ok row
+	Picks  []string `json:"picks"`   // the classifier's first two
+	// Ranks are the picks' places among the measured OCs (1: the fastest; 0: not measured).
+	Ranks []int `json:"ranks"`
+	// Share is the best measured time over the best time of the picks (1: a pick is the best).
+	Share float64 `json:"share"`
 }
 
 // Spread summarises the repeated timings of the ok rows.
@@ -189,6 +209,11 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 		name := cmp.Or(st.Name, id)
 		rep.Ranking = append(rep.Ranking, accuracy(name, vs, func(v *variant) float64 { return v.estimate }))
 		rep.Models = append(rep.Models, accuracy(name, vs, func(v *variant) float64 { return v.predicted }))
+		pick, err := classifierPicks(defaults, st, gpu, vs)
+		if err != nil {
+			return nil, err
+		}
+		rep.Picks = append(rep.Picks, pick)
 	}
 	// Per OC, scored within each stencil (times of different stencils do not compare) and
 	// averaged over the stencils.
@@ -270,6 +295,38 @@ func predictDefault(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*
 		}
 	}
 	return nil
+}
+
+// classifierPicks ranks the measured OCs of st by their fastest variant and places the embedded
+// classifier's first two OCs among them.
+func classifierPicks(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*variant) (PickRow, error) {
+	sel, _, err := ms.For(st)
+	if err != nil {
+		return PickRow{}, err
+	}
+	ranked, err := tuner.RankOCs(sel.Model, st, gpu, smart.Combinations())
+	if err != nil {
+		return PickRow{}, fmt.Errorf("embedded classifier on %s: %w", st.Name, err)
+	}
+	best := map[smart.Combination]float64{}
+	for _, v := range vs {
+		if t, ok := best[v.m.OC]; !ok || v.m.TimeMs < t {
+			best[v.m.OC] = v.m.TimeMs
+		}
+	}
+	order := slices.Collect(maps.Keys(best))
+	slices.SortFunc(order, func(a, b smart.Combination) int { return cmp.Compare(best[a], best[b]) })
+	row := PickRow{Name: cmp.Or(st.Name, st.ID()), BestOC: order[0].String(), OCs: len(order)}
+	picked := math.Inf(1)
+	for _, oc := range ranked[:min(2, len(ranked))] {
+		row.Picks = append(row.Picks, oc.String())
+		row.Ranks = append(row.Ranks, slices.Index(order, oc)+1)
+		if t, ok := best[oc]; ok {
+			picked = min(picked, t)
+		}
+	}
+	row.Share = best[order[0]] / picked
+	return row, nil
 }
 
 func bandwidth(st *smart.Stencil, vs []*variant, copyGBs float64) StencilRow {
@@ -377,6 +434,18 @@ func printReport(r *Report) {
 	table("Analytic model (models/roofline) against the measurements, per stencil", r.Ranking)
 	table("Embedded default runtime model (trained on simulated data) against the measurements", r.Models)
 	table("Analytic model against the measurements, per OC (within each stencil, averaged over the stencils)", r.Analytic)
+	fmt.Printf("\nEmbedded OC classifier (trained on simulated data): its first two OCs, placed among the measured OCs by their fastest setting\n")
+	fmt.Printf("%-10s %-14s %5s  %-32s %9s %8s\n", "stencil", "best OC", "OCs", "classifier's first two", "places", "share")
+	for _, p := range r.Picks {
+		places := make([]string, len(p.Ranks))
+		for i, k := range p.Ranks {
+			places[i] = "-" // not measured
+			if k > 0 {
+				places[i] = strconv.Itoa(k)
+			}
+		}
+		fmt.Printf("%-10s %-14s %5d  %-32s %9s %8.2f\n", p.Name, p.BestOC, p.OCs, strings.Join(p.Picks, ", "), strings.Join(places, ", "), p.Share)
+	}
 	fmt.Printf("\nTiming spread over the timed runs of each ok variant: median CV %.2f%%, median (max-min)/median %.2f%%, 95th percentile %.1f%%, %.1f%% of variants over 5%%\n",
 		100*r.Spread.MedianCV, 100*r.Spread.MedianRange, 100*r.Spread.P95Range, 100*r.Spread.RowsOver5)
 }

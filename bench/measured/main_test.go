@@ -56,8 +56,8 @@ func TestCommittedDataSet(t *testing.T) {
 	if rep.CopyGBs != 2985 {
 		t.Errorf("copy bandwidth %v; want the best recorded, 2985", rep.CopyGBs)
 	}
-	if rep.Rows != 768 || rep.OK != 766 || len(rep.Stencils) != 2 {
-		t.Fatalf("%d rows, %d ok, %d stencils; want 768, 766, 2", rep.Rows, rep.OK, len(rep.Stencils))
+	if rep.Rows != 1200 || rep.OK != 1198 || len(rep.Stencils) != 2 {
+		t.Fatalf("%d rows, %d ok, %d stencils; want 1200, 1198, 2", rep.Rows, rep.OK, len(rep.Stencils))
 	}
 	j3 := rep.Stencils[0]
 	if j3.Name != "j3d7pt" || j3.BestMs != 0.807992 || j3.BestOC != "BASE" || j3.Variants != 598 {
@@ -67,8 +67,22 @@ func TestCommittedDataSet(t *testing.T) {
 	if want := 2 * 512 * 512 * 512 * 8 / 0.807992e-3 / 1e9; math.Abs(j3.GBs-want) > 1e-9 || math.Abs(j3.OfCopy-want/2985) > 1e-12 {
 		t.Errorf("j3d7pt bandwidth %v (%v of copy), want %v", j3.GBs, j3.OfCopy, want)
 	}
-	if j2 := rep.Stencils[1]; j2.Name != "j2d5pt" || j2.BestMs != 0.370516 || j2.BestOC != "ST" {
+	if j2 := rep.Stencils[1]; j2.Name != "j2d5pt" || j2.BestMs != 0.185576 || j2.BestOC != "CM_TB" {
 		t.Errorf("j2d5pt: %+v", j2)
+	}
+	// The classifier's first two OCs are those smart tune --classifier embedded searched on the
+	// H100 (data/measured/h100-sxm/tune-j3d7pt/emb-*.json); their places and the share, from the
+	// best time of each OC in rows.csv: 2.015040 and 1.242704 ms against 0.807992.
+	want := []PickRow{
+		{Name: "j3d7pt", BestOC: "BASE", OCs: 30, Picks: []string{"ST_BM_RT_PR_TB", "ST_BM_RT_TB"}, Ranks: []int{29, 22}, Share: 0.807992 / 1.242704},
+		{Name: "j2d5pt", BestOC: "CM_TB", OCs: 30, Picks: []string{"ST_CM_RT_PR_TB", "ST_RT_PR_TB"}, Ranks: []int{14, 8}, Share: 0.185576 / 0.300052},
+	}
+	for i, w := range want {
+		got := rep.Picks[i]
+		if got.Name != w.Name || got.BestOC != w.BestOC || got.OCs != w.OCs || !slices.Equal(got.Picks, w.Picks) ||
+			!slices.Equal(got.Ranks, w.Ranks) || math.Abs(got.Share-w.Share) > 1e-12 {
+			t.Errorf("classifier on %s: %+v; want %+v", w.Name, got, w)
+		}
 	}
 	if len(rep.Analytic) != 30 {
 		t.Errorf("%d OCs scored; want 30", len(rep.Analytic))

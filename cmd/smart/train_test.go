@@ -176,7 +176,7 @@ func TestEvalDefaultOnMeasured(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval: exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "left out 168 rows of stencils that are not 3-D") {
+	if !strings.Contains(errs, "left out 600 rows of stencils that are not 3-D") {
 		t.Errorf("eval does not say it left the 2-D rows out:\n%s", errs)
 	}
 	var rep struct {
