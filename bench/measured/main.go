@@ -204,7 +204,11 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 	for _, id := range order {
 		vs := byStencil[id]
 		st := stencils[id]
-		if err := predictDefault(defaults, st, gpu, vs); err != nil {
+		sel, rt, err := defaults.For(st)
+		if err != nil {
+			return nil, err
+		}
+		if err := predictDefault(rt, st, gpu, vs); err != nil {
 			return nil, err
 		}
 		all = append(all, vs...)
@@ -212,7 +216,7 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 		name := cmp.Or(st.Name, id)
 		rep.Ranking = append(rep.Ranking, accuracy(name, vs, func(v *variant) float64 { return v.estimate }))
 		rep.Models = append(rep.Models, accuracy(name, vs, func(v *variant) float64 { return v.predicted }))
-		pick, err := classifierPicks(defaults, st, gpu, vs)
+		pick, err := classifierPicks(sel, st, gpu, vs)
 		if err != nil {
 			return nil, err
 		}
@@ -270,12 +274,8 @@ func average(group string, rows []AccuracyRow) AccuracyRow {
 	return out
 }
 
-// predictDefault fills in the embedded runtime model's time for each variant.
-func predictDefault(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*variant) error {
-	_, rt, err := ms.For(st)
-	if err != nil {
-		return err
-	}
+// predictDefault fills in the runtime model rt's time for each variant.
+func predictDefault(rt *predict.Model, st *smart.Stencil, gpu smart.GPU, vs []*variant) error {
 	score, err := predict.ModelScorer(rt, st, gpu)
 	if err != nil {
 		return err
@@ -300,13 +300,9 @@ func predictDefault(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*
 	return nil
 }
 
-// classifierPicks ranks the measured OCs of st by their fastest variant and places the embedded
-// classifier's first two OCs among them.
-func classifierPicks(ms *predict.Models, st *smart.Stencil, gpu smart.GPU, vs []*variant) (PickRow, error) {
-	sel, _, err := ms.For(st)
-	if err != nil {
-		return PickRow{}, err
-	}
+// classifierPicks ranks the measured OCs of st by their fastest variant and places the first two
+// OCs of the classifier sel among them.
+func classifierPicks(sel *predict.Model, st *smart.Stencil, gpu smart.GPU, vs []*variant) (PickRow, error) {
 	ranked, err := tuner.RankOCs(sel.Model, st, gpu, smart.Combinations())
 	if err != nil {
 		return PickRow{}, fmt.Errorf("embedded classifier on %s: %w", st.Name, err)

@@ -43,6 +43,13 @@ func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *r
 	return set
 }
 
+// atRunStart puts code at the start of k's run function, which every timed run calls; it may
+// sleep and write files (<chrono>, <cstdio> and <thread> are included).
+func atRunStart(k *Kernel, code string) {
+	const head = "inline real* run(real* a, real* b, cudaStream_t stream) {"
+	k.Source = "#include <chrono>\n#include <cstdio>\n#include <thread>\n" + strings.Replace(k.Source, head, head+"\n  "+code, 1)
+}
+
 // smallStencil is the named stencil on a grid small enough for the emulated GPU.
 func smallStencil(t *testing.T, name string) *smart.Stencil {
 	t.Helper()
@@ -118,9 +125,7 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 		k, err := Generate(s, tu)
 		if err == nil {
 			// Six runs of 1 s each: 6 s in all, twice the timeout.
-			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
-				"inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::seconds(1));", 1)
-			k.Source = "#include <chrono>\n#include <thread>\n" + k.Source
+			atRunStart(k, "std::this_thread::sleep_for(std::chrono::seconds(1));")
 		}
 		return k, err
 	}
@@ -148,9 +153,7 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 		k, err := Generate(s, tu)
 		if err == nil && tu.Setting()["bx"] != 32 {
 			// Every run of the other blocks sleeps on top of the same work.
-			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
-				fmt.Sprintf("inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleepMs), 1)
-			k.Source = "#include <chrono>\n#include <thread>\n" + k.Source
+			atRunStart(k, fmt.Sprintf("std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleepMs))
 		}
 		return k, err
 	}
@@ -199,9 +202,7 @@ func TestRunnerCancelKeepsFinished(t *testing.T) {
 		k, err := Generate(s, tu)
 		if err == nil && tu.Setting()["bx"] == 64 {
 			// The slow variant says it has started, then runs for a minute.
-			k.Source = strings.Replace(k.Source, "inline real* run(real* a, real* b, cudaStream_t stream) {",
-				fmt.Sprintf("inline real* run(real* a, real* b, cudaStream_t stream) {\n  std::fclose(std::fopen(%q, \"w\"));\n  std::this_thread::sleep_for(std::chrono::seconds(60));", marker), 1)
-			k.Source = "#include <chrono>\n#include <cstdio>\n#include <thread>\n" + k.Source
+			atRunStart(k, fmt.Sprintf("std::fclose(std::fopen(%q, \"w\"));\n  std::this_thread::sleep_for(std::chrono::seconds(60));", marker))
 		}
 		return k, err
 	}
