@@ -88,6 +88,9 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 		s.compact()
 		if s.left() == 0 {
 			// The pool is spent: draw another, unless every setting has run.
+			if pt != nil {
+				pt.forgetPool()
+			}
 			if err := s.fill(); err != nil || len(s.rest) == 0 {
 				return err
 			}
@@ -142,6 +145,20 @@ func (p *priorTimes) feature(c Candidate) float64 {
 		return math.Log(t)
 	}
 	return math.MaxFloat32
+}
+
+// forgetPool drops what the prior said of the settings of a spent pool, keeping the settings
+// that ran (the trees encode them at every fit): without it the memo would grow by a pool's
+// worth with every refill.
+func (p *priorTimes) forgetPool() {
+	keep := make(map[string]float64, p.r.Evaluations())
+	for _, o := range p.r.History() {
+		k := p.r.variantKey(o.Candidate)
+		if t, ok := p.memo[string(k)]; ok {
+			keep[string(k)] = t
+		}
+	}
+	p.memo = keep
 }
 
 // fastest returns the n candidates the prior ranks fastest; those it has no time for rank last.

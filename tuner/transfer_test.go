@@ -234,3 +234,44 @@ func TestPriorTimes(t *testing.T) {
 		t.Errorf("search under a broken prior: %v", err)
 	}
 }
+
+// TestPriorForgetsSpentPools checks that a refill of Bayes's pool drops what the prior said of
+// the spent pool but keeps it for the settings that ran, which the trees encode at every fit.
+func TestPriorForgetsSpentPools(t *testing.T) {
+	p, _ := testProblem(t)
+	r := newRun(&p, Budget{}, 1)
+	prior := &countingTable{timeTable: timeTable{1: 2, 2: 0.5, 4: 3, 16: 5}}
+	pt := &priorTimes{ctx: context.Background(), r: r, prior: prior, memo: map[string]float64{}}
+	c := func(a int) Candidate { return Candidate{Setting: set(a, 1, 0, 1)} }
+	if _, err := r.Evaluate(context.Background(), []Candidate{c(1), c(2)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []int{1, 2, 4, 16} {
+		pt.feature(c(a))
+	}
+	pt.forgetPool()
+	if len(pt.memo) != 2 {
+		t.Errorf("after a refill the memo holds %d settings, want the 2 that ran", len(pt.memo))
+	}
+	calls := prior.calls
+	pt.feature(c(1))
+	pt.feature(c(2))
+	if prior.calls != calls {
+		t.Error("the prior was asked again about a setting that ran")
+	}
+	if got := pt.feature(c(4)); prior.calls != calls+1 || math.Abs(got-math.Log(3)) > 1e-12 {
+		t.Errorf("a forgotten setting: %d new queries, column %v (want 1, ln 3)", prior.calls-calls, got)
+	}
+
+	// A whole search through pools of 16: every setting once (the fake evaluator fails the test
+	// on a repeat), each refill forgetting the spent pool.
+	q, _ := testProblem(t)
+	n := 0
+	for range q.Variants[0].Space.All() {
+		n++
+	}
+	res, err := Search(context.Background(), q, Budget{}, &Bayes{Prior: truth{}, Pool: 16, Initial: 3}, 2)
+	if err != nil || res.Evaluations != n {
+		t.Errorf("bayes through pools of 16: %d of %d settings, %v", res.Evaluations, n, err)
+	}
+}
