@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -68,6 +69,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	noAnalytic := fs.Bool("no-analytic", false, "leave the analytic model's time out of the columns")
+	dims := fs.Int("dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
 	asJSON := fs.Bool("json", false, "print the cross-validation report and model summary as JSON")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -82,6 +84,8 @@ Examples:
 		return usagef("-o MODEL is required: the model file to write")
 	case *cv == 1 || *cv < 0:
 		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
+	case *dims != 0 && *dims != 2 && *dims != 3:
+		return usagef("--dims is %d; stencils are 2-D or 3-D", *dims)
 	}
 	task, err := models.ParseTask(*taskName)
 	if err != nil {
@@ -99,9 +103,15 @@ Examples:
 	if err != nil {
 		return err
 	}
-	set, err := train.Load(dirs, train.Options{Task: task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: *noAnalytic})
+	set, err := train.Load(dirs, train.Options{Task: task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: *noAnalytic, Dims: *dims})
+	if errors.Is(err, train.ErrMixedDims) {
+		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
+	}
 	if err != nil {
 		return err
+	}
+	if set.Dropped > 0 {
+		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, *dims)
 	}
 	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
 	result := trainResult{Model: out, Kind: *kindName, Task: task, Rows: set.Data.Rows(), Features: len(set.Data.Features), Data: set.Refs}

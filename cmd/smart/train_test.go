@@ -193,3 +193,44 @@ func TestEvalDefaultOnMeasured(t *testing.T) {
 		t.Errorf("eval report %+v; want 598 rows at 67.4%% MAPE", rep)
 	}
 }
+
+// TestTrainDims trains on the committed H100 data set, which mixes a 3-D and a 2-D stencil:
+// without --dims train refuses and names the flag; with it the model is of the stencils kept,
+// and eval of that model keeps the same rows.
+func TestTrainDims(t *testing.T) {
+	const measured = "../../data/measured/h100-sxm/classic" // j3d7pt: 600 rows (598 ok); j2d5pt: 600 ok
+	model := filepath.Join(t.TempDir(), "h100-2d.model")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--data", measured, "-o", model}, 1, "3-D and 2-D (" + measured},
+		{[]string{"--data", measured, "-o", model}, 1, "pass --dims 2 or --dims 3"},
+		{[]string{"--data", measured, "--dims", "4", "-o", model}, 2, "--dims is 4"},
+		{[]string{"--data", trainFixture(t), "--dims", "2", "-o", model}, 1, "no rows of 2-D stencils (432 rows of others)"},
+		// One stencil left: early stopping has no stencil to validate on.
+		{[]string{"--data", measured, "--dims", "2", "--cv", "0", "-o", model}, 1, "set early_stop=0"},
+		{[]string{"--data", measured, "--dims", "2", "--cv", "0", "--param", "early_stop=0", "-o", model}, 0, "left out 600 rows of stencils that are not 2-D (--dims)"},
+	}
+	for _, tc := range tests {
+		args := append([]string{"train", "--task", "runtime"}, tc.args...)
+		code, _, errs := runCLI(t, "", args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errs, tc.code, tc.want)
+		}
+	}
+	code, out, errs := runCLI(t, "", "eval", model, "--data", measured, "--json")
+	if code != 0 {
+		t.Fatalf("eval of the 2-D model: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Rows int `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 600 || !strings.Contains(errs, "left out 600 rows of stencils that are not 2-D") {
+		t.Errorf("eval of the 2-D model scored %d rows (want j2d5pt's 600); stderr %q", rep.Rows, errs)
+	}
+}

@@ -106,7 +106,9 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 	if p.EarlyStop > 0 && valid == nil {
 		var err error
 		if train, valid, err = models.SplitGroups(train, p.ValidFraction, p.Seed); err != nil {
-			return nil, fmt.Errorf("gbdt: early stopping: %w", err)
+			// A group is a stencil (or a foreign kernel's configuration): data of one stencil
+			// has nothing to validate on without leaking rows of the training stencil.
+			return nil, fmt.Errorf("gbdt: early stopping: %w; set early_stop=0 to train every round without it", err)
 		}
 	}
 	if valid != nil {

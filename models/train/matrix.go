@@ -2,6 +2,7 @@ package train
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -35,6 +36,10 @@ type Options struct {
 	// dimension is scored on data sets that mix 2-D and 3-D stencils; Set.Dropped counts the rest.
 	Dims int
 }
+
+// ErrMixedDims is the error of Load on data sets of 2-D and 3-D stencils without Options.Dims:
+// a stencil model's columns depend on the dimensions.
+var ErrMixedDims = errors.New("data sets mix stencils of different dimensions")
 
 // Sample is where one matrix row comes from.
 type Sample struct {
@@ -97,9 +102,19 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Dims != 0 && opt.Dims != 2 && opt.Dims != 3 {
+		return nil, fmt.Errorf("dimensions %d: stencils are 2-D or 3-D", opt.Dims)
+	}
 	if kernel == nil && opt.Dims != 0 {
 		if s.Dropped, err = keepDims(srcs, opt.Dims); err != nil {
 			return nil, err
+		}
+		left := 0
+		for _, src := range srcs {
+			left += len(src.rows)
+		}
+		if left == 0 {
+			return nil, fmt.Errorf("the data sets hold no rows of %d-D stencils (%d rows of others)", opt.Dims, s.Dropped)
 		}
 	}
 	if kernel != nil && opt.Task == models.Select {
@@ -263,7 +278,7 @@ func (s *Set) readStencils(srcs []source, in *models.Inputs) error {
 			case in.Dims == 0:
 				in.Dims = st.Dims
 			case in.Dims != st.Dims:
-				return fmt.Errorf("data sets mix %d-D and %d-D stencils (%s); train a model for each", in.Dims, st.Dims, path)
+				return fmt.Errorf("%w: %d-D and %d-D (%s); train a model for each", ErrMixedDims, in.Dims, st.Dims, path)
 			}
 			in.MaxOrder = max(in.MaxOrder, st.Order())
 		}

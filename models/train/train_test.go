@@ -148,6 +148,8 @@ func TestLoadErrors(t *testing.T) {
 		{"model of other dims", []string{dir}, Options{Task: models.Runtime, Inputs: &models.Inputs{Dims: 2, Stencil: true}}, "2-D"},
 		{"model of other kernel", []string{dir}, Options{Task: models.Runtime, Inputs: &models.Inputs{Kernel: "conv"}}, "kernel conv"},
 		{"other classes", []string{dir}, Options{Task: models.Select, Classes: []models.Class{{OC: 1}, {OC: 2}}}, "the model predicts"},
+		{"dims 4", []string{dir}, Options{Task: models.Runtime, Dims: 4}, "2-D or 3-D"},
+		{"no rows of those dims", []string{dir}, Options{Task: models.Runtime, Dims: 2}, "no rows of 2-D stencils"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
