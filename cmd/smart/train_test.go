@@ -234,3 +234,31 @@ func TestTrainDims(t *testing.T) {
 		t.Errorf("eval of the 2-D model scored %d rows (want j2d5pt's 600); stderr %q", rep.Rows, errs)
 	}
 }
+
+// TestTrainSelectDims labels a copy of the H100 data set (one 3-D and one 2-D stencil) and
+// trains a selection model on each dimensionality: the labels of the stencils left out are
+// skipped, not taken for stencils without rows.
+func TestTrainSelectDims(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "classic")
+	if err := os.CopyFS(data, os.DirFS("../../data/measured/h100-sxm/classic")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "", "dataset", "label", data, "--classes", "3"); code != 0 {
+		t.Fatalf("label: exit %d: %s", code, errs)
+	}
+	for _, dims := range []string{"2", "3"} {
+		model := filepath.Join(t.TempDir(), "sel.model")
+		code, _, errs := runCLI(t, "", "train", "--task", "select", "--data", data, "--dims", dims, "--cv", "0", "--param", "early_stop=0", "-o", model)
+		if code != 0 || !strings.Contains(errs, "data: 1 rows") {
+			t.Errorf("select --dims %s: exit %d, want one instance (the stencil of that dimensionality):\n%s", dims, code, errs)
+			continue
+		}
+		code, out, errs := runCLI(t, "", "eval", model, "--data", data, "--json")
+		var rep struct {
+			Rows int `json:"rows"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Rows != 1 {
+			t.Errorf("eval of the %s-D selection model: exit %d, %d rows (want 1): %s", dims, code, rep.Rows, errs)
+		}
+	}
+}

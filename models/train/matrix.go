@@ -66,6 +66,8 @@ type Set struct {
 	GPUs     map[string]smart.GPU
 	// Dropped counts the rows Options.Dims left out.
 	Dropped int
+	// otherDims holds the stencils Options.Dims left out, whose labels a selection set skips.
+	otherDims map[string]bool
 }
 
 // source is one data set as read.
@@ -106,7 +108,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("dimensions %d: stencils are 2-D or 3-D", opt.Dims)
 	}
 	if kernel == nil && opt.Dims != 0 {
-		if s.Dropped, err = keepDims(srcs, opt.Dims); err != nil {
+		if s.Dropped, s.otherDims, err = keepDims(srcs, opt.Dims); err != nil {
 			return nil, err
 		}
 		left := 0
@@ -220,10 +222,11 @@ func kernelOf(srcs []source) (*dataset.Kernel, error) {
 	return k, nil
 }
 
-// keepDims removes from srcs the rows of stencils not of dims dimensions and returns how many.
-func keepDims(srcs []source, dims int) (int, error) {
+// keepDims removes from srcs the rows of stencils not of dims dimensions and returns how many,
+// and which stencils they were.
+func keepDims(srcs []source, dims int) (int, map[string]bool, error) {
 	dimsOf := map[string]int{}
-	dropped := 0
+	dropped, others := 0, map[string]bool{}
 	for i := range srcs {
 		src := &srcs[i]
 		kept := src.rows[:0]
@@ -233,11 +236,11 @@ func keepDims(srcs []source, dims int) (int, error) {
 				path := filepath.Join(src.dir, dataset.StencilsDir, m.StencilID+".json")
 				data, err := os.ReadFile(path)
 				if err != nil {
-					return 0, fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
+					return 0, nil, fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
 				}
 				st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
 				if err != nil {
-					return 0, fmt.Errorf("%s: %w", path, err)
+					return 0, nil, fmt.Errorf("%s: %w", path, err)
 				}
 				d = st.Dims
 				dimsOf[m.StencilID] = d
@@ -246,11 +249,12 @@ func keepDims(srcs []source, dims int) (int, error) {
 				kept = append(kept, m)
 			} else {
 				dropped++
+				others[m.StencilID] = true
 			}
 		}
 		src.rows = kept
 	}
-	return dropped, nil
+	return dropped, others, nil
 }
 
 // readStencils reads the stencils the rows name and sets the dimensions and order of in.
@@ -373,6 +377,9 @@ func (s *Set) selectRows(srcs []source, f *Featurizer) error {
 			return insts[i].StencilID < insts[j].StencilID || insts[i].StencilID == insts[j].StencilID && insts[i].GPU < insts[j].GPU
 		})
 		for _, inst := range insts {
+			if s.otherDims[inst.StencilID] {
+				continue
+			}
 			st, ok := s.Stencils[inst.StencilID]
 			if !ok {
 				return fmt.Errorf("%s: labels.json names stencil %s, which has no ok rows; relabel the data set", src.dir, inst.StencilID)
