@@ -41,6 +41,18 @@ func TestPredictEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The README shows this output whole, run from the repository root: it must be what the
+	// command prints.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ smart predict --gpu a100 data/stencils/j3d7pt.json\n"
+	_, shown, ok := strings.Cut(string(readme), prompt)
+	fromRoot := strings.ReplaceAll(out, readmeStencil, "data/stencils/j3d7pt.json") // the codegen line names the file
+	if shown, _, _ = strings.Cut(shown, "```"); !ok || shown != fromRoot {
+		t.Errorf("the README's example of %q differs from the output:\n%s", strings.TrimSpace(prompt), out)
+	}
 	m := regexp.MustCompile(`smart codegen (\S+) --oc (\S+) --setting (\S+) -o (\S+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no codegen line in\n%s", out)
