@@ -18,4 +18,6 @@
 // The package also reads Kernel Tuner cache files and T4 result files into the same row format
 // (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel
 // Tuner calls simulation mode.
+// A Recorder puts a data set in front of an Evaluator: it answers the variants the data set holds
+// and appends the others' answers, so a tuning run (smart tune --record) can be resumed.
 package dataset

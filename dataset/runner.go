@@ -193,7 +193,13 @@ func (r *Runner) identity(it Item) smart.Measurement {
 // row checks an evaluator's answer and puts the item's identity on it: the row must answer the
 // item asked, whatever the evaluator filled in.
 func (r *Runner) row(it Item, m smart.Measurement) (smart.Measurement, error) {
-	id := r.identity(it)
+	return answerRow(r.identity(it), m)
+}
+
+// answerRow puts the identity id (stencil, GPU, OC, setting) on an evaluator's answer m and
+// checks that m can be a row: it says where its time comes from, has a status, and a time where
+// it ran.
+func answerRow(id, m smart.Measurement) (smart.Measurement, error) {
 	m.StencilID, m.Kernel, m.GPU, m.OC, m.Setting = id.StencilID, "", id.GPU, id.OC, id.Setting
 	switch {
 	case m.Source == "":

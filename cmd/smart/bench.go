@@ -108,7 +108,7 @@ Examples:
 			return usagef("--gpu: %v", err)
 		}
 		source = smart.Simulated
-		device = dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
+		device = simDevice(gpu)
 		eval = roofline.Evaluator{Catalog: cat}
 	case "cuda":
 		nv, err := gpuinfo.Open()
@@ -126,7 +126,7 @@ Examples:
 			return fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", *deviceIdx, info.Name, err)
 		}
 		source, observer = smart.Measured, dev
-		device = dataset.Device{GPU: gpu.Name, Name: info.Name, UUID: info.UUID, Driver: info.Driver, CUDA: info.CUDA, CC: info.ComputeCapability}
+		device = cudaDevice(info, gpu)
 		if eval, err = cudaRunner(info, gpu, *reps, *buildDir); err != nil {
 			return err
 		}
@@ -224,6 +224,16 @@ Examples:
 		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
 	return nil
+}
+
+// cudaDevice describes the GPU NVML found, the catalogue's gpu, for a data set's meta.json.
+func cudaDevice(info gpuinfo.Info, gpu smart.GPU) dataset.Device {
+	return dataset.Device{GPU: gpu.Name, Name: info.Name, UUID: info.UUID, Driver: info.Driver, CUDA: info.CUDA, CC: info.ComputeCapability}
+}
+
+// simDevice describes the analytic model of gpu as a data set's device.
+func simDevice(gpu smart.GPU) dataset.Device {
+	return dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
 }
 
 // cudaRunner sets up the nvcc-and-CUDA-events backend for the device NVML found.

@@ -48,7 +48,11 @@ type tuneOutput struct {
 	Classifier string `json:"classifier,omitempty"`
 	// Prior names what ranked settings before any run (--surrogate), empty when nothing did.
 	Prior string `json:"prior,omitempty"`
-	Trace []any  `json:"trace"`
+	// Record is the data set of --record; Recorded counts the evaluations answered from what it
+	// held before this run (the rest ran now and were appended).
+	Record   string `json:"record,omitempty"`
+	Recorded int    `json:"recorded_evaluations,omitempty"`
+	Trace    []any  `json:"trace"`
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -69,7 +73,10 @@ model:PATH (a runtime model from smart train; predicted), replay:PATH (a data se
 or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
 values and constraints are tuned). Failed settings count as evaluations and are never retried.
 --trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
-best setting of a stencil.
+best setting of a stencil. --record DIR appends every evaluation of a stencil (cuda or sim) to a
+data set as it finishes: a run that stops (Ctrl-C, a lost machine, the budget) and is started
+again with the same flags, or a larger --budget, asks for the same settings first, gets them
+from DIR without running them, and goes on where it stopped; DIR trains models like any data set.
 
 Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
@@ -77,7 +84,8 @@ Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/dedispersion_milo/W7800.json.gz --method bayes --budget 100
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
     --surrogate transfer:datasets/kernel-tuner/convolution_milo/A4000.json.gz,datasets/kernel-tuner/convolution_milo/W7800.json.gz
-  smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu`)
+  smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
+  smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
 	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
@@ -100,6 +108,7 @@ Examples:
 	reps := fs.Int("reps", 5, "timed runs per variant (cuda)")
 	deviceIdx := fs.Int("device", 0, "NVML index of the GPU (cuda)")
 	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	recordDir := fs.String("record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -114,6 +123,10 @@ Examples:
 		return usagef("--budget and --time must not be negative")
 	case (kind == "model" || kind == "replay") && path == "":
 		return usagef("--evaluator %s: give the path, e.g. %s:FILE", kind, kind)
+	case *recordDir != "" && kind != "cuda" && kind != "sim":
+		return usagef("--record keeps the runs of --evaluator cuda or sim; %s runs nothing worth keeping", kind)
+	case *recordDir != "" && len(files) == 0:
+		return usagef("--record keeps the runs of a stencil; give a stencil file")
 	}
 	// The method before any file is opened, so that a misspelt one costs nothing.
 	m, err := tuneMethod(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants, *batch)
@@ -168,6 +181,14 @@ Examples:
 		}
 		t.prior = *surFlag
 	}
+	if *recordDir != "" {
+		w, err := t.record(*recordDir)
+		if err != nil {
+			return err
+		}
+		defer w.Close() // closed below; this is for the early returns
+		t.recordW = w
+	}
 	total := *budget
 	if total == 0 {
 		total = t.size()
@@ -177,6 +198,14 @@ Examples:
 	res, err := tuner.Search(ctx, t.problem, tuner.Budget{Evaluations: *budget, Time: *timeLimit}, m, *seed)
 	if res.Evaluations < total {
 		bar.Stop(res.Evaluations) // the search ended before the budget
+	}
+	if t.recordW != nil {
+		if cerr := t.recordW.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+		if err != nil {
+			err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, *recordDir)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
@@ -205,6 +234,11 @@ type tuneSetup struct {
 	prior    string // --surrogate
 	ranker   string // the model that ranked the OCs, with what stands behind it
 	searched int    // the method searches the first searched variants
+	// source and device describe the evaluator's rows, for --record.
+	source   smart.Source
+	device   dataset.Device
+	recordW  *dataset.Writer
+	recorder *dataset.Recorder
 }
 
 func (t *tuneSetup) kernelTuner(ctx context.Context, path, device string) error {
@@ -247,6 +281,7 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 		if ev, err = cudaRunner(info, t.gpu, reps, buildDir); err != nil {
 			return err
 		}
+		t.source, t.device = smart.Measured, cudaDevice(info, t.gpu)
 	case "sim", "model", "replay":
 		if gpuName == "" {
 			gpuName = defaultSimGPU
@@ -258,6 +293,7 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 		switch kind {
 		case "sim":
 			ev = roofline.Evaluator{Catalog: t.cat}
+			t.source, t.device = smart.Simulated, simDevice(t.gpu)
 		case "model":
 			if ev, err = t.modelEvaluator(path); err != nil {
 				return err
@@ -277,6 +313,27 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 	t.problem = tuner.Problem{Variants: vs, Evaluator: ev, Stencil: st, GPU: t.gpu.Name}
 	t.kernel = st.Name
 	return nil
+}
+
+// record opens (or resumes) the data set dir and puts a Recorder in front of the evaluator.
+func (t *tuneSetup) record(dir string) (*dataset.Writer, error) {
+	meta := dataset.Meta{Sources: []smart.Source{t.source}, Devices: []dataset.Device{t.device}, Params: dataset.StencilParams()}
+	w, torn, err := dataset.OpenWriter(dir, meta)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	if torn != nil {
+		fmt.Fprintf(t.e.stderr, "resuming %s: %s; it was cut off and will be run again\n", dir, torn)
+	}
+	if t.recorder, err = dataset.NewRecorder(w, t.problem.Evaluator); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	if n := w.Len(); n > 0 {
+		fmt.Fprintf(t.e.stderr, "%s holds %d runs of %s; the settings among them are not run again\n", dir, n, t.device.Name)
+	}
+	t.problem.Evaluator = t.recorder
+	return w, nil
 }
 
 func (t *tuneSetup) modelEvaluator(path string) (smart.Evaluator, error) {
@@ -476,6 +533,9 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
 	}
 	o.OCs, o.Classifier = t.ocNames()[:t.searched], t.ranker
+	if t.recorder != nil {
+		o.Record, o.Recorded = t.recordW.Dir(), t.recorder.Recorded()
+	}
 	for _, v := range res.Trace {
 		if math.IsInf(v, 1) {
 			o.Trace = append(o.Trace, nil)
@@ -517,6 +577,9 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 	}
 	if o.Prior != "" {
 		fmt.Fprintf(w, "settings ranked before any run by %s\n", o.Prior)
+	}
+	if o.Record != "" {
+		fmt.Fprintf(w, "evaluations recorded in %s: %d answered from earlier runs, %d run now\n", o.Record, o.Recorded, res.Evaluations-o.Recorded)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +43,60 @@ func TestTuneKernelTunerCLI(t *testing.T) {
 				t.Errorf("trace has %d lines, header %q", len(lines), lines[0])
 			}
 		})
+	}
+}
+
+// TestTuneRecordCLI: a tuning run recorded with --record and continued with a larger budget
+// runs only the new settings and ends where a run of that budget from the start ends; a record
+// of another GPU, or of a replay, is refused.
+func TestTuneRecordCLI(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec")
+	tune := func(budget string, extra ...string) map[string]any {
+		t.Helper()
+		args := append([]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", "ST_RT", "--method", "bayes", "--budget", budget, "--json"}, extra...)
+		code, stdout, errs := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("--json printed %q: %v", stdout, err)
+		}
+		return out
+	}
+	first := tune("30", "--record", rec)
+	if first["recorded_evaluations"] != nil || first["record"] != rec {
+		t.Fatalf("first run: %v", first)
+	}
+	resumed := tune("60", "--record", rec)
+	whole := tune("60")
+	if resumed["recorded_evaluations"] != 30.0 || resumed["evaluations"] != 60.0 {
+		t.Fatalf("resumed run: %v evaluations, %v recorded; want 60 and 30", resumed["evaluations"], resumed["recorded_evaluations"])
+	}
+	for _, k := range []string{"trace", "best_setting", "best_time_ms"} {
+		if !reflect.DeepEqual(resumed[k], whole[k]) {
+			t.Errorf("%s: resumed %v, whole run %v", k, resumed[k], whole[k])
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(rec, "rows.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 61 || !strings.Contains(lines[1], ",simulated,") {
+		t.Errorf("rows.csv has %d lines; want a header and 60 simulated rows", len(lines))
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--gpu", "v100", "--record", rec}, 1, "started differently"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "model:x.model", "--record", rec}, 2, "cuda or sim"},
+	} {
+		if code, _, errs := runCLI(t, "", c.args...); code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
 	}
 }
 
