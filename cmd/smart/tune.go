@@ -75,8 +75,9 @@ values and constraints are tuned). Failed settings count as evaluations and are 
 --trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
 best setting of a stencil. --record DIR appends every evaluation of a stencil (cuda or sim) to a
 data set as it finishes: a run that stops (Ctrl-C, a lost machine, the budget) and is started
-again with the same flags, or a larger --budget, asks for the same settings first, gets them
-from DIR without running them, and goes on where it stopped; DIR trains models like any data set.
+again with the same flags, or a larger --budget (cstuner plans by its budget: it repeats fewer),
+asks for the same settings first, gets them from DIR without running them, and goes on where it
+stopped; DIR trains models like any data set.
 
 Examples:
   smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
