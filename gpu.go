@@ -1,5 +1,21 @@
 package smart
 
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotCUDA is wrapped by RunsCUDA's error: smart generates CUDA, which only NVIDIA GPUs run.
+var ErrNotCUDA = errors.New("smart's kernels are CUDA; only NVIDIA GPUs run them")
+
+// RunsCUDA says why g cannot run smart's kernels, or nil when it can.
+func (g GPU) RunsCUDA() error {
+	if g.Vendor != "NVIDIA" {
+		return fmt.Errorf("GPU %s is made by %s: %w", g.Name, g.Vendor, ErrNotCUDA)
+	}
+	return nil
+}
+
 // GPU describes a graphics processor: the facts the analytic model and the learned models read,
 // and what renting one costs. The catalogue (data/gpus.json) holds one per product.
 type GPU struct {

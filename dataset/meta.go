@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -58,6 +60,19 @@ type Device struct {
 	CUDA     string `json:"cuda_version,omitempty"`
 	CC       string `json:"compute_capability,omitempty"`
 	NVMLName string `json:"nvml_name,omitempty"` // the NVML name where it differs from Name
+}
+
+// String names the device as messages show it: the catalogue's name, and what the device
+// called itself with its driver where known.
+func (d Device) String() string {
+	about := []string{d.Name}
+	if d.Driver != "" {
+		about = append(about, "driver "+d.Driver)
+	}
+	if d.CUDA != "" {
+		about = append(about, "CUDA "+d.CUDA)
+	}
+	return fmt.Sprintf("%s (%s)", cmp.Or(d.GPU, "not in the catalogue"), strings.Join(about, ", "))
 }
 
 // Kernel describes an imported foreign kernel: its tunable parameters and the constraints

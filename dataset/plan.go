@@ -99,7 +99,13 @@ func (p Plan) diff(q Plan) error {
 	case !reflect.DeepEqual(p.Settings, q.Settings):
 		return errors.New("its explicit settings differ")
 	case !slices.Equal(p.Stencils, q.Stencils):
-		return fmt.Errorf("it has %d stencils, now %d (or other ones)", len(p.Stencils), len(q.Stencils))
+		common := 0
+		for _, id := range q.Stencils {
+			if slices.Contains(p.Stencils, id) {
+				common++
+			}
+		}
+		return fmt.Errorf("its stencils differ: it has %d, now %d, of which %d are the same (compared by content)", len(p.Stencils), len(q.Stencils), common)
 	}
 	return nil
 }

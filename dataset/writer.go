@@ -151,7 +151,7 @@ func sameRun(old, cur Meta) error {
 	case !reflect.DeepEqual(old.Sources, cur.Sources):
 		return fmt.Errorf("its source is %v, now %v", old.Sources, cur.Sources)
 	case !reflect.DeepEqual(dev(old.Devices), dev(cur.Devices)):
-		return fmt.Errorf("its device is %+v, now %+v", dev(old.Devices), dev(cur.Devices))
+		return fmt.Errorf("its device is %v, now %v", dev(old.Devices), dev(cur.Devices))
 	case !reflect.DeepEqual(old.Params, cur.Params):
 		return fmt.Errorf("its parameter columns are %v, now %v", old.Params, cur.Params)
 	case !reflect.DeepEqual(old.Shard, cur.Shard):

@@ -215,6 +215,9 @@ func ApplyParams(params map[string]string, known map[string]any) error {
 			*p, err = strconv.Atoi(v)
 		case *float64:
 			*p, err = strconv.ParseFloat(v, 64)
+			if err == nil && (math.IsNaN(*p) || math.IsInf(*p, 0)) {
+				return fmt.Errorf("hyper-parameter %s=%q: not a finite number", name, v)
+			}
 		case *bool:
 			*p, err = strconv.ParseBool(v)
 		case *string:

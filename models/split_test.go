@@ -113,6 +113,11 @@ func TestParams(t *testing.T) {
 	if err := models.ApplyParams(map[string]string{"rounds": "3.5"}, known); err == nil || !strings.Contains(err.Error(), "rounds") {
 		t.Errorf("bad int: %v", err)
 	}
+	for _, v := range []string{"NaN", "inf", "-Inf"} {
+		if err := models.ApplyParams(map[string]string{"learning_rate": v}, known); err == nil || !strings.Contains(err.Error(), "learning_rate") {
+			t.Errorf("learning_rate=%s: %v", v, err)
+		}
+	}
 }
 
 func TestScale(t *testing.T) {

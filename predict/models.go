@@ -30,6 +30,7 @@ type Models struct {
 	Select  map[int]*Model
 	Runtime map[int]*Model
 	lazy    map[modelKey]func() (*Model, error)
+	given   []*Model // by Use, in order
 	mu      sync.Mutex
 }
 
@@ -100,8 +101,20 @@ func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
 	if err != nil {
 		return err
 	}
-	return ms.add(m)
+	for _, o := range ms.given {
+		if o.Header.Task == m.Header.Task && o.Header.Inputs.Dims == m.Header.Inputs.Dims {
+			return fmt.Errorf("models %s and %s are both %s models of %d-D stencils; give one of them", o.Name, m.Name, m.Header.Task, m.Header.Inputs.Dims)
+		}
+	}
+	if err := ms.add(m); err != nil {
+		return err
+	}
+	ms.given = append(ms.given, m)
+	return nil
 }
+
+// Given returns the models Use put in place of the defaults, in the order given.
+func (ms *Models) Given() []*Model { return ms.given }
 
 func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	mm, err := models.Decode(b, kinds)
@@ -268,5 +281,3 @@ func (m *Model) Provenance(gpu string) Provenance {
 	return p
 }
 
-// errNoGPU is returned when a GPU cannot run smart's kernels.
-var errNoGPU = errors.New("smart's kernels are CUDA; only NVIDIA GPUs run them")

@@ -134,8 +134,8 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if err != nil {
 		return nil, err
 	}
-	if g.Vendor != "NVIDIA" {
-		return nil, fmt.Errorf("GPU %s is made by %s: %w", g.Name, g.Vendor, errNoGPU)
+	if err := g.RunsCUDA(); err != nil {
+		return nil, err
 	}
 	sel, rt, err := p.Models.For(st)
 	if err != nil {

@@ -146,8 +146,8 @@ func (p *Predictor) gpuList(names []string, have string) ([]smart.GPU, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the GPU you have: %w", err)
 		}
-		if g.Vendor != "NVIDIA" {
-			return nil, fmt.Errorf("the GPU you have, %s, is made by %s: %w", g.Name, g.Vendor, errNoGPU)
+		if err := g.RunsCUDA(); err != nil {
+			return nil, fmt.Errorf("the GPU you have: %w", err)
 		}
 		found := false
 		for _, x := range list {

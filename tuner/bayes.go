@@ -56,7 +56,7 @@ func (m *Bayes) withDefaults() Bayes {
 // Search implements Method.
 func (m *Bayes) Search(ctx context.Context, r *Run) error {
 	c := m.withDefaults()
-	if c.Initial < 0 || c.Trees < 0 || c.Batch < 0 || c.Pool < 0 || c.Screen < 0 || c.Cap < 0 || c.Cap > 1 {
+	if c.Initial < 0 || c.Trees < 0 || c.Batch < 0 || c.Pool < 0 || c.Screen < 0 || !(c.Cap >= 0 && c.Cap <= 1) {
 		return errors.New("bayes: counts must not be negative and the cap must lie in [0, 1]")
 	}
 	nv := len(r.p.Variants)

@@ -39,9 +39,9 @@ func (*IterML) Name() string { return "iterml" }
 
 func (m *IterML) check() error {
 	switch {
-	case m.PickRatio < 0 || m.PickRatio > 1:
+	case !(m.PickRatio >= 0 && m.PickRatio <= 1): // NaN too
 		return fmt.Errorf("iterml: pick ratio %v is outside [0, 1]", m.PickRatio)
-	case m.CutRatio < 0 || m.CutRatio >= 1:
+	case !(m.CutRatio >= 0 && m.CutRatio < 1):
 		return fmt.Errorf("iterml: cut ratio %v is outside [0, 1)", m.CutRatio)
 	case m.Pick < 0 || m.StopSize < 0 || m.Pool < 0:
 		return fmt.Errorf("iterml: pick, stop size and pool must not be negative")

@@ -65,7 +65,7 @@ func TestRecordedSearchResumes(t *testing.T) {
 			}
 			first, err := Search(ctx, problem(rec), Budget{Evaluations: budget}, m, 7)
 			// A batch the cancel cut short is lost to the search but not to the record.
-			if !errors.Is(err, context.Canceled) || first.Evaluations > cut || w.Len() != cut {
+			if !errors.Is(err, context.Canceled) || first.Stop != StopCancelled || first.Evaluations > cut || w.Len() != cut {
 				t.Fatalf("interrupted search: %d evaluations, %d rows, %v; want at most %d, %[4]d and the cancel", first.Evaluations, w.Len(), err, cut)
 			}
 			if err := w.Close(); err != nil {

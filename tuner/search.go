@@ -82,6 +82,8 @@ const (
 	StopTime        Stop = "time"        // the time budget is spent
 	StopTarget      Stop = "target"      // the target was reached
 	StopDone        Stop = "done"        // the method finished: space exhausted or converged
+	StopCancelled   Stop = "cancelled"   // the context was cancelled (Ctrl-C)
+	StopError       Stop = "error"       // the evaluator failed (Search's error says how)
 )
 
 // ErrStop is what Run.Evaluate returns once the budget is spent or the target reached. A
@@ -146,6 +148,10 @@ func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Re
 	case errors.Is(err, ErrStop):
 		err = nil
 	default:
+		res.Stop = StopError
+		if ctx.Err() != nil {
+			res.Stop = StopCancelled
+		}
 		return res, fmt.Errorf("tuner: %s: %w", m.Name(), err)
 	}
 	return res, nil

@@ -272,6 +272,9 @@ func TestProblemErrors(t *testing.T) {
 		{"no evaluator", Problem{Variants: p.Variants}, Budget{}, &Random{}, "no evaluator"},
 		{"negative budget", p, Budget{Evaluations: -1}, &Random{}, "negative"},
 		{"bad cut ratio", p, Budget{}, &IterML{CutRatio: 1}, "cut ratio"},
+		{"NaN cut ratio", p, Budget{}, &IterML{CutRatio: math.NaN()}, "cut ratio"},
+		{"NaN pick ratio", p, Budget{}, &IterML{PickRatio: math.NaN()}, "pick ratio"},
+		{"NaN cap", p, Budget{}, &Bayes{Cap: math.NaN()}, "cap"},
 		{"bad model", p, Budget{}, &IterML{Model: "svm"}, "unknown in-loop model"},
 		{"cstuner on two spaces", Problem{Variants: append(p.Variants, p.Variants...), Evaluator: p.Evaluator}, Budget{}, &CSTuner{}, "one space"},
 	}
@@ -304,7 +307,7 @@ func TestEvaluatorErrorKeepsResult(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "device lost") {
 		t.Fatalf("error %v, want the evaluator's", err)
 	}
-	if res.Evaluations != 3 || res.Best.Setting == nil {
-		t.Errorf("the result lost the %d evaluations before the failure: %+v", 3, res.Evaluations)
+	if res.Evaluations != 3 || res.Best.Setting == nil || res.Stop != StopError {
+		t.Errorf("the result lost the %d evaluations before the failure: %+v (stop %q)", 3, res.Evaluations, res.Stop)
 	}
 }

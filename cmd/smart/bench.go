@@ -134,6 +134,9 @@ Examples:
 		return usagef("--backend is %q; use cuda or sim", *backend)
 	}
 
+	if err := gpu.RunsCUDA(); err != nil {
+		return usagef("--gpu: %v", err)
+	}
 	plan, err := dataset.NewPlan(stencils, ocs, *samples, *seed)
 	if err != nil {
 		return err

@@ -52,8 +52,11 @@ func commands() []command {
 }
 
 func main() {
+	// The first Ctrl-C (or SIGTERM) cancels ctx, so that a command keeps what it has done; the
+	// default handling is then restored, so a second one ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -138,11 +141,18 @@ func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
 }
 
 // parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").
+// The help goes to stdout for --help only; a bad flag is one line on stderr (run prints it), not
+// the help on stdout, where it would land in a file the output is redirected to.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	help, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = help; fs.SetOutput(out) }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				help()
 				return nil, err
 			}
 			return nil, usageError{err.Error()}

@@ -71,6 +71,9 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if err := checkGiven(p, inputs); err != nil {
+		return err
+	}
 	var bar *progress
 	if len(inputs) > 1 {
 		bar = newProgress(e, "predict", len(inputs))
@@ -122,6 +125,18 @@ func newPredictor(catalogFile string, modelFiles []string) (*predict.Predictor, 
 		}
 	}
 	return p, nil
+}
+
+// checkGiven refuses a --model that none of the stencils can use: the defaults would answer in
+// its place without a word.
+func checkGiven(p *predict.Predictor, inputs []predict.Input) error {
+	for _, m := range p.Models.Given() {
+		dims := m.Header.Inputs.Dims
+		if !slices.ContainsFunc(inputs, func(in predict.Input) bool { return in.Stencil.Dims == dims }) {
+			return usagef("--model %s was trained on %d-D stencils; none of the stencils given is %d-D", m.Name, dims, dims)
+		}
+	}
+	return nil
 }
 
 // defaultGPU returns name, or the GPU NVML finds when name is empty.

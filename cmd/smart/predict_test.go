@@ -128,6 +128,8 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"order beyond the model", []string{"predict", "--gpu", "a100", order5}, 1, "has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4"},
 		{"model of another version", []string{"predict", "--gpu", "a100", "--model", newerFile, readmeStencil}, 1, "model file format version 2 is newer than this smart reads (1); upgrade smart"},
 		{"AMD GPU", []string{"predict", "--gpu", "mi250x", readmeStencil}, 1, "only NVIDIA GPUs run them"},
+		{"model of other stencils", []string{"predict", "--gpu", "a100", "--model", "../../data/models/runtime-2d.smartmodel.gz", readmeStencil}, 2, "trained on 2-D stencils; none of the stencils given is 2-D"},
+		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", "../../data/models/runtime-3d.smartmodel.gz", readmeStencil}, 1, "are both runtime models of 3-D stencils"},
 		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
 		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "not both"},
 	}
@@ -152,6 +154,13 @@ func TestRecommendHTML(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// An unwritable report is refused before any prediction; a NaN workload is a usage error.
+	if code, out, errs := runCLI(t, "", "recommend", readmeStencil, "--html", filepath.Join(dir, "no", "r.html")); code != 1 || out != "" || !strings.Contains(errs, "does not exist") {
+		t.Errorf("unwritable --html: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, "", "recommend", readmeStencil, "--hours", "NaN"); code != 2 {
+		t.Errorf("--hours NaN: exit %d, stderr %q; want 2", code, errs)
 	}
 	html, err := os.ReadFile(page)
 	if err != nil || bytes.Count(html, []byte("<svg")) != 3 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ Examples:
 	switch {
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case *steps < 0 || *hours < 0:
+	case *steps < 0 || !(*hours >= 0) || math.IsInf(*hours, 1): // NaN too
 		return usagef("--steps and --hours must be positive")
 	case *steps > 0 && *hours > 0:
 		return usagef("give --steps or --hours, not both")
@@ -58,12 +59,20 @@ Examples:
 			gpus = append(gpus, g)
 		}
 	}
+	if *htmlOut != "" {
+		if err := atomicfile.Check(*htmlOut); err != nil {
+			return err
+		}
+	}
 	p, err := newPredictor(*catalogFile, modelFiles)
 	if err != nil {
 		return err
 	}
 	inputs, err := predictInputs(e, rest)
 	if err != nil {
+		return err
+	}
+	if err := checkGiven(p, inputs); err != nil {
 		return err
 	}
 	bar := newProgress(e, "recommend", len(inputs))
@@ -83,6 +92,13 @@ Examples:
 			}
 		}
 	}
+	switch {
+	case *asJSON:
+	case len(recs) == 1:
+		printRecommendation(e.stdout, recs[0])
+	default:
+		printRecommendationRows(e.stdout, recs)
+	}
 	if *htmlOut != "" {
 		var b bytes.Buffer
 		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
@@ -92,13 +108,6 @@ Examples:
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", *htmlOut)
-	}
-	switch {
-	case *asJSON:
-	case len(recs) == 1:
-		printRecommendation(e.stdout, recs[0])
-	default:
-		printRecommendationRows(e.stdout, recs)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"smart/catalog"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/train"
@@ -86,6 +87,9 @@ Examples:
 		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
 	case *dims != 0 && *dims != 2 && *dims != 3:
 		return usagef("--dims is %d; stencils are 2-D or 3-D", *dims)
+	}
+	if err := atomicfile.Check(out); err != nil {
+		return err // before the training, not after it
 	}
 	task, err := models.ParseTask(*taskName)
 	if err != nil {

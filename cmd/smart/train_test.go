@@ -151,6 +151,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--task", "select", "--model", "forest", "--data", data, "-o", "x"}, 2, "cannot learn the select task"},
 		{[]string{"train", "--task", "runtime", "--data", data, "--param", "rounds=x", "-o", filepath.Join(t.TempDir(), "m")}, 1, "rounds"},
 		{[]string{"train", "--task", "runtime", "--data", filepath.Join(data, "missing"), "-o", "x"}, 1, "not a data set"},
+		{[]string{"train", "--task", "runtime", "--data", data, "-o", filepath.Join(data, "no", "m")}, 1, "does not exist"},
+		{[]string{"train", "--task", "runtime", "--data", data, "--param", "lambda=NaN", "-o", filepath.Join(t.TempDir(), "m")}, 1, "not a finite number"},
 		{[]string{"eval", bad, "--data", data}, 1, bad},
 		{[]string{"eval", "--data", data}, 2, "one model file"},
 	}

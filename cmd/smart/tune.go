@@ -182,6 +182,16 @@ Examples:
 		}
 		t.prior = *surFlag
 	}
+	if *emitPath != "" && t.problem.Stencil == nil {
+		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
+	}
+	for _, path := range []string{*tracePath, *emitPath} {
+		if path != "" {
+			if err := atomicfile.Check(path); err != nil {
+				return err
+			}
+		}
+	}
 	if *recordDir != "" {
 		w, err := t.record(*recordDir)
 		if err != nil {
@@ -208,8 +218,14 @@ Examples:
 			err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, *recordDir)
 		}
 	}
-	if err != nil {
+	interrupted := errors.Is(err, context.Canceled) && res.Evaluations > 0
+	if err != nil && !interrupted {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
+	}
+	// The result first: a file that cannot be written must not take the search with it. An
+	// interrupted search still prints and writes the best it found.
+	if err := t.print(*asJSON, res); err != nil {
+		return err
 	}
 	if *tracePath != "" {
 		if err := atomicfile.Write(*tracePath, traceCSV(t.problem, res)); err != nil {
@@ -221,7 +237,10 @@ Examples:
 			return err
 		}
 	}
-	return t.print(*asJSON, res)
+	if interrupted {
+		return fmt.Errorf("interrupted after %d evaluations; the best so far is printed above: %w", res.Evaluations, err)
+	}
+	return nil
 }
 
 // tuneSetup is the problem a command line describes and what it needs to print the result.
@@ -296,7 +315,7 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 			ev = roofline.Evaluator{Catalog: t.cat}
 			t.source, t.device = smart.Simulated, simDevice(t.gpu)
 		case "model":
-			if ev, err = t.modelEvaluator(path); err != nil {
+			if ev, err = t.modelEvaluator(path, st); err != nil {
 				return err
 			}
 		default:
@@ -306,6 +325,9 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 		}
 	default:
 		return usagef("--evaluator %q: use cuda, sim, model:PATH or replay:PATH", kind)
+	}
+	if err := t.gpu.RunsCUDA(); err != nil {
+		return usagef("--gpu: %v", err)
 	}
 	vs, err := tuner.StencilVariants(ctx, st, ocs, t.gpu)
 	if err != nil {
@@ -337,12 +359,19 @@ func (t *tuneSetup) record(dir string) (*dataset.Writer, error) {
 	return w, nil
 }
 
-func (t *tuneSetup) modelEvaluator(path string) (smart.Evaluator, error) {
+func (t *tuneSetup) modelEvaluator(path string, st *smart.Stencil) (smart.Evaluator, error) {
 	m, err := models.Load(path, kinds.All())
 	if err != nil {
 		return nil, err
 	}
-	return train.NewEvaluator(m, t.cat)
+	ev, err := train.NewEvaluator(m, t.cat)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := ev.Accepts(st); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ev, nil
 }
 
 // surrogate reads --surrogate: the analytic model or a runtime model for a stencil, the same
@@ -375,7 +404,7 @@ func (t *tuneSetup) surrogate(ctx context.Context, flag string) (smart.Evaluator
 	case kind == "sim":
 		return roofline.Evaluator{Catalog: t.cat}, nil
 	case kind == "model" && path != "":
-		return t.modelEvaluator(path)
+		return t.modelEvaluator(path, t.problem.Stencil)
 	}
 	return nil, usagef("--surrogate %q: a stencil takes sim or model:PATH", flag)
 }
@@ -506,8 +535,6 @@ func traceCSV(p tuner.Problem, res tuner.Result) []byte {
 func (t *tuneSetup) emit(path string, res tuner.Result) error {
 	st := t.problem.Stencil
 	switch {
-	case st == nil:
-		return errors.New("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
 	case res.Best.Setting == nil:
 		return errors.New("--emit: no setting ran successfully, so there is no kernel to write")
 	}

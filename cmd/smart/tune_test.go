@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart/internal/ktdata"
 )
@@ -93,10 +96,47 @@ func TestTuneRecordCLI(t *testing.T) {
 	}{
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--gpu", "v100", "--record", rec}, 1, "started differently"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "model:x.model", "--record", rec}, 2, "cuda or sim"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "model:../../data/models/runtime-2d.smartmodel.gz"}, 1, "trained on 2-D stencils"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "bayes", "--surrogate", "model:../../data/models/runtime-2d.smartmodel.gz"}, 1, "trained on 2-D stencils"},
 	} {
 		if code, _, errs := runCLI(t, "", c.args...); code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
 		}
+	}
+}
+
+// TestTuneInterrupted: a search cancelled part way (Ctrl-C) still prints its best setting and
+// writes its trace, and exits 1 saying it was interrupted; an output that cannot be written is
+// refused before the search.
+func TestTuneInterrupted(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(2*time.Second, cancel) // as signal.NotifyContext does on Ctrl-C
+	var out, errb bytes.Buffer
+	// The exhaustive search of 380894 settings takes about 13 s on an idle core.
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, []string{"tune", "j3d7pt", "--evaluator", "sim",
+		"--method", "exhaustive", "--oc", "ST_BM_RT_TB", "--budget", "0", "--json", "--trace", trace})
+	var res map[string]any
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("exit %d, stdout %q: %v; stderr %s", code, out.String(), err, errb.String())
+	}
+	n, _ := res["evaluations"].(float64)
+	if code != 1 || res["stop"] != "cancelled" || res["best_setting"] == nil || n < 1 || !strings.Contains(errb.String(), "interrupted after") {
+		t.Fatalf("exit %d, stop %v, best %v, %v evaluations; stderr %s", code, res["stop"], res["best_setting"], n, errb.String())
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != int(n)+1 {
+		t.Errorf("the trace has %d lines for %v evaluations", lines, n)
+	}
+
+	missing := filepath.Join(t.TempDir(), "no", "trace.csv")
+	code, stdout, errs := runCLI(t, "", "tune", "j3d7pt", "--evaluator", "sim", "--budget", "5", "--trace", missing)
+	if code != 1 || stdout != "" || !strings.Contains(errs, "does not exist") || strings.Contains(errs, "evaluations") {
+		t.Errorf("unwritable --trace: exit %d, stdout %q, stderr %q; want it refused before the search", code, stdout, errs)
 	}
 }
 

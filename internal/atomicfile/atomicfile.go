@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ func Write(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, why(dir, err))
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	_, err = tmp.Write(data)
@@ -29,7 +30,11 @@ func Write(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			err = errors.New("it is a directory")
+		} else {
+			err = os.Rename(tmp.Name(), path)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -43,4 +48,32 @@ func Write(path string, data []byte) error {
 		return fmt.Errorf("writing %s: syncing %s: %w", path, dir, err)
 	}
 	return nil
+}
+
+// Check reports, before a long run, whether Write will be able to create path: its directory
+// exists and takes new files, and path is not a directory. A run that finds out only at its end
+// loses its work.
+func Check(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, why(dir, err))
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+// why says what stops a file being created in dir, without the name of the temporary file.
+func why(dir string, err error) error {
+	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+		return fmt.Errorf("directory %s does not exist", dir)
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("directory %s: %w", dir, pe.Err)
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 )
@@ -31,5 +32,27 @@ func TestWriteIntoMissingDirectoryFails(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "no", "such", "f"), []byte("x"))
 	if err == nil {
 		t.Fatal("wrote into a missing directory")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		path, want string
+	}{
+		{filepath.Join(dir, "f.csv"), ""},
+		{filepath.Join(dir, "no", "f.csv"), "directory " + filepath.Join(dir, "no") + " does not exist"},
+		{dir, "is a directory"},
+	} {
+		err := Check(c.path)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("Check(%s) = %v; want %q", c.path, err, c.want)
+		}
+		if c.want != "" && Write(c.path, []byte("x")) == nil {
+			t.Errorf("Write(%s) succeeded where Check failed", c.path)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("Check left %d files behind", len(entries))
 	}
 }

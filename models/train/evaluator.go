@@ -45,6 +45,9 @@ func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
 	return &Evaluator{model: m, feat: f, cat: cat, about: about}, nil
 }
 
+// Accepts reports whether the model can predict st's variants (nil: a foreign kernel).
+func (e *Evaluator) Accepts(st *smart.Stencil) error { return e.feat.Accepts(st) }
+
 // Evaluate predicts the time per step of the queried variant.
 func (e *Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
 	if err := ctx.Err(); err != nil {
@@ -55,6 +58,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measurem
 		m.StencilID = q.Stencil.ID()
 	} else {
 		m.Kernel = e.feat.in.Kernel
+	}
+	// A stencil the model cannot read is the caller's mistake, not a variant that fails.
+	if err := e.feat.Accepts(q.Stencil); err != nil {
+		return smart.Measurement{}, err
 	}
 	var gpu smart.GPU
 	if e.feat.in.GPU {

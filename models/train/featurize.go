@@ -72,19 +72,28 @@ func (f *Featurizer) Inputs() models.Inputs { return f.in }
 // Names returns the column names, in order.
 func (f *Featurizer) Names() []string { return f.names }
 
+// Accepts reports whether rows can be built for st (nil for a foreign kernel): a model of
+// stencil features takes stencils of the dimensions it was trained on.
+func (f *Featurizer) Accepts(st *smart.Stencil) error {
+	if f.in.Kernel == "" && (f.in.Stencil || f.in.Tensor) {
+		if st == nil {
+			return fmt.Errorf("the model reads a stencil's features and none was given")
+		}
+		if st.Dims != f.in.Dims {
+			return fmt.Errorf("stencil %s is %d-D; the model was trained on %d-D stencils", st.Name, st.Dims, f.in.Dims)
+		}
+	}
+	return nil
+}
+
 // Row builds one row. st is nil for a foreign kernel; oc and set are ignored by models without
 // setting columns, gpu by models without GPU columns.
 func (f *Featurizer) Row(st *smart.Stencil, oc smart.Combination, set smart.Setting, gpu smart.GPU) ([]float64, error) {
 	in := f.in
-	row := make([]float64, 0, len(f.names))
-	if in.Kernel == "" && (in.Stencil || in.Tensor) {
-		if st == nil {
-			return nil, fmt.Errorf("the model reads a stencil's features and none was given")
-		}
-		if st.Dims != in.Dims {
-			return nil, fmt.Errorf("stencil %s is %d-D; the model was trained on %d-D stencils", st.Name, st.Dims, in.Dims)
-		}
+	if err := f.Accepts(st); err != nil {
+		return nil, err
 	}
+	row := make([]float64, 0, len(f.names))
 	if in.Stencil {
 		v, err := features.Stencil(st, in.MaxOrder)
 		if err != nil {

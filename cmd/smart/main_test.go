@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFlagErrors: a bad flag is one line on stderr and exit 2, with nothing on stdout (where a
+// redirected output would collect it); --help prints the help on stdout and exits 0.
+func TestFlagErrors(t *testing.T) {
+	for _, c := range commands() {
+		name := c.name
+		if name == "dataset" {
+			name += " stats" // its flags are its subcommands'
+		}
+		t.Run(name, func(t *testing.T) {
+			args := strings.Fields(name)
+			code, out, errs := runCLI(t, "", append(args, "--bogus")...)
+			if code != 2 || out != "" || strings.Count(errs, "not defined: -bogus") != 1 {
+				t.Errorf("--bogus: exit %d, stdout %q, stderr %q; want 2, nothing, the error once", code, out, errs)
+			}
+			code, out, errs = runCLI(t, "", append(args, "--help")...)
+			if code != 0 || !strings.HasPrefix(out, "Usage: smart "+name) || errs != "" {
+				t.Errorf("--help: exit %d, stdout %.40q, stderr %q", code, out, errs)
+			}
+		})
+	}
+}
+
+// TestAMDRefused: the commands that run smart's CUDA kernels, or simulate them, refuse an AMD
+// GPU up front instead of producing nothing but failed variants.
+func TestAMDRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"tune", "j3d7pt", "--evaluator", "sim", "--gpu", "mi250x"},
+		{"bench", "--backend", "sim", "--gpu", "w6600", "--random", "1", "--out", t.TempDir()},
+		{"predict", "j3d7pt", "--gpu", "w7800"},
+	} {
+		if code, out, errs := runCLI(t, "", args...); code == 0 || out != "" || !strings.Contains(errs, "only NVIDIA GPUs run them") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
