@@ -280,4 +280,3 @@ func (m *Model) Provenance(gpu string) Provenance {
 	}
 	return p
 }
-

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -103,7 +104,7 @@ func TestRecommendSample(t *testing.T) {
 	if r.find("RTX-2080-Ti").Price != nil || r.Have == nil || !strings.Contains(r.Have.Advice, "RTX-2080-Ti") {
 		t.Errorf("have: %+v", r.Have)
 	}
-	if _, err := p.Recommend(context.Background(), Input{Stencil: st}, nil, "mi250x", Workload{}); err == nil || !strings.Contains(err.Error(), "the GPU you have, MI250X") {
+	if _, err := p.Recommend(context.Background(), Input{Stencil: st}, nil, "mi250x", Workload{}); err == nil || !strings.Contains(err.Error(), "the GPU you have: GPU MI250X is made by AMD") || !errors.Is(err, smart.ErrNotCUDA) {
 		t.Errorf("an AMD GPU you have: %v", err)
 	}
 }

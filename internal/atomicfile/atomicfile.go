@@ -66,14 +66,24 @@ func Check(path string) error {
 	return os.Remove(tmp.Name())
 }
 
-// why says what stops a file being created in dir, without the name of the temporary file.
+// why says what stops a file being created in dir without the name of the temporary file; the
+// error still wraps err (errors.Is(err, fs.ErrNotExist) holds).
 func why(dir string, err error) error {
 	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
-		return fmt.Errorf("directory %s does not exist", dir)
+		return reason{fmt.Sprintf("directory %s does not exist", dir), err}
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("directory %s: %w", dir, pe.Err)
+		return reason{fmt.Sprintf("directory %s: %v", dir, pe.Err), err}
 	}
 	return err
 }
+
+// reason is an error with its own message that unwraps to the error it explains.
+type reason struct {
+	msg string
+	err error
+}
+
+func (r reason) Error() string { return r.msg }
+func (r reason) Unwrap() error { return r.err }

@@ -1,9 +1,11 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +52,9 @@ func TestCheck(t *testing.T) {
 		}
 		if c.want != "" && Write(c.path, []byte("x")) == nil {
 			t.Errorf("Write(%s) succeeded where Check failed", c.path)
+		}
+		if c.want != "" && strings.Contains(c.want, "does not exist") && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Check(%s) = %v does not wrap fs.ErrNotExist", c.path, err)
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
