@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -44,7 +45,10 @@ type KernelTunerFile struct {
 	// DeviceGiven is true when the file does not name its device and ImportOptions.Device did.
 	DeviceGiven bool
 	Kernel      Kernel
-	Rows        []smart.Measurement // in parameter-value order
+	// SpaceFile is the space.json beside the file whose constraints Kernel carries; empty when
+	// there is none, and then the constraints of the kernel's space are unknown.
+	SpaceFile string
+	Rows      []smart.Measurement // in parameter-value order
 }
 
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
@@ -63,9 +67,10 @@ type KernelTunerFile struct {
 // number.
 //
 // When a space.json (benchmark_hub format) sits beside the file, its constraint expressions are
-// carried in Kernel.Constraints, and it names the kernel and parameter values of T4 files.
+// carried in Kernel.Constraints, and it names the kernel and parameter values of T4 files. A
+// file without configurations is an error.
 func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
-	var file ktAny
+	var file ktFile
 	if err := decodeMaybeGzip(path, &file); err != nil {
 		return nil, err
 	}
@@ -76,9 +81,9 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	var f *KernelTunerFile
 	switch {
 	case file.Cache != nil:
-		f, err = readCache(path, &file.ktCache, sp)
+		f, err = readCache(path, &file, sp)
 	case file.Results != nil:
-		f, err = readT4(path, &file.t4File, sp, opt)
+		f, err = readT4(path, &file, sp, opt)
 	default:
 		return nil, fmt.Errorf("%s: neither a Kernel Tuner cache (no field \"cache\") nor a T4 file (no field \"results\")", path)
 	}
@@ -95,6 +100,9 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 		if gpu, ok := opt.Resolve(f.Device.Name); ok {
 			f.Device.GPU = gpu
 		}
+	}
+	if sp != nil {
+		f.SpaceFile = sp.path
 	}
 	f.Kernel.Files = []string{path}
 	for i := range f.Rows {
@@ -113,10 +121,32 @@ func compareSettings(params []Param, a, b smart.Setting) int {
 	return 0
 }
 
-// ktAny is a Kernel Tuner cache or T4 file: one decoding pass reads either.
-type ktAny struct {
-	ktCache
-	t4File
+// ktFile is a Kernel Tuner cache or T4 file: the two formats share no field, so one decoding
+// pass reads either. The fields are not embedded from a type per format because a decoding
+// error would then name that type in its field path.
+type ktFile struct {
+	// A cache.
+	DeviceName     string                       `json:"device_name"`
+	KernelName     string                       `json:"kernel_name"`
+	ProblemSize    json.RawMessage              `json:"problem_size"`
+	TuneParamsKeys []string                     `json:"tune_params_keys"`
+	TuneParams     map[string][]json.RawMessage `json:"tune_params"`
+	Objective      string                       `json:"objective"`
+	Cache          map[string]ktRecord          `json:"cache"`
+
+	// A T4 file.
+	SchemaVersion string `json:"schema_version"`
+	Results       []struct {
+		Configuration map[string]json.RawMessage `json:"configuration"`
+		Times         struct {
+			Runtimes []float64 `json:"runtimes"`
+		} `json:"times"`
+		Invalidity   string `json:"invalidity"`
+		Measurements []struct {
+			Name  string          `json:"name"`
+			Value json.RawMessage `json:"value"`
+		} `json:"measurements"`
+	} `json:"results"`
 }
 
 // decodeMaybeGzip decodes the JSON file at path, gzip-compressed or not, into v.
@@ -137,9 +167,36 @@ func decodeMaybeGzip(path string, v any) error {
 		r = gz
 	}
 	if err := json.NewDecoder(r).Decode(v); err != nil {
-		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
+		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, describeJSON(err))
 	}
 	return nil
+}
+
+// describeJSON is jsonerr.Describe with a wrong type said in JSON's terms: the Go types the
+// files decode into mean nothing to the person who wrote the file.
+func describeJSON(err error) error {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return jsonerr.Describe(err)
+	}
+	want := "another kind of value"
+	switch typ.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "true or false"
+	}
+	if typ.Field == "" {
+		return fmt.Errorf("the file holds a JSON %s where %s is expected", typ.Value, want)
+	}
+	return fmt.Errorf("field %s holds a JSON %s where %s is expected", typ.Field, typ.Value, want)
 }
 
 // benchmarkSpace is what a benchmark_hub space.json says that a data set carries.
@@ -176,7 +233,7 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 		} `json:"KernelSpecification"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonerr.Describe(err))
+		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, describeJSON(err))
 	}
 	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName}
 	for i, p := range raw.ConfigurationSpace.TuningParameters {
@@ -233,16 +290,6 @@ func integer(raw json.RawMessage) (int, bool) {
 	return int(f), true
 }
 
-type ktCache struct {
-	DeviceName     string                       `json:"device_name"`
-	KernelName     string                       `json:"kernel_name"`
-	ProblemSize    json.RawMessage              `json:"problem_size"`
-	TuneParamsKeys []string                     `json:"tune_params_keys"`
-	TuneParams     map[string][]json.RawMessage `json:"tune_params"`
-	Objective      string                       `json:"objective"`
-	Cache          map[string]ktRecord          `json:"cache"`
-}
-
 // ktRecord is what smart reads of a cache entry; the parameters are read from its key, which
 // holds their values in tune_params_keys order.
 type ktRecord struct {
@@ -250,9 +297,12 @@ type ktRecord struct {
 	Times []float64       `json:"times"`
 }
 
-func readCache(path string, c *ktCache, sp *benchmarkSpace) (*KernelTunerFile, error) {
+func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, error) {
 	if len(c.TuneParamsKeys) == 0 {
 		return nil, fmt.Errorf("%s: field tune_params_keys is missing or empty", path)
+	}
+	if len(c.Cache) == 0 {
+		return nil, fmt.Errorf("%s holds no configurations (its field cache is empty); give a cache that Kernel Tuner has filled", path)
 	}
 	if c.Objective != "" && c.Objective != "time" {
 		return nil, fmt.Errorf("%s: field objective is %q; smart imports caches tuned for time", path, c.Objective)
@@ -353,22 +403,7 @@ func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
 	return nil
 }
 
-type t4File struct {
-	SchemaVersion string `json:"schema_version"`
-	Results       []struct {
-		Configuration map[string]json.RawMessage `json:"configuration"`
-		Times         struct {
-			Runtimes []float64 `json:"runtimes"`
-		} `json:"times"`
-		Invalidity   string `json:"invalidity"`
-		Measurements []struct {
-			Name  string          `json:"name"`
-			Value json.RawMessage `json:"value"`
-		} `json:"measurements"`
-	} `json:"results"`
-}
-
-func readT4(path string, t *t4File, sp *benchmarkSpace, opt ImportOptions) (*KernelTunerFile, error) {
+func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*KernelTunerFile, error) {
 	if len(t.Results) == 0 {
 		return nil, fmt.Errorf("%s: field results is empty", path)
 	}

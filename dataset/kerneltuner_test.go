@@ -278,8 +278,20 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"other.json", `{"hello": 1}`, false, "neither a Kernel Tuner cache"},
 		{"t4.json", `{"results":[{"configuration":{"a":1},"invalidity":"correct","measurements":[{"name":"time","value":1}]}]}`, false, "does not name its kernel"},
 		{"bad.json.gz", "not gzip", false, "not a Kernel Tuner file"},
+		{"empty.json", strings.Replace(cache("2"), `{"1":{"a":1,"time":2,"times":[1,2,3]}}`, `{}`, 1), false, "holds no configurations"},
+		{"array.json", `[{"cache": {}}]`, false, "the file holds a JSON array where an object is expected"},
+		{"cachelist.json", `{"cache": [1]}`, false, "field cache holds a JSON array where an object is expected"},
+		{"times.json", strings.Replace(cache("2"), "[1,2,3]", `"fast"`, 1), false, `field cache.times holds a JSON string where a list is expected`},
+		{"space/k.json", cache("2"), false, `field ConfigurationSpace.TuningParameters holds a JSON string where a list is expected`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			named := tc.name // the file the error names
+			if sub, _ := filepath.Split(tc.name); sub != "" {
+				// A file in a subdirectory has a damaged space.json beside it.
+				os.Mkdir(filepath.Join(dir, sub), 0o755)
+				named = filepath.Join(sub, "space.json")
+				write(named, `{"ConfigurationSpace": {"TuningParameters": "a"}}`, false)
+			}
 			_, err := ReadKernelTuner(write(tc.name, tc.content, tc.gz), ImportOptions{})
 			if tc.want == "" {
 				if err != nil {
@@ -287,8 +299,11 @@ func TestKernelTunerErrors(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), named) {
 				t.Fatalf("error %v; want one naming the file and containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "dataset.") || strings.Contains(err.Error(), "struct {") {
+				t.Errorf("error %v names a Go type", err)
 			}
 		})
 	}

@@ -59,22 +59,72 @@ func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (Mer
 			}
 		}
 	}
+	// The merge is built beside out and renamed into place only when complete: a failure (a
+	// damaged input, a cancel) must not leave a directory that looks like a whole data set.
+	if err := checkMergeTarget(out); err != nil {
+		return sum, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return sum, fmt.Errorf("creating the directory of %s: %w", out, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".merging-*")
+	if err != nil {
+		return sum, fmt.Errorf("creating %s: %w", out, err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return sum, fmt.Errorf("creating %s: %w", out, err)
+	}
+	if err := mergeInto(ctx, tmp, dirs, meta, &sum); err != nil {
+		return sum, err
+	}
+	// out may be an empty directory (checkMergeTarget); not every system renames over one.
+	if err := os.Remove(out); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return sum, fmt.Errorf("creating %s: %w", out, err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return sum, fmt.Errorf("creating %s: %w", out, err)
+	}
+	return sum, nil
+}
+
+// checkMergeTarget refuses an out that exists and is not an empty directory, so that Merge never
+// changes or mixes into what is there.
+func checkMergeTarget(out string) error {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s exists and is not a directory to merge into: %w", out, err)
+	case len(entries) == 0:
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, MetaFile)); err == nil {
+		return fmt.Errorf("%s already holds a data set (it has %s); choose another directory for the merge", out, MetaFile)
+	}
+	return fmt.Errorf("%s is not empty; choose a new directory for the merge", out)
+}
+
+// mergeInto writes the merge of dirs, described by meta, into the new data set directory out and
+// adds to sum what it joined.
+func mergeInto(ctx context.Context, out string, dirs []string, meta Meta, sum *MergeSummary) error {
 	w, err := Create(out, meta)
 	if err != nil {
-		return sum, err
+		return err
 	}
 	defer w.Close()
 	for _, d := range dirs {
 		if err := copyStencils(d, out); err != nil {
-			return sum, err
+			return err
 		}
 		copies, err := CopyBandwidths(d)
 		if err != nil {
-			return sum, err
+			return err
 		}
 		for _, c := range copies {
 			if err := AppendCopyBandwidth(out, c); err != nil {
-				return sum, err
+				return err
 			}
 		}
 		var chunk []smart.Measurement
@@ -106,13 +156,13 @@ func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (Mer
 			err = flush()
 		}
 		if err != nil {
-			return sum, err
+			return err
 		}
 		if torn != nil {
 			sum.Torn = append(sum.Torn, d)
 		}
 	}
-	return sum, w.Close()
+	return w.Close()
 }
 
 // mergedMeta checks that the inputs may be merged and describes the result.
@@ -139,7 +189,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 			continue
 		}
 		refuse := func(what string, a, b any) error {
-			return fmt.Errorf("%s and %s differ in %s (%v and %v); merge them with allow-mixed if that is meant", dirs[0], dirs[i], what, a, b)
+			return fmt.Errorf("%s and %s differ in %s (%v and %v); give --allow-mixed if merging them is meant", dirs[0], dirs[i], what, a, b)
 		}
 		for _, s := range m.Sources {
 			if !slices.Contains(out.Sources, s) {
@@ -177,7 +227,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 		default:
 			if err := out.Plan.diff(*m.Plan); err != nil {
 				if !allowMixed {
-					return Meta{}, fmt.Errorf("%s and %s were planned differently: %w; merge them with allow-mixed if that is meant", dirs[0], dirs[i], err)
+					return Meta{}, fmt.Errorf("%s and %s were planned differently: %w; give --allow-mixed if merging them is meant", dirs[0], dirs[i], err)
 				}
 				out.Plan = nil
 			}

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"context"
+	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -160,4 +162,96 @@ func TestMergeRefusesMixing(t *testing.T) {
 	if !reflect.DeepEqual(gpus, map[string]int{"A100-40GB": 8, "V100": 8}) {
 		t.Fatalf("rows per GPU %v", gpus)
 	}
+}
+
+// A merge that fails leaves no out directory, nor anything beside it, and one never writes into
+// a directory that holds something.
+func TestMergeFailureLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs[:2], 2, 1)
+	good := runShard(t, sts, plan, nil, simMeta(StencilParams(), nil, nil))
+	vmeta := simMeta(StencilParams(), nil, nil)
+	vmeta.Devices = []Device{{GPU: "V100", Name: "analytic model"}}
+	damaged := runShard(t, sts, plan, nil, vmeta)
+	rowsPath := filepath.Join(damaged, RowsFile)
+	rows, err := os.ReadFile(rowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(rows), "\n")
+	lines[4] = "1,2,damaged\n"
+	if err := os.WriteFile(rowsPath, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		prepare func(out string) // what out holds before the merge
+		want    []string         // in the error
+	}{
+		{"damaged input", func(string) {}, []string{rowsPath + ":5:"}},
+		{"out holds a data set", func(out string) {
+			if err := os.CopyFS(out, os.DirFS(good)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"already holds a data set", "choose another directory"}},
+		{"out holds a file", func(out string) {
+			os.Mkdir(out, 0o755)
+			os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+		}, []string{"is not empty"}},
+	} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "m")
+		tc.prepare(out)
+		before := listTree(t, parent)
+		_, err := Merge(ctx, out, []string{good, damaged}, true)
+		for _, want := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v; want one saying %q", tc.name, err, want)
+			}
+		}
+		if after := listTree(t, parent); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: the failed merge changed what %s holds from %v to %v", tc.name, parent, slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+		}
+	}
+
+	// An empty out directory, made ready for the merge, is filled.
+	out := filepath.Join(t.TempDir(), "m")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := Merge(ctx, out, []string{good}, false); err != nil || sum.Rows != 8 {
+		t.Fatalf("merge into an empty directory: %+v, %v", sum, err)
+	}
+	if !reflect.DeepEqual(sortedKeys(t, out), sortedKeys(t, good)) {
+		t.Error("the merge of one data set differs from it")
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("merged directory: %v, %v; want mode 0755", st.Mode(), err)
+	}
+}
+
+// listTree lists what is under dir, by path relative to it: the files with their contents, the
+// directories as "/".
+func listTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || d.IsDir() {
+			files[rel] = "/"
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

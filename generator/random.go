@@ -5,6 +5,7 @@ package generator
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -22,9 +23,10 @@ const DefaultKeep = 0.5
 // neighbours of the points drawn at order n-1, less those of order n-1 and n-2 (and the centre),
 // so every candidate has order n. The random() of the algorithm is: the candidates are listed in
 // z, y, x order and each is kept when rng.Float64() < keep; when none is kept the whole draw is
-// repeated, so each order's draw is a non-empty subset, with probability proportional to
-// keep^k (1-keep)^(m-k) for k kept of m candidates. The result is the centre followed by every
-// order's points, each order in z, y, x order.
+// repeated (for a small keep, drawn directly once the redraws pass a bound, so that any keep
+// takes milliseconds), so each order's draw is a non-empty subset, with probability
+// proportional to keep^k (1-keep)^(m-k) for k kept of m candidates. The result is the centre
+// followed by every order's points, each order in z, y, x order.
 func Random(rng *rand.Rand, dims, order int, keep float64) ([]smart.Offset, error) {
 	if dims != 2 && dims != 3 {
 		return nil, fmt.Errorf("random stencil: dims is %d; use 2 or 3", dims)
@@ -72,16 +74,52 @@ func Random(rng *rand.Rand, dims, order int, keep float64) ([]smart.Offset, erro
 			}
 		}
 		start := len(out)
-		for len(out) == start {
-			for _, c := range cands {
-				if rng.Float64() < keep {
-					out = append(out, c)
-				}
-			}
-		}
+		out = keepSome(rng, out, cands, keep)
 		prev = out[start:]
 	}
 	return out, nil
+}
+
+// redrawBudget bounds the candidates keepSome tests by redrawing. Past it keepSome draws the
+// non-empty subset directly: a small keep would otherwise redraw for ever, and the redraws kept
+// below it leave the stream of every spec that ever finished (data-set plans name stencils by
+// spec and index) as it was.
+const redrawBudget = 1 << 16
+
+// keepSome appends to out a non-empty subset of cands (which must not be empty), keeping each
+// with probability keep and conditioned on keeping at least one.
+func keepSome(rng *rand.Rand, out, cands []smart.Offset, keep float64) []smart.Offset {
+	start := len(out)
+	for tested := 0; tested < redrawBudget; tested += len(cands) {
+		for _, c := range cands {
+			if rng.Float64() < keep {
+				out = append(out, c)
+			}
+		}
+		if len(out) > start {
+			return out
+		}
+	}
+	return keepSomeDirect(rng, out, cands, keep)
+}
+
+// keepSomeDirect draws what keepSome does without redrawing, reading rng at most len(cands)
+// times.
+func keepSomeDirect(rng *rand.Rand, out, cands []smart.Offset, keep float64) []smart.Offset {
+	// The first kept candidate is i with probability (1-keep)^i keep / (1-(1-keep)^m); invert
+	// that distribution's CDF, in logarithms so that a keep too small to change 1-keep still
+	// counts. The candidates after it are kept independently.
+	m := len(cands)
+	lq := math.Log1p(-keep) // log(1-keep)
+	pSome := -math.Expm1(float64(m) * lq)
+	first := min(m-1, int(math.Log1p(-rng.Float64()*pSome)/lq))
+	out = append(out, cands[first])
+	for _, c := range cands[first+1:] {
+		if rng.Float64() < keep {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // neighbourDeltas lists the steps to a point's Chebyshev neighbours in z, y, x order.

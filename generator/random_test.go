@@ -145,6 +145,59 @@ func TestRandomDistribution(t *testing.T) {
 	}
 }
 
+// A keep so small that nothing is ever kept in a round still draws at once: one point per order,
+// the rest of Algorithm 1's properties intact.
+func TestRandomTinyKeep(t *testing.T) {
+	for _, tc := range []struct {
+		dims, order int
+		keep        float64
+	}{{2, 1, 1e-300}, {3, 8, 1e-9}, {2, 8, 5e-324}, {3, 4, 1e-300}} {
+		for seed := range uint64(5) {
+			offs, err := Random(rand.New(rand.NewPCG(seed, 1)), tc.dims, tc.order, tc.keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAlgorithm1(t, offs, tc.dims, tc.order)
+			if len(offs) != 1+tc.order {
+				t.Errorf("dims %d order %d keep %v: %d points, want one per order and the centre", tc.dims, tc.order, tc.keep, len(offs))
+			}
+		}
+	}
+}
+
+// keepSomeDirect, which keepSome falls back on, has the distribution of the redraws: the
+// marginals and mean count of TestRandomDistribution.
+func TestKeepSomeDirectDistribution(t *testing.T) {
+	const draws = 20000
+	for _, tc := range []struct {
+		dims int
+		keep float64
+	}{{2, 0.25}, {3, 0.1}, {2, 0.5}, {3, 0.01}} {
+		cands := neighbourDeltas(tc.dims)
+		m := len(cands)
+		norm := 1 - pow(1-tc.keep, m)
+		rng := rand.New(rand.NewPCG(42, 1))
+		hits := map[smart.Offset]int{}
+		total := 0
+		for range draws {
+			kept := keepSomeDirect(rng, nil, cands, tc.keep)
+			total += len(kept)
+			for _, o := range kept {
+				hits[o]++
+			}
+		}
+		if mean, want := float64(total)/draws, float64(m)*tc.keep/norm; mean-want > 0.11 || want-mean > 0.11 {
+			t.Errorf("dims %d keep %v: mean count %.3f, want %.3f", tc.dims, tc.keep, mean, want)
+		}
+		wantP := tc.keep / norm
+		for _, c := range cands {
+			if p := float64(hits[c]) / draws; p-wantP > 0.025 || wantP-p > 0.025 {
+				t.Errorf("dims %d keep %v: %v kept with frequency %.3f, want %.3f", tc.dims, tc.keep, c, p, wantP)
+			}
+		}
+	}
+}
+
 func pow(x float64, n int) float64 {
 	r := 1.0
 	for range n {

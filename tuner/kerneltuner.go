@@ -4,20 +4,26 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"smart"
 	"smart/dataset"
 	"smart/tuner/space"
 )
 
 // KernelTuner is a Kernel Tuner cache (or T4 file) opened for tuning: the replaying Evaluator
 // and the kernel's space, built from the parameters and the space.json constraints beside the
-// file, so any kernel in such a file can be tuned.
+// file, so any kernel in such a file can be tuned. Without a space.json the constraints are
+// unknown and the space is the configurations the file holds.
 type KernelTuner struct {
 	Replay *dataset.Replay
 	Kernel dataset.Kernel
 	Space  *space.Space
 	Device string // the device that measured the file
+	// Note, when not empty, says in a sentence for the user how the space was made: that no
+	// space.json was found, so the space is the file's configurations.
+	Note string
 }
 
 // OpenKernelTuner opens a Kernel Tuner file for tuning. device names the device of files that
@@ -31,19 +37,63 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(f.Kernel.Params))
-	values := make([][]int, len(f.Kernel.Params))
+	params := make([]space.Param, len(f.Kernel.Params))
 	for i, p := range f.Kernel.Params {
-		names[i], values[i] = p.Name, p.Values
+		params[i] = space.Param{Name: p.Name, Values: p.Values}
 	}
-	sp, err := space.KernelTuner(ctx, names, values, f.Kernel.Constraints)
+	var sp *space.Space
+	var note string
+	if f.SpaceFile == "" {
+		// Without the constraints the space would be the whole product of the values, most of
+		// it missing from the file: the configurations the file holds are the space it knows.
+		sp, err = space.New(ctx, heldOnly(params, f.Rows))
+		note = fmt.Sprintf("%s has no space.json beside it, so the constraints of %s are unknown and the space is the %d configurations the file holds; put the kernel's space.json in %s to tune its constrained space",
+			path, f.Kernel.Name, len(f.Rows), filepath.Dir(path))
+	} else {
+		names := make([]string, len(params))
+		values := make([][]int, len(params))
+		for i, p := range params {
+			names[i], values[i] = p.Name, p.Values
+		}
+		sp, err = space.KernelTuner(ctx, names, values, f.Kernel.Constraints)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// A cache holds every configuration of the constrained space, so a setting of the space that
-	// the cache lacks is an error of the replay (dataset.ErrNotMeasured), not a failed variant.
+	// Either way the file holds every setting of the space (a cache holds every configuration of
+	// its constrained space), so a setting it lacks is an error of the replay
+	// (dataset.ErrNotMeasured), not a failed variant.
 	rep := dataset.NewReplay(f.Rows, []dataset.Kernel{f.Kernel})
-	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name}, nil
+	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Note: note}, nil
+}
+
+// heldOnly constrains params (in the file's order) to the settings of rows. Parameter k gets
+// the constraint that the values of parameters 0..k begin some row's setting, so generation
+// prunes a prefix no row has as soon as it is bound and visits at most len(params) * len(rows)
+// * (values of a parameter) nodes, not the whole product.
+func heldOnly(params []space.Param, rows []smart.Measurement) []space.Param {
+	out := slices.Clone(params)
+	var reads []string
+	for k := range out {
+		reads = append(reads, out[k].Name)
+		held := map[string]bool{}
+		for _, m := range rows {
+			key := make([]int, k+1)
+			for j, name := range reads {
+				key[j] = m.Setting[name]
+			}
+			held[fmt.Sprint(key)] = true
+		}
+		out[k].Constraints = []space.Constraint{{
+			Name:  "held by the file",
+			Reads: slices.Clone(reads),
+			Fn:    func(v []int) bool { return held[fmt.Sprint(v)] },
+			Explain: func([]int) string {
+				return "no configuration of the file has these values (without space.json only those are known)"
+			},
+		}}
+	}
+	return out
 }
 
 // Problem returns the tuning problem of the file: its one space, replayed, minimising Kernel

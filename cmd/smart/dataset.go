@@ -127,11 +127,12 @@ func runDatasetMerge(ctx context.Context, e *env, args []string) error {
 Joins data sets into a new one: the shards of one 'smart bench' plan, checked to share the
 plan, the device and the source. Data sets of different devices, sources or plans are joined
 only with --allow-mixed, which meta.json records; every row keeps its own device and source. A
-variant present in several inputs is kept once.
+variant present in several inputs is kept once. --out must be new (or an empty directory); the
+merge is built beside it and moved into place when complete, so a failed one leaves nothing.
 
 Example:
   smart dataset merge runs/v100-2d-1 runs/v100-2d-2 runs/v100-2d-3 runs/v100-2d-4 --out runs/v100-2d`)
-	out := fs.String("out", "", "new data set directory")
+	out := fs.String("out", "", "new data set directory (missing or empty)")
 	allowMixed := fs.Bool("allow-mixed", false, "join data sets of different devices, sources or plans")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	dirs, err := parseFlags(fs, args)

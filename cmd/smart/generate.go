@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 
 	"smart"
 	"smart/generator"
+	"smart/internal/atomicfile"
 )
 
 func runGenerate(ctx context.Context, e *env, args []string) error {
@@ -30,6 +33,9 @@ Shapes:
 
 --out - writes to stdout (one stencil); --out DIR writes DIR/<name>.json and is needed for
 several. Coefficients are derived (positive, summing to 1); edit the file to set your own.
+A file that already exists with other content (your edits, or another stencil) is an error and
+nothing is written, unless --force is given; one with the same content is left as it is, so
+running the same command again is harmless.
 
 Examples:
   smart generate --dims 3 --order 2 --count 10 --seed 1 --out stencils/
@@ -46,6 +52,7 @@ Examples:
 	grid := fs.String("grid", "", "grid extents x,y[,z] or XxYxZ (default 8192x8192 in 2-D, 512x512x512 in 3-D)")
 	steps := fs.Int("steps", smart.DefaultSteps, "time steps")
 	out := fs.String("out", "-", "output file, directory, or - for stdout")
+	force := fs.Bool("force", false, "overwrite existing stencil files that differ from the generated ones")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -94,6 +101,44 @@ Examples:
 		}
 	}
 
+	// stencil draws stencil i as it will be written, and the file it goes to ("" for stdout).
+	stencil := func(i int) (path string, data []byte, err error) {
+		s, err := draw(i)
+		if err != nil {
+			return "", nil, usagef("%v", err)
+		}
+		if err := customise(s, smart.Dtype(*dtype), gridExt, *steps); err != nil {
+			return "", nil, err
+		}
+		if data, err = generator.Marshal(s); err != nil {
+			return "", nil, err
+		}
+		switch {
+		case *out == "-":
+		case toDir:
+			path = filepath.Join(*out, s.Name+".json")
+		default:
+			path = *out
+		}
+		return path, data, nil
+	}
+	// Generated files are there to be edited: one that differs is never replaced unasked, and
+	// all are checked before any is written so that a refusal leaves the directory as it was.
+	if *out != "-" && !*force {
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("generate stopped checking the existing files after %d of %d stencils: %w", i, n, err)
+			}
+			path, data, err := stencil(i)
+			if err != nil {
+				return err
+			}
+			if err := checkUnchanged(path, data, toDir); err != nil {
+				return err
+			}
+		}
+	}
+
 	var bar *progress
 	if n >= 1000 {
 		bar = newProgress(e, "generate", n)
@@ -103,33 +148,18 @@ Examples:
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("generate stopped after %d of %d stencils: %w", i, n, err)
 		}
-		s, err := draw(i)
+		path, data, err := stencil(i)
 		if err != nil {
-			return usagef("%v", err)
-		}
-		if err := customise(s, smart.Dtype(*dtype), gridExt, *steps); err != nil {
 			return err
 		}
-		switch {
-		case *out == "-":
-			b, err := generator.Marshal(s)
-			if err != nil {
-				return err
-			}
-			if _, err := e.stdout.Write(b); err != nil {
+		if path == "" {
+			if _, err := e.stdout.Write(data); err != nil {
 				return fmt.Errorf("writing to stdout: %w", err)
 			}
-		case toDir:
-			last = filepath.Join(*out, s.Name+".json")
-			if err := generator.WriteFile(last, s); err != nil {
-				return err
-			}
-		default:
-			last = *out
-			if err := generator.WriteFile(last, s); err != nil {
-				return err
-			}
+		} else if err := atomicfile.Write(path, data); err != nil {
+			return err
 		}
+		last = path
 		if bar != nil {
 			bar.Update(i + 1)
 		}
@@ -142,6 +172,25 @@ Examples:
 		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, *out, filepath.Base(last))
 	}
 	return nil
+}
+
+// checkUnchanged fails when path exists with content other than data; a missing file or the same
+// content (the same command run again) is fine.
+func checkUnchanged(path string, data []byte, inDir bool) error {
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("checking the existing %s: %w", path, err)
+	case bytes.Equal(old, data):
+		return nil
+	}
+	where := "another --out file"
+	if inDir {
+		where = "another --out directory"
+	}
+	return fmt.Errorf("%s exists and differs from the stencil generated for it (it may hold your edits); nothing was written: give %s, delete the file, or give --force to overwrite it", path, where)
 }
 
 // flagsGiven reports whether any of the named flags was given.

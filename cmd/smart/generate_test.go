@@ -64,6 +64,90 @@ func TestGenerateRandom(t *testing.T) {
 	}
 }
 
+// Generated files are there to be edited: running generate again over them leaves an edited file
+// (and every other) alone unless --force is given, and the same content is no conflict.
+func TestGenerateKeepsEditedFiles(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set")
+	single := filepath.Join(dir, "one.json")
+	randomN := func(count string, more ...string) []string {
+		return append([]string{"generate", "--dims", "2", "--order", "2", "--count", count, "--seed", "4", "--out", set}, more...)
+	}
+	random := randomN("2")
+	shape := []string{"generate", "--shape", "j2d5pt", "--out", single}
+	for _, args := range [][]string{random, shape} {
+		if code, _, errs := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	edited := filepath.Join(set, "rand2d-o2-s4-0001.json")
+	const edit = "my edits\n"
+	for _, tc := range []struct {
+		name   string
+		edit   string // the file edited before the run
+		args   []string
+		code   int
+		stderr string // in stderr
+		kept   bool   // whether the edit survives
+	}{
+		{"same command again", "", random, 0, "", false},
+		{"same shape again", "", shape, 0, "", false},
+		{"edited file", edited, random, 1, edited + " exists and differs from the stencil generated for it", true},
+		{"edited file, more stencils", edited, randomN("3"), 1, "give another --out directory, delete the file, or give --force", true},
+		{"other file", single, []string{"generate", "--shape", "j2d9pt", "--out", single}, 1, "give another --out file", true},
+		{"edited file, forced", edited, randomN("2", "--force"), 0, "", false},
+		{"other file, forced", single, []string{"generate", "--shape", "j2d5pt", "--out", single, "--force"}, 0, "", false},
+	} {
+		if tc.edit != "" {
+			if err := os.WriteFile(tc.edit, []byte(edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, errs := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.stderr) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, code, errs, tc.code, tc.stderr)
+		}
+		if tc.edit != "" {
+			if b, _ := os.ReadFile(tc.edit); (string(b) == edit) != tc.kept {
+				t.Errorf("%s: %s holds %q; edit kept %v, want %v", tc.name, tc.edit, b, !tc.kept, tc.kept)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(set, "rand2d-o2-s4-0002.json")); err == nil {
+			t.Errorf("%s: a refused run wrote a new file", tc.name)
+		}
+	}
+	entries, _ := os.ReadDir(set)
+	if len(entries) != 2 {
+		t.Errorf("the set holds %d entries, want the 2 stencils and no temporary", len(entries))
+	}
+}
+
+func TestGenerateTinyKeepAndCancel(t *testing.T) {
+	for _, args := range [][]string{
+		{"--dims", "2", "--order", "1", "--keep", "1e-300"},
+		{"--dims", "3", "--order", "8", "--keep", "1e-9"},
+	} {
+		code, out, errs := runCLI(t, "", append([]string{"generate"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if _, err := smart.ParseStencil([]byte(out), smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	dir := filepath.Join(t.TempDir(), "set")
+	if code := run(ctx, e, []string{"generate", "--dims", "3", "--order", "2", "--count", "5", "--out", dir}); code == 0 || !strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("cancelled: exit %d, stderr %q; want a failure saying so", code, errb.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("cancelled before the first stencil, wrote %d files", len(entries))
+	}
+}
+
 func TestGenerateShapes(t *testing.T) {
 	code, out, errs := runCLI(t, "", "generate", "--shape", "j3d7pt", "--out", "-")
 	if code != 0 {

@@ -266,6 +266,9 @@ func (t *tuneSetup) kernelTuner(ctx context.Context, path, device string) error 
 	if err != nil {
 		return err
 	}
+	if k.Note != "" {
+		fmt.Fprintln(t.e.stderr, k.Note)
+	}
 	t.problem, t.kernel, t.meanObj = k.Problem(), k.Kernel.Name, true
 	t.gpu.Name = k.Device
 	fmt.Fprintf(t.e.stderr, "tuning kernel %s as measured on %s (%s), %s settings: replayed from %s\n",

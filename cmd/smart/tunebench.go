@@ -219,6 +219,9 @@ func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocNam
 		if err != nil {
 			return nil, nil, err
 		}
+		if k.Note != "" {
+			fmt.Fprintln(e.stderr, k.Note)
+		}
 		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
 		c := tuner.Case{Name: name, Problem: k.Problem()}
 		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {

@@ -1,0 +1,75 @@
+package tuner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/internal/ktdata"
+)
+
+// A cache without its space.json is tuned over the configurations it holds: the whole product
+// of its parameter values would hold settings the replay cannot answer.
+func TestOpenKernelTunerWithoutSpaceJSON(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	// a in 1..3, b in 1..2: 6 combinations, of which the cache holds 3 (one failed to compile).
+	small := filepath.Join(dir, "small.json")
+	os.WriteFile(small, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a","b"],"tune_params":{"a":[1,2,3],"b":[1,2]},
+		"objective":"time","cache":{"1,2":{"time":2},"2,1":{"time":1.5},"3,2":{"time":"CompilationFailedConfig"}}}`), 0o644)
+	for _, tc := range []struct {
+		name    string
+		path    func(t *testing.T) string
+		count   string
+		optimum float64
+	}{
+		{"small", func(*testing.T) string { return small }, "3", 1.5},
+		{"convolution A100", func(t *testing.T) string {
+			data, err := os.ReadFile(filepath.Join(ktdata.Require(t), "convolution_milo", "A100.json.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "A100.json.gz")
+			os.WriteFile(path, data, 0o644)
+			return path
+		}, "4362", 0.5536000076681376},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := tc.path(t)
+			k, err := OpenKernelTuner(ctx, path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.Space.Count().String(); got != tc.count {
+				t.Errorf("the space holds %s settings; want the %s configurations of the file", got, tc.count)
+			}
+			if !strings.Contains(k.Note, "no space.json") || !strings.Contains(k.Note, path) {
+				t.Errorf("note %q does not say that %s has no space.json beside it", k.Note, path)
+			}
+			// Every setting of the space replays: the exhaustive search reads them all.
+			opt, _, err := Optimum(ctx, k.Problem())
+			if err != nil || opt != tc.optimum {
+				t.Errorf("optimum %v, %v; want %v", opt, err, tc.optimum)
+			}
+			if _, err := Search(ctx, k.Problem(), Budget{Evaluations: 20}, &Random{}, 1); err != nil {
+				t.Errorf("random search: %v", err)
+			}
+		})
+	}
+	k, _ := OpenKernelTuner(ctx, small, "")
+	if err := k.Space.Check(smart.Setting{"a": 1, "b": 1}); err == nil || !strings.Contains(err.Error(), "no configuration of the file has these values") {
+		t.Errorf("a setting the file lacks: %v", err)
+	}
+}
+
+func TestOpenKernelTunerEmptyCache(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(path, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"objective":"time","cache":{}}`), 0o644)
+	_, err := OpenKernelTuner(context.Background(), path, "")
+	if err == nil || !strings.Contains(err.Error(), path+" holds no configurations") {
+		t.Errorf("error %v; want one saying that %s holds no configurations", err, path)
+	}
+}
