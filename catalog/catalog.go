@@ -132,7 +132,7 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 	if err := dec.Decode(&g); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) {
-			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: typ.Field, Problem: fmt.Sprintf("has a JSON %s where a %s is expected", typ.Value, typ.Type)}
+			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: typ.Field, Problem: fmt.Sprintf("has a JSON %s where %s is expected", typ.Value, jsonerr.Expected(typ.Type))}
 		}
 		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonerr.Describe(err))
 	}

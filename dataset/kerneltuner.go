@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -167,36 +166,9 @@ func decodeMaybeGzip(path string, v any) error {
 		r = gz
 	}
 	if err := json.NewDecoder(r).Decode(v); err != nil {
-		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, describeJSON(err))
+		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
 	}
 	return nil
-}
-
-// describeJSON is jsonerr.Describe with a wrong type said in JSON's terms: the Go types the
-// files decode into mean nothing to the person who wrote the file.
-func describeJSON(err error) error {
-	var typ *json.UnmarshalTypeError
-	if !errors.As(err, &typ) {
-		return jsonerr.Describe(err)
-	}
-	want := "another kind of value"
-	switch typ.Type.Kind() {
-	case reflect.Struct, reflect.Map:
-		want = "an object"
-	case reflect.Slice, reflect.Array:
-		want = "a list"
-	case reflect.String:
-		want = "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
-		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		want = "a number"
-	case reflect.Bool:
-		want = "true or false"
-	}
-	if typ.Field == "" {
-		return fmt.Errorf("the file holds a JSON %s where %s is expected", typ.Value, want)
-	}
-	return fmt.Errorf("field %s holds a JSON %s where %s is expected", typ.Field, typ.Value, want)
 }
 
 // benchmarkSpace is what a benchmark_hub space.json says that a data set carries.
@@ -233,7 +205,7 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 		} `json:"KernelSpecification"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, describeJSON(err))
+		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonerr.Describe(err))
 	}
 	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName}
 	for i, p := range raw.ConfigurationSpace.TuningParameters {

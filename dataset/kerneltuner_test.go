@@ -279,10 +279,10 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"t4.json", `{"results":[{"configuration":{"a":1},"invalidity":"correct","measurements":[{"name":"time","value":1}]}]}`, false, "does not name its kernel"},
 		{"bad.json.gz", "not gzip", false, "not a Kernel Tuner file"},
 		{"empty.json", strings.Replace(cache("2"), `{"1":{"a":1,"time":2,"times":[1,2,3]}}`, `{}`, 1), false, "holds no configurations"},
-		{"array.json", `[{"cache": {}}]`, false, "the file holds a JSON array where an object is expected"},
-		{"cachelist.json", `{"cache": [1]}`, false, "field cache holds a JSON array where an object is expected"},
-		{"times.json", strings.Replace(cache("2"), "[1,2,3]", `"fast"`, 1), false, `field cache.times holds a JSON string where a list is expected`},
-		{"space/k.json", cache("2"), false, `field ConfigurationSpace.TuningParameters holds a JSON string where a list is expected`},
+		{"array.json", `[{"cache": {}}]`, false, "the file has a JSON array where an object is expected"},
+		{"cachelist.json", `{"cache": [1]}`, false, `field "cache" has a JSON array where an object is expected`},
+		{"times.json", strings.Replace(cache("2"), "[1,2,3]", `"fast"`, 1), false, `field "cache.times" has a JSON string where an array is expected`},
+		{"space/k.json", cache("2"), false, `field "ConfigurationSpace.TuningParameters" has a JSON string where an array is expected`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			named := tc.name // the file the error names

@@ -17,6 +17,7 @@ import (
 
 	"smart"
 	"smart/internal/atomicfile"
+	"smart/internal/jsonerr"
 )
 
 // Format is the version tag of the data set format this package writes and reads.
@@ -138,7 +139,7 @@ func ReadMeta(dir string) (Meta, error) {
 		case errors.As(err, &syn):
 			return Meta{}, fmt.Errorf("%s: invalid JSON at byte %d: %v", path, syn.Offset, err)
 		case errors.As(err, &typ):
-			return Meta{}, fmt.Errorf("%s: field %q has a %s where a %s is expected", path, typ.Field, typ.Value, typ.Type)
+			return Meta{}, fmt.Errorf("%s: field %q has a JSON %s where %s is expected", path, typ.Field, typ.Value, jsonerr.Expected(typ.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return Meta{}, fmt.Errorf("%s: the file is empty or cut short", path)
 		}

@@ -159,7 +159,7 @@ func (p *Plan) Items(ctx context.Context, stencils []*smart.Stencil, gpu smart.G
 		byID[st.ID()] = st
 	}
 	if len(byID) != len(p.Stencils) || slices.ContainsFunc(p.Stencils, func(id string) bool { return byID[id] == nil }) {
-		return nil, fmt.Errorf("the plan has %d stencils; %d were given, or other ones", len(p.Stencils), len(byID))
+		return nil, fmt.Errorf("the plan has %d stencils and %d were given; the stencils must be the plan's (compared by content)", len(p.Stencils), len(byID))
 	}
 	var items []Item
 	for _, id := range p.Stencils {

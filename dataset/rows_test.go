@@ -213,7 +213,7 @@ func TestCorruptFiles(t *testing.T) {
 		{"foreign version", strings.Replace(meta, "smart-dataset/1", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
 		{"meta not JSON", "{\"format\": smart", header, "meta.json: invalid JSON at byte"},
 		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: json: unknown field "tool"`},
-		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a number`},
+		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a JSON number where a string is expected`},
 		{"meta bad source", strings.Replace(meta, `["measured"]`, `["guessed"]`, 1), header, `field "sources[0]" is "guessed"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,11 +9,23 @@ import (
 
 func TestDescribe(t *testing.T) {
 	var v struct {
-		N int `json:"n"`
+		N int               `json:"n"`
+		F float64           `json:"f"`
+		P *struct{ X int }  `json:"p"`
+		L []string          `json:"l"`
+		M map[string]string `json:"m"`
+		B bool              `json:"b"`
 	}
 	for _, tc := range []struct{ in, want string }{
 		{`{"n": 1,}`, "invalid JSON at byte 9"},
-		{`{"n": "x"}`, `field "n" has a JSON string where a int is expected`},
+		{`{"n": "x"}`, `field "n" has a JSON string where an integer is expected`},
+		{`{"f": "x"}`, `field "f" has a JSON string where a number is expected`},
+		{`{"p": [1]}`, `field "p" has a JSON array where an object is expected`},
+		{`{"l": {}}`, `field "l" has a JSON object where an array is expected`},
+		{`{"l": [1]}`, `field "l" has a JSON number where a string is expected`},
+		{`{"m": 3}`, `field "m" has a JSON number where an object is expected`},
+		{`{"b": 1}`, `field "b" has a JSON number where true or false is expected`},
+		{`[]`, `the file has a JSON array where an object is expected`},
 		{``, "the file is empty or cut short"},
 		{`{"n": 1`, "the file is empty or cut short"},
 	} {
