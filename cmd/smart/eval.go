@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -93,6 +94,8 @@ Examples:
 		gpus := []string{*holdout}
 		if *holdout == "all" {
 			gpus = set.GPUNames()
+		} else if !slices.Contains(set.GPUNames(), *holdout) {
+			return usagef("--holdout-gpu %s: the data holds %s; name one of them or all", *holdout, strings.Join(set.GPUNames(), ", "))
 		}
 		bar := newProgress(e, "leave-one-GPU-out", len(gpus))
 		bar.Update(0)

@@ -40,3 +40,22 @@ func TestAMDRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageErrors: mistakes in how a command is called exit 2 before any work, with a message
+// naming the flag.
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "--max-order", "9", "j3d7pt"}, "--max-order is 9"},
+		{[]string{"show", "-", "-"}, "given twice"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "cstuner", "--oc", "ST,TB"}, "choose it with --oc"},
+		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
+		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
+	} {
+		if code, _, errs := runCLI(t, "{}", c.args...); code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

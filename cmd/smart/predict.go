@@ -67,6 +67,9 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if _, err := p.Catalog.Lookup(gpu); err != nil {
+		return usagef("--gpu: %v", err)
+	}
 	inputs, err := predictInputs(e, rest)
 	if err != nil {
 		return err

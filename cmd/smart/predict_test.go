@@ -117,19 +117,22 @@ func TestPredictErrorsCLI(t *testing.T) {
 	binary.LittleEndian.PutUint32(newer[len(newer)-4:], crc32.ChecksumIEEE(newer[:len(newer)-4]))
 	newerFile := filepath.Join(dir, "newer.model")
 	os.WriteFile(newerFile, newer, 0o644)
+	copy3d := filepath.Join(dir, "rt3.model")
+	os.WriteFile(copy3d, good, 0o644)
 	cases := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"unknown GPU", []string{"predict", "--gpu", "a1000", readmeStencil}, 1, `unknown GPU "a1000"; did you mean`},
+		{"unknown GPU", []string{"predict", "--gpu", "a1000", readmeStencil}, 2, `unknown GPU "a1000"; did you mean`},
 		{"malformed stencil", []string{"predict", "--gpu", "a100", bad}, 1, `bad.json: field "offsets[1]": has 2 coordinates; a 3-D offset has 3`},
 		{"order beyond the model", []string{"predict", "--gpu", "a100", order5}, 1, "has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4"},
 		{"model of another version", []string{"predict", "--gpu", "a100", "--model", newerFile, readmeStencil}, 1, "model file format version 2 is newer than this smart reads (1); upgrade smart"},
 		{"AMD GPU", []string{"predict", "--gpu", "mi250x", readmeStencil}, 1, "only NVIDIA GPUs run them"},
 		{"model of other stencils", []string{"predict", "--gpu", "a100", "--model", "../../data/models/runtime-2d.smartmodel.gz", readmeStencil}, 2, "trained on 2-D stencils; none of the stencils given is 2-D"},
-		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", "../../data/models/runtime-3d.smartmodel.gz", readmeStencil}, 1, "are both runtime models of 3-D stencils"},
+		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", copy3d, readmeStencil}, 1, "are both runtime models of 3-D stencils"},
+		{"one model twice", []string{"recommend", "--model", copy3d, "--model", copy3d, readmeStencil}, 2, "is given twice"},
 		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
 		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "not both"},
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"smart"
@@ -30,8 +31,13 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	switch {
+	case len(files) == 0:
 		return usagef("give one or more stencil files")
+	case *maxOrder < 1 || *maxOrder > smart.MaxMaxOrder:
+		return usagef("--max-order is %d; it lies in 1-%d", *maxOrder, smart.MaxMaxOrder)
+	case len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f != "-" })) > 1:
+		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	var errs []error
 	for i, path := range files {

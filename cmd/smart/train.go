@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,11 +22,17 @@ type dirList []string
 
 func (d *dirList) String() string { return strings.Join(*d, ",") }
 
+// Set adds the comma-separated paths of v. A path given twice is an error: its rows would count
+// twice.
 func (d *dirList) Set(v string) error {
 	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			*d = append(*d, p)
+		if p = strings.TrimSpace(p); p == "" {
+			continue
 		}
+		if slices.ContainsFunc(*d, func(q string) bool { return filepath.Clean(q) == filepath.Clean(p) }) {
+			return fmt.Errorf("%s is given twice", p)
+		}
+		*d = append(*d, p)
 	}
 	return nil
 }

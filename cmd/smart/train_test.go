@@ -155,6 +155,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--task", "runtime", "--data", data, "--param", "lambda=NaN", "-o", filepath.Join(t.TempDir(), "m")}, 1, "not a finite number"},
 		{[]string{"eval", bad, "--data", data}, 1, bad},
 		{[]string{"eval", "--data", data}, 2, "one model file"},
+		{[]string{"eval", bad, "--data", data + "," + data + "/"}, 2, "is given twice"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runCLI(t, "", tc.args...)

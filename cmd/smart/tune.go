@@ -155,6 +155,9 @@ Examples:
 			return err
 		}
 	}
+	if _, ok := m.(*tuner.CSTuner); ok && len(t.problem.Variants) > 1 {
+		return usagef("--method cstuner searches the space of one OC; choose it with --oc")
+	}
 	t.searched = len(t.problem.Variants)
 	if p, ok := m.(*tuner.Pipeline); ok && p.Variants < t.searched {
 		t.searched = p.Variants

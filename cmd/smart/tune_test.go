@@ -302,6 +302,9 @@ func TestTuneBenchCLI(t *testing.T) {
 			}
 		}
 	}
+	if code, _, errs := runCLI(t, "", "tune-bench", "--methods", "random,bayes-transfer", files[0]); code != 2 || !strings.Contains(errs, "needs a prior") {
+		t.Errorf("bayes-transfer on one file: exit %d, %s", code, errs)
+	}
 	if code, _, errs := runCLI(t, "", "tune-bench", "--methods", "annealing", files[0]); code != 2 || !strings.Contains(errs, "bayes-transfer") {
 		t.Errorf("unknown strategy: exit %d, %q", code, errs)
 	}

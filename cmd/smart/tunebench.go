@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -121,6 +122,11 @@ Examples:
 	cases, sources, err := benchCases(ctx, e, files, *simStencil, *gpuName, *ocName)
 	if err != nil {
 		return err
+	}
+	for _, c := range contenders {
+		if c.ForCase != nil && !slices.ContainsFunc(cases, func(cs tuner.Case) bool { return cs.Prior != nil }) {
+			return usagef("--methods %s needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)", c.Name)
+		}
 	}
 	out := tuneBenchOutput{Share: *share, Budget: *budget}
 	for i, c := range cases {
