@@ -147,6 +147,13 @@ func Load(dirs []string, opt Options) (*Set, error) {
 			}
 		}
 	}
+	if len(gpus) == 0 {
+		var dirs []string
+		for _, src := range srcs {
+			dirs = append(dirs, src.dir)
+		}
+		return nil, fmt.Errorf("%s: no row ran successfully (every variant failed or was invalid); there is nothing to learn from or score", strings.Join(dirs, ", "))
+	}
 	in.GPU = opt.Task == models.Runtime || len(gpus) > 1
 	for g := range gpus {
 		gpu, err := cat.Lookup(g)

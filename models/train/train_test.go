@@ -137,6 +137,19 @@ func labelOf(l *dataset.Labels, s Sample) smart.Combination {
 
 func TestLoadErrors(t *testing.T) {
 	dir := synthDataSet(t, 5, []string{"A100-40GB"}, 3)
+	failed := filepath.Join(t.TempDir(), "failed")
+	w, err := dataset.Create(failed, dataset.Meta{Sources: []smart.Source{smart.Simulated},
+		Devices: []dataset.Device{{GPU: "A100-40GB", Name: "test"}}, Params: dataset.StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, _ := dataset.RandomStencils(1, 3, 1, 1)
+	w.AddStencil(sts[0])
+	if err := w.Append(smart.Measurement{StencilID: sts[0].ID(), GPU: "A100-40GB", OC: 0, Setting: smart.Setting{"bx": 32, "by": 1, "bz": 1, "shared": 0, "const": 0},
+		Status: smart.StatusLaunchError, Source: smart.Simulated}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 	tests := []struct {
 		name string
 		dirs []string
@@ -150,6 +163,8 @@ func TestLoadErrors(t *testing.T) {
 		{"other classes", []string{dir}, Options{Task: models.Select, Classes: []models.Class{{OC: 1}, {OC: 2}}}, "the model predicts"},
 		{"dims 4", []string{dir}, Options{Task: models.Runtime, Dims: 4}, "2-D or 3-D"},
 		{"no rows of those dims", []string{dir}, Options{Task: models.Runtime, Dims: 2}, "no rows of 2-D stencils"},
+		{"no successful row", []string{failed}, Options{Task: models.Runtime}, "no row ran successfully"},
+		{"no successful row to score", []string{failed}, Options{Task: models.Runtime, Inputs: &models.Inputs{Dims: 3, Stencil: true}}, "no row ran successfully"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
