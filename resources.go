@@ -19,21 +19,22 @@ func (t Tuning) Usage(st *Stencil) Usage {
 	if st.Dtype == Float32 {
 		perValue = 1
 	}
-	points := t.Merge[0] * t.Merge[1] * t.Merge[2]
+	// Saturating arithmetic: an absurd tuning must come out too large for any GPU, not wrap.
+	points := mulSat(mulSat(t.Merge[0], t.Merge[1]), t.Merge[2])
 	if t.StreamAxis >= 0 {
-		points *= t.Unroll[t.StreamAxis]
+		points = mulSat(points, t.Unroll[t.StreamAxis])
 	}
 	values := points // one accumulator per output point in flight
 	if t.StreamAxis >= 0 {
-		values += points * (2*r + 1) // column window, or partial sums with retiming
+		values = addSat(values, mulSat(points, 2*r+1)) // column window, or partial sums with retiming
 		if t.OC.Has(PR) {
-			values += points // the next plane's values, loaded ahead
+			values = addSat(values, points) // the next plane's values, loaded ahead
 		}
 	}
 	return Usage{
 		Threads:       t.Threads(),
-		RegsPerThread: 24 + perValue*values,
-		SharedBytes:   t.SharedElems(r) * st.Dtype.Size(),
+		RegsPerThread: addSat(24, mulSat(perValue, values)),
+		SharedBytes:   mulSat(t.SharedElems(r), st.Dtype.Size()),
 	}
 }
 

@@ -2,6 +2,8 @@ package smart
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -164,12 +166,20 @@ type Tuning struct {
 	TT         int    // time steps per launch (TB); 1 without temporal blocking
 }
 
+// MaxFactor bounds every factor of a tuning (block sizes, unroll and merging factors, sb, tt)
+// and every tile extent: a tile larger than the largest grid extent fits no grid, and within the
+// bound the products the analytic model and the code generator form cannot overflow.
+const MaxFactor = MaxExtent
+
 // DecodeTuning reads a stencil setting for combination oc. It checks that the setting has
-// exactly the parameters of ParamNames, not that their values satisfy the space's constraints
-// (the search space does that).
+// exactly the parameters of ParamNames and that the tuning passes Check, not that the values
+// satisfy the space's constraints (the search space does that).
 func DecodeTuning(dims int, oc Combination, s Setting) (Tuning, error) {
 	if err := oc.Check(); err != nil {
 		return Tuning{}, err
+	}
+	if dims != 2 && dims != 3 {
+		return Tuning{}, fmt.Errorf("setting %s: dims is %d; a stencil has 2 or 3 dimensions", s, dims)
 	}
 	names := ParamNames(dims, oc)
 	for _, n := range names {
@@ -208,7 +218,63 @@ func DecodeTuning(dims int, oc Combination, s Setting) (Tuning, error) {
 	if oc.Has(TB) {
 		t.TT = s[ParamTT]
 	}
+	if err := t.Check(); err != nil {
+		return Tuning{}, fmt.Errorf("setting %s for %s: %w", s, oc, err)
+	}
 	return t, nil
+}
+
+// Check reports what makes the tuning no kernel at all, naming the parameter: an invalid
+// combination or dimension count, a factor below 1 or above MaxFactor, a tile extent above
+// MaxFactor, a streaming axis outside the grid. DecodeTuning, the analytic model and the code
+// generator call it before computing with the factors, so that no product of them overflows;
+// Threads, Tile, SharedElems and Usage saturate instead, for tunings built without it (the
+// search space's).
+func (t Tuning) Check() error {
+	if err := t.OC.Check(); err != nil {
+		return err
+	}
+	if t.Dims != 2 && t.Dims != 3 {
+		return fmt.Errorf("dims is %d; a stencil has 2 or 3 dimensions", t.Dims)
+	}
+	factor := func(name string, v int) error {
+		switch {
+		case v < 1:
+			return fmt.Errorf("%s is %d; it must be at least 1", name, v)
+		case v > MaxFactor:
+			return fmt.Errorf("%s is %d; it must be at most %d, the largest grid extent", name, v, MaxFactor)
+		}
+		return nil
+	}
+	merges := bmParams
+	if t.OC.Has(CM) {
+		merges = cmParams
+	}
+	for a := range 3 {
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{blockParams[a], t.Block[a]}, {unrollParams[a], t.Unroll[a]}, {merges[a], t.Merge[a]}} {
+			if err := factor(f.name, f.v); err != nil {
+				return err
+			}
+		}
+	}
+	if err := factor(ParamStreamB, t.SB); err != nil {
+		return err
+	}
+	if err := factor(ParamTT, t.TT); err != nil {
+		return err
+	}
+	if t.StreamAxis < -1 || t.StreamAxis >= t.Dims || t.OC.Has(ST) && t.StreamAxis < 0 {
+		return fmt.Errorf("sd is %d; the streaming axis is 1 (x) to %d", t.StreamAxis+1, t.Dims)
+	}
+	for a, n := range t.Tile() {
+		if n > MaxFactor {
+			return fmt.Errorf("the tile along %s is %s*%s = %d points; it must be at most %d, the largest grid extent", "xyz"[a:a+1], blockParams[a], merges[a], n, MaxFactor)
+		}
+	}
+	return nil
 }
 
 // Setting encodes the tuning back into a setting; DecodeTuning(t.Dims, t.OC, t.Setting()) == t.
@@ -237,14 +303,15 @@ func (t Tuning) Setting() Setting {
 	return s
 }
 
-// Threads is the number of threads per block.
-func (t Tuning) Threads() int { return t.Block[0] * t.Block[1] * t.Block[2] }
+// Threads is the number of threads per block (math.MaxInt when that overflows).
+func (t Tuning) Threads() int { return mulSat(mulSat(t.Block[0], t.Block[1]), t.Block[2]) }
 
-// Tile is the number of output points a block computes along each axis in one launch.
+// Tile is the number of output points a block computes along each axis in one launch
+// (math.MaxInt where that overflows).
 func (t Tuning) Tile() [3]int {
 	var tile [3]int
 	for a := range tile {
-		tile[a] = t.Block[a] * t.Merge[a]
+		tile[a] = mulSat(t.Block[a], t.Merge[a])
 		if a == t.StreamAxis {
 			tile[a] = t.SB
 		}
@@ -272,12 +339,15 @@ func b2i(b bool) int {
 // being written, so one barrier per plane suffices), or 2 with retiming, whose partial sums live
 // in registers.
 func (t Tuning) SharedElems(r int) int {
+	if t.TT > MaxFactor {
+		return math.MaxInt // Check rejects it; the loop over the levels would take too long
+	}
 	tile := t.Tile()
 	area := func(k int) int {
 		n := 1
 		for a := 0; a < t.Dims; a++ {
 			if a != t.StreamAxis {
-				n *= tile[a] + 2*r*(t.TT-k)
+				n = mulSat(n, addSat(tile[a], mulSat(2*r, t.TT-k)))
 			}
 		}
 		return n
@@ -293,12 +363,29 @@ func (t Tuning) SharedElems(r int) int {
 			planes = 2
 		}
 		for k := first; k < t.TT; k++ {
-			n += planes * area(k)
+			n = addSat(n, mulSat(planes, area(k)))
 		}
 		return n
 	}
 	for k := first; k < min(first+2, t.TT); k++ {
-		n += area(k)
+		n = addSat(n, area(k))
 	}
 	return n
+}
+
+// mulSat and addSat are * and + of non-negative ints that stop at math.MaxInt instead of
+// wrapping, so that the resources of an absurd tuning come out too large, never small.
+func mulSat(a, b int) int {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(lo)
+}
+
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }

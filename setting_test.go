@@ -1,10 +1,12 @@
 package smart
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSettingString(t *testing.T) {
@@ -149,6 +151,18 @@ func TestDecodeTuningErrors(t *testing.T) {
 		{2, Combination(BM | CM), "bx=32,by=4,shared=1,const=0", "exclude each other"},
 		{2, Combination(RT), "bx=32,by=4,shared=1,const=0", "retiming (RT) needs streaming (ST)"},
 		{2, Combination(1 << 6), "bx=32,by=4,shared=1,const=0", "unknown optimization bits"},
+		{4, 0, "bx=32,by=4,shared=1,const=0", "dims is 4"},
+		{-1, 0, "bx=32,by=4,shared=1,const=0", "dims is -1"},
+		// Factors below 1 or so large that the tile or resource products would overflow.
+		{2, 0, "bx=0,by=4,shared=1,const=0", "bx is 0; it must be at least 1"},
+		{2, 0, "bx=32,by=-4,shared=1,const=0", "by is -4; it must be at least 1"},
+		{3, Combination(BM), "bx=32,by=8,bz=1,shared=1,const=0,bmx=576460752303423488,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1", "bmx is 576460752303423488; it must be at most 1048576"},
+		{3, Combination(ST | BM | RT | TB), "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,tt=2,bmx=4611686018427387904,bmy=4,bmz=1,ufx=1,ufy=1,ufz=1", "bmx is 4611686018427387904"},
+		{3, Combination(ST | BM | RT | TB), "bx=2,by=7,bz=2,shared=1024,const=0,sd=2,sb=3,tt=2147483647,bmx=2147483647,bmy=3,bmz=1,ufx=64,ufy=2147483647,ufz=2", "it must be at most 1048576"},
+		{3, Combination(ST | RT | TB), "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,tt=100000000,ufx=1,ufy=1,ufz=1", "tt is 100000000; it must be at most 1048576"},
+		{3, Combination(ST), "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=4294967296,ufx=1,ufy=1,ufz=1", "sb is 4294967296"},
+		{2, Combination(CM), "bx=32,by=4,shared=1,const=0,cmx=1,cmy=1,ufx=1,ufy=1099511627776", "ufy is 1099511627776"},
+		{2, Combination(CM), "bx=1024,by=4,shared=1,const=0,cmx=1048576,cmy=1,ufx=1,ufy=1", "the tile along x is bx*cmx = 1073741824 points; it must be at most 1048576"},
 	} {
 		s, err := ParseSetting(tc.set)
 		if err != nil {
@@ -156,6 +170,42 @@ func TestDecodeTuningErrors(t *testing.T) {
 		}
 		if _, err := DecodeTuning(tc.dims, tc.oc, s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeTuning(%d, %s, %s) error %v, want one containing %q", tc.dims, tc.oc, tc.set, err, tc.want)
+		}
+	}
+}
+
+// Usage of a tuning with the largest factors Check allows, built directly as the search space
+// builds them: its products saturate rather than wrap, so no GPU accepts it, and SharedElems of
+// a tt beyond MaxFactor returns at once instead of looping over the levels.
+func TestUsageSaturates(t *testing.T) {
+	st, err := NewStencil("big", 3, []Offset{{}, {8, 0, 0}}, nil, Limits{MaxOrder: MaxMaxOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := [3]int{MaxFactor, MaxFactor, MaxFactor}
+	for _, tc := range []struct {
+		name    string
+		t       Tuning
+		minRegs int
+	}{
+		{"merged and unrolled", Tuning{OC: Combination(ST | BM | PR), Dims: 3, Block: [3]int{1, 1, 1}, Merge: big, Unroll: big, StreamAxis: 2, SB: MaxFactor, TT: 1, Shared: true}, math.MaxInt},
+		{"huge blocks, tt and tiles", Tuning{OC: Combination(TB), Dims: 3, Block: big, Merge: big, Unroll: big, StreamAxis: -1, SB: 1, TT: MaxFactor, Shared: true}, 1 << 60},
+		{"streamed levels", Tuning{OC: Combination(ST | TB), Dims: 3, Block: big, Merge: [3]int{1, 1, 1}, Unroll: big, StreamAxis: 0, SB: MaxFactor, TT: MaxFactor}, 1 << 20},
+		{"tt beyond MaxFactor", Tuning{OC: Combination(ST | TB), Dims: 3, Block: [3]int{1, 1, 1}, Merge: [3]int{1, 1, 1}, Unroll: [3]int{1, 1, 1}, StreamAxis: 0, SB: 1, TT: 1 << 40}, 1},
+	} {
+		done := make(chan Usage, 1)
+		go func() { done <- tc.t.Usage(st) }()
+		var u Usage
+		select {
+		case u = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Usage has not returned after 10 s", tc.name)
+		}
+		if u.Threads < 1 || u.RegsPerThread < tc.minRegs || u.SharedBytes < 1<<31 {
+			t.Errorf("%s: usage %+v wrapped around", tc.name, u)
+		}
+		if u.Fits(SM80()) == nil {
+			t.Errorf("%s: usage %+v fits the A100", tc.name, u)
 		}
 	}
 }

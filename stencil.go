@@ -226,6 +226,19 @@ func (s *Stencil) Validate(lim Limits) error {
 	if !centre {
 		return fieldErr("offsets", "do not include the centre %s; add it (with coefficient 0 if it is not used)", formatOffset(Offset{}, s.Dims))
 	}
+	// One step multiplies the largest value by up to the sum of |coefficients|: where that sum
+	// overflows the element type, even a grid of ones overflows and no result can be checked.
+	largest, fix := math.MaxFloat64, "scale them down"
+	if s.Dtype == Float32 {
+		largest, fix = math.MaxFloat32, "scale them down or use dtype float64"
+	}
+	sum := 0.0
+	for _, p := range s.Points {
+		sum += math.Abs(p.Coef)
+	}
+	if sum > largest {
+		return fieldErr("coefficients", "have absolute values summing to %g, more than the largest %s (%g), so results overflow; %s", sum, s.Dtype, largest, fix)
+	}
 	var total int64 = 1
 	for axis := 0; axis < s.Dims; axis++ {
 		n := s.Grid[axis]

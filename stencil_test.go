@@ -125,6 +125,19 @@ func TestMaxOrderLimit(t *testing.T) {
 }
 
 // NewStencil and Validate check what a file cannot express.
+// A stencil file whose coefficients sum to more than the largest float64 is rejected when read,
+// with the field and the fix.
+func TestParseStencilOverflowingCoefficients(t *testing.T) {
+	_, err := ParseStencil([]byte(`{"dims": 2, "offsets": [[0,0],[1,0]], "coefficients": [1e308, 1e308]}`), Limits{})
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "coefficients" || !strings.Contains(fe.Problem, "scale them down") {
+		t.Errorf("error %v, want one naming coefficients and the fix", err)
+	}
+	if _, err := ParseStencil([]byte(`{"dims": 2, "offsets": [[0,0],[1,0]], "coefficients": [8e307, 8e307]}`), Limits{}); err != nil {
+		t.Errorf("a finite sum: %v", err)
+	}
+}
+
 func TestValidate(t *testing.T) {
 	offs := []Offset{{0, 0, 0}, {1, 0, 0}}
 	for _, tc := range []struct {
@@ -137,6 +150,11 @@ func TestValidate(t *testing.T) {
 		{"z in 2-D", func(s *Stencil) { s.Points[1].Off = Offset{1, 0, 1} }, "offsets[1]"},
 		{"z extent in 2-D", func(s *Stencil) { s.Grid[2] = 4 }, "grid"},
 		{"min int offset", func(s *Stencil) { s.Points[1].Off = Offset{math.MinInt, 0, 0} }, "offsets[1]"},
+		// Each coefficient is finite, their sum is not: results overflow and cannot be checked.
+		{"overflowing sum", func(s *Stencil) { s.Points[0].Coef, s.Points[1].Coef = 1e308, 1e308 }, "coefficients"},
+		{"overflowing sum of magnitudes", func(s *Stencil) { s.Points[0].Coef, s.Points[1].Coef = 1e308, -1e308 }, "coefficients"},
+		{"overflowing float32 sum", func(s *Stencil) { s.Dtype, s.Points[0].Coef, s.Points[1].Coef = Float32, 3e38, 3e38 }, "coefficients"},
+		{"beyond float32", func(s *Stencil) { s.Dtype, s.Points[0].Coef = Float32, 1e300 }, "coefficients"},
 	} {
 		s, err := NewStencil("v", 2, offs, nil, Limits{})
 		if err != nil {
@@ -169,6 +187,11 @@ func randomStencil(rng *rand.Rand) *Stencil {
 			offs = append(offs, o)
 		}
 	}
+	dtype := []Dtype{Float32, Float64}[rng.IntN(2)]
+	largest := math.MaxFloat64
+	if dtype == Float32 {
+		largest = math.MaxFloat32
+	}
 	coefs := make([]float64, len(offs))
 	for i := range coefs {
 		switch rng.IntN(5) {
@@ -177,7 +200,7 @@ func randomStencil(rng *rand.Rand) *Stencil {
 		case 1:
 			coefs[i] = math.Float64frombits(rng.Uint64() &^ (0x7ff << 52)) // subnormal or zero
 		case 2:
-			coefs[i] = -math.MaxFloat64 * rng.Float64()
+			coefs[i] = -largest * rng.Float64() / float64(len(coefs)) // huge, yet summing to a finite number
 		case 3:
 			coefs[i] = math.Copysign(0, -1)
 		default:
@@ -188,7 +211,7 @@ func randomStencil(rng *rand.Rand) *Stencil {
 	if err != nil {
 		panic(err)
 	}
-	s.Dtype = []Dtype{Float32, Float64}[rng.IntN(2)]
+	s.Dtype = dtype
 	s.Steps = 1 + rng.IntN(100)
 	for a := range dims {
 		s.Grid[a] = 2*MaxMaxOrder + 1 + rng.IntN(1000)

@@ -6,27 +6,33 @@ import (
 	"fmt"
 
 	"smart"
+	"smart/catalog"
 	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
 )
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [-o FILE] [--json]", `
+	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [--gpu NAME] [-o FILE] [--json]", `
 Writes the CUDA source of a stencil under an optimization combination (OC) and a setting: the
 kernels, their launch configuration and a host function run(a, b, stream) that applies all of the
 stencil's time steps, ping-ponging two buffers that both hold the initial grid, and returns the
 one holding the result. A header comment names the stencil by its ID, the OC and the setting;
 nothing else from the stencil file but numbers reaches the source. It compiles with nvcc as it is
 (nvcc -c out.cu); smart verify checks generated kernels without a GPU. FILE may be a stencil file
-or an embedded sample (j3d7pt, ...). smart space FILE --oc OC --sample 1 prints a valid setting.
-With --json the launch configuration and the source are printed as JSON.
+or an embedded sample (j3d7pt, ...). The setting must be in the search space of the stencil and
+OC on the GPU: a setting smart space FILE --oc OC --check rejects gets its error. The limits are
+those of --gpu from the catalogue, sm_80 (A100) by default, as for smart space; smart space FILE
+--oc OC --sample 1 prints a valid setting. With --json the launch configuration and the source
+are printed as JSON.
 
 Examples:
   smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
-  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --json`)
+  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`)
 	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
 	setText := flags.String("setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
-	outPath := flags.String("o", "", "write the source to this file instead of stdout (atomically)")
+	gpuName := flags.String("gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")
+	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	outPath := flags.String("o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
 	asJSON := flags.Bool("json", false, "print the launch configuration and the source as JSON")
 	files, err := parseFlags(flags, args)
 	if err != nil {
@@ -50,8 +56,21 @@ Examples:
 	if err != nil {
 		return err
 	}
+	gpu := smart.SM80()
+	if *gpuName != "" {
+		cat, err := catalog.Load(*catFile)
+		if err != nil {
+			return err
+		}
+		if gpu, err = cat.Lookup(*gpuName); err != nil {
+			return err
+		}
+	}
 	set, err := smart.ParseSetting(*setText)
 	if err != nil {
+		return usagef("--setting: %v", err)
+	}
+	if err := checkInSpace(ctx, st, oc, gpu, set); err != nil {
 		return usagef("--setting: %v", err)
 	}
 	t, err := smart.DecodeTuning(st.Dims, oc, set)
@@ -61,6 +80,9 @@ Examples:
 	k, err := cuda.Generate(st, t)
 	if err != nil {
 		return err
+	}
+	if *outPath == "-" {
+		*outPath = ""
 	}
 	if *asJSON {
 		return writeCodegenJSON(e, k, *outPath)

@@ -17,8 +17,10 @@ const evilStencil = `{"format": "smart-stencil/1", "name": "x\"); system(\"rm -r
 
 func TestCodegenFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "k.cu")
-	set := "bx=32,by=1,shared=1,const=1,sd=2,sb=8,ufx=1,ufy=2,tt=3"
-	code, stdout, errs := runCLI(t, evilStencil, "codegen", "-", "--oc", "st_tb", "--setting", set, "-o", out)
+	// Five steps fused four at a time: one launch of a 4-step kernel, one of a 1-step kernel.
+	stencil := strings.Replace(evilStencil, `"steps": 4`, `"steps": 5`, 1)
+	set := "bx=32,by=1,shared=1,const=1,sd=2,sb=8,ufx=1,ufy=2,tt=4"
+	code, stdout, errs := runCLI(t, stencil, "codegen", "-", "--oc", "st_tb", "--setting", set, "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -26,12 +28,12 @@ func TestCodegenFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := smart.ParseStencil([]byte(evilStencil), smart.Limits{})
+	st, err := smart.ParseStencil([]byte(stencil), smart.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"// Stencil " + st.ID() + ": 2-D, order 1, 5 points, float64, grid 40x36, 4 time steps.",
-		"// Optimization combination ST_TB, setting " + set + ".", "kernel_t3", "kernel_t1", "inline real* run("} {
+	for _, want := range []string{"// Stencil " + st.ID() + ": 2-D, order 1, 5 points, float64, grid 40x36, 5 time steps.",
+		"// Optimization combination ST_TB, setting " + set + ".", "kernel_t4", "kernel_t1", "inline real* run("} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("source lacks %q", want)
 		}
@@ -39,7 +41,7 @@ func TestCodegenFile(t *testing.T) {
 	if strings.Contains(string(src), "system") || strings.Contains(string(src), "rm -rf") {
 		t.Error("the stencil's name reached the source")
 	}
-	if !strings.Contains(stdout, "kernel_t3: grid 2x5x1, block 32x1x1") || !strings.Contains(stdout, "1 launch(es)") {
+	if !strings.Contains(stdout, "kernel_t4: grid 2x5x1, block 32x1x1") || !strings.Contains(stdout, "1 launch(es)") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }
@@ -70,11 +72,59 @@ func TestCodegenErrors(t *testing.T) {
 		{[]string{"codegen", "-", "--oc", "XX", "--setting", "bx=1"}, 2, `unknown optimization "XX"`},
 		{[]string{"codegen", "-", "--oc", "XX"}, 2, `unknown optimization "XX"`},
 		{[]string{"codegen", "-", "--oc", "BASE", "--setting", "bx=32"}, 2, "parameter by is missing"},
-		{[]string{"codegen", "-", "--oc", "ST", "--setting", "bx=32,by=2,shared=1,const=0,sd=2,sb=8,ufx=1,ufy=1"}, 1, "by is 2; streaming along it (sd=2) needs a block size of 1"},
+		{[]string{"codegen", "-", "--oc", "ST", "--setting", "bx=32,by=2,shared=1,const=0,sd=2,sb=8,ufx=1,ufy=1"}, 2,
+			`invalid setting for ST on sm_80: sd: constraint "the block size along the streaming axis sd is 1" rejects sd=2,bx=32,by=2`},
+		// The space of --gpu: 88 KiB of shared memory per block fit an A100, not a T4.
+		{[]string{"codegen", "j3d7pt", "--oc", "BM", "--gpu", "t4", "--setting", bigSharedBM}, 2, "bytes of shared memory per block exceed the T4's"},
+		{[]string{"codegen", "-", "--oc", "BASE", "--gpu", "a1000", "--setting", "bx=32,by=4,shared=0,const=0"}, 1, "did you mean"},
 	} {
 		code, _, errs := runCLI(t, evilStencil, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// smart codegen rejects every setting the search space rejects (on sm_80 without --gpu) with
+// the space's error as a usage error, and generates nothing.
+func TestCodegenRejectsWhatTheSpaceRejects(t *testing.T) {
+	for _, tc := range outsideSpace {
+		want := spaceVerdict(t, tc.stencil, tc.oc, tc.setting)
+		stencil, stdin := tc.stencil, ""
+		if stencil == "tiny" {
+			stencil, stdin = "-", tinyStencil
+		}
+		code, out, errs := runCLI(t, stdin, "codegen", stencil, "--oc", tc.oc, "--setting", tc.setting)
+		if code != 2 || !strings.HasPrefix(errs, "smart codegen: --setting: "+want+"\n") || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, %d bytes of stdout; want exit 2 and %q", tc.name, code, errs, len(out), want)
+		}
+	}
+}
+
+// bigSharedBM is a j3d7pt BM setting with 88 KiB of shared memory per block.
+const bigSharedBM = "bx=32,by=8,bz=4,shared=1,const=0,bmx=1,bmy=2,bmz=4,ufx=1,ufy=1,ufz=1"
+
+// Without --gpu the limits are sm_80's (an A100's), as for smart space.
+func TestCodegenDefaultLimits(t *testing.T) {
+	if code, _, errs := runCLI(t, "", "codegen", "j3d7pt", "--oc", "BM", "--setting", bigSharedBM); code != 0 {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+// -o - writes the source to stdout, as generate --out - does, not to a file named "-".
+func TestCodegenOutputDash(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, extra := range [][]string{nil, {"--json"}} {
+		args := append([]string{"codegen", "-", "--oc", "BASE", "--setting", "bx=32,by=4,shared=0,const=0", "-o", "-"}, extra...)
+		code, stdout, errs := runCLI(t, evilStencil, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if !strings.Contains(stdout, "__global__") || strings.Contains(stdout, "wrote ") {
+			t.Errorf("%v: stdout holds no source:\n%s", args, stdout)
+		}
+		if _, err := os.Stat("-"); err == nil {
+			t.Fatalf("%v: wrote a file named -", args)
 		}
 	}
 }

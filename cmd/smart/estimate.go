@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"smart"
 	"smart/catalog"
 	"smart/models/roofline"
+	"smart/tuner/space"
 )
 
 // estimateOutput is what smart estimate --json prints.
@@ -31,7 +33,9 @@ occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, c
 launch). The number is simulated, not measured: models/roofline/README.md gives the formulas.
 Without --setting it uses a default setting for the OC: blocks of 32x8 (x1 in 3-D), shared memory
 on, constant-memory coefficients, merging and unroll factors 1, streaming along the outermost
-axis with sb = extent/8, tt = 2. A setting the GPU cannot run gets the search space's error.
+axis (with a block size of 1 along it, so 32x1 in 2-D) and sb = extent/8 rounded down to a power
+of two, tt = 2. A setting outside the search space of the stencil, OC and GPU gets the error
+smart space --check gives for it.
 
 Examples:
   smart estimate j3d7pt --gpu a100 --oc ST_TB
@@ -69,22 +73,22 @@ Examples:
 	if err != nil {
 		return err
 	}
+	// Before the space: an AMD GPU has a space too, but no estimate.
+	if err := roofline.CheckGPU(g); err != nil {
+		return err
+	}
 	setting := roofline.DefaultSetting(st, oc)
 	if *settingText != "" {
 		if setting, err = smart.ParseSetting(*settingText); err != nil {
 			return usagef("--setting: %v", err)
 		}
 	}
-	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
+	est, err := estimate(ctx, st, oc, setting, g)
+	if err != nil && *settingText == "" {
+		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
+	}
 	if err != nil {
 		return err
-	}
-	est, err := roofline.Model(st, tuning, g)
-	if err != nil {
-		if *settingText == "" {
-			return fmt.Errorf("%s with the default setting %s on %s: %w; give one that fits with --setting", oc, setting, g.Name, err)
-		}
-		return fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
 	}
 	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
 		DefaultSetting: *settingText == "", Source: smart.Simulated, Estimate: est}
@@ -94,6 +98,48 @@ Examples:
 		return enc.Encode(out)
 	}
 	printEstimate(e, out)
+	return nil
+}
+
+// estimate models setting of st under oc on g once the search space has accepted it.
+func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU) (roofline.Estimate, error) {
+	if err := checkInSpace(ctx, st, oc, g, setting); err != nil {
+		return roofline.Estimate{}, err
+	}
+	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
+	if err != nil {
+		return roofline.Estimate{}, err
+	}
+	est, err := roofline.Model(st, tuning, g)
+	if err != nil {
+		return roofline.Estimate{}, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
+	}
+	return est, nil
+}
+
+// checkInSpace rejects a setting outside the search space of st under oc on gpu with the error
+// smart space --check gives, so that estimate and codegen take exactly the settings the space
+// holds (the ones the tuners search and the data sets measure).
+func checkInSpace(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, set smart.Setting) error {
+	params, err := space.StencilParams(st, oc, gpu)
+	if err != nil {
+		return err
+	}
+	// Check reads a parameter's values only to look the setting's value up, so narrowing each
+	// list to that value keeps every verdict and message while the space is generated from one
+	// candidate instead of ~10^5 (a value not in the list keeps it, for the message).
+	for i, p := range params {
+		if v, ok := set[p.Name]; ok && slices.Contains(p.Values, v) {
+			params[i].Values = []int{v}
+		}
+	}
+	sp, err := space.New(ctx, params)
+	if err != nil {
+		return fmt.Errorf("setting space of %s under %s: %w", st.Name, oc, err)
+	}
+	if err := sp.Check(set); err != nil {
+		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, err)
+	}
 	return nil
 }
 

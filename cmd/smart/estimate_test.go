@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"smart"
 	"smart/catalog"
 	"smart/models/roofline"
+	"smart/tuner/space"
 )
 
 // smart estimate works for every combination with its default setting on every catalogued
@@ -57,8 +61,8 @@ func TestEstimateErrors(t *testing.T) {
 	}{
 		{"unknown GPU", []string{"j3d7pt", "--gpu", "a1000", "--oc", "ST"}, 1, "did you mean"},
 		{"AMD GPU", []string{"j3d7pt", "--gpu", "MI250X", "--oc", "ST"}, 1, "NVIDIA GPUs only"},
-		{"impossible setting", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=64,by=32,bz=1,shared=1,const=1"}, 1, "threads per block exceed"},
-		{"setting of another OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=32,by=8,bz=1,shared=1,const=1,tt=2"}, 1, "takes no parameter tt"},
+		{"impossible setting", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=64,by=32,bz=1,shared=1,const=1"}, 1, "a block of 2048 threads must hold at least a warp (32) and at most the T4's 1024 threads"},
+		{"setting of another OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=32,by=8,bz=1,shared=1,const=1,tt=2"}, 1, "unknown parameter tt; the space has bx,by,bz,shared,const"},
 		{"bad OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "XX"}, 2, "unknown optimization"},
 		{"no GPU", []string{"j3d7pt", "--oc", "ST"}, 2, "--gpu"},
 		{"no file", []string{"--gpu", "t4", "--oc", "ST"}, 2, "stencil file"},
@@ -73,5 +77,114 @@ func TestEstimateErrors(t *testing.T) {
 	code, out, _ := runCLI(t, "", "estimate", "j2d5pt", "--gpu", "h100", "--oc", "BM", "--setting", "bx=64,by=4,shared=1,const=1,ufx=1,ufy=1,bmx=1,bmy=2")
 	if code != 0 || !strings.Contains(out, "(given)") {
 		t.Errorf("given setting: exit %d\n%s", code, out)
+	}
+}
+
+// outsideSpace are settings the search space rejects (smart space --check exits 1) that the
+// audit found estimate or codegen accepting, or panicking, spinning or exhausting memory on.
+var outsideSpace = []struct {
+	name, stencil, oc, setting string
+}{
+	{"tile product wraps to 0 (BM)", "j3d7pt", "BM", "bx=32,by=8,bz=1,shared=1,const=0,bmx=576460752303423488,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1"},
+	{"tile product wraps to 0 (ST_BM_RT_TB)", "j3d7pt", "ST_BM_RT_TB", "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,tt=2,bmx=4611686018427387904,bmy=4,bmz=1,ufx=1,ufy=1,ufz=1"},
+	{"register product wraps", "j3d7pt", "ST_BM_RT_TB", "bx=2,by=7,bz=2,shared=1024,const=0,sd=2,sb=3,tt=2147483647,bmx=2147483647,bmy=3,bmz=1,ufx=64,ufy=2147483647,ufz=2"},
+	{"shared memory wraps", "j3d7pt", "ST_RT_TB", "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,tt=100000000,ufx=1,ufy=1,ufz=1"},
+	{"tt spins", "j3d7pt", "ST_BM_RT_TB", "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,tt=2147483647,bmx=1,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1"},
+	{"shared is not 0 or 1", "j3d7pt", "BASE", "bx=32,by=8,bz=1,shared=2,const=0"},
+	{"block size not a power of two", "j3d7pt", "BASE", "bx=33,by=8,bz=1,shared=1,const=0"},
+	{"sb beyond the grid", "j3d7pt", "ST", "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=100000000,ufx=1,ufy=1,ufz=1"},
+	{"block wider than a tiny grid", "tiny", "BASE", "bx=32,by=8,shared=1,const=0"},
+	{"11 TB of shared memory", "j3d7pt", "BM", "bx=32,by=8,bz=1,shared=1,const=0,bmx=1000000000,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1"},
+	{"tt not a power of two", "j3d7pt", "TB", "bx=32,by=8,bz=1,shared=1,const=0,tt=3"},
+	{"block too small for a warp", "j3d7pt", "BASE", "bx=4,by=2,bz=1,shared=1,const=0"},
+	{"missing parameter", "j3d7pt", "BASE", "bx=32,by=8,shared=1,const=0"},
+}
+
+// tinyStencil is a 2-D stencil on a 12x12 grid: a block of 32 threads along x is wider than it.
+const tinyStencil = `{"dims": 2, "grid": [12, 12], "offsets": [[0,0],[1,0],[-1,0],[0,1],[0,-1]]}`
+
+// spaceVerdict runs smart space --check and returns its error message, which must be there.
+func spaceVerdict(t *testing.T, stencil, oc, setting string, gpu ...string) string {
+	t.Helper()
+	stdin := ""
+	if stencil == "tiny" {
+		stencil, stdin = "-", tinyStencil
+	}
+	args := append([]string{"space", stencil, "--oc", oc, "--check", setting}, gpu...)
+	code, _, errs := runCLI(t, stdin, args...)
+	msg, ok := strings.CutPrefix(strings.TrimSpace(errs), "smart space: ")
+	if code != 1 || !ok || !strings.Contains(msg, "invalid setting for") {
+		t.Fatalf("smart space --check %s: exit %d, stderr %q; want it invalid", setting, code, errs)
+	}
+	return msg
+}
+
+// smart estimate rejects every setting the search space rejects, with the space's error.
+func TestEstimateRejectsWhatTheSpaceRejects(t *testing.T) {
+	for _, tc := range outsideSpace {
+		want := spaceVerdict(t, tc.stencil, tc.oc, tc.setting, "--gpu", "a100")
+		stencil, stdin := tc.stencil, ""
+		if stencil == "tiny" {
+			stencil, stdin = "-", tinyStencil
+		}
+		code, out, errs := runCLI(t, stdin, "estimate", stencil, "--gpu", "a100", "--oc", tc.oc, "--setting", tc.setting)
+		if code != 1 || errs != "smart estimate: "+want+"\n" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 1 and %q", tc.name, code, errs, out, want)
+		}
+	}
+}
+
+// A default setting outside the space (a block wider than the grid) says so and how to fix it.
+func TestEstimateDefaultOutsideSpace(t *testing.T) {
+	code, _, errs := runCLI(t, tinyStencil, "estimate", "-", "--gpu", "a100", "--oc", "BASE")
+	if code != 1 || !strings.Contains(errs, "the default setting bx=32,by=8,shared=1,const=1: invalid setting for BASE on A100-40GB: bx=32 is not one of its values [1 2 4 8]") ||
+		!strings.Contains(errs, "give one that fits with --setting") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// checkInSpace narrows each parameter's values to the setting's before generating the space;
+// its verdicts and messages must be those of the whole space's Check, for settings in the space
+// and for each of them with one parameter changed to another of its values or to any integer.
+func TestCheckInSpaceMatchesSpace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	gpu := smart.SM80()
+	for _, name := range []string{"j2d9pt", "j3d7pt"} {
+		st, err := loadStencil(&env{}, name, smart.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ocName := range []string{"BASE", "ST_BM_RT_TB", "ST_CM_PR", "BM_TB"} {
+			oc, _ := smart.ParseCombination(ocName)
+			sp, err := space.ForStencil(st, oc, gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := sp.Params()
+			for range 100 {
+				set, err := sp.Random(rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := params[rng.IntN(len(params))]
+				switch rng.IntN(3) {
+				case 0:
+					set[p.Name] = p.Values[rng.IntN(len(p.Values))]
+				case 1:
+					set[p.Name] = rng.IntN(2000) - 2
+				}
+				want := ""
+				if err := sp.Check(set); err != nil {
+					want = fmt.Sprintf("invalid setting for %s on %s: %v", oc, gpu.Name, err)
+				}
+				got := ""
+				if err := checkInSpace(context.Background(), st, oc, gpu, set); err != nil {
+					got = err.Error()
+				}
+				if got != want {
+					t.Errorf("%s %s %s: checkInSpace says %q, the space %q", name, oc, set, got, want)
+				}
+			}
+		}
 	}
 }

@@ -86,8 +86,9 @@ func Name(stencilID string, oc smart.Combination, set smart.Setting) string {
 }
 
 // Generate returns the CUDA source of stencil st under tuning t (from smart.DecodeTuning). It
-// fails, naming the parameter, when the tuning cannot be generated: a block size along the
-// streaming axis other than 1, merging along it, more threads or blocks than CUDA allows.
+// fails, naming the parameter, when the tuning cannot be generated: one that fails t.Check, a
+// block size along the streaming axis other than 1, merging along it, more threads, blocks or
+// dynamic shared memory than CUDA allows, more than 1024 fused steps.
 func Generate(st *smart.Stencil, t smart.Tuning) (*Kernel, error) {
 	return generate(st, t, options{})
 }
@@ -129,6 +130,10 @@ func generate(st *smart.Stencil, t smart.Tuning, opt options) (*Kernel, error) {
 	return k, nil
 }
 
+// maxFusedSteps bounds tt: the source grows with every fused step (a 2^20-step kernel is half a
+// gigabyte), while temporal blocking pays off at a few steps and the search space stops at 8.
+const maxFusedSteps = 1024
+
 // checkTuning rejects what the generator cannot turn into a correct kernel.
 func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 	if st == nil {
@@ -137,60 +142,49 @@ func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 	if err := st.Validate(smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
 		return fmt.Errorf("generate: stencil %s: %w", st.ID(), err)
 	}
+	// Check first: the rest computes with the factors, and t.Setting needs valid dims.
+	if err := t.Check(); err != nil {
+		return fmt.Errorf("generate %s: %w", t.OC, err)
+	}
 	set := t.Setting()
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("generate %s with setting %s: %s", t.OC, set, fmt.Sprintf(format, args...))
 	}
-	if err := t.OC.Check(); err != nil {
-		return bad("%v", err)
-	}
 	if t.Dims != st.Dims {
 		return bad("the setting is for %d-D stencils, the stencil is %d-D", t.Dims, st.Dims)
 	}
-	names := [3]struct{ block, unroll, merge string }{
-		{smart.ParamBlockX, smart.ParamUnrollX, smart.ParamBMX}, {smart.ParamBlockY, smart.ParamUnrollY, smart.ParamBMY}, {smart.ParamBlockZ, smart.ParamUnrollZ, smart.ParamBMZ}}
+	names := [3]struct{ block, merge string }{
+		{smart.ParamBlockX, smart.ParamBMX}, {smart.ParamBlockY, smart.ParamBMY}, {smart.ParamBlockZ, smart.ParamBMZ}}
 	if t.OC.Has(smart.CM) {
 		names[0].merge, names[1].merge, names[2].merge = smart.ParamCMX, smart.ParamCMY, smart.ParamCMZ
 	}
 	limits := [3]int{1024, 1024, 64}
 	for a := 0; a < t.Dims; a++ {
-		switch {
-		case t.Block[a] < 1 || t.Block[a] > limits[a]:
+		if t.Block[a] > limits[a] {
 			return bad("%s is %d; CUDA allows 1 to %d threads along that axis", names[a].block, t.Block[a], limits[a])
-		case t.Unroll[a] < 1:
-			return bad("%s is %d; an unroll factor is at least 1", names[a].unroll, t.Unroll[a])
-		case t.Merge[a] < 1:
-			return bad("%s is %d; a merging factor is at least 1", names[a].merge, t.Merge[a])
 		}
 	}
 	if t.Threads() > 1024 {
 		return bad("a block of %d threads exceeds CUDA's 1024", t.Threads())
 	}
-	if t.TT < 1 {
-		return bad("tt is %d; fuse at least one time step", t.TT)
+	if t.TT > maxFusedSteps {
+		return bad("tt is %d; each fused step is written out as code of its own, so fuse at most %d", t.TT, maxFusedSteps)
 	}
 	if s := t.StreamAxis; s >= 0 {
 		switch {
-		case s >= t.Dims:
-			return bad("sd is %d; a %d-D stencil streams along axis 1 to %d", s+1, t.Dims, t.Dims)
 		case t.Block[s] != 1:
 			return bad("%s is %d; streaming along it (sd=%d) needs a block size of 1 there: each block walks its sb planes", names[s].block, t.Block[s], s+1)
 		case t.Merge[s] != 1:
 			return bad("%s is %d; streaming along it (sd=%d) merges no points there: set it to 1", names[s].merge, t.Merge[s], s+1)
-		case t.SB < 1:
-			return bad("sb is %d; a block streams through at least one plane", t.SB)
 		}
 	}
 	grid := gridOf(st, t)
 	if grid[0] > math.MaxInt32 || grid[1] > 65535 || grid[2] > 65535 {
 		return bad("the launch grid %dx%dx%d exceeds CUDA's limits (2^31-1 x 65535 x 65535 blocks); use larger tiles", grid[0], grid[1], grid[2])
 	}
-	if st.Dtype == smart.Float32 {
-		for i, p := range st.Points {
-			if math.Abs(p.Coef) > math.MaxFloat32 {
-				return fmt.Errorf("generate: stencil %s: coefficients[%d] = %g does not fit float32; use dtype float64", st.ID(), i, p.Coef)
-			}
-		}
+	// The launch and cudaFuncSetAttribute take the dynamic shared memory as an int.
+	if n := t.Usage(st).SharedBytes; n > math.MaxInt32 {
+		return bad("a block needs %d bytes of dynamic shared memory, more than CUDA can allocate (2^31-1); use smaller tiles or fewer fused steps", n)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/generator"
@@ -240,6 +241,8 @@ func TestGenerateRejects(t *testing.T) {
 	f32 := named(t, "j2d5pt", 0, 0)
 	f32.Dtype = smart.Float32
 	f32.Points[0].Coef = 1e300
+	sum := named(t, "j2d5pt", 0, 0)
+	sum.Points[0].Coef, sum.Points[1].Coef = 1e308, 1e308
 	for _, c := range []struct {
 		st      *smart.Stencil
 		dims    int
@@ -250,14 +253,57 @@ func TestGenerateRejects(t *testing.T) {
 		{st3, 3, "ST_BM", "bx=32,by=1,bz=4,shared=1,const=0,sd=2,sb=8,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1", "bmy is 2; streaming along it (sd=2) merges no points"},
 		{st3, 3, "BASE", "bx=64,by=32,bz=1,shared=0,const=0", "2048 threads exceeds CUDA's 1024"},
 		{st3, 3, "BASE", "bx=1,by=1,bz=128,shared=0,const=0", "bz is 128; CUDA allows 1 to 64"},
-		{st3, 3, "BASE", "bx=0,by=1,bz=1,shared=0,const=0", "bx is 0"},
 		{st3, 2, "BASE", "bx=32,by=1,shared=0,const=0", "the setting is for 2-D stencils, the stencil is 3-D"},
 		{huge, 2, "BASE", "bx=64,by=1,shared=0,const=0", "exceeds CUDA's limits"},
-		{f32, 2, "BASE", "bx=32,by=1,shared=0,const=0", "coefficients[0] = 1e+300 does not fit float32"},
+		{f32, 2, "BASE", "bx=32,by=1,shared=0,const=0", "more than the largest float32 (3.4028234663852886e+38), so results overflow; scale them down or use dtype float64"},
+		{sum, 2, "BASE", "bx=32,by=1,shared=0,const=0", `field "coefficients": have absolute values summing to +Inf`},
 	} {
 		_, err := Generate(c.st, tuning(t, c.dims, c.oc, c.set))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: error %v, want one containing %q", c.oc, c.set, err, c.want)
+		}
+	}
+}
+
+// Tunings built directly (DecodeTuning rejects these settings) whose products overflow or
+// whose kernel would be absurd get an error naming the parameter, quickly: no division by zero
+// in gridOf, no source of gigabytes, no shared memory size that wraps.
+func TestGenerateRejectsAbsurdTunings(t *testing.T) {
+	st3 := named(t, "j3d7pt", 0, 0)
+	copy2, err := smart.NewStencil("copy", 2, []smart.Offset{{}}, nil, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy2.Steps = smart.MaxSteps
+	for _, c := range []struct {
+		name    string
+		st      *smart.Stencil
+		oc, set string
+		edit    func(*smart.Tuning)
+		want    string
+	}{
+		{"zero block", st3, "BASE", "bx=32,by=8,bz=1,shared=0,const=0", func(t *smart.Tuning) { t.Block[0] = 0 }, "bx is 0"},
+		{"tile wraps to 0", st3, "BM", "bx=32,by=8,bz=1,shared=1,const=0,bmx=1,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1",
+			func(t *smart.Tuning) { t.Merge[0] = 1 << 59 }, "bmx is 576460752303423488; it must be at most 1048576"},
+		{"negative unroll", st3, "BM", "bx=32,by=8,bz=1,shared=1,const=0,bmx=1,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1",
+			func(t *smart.Tuning) { t.Unroll[2] = -3 }, "ufz is -3; it must be at least 1"},
+		{"dims beyond 3", st3, "BASE", "bx=32,by=8,bz=1,shared=0,const=0", func(t *smart.Tuning) { t.Dims = 7 }, "dims is 7"},
+		{"11 TB of shared memory", st3, "BM", "bx=32,by=8,bz=1,shared=1,const=0,bmx=1,bmy=1,bmz=1,ufx=1,ufy=1,ufz=1",
+			func(t *smart.Tuning) { t.Merge = [3]int{1 << 15, 1 << 17, 1 << 6} }, "more than CUDA can allocate"},
+		{"a million fused steps", st3, "ST_RT_TB", "bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=1,tt=2",
+			func(t *smart.Tuning) { t.TT = 1 << 20 }, "tt is 1048576; each fused step is written out"},
+		{"half a gigabyte of source", copy2, "TB", "bx=32,by=8,shared=1,const=0,tt=2",
+			func(t *smart.Tuning) { t.TT = 1 << 20 }, "fuse at most 1024"},
+	} {
+		tu := tuning(t, c.st.Dims, c.oc, c.set)
+		c.edit(&tu)
+		start := time.Now()
+		_, err := Generate(c.st, tu)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v", c.name, d)
 		}
 	}
 }

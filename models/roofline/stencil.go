@@ -47,8 +47,8 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 	if st == nil {
 		return Estimate{}, errors.New("no stencil to model")
 	}
-	if g.Vendor != "NVIDIA" {
-		return Estimate{}, fmt.Errorf("%s (%s): %w", g.Name, g.Vendor, ErrVendor)
+	if err := CheckGPU(g); err != nil {
+		return Estimate{}, err
 	}
 	if err := checkTuning(st, t); err != nil {
 		return Estimate{}, err
@@ -231,31 +231,31 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 	return est, nil
 }
 
+// maxThreadPoints bounds the points one thread computes (the merging factors' product). Each
+// needs a register of its own and CUDA allows at most 255 per thread, so more is no kernel; the
+// bound keeps loadsPerPoint, which lists them, small whatever a catalogue entry says.
+const maxThreadPoints = 256
+
+// CheckGPU reports why the stencil model cannot describe g, or nil: ErrVendor for a GPU that
+// is not NVIDIA's.
+func CheckGPU(g smart.GPU) error {
+	if g.Vendor != "NVIDIA" {
+		return fmt.Errorf("%s (%s): %w", g.Name, g.Vendor, ErrVendor)
+	}
+	return nil
+}
+
 // checkTuning rejects tunings no kernel can have, before any arithmetic on them.
 func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 	if t.Dims != st.Dims {
 		return fmt.Errorf("tuning is for %d-D stencils, the stencil is %d-D", t.Dims, st.Dims)
 	}
-	if err := t.OC.Check(); err != nil {
+	if err := t.Check(); err != nil {
 		return err
 	}
-	for a := range 3 {
-		switch {
-		case t.Block[a] < 1:
-			return fmt.Errorf("block size along axis %d is %d; it must be at least 1", a, t.Block[a])
-		case t.Merge[a] < 1:
-			return fmt.Errorf("merging factor along axis %d is %d; it must be at least 1", a, t.Merge[a])
-		case t.Unroll[a] < 1:
-			return fmt.Errorf("unroll factor along axis %d is %d; it must be at least 1", a, t.Unroll[a])
-		}
-	}
-	switch {
-	case t.TT < 1:
-		return fmt.Errorf("tt is %d; temporal blocking fuses at least 1 step", t.TT)
-	case t.SB < 1:
-		return fmt.Errorf("sb is %d; a streaming block has at least 1 plane", t.SB)
-	case t.StreamAxis >= st.Dims:
-		return fmt.Errorf("streaming axis %d is outside a %d-D grid", t.StreamAxis+1, st.Dims)
+	// Check bounds each factor, so this product cannot overflow.
+	if n := t.Merge[0] * t.Merge[1] * t.Merge[2]; n > maxThreadPoints {
+		return fmt.Errorf("merging gives each thread %d points; no GPU has the registers for more than %d", n, maxThreadPoints)
 	}
 	return nil
 }

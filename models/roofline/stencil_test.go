@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/catalog"
@@ -212,9 +213,60 @@ func TestRejectsLikeTheSpace(t *testing.T) {
 	if _, err := Model(st, tuning(t, st, 0, smart.Setting{"bx": 32, "by": 8, "bz": 1, "shared": 0, "const": 1}), gpu(t, "mi250x")); !errors.Is(err, ErrVendor) {
 		t.Errorf("AMD GPU: %v, want ErrVendor", err)
 	}
-	bad := tuning(t, st, 0, smart.Setting{"bx": 0, "by": 8, "bz": 1, "shared": 0, "const": 1})
-	if _, err := Model(st, bad, g); err == nil || !strings.Contains(err.Error(), "block size") {
-		t.Errorf("zero block: %v", err)
+}
+
+// Tunings built directly (DecodeTuning rejects these settings) whose factors overflow the tile,
+// register and shared-memory products, or make loadsPerPoint list billions of shifts, get an
+// error naming the parameter: no division by zero, no endless loop, no exhausted memory.
+func TestModelRejectsAbsurdTunings(t *testing.T) {
+	st := star(t, 3, 1, smart.Float64, [3]int{512, 512, 512})
+	a100 := gpu(t, "a100")
+	roomy := a100 // a catalogue entry with registers for thousands of points per thread
+	roomy.MaxRegsPerThread, roomy.RegsPerBlock, roomy.RegsPerSM = 1<<30, 1<<40, 1<<40
+	base := func(oc smart.Combination, edit func(*smart.Tuning)) smart.Tuning {
+		tu := smart.Tuning{OC: oc, Dims: 3, Block: [3]int{32, 8, 1}, Merge: [3]int{1, 1, 1}, Unroll: [3]int{1, 1, 1},
+			Shared: true, StreamAxis: -1, SB: 1, TT: 1}
+		if oc.Has(smart.ST) {
+			tu.StreamAxis, tu.SB = 2, 64
+		}
+		if oc.Has(smart.TB) {
+			tu.TT = 2
+		}
+		edit(&tu)
+		return tu
+	}
+	bm := smart.Combination(smart.BM)
+	stBMRTTB := smart.Combination(smart.ST | smart.BM | smart.RT | smart.TB)
+	for _, tc := range []struct {
+		name string
+		t    smart.Tuning
+		g    smart.GPU
+		want string
+	}{
+		{"zero block", base(0, func(t *smart.Tuning) { t.Block[0] = 0 }), a100, "bx is 0; it must be at least 1"},
+		{"tile wraps to 0", base(bm, func(t *smart.Tuning) { t.Merge[0] = 1 << 59 }), a100, "bmx is 576460752303423488"},
+		{"tile wraps to 0 with streaming", base(stBMRTTB, func(t *smart.Tuning) { t.Merge[0], t.Merge[1] = 1<<62, 4 }), a100, "bmx is 4611686018427387904"},
+		{"the out-of-memory setting of the audit", base(stBMRTTB, func(t *smart.Tuning) {
+			t.Block, t.Merge, t.Unroll, t.StreamAxis, t.SB, t.TT = [3]int{2, 1, 2}, [3]int{1 << 31, 1, 1}, [3]int{64, 1 << 31, 2}, 1, 3, 1<<31-1
+		}), a100, "at most 1048576"},
+		{"shared memory wraps", base(smart.Combination(smart.ST|smart.RT|smart.TB), func(t *smart.Tuning) { t.TT = 100_000_000 }), a100, "tt is 100000000"},
+		{"tile beyond any grid", base(bm, func(t *smart.Tuning) { t.Merge[1] = 1 << 20 }), a100, "the tile along y is by*bmy = 8388608 points"},
+		{"streaming axis outside", base(smart.Combination(smart.ST), func(t *smart.Tuning) { t.StreamAxis = 5 }), a100, "sd is 6"},
+		{"more points per thread than registers", base(bm, func(t *smart.Tuning) { t.Block, t.Merge = [3]int{1, 1, 1}, [3]int{16, 16, 2} }), roomy, "512 points"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Model(st, tc.t, tc.g)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Model has not returned after 10 s", tc.name)
+		}
 	}
 }
 
@@ -297,6 +349,18 @@ func BenchmarkModel(b *testing.B) {
 	for b.Loop() {
 		if _, err := Model(st, tu, g); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The default streaming block is an eighth of the streamed extent rounded down to a power of
+// two: the search space holds only powers of two, and smart estimate checks the default too.
+func TestDefaultSettingSB(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{64, 64, 1})
+	for _, tc := range []struct{ extent, want int }{{8192, 1024}, {1000, 64}, {100, 8}, {15, 1}, {7, 1}} {
+		st.Grid[1] = tc.extent
+		if got := DefaultSetting(st, smart.Combination(smart.ST))[smart.ParamStreamB]; got != tc.want {
+			t.Errorf("extent %d: sb = %d, want %d", tc.extent, got, tc.want)
 		}
 	}
 }
