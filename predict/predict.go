@@ -346,7 +346,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		}
 		res.found[f.OC] = f
 		c := Choice{OC: f.OC, Probability: prob[f.OC], Setting: f.Setting, TimeMs: f.TimeMs,
-			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), f.OC, f.Setting)}
+			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
 		if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
 			if est, err := roofline.Model(st, t, g); err == nil {
 				c.Analytic = &est

@@ -233,9 +233,10 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 	return f, nil
 }
 
-// codegenLine is the smart codegen command that writes the CUDA source of a choice.
-func codegenLine(file string, oc smart.Combination, s smart.Setting) string {
-	return fmt.Sprintf("smart codegen %s --oc %s --setting %s", shellQuote(file), oc, s)
+// codegenLine is the smart codegen command that writes the CUDA source of a choice for gpu,
+// whose limits codegen checks the setting against.
+func codegenLine(file, gpu string, oc smart.Combination, s smart.Setting) string {
+	return fmt.Sprintf("smart codegen %s --gpu %s --oc %s --setting %s", shellQuote(file), shellQuote(gpu), oc, s)
 }
 
 // shellQuote quotes a path for a POSIX shell when it holds anything but safe characters.

@@ -50,7 +50,6 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"show", "--max-order", "9", "j3d7pt"}, "--max-order is 9"},
 		{[]string{"show", "-", "-"}, "given twice"},
-		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "cstuner", "--oc", "ST,TB"}, "choose it with --oc"},
 		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
 	} {

@@ -53,12 +53,12 @@ func TestPredictEndToEnd(t *testing.T) {
 	if shown, _, _ = strings.Cut(shown, "```"); !ok || shown != fromRoot {
 		t.Errorf("the README's example of %q differs from the output:\n%s", strings.TrimSpace(prompt), out)
 	}
-	m := regexp.MustCompile(`smart codegen (\S+) --oc (\S+) --setting (\S+) -o (\S+)`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`smart codegen (\S+) --gpu (\S+) --oc (\S+) --setting (\S+) -o (\S+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no codegen line in\n%s", out)
 	}
-	cu := filepath.Join(t.TempDir(), m[4])
-	code, _, errs = runCLI(t, "", "codegen", m[1], "--oc", m[2], "--setting", m[3], "-o", cu)
+	cu := filepath.Join(t.TempDir(), m[5])
+	code, _, errs = runCLI(t, "", "codegen", m[1], "--gpu", m[2], "--oc", m[3], "--setting", m[4], "-o", cu)
 	if code != 0 {
 		t.Fatalf("the printed codegen command fails (exit %d): %s", code, errs)
 	}

@@ -220,7 +220,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "annealing"}, 2, "--method"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "gpu"}, 2, "use cuda, sim"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--batch", "-1"}, 2, "--batch is -1"},
-		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", "BASE,ST", "--method", "cstuner"}, 1, "one space"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", "BASE,ST", "--method", "cstuner"}, 2, "searches the space of one OC"},
 		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz"}, 1, "nonexistent"},
 		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz", "--method", "annealing"}, 2, "--method"}, // before any file
 		{[]string{"tune-bench"}, 2, "give Kernel Tuner cache files"},
