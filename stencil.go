@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // FormatV1 is the version tag of the stencil file format written and read by this package.
@@ -184,6 +185,10 @@ func (s *Stencil) Validate(lim Limits) error {
 	}
 	if len(s.Name) > 128 {
 		return fieldErr("name", "is %d bytes long; keep it under 128", len(s.Name))
+	}
+	if strings.ContainsFunc(s.Name, unicode.IsControl) {
+		// Names are printed in tables and terminals: a control character could rewrite them.
+		return fieldErr("name", "holds a control character; use printable text")
 	}
 	if s.Dims != 2 && s.Dims != 3 {
 		return fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", s.Dims)

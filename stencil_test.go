@@ -155,6 +155,8 @@ func TestValidate(t *testing.T) {
 		{"overflowing sum of magnitudes", func(s *Stencil) { s.Points[0].Coef, s.Points[1].Coef = 1e308, -1e308 }, "coefficients"},
 		{"overflowing float32 sum", func(s *Stencil) { s.Dtype, s.Points[0].Coef, s.Points[1].Coef = Float32, 3e38, 3e38 }, "coefficients"},
 		{"beyond float32", func(s *Stencil) { s.Dtype, s.Points[0].Coef = Float32, 1e300 }, "coefficients"},
+		{"escape in the name", func(s *Stencil) { s.Name = "heat\x1b[2J" }, "name"},
+		{"newline in the name", func(s *Stencil) { s.Name = "heat\nfake line" }, "name"},
 	} {
 		s, err := NewStencil("v", 2, offs, nil, Limits{})
 		if err != nil {

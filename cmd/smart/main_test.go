@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,17 @@ func TestUsageErrors(t *testing.T) {
 		if code, _, errs := runCLI(t, "{}", c.args...); code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestNamelessStencilTakesFileName: a stencil file without a name is called by its file's name
+// in what the commands print, not by an empty string.
+func TestNamelessStencilTakesFileName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heat2d.json")
+	if err := os.WriteFile(path, []byte(`{"dims": 2, "offsets": [[0,0],[1,0],[-1,0]]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI(t, "", "show", path); code != 0 || !strings.HasPrefix(out, "heat2d: 2-D") {
+		t.Errorf("exit %d, stdout %.40q, stderr %q", code, out, errs)
 	}
 }

@@ -79,6 +79,10 @@ func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) 
 	if err != nil {
 		return nil, fmt.Errorf("stencil file %s: %w", path, err)
 	}
+	if s.Name == "" && path != "-" {
+		// Messages and tables name the stencil; the file's name is the one the user knows.
+		s.Name = strings.TrimSuffix(filepath.Base(path), ".json")
+	}
 	return s, nil
 }
 
