@@ -88,7 +88,7 @@ Examples:
 		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
 	}
 	if err != nil {
-		return err
+		return usagef("--setting: %v", err) // as codegen: the setting given is the mistake
 	}
 	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
 		DefaultSetting: *settingText == "", Source: smart.Simulated, Estimate: est}

@@ -61,8 +61,8 @@ func TestEstimateErrors(t *testing.T) {
 	}{
 		{"unknown GPU", []string{"j3d7pt", "--gpu", "a1000", "--oc", "ST"}, 1, "did you mean"},
 		{"AMD GPU", []string{"j3d7pt", "--gpu", "MI250X", "--oc", "ST"}, 1, "NVIDIA GPUs only"},
-		{"impossible setting", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=64,by=32,bz=1,shared=1,const=1"}, 1, "a block of 2048 threads must hold at least a warp (32) and at most the T4's 1024 threads"},
-		{"setting of another OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=32,by=8,bz=1,shared=1,const=1,tt=2"}, 1, "unknown parameter tt; the space has bx,by,bz,shared,const"},
+		{"impossible setting", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=64,by=32,bz=1,shared=1,const=1"}, 2, "a block of 2048 threads must hold at least a warp (32) and at most the T4's 1024 threads"},
+		{"setting of another OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=32,by=8,bz=1,shared=1,const=1,tt=2"}, 2, "unknown parameter tt; the space has bx,by,bz,shared,const"},
 		{"bad OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "XX"}, 2, "unknown optimization"},
 		{"no GPU", []string{"j3d7pt", "--oc", "ST"}, 2, "--gpu"},
 		{"no file", []string{"--gpu", "t4", "--oc", "ST"}, 2, "stencil file"},
@@ -128,8 +128,8 @@ func TestEstimateRejectsWhatTheSpaceRejects(t *testing.T) {
 			stencil, stdin = "-", tinyStencil
 		}
 		code, out, errs := runCLI(t, stdin, "estimate", stencil, "--gpu", "a100", "--oc", tc.oc, "--setting", tc.setting)
-		if code != 1 || errs != "smart estimate: "+want+"\n" {
-			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 1 and %q", tc.name, code, errs, out, want)
+		if code != 2 || !strings.HasPrefix(errs, "smart estimate: --setting: "+want+"\n") || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 2 and %q", tc.name, code, errs, out, want)
 		}
 	}
 }
