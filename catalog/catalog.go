@@ -73,6 +73,11 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field == "" {
+			// The list smart gpus --json prints is the usual slip.
+			return nil, fmt.Errorf("%s: %w; a catalogue file is an object, {\"format\": %q, \"gpus\": [...]}, as data/gpus.json", name, jsonerr.Describe(err), Format)
+		}
 		return nil, fmt.Errorf("%s: %w", name, jsonerr.Describe(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

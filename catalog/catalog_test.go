@@ -240,6 +240,8 @@ func TestMergeErrors(t *testing.T) {
 		{"wrong format", `{"format": "gpus/9", "gpus": []}`, []string{`"format"`, "smart-gpus/1"}},
 		{"not JSON", `{"format": `, []string{"invalid JSON"}},
 		{"missing name", `{"format": "smart-gpus/1", "gpus": [{"sms": 3}]}`, []string{"gpus[0]", `"name"`}},
+		{"a list, as smart gpus --json prints", `[{"name": "T4"}]`, []string{"JSON array where an object is expected", `{"format": "smart-gpus/1", "gpus": [...]}`}},
+		{"wrong type of a field", `{"format": "smart-gpus/1", "gpus": {}}`, []string{`field "gpus" has a JSON object where an array is expected`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

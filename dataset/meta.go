@@ -142,6 +142,9 @@ func ReadMeta(dir string) (Meta, error) {
 			return Meta{}, fmt.Errorf("%s: field %q has a JSON %s where %s is expected", path, typ.Field, typ.Value, jsonerr.Expected(typ.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return Meta{}, fmt.Errorf("%s: the file is empty or cut short", path)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			// encoding/json has no type for this error.
+			return Meta{}, fmt.Errorf("%s: %s is not a field of the format: an edit, or a newer smart wrote it", path, strings.TrimPrefix(err.Error(), "json: unknown field "))
 		}
 		return Meta{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -170,3 +170,56 @@ func TestRecorderRefuses(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestWriterLock: while one writer has a data set open, a second is refused (two runs would
+// write each other's rows again); once the first closes, the data set opens.
+func TestWriterLock(t *testing.T) {
+	dir := t.TempDir()
+	meta := simMeta(StencilParams(), nil, nil)
+	first, err := Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := OpenWriter(dir, meta); err == nil || !strings.Contains(err.Error(), "being written by another run") {
+		t.Fatalf("second writer: %v; want it refused", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := OpenWriter(dir, meta)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	second.Close()
+}
+
+// TestOpenWriterMessages: a directory that cannot be resumed says why and what to do.
+func TestOpenWriterMessages(t *testing.T) {
+	record := simMeta(StencilParams(), nil, nil)
+	sts := testStencils(t, 1, 2)
+	plan, _ := NewPlan(sts, testOCs, 2, 1)
+	bench := simMeta(StencilParams(), plan, nil)
+	for _, c := range []struct {
+		name        string
+		first, then Meta
+		edit        func(dir string)
+		want        string
+	}{
+		{"a record into a bench data set", bench, record, nil, "a tuning record (--record) needs a directory of its own"},
+		{"a bench run into a record", record, bench, nil, "smart bench needs a directory of its own"},
+		{"meta.json lost", record, record, func(dir string) { os.Remove(filepath.Join(dir, MetaFile)) }, "has rows.csv but no meta.json"},
+	} {
+		dir := t.TempDir()
+		w, err := Create(dir, c.first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if c.edit != nil {
+			c.edit(dir)
+		}
+		if _, _, err := OpenWriter(dir, c.then); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+}

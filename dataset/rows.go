@@ -87,15 +87,16 @@ func scanRows(path string, params []string, fn func(m smart.Measurement) error) 
 		}
 		line++
 		if err != nil || (line > 1 && len(rec) != cols.n) {
-			if line > 1 && start >= lastStart && torn == nil {
-				// The last complete line is damaged: a split write. Cut it like a torn line.
-				torn = &Torn{Offset: start, Bytes: st.Size() - start}
-				break
+			// A row is one write ending in its newline, so a killed run tears only a line without
+			// one (cut above); a damaged whole line is an edit, which is not ours to delete.
+			fix := ""
+			if line > 1 && start >= lastStart {
+				fix = "; it is the last line: fix it, or delete it to have the variant run again"
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: not a CSV file: %w", path, err)
+				return nil, fmt.Errorf("%s: not a CSV file: %w%s", path, err, fix)
 			}
-			return nil, fmt.Errorf("%s:%d: the row has %d fields; the header has %d", path, line, len(rec), cols.n)
+			return nil, fmt.Errorf("%s:%d: the row has %d fields; the header has %d%s", path, line, len(rec), cols.n, fix)
 		}
 		if line == 1 {
 			if err := checkHeader(rec, header); err != nil {

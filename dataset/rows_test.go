@@ -181,12 +181,17 @@ func TestResumeAfterKill(t *testing.T) {
 			t.Fatalf("cut at %d: after resuming the file is\n%s\nwant\n%s", cut, got, full)
 		}
 	}
-	// A whole last line with too few fields (a split write) is cut too.
+	// A whole last line with too few fields is no torn write (a row is one write with its
+	// newline) but an edit: an error naming it, and the file as it was.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, MetaFile), meta, 0o644)
-	os.WriteFile(filepath.Join(dir, RowsFile), append(full[:lastStart+10:lastStart+10], '\n'), 0o644)
-	if _, torn, err := Resume(dir); err != nil || torn == nil || torn.Line != 4 {
-		t.Fatalf("short last line: torn %+v, %v", torn, err)
+	edited := append(full[:lastStart+10:lastStart+10], '\n')
+	os.WriteFile(filepath.Join(dir, RowsFile), edited, 0o644)
+	if _, torn, err := Resume(dir); err == nil || !strings.Contains(err.Error(), "rows.csv:4: the row has") || !strings.Contains(err.Error(), "it is the last line") {
+		t.Fatalf("short last line: torn %+v, %v; want an error naming line 4", torn, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, RowsFile)); !bytes.Equal(got, edited) {
+		t.Fatal("Resume changed a file it refused")
 	}
 }
 
@@ -212,7 +217,7 @@ func TestCorruptFiles(t *testing.T) {
 		{"empty rows", meta, "", "rows.csv: the file is empty"},
 		{"foreign version", strings.Replace(meta, "smart-dataset/1", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
 		{"meta not JSON", "{\"format\": smart", header, "meta.json: invalid JSON at byte"},
-		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: json: unknown field "tool"`},
+		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: "tool" is not a field of the format`},
 		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a JSON number where a string is expected`},
 		{"meta bad source", strings.Replace(meta, `["measured"]`, `["guessed"]`, 1), header, `field "sources[0]" is "guessed"`},
 	} {

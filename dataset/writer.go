@@ -45,10 +45,11 @@ type Writer struct {
 // Create starts a new data set in dir (created if missing). It refuses a directory that already
 // holds one. Format, Created and Tool are filled in when empty.
 func Create(dir string, meta Meta) (*Writer, error) {
-	for _, name := range []string{MetaFile, RowsFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return nil, fmt.Errorf("%s already holds a data set (it has %s); resume it or choose another directory", dir, name)
-		}
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err == nil {
+		return nil, fmt.Errorf("%s already holds a data set (it has %s); choose another directory", dir, MetaFile)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RowsFile)); err == nil {
+		return nil, fmt.Errorf("%s has %s but no %s, which says what its rows are: restore %[3]s, or choose another directory", dir, RowsFile, MetaFile)
 	}
 	if meta.Format == "" {
 		meta.Format = Format
@@ -94,16 +95,24 @@ func Resume(dir string) (*Writer, *Torn, error) {
 			return nil, nil, err
 		}
 	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Two runs appending to one data set would each skip only their own rows and write the
+	// other's again: the second is refused while the first holds the lock (until it closes or
+	// dies).
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is being written by another run (%w); wait for it to end or choose another directory", dir, err)
+	}
 	w := &Writer{dir: dir, meta: meta, cols: cols, done: map[string]struct{}{}}
 	torn, err := scanRows(path, meta.Params, func(m smart.Measurement) error {
 		w.done[Key(m)] = struct{}{}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-	if err != nil {
+		f.Close()
 		return nil, nil, err
 	}
 	if torn != nil {
@@ -157,11 +166,13 @@ func sameRun(old, cur Meta) error {
 	case !reflect.DeepEqual(old.Shard, cur.Shard):
 		return fmt.Errorf("it is shard %v, now %v", old.Shard, cur.Shard)
 	}
-	if old.Plan == nil || cur.Plan == nil {
-		if old.Plan != cur.Plan {
-			return errors.New("one of the two runs has no sampling plan")
-		}
+	switch {
+	case old.Plan == nil && cur.Plan == nil:
 		return nil
+	case cur.Plan == nil:
+		return errors.New("smart bench measured it to a sampling plan; a tuning record (--record) needs a directory of its own")
+	case old.Plan == nil:
+		return errors.New("it has no sampling plan (a tuning record or an import); smart bench needs a directory of its own")
 	}
 	return old.Plan.diff(*cur.Plan)
 }

@@ -140,7 +140,7 @@ func TestGenerateTinyKeepAndCancel(t *testing.T) {
 	var out, errb bytes.Buffer
 	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	dir := filepath.Join(t.TempDir(), "set")
-	if code := run(ctx, e, []string{"generate", "--dims", "3", "--order", "2", "--count", "5", "--out", dir}); code == 0 || !strings.Contains(errb.String(), "context canceled") {
+	if code := run(ctx, e, []string{"generate", "--dims", "3", "--order", "2", "--count", "5", "--out", dir}); code == 0 || !strings.HasSuffix(errb.String(), ": interrupted\n") {
 		t.Errorf("cancelled: exit %d, stderr %q; want a failure saying so", code, errb.String())
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

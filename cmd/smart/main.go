@@ -87,6 +87,10 @@ func run(ctx context.Context, e *env, args []string) int {
 		case errors.As(err, new(usageError)):
 			fmt.Fprintf(e.stderr, "smart %s: %v\nRun 'smart %s --help' for usage.\n", c.name, err, c.name)
 			return 2
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			// Ctrl-C: say so in the user's words, not the context package's.
+			fmt.Fprintf(e.stderr, "smart %s: %s\n", c.name, strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
+			return 1
 		default:
 			fmt.Fprintf(e.stderr, "smart %s: %v\n", c.name, err)
 			return 1
