@@ -95,7 +95,7 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 				return err
 			}
 		}
-		picks := s.thompson(nil, c.Batch)
+		picks := s.thompson(nil, min(c.Batch, r.Left())) // a huge --batch ranks no more than can run
 		if pt != nil && pt.err != nil {
 			return pt.err // a refilled pool's settings asked the prior
 		}
