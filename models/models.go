@@ -198,10 +198,24 @@ func ParseParams(s string) (map[string]string, error) {
 	return p, nil
 }
 
+// ParamError marks an error in the hyper-parameters a kind was given (smart train --param), as
+// against one in the data: the caller can tell the user the fix is in the command line.
+type ParamError struct{ Err error }
+
+func (e ParamError) Error() string { return e.Err.Error() }
+func (e ParamError) Unwrap() error { return e.Err }
+
 // ApplyParams sets hyper-parameters from "name=value" strings into the pointers of known (each
 // an *int, *float64, *bool or *string), so every kind parses its parameters the same way. An
-// unknown name or a value of the wrong type is an error naming the parameter.
+// unknown name or a value of the wrong type is a ParamError naming the parameter.
 func ApplyParams(params map[string]string, known map[string]any) error {
+	if err := applyParams(params, known); err != nil {
+		return ParamError{err}
+	}
+	return nil
+}
+
+func applyParams(params map[string]string, known map[string]any) error {
 	for _, name := range slices.Sorted(maps.Keys(params)) {
 		v := params[name]
 		dst, ok := known[name]

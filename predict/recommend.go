@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"smart"
 )
@@ -238,12 +239,20 @@ func (r *Recommendation) versus(have string) *Versus {
 	return v
 }
 
-// FormatUSD writes an amount of dollars with the digits that matter ("-" for none).
+// FormatUSD writes an amount of dollars with the digits that matter ("-" for none): whole
+// dollars from $100, cents from $1, four decimals from a cent, and three significant digits
+// below a cent and from a million dollars up (in e-notation beyond 1e-4 and 1e6). A fixed number
+// of decimals would print $0.0000 for every GPU of a short workload, whose costs still differ,
+// and hundreds of digits for a huge one.
 func FormatUSD(v *float64) string {
 	if v == nil {
 		return "-"
 	}
 	switch a := math.Abs(*v); {
+	case a == 0:
+		return "$0"
+	case a >= 1e6 || a < 0.01 || math.IsNaN(a):
+		return "$" + strconv.FormatFloat(*v, 'g', 3, 64)
 	case a >= 100:
 		return fmt.Sprintf("$%.0f", *v)
 	case a >= 1:

@@ -55,7 +55,7 @@ func TestRankAll(t *testing.T) {
 	if h == nil || h.Speedup != 3 || h.CheapestSpeedup != 0.75 || h.CostRatio != 0 {
 		t.Fatalf("have: %+v", h)
 	}
-	if want := "the fast-dear is predicted 3.00x faster than your owned; if you rent, the slow-cheap does the most steps per dollar (0.75x your speed, $0.0010 per 1000 steps)"; h.Advice != want {
+	if want := "the fast-dear is predicted 3.00x faster than your owned; if you rent, the slow-cheap does the most steps per dollar (0.75x your speed, $0.001 per 1000 steps)"; h.Advice != want {
 		t.Errorf("advice %q\nwant   %q", h.Advice, want)
 	}
 
@@ -115,4 +115,40 @@ func ExampleWorkload() {
 	// Output:
 	// 100000 steps
 	// 2.5 hours
+}
+
+// TestFormatUSD checks that amounts keep three significant digits or more at every scale: a
+// short workload's costs (fractions of a cent) must still differ, and a huge one stay short.
+func TestFormatUSD(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{0, "$0"},
+		{2.47e-7, "$2.47e-07"},
+		{1.2e-5, "$1.2e-05"},
+		{0.00012345, "$0.000123"},
+		{0.001, "$0.001"},
+		{0.0099996, "$0.01"},
+		{0.0552, "$0.0552"},
+		{0.1193, "$0.1193"},
+		{1.5, "$1.50"},
+		{123.4, "$123"},
+		{999999.4, "$999999"},
+		{2.5e6, "$2.5e+06"},
+		{3.4e296, "$3.4e+296"},
+	}
+	for _, tc := range tests {
+		if got := FormatUSD(&tc.v); got != tc.want {
+			t.Errorf("FormatUSD(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if got := FormatUSD(nil); got != "-" {
+		t.Errorf("FormatUSD(nil) = %q, want -", got)
+	}
+	// Costs of 10 steps on GPUs whose cost ranks differ print differently.
+	a, b := 1.23e-6, 1.31e-6
+	if FormatUSD(&a) == FormatUSD(&b) {
+		t.Errorf("%v and %v both print %s", a, b, FormatUSD(&a))
+	}
 }

@@ -28,8 +28,21 @@ func (m *Random) Search(ctx context.Context, r *Run) error {
 	}
 	batch := max(1, m.Batch)
 	for s.left() > 0 {
-		cs := make([]Candidate, 0, batch)
-		for len(cs) < batch {
+		// A round draws no more than the budget can still evaluate and the space still holds:
+		// a Batch far above either would otherwise allocate and draw settings never run.
+		n := min(batch, r.Left())
+		if left := s.left(); left < uint64(n) {
+			n = int(left)
+		}
+		// Without a budget n can still be the whole space: grow the round as it is drawn.
+		cs := make([]Candidate, 0, min(n, 1<<12))
+		for len(cs) < n {
+			// Drawing a large round takes a while: let Ctrl-C end it.
+			if len(cs)%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			c, ok, err := s.next(r.rng)
 			if err != nil {
 				return err

@@ -54,6 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"show", "-", "-"}, "given twice"},
 		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
+		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel is -1"},
 	} {
 		if code, _, errs := runCLI(t, "{}", c.args...); code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)

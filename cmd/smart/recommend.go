@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"smart/catalog"
 	"smart/internal/atomicfile"
 	"smart/predict"
 )
@@ -68,6 +69,9 @@ Examples:
 	if err != nil {
 		return err
 	}
+	if err := checkGPUNames(p.Catalog, gpus, *have); err != nil {
+		return err
+	}
 	inputs, err := predictInputs(e, rest)
 	if err != nil {
 		return err
@@ -108,6 +112,24 @@ Examples:
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", *htmlOut)
+	}
+	return nil
+}
+
+// checkGPUNames looks up the GPUs named on the command line before any prediction, so that a
+// misspelt one is a usage error (exit 2) as in tune, not a failure of the first stencil.
+func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
+	for _, n := range gpus {
+		if _, err := cat.Lookup(n); err != nil {
+			return usagef("--gpus: %v", err)
+		}
+	}
+	if have == "" {
+		return nil
+	}
+	// A GPU that does not run CUDA is left to Recommend, which says so (exit 1, as in predict).
+	if _, err := cat.Lookup(have); err != nil {
+		return usagef("--have: %v", err)
 	}
 	return nil
 }

@@ -54,10 +54,7 @@ Examples:
 	case *regs < 0 || *sharedKB < 0:
 		return usagef("--gpu-regs and --shared-kb must be positive")
 	}
-	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return err
-	}
+	// The GPU before the stencil: a misspelt name is a usage error (exit 2), as in tune.
 	gpu := smart.SM80()
 	if *gpuName != "" {
 		cat, err := catalog.Load(*catFile)
@@ -65,8 +62,12 @@ Examples:
 			return err
 		}
 		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return err
+			return usagef("--gpu: %v", err)
 		}
+	}
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
 	}
 	if *regs > 0 {
 		gpu.MaxRegsPerThread = *regs

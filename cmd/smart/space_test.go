@@ -152,7 +152,8 @@ func TestSpaceUsageErrors(t *testing.T) {
 		{[]string{"space", "j3d7pt", "--oc", "BM_CM"}, 2, "exclude each other"},
 		{[]string{"space", "j3d7pt", "--oc", "ST", "--sample", "2", "--check", "bx=1"}, 2, "not both"},
 		{[]string{"space", "j3d7pt", "--oc", "ST", "--check", "bx"}, 2, "not of the form name=value"},
-		{[]string{"space", "j3d7pt", "--gpu", "nosuchgpu"}, 1, "unknown GPU"},
+		{[]string{"space", "j3d7pt", "--gpu", "nosuchgpu"}, 2, "unknown GPU"},
+		{[]string{"space", "nosuchfile.json", "--gpu", "nosuchgpu"}, 2, "unknown GPU"}, // before the stencil is read
 		{[]string{"space", "nosuchfile.json"}, 1, "stencil file nosuchfile.json"},
 	}
 	for _, tc := range tests {

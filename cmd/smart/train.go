@@ -132,7 +132,7 @@ Examples:
 		bar.Update(0)
 		p, err := train.CrossValidate(ctx, all, *kindName, set, *cv, *seed, params, bar.Update)
 		if err != nil {
-			return fmt.Errorf("cross-validation: %w", err)
+			return paramUsage(fmt.Errorf("cross-validation: %w", err))
 		}
 		r := train.Score(set, p)
 		r.Kind, r.Folds = *kindName, *cv
@@ -152,7 +152,7 @@ Examples:
 		bar.Update(r.Round)
 	})
 	if err != nil {
-		return err
+		return paramUsage(err)
 	}
 	if bar != nil && last < bar.total {
 		bar.Update(bar.total) // early stopping ended before the last round
@@ -187,6 +187,15 @@ Examples:
 	}
 	fmt.Fprintf(w, "wrote %s\n", out)
 	return nil
+}
+
+// paramUsage makes a kind's refusal of its hyper-parameters a usage error (exit 2): the fix is
+// in --param, not in the data.
+func paramUsage(err error) error {
+	if errors.As(err, new(models.ParamError)) {
+		return usagef("--param: %v", err)
+	}
+	return err
 }
 
 // trainResult is what smart train --json prints.

@@ -149,10 +149,10 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--task", "guess", "--data", data, "-o", "x"}, 2, "unknown task"},
 		{[]string{"train", "--task", "runtime", "--model", "svm", "--data", data, "-o", "x"}, 2, "known kinds: cart"},
 		{[]string{"train", "--task", "select", "--model", "forest", "--data", data, "-o", "x"}, 2, "cannot learn the select task"},
-		{[]string{"train", "--task", "runtime", "--data", data, "--param", "rounds=x", "-o", filepath.Join(t.TempDir(), "m")}, 1, "rounds"},
+		{[]string{"train", "--task", "runtime", "--data", data, "--param", "rounds=x", "-o", filepath.Join(t.TempDir(), "m")}, 2, "rounds"},
 		{[]string{"train", "--task", "runtime", "--data", filepath.Join(data, "missing"), "-o", "x"}, 1, "not a data set"},
 		{[]string{"train", "--task", "runtime", "--data", data, "-o", filepath.Join(data, "no", "m")}, 1, "does not exist"},
-		{[]string{"train", "--task", "runtime", "--data", data, "--param", "lambda=NaN", "-o", filepath.Join(t.TempDir(), "m")}, 1, "not a finite number"},
+		{[]string{"train", "--task", "runtime", "--data", data, "--param", "lambda=NaN", "-o", filepath.Join(t.TempDir(), "m")}, 2, "not a finite number"},
 		{[]string{"eval", bad, "--data", data}, 1, bad},
 		{[]string{"eval", "--data", data}, 2, "one model file"},
 		{[]string{"eval", bad, "--data", data + "," + data + "/"}, 2, "is given twice"},
@@ -263,5 +263,43 @@ func TestTrainSelectDims(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Rows != 1 {
 			t.Errorf("eval of the %s-D selection model: exit %d, %d rows (want 1): %s", dims, code, rep.Rows, errs)
 		}
+	}
+}
+
+// TestTrainParamErrors: a hyper-parameter a kind refuses is a usage error (exit 2) naming it,
+// like a malformed --param, whether the kind judges it alone or against the data.
+func TestTrainParamErrors(t *testing.T) {
+	data := trainFixture(t)
+	tests := []struct {
+		task, kind, param string
+		want              string
+	}{
+		{"select", "gbdt", "rounds=0", "rounds is 0"},
+		{"select", "gbdt", "learning_rate=-1", "learning_rate is -1"},
+		{"runtime", "gbdt", "growth=foo", "growth"},
+		{"runtime", "gbdt", "nosuch=1", "unknown hyper-parameter"},
+		{"runtime", "gbdt", "max_bins=1", "max_bins is 1"},
+		{"runtime", "forest", "max_bins=1", "max_bins is 1"},
+		{"runtime", "forest", "trees=0", "trees"},
+		{"runtime", "cart", "criterion=gini", "criterion"},
+		{"runtime", "knn", "k=0", "k is 0"},
+		{"runtime", "knn", "max_rows=1", "max_rows=1 keeps only 1 training rows"},
+		{"runtime", "mlp", "layers=0", "layers=0"},
+		{"select", "fcnet", "epochs=x", "epochs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind+"/"+tc.param, func(t *testing.T) {
+			code, _, errs := runCLI(t, "", "train", "--task", tc.task, "--model", tc.kind, "--param", tc.param, "--cv", "2",
+				"-o", filepath.Join(t.TempDir(), "m"), "--data", data)
+			if code != 2 || !strings.Contains(errs, "--param") || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and --param: ...%s", code, errs, tc.want)
+			}
+		})
+	}
+	// Parameters the kinds accept still train.
+	code, _, errs := runCLI(t, "", "train", "--task", "runtime", "--model", "gbdt", "--data", data, "--param", "rounds=5,max_bins=16",
+		"--cv", "0", "-o", filepath.Join(t.TempDir(), "m"))
+	if code != 0 {
+		t.Errorf("valid parameters: exit %d: %s", code, errs)
 	}
 }

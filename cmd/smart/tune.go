@@ -27,20 +27,20 @@ import (
 
 // tuneOutput is what smart tune --json prints.
 type tuneOutput struct {
-	Method      string            `json:"method"`
-	Seed        uint64            `json:"seed"`
-	Kernel      string            `json:"kernel"` // stencil name or foreign kernel
-	GPU         string            `json:"gpu"`
-	BestOC      smart.Combination `json:"best_oc"`
-	BestSetting smart.Setting     `json:"best_setting"`
-	BestTimeMs  *float64          `json:"best_time_ms"` // null when nothing ran successfully
-	Objective   string            `json:"objective"`
-	Source      smart.Source      `json:"source"`
-	Device      string            `json:"device,omitempty"`
-	Evaluations int               `json:"evaluations"`
-	Failures    int               `json:"failures"`
-	Stop        tuner.Stop        `json:"stop"`
-	Seconds     float64           `json:"seconds"`
+	Method      string             `json:"method"`
+	Seed        uint64             `json:"seed"`
+	Kernel      string             `json:"kernel"` // stencil name or foreign kernel
+	GPU         string             `json:"gpu"`
+	BestOC      *smart.Combination `json:"best_oc"`      // null when nothing ran successfully
+	BestSetting smart.Setting      `json:"best_setting"` // null when nothing ran successfully
+	BestTimeMs  *float64           `json:"best_time_ms"` // null when nothing ran successfully
+	Objective   string             `json:"objective"`
+	Source      smart.Source       `json:"source"`
+	Device      string             `json:"device,omitempty"`
+	Evaluations int                `json:"evaluations"`
+	Failures    int                `json:"failures"`
+	Stop        tuner.Stop         `json:"stop"`
+	Seconds     float64            `json:"seconds"`
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
 	OCs        []string `json:"ocs"` // the variants searched, in rank order
@@ -235,6 +235,14 @@ Examples:
 			return err
 		}
 	}
+	// A search that found nothing failed, whatever it printed: a script must not take the
+	// empty result for a tuned kernel.
+	if res.Best.Setting == nil {
+		if interrupted {
+			return fmt.Errorf("interrupted after %d evaluations, none of which ran successfully: %w", res.Evaluations, err)
+		}
+		return noneRan(res, *timeLimit)
+	}
 	if *emitPath != "" {
 		if err := t.emit(*emitPath, res); err != nil {
 			return err
@@ -244,6 +252,23 @@ Examples:
 		return fmt.Errorf("interrupted after %d evaluations; the best so far is printed above: %w", res.Evaluations, err)
 	}
 	return nil
+}
+
+// noneRan is the error of a search that ended without a successful evaluation: why none
+// finished, or what the first failure was.
+func noneRan(res tuner.Result, timeLimit time.Duration) error {
+	if res.Evaluations == 0 {
+		if res.Stop == tuner.StopTime {
+			return fmt.Errorf("%s: the --time limit of %s ran out before any evaluation finished; give it more time", res.Method, timeLimit)
+		}
+		return fmt.Errorf("%s: the search ended (%s) before any evaluation finished", res.Method, res.Stop)
+	}
+	f := res.Failures[0].Measurement
+	why := string(f.Status)
+	if f.Error != "" {
+		why += ": " + f.Error
+	}
+	return fmt.Errorf("%s: no setting ran successfully in %d evaluations (stopped: %s); the first failure: %s", res.Method, res.Evaluations, res.Stop, why)
 }
 
 // tuneSetup is the problem a command line describes and what it needs to print the result.
@@ -580,7 +605,8 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 	if res.Best.Setting != nil {
 		v := res.Best.Value
 		o.BestTimeMs = &v
-		o.BestOC = t.problem.Variants[res.Best.Variant].OC
+		oc := t.problem.Variants[res.Best.Variant].OC
+		o.BestOC = &oc
 		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
 	}
 	if asJSON {
@@ -588,7 +614,10 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 	}
 	w := t.e.stdout
 	if o.BestTimeMs == nil {
-		fmt.Fprintf(w, "%s found no setting that runs: all %d evaluations failed\n", res.Method, res.Evaluations)
+		// runTune then fails, saying why; with no evaluation there is nothing to report here.
+		if res.Evaluations > 0 {
+			fmt.Fprintf(w, "%s found no setting that runs: all %d evaluations failed\n", res.Method, res.Evaluations)
+		}
 		return nil
 	}
 	what := o.Kernel

@@ -309,3 +309,50 @@ func TestTuneBenchCLI(t *testing.T) {
 		t.Errorf("unknown strategy: exit %d, %q", code, errs)
 	}
 }
+
+// TestTuneNothingRan: a search that ends without a successful evaluation exits 1 saying why,
+// the time limit or the failures, and its --json claims no best OC, setting or time.
+func TestTuneNothingRan(t *testing.T) {
+	// Every configuration of this cache failed.
+	failed := filepath.Join(t.TempDir(), "failed.json")
+	if err := os.WriteFile(failed, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2,3]},
+		"objective":"time","cache":{"1":{"time":"RuntimeFailedConfig"},"2":{"time":"CompilationFailedConfig"},"3":{"time":"RuntimeFailedConfig"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		args       []string
+		stdoutHas  string // in the text output
+		stderrHas  string
+		evaluation float64
+	}{
+		{"time ran out", []string{"j2d5pt", "--evaluator", "sim", "--method", "random", "--time", "1ns"},
+			"", "--time limit of 1ns ran out before any evaluation finished", 0},
+		{"all failed", []string{"--evaluator", "replay:" + failed, "--method", "random", "--budget", "2"},
+			"random found no setting that runs: all 2 evaluations failed", "no setting ran successfully in 2 evaluations", 2},
+		{"all failed, space spent", []string{"--evaluator", "replay:" + failed, "--method", "exhaustive"},
+			"all 3 evaluations failed", "the first failure:", 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, errs := runCLI(t, "", append([]string{"tune"}, c.args...)...)
+			if code != 1 || !strings.Contains(errs, c.stderrHas) || (c.stdoutHas == "" && stdout != "") || !strings.Contains(stdout, c.stdoutHas) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, stdout %q, stderr with %q", code, stdout, errs, c.stdoutHas, c.stderrHas)
+			}
+			code, stdout, errs = runCLI(t, "", append([]string{"tune", "--json"}, c.args...)...)
+			var out map[string]any
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatalf("--json printed %q: %v", stdout, err)
+			}
+			if code != 1 || !strings.Contains(errs, c.stderrHas) || out["evaluations"] != c.evaluation {
+				t.Errorf("--json: exit %d, %v evaluations, stderr %q; want exit 1, %v evaluations, stderr with %q",
+					code, out["evaluations"], errs, c.evaluation, c.stderrHas)
+			}
+			for _, k := range []string{"best_oc", "best_setting", "best_time_ms"} {
+				if v, ok := out[k]; ok && v != nil {
+					t.Errorf("--json claims %s %v with nothing run successfully", k, v)
+				}
+			}
+		})
+	}
+}

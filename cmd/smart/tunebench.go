@@ -101,6 +101,8 @@ Examples:
 		return usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
 	case *seeds < 1 || *randomSeeds < 1 || *budget < 1:
 		return usagef("--seeds, --random-seeds and --budget must be at least 1")
+	case *parallel < 0:
+		return usagef("--parallel is %d; give 0 (one search per CPU) or more", *parallel)
 	case !(*share > 0 && *share <= 1):
 		return usagef("--share must lie in (0, 1]")
 	}

@@ -63,7 +63,7 @@ Examples:
 			return err
 		}
 		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return err
+			return usagef("--gpu: %v", err) // a misspelt name is a usage error, as in tune
 		}
 	}
 	tools, err := cuda.FindTools()

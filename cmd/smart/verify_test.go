@@ -46,3 +46,15 @@ func TestVerifyNeedsCompilers(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestVerifyUnknownGPU: a GPU name the catalogue lacks is a usage error (exit 2), as in tune,
+// found before the compilers are looked for.
+func TestVerifyUnknownGPU(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, gpu := range []string{"nosuch", "a1000"} {
+		code, _, errs := runCLI(t, evilStencil, "verify", "-", "--gpu", gpu)
+		if code != 2 || !strings.Contains(errs, "--gpu: unknown GPU") {
+			t.Errorf("--gpu %s: exit %d, stderr %q; want exit 2 and --gpu: unknown GPU", gpu, code, errs)
+		}
+	}
+}

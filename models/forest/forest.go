@@ -59,6 +59,8 @@ func (p Params) check() error {
 		return fmt.Errorf("sample_fraction is %v; use a value in (0, 1]", p.SampleFrac)
 	case p.FeatureFrac <= 0 || p.FeatureFrac > 1:
 		return fmt.Errorf("feature_fraction is %v; use a value in (0, 1]", p.FeatureFrac)
+	case p.MaxBins < 2 || p.MaxBins > hist.MaxBins:
+		return fmt.Errorf("max_bins is %d; use 2 to %d", p.MaxBins, hist.MaxBins)
 	}
 	return p.treeParams().Check()
 }
@@ -77,7 +79,7 @@ type Model struct {
 // the out-of-bag error of the trees so far.
 func Train(ctx context.Context, d *models.Data, p Params, report func(models.Round)) (*Model, error) {
 	if err := p.check(); err != nil {
-		return nil, fmt.Errorf("forest: %w", err)
+		return nil, fmt.Errorf("forest: %w", models.ParamError{Err: err})
 	}
 	if err := d.Check(); err != nil {
 		return nil, fmt.Errorf("forest: training data: %w", err)

@@ -73,6 +73,8 @@ func (p Params) check() error {
 		return fmt.Errorf("colsample is %v; use a value in (0, 1]", p.ColSample)
 	case p.EarlyStop < 0:
 		return fmt.Errorf("early_stop is %d; use 0 (off) or more", p.EarlyStop)
+	case p.MaxBins < 2 || p.MaxBins > hist.MaxBins:
+		return fmt.Errorf("max_bins is %d; use 2 to %d", p.MaxBins, hist.MaxBins)
 	}
 	return p.treeParams().Check()
 }
@@ -98,7 +100,7 @@ type Model struct {
 // (ValidFraction) is held out for validation. report, if not nil, is called after every round.
 func Train(ctx context.Context, train, valid *models.Data, p Params, report func(models.Round)) (*Model, error) {
 	if err := p.check(); err != nil {
-		return nil, fmt.Errorf("gbdt: %w", err)
+		return nil, fmt.Errorf("gbdt: %w", models.ParamError{Err: err})
 	}
 	if err := train.Check(); err != nil {
 		return nil, fmt.Errorf("gbdt: training data: %w", err)

@@ -46,18 +46,25 @@ type CART struct {
 	cols   int
 }
 
+func (p CARTParams) check() error {
+	switch {
+	case p.Criterion != "mse" && p.Criterion != "mae":
+		return fmt.Errorf("criterion is %q; use mse or mae", p.Criterion)
+	case p.MaxDepth < -1 || p.MaxDepth == 0:
+		return fmt.Errorf("max_depth is %d; use -1 (no limit) or 1 or more", p.MaxDepth)
+	case p.MaxRows < 2:
+		return fmt.Errorf("max_rows is %d; use 2 or more", p.MaxRows)
+	}
+	return nil
+}
+
 // TrainCART fits golearn's CART regressor to d (at most p.MaxRows rows of it).
 func TrainCART(ctx context.Context, d *models.Data, p CARTParams) (c *CART, err error) {
 	if err := d.Check(); err != nil {
 		return nil, fmt.Errorf("cart: training data: %w", err)
 	}
-	switch {
-	case p.Criterion != "mse" && p.Criterion != "mae":
-		return nil, fmt.Errorf("cart: criterion is %q; use mse or mae", p.Criterion)
-	case p.MaxDepth < -1 || p.MaxDepth == 0:
-		return nil, fmt.Errorf("cart: max_depth is %d; use -1 (no limit) or 1 or more", p.MaxDepth)
-	case p.MaxRows < 2:
-		return nil, fmt.Errorf("cart: max_rows is %d; use 2 or more", p.MaxRows)
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("cart: %w", models.ParamError{Err: err})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -240,25 +247,36 @@ type KNN struct {
 	cols   int
 }
 
+func (p KNNParams) check() error {
+	switch {
+	case p.Distance != "euclidean" && p.Distance != "manhattan":
+		return fmt.Errorf("distance is %q; use euclidean or manhattan", p.Distance)
+	case p.MaxRows < 1:
+		return fmt.Errorf("max_rows is %d; use 1 or more", p.MaxRows)
+	case p.K < 1:
+		return fmt.Errorf("k is %d; use 1 or more", p.K)
+	}
+	return nil
+}
+
 // TrainKNN stores at most p.MaxRows rows of d in golearn's KNN regressor.
 func TrainKNN(ctx context.Context, d *models.Data, p KNNParams) (*KNN, error) {
 	if err := d.Check(); err != nil {
 		return nil, fmt.Errorf("knn: training data: %w", err)
 	}
-	switch {
-	case p.Distance != "euclidean" && p.Distance != "manhattan":
-		return nil, fmt.Errorf("knn: distance is %q; use euclidean or manhattan", p.Distance)
-	case p.MaxRows < 1:
-		return nil, fmt.Errorf("knn: max_rows is %d; use 1 or more", p.MaxRows)
-	case p.K < 1:
-		return nil, fmt.Errorf("knn: k is %d; use 1 or more", p.K)
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("knn: %w", models.ParamError{Err: err})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	X, Y := capRows(d, p.MaxRows, p.Seed)
 	if p.K > len(X) {
-		return nil, fmt.Errorf("knn: k is %d but there are only %d training rows", p.K, len(X))
+		err := fmt.Errorf("k is %d but there are only %d training rows", p.K, len(X))
+		if len(X) < d.Rows() {
+			err = fmt.Errorf("k is %d but max_rows=%d keeps only %d training rows", p.K, p.MaxRows, len(X))
+		}
+		return nil, fmt.Errorf("knn: %w", models.ParamError{Err: err})
 	}
 	p.RowsUsed = len(X)
 	flat := make([]float64, 0, len(X)*len(d.Features))

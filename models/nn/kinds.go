@@ -144,6 +144,9 @@ func parseLayers(name, s string) ([]int, error) {
 func Train(ctx context.Context, kind string, train, valid *models.Data, params map[string]string, report func(models.Round)) (*Net, error) {
 	h, err := ParseHyper(kind, params)
 	if err != nil {
+		err = models.ParamError{Err: err}
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := train.Check(); err != nil {

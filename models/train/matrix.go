@@ -75,6 +75,7 @@ type source struct {
 	dir  string
 	meta dataset.Meta
 	rows []smart.Measurement
+	read int // rows in the data set, before Options.Dims drops any: what labels.json counts
 }
 
 // Load reads data set directories and builds the matrix of opt.Task: a row per stencil and GPU
@@ -97,7 +98,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading data set %s: %w", dir, err)
 		}
-		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows})
+		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows, read: len(rows)})
 	}
 	s := &Set{Stencils: map[string]*smart.Stencil{}, GPUs: map[string]smart.GPU{}}
 	kernel, err := kernelOf(srcs)
@@ -347,6 +348,12 @@ func (s *Set) selectRows(srcs []source, f *Featurizer) error {
 		labels, err := dataset.ReadLabels(src.dir)
 		if err != nil {
 			return fmt.Errorf("%w (run smart dataset label %s)", err, src.dir)
+		}
+		// Rows appended since the labelling (smart tune --record, a resumed smart bench) would
+		// be left out of the labels without a word: the best OCs may have changed.
+		if labels.Rows != src.read {
+			return fmt.Errorf("%s: %s was computed from %d rows, but the data set now holds %d; run smart dataset label %s again",
+				src.dir, dataset.LabelsFile, labels.Rows, src.read, src.dir)
 		}
 		classes := make([]models.Class, len(labels.Classes))
 		for i, c := range labels.Classes {

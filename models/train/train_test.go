@@ -2,7 +2,9 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -360,5 +362,81 @@ func TestHoldout(t *testing.T) {
 	}
 	if _, _, err := Holdout(context.Background(), kinds.All(), "gbdt", set, "H100", nil, nil); err == nil || !strings.Contains(err.Error(), "no rows") {
 		t.Errorf("unknown GPU: %v", err)
+	}
+}
+
+// TestLoadSelectStaleLabels: rows appended to a labelled data set (smart tune --record, a
+// resumed smart bench) make its labels.json stale; the selection matrix refuses it, naming both
+// counts and the fix, until the set is labelled again. The runtime matrix needs no labels.
+func TestLoadSelectStaleLabels(t *testing.T) {
+	tests := []struct {
+		name    string
+		appends int
+		relabel bool
+		opt     Options
+		want    string // in the error; "" for none
+	}{
+		{"fresh labels", 0, false, Options{Task: models.Select}, ""},
+		{"fresh labels, dims kept", 0, false, Options{Task: models.Select, Dims: 3}, ""},
+		{"rows appended", 3, false, Options{Task: models.Select}, "labels.json was computed from %d rows, but the data set now holds %d; run smart dataset label %s again"},
+		{"rows appended, dims kept", 3, false, Options{Task: models.Select, Dims: 3}, "labels.json was computed from %d rows, but the data set now holds %d; run smart dataset label %s again"},
+		{"rows appended, runtime", 3, false, Options{Task: models.Runtime}, ""},
+		{"rows appended and labelled again", 3, true, Options{Task: models.Select}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := synthDataSet(t, 6, []string{"A100-40GB"}, 4)
+			labels, err := dataset.ReadLabels(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.appends > 0 {
+				appendRows(t, dir, tc.appends)
+			}
+			if tc.relabel {
+				if _, err := dataset.Label(dir, 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = Load([]string{dir}, tc.opt)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want := fmt.Sprintf(tc.want, labels.Rows, labels.Rows+tc.appends, dir)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v; want one saying %q", err, want)
+			}
+		})
+	}
+}
+
+// appendRows appends n new ok rows to the data set in dir, as smart tune --record does.
+func appendRows(t *testing.T, dir string, n int) {
+	t.Helper()
+	meta, rows, err := dataset.ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := dataset.OpenWriter(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for added := 0; added < n; {
+		m := rows[0]
+		m.Setting = randomSetting(3, m.OC, rng)
+		if w.Has(m) {
+			continue
+		}
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+		added++
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
