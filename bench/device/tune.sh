@@ -20,8 +20,10 @@ nvcc --version | tail -1
 for run in "$@"; do
   m=${run%%:*} s=${run##*:}
   f="$out/${TAG:+$TAG-}$m-s$s"
-  # shellcheck disable=SC2086 # TUNE_FLAGS is a list of flags
-  timeout -s INT $((limit + 120)) $smart tune "$stencil" --evaluator cuda --method "$m" --batch 4 \
+  batch=""
+  case $m in random | bayes) batch="--batch 4" ;; esac # the pipeline runs 4 per generation itself
+  # shellcheck disable=SC2086 # TUNE_FLAGS and batch are lists of flags
+  timeout -s INT $((limit + 120)) $smart tune "$stencil" --evaluator cuda --method "$m" $batch \
     --budget 400 --time "${limit}s" --seed "$s" --build-dir "/tmp/build-${TAG:+$TAG-}$m-$s" --json \
     --trace "$f.csv" --emit "$f.cu" ${TUNE_FLAGS:-} >"$f.json" 2>"$f.log"
   echo "${TAG:+$TAG }$m seed $s: exit $?"

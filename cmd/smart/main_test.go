@@ -36,6 +36,7 @@ func TestAMDRefused(t *testing.T) {
 		{"tune", "j3d7pt", "--evaluator", "sim", "--gpu", "mi250x"},
 		{"bench", "--backend", "sim", "--gpu", "w6600", "--random", "1", "--out", t.TempDir()},
 		{"predict", "j3d7pt", "--gpu", "w7800"},
+		{"verify", "j2d5pt", "--gpu", "mi250x"},
 	} {
 		if code, out, errs := runCLI(t, "", args...); code == 0 || out != "" || !strings.Contains(errs, "only NVIDIA GPUs run them") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
@@ -55,6 +56,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
 		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel is -1"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--batch", "8"}, "iterml sizes its own"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--cut-ratio", "NaN"}, "--cut-ratio"},
 	} {
 		if code, _, errs := runCLI(t, "{}", c.args...); code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)

@@ -507,8 +507,11 @@ func (t *tuneSetup) size() int {
 }
 
 func tuneMethod(name, model string, pick, cut float64, initial, variants, batch int) (tuner.Method, error) {
-	if batch < 0 {
+	switch {
+	case batch < 0:
 		return nil, usagef("--batch is %d; use 0 (the method's own) or more", batch)
+	case batch > 0 && name != "random" && name != "bayes":
+		return nil, usagef("--batch sets the round of random and bayes; %s sizes its own", name)
 	}
 	switch name {
 	case "random":
@@ -521,7 +524,7 @@ func tuneMethod(name, model string, pick, cut float64, initial, variants, batch 
 			return nil, usagef("--model: %v", err)
 		}
 		m := &tuner.IterML{PickRatio: pick, CutRatio: cut, Model: mdl}
-		if pick <= 0 || pick > 1 || cut < 0 || cut >= 1 {
+		if !(pick > 0 && pick <= 1) || !(cut >= 0 && cut < 1) { // NaN too
 			return nil, usagef("--pick-ratio must lie in (0, 1] and --cut-ratio in [0, 1)")
 		}
 		return m, nil

@@ -65,6 +65,9 @@ Examples:
 		if gpu, err = cat.Lookup(*gpuName); err != nil {
 			return usagef("--gpu: %v", err) // a misspelt name is a usage error, as in tune
 		}
+		if err := gpu.RunsCUDA(); err != nil {
+			return usagef("--gpu: %v", err)
+		}
 	}
 	tools, err := cuda.FindTools()
 	if err != nil {
