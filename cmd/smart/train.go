@@ -60,7 +60,9 @@ growth (leafwise|depthwise), min_child_weight, min_data_in_leaf, lambda, min_gai
 colsample, max_bins, early_stop, valid_fraction, threads; forest trees, max_leaves, max_depth,
 min_data_in_leaf, feature_fraction, sample_fraction, max_bins, threads; cart max_depth,
 criterion (mse|mae), max_rows (golearn's CART is quadratic in rows: default 2000); knn k,
-distance (euclidean|manhattan), max_rows (default 20000).
+distance (euclidean|manhattan), max_rows (default 20000); mlp, fcnet, convnet, convmlp epochs,
+batch, lr, seed, hidden (units per layer, e.g. 256-128) or layers and width; convnet and
+convmlp also filters (e.g. 16-32) and pool; convmlp branch.
 
 Examples:
   smart train --task select --model gbdt --data runs/a100-sim -o models/select-a100.model
