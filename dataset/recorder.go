@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"smart"
 )
@@ -53,14 +54,15 @@ func (r *Recorder) Evaluate(ctx context.Context, q smart.Query) (smart.Measureme
 func (r *Recorder) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
 	out := make([]smart.Measurement, len(qs))
 	ids := make([]smart.Measurement, len(qs))
+	keys := make([]string, len(qs))
 	var todo []int
 	for i, q := range qs {
 		id, err := r.identity(q)
 		if err != nil {
 			return nil, err
 		}
-		ids[i] = id
-		if m, ok := r.rows[Key(id)]; ok {
+		ids[i], keys[i] = id, Key(id)
+		if m, ok := r.rows[keys[i]]; ok {
 			out[i] = m
 			r.recorded++
 			continue
@@ -72,28 +74,27 @@ func (r *Recorder) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart
 	}
 	got, evalErr := r.evaluate(ctx, qs, todo)
 	var rows []smart.Measurement
+	fresh := map[string]smart.Measurement{}
 	for k, i := range todo {
 		if k >= len(got) || got[k].Status == "" {
 			continue // cut off: evaluated again on resuming
+		}
+		if _, ok := fresh[keys[i]]; ok {
+			continue // asked twice in one batch: answered below
 		}
 		row, err := answerRow(ids[i], got[k])
 		if err != nil {
 			return nil, errors.Join(evalErr, err)
 		}
-		if _, ok := r.rows[Key(row)]; ok {
-			continue // asked twice in one batch
-		}
 		rows = append(rows, row)
-		r.rows[Key(row)] = row
-		out[i] = row
+		fresh[keys[i]] = row
 	}
 	if err := r.w.Append(rows...); err != nil {
 		return nil, errors.Join(evalErr, fmt.Errorf("recording in %s: %w", r.w.Dir(), err))
 	}
+	maps.Copy(r.rows, fresh) // only once written: the record answers nothing it does not hold
 	for _, i := range todo {
-		if out[i].Status == "" {
-			out[i] = r.rows[Key(ids[i])] // a second query of a variant of this batch
-		}
+		out[i] = r.rows[keys[i]] // zero where the batch was cut off first
 	}
 	return out, evalErr
 }
