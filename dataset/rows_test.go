@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -258,25 +259,40 @@ func TestCopyBandwidthRecord(t *testing.T) {
 		t.Fatalf("a data set without GPU runs: %v, %v", got, err)
 	}
 	at := time.Date(2026, 11, 22, 17, 8, 0, 0, time.UTC)
-	for _, gbs := range []float64{2934, 2985.25} {
-		if err := AppendCopyBandwidth(dir, CopyMeasurement{At: at, Device: "NVIDIA H100 80GB HBM3, rev 2", GBs: gbs}); err != nil {
+	path := filepath.Join(dir, CopyFile)
+	// A line of the three-field format (before the card was recorded), then two of today's.
+	if err := os.WriteFile(path, []byte("2026-11-22T17:08:00Z,NVIDIA H100 80GB HBM3; rev 2,2900.500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, gbs := range []float64{2934, 2985.25} {
+		c := CopyMeasurement{At: at, Device: "NVIDIA H100 80GB HBM3, rev 2", GBs: gbs, UUID: fmt.Sprintf("GPU-%d", i), Rows: 100 * (i + 1)}
+		if err := AppendCopyBandwidth(dir, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := AppendCopyBandwidth(dir, CopyMeasurement{At: at, Device: "x", GBs: math.NaN()}); err == nil {
-		t.Error("NaN GB/s recorded")
+	for _, bad := range []CopyMeasurement{
+		{At: at, Device: "x", GBs: math.NaN()},
+		{At: at, Device: "x", GBs: 1, UUID: "GPU-1,2"},
+		{At: at, Device: "x", GBs: 1, Rows: -1},
+	} {
+		if err := AppendCopyBandwidth(dir, bad); err == nil {
+			t.Errorf("%+v recorded", bad)
+		}
 	}
-	path := filepath.Join(dir, CopyFile)
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("2026-11-22T17:09:00Z,NVIDIA H100,29") // a run killed mid-line
 	f.Close()
 	got, err := CopyBandwidths(dir)
-	want := []CopyMeasurement{{at, "NVIDIA H100 80GB HBM3; rev 2", 2934}, {at, "NVIDIA H100 80GB HBM3; rev 2", 2985.25}}
+	const name = "NVIDIA H100 80GB HBM3; rev 2"
+	want := []CopyMeasurement{{at, name, 2900.5, "", 0}, {at, name, 2934, "GPU-0", 100}, {at, name, 2985.25, "GPU-1", 200}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("read back %v, %v; want %v", got, err, want)
 	}
-	os.WriteFile(path, []byte("2026-11-22T17:09:00Z,NVIDIA H100,fast\n"), 0o644)
-	if _, err := CopyBandwidths(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("malformed line: %v", err)
+	for _, bad := range []string{"2026-11-22T17:09:00Z,NVIDIA H100,fast", "2026-11-22T17:09:00Z,NVIDIA H100,29,GPU-1",
+		"2026-11-22T17:09:00Z,NVIDIA H100,29,GPU-1,many"} {
+		os.WriteFile(path, []byte(bad+"\n"), 0o644)
+		if _, err := CopyBandwidths(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("malformed line %q: %v", bad, err)
+		}
 	}
 }

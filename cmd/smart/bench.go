@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,10 +39,17 @@ started again with the same flags skips what is done and loses at most the varia
 and --shard i/n splits the stencils so n machines share the work; join the shards with
 'smart dataset merge'. --dry-run generates and checks everything and counts the work.
 
+--setting measures the settings given instead of random ones (what smart predict or smart tune
+recommends, say), on every stencil: k=v,... with a single --oc, or OC:k=v,... for any OC;
+repeat it for more. A setting outside a stencil's search space is a row of status invalid with
+the reason; if it fits none of the stencils nothing is measured.
+
 Examples:
   smart bench --backend sim --random 50 --dims 3 --samples 20 --out runs/a100-sim
   smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1
-  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine`)
+  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine
+  smart bench heat.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/heat-pick
+  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`)
 	random := fs.Int("random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
 	dims := fs.Int("dims", 3, "dimensions of the random stencils, 2 or 3")
 	orderMax := fs.Int("order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
@@ -60,9 +68,14 @@ Examples:
 	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	var settings repeatedFlag
+	fs.Var(&settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if len(settings) > 0 && flagGiven(fs, "samples") {
+		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
 	}
 	if *out == "" {
 		return usagef("--out DIR is required: the data set directory")
@@ -83,6 +96,15 @@ Examples:
 	ocs, err := parseOCs(*ocList)
 	if err != nil {
 		return usagef("--oc: %v", err)
+	}
+	var variants []dataset.Variant
+	if len(settings) > 0 {
+		if !flagGiven(fs, "oc") {
+			ocs = nil // --setting names the OC unless --oc is given
+		}
+		if variants, err = parseVariants(settings, ocs); err != nil {
+			return usagef("--setting: %v", err)
+		}
 	}
 	stencils, err := benchStencils(e, paths, *random, *dims, *orderMax, *seed)
 	if err != nil {
@@ -137,7 +159,14 @@ Examples:
 	if err := gpu.RunsCUDA(); err != nil {
 		return usagef("--gpu: %v", err)
 	}
-	plan, err := dataset.NewPlan(stencils, ocs, *samples, *seed)
+	var plan *dataset.Plan
+	if variants != nil {
+		if plan, err = dataset.NewExplicitPlan(stencils, variants); err != nil {
+			return usagef("--setting: %v", err)
+		}
+	} else {
+		plan, err = dataset.NewPlan(stencils, ocs, *samples, *seed)
+	}
 	if err != nil {
 		return err
 	}
@@ -166,6 +195,10 @@ Examples:
 		bar := newProgress(e, "drawing settings", inShard)
 		if items, err = planItems(ctx, plan, stencils, gpu, shard, bar); err != nil {
 			return err
+		}
+		if variants != nil && len(items) > 0 && !slices.ContainsFunc(items, func(it dataset.Item) bool { return it.Invalid == "" }) {
+			it := items[0]
+			return usagef("--setting: %s %s fits no stencil: %s: %s", it.OC, it.Setting, it.Stencil.Name, it.Invalid)
 		}
 	}
 
@@ -212,7 +245,7 @@ Examples:
 	}
 	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
 		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
-		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth()}
+		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth(), UUID: device.UUID, Rows: w.Len()}
 		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
 			runErr = err
 		}
@@ -275,6 +308,51 @@ func planItems(ctx context.Context, plan *dataset.Plan, stencils []*smart.Stenci
 	}
 	bar.Update(bar.total)
 	return items, nil
+}
+
+// repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold
+// commas).
+type repeatedFlag []string
+
+func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
+
+func (r *repeatedFlag) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// parseVariants reads --setting values: OC:k=v,... or, when ocs holds a single OC, k=v,...
+func parseVariants(texts []string, ocs []smart.Combination) ([]dataset.Variant, error) {
+	var out []dataset.Variant
+	for _, text := range texts {
+		var oc smart.Combination
+		name, rest, named := strings.Cut(text, ":")
+		switch {
+		case named:
+			var err error
+			if oc, err = smart.ParseCombination(name); err != nil {
+				return nil, fmt.Errorf("%s: %w", text, err)
+			}
+			text = rest
+		case len(ocs) == 1:
+			oc = ocs[0]
+		default:
+			return nil, fmt.Errorf("%s names no OC: write OC:k=v,... or give one --oc", text)
+		}
+		set, err := smart.ParseSetting(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", text, err)
+		}
+		out = append(out, dataset.Variant{OC: oc, Setting: set})
+	}
+	return out, nil
 }
 
 // parseOCs reads "all" or a comma-separated list of OC names.

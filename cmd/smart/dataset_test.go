@@ -223,3 +223,72 @@ func BenchmarkSimRun(b *testing.B) {
 		b.ReportMetric(float64(len(items))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
+
+// TestBenchSetting measures the settings given instead of random ones: each on every stencil,
+// invalid where it is outside a stencil's space, and timed as the analytic model times it.
+func TestBenchSetting(t *testing.T) {
+	const base3 = "bx=256,by=1,bz=1,shared=0,const=0" // a 3-D BASE setting
+	const tb2 = "bx=32,by=8,shared=1,const=0,tt=2"    // a 2-D TB setting
+	out := filepath.Join(t.TempDir(), "picks")
+	args := []string{"bench", "--backend", "sim", "--gpu", "H100-SXM", "j3d7pt", "j2d5pt",
+		"--setting", "BASE:" + base3, "--setting", "TB:" + tb2, "--json", "--out", out}
+	code, stdout, errs := runCLI(t, "", args...)
+	var rep benchReport
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || rep.Written != 4 {
+		t.Fatalf("exit %d, %+v, %v: %s", code, rep, err, errs)
+	}
+	_, rows, err := dataset.ReadAll(out)
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	cat, _ := catalog.Load("")
+	j3, _ := loadStencil(&env{}, "j3d7pt", smart.Limits{})
+	j2, _ := loadStencil(&env{}, "j2d5pt", smart.Limits{})
+	for _, m := range rows {
+		st := j2
+		if m.StencilID == j3.ID() {
+			st = j3
+		}
+		if valid := (m.OC.String() == "BASE") == (st == j3); !valid {
+			if m.Status != smart.StatusInvalid || m.Error == "" {
+				t.Errorf("%s on %s: status %s, error %q; want invalid with the reason", m.OC, st.Name, m.Status, m.Error)
+			}
+			continue
+		}
+		want, err := roofline.Evaluator{Catalog: cat}.Evaluate(context.Background(), smart.Query{Stencil: st, OC: m.OC, Setting: m.Setting, GPU: "H100-SXM"})
+		if err != nil || m.Status != smart.StatusOK || want.TimeMs != m.TimeMs || m.TimeMs <= 0 {
+			t.Errorf("%s on %s: %s, %v ms; the analytic model gives %v (%v)", m.OC, st.Name, m.Status, m.TimeMs, want.TimeMs, err)
+		}
+	}
+	// Run again: the same settings are there; other settings are another plan.
+	code, stdout, _ = runCLI(t, "", args...)
+	if json.Unmarshal([]byte(stdout), &rep); code != 0 || rep.Written != 0 || rep.Skipped != 4 {
+		t.Fatalf("second run: exit %d, %+v", code, rep)
+	}
+	code, _, errs = runCLI(t, "", "bench", "--backend", "sim", "--gpu", "H100-SXM", "j3d7pt", "j2d5pt", "--setting", "BASE:"+base3, "--out", out)
+	if code != 1 || !strings.Contains(errs, "started differently") {
+		t.Fatalf("other settings: exit %d: %s", code, errs)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--setting", base3}, "names no OC"},                          // --oc all
+		{[]string{"--oc", "BASE,ST", "--setting", base3}, "names no OC"},       // two OCs
+		{[]string{"--setting", "XX:" + base3}, `unknown optimization "XX"`},    // bad OC
+		{[]string{"--setting", "BASE:bx"}, "--setting: bx"},                    // bad setting
+		{[]string{"--setting", "BASE:" + base3, "--samples", "3"}, "not both"}, // both plans
+		{[]string{"--setting", "BASE:" + base3, "--setting", "BASE:" + base3}, "repeats"},
+		{[]string{"--oc", "BASE", "--setting", "bx=1,by=1,bz=1,shared=0,const=0"}, "fits no stencil: j3d7pt"},
+	} {
+		dir := filepath.Join(t.TempDir(), "bad")
+		code, _, errs := runCLI(t, "", append([]string{"bench", "--backend", "sim", "j3d7pt", "--out", dir}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: the refused run wrote %s", c.args, dir)
+		}
+	}
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Measures on a lent GPU the settings `smart predict` recommends, with a smart binary built
+# elsewhere (cgo, x86-64) and carried. Usage, from the repository root on the GPU machine:
+#   SMART=.smartbin/smart bench/device/picks.sh MODELDIR STENCIL-FILE...
+# For each stencil it asks `smart predict --gpu $GPU --json` for its candidates (the best setting
+# of each OC searched in depth) with the embedded default models, and again with
+# MODELDIR/no-NAME.model where there is one (a runtime model trained on the other stencils'
+# measurements), then measures them all with `smart bench --setting` into /tmp/picks/NAME. The
+# predictions (NAME-default.json, NAME-h100.json) and the data sets are left as $OUT/picks.tgz.
+# BACKEND=sim runs it without a GPU (the analytic model times the settings), to try it.
+set -uo pipefail
+models=$1
+shift
+export PATH=/usr/local/cuda/bin:$PATH
+smart=${SMART:-bin/smart}
+gpu=${GPU:-H100-SXM}
+backend=${BACKEND:-cuda}
+work=/tmp/picks
+mkdir -p "$work" "${OUT:-/tmp/out}"
+for f in "$@"; do
+  name=$(basename "$f" .json)
+  $smart predict --gpu "$gpu" --json "$f" >"$work/$name-default.json" || exit 1
+  preds=("$work/$name-default.json")
+  if [ -f "$models/no-$name.model" ]; then
+    $smart predict --gpu "$gpu" --json --model "$models/no-$name.model" "$f" >"$work/$name-h100.json" || exit 1
+    preds+=("$work/$name-h100.json")
+  fi
+  # One --setting OC:k=v,... per distinct candidate of the predictions.
+  mapfile -t settings < <(python3 -c '
+import json, sys
+seen = []
+for path in sys.argv[1:]:
+    for c in json.load(open(path))["candidates"]:
+        s = c["oc"] + ":" + ",".join(f"{k}={v}" for k, v in sorted(c["setting"].items()))
+        if s not in seen:
+            seen.append(s)
+print("\n".join(seen))' "${preds[@]}")
+  args=()
+  for s in "${settings[@]}"; do args+=(--setting "$s"); done
+  $smart bench "$f" --backend "$backend" --gpu "$gpu" "${args[@]}" --out "$work/$name" --build-dir /tmp/build-picks 2>&1 |
+    grep -v '^bench \[\|^drawing settings \[' | tail -4
+done
+tar czf "${OUT:-/tmp/out}/picks.tgz" -C /tmp picks

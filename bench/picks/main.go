@@ -1,0 +1,182 @@
+// Command picks scores `smart predict` on a real GPU: bench/device/picks.sh measures the settings
+// predict recommends (each OC it searched in depth) into one data set per stencil, beside the
+// predictions (NAME-LABEL.json, the output of smart predict --json, one per set of models); this
+// command sets each prediction against the measured time of its setting and against the best
+// of the settings measured at random for the same stencil on the same GPU (the reference data
+// sets of smart bench).
+//
+// Usage:
+//
+//	go run ./bench/picks [-picks DIR] [-ref DIR,...] [-json]
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"smart"
+	"smart/dataset"
+)
+
+// Row is one prediction of one stencil, measured.
+type Row struct {
+	Stencil string `json:"stencil"`
+	Models  string `json:"models"` // LABEL of NAME-LABEL.json: which models predicted
+	Basis   string `json:"basis"`  // what the runtime model was trained on, as predict says
+	// RandomBestMs is the fastest of the reference data sets' ok rows for the stencil.
+	RandomBestMs float64 `json:"random_best_ms"`
+	RandomBestOC string  `json:"random_best_oc"`
+	PickOC       string  `json:"pick_oc"` // the OC and setting predict recommends
+	PredictedMs  float64 `json:"predicted_ms"`
+	MeasuredMs   float64 `json:"measured_ms"`
+	// PickOverBest is MeasuredMs over RandomBestMs (1: as fast as the best random setting).
+	PickOverBest float64 `json:"pick_over_best"`
+	// CandidatesOverBest is the same for the fastest measured of all the OCs predict searched in
+	// depth (its candidates), which a user could time before choosing.
+	CandidatesOverBest float64 `json:"candidates_over_best"`
+	Candidates         int     `json:"candidates"`
+}
+
+// prediction is the part of smart predict's --json output this command reads.
+type prediction struct {
+	Stencil struct {
+		Name string `json:"name"`
+		ID   string `json:"id"`
+	} `json:"stencil"`
+	Best       candidate   `json:"best"`
+	Candidates []candidate `json:"candidates"`
+}
+
+type candidate struct {
+	OC      string        `json:"oc"`
+	Setting smart.Setting `json:"setting"`
+	TimeMs  float64       `json:"time_ms"`
+	Source  struct {
+		Basis string `json:"basis"`
+	} `json:"source"`
+}
+
+func main() {
+	dir := flag.String("picks", "data/measured/h100-sxm/picks", "directory of bench/device/picks.sh's output")
+	refs := flag.String("ref", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more", "data sets of random settings measured on the same GPU, comma-separated")
+	asJSON := flag.Bool("json", false, "print the rows as JSON")
+	flag.Parse()
+	rows, err := run(*dir, strings.Split(*refs, ","))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "picks:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintln(os.Stderr, "picks:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stencil\tmodels\tbasis\tbest random ms\tpick OC\tpredicted ms\tmeasured ms\tpick/best\tbest of candidates/best\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%s\t%.4f\t%.4f\t%.2f\t%.2f (%d)\t\n", r.Stencil, r.Models, r.Basis, r.RandomBestMs,
+			r.PickOC, r.PredictedMs, r.MeasuredMs, r.PickOverBest, r.CandidatesOverBest, r.Candidates)
+	}
+	tw.Flush()
+}
+
+func run(dir string, refs []string) ([]Row, error) {
+	best := map[string]smart.Measurement{} // stencil ID -> fastest ok row of the references
+	var device string
+	for _, ref := range refs {
+		meta, rows, err := dataset.ReadAll(ref)
+		if err != nil {
+			return nil, err
+		}
+		if device, err = oneDevice(ref, meta, device); err != nil {
+			return nil, err
+		}
+		for _, m := range rows {
+			if b, ok := best[m.StencilID]; m.OK() && (!ok || m.TimeMs < b.TimeMs) {
+				best[m.StencilID] = m
+			}
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*-*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no predictions (NAME-LABEL.json): run bench/device/picks.sh", dir)
+	}
+	var out []Row
+	for _, f := range files {
+		name, label, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), "-")
+		var p prediction
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = json.Unmarshal(b, &p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("prediction %s: %w", f, err)
+		}
+		meta, measured, err := dataset.ReadAll(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := oneDevice(filepath.Join(dir, name), meta, device); err != nil {
+			return nil, err
+		}
+		ref, ok := best[p.Stencil.ID]
+		if !ok {
+			return nil, fmt.Errorf("prediction %s: stencil %s (%s) has no ok row in %s", f, p.Stencil.Name, p.Stencil.ID, strings.Join(refs, ", "))
+		}
+		timeOf := func(c candidate) (float64, error) {
+			for _, m := range measured {
+				if m.StencilID == p.Stencil.ID && m.OC.String() == c.OC && maps.Equal(m.Setting, c.Setting) {
+					if !m.OK() {
+						return 0, fmt.Errorf("prediction %s: %s %s was measured %s: %s", f, c.OC, c.Setting, m.Status, m.Error)
+					}
+					return m.TimeMs, nil
+				}
+			}
+			return 0, fmt.Errorf("prediction %s: %s %s is not in the data set %s", f, c.OC, c.Setting, filepath.Join(dir, name))
+		}
+		pick, err := timeOf(p.Best)
+		if err != nil {
+			return nil, err
+		}
+		fastest := pick
+		for _, c := range p.Candidates {
+			t, err := timeOf(c)
+			if err != nil {
+				return nil, err
+			}
+			fastest = min(fastest, t)
+		}
+		out = append(out, Row{Stencil: p.Stencil.Name, Models: label, Basis: p.Best.Source.Basis,
+			RandomBestMs: ref.TimeMs, RandomBestOC: ref.OC.String(), PickOC: p.Best.OC, PredictedMs: p.Best.TimeMs,
+			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates)})
+	}
+	slices.SortStableFunc(out, func(a, b Row) int {
+		return strings.Compare(a.Stencil+" "+a.Models, b.Stencil+" "+b.Models)
+	})
+	return out, nil
+}
+
+// oneDevice checks that a data set was measured on one device, of the same model as the others'
+// (want, empty for the first), and returns the model's name. The cards may differ (lent machines
+// come and go), as they may within a resumed data set.
+func oneDevice(dir string, meta dataset.Meta, want string) (string, error) {
+	if !slices.Contains(meta.Sources, smart.Measured) || len(meta.Devices) != 1 {
+		return "", fmt.Errorf("data set %s is not measured on one GPU (sources %v, %d devices)", dir, meta.Sources, len(meta.Devices))
+	}
+	got := meta.Devices[0].String()
+	if want != "" && got != want {
+		return "", fmt.Errorf("data set %s was measured on %s, the others on %s", dir, got, want)
+	}
+	return got, nil
+}
