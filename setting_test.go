@@ -192,6 +192,7 @@ func TestUsageSaturates(t *testing.T) {
 		{"huge blocks, tt and tiles", Tuning{OC: Combination(TB), Dims: 3, Block: big, Merge: big, Unroll: big, StreamAxis: -1, SB: 1, TT: MaxFactor, Shared: true}, 1 << 60},
 		{"streamed levels", Tuning{OC: Combination(ST | TB), Dims: 3, Block: big, Merge: [3]int{1, 1, 1}, Unroll: big, StreamAxis: 0, SB: MaxFactor, TT: MaxFactor}, 1 << 20},
 		{"tt beyond MaxFactor", Tuning{OC: Combination(ST | TB), Dims: 3, Block: [3]int{1, 1, 1}, Merge: [3]int{1, 1, 1}, Unroll: [3]int{1, 1, 1}, StreamAxis: 0, SB: 1, TT: 1 << 40}, 1},
+		{"retimed tt beyond MaxFactor", Tuning{OC: Combination(ST | RT | TB), Dims: 3, Block: [3]int{1, 1, 1}, Merge: [3]int{1, 1, 1}, Unroll: [3]int{1, 1, 1}, StreamAxis: 0, SB: 1, TT: 1 << 40}, 1},
 	} {
 		done := make(chan Usage, 1)
 		go func() { done <- tc.t.Usage(st) }()

@@ -7,6 +7,7 @@
 # MODELDIR/no-NAME.model where there is one (a runtime model trained on the other stencils'
 # measurements), then measures them all with `smart bench --setting` into /tmp/picks/NAME. The
 # predictions (NAME-default.json, NAME-h100.json) and the data sets are left as $OUT/picks.tgz.
+# PICKS names the directory instead of picks (for a second round beside the first).
 # BACKEND=sim runs it without a GPU (the analytic model times the settings), to try it.
 set -uo pipefail
 models=$1
@@ -15,7 +16,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 smart=${SMART:-bin/smart}
 gpu=${GPU:-H100-SXM}
 backend=${BACKEND:-cuda}
-work=/tmp/picks
+picks=${PICKS:-picks}
+work=/tmp/$picks
 mkdir -p "$work" "${OUT:-/tmp/out}"
 for f in "$@"; do
   name=$(basename "$f" .json)
@@ -40,4 +42,4 @@ print("\n".join(seen))' "${preds[@]}")
   $smart bench "$f" --backend "$backend" --gpu "$gpu" "${args[@]}" --out "$work/$name" --build-dir /tmp/build-picks 2>&1 |
     grep -v '^bench \[\|^drawing settings \[' | tail -4
 done
-tar czf "${OUT:-/tmp/out}/picks.tgz" -C /tmp picks
+tar czf "${OUT:-/tmp/out}/$picks.tgz" -C /tmp "$picks"

@@ -1,0 +1,60 @@
+package smart
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUsageFusedPartialSums checks the registers of retiming over fused steps on kernels measured
+// on an H100, counted by hand from the code generator's streaming kernel (dataset/cuda/stream.go):
+// each intermediate level k of tt keeps 2r+1 partial sums for each of the
+// ceil((tile+2r(tt-k))/threads) points of its plane a thread computes, two registers a float64.
+func TestUsageFusedPartialSums(t *testing.T) {
+	r2, err := NewStencil("r2", 2, []Offset{{}, {2, 0, 0}}, nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := NewStencil("r1", 3, []Offset{{}, {1, 0, 0}}, nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := [3]int{1, 1, 1}
+	h100 := SM80() // 65,536 registers a block and 255 a thread, as the H100's
+	for _, tc := range []struct {
+		name        string
+		st          *Stencil
+		t           Tuning
+		regs, fused int
+		fits        bool
+	}{
+		// j2d9pt's pick of the embedded models: 25x the best kernel on the H100. Levels 1-7 are
+		// 1024+4(8-k) wide: 2 points a thread, 5 sums each, 7 levels: 70 values. The output
+		// level: 1 accumulator, 5 sums, 1 prefetched value: 24+2*7 = 38. 178 against 64 a thread.
+		{"1024 threads, 8 steps", r2, Tuning{OC: Combination(ST | RT | PR | TB), Dims: 2, Block: [3]int{1024, 1, 1}, Merge: one, Unroll: one,
+			StreamAxis: 1, SB: 128, TT: 8, Shared: true}, 38, 140, false},
+		// Its replacement under a first, weaker check: 178 against 128 a thread (26.8x).
+		{"512 threads, 8 steps", r2, Tuning{OC: Combination(ST | RT | PR | TB), Dims: 2, Block: [3]int{512, 1, 1}, Merge: one, Unroll: one,
+			StreamAxis: 1, SB: 128, TT: 8, Shared: true}, 38, 140, false},
+		// j3d27pt's fastest kernel: level 1 is 130x10 = 1300 points over 1024 threads, 2 a
+		// thread, 3 sums: 12 registers. The output level: 4 unrolled points, 4+12+4 values: 64.
+		// 76 against 64 a thread: 12 over, within the bound.
+		{"j3d27pt's fastest", r1, Tuning{OC: Combination(ST | CM | RT | PR | TB), Dims: 3, Block: [3]int{128, 1, 8}, Merge: one,
+			Unroll: [3]int{1, 4, 1}, StreamAxis: 1, SB: 128, TT: 2, Shared: true}, 64, 12, true},
+		// Without retiming the sums are not kept: nothing fused to count (the output level's
+		// 4 points and their 12 window values: 24+2*16 = 56).
+		{"no retiming", r1, Tuning{OC: Combination(ST | TB), Dims: 3, Block: [3]int{128, 1, 8}, Merge: one,
+			Unroll: [3]int{1, 4, 1}, StreamAxis: 1, SB: 128, TT: 2, Shared: true}, 56, 0, true},
+	} {
+		u := tc.t.Usage(tc.st)
+		if u.RegsPerThread != tc.regs || u.FusedRegs != tc.fused {
+			t.Errorf("%s: %d + %d registers, want %d + %d", tc.name, u.RegsPerThread, u.FusedRegs, tc.regs, tc.fused)
+		}
+		err := u.Fits(h100)
+		if (err == nil) != tc.fits {
+			t.Errorf("%s: Fits = %v, want fits %v", tc.name, err, tc.fits)
+		}
+		if err != nil && !strings.Contains(err.Error(), "spill") {
+			t.Errorf("%s: %v does not say the kernel would spill", tc.name, err)
+		}
+	}
+}
