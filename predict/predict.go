@@ -64,12 +64,16 @@ type Prediction struct {
 	// Best is the candidate with the lowest predicted time on GPU; Candidates are the OCs
 	// searched in depth, fastest first, after Screened OCs of the most probable classes were
 	// tried briefly.
-	Best       *Choice     `json:"best"`
-	Candidates []Choice    `json:"candidates"`
-	Screened   int         `json:"ocs_screened"`
-	GPUs       []GPUTime   `json:"gpus"` // every catalogued GPU, fastest first
-	Models     []ModelInfo `json:"models"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Best       *Choice  `json:"best"`
+	Candidates []Choice `json:"candidates"`
+	Screened   int      `json:"ocs_screened"`
+	// Measure is the smart bench command that times every candidate on the GPU: the models'
+	// pick is often not the fastest of them on real hardware (README, "Predictions measured on
+	// the H100"), and timing a few kernels takes seconds.
+	Measure  string      `json:"measure"`
+	GPUs     []GPUTime   `json:"gpus"` // every catalogued GPU, fastest first
+	Models   []ModelInfo `json:"models"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 // StencilInfo identifies the stencil predicted.
@@ -159,6 +163,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 		return nil, fmt.Errorf("stencil %s: none of the %d OCs of classes %v has a valid setting on %s", st.Name, top.screened, classOCs(pr.Classes, p.Asked.Classes), g.Name)
 	}
 	pr.Best = top.best()
+	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
 	var others []smart.GPU
 	for _, o := range p.Catalog.GPUs() {
 		if o.Name != g.Name {

@@ -239,6 +239,32 @@ func codegenLine(file, gpu string, oc smart.Combination, s smart.Setting) string
 	return fmt.Sprintf("smart codegen %s --gpu %s --oc %s --setting %s", shellQuote(file), shellQuote(gpu), oc, s)
 }
 
+// FileName turns a stencil name into a file name: letters, digits, '-', '_' and '.'.
+func FileName(name string) string {
+	out := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, name)
+	if out == "" {
+		return "stencil"
+	}
+	return out
+}
+
+// measureLine is the smart bench command that times the choices into the data set out, on the
+// GPU it runs on (NVML names it: a --gpu there would only relabel another device).
+func measureLine(file string, cs []Choice, out string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "smart bench %s", shellQuote(file))
+	for _, c := range cs {
+		fmt.Fprintf(&b, " --setting %s:%s", c.OC, c.Setting)
+	}
+	fmt.Fprintf(&b, " --out %s", shellQuote(out))
+	return b.String()
+}
+
 // shellQuote quotes a path for a POSIX shell when it holds anything but safe characters.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -143,9 +142,8 @@ Examples:
 			return err
 		}
 		info := dev.Info()
-		name := cmp.Or(*gpuName, info.Name)
-		if gpu, err = cat.Lookup(name); err != nil {
-			return fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", *deviceIdx, info.Name, err)
+		if gpu, err = deviceGPU(cat, *gpuName, info.Name, *deviceIdx); err != nil {
+			return err
 		}
 		source, observer = smart.Measured, dev
 		device = cudaDevice(info, gpu)
@@ -260,6 +258,27 @@ Examples:
 		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
 	return nil
+}
+
+// deviceGPU is the catalogue entry of the device NVML reports as name: --gpu (given) names it
+// where the catalogue does not know the name, and may not relabel a device the catalogue knows
+// as another GPU (the rows would say they were measured on a GPU they were not).
+func deviceGPU(cat *catalog.Catalog, given, name string, index int) (smart.GPU, error) {
+	found, err := cat.Lookup(name)
+	switch {
+	case given == "" && err != nil:
+		return smart.GPU{}, fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", index, name, err)
+	case given == "":
+		return found, nil
+	}
+	g, gerr := cat.Lookup(given)
+	switch {
+	case gerr != nil:
+		return smart.GPU{}, usagef("--gpu: %v", gerr)
+	case err == nil && found.Name != g.Name:
+		return smart.GPU{}, usagef("--gpu %s, but GPU %d is %q, the catalogue's %s: the rows would name the wrong GPU; leave --gpu out", given, index, name, found.Name)
+	}
+	return g, nil
 }
 
 // cudaDevice describes the GPU NVML found, the catalogue's gpu, for a data set's meta.json.

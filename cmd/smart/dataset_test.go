@@ -292,3 +292,34 @@ func TestBenchSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceGPU: --gpu names a device the catalogue does not know, and may not relabel one it
+// knows as another GPU.
+func TestDeviceGPU(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		given, device string
+		want          string // the GPU, or a fragment of the error
+		usage         bool
+	}{
+		{"", "NVIDIA H100 80GB HBM3", "H100-SXM", false},
+		{"h100-sxm", "NVIDIA H100 80GB HBM3", "H100-SXM", false},
+		{"a100", "NVIDIA H100 80GB HBM3", "the rows would name the wrong GPU", true},
+		{"", "NVIDIA Prototype X", "reports itself as", false},
+		{"h100-sxm", "NVIDIA Prototype X", "H100-SXM", false},
+		{"nosuch", "NVIDIA Prototype X", "--gpu", true},
+	} {
+		g, err := deviceGPU(cat, c.given, c.device, 0)
+		switch {
+		case err == nil && g.Name != c.want:
+			t.Errorf("--gpu %q on %q: %s, want %s", c.given, c.device, g.Name, c.want)
+		case err != nil && !strings.Contains(err.Error(), c.want):
+			t.Errorf("--gpu %q on %q: %v, want %q", c.given, c.device, err, c.want)
+		case err != nil && errors.As(err, new(usageError)) != c.usage:
+			t.Errorf("--gpu %q on %q: %v is a usage error: %v", c.given, c.device, err, !c.usage)
+		}
+	}
+}

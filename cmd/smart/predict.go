@@ -205,7 +205,8 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
-	fmt.Fprintf(w, "   %s -o %s.cu\n\n", b.Codegen, safeName(s.Name))
+	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
+	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
 	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
 	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
@@ -275,20 +276,6 @@ func gridString(g []int) string {
 		parts[i] = fmt.Sprint(v)
 	}
 	return strings.Join(parts, "x")
-}
-
-// safeName turns a stencil name into a file name: letters, digits, '-', '_' and '.'.
-func safeName(name string) string {
-	out := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, name)
-	if out == "" {
-		return "stencil"
-	}
-	return out
 }
 
 // modelSummary says in a line what a model was trained on and how well it did.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"smart/data"
+	"smart/dataset"
 	"smart/models"
 	"smart/predict"
 )
@@ -64,6 +65,31 @@ func TestPredictEndToEnd(t *testing.T) {
 	}
 	if src, err := os.ReadFile(cu); err != nil || !bytes.Contains(src, []byte("__global__")) {
 		t.Errorf("codegen wrote no kernel: %v", err)
+	}
+
+	// The printed smart bench command times every candidate (here with the analytic model).
+	bench := regexp.MustCompile(`(?m)^   smart bench (.*)$`).FindStringSubmatch(out)
+	if bench == nil {
+		t.Fatalf("no smart bench line in\n%s", out)
+	}
+	args := strings.Fields(bench[1])
+	for i, a := range args {
+		if a == "--out" {
+			args[i+1] = filepath.Join(t.TempDir(), args[i+1])
+		}
+	}
+	code, _, errs = runCLI(t, "", append(append([]string{"bench"}, args...), "--backend", "sim", "--gpu", "A100-40GB")...)
+	if code != 0 {
+		t.Fatalf("the printed bench command fails (exit %d): %s", code, errs)
+	}
+	_, rows, err := dataset.ReadAll(args[len(args)-1])
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%d rows, %v; want one per candidate", len(rows), err)
+	}
+	for _, m := range rows {
+		if !m.OK() {
+			t.Errorf("candidate %s %s: %s %s", m.OC, m.Setting, m.Status, m.Error)
+		}
 	}
 }
 
