@@ -100,8 +100,21 @@ Examples:
 	bar := newProgress(e, "verify", len(variants))
 	v := cuda.Verifier{Tools: tools, Jobs: *jobs, Timeout: *timeout, Seed: *seed, Progress: func(done, _ int) { bar.Update(done) }}
 	results, err := v.Verify(ctx, variants)
+	var stopped error
 	if err != nil {
-		return err
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		// Interrupted: report the variants that finished, then say so.
+		var done []cuda.Result
+		var from []verifyOrigin
+		for i, r := range results {
+			if r.Settled() {
+				done, from = append(done, r), append(from, origin[i])
+			}
+		}
+		stopped = fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(done), len(results), err)
+		results, origin = done, from
 	}
 	failed := 0
 	for _, r := range results {
@@ -121,6 +134,9 @@ Examples:
 		}
 	} else {
 		printVerifyTable(e, results, origin, skipped)
+	}
+	if stopped != nil {
+		return stopped
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d variants failed verification", failed, len(results))

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,5 +59,41 @@ func TestVerifyUnknownGPU(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "--gpu: unknown GPU") {
 			t.Errorf("--gpu %s: exit %d, stderr %q; want exit 2 and --gpu: unknown GPU", gpu, code, errs)
 		}
+	}
+}
+
+// cancelOnProgress is a stderr that cancels the command once its progress bar shows a finished
+// item: a Ctrl-C in the middle of the run.
+type cancelOnProgress struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnProgress) Write(p []byte) (int, error) {
+	if m := regexp.MustCompile(`\] (\d+)/`).FindSubmatch(p); m != nil && string(m[1]) != "0" {
+		w.cancel()
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestVerifyInterrupted: a verification interrupted after its first batch lists the variants
+// that finished and says it was interrupted (exit 1).
+func TestVerifyInterrupted(t *testing.T) {
+	if _, err := cuda.FindTools(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	errw := &cancelOnProgress{cancel: cancel}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: errw, interactive: true}
+	code := run(ctx, e, []string{"verify", "j2d5pt", "--oc", "BASE", "--samples", "40", "--jobs", "1"})
+	stderr := errw.String()
+	m := regexp.MustCompile(`interrupted after (\d+) of 40 variants`).FindStringSubmatch(stderr)
+	if code != 1 || m == nil || m[1] == "0" || m[1] == "40" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := m[1] + " variants: " + m[1] + " passed, 0 failed"; !strings.Contains(out.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"smart"
@@ -78,6 +79,10 @@ type Result struct {
 // OK reports whether both checks passed.
 func (r Result) OK() bool { return r.PTX.Status == smart.StatusOK && r.CPU.Status == smart.StatusOK }
 
+// Settled reports whether the verification of the variant finished: its CPU check, the last,
+// has an outcome. Verify returns unsettled results only with an error.
+func (r Result) Settled() bool { return r.CPU.Status != "" }
+
 // String writes the result on one line: the variant and each check's outcome.
 func (r Result) String() string {
 	s := fmt.Sprintf("%s %s: ptx %s", r.OC, r.Setting, r.PTX)
@@ -110,7 +115,9 @@ type Verifier struct {
 
 // Verify checks every variant and returns their results in order. Variants whose setting
 // cannot be generated are invalid; the error is for the context's cancellation or a failure
-// of the verifier itself (no temporary directory, a compiler that cannot be started).
+// of the verifier itself (no temporary directory, a compiler that cannot be started). With an
+// error the results are those settled by then (Result.Settled), the others empty of a CPU
+// outcome: a cancelled run keeps what it finished.
 func (v *Verifier) Verify(ctx context.Context, variants []Variant) ([]Result, error) {
 	if v.Tools.Clang == "" || v.Tools.GXX == "" {
 		return nil, errors.New("verify: no compilers given; use FindTools")
@@ -337,6 +344,9 @@ func (v *Verifier) compile(ctx context.Context, dir, tool string, args ...string
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("verify: %w", ctx.Err())
 	}
+	if interrupted(cmd.ProcessState) {
+		return nil, fmt.Errorf("verify: %s: %w", filepath.Base(tool), context.Canceled)
+	}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -482,6 +492,11 @@ func (v *Verifier) runFrom(ctx context.Context, bin string, from int, live []ite
 		case line, ok := <-lines:
 			if !ok {
 				err := cmd.Wait()
+				if ctx.Err() != nil || interrupted(cmd.ProcessState) {
+					// Ctrl-C reaches the CPU run too, maybe before the context says so: an
+					// interruption, not a kernel that took the process down.
+					return 0, fmt.Errorf("verify: %w", context.Canceled)
+				}
 				if current < 0 {
 					if next < len(live) && err == nil {
 						// The harness ended without running the rest: should not happen.
@@ -586,4 +601,14 @@ func parseResult(f []string, maxRel *float64) Check {
 		return Check{Status: smart.StatusWrongResult, Detail: detail}
 	}
 	return Check{Status: smart.StatusLaunchError, Detail: strings.Join(f[1:], " ")}
+}
+
+// interrupted reports whether a child process ended by SIGINT, which a terminal's Ctrl-C sends to
+// the whole process group: a compiler or CPU run stopped by the user, not one that failed.
+func interrupted(ps *os.ProcessState) bool {
+	if ps == nil {
+		return false // it never ran
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGINT
 }

@@ -2,8 +2,10 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +255,57 @@ func TestFindToolsNamesPackages(t *testing.T) {
 	_, err := FindTools()
 	if err == nil || !strings.Contains(err.Error(), "apt-get install clang-14 g++") {
 		t.Errorf("error %v, want one naming the Debian packages", err)
+	}
+}
+
+// TestVerifyCancelKeepsFinished cancels a verification once its first batch has settled: the
+// results come back with the error, those settled all correct (a cancelled compile or CPU run
+// is not blamed on a variant), the rest without a CPU outcome.
+func TestVerifyCancelKeepsFinished(t *testing.T) {
+	tl := tools(t)
+	vs, err := Sample(named(t, "j2d5pt", 0, 0), smart.Combination(0), 12, smart.SM80(), rand.New(rand.NewPCG(5, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	v := Verifier{Tools: tl, Seed: 1, Jobs: 1, BatchSize: 4, Progress: func(done, _ int) {
+		if done >= 4 {
+			cancel()
+		}
+	}}
+	results, err := v.Verify(ctx, vs)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
+	}
+	settled := 0
+	for _, r := range results {
+		switch {
+		case r.Settled() && !r.OK():
+			t.Errorf("a settled variant failed: %s", r)
+		case r.Settled():
+			settled++
+		}
+	}
+	if settled < 4 || settled == len(vs) {
+		t.Errorf("%d of %d settled; want the first batch and not all", settled, len(vs))
+	}
+}
+
+// TestInterrupted: a child ended by SIGINT (Ctrl-C reaches the whole process group) is an
+// interruption; one that exits with an error or dies of another signal is not.
+func TestInterrupted(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   bool
+	}{{"kill -INT $$", true}, {"exit 1", false}, {"kill -SEGV $$", false}} {
+		cmd := exec.Command("sh", "-c", c.script)
+		cmd.Run()
+		if got := interrupted(cmd.ProcessState); got != c.want {
+			t.Errorf("%q: interrupted = %v, want %v", c.script, got, c.want)
+		}
+	}
+	if interrupted(nil) {
+		t.Error("a process that never ran was interrupted")
 	}
 }
