@@ -164,6 +164,9 @@ func printEstimate(e *env, o estimateOutput) {
 	fmt.Fprintf(w, "  launch    %.4g ms\n", est.LaunchMs)
 	fmt.Fprintf(w, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %d registers and %d bytes of shared memory per block\n",
 		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, est.Usage.RegsPerThread, est.Usage.SharedBytes)
+	if u := est.Usage; u.FusedRegs > 0 {
+		fmt.Fprintf(w, "            + %d registers per thread of the fused steps' partial sums, which the compiler spills beyond the block's share (not in the time above)\n", u.FusedRegs)
+	}
 	fmt.Fprintf(w, "waves       %.3g waves of %d blocks (the partial last wave costs %.0f%%); latency hiding reaches %.0f%% of the bound's rate\n",
 		est.Waves, est.Blocks, 100*(1/est.WaveEff-1), 100*est.LatencyEff)
 }
