@@ -88,7 +88,13 @@ type Reach struct {
 	Budget       int
 	Evaluations  []int  // per seed, in seed order; 0 when the budget ran out first
 	FirstSeed    uint64 // the seed of Evaluations[0]
+	// Finished says, per seed, whether its search ran to its end: all do unless Compare was
+	// interrupted.
+	Finished []bool `json:"-"`
 }
+
+// Complete reports whether every seed's search finished.
+func (r Reach) Complete() bool { return !slices.Contains(r.Finished, false) }
 
 // Reached is the number of searches that reached the goal within the budget.
 func (r Reach) Reached() int {
@@ -129,7 +135,8 @@ func quantile(v []float64, q float64) float64 {
 // Compare runs every contender on every case with an evaluation budget and the target
 // optimum/share, and reports how many evaluations each search needed. Searches run on
 // parallel goroutines (0: one per CPU); each is deterministic, so the result does not depend
-// on scheduling. done, if not nil, is called after each search.
+// on scheduling. done, if not nil, is called after each search. With an error (a cancelled
+// context) the rows come back too: their finished searches are final (Reach.Complete).
 func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, share float64, parallel int, done func()) ([]Reach, error) {
 	type job struct{ c, m, seed, out int }
 	var jobs []job
@@ -139,7 +146,8 @@ func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, shar
 			if m.forCase(c) == nil {
 				continue
 			}
-			out = append(out, Reach{Case: c.Name, Method: m.Name, Budget: budget, Evaluations: make([]int, m.Seeds), FirstSeed: m.FirstSeed})
+			out = append(out, Reach{Case: c.Name, Method: m.Name, Budget: budget, Evaluations: make([]int, m.Seeds), FirstSeed: m.FirstSeed,
+				Finished: make([]bool, m.Seeds)})
 			for s := range m.Seeds {
 				jobs = append(jobs, job{ci, mi, s, len(out) - 1})
 			}
@@ -156,6 +164,7 @@ func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, shar
 		if res.Stop == StopTarget {
 			out[jb.out].Evaluations[jb.seed] = res.Evaluations
 		}
+		out[jb.out].Finished[jb.seed] = true
 		if done != nil {
 			done()
 		}

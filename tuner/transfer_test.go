@@ -180,6 +180,40 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestCompareInterrupted cancels a comparison midway: it returns the cancellation with its rows,
+// and every row whose seeds all finished equals the uninterrupted comparison's.
+func TestCompareInterrupted(t *testing.T) {
+	p, _ := testProblem(t)
+	p.Evaluator = truth{}
+	opt, n, err := Optimum(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []Case{{Name: "a", Problem: p, Optimum: opt, Size: n}, {Name: "b", Problem: p, Optimum: opt, Size: n}}
+	cs := []Contender{{Name: "random", New: func() Method { return &Random{} }, Seeds: 5}}
+	full, err := Compare(context.Background(), cases, cs, 50, 0.95, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := 0
+	part, err := Compare(ctx, cases, cs, 50, 0.95, 1, func() {
+		if done++; done == 6 { // the first row's 5 seeds and one of the second's
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || len(part) != 2 {
+		t.Fatalf("%d rows, err %v; want 2 and the cancellation", len(part), err)
+	}
+	if !part[0].Complete() || part[1].Complete() || !full[0].Complete() || !full[1].Complete() {
+		t.Fatalf("complete: first %v, second %v (uninterrupted: %v, %v)", part[0].Complete(), part[1].Complete(), full[0].Complete(), full[1].Complete())
+	}
+	if !slices.Equal(part[0].Evaluations, full[0].Evaluations) {
+		t.Errorf("the finished row: %v, uninterrupted %v", part[0].Evaluations, full[0].Evaluations)
+	}
+}
+
 // countingTable is a timeTable that counts the queries it answers and fails the disk at a=8.
 type countingTable struct {
 	timeTable

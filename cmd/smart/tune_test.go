@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -307,6 +308,29 @@ func TestTuneBenchCLI(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "tune-bench", "--methods", "annealing", files[0]); code != 2 || !strings.Contains(errs, "bayes-transfer") {
 		t.Errorf("unknown strategy: exit %d, %q", code, errs)
+	}
+}
+
+// TestTuneBenchInterrupted: Ctrl-C during tune-bench prints the rows whose seeds all finished
+// and says how far it got (exit 1).
+func TestTuneBenchInterrupted(t *testing.T) {
+	root := ktdata.Require(t)
+	files := []string{filepath.Join(root, "dedispersion_milo", "W6600.json.gz"), filepath.Join(root, "dedispersion_milo", "W7800.json.gz")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	errw := &cancelOnProgress{cancel: cancel}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: errw, interactive: true}
+	code := run(ctx, e, append([]string{"tune-bench", "--methods", "random", "--random-seeds", "40", "--budget", "5000",
+		"--ratios", "", "--parallel", "1"}, files...))
+	m := regexp.MustCompile(`interrupted after (\d+) of 80 searches; the (\d+) rows of 2`).FindStringSubmatch(errw.String())
+	if code != 1 || m == nil || m[1] == "80" {
+		t.Fatalf("exit %d, stderr %q", code, errw.String())
+	}
+	// Rows are printed whole or not at all: the first file's only once its 40 seeds finished.
+	rows := strings.Count(out.String(), "dedispersion")
+	if want := map[string]int{"0": 0, "1": 1}[m[2]]; rows != want {
+		t.Errorf("%s complete rows but %d printed:\n%s", m[2], rows, out.String())
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -137,8 +138,17 @@ Examples:
 	bar := newProgress(e, "searches", tuner.Searches(cases, contenders))
 	n := 0
 	reach, err := tuner.Compare(ctx, cases, contenders, *budget, *share, *parallel, func() { n++; bar.Update(n) })
+	var stopped error
 	if err != nil {
-		return err
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		// Interrupted: report the rows whose every seed finished, then say so.
+		bar.Stop(n)
+		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
+		stopped = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are printed above: %w",
+			n, tuner.Searches(cases, contenders), len(complete), len(reach), err)
+		reach, ratioList = complete, nil
 	}
 	for _, r := range reach {
 		o := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
@@ -172,10 +182,13 @@ Examples:
 		}
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, out)
+		if err := writeIndentedJSON(e, out); err != nil {
+			return err
+		}
+		return stopped
 	}
 	printTuneBench(e, out)
-	return nil
+	return stopped
 }
 
 // benchContenders builds the compared strategies with the settings of the headline comparison.
