@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -129,6 +130,21 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	os.WriteFile(gz, z.Bytes()[:z.Len()/2], 0o644)
 	if _, err := models.Load(gz, testKinds()); err == nil || !strings.Contains(err.Error(), gz) {
 		t.Errorf("torn compressed model: %v", err)
+	}
+
+	// Saved to a .gz path, the file is that gzip stream: it inflates to the plain file.
+	saved := filepath.Join(dir, "saved.model.gz")
+	if err := models.Save(saved, h, &linear{W: []float64{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(saved)
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s is not gzip: %v", saved, err)
+	}
+	inflated, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(inflated, raw) {
+		t.Errorf("%s inflates to %d bytes (%v), the plain save is %d", saved, len(inflated), err, len(raw))
 	}
 }
 

@@ -17,8 +17,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -218,28 +216,13 @@ func trainingRange(sts []*smart.Stencil, seed uint64, samples int, gpus []smart.
 	return r
 }
 
-// saveCompressed saves the model to path and a gzip copy of the file to gz, which the binary
-// embeds: the LightGBM text of a large ensemble shrinks to about a third.
+// saveCompressed saves the model to path and a gzip-compressed copy to gz, which the binary
+// embeds.
 func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
 	if err := models.Save(path, h, f); err != nil {
 		return err
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var z bytes.Buffer
-	w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(gz, z.Bytes()); err != nil {
+	if err := models.Save(gz, h, f); err != nil {
 		return err
 	}
 	return os.Chmod(gz, 0o644)

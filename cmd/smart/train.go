@@ -73,7 +73,7 @@ Examples:
 	taskName := fs.String("task", "", "select (best OC class) or runtime (time per step)")
 	kindName := fs.String("model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
 	var out string
-	fs.StringVar(&out, "o", "", "model file to write")
+	fs.StringVar(&out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
 	fs.StringVar(&out, "out", "", "model file to write (same as -o)")
 	paramText := fs.String("param", "", "hyper-parameters, name=value,... (see above)")
 	cv := fs.Int("cv", 5, "cross-validation folds before the final fit; 0 skips it")
