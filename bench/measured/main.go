@@ -54,6 +54,16 @@ type Report struct {
 	Models   []AccuracyRow `json:"default_model_per_stencil"`
 	Ranking  []AccuracyRow `json:"analytic_per_stencil"`
 	Picks    []PickRow     `json:"classifier_per_stencil"`
+	Outside  Outside       `json:"outside_space"`
+}
+
+// Outside describes the measured kernels the search space now rejects (drawn from it before its
+// constraints changed: the spill bound on retiming's fused partial sums), each by its time over
+// its stencil's fastest measured kernel.
+type Outside struct {
+	N           int     `json:"n"`
+	MinRatio    float64 `json:"min_over_best"`
+	MedianRatio float64 `json:"median_over_best"`
 }
 
 // PickRow scores the embedded OC classifier on one stencil against the measured OCs, each OC
@@ -247,7 +257,30 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 		rep.Analytic = append(rep.Analytic, average(oc.String(), parts))
 	}
 	rep.Spread = spread(all)
+	rep.Outside = outside(all, gpu)
 	return rep, nil
+}
+
+// outside scores the variants whose settings the search space rejects on gpu.
+func outside(vs []*variant, gpu smart.GPU) Outside {
+	best := map[string]float64{}
+	for _, v := range vs {
+		if b, ok := best[v.m.StencilID]; !ok || v.m.TimeMs < b {
+			best[v.m.StencilID] = v.m.TimeMs
+		}
+	}
+	var ratios []float64
+	for _, v := range vs {
+		t, err := smart.DecodeTuning(v.st.Dims, v.m.OC, v.m.Setting)
+		if err != nil || t.Usage(v.st).Fits(gpu) != nil {
+			ratios = append(ratios, v.m.TimeMs/best[v.m.StencilID])
+		}
+	}
+	if len(ratios) == 0 {
+		return Outside{}
+	}
+	slices.Sort(ratios)
+	return Outside{N: len(ratios), MinRatio: ratios[0], MedianRatio: stat.Quantile(0.5, stat.Empirical, ratios, nil)}
 }
 
 // average combines rows of disjoint groups: MAPE weighted by their sizes, the rest their mean.
@@ -450,6 +483,9 @@ func printReport(r *Report) {
 			}
 		}
 		fmt.Printf("%-10s %-14s %5d  %-32s %9s %8.2f %14.2f\n", p.Name, p.BestOC, p.OCs, strings.Join(p.Picks, ", "), strings.Join(places, ", "), p.Share, p.Unranked)
+	}
+	if o := r.Outside; o.N > 0 {
+		fmt.Printf("\nKernels the search space now rejects (retiming's fused partial sums would spill): %d, at %.2fx to (median) %.1fx their stencil's fastest\n", o.N, o.MinRatio, o.MedianRatio)
 	}
 	fmt.Printf("\nTiming spread over the timed runs of each ok variant: median CV %.2f%%, median (max-min)/median %.2f%%, 95th percentile %.1f%%, %.1f%% of variants over 5%%\n",
 		100*r.Spread.MedianCV, 100*r.Spread.MedianRange, 100*r.Spread.P95Range, 100*r.Spread.RowsOver5)

@@ -70,6 +70,11 @@ func TestCommittedDataSet(t *testing.T) {
 	if j2 := rep.Stencils[1]; j2.Name != "j2d5pt" || j2.BestMs != 0.185576 || j2.BestOC != "CM_TB" {
 		t.Errorf("j2d5pt: %+v", j2)
 	}
+	// The spill bound of the search space (resources.go) was chosen so that no measured kernel
+	// beyond it comes within 1.5 times its stencil's fastest: these rows were drawn before it.
+	if o := rep.Outside; o.N == 0 || o.MinRatio < 1.5 || o.MedianRatio < o.MinRatio {
+		t.Errorf("kernels outside the space: %+v", o)
+	}
 	// The classifier's first two OCs are those smart tune --classifier embedded searched on the
 	// H100 (data/measured/h100-sxm/tune-j3d7pt/emb-*.json); their places and the share, from the
 	// best time of each OC in rows.csv: 2.015040 and 1.242704 ms against 0.807992. Without a
