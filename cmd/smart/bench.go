@@ -62,7 +62,7 @@ Examples:
 	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
 	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	batch := fs.Int("batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), keeping the variants measured so far; run again to resume")
+	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
 	reps := fs.Int("reps", 5, "timed runs per variant (cuda; at least 5), after one checked run;\na variant whose first is 10x the stencil's fastest run so far gets 2")
 	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
@@ -73,6 +73,7 @@ Examples:
 	if err != nil {
 		return err
 	}
+	start := time.Now() // --time counts drawing the settings too (minutes for many stencils)
 	if len(settings) > 0 && flagGiven(fs, "samples") {
 		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
 	}
@@ -235,7 +236,11 @@ Examples:
 	if cr, ok := eval.(*cuda.Runner); ok && *batch == 0 {
 		*batch = cr.BatchSize()
 	}
-	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: *stopAfter,
+	stop := *stopAfter
+	if stop > 0 {
+		stop = max(stop-time.Since(start), time.Nanosecond) // spent already: stop before the first batch
+	}
+	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: stop,
 		Progress: func(done, _ int) { bar.Update(done) }}
 	sum, runErr := r.Run(ctx, w, items)
 	if sum.Stopped {

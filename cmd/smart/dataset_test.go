@@ -96,6 +96,20 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	}
 }
 
+// TestBenchTimeCountsDrawing: --time counts drawing the settings (a random 3-D stencil's 30
+// spaces: seconds), so a limit spent there measures nothing and says what is left to resume.
+func TestBenchTimeCountsDrawing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, errs := runCLI(t, "", "bench", "--backend", "sim", "--random", "1", "--dims", "3", "--samples", "2", "--time", "1ms", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "0 of 60 variants written") || !strings.Contains(stdout, "stopped by --time with 60 variants left") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	}
+	code, stdout, _ = runCLI(t, "", "bench", "--backend", "sim", "--random", "1", "--dims", "3", "--samples", "2", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "60 of 60 variants written") {
+		t.Fatalf("resume: exit %d\n%s", code, stdout)
+	}
+}
+
 func TestBenchShardsMerge(t *testing.T) {
 	dir := t.TempDir()
 	var shards []string

@@ -91,7 +91,7 @@ Examples:
 	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
-	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m; evaluations still running then are cut off and not counted (0: no limit)")
+	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
@@ -134,6 +134,7 @@ Examples:
 	if err != nil {
 		return err
 	}
+	start := time.Now() // --time counts building the spaces and the evaluator too
 	cat, err := catalog.Load(*catFile)
 	if err != nil {
 		return err
@@ -209,7 +210,11 @@ Examples:
 	}
 	bar := newProgress(e, "tune", total)
 	t.problem.Progress = func(n int, _ float64) { bar.Update(n) }
-	res, err := tuner.Search(ctx, t.problem, tuner.Budget{Evaluations: *budget, Time: *timeLimit}, m, *seed)
+	limit := *timeLimit
+	if limit > 0 {
+		limit = max(limit-time.Since(start), time.Nanosecond) // spent already: stop before the first round
+	}
+	res, err := tuner.Search(ctx, t.problem, tuner.Budget{Evaluations: *budget, Time: limit}, m, *seed)
 	if res.Evaluations < total {
 		bar.Stop(res.Evaluations) // the search ended before the budget
 	}

@@ -352,6 +352,9 @@ func TestTuneNothingRan(t *testing.T) {
 	}{
 		{"time ran out", []string{"j2d5pt", "--evaluator", "sim", "--method", "random", "--time", "1ns"},
 			"", "--time limit of 1ns ran out before any evaluation finished", 0},
+		// --time counts building the 30 spaces of j3d7pt (hundreds of ms) as well: none is left.
+		{"time spent building the spaces", []string{"j3d7pt", "--evaluator", "sim", "--method", "random", "--time", "1ms"},
+			"", "--time limit of 1ms ran out before any evaluation finished", 0},
 		{"all failed", []string{"--evaluator", "replay:" + failed, "--method", "random", "--budget", "2"},
 			"random found no setting that runs: all 2 evaluations failed", "no setting ran successfully in 2 evaluations", 2},
 		{"all failed, space spent", []string{"--evaluator", "replay:" + failed, "--method", "exhaustive"},
