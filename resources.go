@@ -58,15 +58,10 @@ func (t Tuning) fusedPartialSums(r int) int {
 	if t.TT > MaxFactor {
 		return math.MaxInt // Check rejects it; the loop over the levels would take too long
 	}
-	tile, threads := t.Tile(), max(t.Threads(), 1)
+	threads := max(t.Threads(), 1)
 	n := 0
 	for k := 1; k < t.TT; k++ {
-		area := 1
-		for a := 0; a < t.Dims; a++ {
-			if a != t.StreamAxis {
-				area = mulSat(area, addSat(tile[a], mulSat(2*r, t.TT-k)))
-			}
-		}
+		area := t.levelArea(r, k)
 		perThread := area/threads + b2i(area%threads != 0)
 		n = addSat(n, mulSat(perThread, 2*r+1))
 	}

@@ -342,16 +342,6 @@ func (t Tuning) SharedElems(r int) int {
 	if t.TT > MaxFactor {
 		return math.MaxInt // Check rejects it; the loop over the levels would take too long
 	}
-	tile := t.Tile()
-	area := func(k int) int {
-		n := 1
-		for a := 0; a < t.Dims; a++ {
-			if a != t.StreamAxis {
-				n = mulSat(n, addSat(tile[a], mulSat(2*r, t.TT-k)))
-			}
-		}
-		return n
-	}
 	first := 1
 	if t.Shared {
 		first = 0
@@ -363,12 +353,25 @@ func (t Tuning) SharedElems(r int) int {
 			planes = 2
 		}
 		for k := first; k < t.TT; k++ {
-			n = addSat(n, mulSat(planes, area(k)))
+			n = addSat(n, mulSat(planes, t.levelArea(r, k)))
 		}
 		return n
 	}
 	for k := first; k < min(first+2, t.TT); k++ {
-		n = addSat(n, area(k))
+		n = addSat(n, t.levelArea(r, k))
+	}
+	return n
+}
+
+// levelArea is the number of points of time level k of tt fused levels across the streaming
+// axis (every axis without streaming): the tile plus a halo of r*(tt-k) points per side.
+func (t Tuning) levelArea(r, k int) int {
+	tile := t.Tile()
+	n := 1
+	for a := 0; a < t.Dims; a++ {
+		if a != t.StreamAxis {
+			n = mulSat(n, addSat(tile[a], mulSat(2*r, t.TT-k)))
+		}
 	}
 	return n
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,7 +73,7 @@ Examples:
 		return err
 	}
 	start := time.Now() // --time counts drawing the settings too (minutes for many stencils)
-	if len(settings) > 0 && flagGiven(fs, "samples") {
+	if len(settings) > 0 && flagsGiven(fs, "samples") {
 		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
 	}
 	if *out == "" {
@@ -99,7 +98,7 @@ Examples:
 	}
 	var variants []dataset.Variant
 	if len(settings) > 0 {
-		if !flagGiven(fs, "oc") {
+		if !flagsGiven(fs, "oc") {
 			ocs = nil // --setting names the OC unless --oc is given
 		}
 		if variants, err = parseVariants(settings, ocs); err != nil {
@@ -343,13 +342,6 @@ func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
 func (r *repeatedFlag) Set(v string) error {
 	*r = append(*r, v)
 	return nil
-}
-
-// flagGiven reports whether the flag name was set on the command line.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // parseVariants reads --setting values: OC:k=v,... or, when ocs holds a single OC, k=v,...

@@ -11,6 +11,19 @@ import (
 	"smart/internal/atomicfile"
 )
 
+// limitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name
+// (an unknown name is a *catalog.NotFoundError), or sm_80, the A100's limits, when name is empty.
+func limitsGPU(catFile, name string) (smart.GPU, error) {
+	if name == "" {
+		return smart.SM80(), nil
+	}
+	cat, err := catalog.Load(catFile)
+	if err != nil {
+		return smart.GPU{}, err
+	}
+	return cat.Lookup(name)
+}
+
 func runCodegen(ctx context.Context, e *env, args []string) error {
 	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [--gpu NAME] [-o FILE] [--json]", `
 Writes the CUDA source of a stencil under an optimization combination (OC) and a setting: the
@@ -56,15 +69,9 @@ Examples:
 	if err != nil {
 		return err
 	}
-	gpu := smart.SM80()
-	if *gpuName != "" {
-		cat, err := catalog.Load(*catFile)
-		if err != nil {
-			return err
-		}
-		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return err
-		}
+	gpu, err := limitsGPU(*catFile, *gpuName)
+	if err != nil {
+		return err
 	}
 	set, err := smart.ParseSetting(*setText)
 	if err != nil {

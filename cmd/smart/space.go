@@ -55,15 +55,11 @@ Examples:
 		return usagef("--gpu-regs and --shared-kb must be positive")
 	}
 	// The GPU before the stencil: a misspelt name is a usage error (exit 2), as in tune.
-	gpu := smart.SM80()
-	if *gpuName != "" {
-		cat, err := catalog.Load(*catFile)
-		if err != nil {
-			return err
-		}
-		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return usagef("--gpu: %v", err)
-		}
+	gpu, err := limitsGPU(*catFile, *gpuName)
+	if errors.As(err, new(*catalog.NotFoundError)) {
+		return usagef("--gpu: %v", err)
+	} else if err != nil {
+		return err
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {

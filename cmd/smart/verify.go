@@ -56,18 +56,14 @@ Examples:
 	if err != nil {
 		return usagef("--oc: %v", err)
 	}
-	gpu := smart.SM80()
-	if *gpuName != "" {
-		cat, err := catalog.Load(*catFile)
-		if err != nil {
-			return err
-		}
-		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return usagef("--gpu: %v", err) // a misspelt name is a usage error, as in tune
-		}
-		if err := gpu.RunsCUDA(); err != nil {
-			return usagef("--gpu: %v", err)
-		}
+	gpu, err := limitsGPU(*catFile, *gpuName)
+	if errors.As(err, new(*catalog.NotFoundError)) {
+		return usagef("--gpu: %v", err) // a misspelt name is a usage error, as in tune
+	} else if err != nil {
+		return err
+	}
+	if err := gpu.RunsCUDA(); err != nil {
+		return usagef("--gpu: %v", err)
 	}
 	tools, err := cuda.FindTools()
 	if err != nil {
