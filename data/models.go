@@ -18,26 +18,42 @@ import (
 //go:embed models/*
 var modelFiles embed.FS
 
+// measuredFiles holds runtime models trained on measurements of one GPU (data/measured/GPU/models)
+// and their manifest (models.json), which names the GPU each is for:
+//
+//go:embed measured/models.json measured/*/models/*
+var measuredFiles embed.FS
+
 // ModelFile returns the embedded file of that name from data/models, decompressed when it is
 // stored as name.gz; package predict decodes it.
 func ModelFile(name string) ([]byte, error) {
 	if strings.ContainsAny(name, "/\\") {
 		return nil, fmt.Errorf("no embedded model file %q", name)
 	}
-	if b, err := modelFiles.ReadFile("models/" + name); err == nil {
+	return readModel(modelFiles, "models/"+name, strings.Join(ModelNames(), ", "))
+}
+
+// MeasuredModelFile returns the embedded file at path name under data/measured (its manifest
+// models.json, or a model it lists), decompressed when it is stored as name.gz.
+func MeasuredModelFile(name string) ([]byte, error) {
+	return readModel(measuredFiles, "measured/"+name, "those data/measured/models.json lists")
+}
+
+func readModel(fsys embed.FS, path, have string) ([]byte, error) {
+	if b, err := fsys.ReadFile(path); err == nil {
 		return b, nil
 	}
-	z, err := modelFiles.ReadFile("models/" + name + ".gz")
+	z, err := fsys.ReadFile(path + ".gz")
 	if err != nil {
-		return nil, fmt.Errorf("no embedded model file %q; the embedded files are %s", name, strings.Join(ModelNames(), ", "))
+		return nil, fmt.Errorf("no embedded model file %q; the embedded files are %s", path, have)
 	}
 	r, err := gzip.NewReader(bytes.NewReader(z))
 	if err != nil {
-		return nil, fmt.Errorf("embedded model file %s: %w", name, err)
+		return nil, fmt.Errorf("embedded model file %s: %w", path, err)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("embedded model file %s: %w", name, err)
+		return nil, fmt.Errorf("embedded model file %s: %w", path, err)
 	}
 	return b, nil
 }

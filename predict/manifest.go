@@ -26,6 +26,7 @@ type Entry struct {
 	File     string        `json:"file"`
 	Task     string        `json:"task"` // "select" or "runtime"
 	Dims     int           `json:"dims"`
+	GPU      string        `json:"gpu,omitempty"` // the only GPU the model is for; empty: every GPU
 	Training TrainingRange `json:"training"`
 	Source   smart.Source  `json:"source"` // of every row: simulated until measured data is added
 	Rows     int           `json:"rows"`

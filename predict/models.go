@@ -30,8 +30,11 @@ type Models struct {
 	Select  map[int]*Model
 	Runtime map[int]*Model
 	lazy    map[modelKey]func() (*Model, error)
-	given   []*Model // by Use, in order
-	mu      sync.Mutex
+	// own are runtime models trained on measurements of one GPU (data/measured), by dimensions
+	// and GPU name, decoded on first use.
+	own   map[ownKey]func() (*Model, error)
+	given []*Model // by Use, in order
+	mu    sync.Mutex
 }
 
 type modelKey struct {
@@ -39,35 +42,94 @@ type modelKey struct {
 	dims int
 }
 
-// Defaults returns the models embedded in the binary (data/models), trained by bench/defaults.
+type ownKey struct {
+	dims int
+	gpu  string
+}
+
+// Defaults returns the models embedded in the binary: the defaults of data/models, trained by
+// bench/defaults, and the runtime models of data/measured, each trained on measurements of one
+// GPU, which Own offers for that GPU.
 func Defaults() (*Models, error) {
-	b, err := data.ModelFile(ManifestFile)
+	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}, lazy: map[modelKey]func() (*Model, error){},
+		own: map[ownKey]func() (*Model, error){}}
+	man, err := embeddedManifest(data.ModelFile, ManifestFile)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range man.Models {
+		if e.GPU != "" {
+			return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %s is for %s only", e.File, e.GPU)
+		}
+		ms.lazy[modelKey{models.Task(e.Task), e.Dims}] = embeddedModel(data.ModelFile, e, "embedded "+e.File)
+	}
+	own, err := embeddedManifest(data.MeasuredModelFile, "models.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range own.Models {
+		if e.GPU == "" || models.Task(e.Task) != models.Runtime {
+			return nil, fmt.Errorf("the embedded models are broken (a bug in this build): data/measured/models.json lists %s, not a runtime model of one GPU", e.File)
+		}
+		ms.own[ownKey{e.Dims, e.GPU}] = embeddedModel(data.MeasuredModelFile, e, "embedded measured/"+e.File)
+	}
+	return ms, nil
+}
+
+func embeddedManifest(read func(string) ([]byte, error), name string) (*Manifest, error) {
+	b, err := read(name)
 	if err != nil {
 		return nil, err
 	}
 	man, err := ParseManifest(b)
 	if err != nil {
-		return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %w", err)
+		return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %s: %w", name, err)
 	}
-	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}, lazy: map[modelKey]func() (*Model, error){}}
-	for _, e := range man.Models {
-		ms.lazy[modelKey{models.Task(e.Task), e.Dims}] = sync.OnceValues(func() (*Model, error) {
-			b, err := data.ModelFile(e.File)
-			if err != nil {
-				return nil, err
-			}
-			kinds := models.Kinds{}
-			gbdt.Register(kinds)
-			m, err := newModel(b, "embedded "+e.File, kinds)
-			if err != nil {
-				return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %w", err)
-			}
-			r := e.Training
-			m.Range = &r
-			return m, nil
-		})
+	return man, nil
+}
+
+// embeddedModel decodes the model of e on its first call.
+func embeddedModel(read func(string) ([]byte, error), e Entry, name string) func() (*Model, error) {
+	return sync.OnceValues(func() (*Model, error) {
+		b, err := read(e.File)
+		if err != nil {
+			return nil, err
+		}
+		kinds := models.Kinds{}
+		gbdt.Register(kinds)
+		m, err := newModel(b, name, kinds)
+		if err != nil {
+			return nil, fmt.Errorf("the embedded models are broken (a bug in this build): %w", err)
+		}
+		r := e.Training
+		m.Range = &r
+		return m, nil
+	})
+}
+
+// Own returns the embedded runtime model trained on measurements of gpu for stencils of st's
+// dimensions, or nil where there is none, where Use gave a runtime model of those dimensions,
+// or where st lies outside its training range in order or element type; note then says why
+// the default answers instead.
+func (ms *Models) Own(st *smart.Stencil, gpu string) (m *Model, note string, err error) {
+	ms.mu.Lock()
+	load := ms.own[ownKey{st.Dims, gpu}]
+	given := slices.ContainsFunc(ms.given, func(g *Model) bool {
+		return g.Header.Task == models.Runtime && g.Header.Inputs.Dims == st.Dims
+	})
+	ms.mu.Unlock()
+	if load == nil || given {
+		return nil, "", nil
 	}
-	return ms, nil
+	if m, err = load(); err != nil {
+		return nil, "", err
+	}
+	r := m.Range
+	if o := st.Order(); o < r.Orders[0] || o > r.Orders[1] || !slices.Contains(r.Dtypes, st.Dtype) {
+		return nil, fmt.Sprintf("%s's runtime model trained on its measurements (%s) covers %v stencils of orders %d-%d only; the simulated default answers for this %s stencil of order %d",
+			gpu, m.Name, r.Dtypes, r.Orders[0], r.Orders[1], st.Dtype, st.Order()), nil
+	}
+	return m, "", nil
 }
 
 // model returns the model of a task and dimensions, decoding an embedded one on first use.

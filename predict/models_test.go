@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,4 +141,47 @@ func foreignKernelModel(t *testing.T, good []byte) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestMeasuredManifest checks data/measured/models.json against the models it lists: each a
+// runtime model of the dimensions it says, trained only on measurements of its one GPU, with
+// the rows the manifest counts.
+func TestMeasuredManifest(t *testing.T) {
+	b, err := data.MeasuredModelFile("models.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Models) == 0 {
+		t.Fatal("data/measured/models.json lists no model")
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	for _, e := range man.Models {
+		b, err := data.MeasuredModelFile(e.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := newModel(b, e.File, kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := m.Header
+		if h.Task != models.Runtime || string(h.Task) != e.Task || h.Inputs.Dims != e.Dims {
+			t.Errorf("%s: a %s model of %d-D stencils, the manifest says %s of %d-D", e.File, h.Task, h.Inputs.Dims, e.Task, e.Dims)
+		}
+		rows := 0
+		for _, d := range h.Data {
+			rows += d.Rows
+			if len(d.GPUs) != 1 || d.GPUs[0] != e.GPU || d.Sources[string(smart.Measured)] != d.Rows {
+				t.Errorf("%s: data set %s has GPUs %v and sources %v; want only measurements of %s", e.File, d.Path, d.GPUs, d.Sources, e.GPU)
+			}
+		}
+		if rows != e.Rows || e.Source != smart.Measured || !slices.Equal(e.Training.GPUs, []string{e.GPU}) {
+			t.Errorf("%s: %d rows in the model, manifest: %d rows, source %s, GPUs %v", e.File, rows, e.Rows, e.Source, e.Training.GPUs)
+		}
+	}
 }

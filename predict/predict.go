@@ -70,8 +70,10 @@ type Prediction struct {
 	// Measure is the smart bench command that times every candidate on the GPU: the models'
 	// pick is often not the fastest of them on real hardware (README, "Predictions measured on
 	// the H100"), and timing a few kernels takes seconds.
-	Measure  string      `json:"measure"`
-	GPUs     []GPUTime   `json:"gpus"` // every catalogued GPU, fastest first
+	Measure string `json:"measure"`
+	// GPUs are every catalogued GPU, fastest first, predicted with the same models (the
+	// defaults where the GPU asked about has a model of its own measurements, which Best is from).
+	GPUs     []GPUTime   `json:"gpus"`
 	Models   []ModelInfo `json:"models"`
 	Warnings []string    `json:"warnings,omitempty"`
 }
@@ -145,8 +147,25 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if err != nil {
 		return nil, err
 	}
+	// The GPU asked about is searched with the model trained on its own measurements where one
+	// is embedded; the table of every GPU keeps the defaults, so that its times compare.
+	asked := rt
+	own, note, err := p.Models.Own(st, g.Name)
+	if err != nil {
+		return nil, err
+	}
+	if own != nil {
+		asked = own
+	}
 	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st)}
-	pr.Models, pr.Warnings = modelInfo(st, sel, rt)
+	if asked != rt {
+		pr.Models, pr.Warnings = modelInfo(st, sel, asked, rt)
+	} else {
+		pr.Models, pr.Warnings = modelInfo(st, sel, rt)
+	}
+	if note != "" {
+		pr.Warnings = append(pr.Warnings, note)
+	}
 	if pr.Classes, err = classify(sel, st, g); err != nil {
 		return nil, err
 	}
@@ -154,7 +173,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if reason := fitsMemory(st, g); reason != "" {
 		return nil, fmt.Errorf("stencil %s on %s: %s", st.Name, g.Name, reason)
 	}
-	top, err := p.searchGPU(ctx, rt, in, g, pr.Classes, p.Asked, nil)
+	top, err := p.searchGPU(ctx, asked, in, g, pr.Classes, p.Asked, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -166,15 +185,16 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
 	var others []smart.GPU
 	for _, o := range p.Catalog.GPUs() {
-		if o.Name != g.Name {
+		if o.Name != g.Name || asked != rt {
 			others = append(others, o)
 		}
 	}
 	if pr.GPUs, err = p.across(ctx, sel, rt, in, others, p.Rest, top.found); err != nil {
 		return nil, err
 	}
-	// The GPU asked about keeps its deeper search.
-	pr.GPUs = append(pr.GPUs, GPUTime{GPU: g.Name, Arch: g.Arch, Price: g.Price, Best: pr.Best})
+	if asked == rt { // the GPU asked about keeps its deeper search
+		pr.GPUs = append(pr.GPUs, GPUTime{GPU: g.Name, Arch: g.Arch, Price: g.Price, Best: pr.Best})
+	}
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
 	return pr, nil
 }

@@ -12,6 +12,8 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/data"
+	"smart/models"
+	"smart/models/gbdt"
 	"smart/tuner/space"
 )
 
@@ -202,5 +204,65 @@ func TestAcrossSkips(t *testing.T) {
 	}
 	if !slices.ContainsFunc(times, func(g GPUTime) bool { return g.Best != nil }) {
 		t.Error("no GPU predicted")
+	}
+}
+
+// TestPredictOwnModel predicts for the H100, whose measurements train an embedded runtime model:
+// the GPU asked about is searched with that model and says so, while the table of every GPU,
+// the H100 included, keeps the simulated default so that its times compare; a stencil outside
+// that model's range, a GPU without one and a runtime model given with Use get the default.
+func TestPredictOwnModel(t *testing.T) {
+	p := defaultPredictor(t)
+	st := sample(t, "j3d7pt")
+	pr, err := p.Predict(context.Background(), Input{Stencil: st}, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, note, err := p.Models.Own(st, "H100-SXM")
+	if err != nil || own == nil || note != "" {
+		t.Fatalf("Own(j3d7pt, H100-SXM) = %v, %q, %v; want the embedded measured model", own, note, err)
+	}
+	_, rt, _ := p.Models.For(st)
+	if pr.Best.Source.Basis != BasisMeasured || pr.Best.Source.Model != own.Name {
+		t.Errorf("best from %+v, want %s, measured", pr.Best.Source, own.Name)
+	}
+	for _, gt := range pr.GPUs {
+		if gt.Best != nil && gt.Best.Source.Model != rt.Name {
+			t.Errorf("%s in the table from %s, want every GPU from %s", gt.GPU, gt.Best.Source.Model, rt.Name)
+		}
+		if gt.GPU == "H100-SXM" && (gt.Best == nil || gt.Best.Source.Basis != BasisSimulated) {
+			t.Errorf("the H100's table row %+v is not the simulated default's", gt.Best)
+		}
+	}
+	if len(pr.Models) != 3 || pr.Models[1].Name != own.Name || pr.Models[2].Name != rt.Name {
+		t.Errorf("models listed: %+v; want the classifier, the H100's own model and the default", pr.Models)
+	}
+
+	f32 := *st
+	f32.Dtype = smart.Float32
+	if m, note, err := p.Models.Own(&f32, "H100-SXM"); m != nil || err != nil || !strings.Contains(note, "the simulated default answers for this float32 stencil") {
+		t.Errorf("float32 stencil: Own = %v, %q, %v; want nil and a note", m, note, err)
+	}
+	if m, note, _ := p.Models.Own(sample(t, "j3d7pt"), "A100-40GB"); m != nil || note != "" {
+		t.Errorf("A100: Own = %v, %q; no model of its measurements is embedded", m, note)
+	}
+	b, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	if err := p.Models.Use(b, "given.model", kinds); err != nil {
+		t.Fatal(err)
+	}
+	if m, _, _ := p.Models.Own(st, "H100-SXM"); m != nil {
+		t.Errorf("a runtime model given with Use must replace the H100's own, got %s", m.Name)
+	}
+	pr, err = p.Predict(context.Background(), Input{Stencil: st}, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Best.Source.Model != "given.model" {
+		t.Errorf("best from %s, want the given model", pr.Best.Source.Model)
 	}
 }

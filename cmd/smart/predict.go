@@ -27,8 +27,10 @@ ready to pass to 'smart codegen', and the predicted time on every catalogued GPU
 Every number says what stands behind it: "trained on measurements of this GPU", "predicted
 from other GPUs" (a model trained on measurements of others, through the GPU's features), or
 "simulated" (a model trained on the analytic model's times). The embedded default models are
-trained on simulated data for the 13 catalogued NVIDIA GPUs (data/models/README.md); --model
-uses your own (smart train), for its task and dimensions, in their place.
+trained on simulated data for the 13 catalogued NVIDIA GPUs (data/models/README.md). A GPU
+whose measurements train an embedded runtime model (the H100: data/measured/models.json) is
+searched with it, while the table of every GPU keeps the defaults for all, so that its times
+compare. --model uses your own (smart train), for its task and dimensions, in their place.
 
 FILE may be a stencil file, an embedded sample (j3d7pt, ...) or '-' for stdin; a directory
 means every *.json in it. With several stencils it prints one row per stencil; --json prints one
@@ -208,6 +210,13 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
 	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
+	ref := b
+	for _, g := range pr.GPUs {
+		if g.GPU == pr.GPU && g.Best != nil && g.Best.Source.Model != b.Source.Model {
+			ref = g.Best
+			fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", g.Best.Source.Model, pr.GPU)
+		}
+	}
 	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
@@ -217,7 +226,7 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		if g.GPU == pr.GPU {
 			mark = " <- asked"
 		}
-		fmt.Fprintf(w, "  %-12s %-13s %10.4g %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, b.TimeMs/g.Best.TimeMs, g.Best.OC, g.Best.Source.Basis, mark)
+		fmt.Fprintf(w, "  %-12s %-13s %10.4g %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, ref.TimeMs/g.Best.TimeMs, g.Best.OC, g.Best.Source.Basis, mark)
 	}
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
