@@ -130,6 +130,10 @@ func unionSpan(tile, block, filter int) int {
 	return (tile-1)*block + filter
 }
 
+// maxConvFactor bounds each block and tile size Estimate takes: no GPU runs a block wider than
+// 1024 threads, and the bound keeps the products of the sizes far from overflowing an int.
+const maxConvFactor = 1 << 12
+
 // Register budget for values kept live between reuses; beyond it the compiler reloads.
 const (
 	convBaseRegs = 24
@@ -141,6 +145,9 @@ const (
 func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) (ConvEstimate, error) {
 	if s.BlockX < 1 || s.BlockY < 1 || s.TileX < 1 || s.TileY < 1 {
 		return ConvEstimate{}, fmt.Errorf("convolution setting %s: block and tile sizes must be positive", s)
+	}
+	if max(s.BlockX, s.BlockY, s.TileX, s.TileY) > maxConvFactor {
+		return ConvEstimate{}, fmt.Errorf("convolution setting %s: block and tile sizes above %d fit no GPU's block or image", s, maxConvFactor)
 	}
 	m, err := newMachine(g)
 	if err != nil {

@@ -56,6 +56,13 @@ func TestConvRejectsLikeFits(t *testing.T) {
 	if _, err := p.Estimate(ConvSetting{BlockX: 0, BlockY: 1, TileX: 1, TileY: 1}, g, nil); err == nil {
 		t.Error("a zero block was modelled")
 	}
+	// Sizes whose products overflow an int (a block of 2^80 threads wrapped to 0 and divided by
+	// it) are refused before any arithmetic.
+	for _, s := range []ConvSetting{{BlockX: 1 << 40, BlockY: 1 << 40, TileX: 1, TileY: 1}, {BlockX: 32, BlockY: 4, TileX: 1 << 40, TileY: 1 << 40}, {BlockX: 32, BlockY: 4, TileX: 1 << 13, TileY: 1}} {
+		if _, err := p.Estimate(s, g, nil); err == nil || !strings.Contains(err.Error(), "fit no GPU's block or image") {
+			t.Errorf("%v: error %v", s, err)
+		}
+	}
 }
 
 // Properties of the first-principles part: a warp of 16 threads wastes half of an NVIDIA warp
