@@ -134,6 +134,9 @@ func unionSpan(tile, block, filter int) int {
 // 1024 threads, and the bound keeps the products of the sizes far from overflowing an int.
 const maxConvFactor = 1 << 12
 
+// maxConvImage bounds the image's width and height, for the same reason (2^40 pixels).
+const maxConvImage = 1 << 20
+
 // Register budget for values kept live between reuses; beyond it the compiler reloads.
 const (
 	convBaseRegs = 24
@@ -148,6 +151,9 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	}
 	if max(s.BlockX, s.BlockY, s.TileX, s.TileY) > maxConvFactor {
 		return ConvEstimate{}, fmt.Errorf("convolution setting %s: block and tile sizes above %d fit no GPU's block or image", s, maxConvFactor)
+	}
+	if min(p.Width, p.Height, p.FilterW, p.FilterH) < 1 || max(p.Width, p.Height) > maxConvImage || max(p.FilterW, p.FilterH) > maxConvFactor {
+		return ConvEstimate{}, fmt.Errorf("convolution of a %dx%d image with a %dx%d filter: the image must be 1 to %d wide and high, the filter 1 to %d", p.Width, p.Height, p.FilterW, p.FilterH, maxConvImage, maxConvFactor)
 	}
 	m, err := newMachine(g)
 	if err != nil {

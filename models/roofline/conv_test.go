@@ -63,6 +63,12 @@ func TestConvRejectsLikeFits(t *testing.T) {
 			t.Errorf("%v: error %v", s, err)
 		}
 	}
+	ok := ConvSetting{BlockX: 32, BlockY: 4, TileX: 1, TileY: 1}
+	for _, bad := range []ConvProblem{{Width: 1 << 40, Height: 1 << 40, FilterW: 15, FilterH: 15}, {Width: 4096, Height: 4096, FilterW: 1 << 40, FilterH: 1 << 40}, {Width: 4096, Height: 0, FilterW: 15, FilterH: 15}} {
+		if _, err := bad.Estimate(ok, g, nil); err == nil || !strings.Contains(err.Error(), "the image must be") {
+			t.Errorf("%+v: error %v", bad, err)
+		}
+	}
 }
 
 // Properties of the first-principles part: a warp of 16 threads wastes half of an NVIDIA warp
