@@ -27,7 +27,11 @@ type Predictor struct {
 	// others (which start from the settings found on the first); Compare is the budget of
 	// Across and Recommend on every GPU alike, so that their times compare fairly.
 	Asked, Rest, Compare Budget
-	Seed                 uint64
+	// ScreenAll screens every OC on the GPU asked about, not only those of Asked.Classes, where
+	// its runtime model is trained on measurements of that GPU and its classifier is not: the
+	// classifier would keep the runtime model from the OCs it disfavours without knowing the GPU.
+	ScreenAll bool
+	Seed      uint64
 }
 
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default
@@ -41,7 +45,7 @@ func DefaultPredictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predictor{Models: ms, Catalog: cat, Seed: 1,
+	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true,
 		Asked:   Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}},
 		Rest:    Budget{Classes: 2, MinProbability: 0.05, Screen: Pass{Samples: 8, Starts: 1, Rounds: 1}, Refine: 1, Deep: Pass{Samples: 32, Starts: 3, Rounds: 6}},
 		Compare: Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 2, Deep: Pass{Samples: 128, Starts: 4, Rounds: 8}}}, nil
@@ -173,7 +177,11 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if reason := fitsMemory(st, g); reason != "" {
 		return nil, fmt.Errorf("stencil %s on %s: %s", st.Name, g.Name, reason)
 	}
-	top, err := p.searchGPU(ctx, asked, in, g, pr.Classes, p.Asked, nil)
+	budget := p.Asked
+	if p.ScreenAll && asked.Provenance(g.Name).Basis == BasisMeasured && pr.ClassSource.Basis != BasisMeasured {
+		budget.Classes, budget.MinProbability = len(pr.Classes), 0
+	}
+	top, err := p.searchGPU(ctx, asked, in, g, pr.Classes, budget, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -234,6 +234,9 @@ func TestPredictOwnModel(t *testing.T) {
 			t.Errorf("the H100's table row %+v is not the simulated default's", gt.Best)
 		}
 	}
+	if pr.Screened != len(smart.Combinations()) {
+		t.Errorf("%d OCs screened; with a runtime model measured on the GPU and a simulated classifier, all are", pr.Screened)
+	}
 	if len(pr.Models) != 3 || pr.Models[1].Name != own.Name || pr.Models[2].Name != rt.Name {
 		t.Errorf("models listed: %+v; want the classifier, the H100's own model and the default", pr.Models)
 	}
@@ -264,5 +267,8 @@ func TestPredictOwnModel(t *testing.T) {
 	}
 	if pr.Best.Source.Model != "given.model" {
 		t.Errorf("best from %s, want the given model", pr.Best.Source.Model)
+	}
+	if pr.Screened >= len(smart.Combinations()) {
+		t.Errorf("%d OCs screened with a simulated runtime model; the classifier's most probable classes only", pr.Screened)
 	}
 }

@@ -46,7 +46,7 @@ Examples:
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
-	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU")
+	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU; unset, all where the runtime model is trained on measurements of that GPU and the classifier is not")
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -65,6 +65,7 @@ Examples:
 		return err
 	}
 	p.Asked.Classes, p.Asked.Deep.Samples = *candidates, *samples
+	p.ScreenAll = !flagsGiven(fs, "candidates")
 	gpu, err := defaultGPU(*gpuName)
 	if err != nil {
 		return err
@@ -194,7 +195,15 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	for _, c := range pr.Classes {
 		fmt.Fprintf(w, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
 	}
-	fmt.Fprintf(w, "\n%d OCs of the most probable classes screened on %s; the fastest searched in depth (%s)\n", pr.Screened, pr.GPU, sourceLine(pr.Best.Source))
+	all := 0
+	for _, c := range pr.Classes {
+		all += len(c.Members)
+	}
+	which := fmt.Sprintf("%d OCs of the most probable classes screened on %s", pr.Screened, pr.GPU)
+	if pr.Screened == all && pr.Best.Source.Basis == predict.BasisMeasured && pr.ClassSource.Basis != predict.BasisMeasured {
+		which = fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of it, the classifier has not)", all, pr.GPU)
+	}
+	fmt.Fprintf(w, "\n%s; the fastest searched in depth (%s)\n", which, sourceLine(pr.Best.Source))
 	fmt.Fprintf(w, "  %-16s %6s %10s %9s %7s  %s\n", "OC", "class p", "ms/step", "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
 		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, analyticMs(c), c.Evaluated, c.Setting)
