@@ -126,8 +126,12 @@ func (ms *Models) Own(st *smart.Stencil, gpu string) (m *Model, note string, err
 	}
 	r := m.Range
 	if o := st.Order(); o < r.Orders[0] || o > r.Orders[1] || !slices.Contains(r.Dtypes, st.Dtype) {
-		return nil, fmt.Sprintf("%s's runtime model trained on its measurements (%s) covers %v stencils of orders %d-%d only; the simulated default answers for this %s stencil of order %d",
-			gpu, m.Name, r.Dtypes, r.Orders[0], r.Orders[1], st.Dtype, st.Order()), nil
+		dtypes := make([]string, len(r.Dtypes))
+		for i, d := range r.Dtypes {
+			dtypes[i] = string(d)
+		}
+		return nil, fmt.Sprintf("%s's runtime model trained on its measurements (%s) covers %s stencils of orders %d-%d only; the simulated default answers for this %s stencil of order %d",
+			gpu, m.Name, strings.Join(dtypes, " and "), r.Orders[0], r.Orders[1], st.Dtype, st.Order()), nil
 	}
 	return m, "", nil
 }
