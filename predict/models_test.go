@@ -185,3 +185,38 @@ func TestMeasuredManifest(t *testing.T) {
 		}
 	}
 }
+
+// The H100's runtime model trained on its measurements answers for stencils like those it was
+// trained on; other GPUs, and stencils outside its range, get the simulated default.
+func ExampleModels_Own() {
+	ms, err := Defaults()
+	if err != nil {
+		panic(err)
+	}
+	b, err := data.StencilFile("j3d7pt")
+	if err != nil {
+		panic(err)
+	}
+	st, err := smart.ParseStencil(b, smart.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	for _, gpu := range []string{"H100-SXM", "A100-40GB"} {
+		m, _, err := ms.Own(st, gpu)
+		if err != nil {
+			panic(err)
+		}
+		if m == nil {
+			fmt.Printf("%s: the default\n", gpu)
+			continue
+		}
+		fmt.Printf("%s: %s, %s\n", gpu, m.Name, m.Provenance(gpu).Text)
+	}
+	st.Dtype = smart.Float32
+	_, note, _ := ms.Own(st, "H100-SXM")
+	fmt.Println(note)
+	// Output:
+	// H100-SXM: embedded measured/h100-sxm/models/runtime-3d.smartmodel, trained on measurements of this GPU
+	// A100-40GB: the default
+	// H100-SXM's runtime model trained on its measurements (embedded measured/h100-sxm/models/runtime-3d.smartmodel) covers float64 stencils of orders 1-2 only; the simulated default answers for this float32 stencil of order 1
+}
