@@ -69,7 +69,8 @@ time, the evaluations used and where the time comes from. Methods:
   bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
               to every run so far (the fewest evaluations on the Kernel Tuner data sets)
 Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
-model:PATH (a runtime model from smart train; predicted), replay:PATH (a data set directory,
+model:PATH (a runtime model from smart train, or model:embedded for the one smart predict
+searches the GPU with; predicted), replay:PATH (a data set directory,
 or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
 values and constraints are tuned). Failed settings count as evaluations and are never retried.
 --trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
@@ -95,7 +96,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
-	surFlag := fs.String("surrogate", "", "sim, model:PATH (stencils) or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first and learns from it as a feature")
+	surFlag := fs.String("surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first and learns from it as a feature")
 	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
 	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
@@ -185,6 +186,9 @@ Examples:
 			b.Prior = sur
 		}
 		t.prior = *surFlag
+		if *surFlag == "model:embedded" {
+			t.prior += ": " + t.embedded
+		}
 	}
 	if *emitPath != "" && t.problem.Stencil == nil {
 		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
@@ -285,6 +289,7 @@ type tuneSetup struct {
 	kernel   string
 	meanObj  bool   // Kernel Tuner's objective (the mean time)
 	prior    string // --surrogate
+	embedded string // the model model:embedded resolved to, with what it was trained on
 	ranker   string // the model that ranked the OCs, with what stands behind it
 	searched int    // the method searches the first searched variants
 	// source and device describe the evaluator's rows, for --record.
@@ -395,10 +400,36 @@ func (t *tuneSetup) record(dir string) (*dataset.Writer, error) {
 	return w, nil
 }
 
+// modelEvaluator answers with the runtime model at path, or for "embedded" with the one smart
+// predict searches the GPU with: the model of its own measurements where one is embedded and
+// covers the stencil, the simulated default otherwise.
 func (t *tuneSetup) modelEvaluator(path string, st *smart.Stencil) (smart.Evaluator, error) {
-	m, err := models.Load(path, kinds.All())
-	if err != nil {
-		return nil, err
+	var m *models.Model
+	if path == "embedded" {
+		ms, err := predict.Defaults()
+		if err != nil {
+			return nil, err
+		}
+		own, note, err := ms.Own(st, t.gpu.Name)
+		if err != nil {
+			return nil, err
+		}
+		if own == nil {
+			if _, own, err = ms.For(st); err != nil {
+				return nil, fmt.Errorf("model:embedded: %w", err)
+			}
+		}
+		if note != "" {
+			fmt.Fprintf(t.e.stderr, "note: %s\n", note)
+		}
+		t.embedded = fmt.Sprintf("%s (%s)", own.Name, own.Provenance(t.gpu.Name).Text)
+		fmt.Fprintf(t.e.stderr, "model:embedded is %s\n", t.embedded)
+		m = own.Model
+	} else {
+		var err error
+		if m, err = models.Load(path, kinds.All()); err != nil {
+			return nil, err
+		}
 	}
 	ev, err := train.NewEvaluator(m, t.cat)
 	if err != nil {

@@ -156,6 +156,34 @@ func TestTuneStencilCLI(t *testing.T) {
 	}
 }
 
+// TestTuneEmbeddedModel checks what model:embedded resolves to: as a prior on the H100 the
+// runtime model of the H100's own measurements, as the evaluator on the A100 the simulated
+// default, which answers every query.
+func TestTuneEmbeddedModel(t *testing.T) {
+	code, stdout, errs := runCLI(t, "", "tune", "j3d7pt", "--gpu", "h100", "--evaluator", "sim", "--oc", "ST",
+		"--method", "bayes", "--surrogate", "model:embedded", "--budget", "12", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var out struct {
+		Prior string `json:"prior"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "model:embedded: embedded measured/h100-sxm/models/runtime-3d.smartmodel (trained on measurements of this GPU)"; out.Prior != want {
+		t.Errorf("prior %q, want %q", out.Prior, want)
+	}
+	code, stdout, errs = runCLI(t, "", "tune", "j3d7pt", "--gpu", "a100", "--evaluator", "model:embedded", "--oc", "ST",
+		"--method", "random", "--budget", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "model:embedded is embedded runtime-3d.smartmodel (simulated") || !strings.Contains(stdout, "10 evaluations (0 failed)") {
+		t.Errorf("stdout %q, stderr %q", stdout, errs)
+	}
+}
+
 // TestTunePipelineClassifier checks which OCs the pipeline searches: the first --variants in
 // the order given without a classifier, and with the embedded one the most probable class's
 // own OC and then its first other member, the order smart predict reports for the same stencil.
