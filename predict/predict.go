@@ -207,6 +207,17 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	return pr, nil
 }
 
+// AskedInTable is the GPU asked about's row of GPUs: Best, or where the GPU has a model of its
+// own measurements, the defaults' answer, on the same basis as the other rows.
+func (pr *Prediction) AskedInTable() *Choice {
+	for _, g := range pr.GPUs {
+		if g.GPU == pr.GPU && g.Best != nil {
+			return g.Best
+		}
+	}
+	return pr.Best
+}
+
 // Across predicts the stencil's best OC, setting and time on each of gpus with the same search
 // budget (Compare) for all, so that their times compare fairly: what smart recommend ranks.
 func (p *Predictor) Across(ctx context.Context, in Input, gpus []smart.GPU) ([]GPUTime, error) {

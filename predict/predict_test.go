@@ -106,7 +106,7 @@ func TestPredictSample(t *testing.T) {
 			if (ref.Vendor == "NVIDIA") != (gt.Best != nil) {
 				t.Errorf("%s (%s): best %v, reason %q", gt.GPU, ref.Vendor, gt.Best, gt.Reason)
 			}
-			if gt.GPU == pr.GPU && gt.Best != pr.Best {
+			if gt.GPU == pr.GPU && (gt.Best != pr.Best || pr.AskedInTable() != pr.Best) {
 				t.Errorf("the GPU asked about has %+v in the table, not the best found", gt.Best)
 			}
 		}
@@ -233,6 +233,9 @@ func TestPredictOwnModel(t *testing.T) {
 		if gt.GPU == "H100-SXM" && (gt.Best == nil || gt.Best.Source.Basis != BasisSimulated) {
 			t.Errorf("the H100's table row %+v is not the simulated default's", gt.Best)
 		}
+	}
+	if a := pr.AskedInTable(); a == pr.Best || a.Source.Model != rt.Name {
+		t.Errorf("AskedInTable %+v; want the H100's row of the table, from %s", a, rt.Name)
 	}
 	if pr.Screened != len(smart.Combinations()) {
 		t.Errorf("%d OCs screened; with a runtime model measured on the GPU and a simulated classifier, all are", pr.Screened)

@@ -219,12 +219,9 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
 	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
-	ref := b
-	for _, g := range pr.GPUs {
-		if g.GPU == pr.GPU && g.Best != nil && g.Best.Source.Model != b.Source.Model {
-			ref = g.Best
-			fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", g.Best.Source.Model, pr.GPU)
-		}
+	ref := pr.AskedInTable()
+	if ref.Source.Model != b.Source.Model {
+		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", ref.Source.Model, pr.GPU)
 	}
 	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
@@ -254,18 +251,12 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 }
 
 func printPredictionRows(w io.Writer, preds []*predict.Prediction) {
-	// The fastest GPU is compared with the asked GPU's row of the same table: where the asked GPU
-	// has a model of its own, its best time is on another basis than the table's.
+	// The fastest GPU is set against the asked GPU's row of the same table, not against Best,
+	// which a model of the asked GPU's own measurements may have given.
 	fmt.Fprintf(w, "%-24s %-10s %-16s %6s %10s  %-12s %8s  %s\n", "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
 	for _, pr := range preds {
 		fast := pr.GPUs[0]
-		asked := pr.Best
-		for _, g := range pr.GPUs {
-			if g.GPU == pr.GPU && g.Best != nil {
-				asked = g.Best
-			}
-		}
-		fmt.Fprintf(w, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, asked.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+		fmt.Fprintf(w, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.AskedInTable().TimeMs/fast.Best.TimeMs, pr.Best.Setting)
 	}
 	fmt.Fprintln(w, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
 	// One note per kind of provenance, naming the models behind it.
