@@ -46,12 +46,14 @@ func (m *CSTuner) Search(ctx context.Context, r *Run) error {
 	if left := r.Left(); left != math.MaxInt {
 		n0 = min(n0, max(left/2, 1))
 	}
-	if err := randomBatch(ctx, r, n0); err != nil {
+	if _, err := randomBatch(ctx, r, n0); err != nil {
 		return err
 	}
 	for r.best < 0 {
-		// Nothing ran yet: there is nothing to group or fit, so keep sampling.
-		if err := randomBatch(ctx, r, cfg.Size); err != nil {
+		// Nothing ran yet: there is nothing to group or fit, so keep sampling while any
+		// setting is left.
+		n, err := randomBatch(ctx, r, cfg.Size)
+		if err != nil || n == 0 {
 			return err
 		}
 	}
@@ -90,17 +92,15 @@ func (m *CSTuner) Search(ctx context.Context, r *Run) error {
 	}
 }
 
-// randomBatch evaluates n settings drawn uniformly at random, not evaluated before.
-func randomBatch(ctx context.Context, r *Run, n int) error {
+// randomBatch evaluates up to n settings drawn uniformly at random, not evaluated before, and
+// says how many it drew: 0 once every setting has been evaluated.
+func randomBatch(ctx context.Context, r *Run, n int) (int, error) {
 	cs, err := pool(r, n)
-	if err != nil {
-		return err
-	}
-	if len(cs) == 0 {
-		return nil
+	if err != nil || len(cs) == 0 {
+		return 0, err
 	}
 	_, err = r.Evaluate(ctx, cs)
-	return err
+	return len(cs), err
 }
 
 // exhaustGene evaluates every value of gene k with the other genes at base (csTuner: a group

@@ -311,3 +311,37 @@ func TestEvaluatorErrorKeepsResult(t *testing.T) {
 		t.Errorf("the result lost the %d evaluations before the failure: %+v (stop %q)", 3, res.Evaluations, res.Stop)
 	}
 }
+
+// allFail fails every setting, as a replayed cache of failed configurations does.
+type allFail struct{}
+
+func (allFail) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	return smart.Measurement{Setting: q.Setting, Status: smart.StatusLaunchError, Error: "fails"}, nil
+}
+
+// TestEveryFailure runs every strategy where no setting runs: each must stop, without error
+// and without a best setting, once it has evaluated what it will of the space (csTuner once
+// sampled it for ever), every evaluation recorded as a failure.
+func TestEveryFailure(t *testing.T) {
+	for _, m := range methods() {
+		t.Run(m.Name(), func(t *testing.T) {
+			sp := testSpace(t)
+			size, _ := sp.Len()
+			done := make(chan error, 1)
+			var res Result
+			go func() {
+				var err error
+				res, err = Search(context.Background(), Problem{Variants: []Variant{{Space: sp}}, Evaluator: allFail{}}, Budget{Evaluations: 500}, m, 1)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil || res.Best.Setting != nil || res.Evaluations == 0 || uint64(res.Evaluations) > size || len(res.Failures) != res.Evaluations {
+					t.Errorf("error %v, best %v, %d evaluations of a space of %d, %d failures", err, res.Best.Setting, res.Evaluations, size, len(res.Failures))
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the search did not stop on a space where every setting fails")
+			}
+		})
+	}
+}
