@@ -279,6 +279,9 @@ func TestValidateRules(t *testing.T) {
 		{"sources", func(g *smart.GPU) { delete(g.Sources, "l2_mb") }},
 		{"sources", func(g *smart.GPU) { g.Sources["l2"] = "typo" }},
 		{"price.usd_per_hour", func(g *smart.GPU) { g.Price.USDPerHour = 0 }},
+		{"price.usd_per_hour", func(g *smart.GPU) { g.Price.USDPerHour = 1e308 }},
+		{"shared_per_sm_kb", func(g *smart.GPU) { g.SharedPerSMKB = 1 << 53 }}, // KiB to bytes would overflow
+		{"fp32_tflops", func(g *smart.GPU) { g.FP32TFLOPS = 1e300 }},
 		{"aliases[0]", func(g *smart.GPU) { g.Aliases[0] = " - " }},
 	}
 	for _, tc := range tests {

@@ -46,6 +46,10 @@ type number struct {
 	optional bool // zero allowed (and then needs no source)
 }
 
+// maxNumber bounds every numeric field: a thousand times any GPU's largest (registers per SM),
+// and small enough that sizes in KiB or MiB turned into bytes stay far from overflowing an int.
+const maxNumber = 1 << 30
+
 func numbers(g smart.GPU) []number {
 	return []number{
 		{"sms", float64(g.SMs), false},
@@ -104,6 +108,8 @@ func Validate(g smart.GPU) error {
 		switch {
 		case math.IsNaN(n.value) || math.IsInf(n.value, 0) || n.value < 0:
 			return bad(n.name, "is %v; give a finite number that is not negative", n.value)
+		case n.value > maxNumber:
+			return bad(n.name, "is %v; no GPU comes near that (at most %g): give it in the field's unit", n.value, float64(maxNumber))
 		case n.value == 0 && !n.optional:
 			return bad(n.name, "is missing or 0; every GPU needs it (see data/gpus.json for examples)")
 		case n.value == 0:
@@ -142,6 +148,10 @@ func Validate(g smart.GPU) error {
 	return nil
 }
 
+// maxUSDPerHour bounds a price: far above any GPU's, and low enough that a cost over any
+// workload smart accepts stays finite.
+const maxUSDPerHour = 1e4
+
 func validatePrice(g smart.GPU) error {
 	p := g.Price
 	if p == nil {
@@ -151,8 +161,8 @@ func validatePrice(g smart.GPU) error {
 		return &FieldError{GPU: g.Name, Field: "price." + field, Problem: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case !(p.USDPerHour > 0) || math.IsInf(p.USDPerHour, 0):
-		return bad("usd_per_hour", "is %v; give the on-demand price per GPU and hour in US dollars", p.USDPerHour)
+	case !(p.USDPerHour > 0) || p.USDPerHour > maxUSDPerHour:
+		return bad("usd_per_hour", "is %v; give the on-demand price per GPU and hour in US dollars (at most %g)", p.USDPerHour, float64(maxUSDPerHour))
 	case strings.TrimSpace(p.Provider) == "":
 		return bad("provider", "is empty; name the cloud, e.g. \"AWS\"")
 	case strings.TrimSpace(p.Region) == "":

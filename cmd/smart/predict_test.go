@@ -161,6 +161,7 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"one model twice", []string{"recommend", "--model", copy3d, "--model", copy3d, readmeStencil}, 2, "is given twice"},
 		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
 		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "not both"},
+		{"zero hours", []string{"recommend", "--hours", "0", readmeStencil}, 2, "must be positive"},
 		{"unknown GPU to rank", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2, `--gpus: unknown GPU "nosuch"`},
 		{"unknown GPU you have", []string{"recommend", "--have", "a1000", readmeStencil}, 2, `--have: unknown GPU "a1000"; did you mean`},
 		{"unknown GPU before the stencils", []string{"recommend", "--have", "nosuch", "nosuchfile.json"}, 2, `unknown GPU "nosuch"`},

@@ -49,7 +49,7 @@ Examples:
 	switch {
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case *steps < 0 || !(*hours >= 0) || math.IsInf(*hours, 1): // NaN too
+	case *steps < 0 || !(*hours >= 0) || math.IsInf(*hours, 1), *hours == 0 && flagsGiven(fs, "hours"): // NaN too
 		return usagef("--steps and --hours must be positive")
 	case *steps > 0 && *hours > 0:
 		return usagef("give --steps or --hours, not both")

@@ -65,13 +65,25 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if *regs > 0 {
-		gpu.MaxRegsPerThread = *regs
-		gpu.Name += fmt.Sprintf(" (%d registers per thread)", *regs)
-	}
-	if *sharedKB > 0 {
-		gpu.SharedPerBlockKB = *sharedKB
-		gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", *sharedKB)
+	if *regs > 0 || *sharedKB > 0 {
+		// A hypothetical GPU: the per-block limits raise the per-SM ones they would exceed, and
+		// the result must still be a GPU the catalogue would accept.
+		if *regs > 0 {
+			gpu.MaxRegsPerThread = *regs
+			gpu.RegsPerBlock, gpu.RegsPerSM = max(gpu.RegsPerBlock, *regs), max(gpu.RegsPerSM, *regs)
+		}
+		if *sharedKB > 0 {
+			gpu.SharedPerBlockKB, gpu.SharedPerSMKB = *sharedKB, max(gpu.SharedPerSMKB, *sharedKB)
+		}
+		if err := catalog.Validate(gpu); err != nil {
+			return usagef("--gpu-regs or --shared-kb: %v", err)
+		}
+		if *regs > 0 {
+			gpu.Name += fmt.Sprintf(" (%d registers per thread)", *regs)
+		}
+		if *sharedKB > 0 {
+			gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", *sharedKB)
+		}
 	}
 	var ocs []smart.Combination
 	if strings.EqualFold(*ocName, "all") {

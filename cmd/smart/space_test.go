@@ -155,6 +155,8 @@ func TestSpaceUsageErrors(t *testing.T) {
 		{[]string{"space", "j3d7pt", "--gpu", "nosuchgpu"}, 2, "unknown GPU"},
 		{[]string{"space", "nosuchfile.json", "--gpu", "nosuchgpu"}, 2, "unknown GPU"}, // before the stencil is read
 		{[]string{"space", "nosuchfile.json"}, 1, "stencil file nosuchfile.json"},
+		{[]string{"space", "j3d7pt", "--oc", "ST", "--shared-kb", "9007199254740992"}, 2, "no GPU comes near that"}, // 2^53 KiB: 2^63 bytes
+		{[]string{"space", "j3d7pt", "--oc", "ST", "--gpu-regs", "100000000000"}, 2, "no GPU comes near that"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runCLI(t, "", tc.args...)
