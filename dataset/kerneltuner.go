@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"smart"
 	"smart/internal/jsonerr"
@@ -88,6 +89,13 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	for field, name := range map[string]string{"device_name": f.Device.Name, "kernel_name": f.Kernel.Name} {
+		if strings.ContainsFunc(name, unicode.IsControl) {
+			// The names go into tables, CSV rows and terminals, where a control character
+			// could rewrite what is shown.
+			return nil, fmt.Errorf("%s: field %s is %q, which holds a control character; use printable text", path, field, name)
+		}
 	}
 	if f.Device.Name == "" {
 		if opt.Device == "" {
@@ -280,6 +288,12 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 		return nil, fmt.Errorf("%s: field objective is %q; smart imports caches tuned for time", path, c.Objective)
 	}
 	f := &KernelTunerFile{Path: path, Format: "cache", Device: Device{Name: c.DeviceName}, Kernel: Kernel{Name: c.KernelName}}
+	if f.Kernel.Name == "" && sp != nil {
+		f.Kernel.Name = sp.kernel
+	}
+	if f.Kernel.Name == "" {
+		return nil, fmt.Errorf("%s: field kernel_name is missing or empty and no space.json beside it names the kernel; add \"kernel_name\"", path)
+	}
 	f.Kernel.ProblemSize, _ = intList(c.ProblemSize)
 	for _, name := range c.TuneParamsKeys {
 		p := Param{Name: name}
@@ -331,8 +345,8 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			continue
 		}
 		var mean float64
-		if err := json.Unmarshal(rec.Time, &mean); err != nil || !(mean > 0) || math.IsInf(mean, 0) {
-			return nil, fmt.Errorf("%s: field %s is %s, neither a time in ms nor a failure name", path, field("time"), cmp.Or(string(rec.Time), "missing"))
+		if err := json.Unmarshal(rec.Time, &mean); err != nil || !(mean > 0) || mean > maxRunMs {
+			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), cmp.Or(string(rec.Time), "missing"), float64(maxRunMs))
 		}
 		if err := setTimes(&m, mean, rec.Times); err != nil {
 			return nil, fmt.Errorf("%s: field %s: %w", path, field("times"), err)
@@ -341,6 +355,10 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 	}
 	return f, nil
 }
+
+// maxRunMs bounds an imported time: eleven days a run is beyond any kernel measurement, and
+// keeps the mean and spread of the runs finite.
+const maxRunMs = 1e9
 
 // setTimes fills an ok row from the reported time and the repeated runs behind it.
 func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
@@ -352,8 +370,8 @@ func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
 	}
 	sorted := slices.Clone(runs)
 	slices.Sort(sorted)
-	if !(sorted[0] > 0) || math.IsInf(sorted[len(sorted)-1], 0) {
-		return errors.New("a run time is not a positive number")
+	if !(sorted[0] > 0) || !(sorted[len(sorted)-1] <= maxRunMs) {
+		return fmt.Errorf("a run time is not a positive number of milliseconds up to %g", float64(maxRunMs))
 	}
 	n := len(sorted)
 	m.TimeMs = sorted[n/2]
@@ -436,7 +454,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			continue
 		}
 		var mean float64
-		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || math.IsInf(mean, 0) {
+		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || mean > maxRunMs {
 			return nil, fmt.Errorf("%s: field %s has no time measurement in ms", path, field("measurements"))
 		}
 		if err := setTimes(&m, mean, r.Times.Runtimes); err != nil {
