@@ -269,6 +269,9 @@ func copyStencils(from, to string) error {
 		if _, err := os.Stat(dst); err == nil {
 			continue
 		}
+		if _, err := ReadStencil(from, strings.TrimSuffix(e.Name(), ".json")); err != nil {
+			return err
+		}
 		data, err := os.ReadFile(filepath.Join(from, StencilsDir, e.Name()))
 		if err != nil {
 			return err

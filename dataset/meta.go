@@ -199,3 +199,22 @@ func writeMeta(dir string, m Meta) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, MetaFile), append(data, '\n'))
 }
+
+// ReadStencil reads the stencil a data set's rows name by id (stencils/ID.json), and checks
+// that the file holds that stencil: a file renamed or edited would train models on another
+// stencil's features.
+func ReadStencil(dir, id string) (*smart.Stencil, error) {
+	path := filepath.Join(dir, StencilsDir, id+".json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: stencil %s of its rows: %w", dir, id, err)
+	}
+	st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if got := st.ID(); got != id {
+		return nil, fmt.Errorf("%s holds stencil %s, not %s: a data set's stencil file is named by the id of what it holds (smart show prints it)", path, got, id)
+	}
+	return st, nil
+}

@@ -167,7 +167,11 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 	if m.StencilID == "" && m.Kernel == "" {
 		return m, bad("stencil_id", "is empty and so is kernel; a row names its stencil or kernel")
 	}
-	if rec[4] != "" || m.Kernel == "" {
+	if rec[4] == "" && m.Kernel == "" {
+		// ParseCombination reads "" as BASE; a stencil row always names its OC, BASE included.
+		return m, bad("oc", "is empty in a stencil row; name the optimization combination (BASE for none)")
+	}
+	if rec[4] != "" {
 		oc, err := smart.ParseCombination(rec[4])
 		if err != nil {
 			return m, bad("oc", "%v", err)
@@ -203,8 +207,8 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 		}
 		*dst = v
 	}
-	if m.OK() && rec[c.tail(colTime)] == "" {
-		return m, bad("time_ms", "is empty in an ok row")
+	if m.OK() && !(m.TimeMs > 0) {
+		return m, bad("time_ms", "is %q in an ok row; an ok row has a positive time", rec[c.tail(colTime)])
 	}
 	if s := rec[c.tail(colReps)]; s != "" {
 		v, err := strconv.Atoi(s)

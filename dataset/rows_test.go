@@ -214,6 +214,8 @@ func TestCorruptFiles(t *testing.T) {
 		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 35"},
 		{"bad status", meta, header + strings.Replace(good, ",ok,", ",fine,", 1) + good, `rows.csv:2: column status: "fine" is not a status`},
 		{"bad time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",-1,", 1) + good, `rows.csv:3: column time_ms: "-1" is not a non-negative number`},
+		{"zero time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",0,", 1), `rows.csv:3: column time_ms: is "0" in an ok row; an ok row has a positive time`},
+		{"empty oc", meta, header + strings.Replace(good, ",ST_RT,", ",,", 1), `rows.csv:2: column oc: is empty in a stencil row`},
 		{"bad setting", meta, header + strings.Replace(good, "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,32,", "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,3x2,", 1) + good, `rows.csv:2: column bx: "3x2" is not an integer`},
 		{"empty rows", meta, "", "rows.csv: the file is empty"},
 		{"foreign version", strings.Replace(meta, "smart-dataset/1", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
@@ -294,5 +296,33 @@ func TestCopyBandwidthRecord(t *testing.T) {
 		if _, err := CopyBandwidths(dir); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("malformed line %q: %v", bad, err)
 		}
+	}
+}
+
+// TestReadStencil reads a data set's stencil by the id its rows name, and refuses a file that
+// holds another stencil (renamed, or edited after the rows were written).
+func TestReadStencil(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, StencilsDir), 0o755)
+	a := []byte(`{"format":"smart-stencil/1","dims":2,"offsets":[[0,0],[1,0],[-1,0]]}`)
+	b := []byte(`{"format":"smart-stencil/1","dims":2,"offsets":[[0,0],[0,1],[0,-1]]}`)
+	sa, err := smart.ParseStencil(a, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := smart.ParseStencil(b, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, StencilsDir, sa.ID()+".json"), a, 0o644)
+	os.WriteFile(filepath.Join(dir, StencilsDir, sb.ID()+".json"), a, 0o644) // b's name, a's content
+	if st, err := ReadStencil(dir, sa.ID()); err != nil || st.ID() != sa.ID() {
+		t.Errorf("ReadStencil(%s) = %v, %v", sa.ID(), st, err)
+	}
+	if _, err := ReadStencil(dir, sb.ID()); err == nil || !strings.Contains(err.Error(), "holds stencil "+sa.ID()+", not "+sb.ID()) {
+		t.Errorf("a file holding another stencil: error %v", err)
+	}
+	if _, err := ReadStencil(dir, "0123456789abcdef"); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a missing file: error %v", err)
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -187,13 +186,9 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 		}
 		st := stencils[m.StencilID]
 		if st == nil {
-			path := filepath.Join(dir, dataset.StencilsDir, m.StencilID+".json")
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("stencil of a row: %w", err)
-			}
-			if st, err = smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+			var err error
+			if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
+				return nil, err
 			}
 			st.Steps = 8 // as the GPU runner measured it
 			stencils[m.StencilID] = st

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -241,14 +239,9 @@ func keepDims(srcs []source, dims int) (int, map[string]bool, error) {
 		for _, m := range src.rows {
 			d, ok := dimsOf[m.StencilID]
 			if !ok && m.StencilID != "" {
-				path := filepath.Join(src.dir, dataset.StencilsDir, m.StencilID+".json")
-				data, err := os.ReadFile(path)
+				st, err := dataset.ReadStencil(src.dir, m.StencilID)
 				if err != nil {
-					return 0, nil, fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
-				}
-				st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-				if err != nil {
-					return 0, nil, fmt.Errorf("%s: %w", path, err)
+					return 0, nil, err
 				}
 				d = st.Dims
 				dimsOf[m.StencilID] = d
@@ -276,21 +269,16 @@ func (s *Set) readStencils(srcs []source, in *models.Inputs) error {
 			if m.StencilID == "" {
 				return fmt.Errorf("data set %s: a row names no stencil", src.dir)
 			}
-			path := filepath.Join(src.dir, dataset.StencilsDir, m.StencilID+".json")
-			data, err := os.ReadFile(path)
+			st, err := dataset.ReadStencil(src.dir, m.StencilID)
 			if err != nil {
-				return fmt.Errorf("data set %s: stencil %s of its rows: %w", src.dir, m.StencilID, err)
-			}
-			st, err := smart.ParseStencil(data, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return err
 			}
 			s.Stencils[m.StencilID] = st
 			switch {
 			case in.Dims == 0:
 				in.Dims = st.Dims
 			case in.Dims != st.Dims:
-				return fmt.Errorf("%w: %d-D and %d-D (%s); train a model for each", ErrMixedDims, in.Dims, st.Dims, path)
+				return fmt.Errorf("%w: %d-D and %d-D (%s of %s); train a model for each", ErrMixedDims, in.Dims, st.Dims, m.StencilID, src.dir)
 			}
 			in.MaxOrder = max(in.MaxOrder, st.Order())
 		}
