@@ -90,12 +90,18 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	if out.index == nil {
 		out.index = map[string]int{}
 	}
+	seen := map[string]string{} // normalized name -> where in this file
 	for i, raw := range f.GPUs {
 		where := fmt.Sprintf("gpus[%d]", i)
 		g, err := out.mergeOne(raw, name, where)
 		if err != nil {
 			return nil, err
 		}
+		if first, dup := seen[normalize(g.Name)]; dup {
+			// An entry overrides the catalogue it is merged over, not another of its file.
+			return nil, &FieldError{File: name, GPU: g.Name, Field: "name", Problem: fmt.Sprintf("%s names the GPU of %s again; give each GPU once", where, first)}
+		}
+		seen[normalize(g.Name)] = where
 		if err := out.put(g, name, where); err != nil {
 			return nil, err
 		}

@@ -237,6 +237,8 @@ func TestMergeErrors(t *testing.T) {
 			[]string{`GPU "T4"`, `"price.read"`, "YYYY-MM-DD"}},
 		{"alias taken", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "aliases": ["a100"]}]}`,
 			[]string{`GPU "T4"`, `"aliases"`, "A100-40GB"}},
+		{"one GPU twice", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "sms": 10, "sources": {"sms": "x"}}, {"name": "t4", "sms": 20, "sources": {"sms": "x"}}]}`,
+			[]string{`GPU "T4"`, "gpus[1] names the GPU of gpus[0] again"}},
 		{"wrong format", `{"format": "gpus/9", "gpus": []}`, []string{`"format"`, "smart-gpus/1"}},
 		{"not JSON", `{"format": `, []string{"invalid JSON"}},
 		{"missing name", `{"format": "smart-gpus/1", "gpus": [{"sms": 3}]}`, []string{"gpus[0]", `"name"`}},

@@ -163,6 +163,20 @@ func (h *Header) check() error {
 	case h.Norm != nil && (len(h.Norm.Min) != len(h.Features) || len(h.Norm.Max) != len(h.Features)):
 		return fmt.Errorf("normalisation has %d/%d constants for %d features", len(h.Norm.Min), len(h.Norm.Max), len(h.Features))
 	}
+	// Classes partition the OCs: a label or member twice would make two classes of one.
+	label, member := map[smart.Combination]int{}, map[smart.Combination]int{}
+	for i, c := range h.Classes {
+		if j, dup := label[c.OC]; dup {
+			return fmt.Errorf("classes %d and %d are both labelled %s", j, i, c.OC)
+		}
+		label[c.OC] = i
+		for _, oc := range c.Members {
+			if j, dup := member[oc]; dup {
+				return fmt.Errorf("OC %s is a member of classes %d and %d", oc, j, i)
+			}
+			member[oc] = i
+		}
+	}
 	want := map[Task]string{Select: TargetClass, Runtime: TargetLnMs}[h.Task]
 	if h.Target != want {
 		return fmt.Errorf("task %s has target %q; this version reads %q", h.Task, h.Target, want)

@@ -281,6 +281,14 @@ func TestWriteChecksHeader(t *testing.T) {
 		func(h *models.Header) { h.Target = "ms" },
 		func(h *models.Header) { h.Task, h.Target = models.Select, models.TargetClass },
 		func(h *models.Header) { h.Norm = &models.Scale{Min: []float64{0}, Max: []float64{1}} },
+		func(h *models.Header) { // one class twice
+			h.Task, h.Target = models.Select, models.TargetClass
+			h.Classes = []models.Class{{OC: 0, Members: []smart.Combination{0}}, {OC: 0, Members: []smart.Combination{1}}}
+		},
+		func(h *models.Header) { // one OC in two classes
+			h.Task, h.Target = models.Select, models.TargetClass
+			h.Classes = []models.Class{{OC: 0, Members: []smart.Combination{0, 1}}, {OC: 1, Members: []smart.Combination{1}}}
+		},
 	} {
 		h := runtimeHeader()
 		f(h)

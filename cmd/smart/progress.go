@@ -66,7 +66,11 @@ func (p *progress) line(done int, elapsed time.Duration) string {
 	eta := "?"
 	if done > 0 && done < p.total {
 		rate := float64(done) / max(elapsed.Seconds(), 1e-9)
-		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
+		if left := float64(p.total-done) / rate; left < 1e6 { // beyond 11 days a Duration says nothing useful (and overflows near 292 years)
+			eta = time.Duration(left * float64(time.Second)).Round(time.Second).String()
+		} else {
+			eta = "> 11 days"
+		}
 	} else if done >= p.total {
 		eta = "done in " + elapsed.Round(time.Millisecond).String()
 	}
