@@ -208,7 +208,7 @@ func TestTrainDims(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--data", measured, "-o", model}, 1, "3-D and 2-D (" + measured},
+		{[]string{"--data", measured, "-o", model}, 1, "3-D and 2-D (5868d95e08891da1 of " + measured + ")"},
 		{[]string{"--data", measured, "-o", model}, 1, "pass --dims 2 or --dims 3"},
 		{[]string{"--data", measured, "--dims", "4", "-o", model}, 2, "--dims is 4"},
 		{[]string{"--data", trainFixture(t), "--dims", "2", "-o", model}, 1, "no rows of 2-D stencils (432 rows of others)"},
