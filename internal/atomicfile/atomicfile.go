@@ -11,8 +11,17 @@ import (
 )
 
 // Write writes data to a synced temporary file beside path, renames it over path and syncs the
-// directory, so the rename itself survives a crash. The file is readable by all (0644).
+// directory, so the rename itself survives a crash. The file is readable by all (0644). A
+// symbolic link is followed: the file it names is replaced, not the link. A path that is not a
+// regular file (a device such as /dev/null or /dev/stdout, a FIFO) is written in place, since
+// renaming over it would replace the device with a file.
 func Write(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return writeInPlace(path, data)
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -50,12 +59,33 @@ func Write(path string, data []byte) error {
 	return nil
 }
 
+// writeInPlace writes data to a path that is not a regular file.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
 // Check reports, before a long run, whether Write will be able to create path: its directory
 // exists and takes new files, and path is not a directory. A run that finds out only at its end
 // loses its work.
 func Check(path string) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("cannot write %s: it is a directory", path)
+	} else if err == nil && !st.Mode().IsRegular() {
+		return nil // written in place (opening a FIFO here would wait for its reader)
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")

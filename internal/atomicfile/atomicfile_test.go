@@ -61,3 +61,46 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check left %d files behind", len(entries))
 	}
 }
+
+// TestWriteThroughLinksAndDevices checks that a symbolic link keeps pointing at the file it
+// names, which gets the data, and that a device is written, not replaced by a file.
+func TestWriteThroughLinksAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.cu")
+	link := filepath.Join(dir, "link.cu")
+	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Write(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "new" {
+		t.Errorf("the file the link names holds %q", b)
+	}
+	if err := Check(link); err != nil {
+		t.Errorf("Check(link): %v", err)
+	}
+
+	null := filepath.Join(dir, "null")
+	if err := os.Symlink(os.DevNull, null); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(null, []byte("data")); err != nil {
+		t.Fatalf("writing through a link to %s: %v", os.DevNull, err)
+	}
+	if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to %s was replaced: %v, %v", os.DevNull, fi.Mode(), err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode().IsRegular() {
+		t.Fatalf("%s is now a regular file (%v, %v)", os.DevNull, fi.Mode(), err)
+	}
+	if err := Check(null); err != nil {
+		t.Errorf("Check(%s): %v", null, err)
+	}
+}
