@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -244,7 +245,8 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 func deviceList(ds []Device) string {
 	var names []string
 	for _, d := range ds {
-		names = append(names, fmt.Sprintf("%q", d.Name))
+		// The GPU tells simulated devices apart: their names are all the analytic model's.
+		names = append(names, fmt.Sprintf("%q (%s)", d.Name, cmp.Or(d.GPU, "no GPU")))
 	}
 	return strings.Join(names, ",")
 }

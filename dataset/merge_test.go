@@ -134,7 +134,7 @@ func TestMergeRefusesMixing(t *testing.T) {
 		with string
 		want string
 	}{
-		{b, "differ in device"},
+		{b, `differ in device ("analytic model" (A100-40GB) and "analytic model" (V100))`},
 		{c.Dir(), "differ in source"},
 		{d, "were planned differently: it draws 2 settings per OC, now 3"},
 	} {

@@ -378,6 +378,10 @@ func parseOCs(list string) ([]smart.Combination, error) {
 	}
 	var ocs []smart.Combination
 	for _, name := range strings.Split(list, ",") {
+		if strings.TrimSpace(name) == "" {
+			// ParseCombination reads "" as BASE: an empty $OCS must not narrow a run to it.
+			return nil, fmt.Errorf("the list %q has an empty name; give OCs such as BASE,ST_RT, or all", list)
+		}
 		oc, err := smart.ParseCombination(name)
 		if err != nil {
 			return nil, err

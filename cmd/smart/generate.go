@@ -62,6 +62,9 @@ Examples:
 	if *first < 0 {
 		return usagef("--first is %d; give 0 or more", *first)
 	}
+	if *keep == 0 && flagsGiven(fs, "keep") { // generator.Spec reads 0 as its default
+		return usagef("--keep is 0; give a probability in (0, 1]")
+	}
 
 	var draw func(i int) (*smart.Stencil, error)
 	n := *count

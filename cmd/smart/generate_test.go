@@ -186,6 +186,7 @@ func TestGenerateErrors(t *testing.T) {
 		{[]string{"--dims", "3", "--order", "2", "--count", "3"}, 2, "3 stencils cannot go to stdout"},
 		{[]string{"--dims", "3", "--order", "2", "--count", "2", "--out", "x.json"}, 2, "need a directory"},
 		{[]string{"--dims", "3", "--order", "2", "--keep", "2"}, 2, "keep probability is 2"},
+		{[]string{"--dims", "3", "--order", "2", "--keep", "0"}, 2, "--keep is 0"}, // not the default 0.5
 		{[]string{"--shape", "j3d7pt", "--grid", "64x64"}, 2, "--grid has 2 extents but j3d7pt is 3-D"},
 		{[]string{"--shape", "j3d13pt", "--grid", "4x64x64"}, 2, `field "grid[0]": is 4`},
 		{[]string{"--shape", "j3d7pt", "--grid", "64xax64"}, 2, `"a" is not an integer`},

@@ -86,6 +86,9 @@ Examples:
 		}
 	}
 	var ocs []smart.Combination
+	if strings.TrimSpace(*ocName) == "" {
+		return usagef("--oc is empty; give an optimization combination (BASE for none), or all")
+	}
 	if strings.EqualFold(*ocName, "all") {
 		if *sample > 0 || *check != "" {
 			return usagef("--sample and --check need one combination: give --oc")

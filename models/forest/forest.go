@@ -61,6 +61,8 @@ func (p Params) check() error {
 		return fmt.Errorf("feature_fraction is %v; use a value in (0, 1]", p.FeatureFrac)
 	case p.MaxBins < 2 || p.MaxBins > hist.MaxBins:
 		return fmt.Errorf("max_bins is %d; use 2 to %d", p.MaxBins, hist.MaxBins)
+	case p.Threads < 0:
+		return fmt.Errorf("threads is %d; use 0 (all CPUs) or more", p.Threads)
 	}
 	return p.treeParams().Check()
 }

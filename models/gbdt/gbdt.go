@@ -75,6 +75,8 @@ func (p Params) check() error {
 		return fmt.Errorf("early_stop is %d; use 0 (off) or more", p.EarlyStop)
 	case p.MaxBins < 2 || p.MaxBins > hist.MaxBins:
 		return fmt.Errorf("max_bins is %d; use 2 to %d", p.MaxBins, hist.MaxBins)
+	case p.Threads < 0:
+		return fmt.Errorf("threads is %d; use 0 (all CPUs) or more", p.Threads)
 	}
 	return p.treeParams().Check()
 }

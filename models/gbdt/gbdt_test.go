@@ -249,6 +249,7 @@ func TestBadInput(t *testing.T) {
 		{"bad growth", map[string]string{"growth": "sideways"}, nil, "growth"},
 		{"bad rate", map[string]string{"learning_rate": "0"}, nil, "learning_rate"},
 		{"bins", map[string]string{"max_bins": "1000"}, nil, "bins"},
+		{"threads", map[string]string{"threads": "-1"}, nil, "threads is -1"},
 		{"NaN", nil, func() *models.Data {
 			c := *d
 			c.X = append([][]float64{{math.NaN(), 0, 0, 0}}, d.X[1:]...)
