@@ -24,7 +24,8 @@ With one --oc it also lists each parameter's values. --sample N prints N distinc
 random valid settings in the k=v,... form other commands take; --check says whether a setting
 is valid and which constraint rejects it (exit status 1 when invalid). The resource limits are
 those of --gpu from the catalogue, sm_80 (A100) by default; --gpu-regs and --shared-kb override
-the registers per thread and shared memory per block.
+the registers per thread and shared memory per block (raising the per-SM amounts they would
+exceed), for a GPU the catalogue would still accept.
 
 Examples:
   smart space j3d7pt
