@@ -178,6 +178,9 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		}
 	}
 	for tries := 0; len(first) < budget.Samples+len(seeds) && tries < 4*budget.Samples; tries++ {
+		if tries%4096 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if v, ok := sp.draw(rng); ok && !seen[key(v)] {
 			seen[key(v)] = true
 			first = append(first, v)

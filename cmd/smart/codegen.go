@@ -12,16 +12,27 @@ import (
 )
 
 // limitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name
-// (an unknown name is a *catalog.NotFoundError), or sm_80, the A100's limits, when name is empty.
+// (an unknown name is a *catalog.NotFoundError, a GPU that does not run CUDA a usage error), or
+// sm_80, the A100's limits, when name is empty. catFile is read whenever it is given.
 func limitsGPU(catFile, name string) (smart.GPU, error) {
-	if name == "" {
+	if name == "" && catFile == "" {
 		return smart.SM80(), nil
 	}
-	cat, err := catalog.Load(catFile)
+	cat, err := catalog.Load(catFile) // read when given, so that a bad file is reported
 	if err != nil {
 		return smart.GPU{}, err
 	}
-	return cat.Lookup(name)
+	if name == "" {
+		return smart.SM80(), nil
+	}
+	g, err := cat.Lookup(name)
+	if err != nil {
+		return smart.GPU{}, err
+	}
+	if err := g.RunsCUDA(); err != nil {
+		return smart.GPU{}, usagef("--gpu: %v", err) // the limits of a GPU smart's CUDA cannot run on
+	}
+	return g, nil
 }
 
 func runCodegen(ctx context.Context, e *env, args []string) error {

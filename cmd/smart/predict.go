@@ -57,8 +57,8 @@ Examples:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
 	case *candidates < 1:
 		return usagef("--candidates is %d; search at least 1 OC class", *candidates)
-	case *samples < 1:
-		return usagef("--samples is %d; score at least 1 setting", *samples)
+	case *samples < 1 || *samples > maxSamples:
+		return usagef("--samples is %d; score 1 to %d settings", *samples, maxSamples)
 	}
 	p, err := newPredictor(*catalogFile, modelFiles)
 	if err != nil {
@@ -144,6 +144,10 @@ func checkGiven(p *predict.Predictor, inputs []predict.Input) error {
 	}
 	return nil
 }
+
+// maxSamples bounds --samples, far above the default 192: a search of an OC scores this many
+// settings a few times over.
+const maxSamples = 1 << 20
 
 // defaultGPU returns name, or the GPU NVML finds when name is empty.
 func defaultGPU(name string) (string, error) {

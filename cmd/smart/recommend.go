@@ -14,6 +14,9 @@ import (
 	"smart/predict"
 )
 
+// maxHours bounds --hours: a century of renting.
+const maxHours = 876600
+
 func runRecommend(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", `
 Ranks GPUs for a stencil by predicted time per step and by cost (on-demand price x time), marks
@@ -51,6 +54,8 @@ Examples:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
 	case *steps < 0 || !(*hours >= 0) || math.IsInf(*hours, 1), *hours == 0 && flagsGiven(fs, "hours"): // NaN too
 		return usagef("--steps and --hours must be positive")
+	case *hours > maxHours: // the steps done in them, and their cost, must stay finite
+		return usagef("--hours is %g; give at most %g (a century)", *hours, float64(maxHours))
 	case *steps > 0 && *hours > 0:
 		return usagef("give --steps or --hours, not both")
 	}

@@ -155,6 +155,9 @@ func TestSpaceUsageErrors(t *testing.T) {
 		{[]string{"space", "j3d7pt", "--gpu", "nosuchgpu"}, 2, "unknown GPU"},
 		{[]string{"space", "nosuchfile.json", "--gpu", "nosuchgpu"}, 2, "unknown GPU"}, // before the stencil is read
 		{[]string{"space", "nosuchfile.json"}, 1, "stencil file nosuchfile.json"},
+		{[]string{"space", "j3d7pt", "--catalog", "."}, 1, "is a directory"}, // read even without --gpu
+		{[]string{"space", "j3d7pt", "--gpu", "mi250x"}, 2, "smart's kernels are CUDA"},
+		{[]string{"codegen", "j3d7pt", "--gpu", "mi250x", "--oc", "BASE", "--setting", "bx=2,by=32,bz=2,shared=0,const=1"}, 2, "smart's kernels are CUDA"},
 		{[]string{"space", "j3d7pt", "--oc", "ST", "--shared-kb", "9007199254740992"}, 2, "no GPU comes near that"}, // 2^53 KiB: 2^63 bytes
 		{[]string{"space", "j3d7pt", "--oc", "ST", "--gpu-regs", "100000000000"}, 2, "no GPU comes near that"},
 	}

@@ -93,6 +93,8 @@ Examples:
 		return usagef("--data DIR is required")
 	case out == "":
 		return usagef("-o MODEL is required: the model file to write")
+	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
+		return usagef("-o and --out both name the model file; give one")
 	case *cv == 1 || *cv < 0:
 		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
 	case *dims != 0 && *dims != 2 && *dims != 3:

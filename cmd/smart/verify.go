@@ -62,9 +62,6 @@ Examples:
 	} else if err != nil {
 		return err
 	}
-	if err := gpu.RunsCUDA(); err != nil {
-		return usagef("--gpu: %v", err)
-	}
 	tools, err := cuda.FindTools()
 	if err != nil {
 		return err
