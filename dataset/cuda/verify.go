@@ -427,6 +427,9 @@ func mangled(ns, fn string, dt smart.Dtype) string {
 	return fmt.Sprintf("_ZN%d%s%d%sEPK%sP%s", len(ns), ns, len(fn), fn, t, t)
 }
 
+// startGrace is the least time the harness gets to start, and to go from one variant to the next.
+const startGrace = 10 * time.Second
+
 // run runs the harness binary over the live variants. A variant that hangs past the timeout or
 // takes the process down is recorded and the run resumes with the next one.
 func (v *Verifier) run(ctx context.Context, bin string, live []item, report func()) error {
@@ -472,8 +475,20 @@ func (v *Verifier) runFrom(ctx context.Context, bin string, from int, live []ite
 		}
 		cmd.Wait()
 	}
-	timer := time.NewTimer(timeout)
+	// The timeout is a variant's: between variants (and while the process starts) the harness
+	// gets at least startGrace, or a timeout shorter than its start-up would restart it for ever.
+	idle := max(timeout, startGrace)
+	timer := time.NewTimer(idle)
 	defer timer.Stop()
+	reset := func(d time.Duration) {
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(d)
+	}
 	current, next := -1, from
 	for {
 		select {
@@ -483,7 +498,7 @@ func (v *Verifier) runFrom(ctx context.Context, bin string, from int, live []ite
 		case <-timer.C:
 			stop()
 			if current < 0 {
-				return next, nil
+				return 0, fmt.Errorf("verify: the CPU check started no variant within %v of the last one (or of its start)", idle)
 			}
 			live[current].result.CPU = Check{Status: smart.StatusTimeout, Detail: fmt.Sprintf(
 				"no result after %v: a hang (a __syncthreads not reached by every thread of a block?) or a far too slow kernel", timeout)}
@@ -531,17 +546,12 @@ func (v *Verifier) runFrom(ctx context.Context, bin string, from int, live []ite
 			switch f[0] {
 			case "BEGIN":
 				current = id
-				if !timer.Stop() {
-					select {
-					case <-timer.C:
-					default:
-					}
-				}
-				timer.Reset(timeout)
+				reset(timeout)
 			case "RESULT":
 				live[id].result.CPU = parseResult(f[2:], &live[id].result.MaxRelErr)
 				report()
 				current, next = -1, id+1
+				reset(idle)
 			}
 		}
 	}

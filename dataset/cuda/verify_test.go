@@ -309,3 +309,29 @@ func TestInterrupted(t *testing.T) {
 		t.Error("a process that never ran was interrupted")
 	}
 }
+
+// TestVerifyTinyTimeout runs correct kernels with a timeout shorter than the harness's start-up:
+// each variant times out once and the run ends (it used to restart the harness for ever).
+func TestVerifyTinyTimeout(t *testing.T) {
+	tl := tools(t)
+	st := named(t, "j3d7pt", 0, 0)
+	var variants []Variant
+	for _, text := range []string{"BASE bx=32,by=2,bz=1,shared=0,const=0", "TB bx=8,by=4,bz=2,shared=1,const=1,tt=2"} {
+		oc, set, _ := strings.Cut(text, " ")
+		tu := tuning(t, 3, oc, set)
+		small := SmallCopy(st)
+		small.Steps = VerifySteps(tu)
+		variants = append(variants, Variant{small, tu.OC, tu.Setting()})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	results, err := (&Verifier{Tools: tl, Timeout: time.Nanosecond}).Verify(ctx, variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.CPU.Status != smart.StatusTimeout {
+			t.Errorf("CPU check %s, want a timeout: %s", r.CPU.Status, r)
+		}
+	}
+}
