@@ -326,3 +326,22 @@ func TestReadStencil(t *testing.T) {
 		t.Errorf("a missing file: error %v", err)
 	}
 }
+
+// TestCreateRefusesForeignFiles: a new data set goes into an empty or missing directory, not
+// beside someone else's files.
+func TestCreateRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	meta := Meta{Sources: []smart.Source{smart.Simulated}, Devices: []Device{{GPU: "A100-40GB", Name: "analytic model"}}, Params: StencilParams()}
+	if _, err := Create(dir, meta); err == nil || !strings.Contains(err.Error(), "is not empty and holds no data set (notes.txt") {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err == nil {
+		t.Error("meta.json was written beside the foreign file")
+	}
+	w, err := Create(filepath.Join(dir, "new"), meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}

@@ -51,6 +51,10 @@ func Create(dir string, meta Meta) (*Writer, error) {
 	if _, err := os.Stat(filepath.Join(dir, RowsFile)); err == nil {
 		return nil, fmt.Errorf("%s has %s but no %s, which says what its rows are: restore %[3]s, or choose another directory", dir, RowsFile, MetaFile)
 	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		// A data set's files would be mixed with someone else's.
+		return nil, fmt.Errorf("%s is not empty and holds no data set (%s, ...); choose a new directory", dir, entries[0].Name())
+	}
 	if meta.Format == "" {
 		meta.Format = Format
 	}
