@@ -311,6 +311,34 @@ func Load(path string, kinds Kinds) (*Model, error) {
 	return m, nil
 }
 
+// IsModelFile reports whether the file at path is a model file (gzip-compressed or not), by its
+// first bytes; a missing file is not one. smart train checks it before replacing a file with a
+// model, so that a mistyped -o does not overwrite a stencil or a data file.
+func IsModelFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	head := make([]byte, 2)
+	if n, _ := io.ReadFull(f, head); n == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return false, err
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return false, nil
+		}
+		r = zr
+	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false, err
+	}
+	magic := make([]byte, len(Magic))
+	n, _ := io.ReadFull(r, magic)
+	return string(magic[:n]) == Magic, nil
+}
+
 // gunzip inflates a compressed model file, refusing more than a model file may hold.
 func gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))

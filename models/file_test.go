@@ -327,3 +327,28 @@ func ExampleLoad() {
 	fmt.Println(m.Header.Kind, m.Header.Task, ms, "ms")
 	// Output: linear runtime 1 ms
 }
+
+func TestIsModelFile(t *testing.T) {
+	dir := t.TempDir()
+	plain, zipped := filepath.Join(dir, "m.model"), filepath.Join(dir, "m.model.gz")
+	for _, p := range []string{plain, zipped} {
+		if err := models.Save(p, runtimeHeader(), &linear{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "stencil.json")
+	os.WriteFile(other, []byte(`{"format":"smart-stencil/1"}`), 0o644)
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("sm"), 0o644)
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{{plain, true}, {zipped, true}, {other, false}, {short, false}, {dir, false}} {
+		if got, _ := models.IsModelFile(tc.path); got != tc.want {
+			t.Errorf("IsModelFile(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	if _, err := models.IsModelFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -95,6 +96,14 @@ Examples:
 		return usagef("-o MODEL is required: the model file to write")
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
 		return usagef("-o and --out both name the model file; give one")
+	}
+	if _, err := os.Stat(out); err == nil {
+		// Replacing a model is retraining; replacing anything else is a slip of -o.
+		if isModel, err := models.IsModelFile(out); err != nil || !isModel {
+			return usagef("-o %s exists and is not a model file; choose another name, or remove it first", out)
+		}
+	}
+	switch {
 	case *cv == 1 || *cv < 0:
 		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
 	case *dims != 0 && *dims != 2 && *dims != 3:

@@ -147,6 +147,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--task", "runtime", "-o", "x"}, 2, "--data DIR is required"},
 		{[]string{"train", "--task", "runtime", "--data", data}, 2, "-o MODEL is required"},
 		{[]string{"train", "--task", "runtime", "--data", data, "-o", "a.model", "--out", "b.model"}, 2, "-o and --out both name the model file"},
+		{[]string{"train", "--task", "runtime", "--data", data, "-o", "../../data/stencils/j2d5pt.json"}, 2, "exists and is not a model file"},
 		{[]string{"train", "--task", "guess", "--data", data, "-o", "x"}, 2, "unknown task"},
 		{[]string{"train", "--task", "runtime", "--model", "svm", "--data", data, "-o", "x"}, 2, "known kinds: cart"},
 		{[]string{"train", "--task", "select", "--model", "forest", "--data", data, "-o", "x"}, 2, "cannot learn the select task"},
