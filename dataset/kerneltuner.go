@@ -90,11 +90,11 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	for field, name := range map[string]string{"device_name": f.Device.Name, "kernel_name": f.Kernel.Name} {
-		if strings.ContainsFunc(name, unicode.IsControl) {
+	for _, n := range [...]struct{ field, name string }{{"device_name", f.Device.Name}, {"kernel_name", f.Kernel.Name}} {
+		if strings.ContainsFunc(n.name, unicode.IsControl) {
 			// The names go into tables, CSV rows and terminals, where a control character
 			// could rewrite what is shown.
-			return nil, fmt.Errorf("%s: field %s is %q, which holds a control character; use printable text", path, field, name)
+			return nil, fmt.Errorf("%s: field %s is %q, which holds a control character; use printable text", path, n.field, n.name)
 		}
 	}
 	if f.Device.Name == "" {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -320,24 +321,22 @@ func IsModelFile(path string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	head := make([]byte, 2)
-	if n, _ := io.ReadFull(f, head); n == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return false, err
-		}
-		zr, err := gzip.NewReader(f)
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if head, _ := br.Peek(len(gzipMagic)); string(head) == gzipMagic {
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return false, nil
 		}
 		r = zr
-	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return false, err
 	}
 	magic := make([]byte, len(Magic))
 	n, _ := io.ReadFull(r, magic)
 	return string(magic[:n]) == Magic, nil
 }
+
+// gzipMagic starts a gzip-compressed file.
+const gzipMagic = "\x1f\x8b"
 
 // gunzip inflates a compressed model file, refusing more than a model file may hold.
 func gunzip(data []byte) ([]byte, error) {
@@ -359,7 +358,7 @@ func gunzip(data []byte) ([]byte, error) {
 // Decode is Load for the bytes of a model file, gzip-compressed or not (the embedded defaults
 // are stored compressed).
 func Decode(data []byte, kinds Kinds) (*Model, error) {
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+	if bytes.HasPrefix(data, []byte(gzipMagic)) {
 		var err error
 		if data, err = gunzip(data); err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)

@@ -162,11 +162,11 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 		asked = own
 	}
 	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st)}
+	used := []*Model{sel, asked}
 	if asked != rt {
-		pr.Models, pr.Warnings = modelInfo(st, sel, asked, rt)
-	} else {
-		pr.Models, pr.Warnings = modelInfo(st, sel, rt)
+		used = append(used, rt)
 	}
+	pr.Models, pr.Warnings = modelInfo(st, used...)
 	if note != "" {
 		pr.Warnings = append(pr.Warnings, note)
 	}
@@ -187,7 +187,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	}
 	pr.Candidates, pr.Screened = top.choices, top.screened
 	if len(top.choices) == 0 {
-		return nil, fmt.Errorf("stencil %s: none of the %d OCs of classes %v has a valid setting on %s", st.Name, top.screened, classOCs(pr.Classes, p.Asked.Classes), g.Name)
+		return nil, fmt.Errorf("stencil %s: none of the %d OCs of classes %v has a valid setting on %s", st.Name, top.screened, classOCs(pr.Classes, budget.Classes), g.Name)
 	}
 	pr.Best = top.best()
 	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")

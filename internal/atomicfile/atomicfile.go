@@ -19,7 +19,8 @@ func Write(path string, data []byte) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+	st, statErr := os.Stat(path)
+	if statErr == nil && !st.IsDir() && !st.Mode().IsRegular() {
 		return writeInPlace(path, data)
 	}
 	dir := filepath.Dir(path)
@@ -39,7 +40,7 @@ func Write(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		if statErr == nil && st.IsDir() {
 			err = errors.New("it is a directory")
 		} else {
 			err = os.Rename(tmp.Name(), path)
