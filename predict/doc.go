@@ -11,7 +11,9 @@
 // data sets behind the model, their sources (measured, imported, simulated) and GPUs. So a
 // model trained on measurements of a GPU says "trained on measurements of this GPU" for it and
 // "predicted from other GPUs" for the rest, and the defaults say "simulated: analytic model, no
-// measurements of this GPU".
+// measurements of this GPU". The runtime models embedded from measurements (data/measured)
+// answer for their GPU, and for another GPU of the vendor through Predictor.Transfer: the
+// measured GPU's ranking, its times scaled by the defaults' ratio of the two GPUs.
 //
 // The setting search (Search) does not generate the chain of trees of tuner/space, which for a
 // 3-D stencil takes longer than a whole prediction may: it draws valid settings parameter by

@@ -136,6 +136,21 @@ func (ms *Models) Own(st *smart.Stencil, gpu string) (m *Model, note string, err
 	return m, "", nil
 }
 
+// MeasuredGPUs lists, by name, the GPUs whose measurements train an embedded runtime model for
+// stencils of dims dimensions.
+func (ms *Models) MeasuredGPUs(dims int) []string {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var out []string
+	for k := range ms.own {
+		if k.dims == dims {
+			out = append(out, k.gpu)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // model returns the model of a task and dimensions, decoding an embedded one on first use.
 func (ms *Models) model(task models.Task, dims int) (*Model, error) {
 	ms.mu.Lock()

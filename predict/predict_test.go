@@ -45,6 +45,7 @@ func sample(t testing.TB, name string) *smart.Stencil {
 // and the same answer twice.
 func TestPredictSample(t *testing.T) {
 	p := defaultPredictor(t)
+	p.Transfer = false // the defaults alone: TestPredictTransfer covers the model of the H100
 	for _, c := range []struct{ stencil, gpu, want string }{{"j3d7pt", "a100", "A100-40GB"}, {"j2d9pt", "NVIDIA L4", "L4"}} {
 		st := sample(t, c.stencil)
 		pr, err := p.Predict(context.Background(), Input{Stencil: st, File: c.stencil + ".json"}, c.gpu)
@@ -122,6 +123,138 @@ func TestPredictSample(t *testing.T) {
 	}
 }
 
+// TestPredictTransfer predicts for GPUs without measurements of their own, searched with the
+// model of the H100's: every candidate's time is that model's prediction for the H100 (through
+// the featurizer's row) times the ratio of the two GPUs' rows of the table of every GPU, its
+// setting valid on the GPU asked about; the table of every GPU is the one the defaults give
+// alone; stencils the model does not cover, a runtime model given with Use and Transfer off get
+// the default.
+func TestPredictTransfer(t *testing.T) {
+	p := defaultPredictor(t)
+	h100, _ := p.Catalog.Lookup("H100-SXM")
+	for _, c := range []struct{ stencil, gpu string }{{"j3d7pt", "A100-40GB"}, {"j2d9pt", "T4"}, {"j3d27pt", "H200"}} {
+		st := sample(t, c.stencil)
+		g, _ := p.Catalog.Lookup(c.gpu)
+		pr, err := p.Predict(context.Background(), Input{Stencil: st}, c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := p.Models.Own(st, "H100-SXM")
+		if err != nil || h == nil {
+			t.Fatalf("the H100's own model: %v, %v", h, err)
+		}
+		if pr.Screened != len(smart.Combinations()) {
+			t.Errorf("%s on %s: %d OCs screened; a measured runtime model and a simulated classifier screen all", c.stencil, c.gpu, pr.Screened)
+		}
+		var here, there float64 // the two GPUs' rows of the table
+		for _, gt := range pr.GPUs {
+			switch gt.GPU {
+			case g.Name:
+				here = gt.Best.TimeMs
+			case "H100-SXM":
+				there = gt.Best.TimeMs
+			}
+		}
+		for i, ch := range pr.Candidates {
+			if ch.Source.Basis != BasisTransfer || ch.Source.Model != h.Name || ch.Scaled == nil || ch.Scaled.GPU != "H100-SXM" {
+				t.Fatalf("%s on %s: candidate %s from %+v, scaled %+v; want the H100's model, scaled", c.stencil, c.gpu, ch.OC, ch.Source, ch.Scaled)
+			}
+			if i > 0 && ch.TimeMs < pr.Candidates[i-1].TimeMs {
+				t.Errorf("%s on %s: candidates not fastest first", c.stencil, c.gpu)
+			}
+			sp, err := space.ForStencil(st, ch.OC, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sp.Check(ch.Setting); err != nil {
+				t.Errorf("%s on %s: %s %s is not valid there: %v", c.stencil, c.gpu, ch.OC, ch.Setting, err)
+			}
+			row, err := h.feat.Row(st, ch.OC, ch.Setting, h100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, err := h.Regressor.Predict(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ms * here / there
+			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(ch.TimeMs-want) > 1e-9*want {
+				t.Errorf("%s on %s, %s: %v ms (%v on the H100); want %v ms (%v there x %v / %v)", c.stencil, c.gpu, ch.OC, ch.TimeMs, ch.Scaled.TimeMs, want, ms, here, there)
+			}
+		}
+		if pr.Best != &pr.Candidates[0] {
+			t.Errorf("best is not the first candidate")
+		}
+		p.Transfer = false
+		plain, err := p.Predict(context.Background(), Input{Stencil: st}, c.gpu)
+		p.Transfer = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Best.Scaled != nil || plain.Best.Source.Basis != BasisSimulated {
+			t.Errorf("%s on %s without Transfer: best from %+v", c.stencil, c.gpu, plain.Best.Source)
+		}
+		a, _ := json.Marshal(pr.GPUs)
+		b, _ := json.Marshal(plain.GPUs)
+		if string(a) != string(b) {
+			t.Errorf("%s on %s: the table of every GPU depends on Transfer:\n%s\n%s", c.stencil, c.gpu, a, b)
+		}
+	}
+
+	f32 := sample(t, "j3d7pt")
+	f32.Dtype = smart.Float32
+	pr, err := p.Predict(context.Background(), Input{Stencil: f32}, "a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Best.Scaled != nil || !slices.ContainsFunc(pr.Warnings, func(w string) bool {
+		return strings.Contains(w, "the simulated default answers for this float32 stencil")
+	}) {
+		t.Errorf("float32 stencil: best scaled %+v, warnings %q; want the default and a note", pr.Best.Scaled, pr.Warnings)
+	}
+	useGiven(t, p)
+	if pr, err = p.Predict(context.Background(), Input{Stencil: sample(t, "j3d7pt")}, "a100"); err != nil {
+		t.Fatal(err)
+	}
+	if pr.Best.Source.Model != "given.model" || pr.Best.Scaled != nil {
+		t.Errorf("best from %s (scaled %+v), want the given model", pr.Best.Source.Model, pr.Best.Scaled)
+	}
+}
+
+// useGiven gives p the embedded 3-D runtime default as a user's model, "given.model".
+func useGiven(t *testing.T, p *Predictor) {
+	t.Helper()
+	b, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	if err := p.Models.Use(b, "given.model", kinds); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNearer checks the order in which a measured GPU is chosen for an unmeasured one: the same
+// architecture first, then the closest memory bandwidth, either way round.
+func TestNearer(t *testing.T) {
+	gpu := func(arch string, bw float64) smart.GPU { return smart.GPU{Arch: arch, BandwidthGBs: bw} }
+	for _, c := range []struct {
+		g, a, b smart.GPU
+		want    bool
+	}{
+		{gpu("Ampere", 1555), gpu("Ampere", 768), gpu("Hopper", 1555), true},
+		{gpu("Ampere", 1555), gpu("Hopper", 1555), gpu("Ampere", 768), false},
+		{gpu("Ampere", 1555), gpu("Hopper", 3350), gpu("Volta", 900), false}, // 1555/900 < 3350/1555
+		{gpu("Ampere", 1555), gpu("Volta", 900), gpu("Hopper", 3350), true},
+		{gpu("Ampere", 1555), gpu("Hopper", 3110), gpu("Volta", 777.5), false}, // equally far: not nearer
+	} {
+		if got := nearer(c.g, c.a, c.b); got != c.want {
+			t.Errorf("nearer(%v, %v, %v) = %v, want %v", c.g, c.a, c.b, got, c.want)
+		}
+	}
+}
+
 // TestSearchDescends checks that the descent never ends worse than the random draws it starts
 // from, and that a larger budget never finds worse.
 func TestSearchDescends(t *testing.T) {
@@ -130,18 +263,18 @@ func TestSearchDescends(t *testing.T) {
 	g, _ := p.Catalog.Lookup("V100")
 	_, rt, _ := p.Models.For(st)
 	oc := smart.Combination(smart.ST | smart.RT)
-	random, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	random, err := search(context.Background(), rt, st, oc, g, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
+	desc, err := search(context.Background(), rt, st, oc, g, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if desc.TimeMs > random.TimeMs || desc.Evaluated <= random.Evaluated {
 		t.Errorf("descent: %v ms after %d settings; random draws alone: %v ms after %d", desc.TimeMs, desc.Evaluated, random.TimeMs, random.Evaluated)
 	}
-	seeded, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
+	seeded, err := search(context.Background(), rt, st, oc, g, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,15 +385,7 @@ func TestPredictOwnModel(t *testing.T) {
 	if m, note, _ := p.Models.Own(sample(t, "j3d7pt"), "A100-40GB"); m != nil || note != "" {
 		t.Errorf("A100: Own = %v, %q; no model of its measurements is embedded", m, note)
 	}
-	b, err := data.ModelFile("runtime-3d.smartmodel")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := models.Kinds{}
-	gbdt.Register(kinds)
-	if err := p.Models.Use(b, "given.model", kinds); err != nil {
-		t.Fatal(err)
-	}
+	useGiven(t, p)
 	if m, _, _ := p.Models.Own(st, "H100-SXM"); m != nil {
 		t.Errorf("a runtime model given with Use must replace the H100's own, got %s", m.Name)
 	}

@@ -119,9 +119,10 @@ func ModelScorer(m *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, error) {
 	}, nil
 }
 
-// search is Search with the runtime model as the scorer.
-func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
-	score, err := ModelScorer(rt, st, gpu)
+// search is Search on gpu with the runtime model as the scorer, reading the features of the GPU
+// from: gpu itself, or the GPU whose measurements trained rt where rt ranks another's settings.
+func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combination, gpu, from smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
+	score, err := ModelScorer(rt, st, from)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@
 // A's measurements only) and with the baseline (one constant ratio per pair, the median of B/A
 // over a random 10% of the configurations), and prints the mean absolute percentage error
 // against B's measurements and how close the configuration each picks as best on B comes to B's
-// optimum.
+// optimum. A second table asks what a GPU without measurements of its own should run: the
+// configuration the model (with the GPU's catalogue entry, uncalibrated) predicts fastest, or the
+// fastest measured on another GPU of its vendor (what smart predict's Transfer does for stencils).
 //
 // Usage:
 //
@@ -136,6 +138,7 @@ func load(path string, cat *catalog.Catalog) (*measured, error) {
 // pairResult is one row of the table.
 type pairResult struct {
 	From, To       string
+	FromVendor     string
 	Configs        int     // configurations valid on both that the model can place on both GPUs
 	Rejected       int     // configurations valid on both that the model thinks cannot run on one of them
 	ModelMAPE      float64 // percent
@@ -150,10 +153,24 @@ type pairResult struct {
 	BaselinePickMs float64
 }
 
+// targetResult is one row of the second table: how close to a GPU's optimum a pick made without
+// its measurements comes, in percent (0 where the pick failed there).
+type targetResult struct {
+	GPU string
+	// AnalyticPick: the configuration the uncalibrated model predicts fastest on the GPU,
+	// among those measured on it that the model can place.
+	AnalyticPick float64
+	// SameVendor: the fastest configuration of each other GPU of its vendor, run on it.
+	SameVendor []float64
+	// MeanSameVendor is SameVendor's mean.
+	MeanSameVendor float64
+}
+
 type result struct {
 	Source            string
 	Seed              uint64
 	Pairs             []pairResult
+	Targets           []targetResult
 	MeanModelMAPE     float64
 	MeanBaselineMAPE  float64
 	MeanModelTransfer float64
@@ -200,6 +217,13 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 			res.Pairs = append(res.Pairs, r)
 		}
 	}
+	for _, b := range gpus {
+		t, err := pickWithout(p, b, res.Pairs)
+		if err != nil {
+			return nil, err
+		}
+		res.Targets = append(res.Targets, t)
+	}
 	n := float64(len(res.Pairs))
 	for _, r := range res.Pairs {
 		res.MeanModelMAPE += r.ModelMAPE / n
@@ -213,7 +237,7 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
 
 func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalibration, seed uint64) (pairResult, error) {
-	r := pairResult{From: a.gpu.Name, To: b.gpu.Name, Calibration: cal}
+	r := pairResult{From: a.gpu.Name, FromVendor: a.gpu.Vendor, To: b.gpu.Name, Calibration: cal}
 	var common []string
 	for _, k := range sortedKeys(a.times) {
 		if _, ok := b.times[k]; ok {
@@ -271,6 +295,34 @@ func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalib
 	return r, nil
 }
 
+// pickWithout scores the picks for b made without b's measurements: the uncalibrated model's on
+// b's catalogue entry, and each other GPU of b's vendor's fastest configuration (pairs' baseline
+// transfers, a constant ratio keeping the source's order).
+func pickWithout(p roofline.ConvProblem, b *measured, pairs []pairResult) (targetResult, error) {
+	r := targetResult{GPU: b.gpu.Name}
+	model := map[string]float64{}
+	for _, k := range sortedKeys(b.times) {
+		if e, err := p.Estimate(b.sets[k], b.gpu, nil); err == nil {
+			model[k] = e.TimeMs
+		}
+	}
+	if len(model) == 0 {
+		return r, fmt.Errorf("%s: the model places none of its configurations", b.gpu.Name)
+	}
+	opt := b.times[argmin(b.times)]
+	r.AnalyticPick = transfer(opt, b.times[argmin(model)])
+	for _, pr := range pairs {
+		if pr.To == b.gpu.Name && pr.FromVendor == b.gpu.Vendor {
+			r.SameVendor = append(r.SameVendor, pr.BaseTransfer)
+			r.MeanSameVendor += pr.BaseTransfer
+		}
+	}
+	if len(r.SameVendor) > 0 {
+		r.MeanSameVendor /= float64(len(r.SameVendor))
+	}
+	return r, nil
+}
+
 func transfer(opt, got float64) float64 {
 	if got <= 0 {
 		return 0
@@ -308,6 +360,17 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "| **mean** | | **%.1f%%** | **%.1f%%** | **%.1f%%** | **%.1f%%** |\n",
 		r.MeanModelMAPE, r.MeanBaselineMAPE, r.MeanModelTransfer, r.MeanBaseTransfer)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Picking for a GPU without its measurements: share of its optimum reached")
+	fmt.Fprintln(w, "| GPU | the model alone | fastest of another GPU of its vendor (each) | mean |")
+	fmt.Fprintln(w, "|---|---:|---|---:|")
+	for _, t := range r.Targets {
+		each := make([]string, len(t.SameVendor))
+		for i, v := range t.SameVendor {
+			each[i] = fmt.Sprintf("%.1f%%", v)
+		}
+		fmt.Fprintf(w, "| %s | %.1f%% | %s | %.1f%% |\n", t.GPU, t.AnalyticPick, strings.Join(each, ", "), t.MeanSameVendor)
+	}
 	fmt.Fprintln(w)
 	seen := map[string]bool{}
 	for _, p := range r.Pairs {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +45,20 @@ func TestModelBeatsBaseline(t *testing.T) {
 	}
 	if res.MeanModelMAPE >= res.MeanBaselineMAPE {
 		t.Errorf("model mean MAPE %.1f%% does not beat the baseline's %.1f%%", res.MeanModelMAPE, res.MeanBaselineMAPE)
+	}
+	// The picks made without the target's measurements, against figures computed independently
+	// from -dump's CSV (a Python script: the argmin of model_ms over rows not "rejected", and
+	// each same-vendor GPU's argmin of measured_ms looked up on the target).
+	want := map[string][2]float64{"A100-40GB": {40.45, 67.25}, "RTX-A4000": {54.24, 79.51}, "RTX-A6000": {47.28, 75.90},
+		"MI250X": {19.34, 58.86}, "W6600": {39.73, 62.44}, "W7800": {73.17, 78.88}}
+	for _, tr := range res.Targets {
+		w, ok := want[tr.GPU]
+		if !ok || math.Abs(tr.AnalyticPick-w[0]) > 0.01 || math.Abs(tr.MeanSameVendor-w[1]) > 0.01 || len(tr.SameVendor) != 2 {
+			t.Errorf("%s: model alone %.2f%%, same vendor %v (mean %.2f%%); want %v", tr.GPU, tr.AnalyticPick, tr.SameVendor, tr.MeanSameVendor, w)
+		}
+	}
+	if len(res.Targets) != 6 {
+		t.Errorf("%d targets, want 6", len(res.Targets))
 	}
 	var b strings.Builder
 	res.print(&b)

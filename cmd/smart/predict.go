@@ -30,7 +30,12 @@ from other GPUs" (a model trained on measurements of others, through the GPU's f
 trained on simulated data for the 13 catalogued NVIDIA GPUs (data/models/README.md). A GPU
 whose measurements train an embedded runtime model (the H100: data/measured/models.json) is
 searched with it, while the table of every GPU keeps the defaults for all, so that its times
-compare. --model uses your own (smart train), for its task and dimensions, in their place.
+compare. Another NVIDIA GPU is searched with the model of the nearest GPU measured (the same
+architecture first, then the closest memory bandwidth), each predicted time scaled to it by the
+ratio of the two GPUs' rows of the table of every GPU ("predicted from other GPUs"):
+the simulated defaults' picks, timed on the H100, ran 2-25x slower than the best of random
+settings; --transfer=false searches with the default instead. --model uses your own
+(smart train), for its task and dimensions, in their place.
 
 FILE may be a stencil file, an embedded sample (j3d7pt, ...) or '-' for stdin; a directory
 means every *.json in it. With several stencils it prints one row per stencil; --json prints one
@@ -46,8 +51,9 @@ Examples:
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
-	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU; unset, all where the runtime model is trained on measurements of that GPU and the classifier is not")
+	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU; unset, all where the runtime model is trained on measurements (of that GPU or, --transfer, another) and the classifier is not")
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
+	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the table's ratio;\nfalse: with the simulated default")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -66,6 +72,7 @@ Examples:
 	}
 	p.Asked.Classes, p.Asked.Deep.Samples = *candidates, *samples
 	p.ScreenAll = !flagsGiven(fs, "candidates")
+	p.Transfer = *transfer
 	gpu, err := defaultGPU(*gpuName)
 	if err != nil {
 		return err
@@ -204,8 +211,13 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		all += len(c.Members)
 	}
 	which := fmt.Sprintf("%d OCs of the most probable classes screened on %s", pr.Screened, pr.GPU)
-	if pr.Screened == all && pr.Best.Source.Basis == predict.BasisMeasured && pr.ClassSource.Basis != predict.BasisMeasured {
-		which = fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of it, the classifier has not)", all, pr.GPU)
+	if pr.Screened == all && pr.ClassSource.Basis != predict.BasisMeasured {
+		switch b := pr.Best; {
+		case b.Source.Basis == predict.BasisMeasured:
+			which = fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of it, the classifier has not)", all, pr.GPU)
+		case b.Scaled != nil:
+			which = fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of the %s, the classifier has none)", all, pr.GPU, b.Scaled.GPU)
+		}
 	}
 	fmt.Fprintf(w, "\n%s; the fastest searched in depth (%s)\n", which, sourceLine(pr.Best.Source))
 	fmt.Fprintf(w, "  %-16s %6s %10s %9s %7s  %s\n", "OC", "class p", "ms/step", "analytic", "scored", "best setting found")
@@ -217,6 +229,9 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	if a := b.Analytic; a != nil {
 		fmt.Fprintf(w, "   the analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
 	}
+	if sc := b.Scaled; sc != nil {
+		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: %s's time over the\n   %s's in the table below (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
+	}
 	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
@@ -224,7 +239,10 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
 	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
 	ref := pr.AskedInTable()
-	if ref.Source.Model != b.Source.Model {
+	switch {
+	case b.Scaled != nil:
+		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is from the %s's measurements)\n", ref.Source.Model, b.Scaled.GPU)
+	case ref.Source.Model != b.Source.Model:
 		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", ref.Source.Model, pr.GPU)
 	}
 	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")

@@ -113,7 +113,7 @@ func TestPredictBatchJSON(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if p.GPU != "T4" || p.Best == nil || p.Best.Source.Basis != predict.BasisSimulated || len(p.GPUs) == 0 {
+		if p.GPU != "T4" || p.Best == nil || p.Best.Source.Basis != predict.BasisTransfer || p.Best.Scaled == nil || p.Best.Scaled.GPU != "H100-SXM" || len(p.GPUs) == 0 {
 			t.Errorf("%s: %+v", p.Stencil.Name, p)
 		}
 		got = append(got, p.Stencil.Name)
@@ -121,10 +121,15 @@ func TestPredictBatchJSON(t *testing.T) {
 	if strings.Join(got, ",") != "j2d5pt,j3d13pt" {
 		t.Errorf("stencils %v", got)
 	}
-	code, out, errs = runCLI(t, "", "predict", "--gpu", "T4", dir)
-	rows := regexp.MustCompile(`(?m)^(j2d5pt|j3d13pt) +T4 `).FindAllString(out, -1)
-	if code != 0 || len(rows) != 2 || !strings.HasPrefix(out, "stencil ") || !strings.Contains(out, "(times on T4: simulated: analytic model, no measurements of this GPU; embedded runtime-2d.smartmodel, embedded runtime-3d.smartmodel)") {
-		t.Errorf("rows (exit %d, %s):\n%s", code, errs, out)
+	for _, c := range []struct{ flag, times string }{
+		{"--transfer=true", "(times on T4: trained on measurements of the H100-SXM, not of this GPU; times scaled by this GPU's over the H100-SXM's in the table of every GPU; embedded measured/h100-sxm/models/runtime-2d.smartmodel, embedded measured/h100-sxm/models/runtime-3d.smartmodel)"},
+		{"--transfer=false", "(times on T4: simulated: analytic model, no measurements of this GPU; embedded runtime-2d.smartmodel, embedded runtime-3d.smartmodel)"},
+	} {
+		code, out, errs = runCLI(t, "", "predict", "--gpu", "T4", c.flag, dir)
+		rows := regexp.MustCompile(`(?m)^(j2d5pt|j3d13pt) +T4 `).FindAllString(out, -1)
+		if code != 0 || len(rows) != 2 || !strings.HasPrefix(out, "stencil ") || !strings.Contains(out, c.times) {
+			t.Errorf("rows %s (exit %d, %s):\n%s", c.flag, code, errs, out)
+		}
 	}
 }
 

@@ -69,8 +69,8 @@ time, the evaluations used and where the time comes from. Methods:
   bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
               to every run so far (the fewest evaluations on the Kernel Tuner data sets)
 Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
-model:PATH (a runtime model from smart train, or model:embedded for the one smart predict
-searches the GPU with; predicted), replay:PATH (a data set directory,
+model:PATH (a runtime model from smart train, or model:embedded for the embedded one of the
+GPU's own measurements, else the simulated default; predicted), replay:PATH (a data set directory,
 or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
 values and constraints are tuned). Failed settings count as evaluations and are never retried.
 --trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
@@ -400,9 +400,9 @@ func (t *tuneSetup) record(dir string) (*dataset.Writer, error) {
 	return w, nil
 }
 
-// modelEvaluator answers with the runtime model at path, or for "embedded" with the one smart
-// predict searches the GPU with: the model of its own measurements where one is embedded and
-// covers the stencil, the simulated default otherwise.
+// modelEvaluator answers with the runtime model at path, or for "embedded" with the model of
+// the GPU's own measurements where one is embedded and covers the stencil, the simulated default
+// otherwise (not another GPU's, which smart predict scales: an evaluator gives this GPU's times).
 func (t *tuneSetup) modelEvaluator(path string, st *smart.Stencil) (smart.Evaluator, error) {
 	var m *models.Model
 	if path == "embedded" {
