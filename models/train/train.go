@@ -98,7 +98,7 @@ func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Se
 			if !ok {
 				return nil, fmt.Errorf("kind %s trained a %T, not a Classifier", name, fitted)
 			}
-			proba, err := c.PredictProbaBatch(te.X)
+			proba, err := inChunks(ctx, te.X, c.PredictProbaBatch)
 			if err != nil {
 				return nil, fmt.Errorf("fold %d of %d: %w", f+1, k, err)
 			}
@@ -111,7 +111,7 @@ func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Se
 			if !ok {
 				return nil, fmt.Errorf("kind %s trained a %T, not a Regressor", name, fitted)
 			}
-			pred, err := reg.PredictBatch(te.X)
+			pred, err := inChunks(ctx, te.X, reg.PredictBatch)
 			if err != nil {
 				return nil, fmt.Errorf("fold %d of %d: %w", f+1, k, err)
 			}
@@ -127,6 +127,27 @@ func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Se
 		}
 	}
 	return p, nil
+}
+
+// chunk is the rows one prediction call of CrossValidate and Holdout gets: a model slow per row
+// (knn scans every training row) then heeds ctx within seconds, and a parallel one still has
+// rows to share out.
+const chunk = 256
+
+// inChunks predicts rows chunk by chunk, checking ctx between chunks.
+func inChunks[T any](ctx context.Context, rows [][]float64, predict func([][]float64) ([]T, error)) ([]T, error) {
+	out := make([]T, 0, len(rows))
+	for i := 0; i < len(rows); i += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p, err := predict(rows[i:min(i+chunk, len(rows))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
 }
 
 // BestFixed returns the OC that, used for every instance, reaches the largest mean share of the
@@ -220,7 +241,7 @@ func Holdout(ctx context.Context, kinds models.Kinds, name string, set *Set, gpu
 	if !ok {
 		return nil, nil, fmt.Errorf("kind %s trained a %T, not a Regressor", name, f)
 	}
-	pred, err := reg.PredictBatch(x)
+	pred, err := inChunks(ctx, x, reg.PredictBatch)
 	if err != nil {
 		return nil, nil, err
 	}

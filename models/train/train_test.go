@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -438,5 +439,65 @@ func appendRows(t *testing.T, dir string, n int) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// firstColumn is a regressor that predicts a row's first feature and counts its batches; after
+// stopAfter batches it calls stop (a context's cancel).
+type firstColumn struct {
+	batches   *int
+	stopAfter int
+	stop      func()
+}
+
+func (f firstColumn) Hyper() any                     { return nil }
+func (f firstColumn) MarshalBinary() ([]byte, error) { return nil, nil }
+func (f firstColumn) Predict(row []float64) (float64, error) {
+	return row[0], nil
+}
+func (f firstColumn) PredictBatch(rows [][]float64) ([]float64, error) {
+	*f.batches++
+	if *f.batches == f.stopAfter {
+		f.stop()
+	}
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}
+
+// TestCrossValidatePredictsInChunks checks that cross-validation predicts a fold's rows in
+// chunks, in order, and stops between chunks once the context is cancelled: a model slow per
+// row (golearn's knn) then heeds Ctrl-C within seconds rather than at the end of a fold.
+func TestCrossValidatePredictsInChunks(t *testing.T) {
+	dir := synthDataSet(t, 60, []string{"A100-40GB", "V100"}, 4)
+	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fc := firstColumn{batches: &batches, stopAfter: -1, stop: cancel}
+	k := models.Kinds{"first": {Tasks: []models.Task{models.Runtime}, Train: func(context.Context, *models.Data, *models.Data, map[string]string, func(models.Round)) (models.Fitted, error) {
+		return fc, nil
+	}}}
+	p, err := CrossValidate(ctx, k, "first", rt, 5, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rt.Data.X {
+		if p.LnMs[i] != row[0] {
+			t.Fatalf("row %d predicted %v, want its first feature %v", i, p.LnMs[i], row[0])
+		}
+	}
+	if n := rt.Data.Rows(); batches < n/chunk || n/5 <= chunk {
+		t.Fatalf("%d rows in %d batches; want folds of more than %d rows, in chunks", n, batches, chunk)
+	}
+
+	batches, fc.stopAfter = 0, 1
+	if _, err := CrossValidate(ctx, k, "first", rt, 5, 1, nil, nil); !errors.Is(err, context.Canceled) || batches != 1 {
+		t.Errorf("cancelled during the first chunk: %v after %d batches; want context.Canceled after 1", err, batches)
 	}
 }
