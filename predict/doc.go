@@ -13,7 +13,8 @@
 // "predicted from other GPUs" for the rest, and the defaults say "simulated: analytic model, no
 // measurements of this GPU". The runtime models embedded from measurements (data/measured)
 // answer for their GPU, and for another GPU of the vendor through Predictor.Transfer: the
-// measured GPU's ranking, its times scaled by the defaults' ratio of the two GPUs.
+// measured GPU's ranking, each time scaled by the analytic model's ratio of its setting on the
+// two GPUs.
 //
 // The setting search (Search) does not generate the chain of trees of tuner/space, which for a
 // 3-D stencil takes longer than a whole prediction may: it draws valid settings parameter by

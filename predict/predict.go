@@ -34,8 +34,8 @@ type Predictor struct {
 	ScreenAll bool
 	// Transfer searches an NVIDIA GPU without an embedded model of its own measurements with
 	// the model of the nearest GPU of its vendor that has one (the same architecture first,
-	// then the closest memory bandwidth), the times scaled to the GPU asked about by the ratio
-	// of the two GPUs' rows of the table of every GPU (Scaled). The ranking is then learned
+	// then the closest memory bandwidth), each time scaled to the GPU asked about by the
+	// analytic model's ratio for its setting (Scaled). The ranking is then learned
 	// from real kernels rather than from the analytic model, whose picks, measured on the H100,
 	// ran 2-25x slower than the best of random settings (README, "Measured on an H100").
 	Transfer bool
@@ -96,7 +96,7 @@ type Prediction struct {
 type Scaled struct {
 	GPU    string  `json:"gpu"`     // the GPU whose measurements trained the model
 	TimeMs float64 `json:"time_ms"` // the model's time there
-	Ratio  float64 `json:"ratio"`   // this GPU's time over that one's in the table of every GPU
+	Ratio  float64 `json:"ratio"`   // the analytic model's time of the setting here over there
 }
 
 // StencilInfo identifies the stencil predicted.
@@ -211,6 +211,12 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if err != nil {
 		return nil, err
 	}
+	if from.Name != g.Name {
+		n := len(top.choices)
+		if top.choices = scaleTo(st, g, from, top.choices); len(top.choices) == 0 && n > 0 {
+			return nil, fmt.Errorf("stencil %s: the analytic model places none of the %d settings the %s's model found on both GPUs, so none scales to %s; --transfer=false predicts with the default alone", st.Name, n, from.Name, g.Name)
+		}
+	}
 	pr.Candidates, pr.Screened = top.choices, top.screened
 	if len(top.choices) == 0 {
 		return nil, fmt.Errorf("stencil %s: none of the %d OCs of classes %v has a valid setting on %s", st.Name, top.screened, classOCs(pr.Classes, budget.Classes), g.Name)
@@ -241,11 +247,6 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	}
 	pr.GPUs = append(pr.GPUs, row)
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
-	if from.Name != g.Name {
-		if err := pr.scaleFrom(from.Name); err != nil {
-			return nil, err
-		}
-	}
 	return pr, nil
 }
 
@@ -283,36 +284,32 @@ func nearer(g, a, b smart.GPU) bool {
 	return math.Abs(math.Log(a.BandwidthGBs/g.BandwidthGBs)) < math.Abs(math.Log(b.BandwidthGBs/g.BandwidthGBs))
 }
 
-// scaleFrom turns the candidates' times, predicted for the GPU from by the model of its
-// measurements, into times on the GPU asked about: all by one ratio, the two GPUs' rows of the
-// table of every GPU (the defaults' best times of the stencil), so that the model's order of the
-// candidates stands. On Kernel Tuner's convolution the fastest configuration of another GPU of
-// the same vendor came closer to a GPU's optimum than the analytic model's pick for it (67-80%
-// against 40-54% on the NVIDIA GPUs, bench/crossgpu), and on average closer than ordering them by
-// the analytic model's scaling of each configuration (74% against 70% over the NVIDIA pairs).
-func (pr *Prediction) scaleFrom(from string) error {
-	var to, of *Choice
-	for _, gt := range pr.GPUs {
-		switch gt.GPU {
-		case pr.GPU:
-			to = gt.Best
-		case from:
-			of = gt.Best
+// scaleTo turns the times of choices, predicted for from by the model of its measurements, into
+// times on g, each by the analytic model's time of its setting on g over that on from: the ratio
+// carries what the two GPUs' bandwidth, caches and occupancy make of that kernel, for any GPU of
+// the catalogue (the defaults' times of a GPU they were not trained on, a user's, barely move with
+// it). A choice the analytic model cannot place on both GPUs is dropped; the rest come back
+// fastest first.
+func scaleTo(st *smart.Stencil, g, from smart.GPU, choices []Choice) []Choice {
+	out := choices[:0]
+	for _, c := range choices {
+		t, err := smart.DecodeTuning(st.Dims, c.OC, c.Setting)
+		if err != nil || c.Analytic == nil {
+			continue
 		}
-	}
-	if to == nil || of == nil {
-		return fmt.Errorf("stencil %s: the default runtime model predicts no time on %s or %s, the ratio that scales the %s's model to %s; --transfer=false predicts with the default alone",
-			pr.Stencil.Name, pr.GPU, from, from, pr.GPU)
-	}
-	r := to.TimeMs / of.TimeMs
-	for i := range pr.Candidates {
-		c := &pr.Candidates[i]
-		c.Scaled = &Scaled{GPU: from, TimeMs: c.TimeMs, Ratio: r}
+		there, err := roofline.Model(st, t, from)
+		if err != nil {
+			continue
+		}
+		r := c.Analytic.TimeMs / there.TimeMs
+		c.Scaled = &Scaled{GPU: from.Name, TimeMs: c.TimeMs, Ratio: r}
 		c.TimeMs *= r
 		c.Source = Provenance{Basis: BasisTransfer, Model: c.Source.Model,
-			Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; times scaled by this GPU's over the %s's in the table of every GPU", from, from)}
+			Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
+		out = append(out, c)
 	}
-	return nil
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
+	return out
 }
 
 // AskedInTable is the GPU asked about's row of GPUs: Best, or where Best is from a model of

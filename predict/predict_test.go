@@ -14,6 +14,7 @@ import (
 	"smart/data"
 	"smart/models"
 	"smart/models/gbdt"
+	"smart/models/roofline"
 	"smart/tuner/space"
 )
 
@@ -125,8 +126,8 @@ func TestPredictSample(t *testing.T) {
 
 // TestPredictTransfer predicts for GPUs without measurements of their own, searched with the
 // model of the H100's: every candidate's time is that model's prediction for the H100 (through
-// the featurizer's row) times the ratio of the two GPUs' rows of the table of every GPU, its
-// setting valid on the GPU asked about; the table of every GPU is the one the defaults give
+// the featurizer's row) times the analytic model's ratio of the setting's times on the two
+// GPUs, its setting valid on the GPU asked about; the table of every GPU is the one the defaults give
 // alone; stencils the model does not cover, a runtime model given with Use and Transfer off get
 // the default.
 func TestPredictTransfer(t *testing.T) {
@@ -145,15 +146,6 @@ func TestPredictTransfer(t *testing.T) {
 		}
 		if pr.Screened != len(smart.Combinations()) {
 			t.Errorf("%s on %s: %d OCs screened; a measured runtime model and a simulated classifier screen all", c.stencil, c.gpu, pr.Screened)
-		}
-		var here, there float64 // the two GPUs' rows of the table
-		for _, gt := range pr.GPUs {
-			switch gt.GPU {
-			case g.Name:
-				here = gt.Best.TimeMs
-			case "H100-SXM":
-				there = gt.Best.TimeMs
-			}
 		}
 		for i, ch := range pr.Candidates {
 			if ch.Source.Basis != BasisTransfer || ch.Source.Model != h.Name || ch.Scaled == nil || ch.Scaled.GPU != "H100-SXM" {
@@ -177,9 +169,18 @@ func TestPredictTransfer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := ms * here / there
+			tu, err := smart.DecodeTuning(st.Dims, ch.OC, ch.Setting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ah, errH := roofline.Model(st, tu, h100)
+			ag, errG := roofline.Model(st, tu, g)
+			if errH != nil || errG != nil {
+				t.Fatal(errH, errG)
+			}
+			want := ms * ag.TimeMs / ah.TimeMs
 			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(ch.TimeMs-want) > 1e-9*want {
-				t.Errorf("%s on %s, %s: %v ms (%v on the H100); want %v ms (%v there x %v / %v)", c.stencil, c.gpu, ch.OC, ch.TimeMs, ch.Scaled.TimeMs, want, ms, here, there)
+				t.Errorf("%s on %s, %s: %v ms (%v on the H100); want %v ms (%v there x %v / %v)", c.stencil, c.gpu, ch.OC, ch.TimeMs, ch.Scaled.TimeMs, want, ms, ag.TimeMs, ah.TimeMs)
 			}
 		}
 		if pr.Best != &pr.Candidates[0] {

@@ -32,7 +32,7 @@ whose measurements train an embedded runtime model (the H100: data/measured/mode
 searched with it, while the table of every GPU keeps the defaults for all, so that its times
 compare. Another NVIDIA GPU is searched with the model of the nearest GPU measured (the same
 architecture first, then the closest memory bandwidth), each predicted time scaled to it by the
-ratio of the two GPUs' rows of the table of every GPU ("predicted from other GPUs"):
+analytic model's ratio of that setting's times on the two GPUs ("predicted from other GPUs"):
 the simulated defaults' picks, timed on the H100, ran 2-25x slower than the best of random
 settings; --transfer=false searches with the default instead. --model uses your own
 (smart train), for its task and dimensions, in their place.
@@ -53,7 +53,7 @@ Examples:
 	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
 	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU; unset, all where the runtime model is trained on measurements (of that GPU or, --transfer, another) and the classifier is not")
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
-	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the table's ratio;\nfalse: with the simulated default")
+	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -230,7 +230,7 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		fmt.Fprintf(w, "   the analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
 	}
 	if sc := b.Scaled; sc != nil {
-		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: %s's time over the\n   %s's in the table below (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
+		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: the analytic model's\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
 	}
 	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
