@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"smart"
@@ -256,14 +257,22 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 // is none, with a note where its model does not cover st.
 func (p *Predictor) nearestMeasured(st *smart.Stencil, g smart.GPU) (*Model, smart.GPU, string, error) {
 	var near *smart.GPU
+	var small []string // measured GPUs of g's vendor whose memory cannot hold st
 	for _, name := range p.Models.MeasuredGPUs(st.Dims) {
 		o, err := p.Catalog.Lookup(name)
-		if err != nil || o.Name == g.Name || o.Vendor != g.Vendor || fitsMemory(st, o) != "" {
-			continue // the GPU itself, another vendor's or one whose memory cannot hold st
+		if err != nil || o.Name == g.Name || o.Vendor != g.Vendor {
+			continue
+		}
+		if fitsMemory(st, o) != "" {
+			small = append(small, o.Name)
+			continue
 		}
 		if near == nil || nearer(g, o, *near) {
 			near = &o
 		}
+	}
+	if near == nil && len(small) > 0 {
+		return nil, g, fmt.Sprintf("the stencil's grids do not fit the memory of %s, the GPUs whose measurements train a runtime model; the simulated default answers", strings.Join(small, ", ")), nil
 	}
 	if near == nil {
 		return nil, g, "", nil

@@ -202,9 +202,18 @@ func TestPredictTransfer(t *testing.T) {
 		}
 	}
 
+	big := sample(t, "j3d7pt")
+	big.Grid = [3]int{2048, 2048, 1536} // 103 GB for two float64 grids: the H200 only
+	pr, err := p.Predict(context.Background(), Input{Stencil: big}, "h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Best.Scaled != nil || !slices.Contains(pr.Warnings, "the stencil's grids do not fit the memory of H100-SXM, the GPUs whose measurements train a runtime model; the simulated default answers") {
+		t.Errorf("a stencil only the H200 holds: best scaled %+v, warnings %q; want the default and a note", pr.Best.Scaled, pr.Warnings)
+	}
 	f32 := sample(t, "j3d7pt")
 	f32.Dtype = smart.Float32
-	pr, err := p.Predict(context.Background(), Input{Stencil: f32}, "a100")
+	pr, err = p.Predict(context.Background(), Input{Stencil: f32}, "a100")
 	if err != nil {
 		t.Fatal(err)
 	}
