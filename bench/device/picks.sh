@@ -8,6 +8,9 @@
 # measurements), then measures them all with `smart bench --setting` into /tmp/picks/NAME. The
 # predictions (NAME-default.json, NAME-h100.json) and the data sets are left as $OUT/picks.tgz.
 # PICKS names the directory instead of picks (for a second round beside the first).
+# SIMULATED=1 also asks with --transfer=false (NAME-simulated.json): on a GPU without an embedded
+# model of its own measurements (GPU=H200), the default answers with the H100's model, scaled, and
+# this measures the simulated defaults' picks beside them.
 # BACKEND=sim runs it without a GPU (the analytic model times the settings), to try it.
 set -uo pipefail
 models=$1
@@ -23,6 +26,10 @@ for f in "$@"; do
   name=$(basename "$f" .json)
   $smart predict --gpu "$gpu" --json "$f" >"$work/$name-default.json" || exit 1
   preds=("$work/$name-default.json")
+  if [ "${SIMULATED:-0}" = 1 ]; then
+    $smart predict --gpu "$gpu" --json --transfer=false "$f" >"$work/$name-simulated.json" || exit 1
+    preds+=("$work/$name-simulated.json")
+  fi
   if [ -f "$models/no-$name.model" ]; then
     $smart predict --gpu "$gpu" --json --model "$models/no-$name.model" "$f" >"$work/$name-h100.json" || exit 1
     preds+=("$work/$name-h100.json")
