@@ -138,7 +138,6 @@ func load(path string, cat *catalog.Catalog) (*measured, error) {
 // pairResult is one row of the table.
 type pairResult struct {
 	From, To       string
-	FromVendor     string
 	Configs        int     // configurations valid on both that the model can place on both GPUs
 	Rejected       int     // configurations valid on both that the model thinks cannot run on one of them
 	ModelMAPE      float64 // percent
@@ -217,8 +216,12 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 			res.Pairs = append(res.Pairs, r)
 		}
 	}
+	vendor := map[string]string{}
+	for _, g := range gpus {
+		vendor[g.gpu.Name] = g.gpu.Vendor
+	}
 	for _, b := range gpus {
-		t, err := pickWithout(p, b, res.Pairs)
+		t, err := pickWithout(p, b, res.Pairs, vendor)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +240,7 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 func sortedKeys(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
 
 func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalibration, seed uint64) (pairResult, error) {
-	r := pairResult{From: a.gpu.Name, FromVendor: a.gpu.Vendor, To: b.gpu.Name, Calibration: cal}
+	r := pairResult{From: a.gpu.Name, To: b.gpu.Name, Calibration: cal}
 	var common []string
 	for _, k := range sortedKeys(a.times) {
 		if _, ok := b.times[k]; ok {
@@ -298,7 +301,7 @@ func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalib
 // pickWithout scores the picks for b made without b's measurements: the uncalibrated model's on
 // b's catalogue entry, and each other GPU of b's vendor's fastest configuration (pairs' baseline
 // transfers, a constant ratio keeping the source's order).
-func pickWithout(p roofline.ConvProblem, b *measured, pairs []pairResult) (targetResult, error) {
+func pickWithout(p roofline.ConvProblem, b *measured, pairs []pairResult, vendor map[string]string) (targetResult, error) {
 	r := targetResult{GPU: b.gpu.Name}
 	model := map[string]float64{}
 	for _, k := range sortedKeys(b.times) {
@@ -312,7 +315,7 @@ func pickWithout(p roofline.ConvProblem, b *measured, pairs []pairResult) (targe
 	opt := b.times[argmin(b.times)]
 	r.AnalyticPick = transfer(opt, b.times[argmin(model)])
 	for _, pr := range pairs {
-		if pr.To == b.gpu.Name && pr.FromVendor == b.gpu.Vendor {
+		if pr.To == b.gpu.Name && vendor[pr.From] == b.gpu.Vendor {
 			r.SameVendor = append(r.SameVendor, pr.BaseTransfer)
 			r.MeanSameVendor += pr.BaseTransfer
 		}
