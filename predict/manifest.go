@@ -41,7 +41,7 @@ type TrainingRange struct {
 	// Grids are the grid extents (x, y, z) the stencils had.
 	Grids   [][3]int `json:"grids"`
 	Steps   int      `json:"steps"`
-	Samples int      `json:"samples_per_oc"` // settings per stencil, OC and GPU
+	Samples int      `json:"samples_per_oc"` // settings per stencil, OC and GPU (the most, where they differ)
 	GPUs    []string `json:"gpus"`
 }
 

@@ -26,7 +26,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -35,6 +34,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/rankcorr"
 	"smart/models/roofline"
 	"smart/predict"
 	"smart/tuner"
@@ -405,30 +405,9 @@ func accuracy(group string, vs []*variant, est func(*variant) float64) AccuracyR
 		r.MedianRatio = stat.Quantile(0.5, stat.Empirical, ratio, nil)
 	}
 	if len(meas) > 2 {
-		r.Spearman = stat.Correlation(ranks(meas), ranks(pred), nil)
+		r.Spearman = rankcorr.Spearman(meas, pred)
 	}
 	return r
-}
-
-// ranks returns the rank of each value (1-based), ties sharing their mean rank.
-func ranks(xs []float64) []float64 {
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
-	out := make([]float64, len(xs))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			out[idx[k]] = float64(i+j)/2 + 1
-		}
-		i = j + 1
-	}
-	return out
 }
 
 func spread(vs []*variant) Spread {

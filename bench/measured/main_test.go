@@ -9,13 +9,6 @@ import (
 	"smart"
 )
 
-func TestRanks(t *testing.T) {
-	got := ranks([]float64{3, 1, 2, 1, 5})
-	if want := []float64{4, 1.5, 3, 1.5, 5}; !slices.Equal(got, want) {
-		t.Fatalf("ranks = %v, want %v", got, want)
-	}
-}
-
 func TestAccuracy(t *testing.T) {
 	var vs []*variant
 	for _, ms := range []float64{1, 2, 4, 8} {

@@ -8,6 +8,11 @@
 // Usage:
 //
 //	go run ./bench/picks [-picks DIR] [-ref DIR,...] [-json]
+//
+// The H200's picks, against the settings re-measured there (bench/device/resample.sh) and the
+// random settings of the stencils the H100 models never saw:
+//
+//	go run ./bench/picks -picks data/measured/h200/picks -ref 'data/measured/h200/resample/*,data/measured/h200/random/*'
 package main
 
 import (
@@ -65,7 +70,7 @@ type candidate struct {
 
 func main() {
 	dir := flag.String("picks", "data/measured/h100-sxm/picks", "directory of bench/device/picks.sh's output")
-	refs := flag.String("ref", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more", "data sets of random settings measured on the same GPU, comma-separated")
+	refs := flag.String("ref", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more", "data sets of random settings measured on the same GPU, comma-separated; each may be a glob (data/measured/h200/random/*)")
 	asJSON := flag.Bool("json", false, "print the rows as JSON")
 	flag.Parse()
 	rows, err := run(*dir, strings.Split(*refs, ","))
@@ -91,10 +96,19 @@ func main() {
 	tw.Flush()
 }
 
+// run scores the predictions in dir against the reference data sets refs names (globs).
 func run(dir string, refs []string) ([]Row, error) {
+	var dirs []string
+	for _, ref := range refs {
+		m, err := filepath.Glob(ref)
+		if err != nil || len(m) == 0 {
+			return nil, fmt.Errorf("reference %s names no data set", ref)
+		}
+		dirs = append(dirs, m...)
+	}
 	best := map[string]smart.Measurement{} // stencil ID -> fastest ok row of the references
 	var device string
-	for _, ref := range refs {
+	for _, ref := range dirs {
 		meta, rows, err := dataset.ReadAll(ref)
 		if err != nil {
 			return nil, err
@@ -114,7 +128,10 @@ func run(dir string, refs []string) ([]Row, error) {
 	}
 	var out []Row
 	for _, f := range files {
-		name, label, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), "-")
+		// The label is after the last dash: stencil names may hold dashes (j2d9pt-gol).
+		base := strings.TrimSuffix(filepath.Base(f), ".json")
+		i := strings.LastIndex(base, "-")
+		name, label := base[:i], base[i+1:]
 		var p prediction
 		b, err := os.ReadFile(f)
 		if err == nil {

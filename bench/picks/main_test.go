@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,41 +9,99 @@ import (
 	"testing"
 )
 
-// TestCommittedPicks checks the rows of the committed H100 picks against figures computed from
-// the files with a separate script (Python's csv and json modules).
+// TestCommittedPicks checks the rows of the committed picks against figures computed from the
+// files with a separate script (Python's csv and json modules).
 func TestCommittedPicks(t *testing.T) {
-	const m = "../../data/measured/h100-sxm/"
-	rows, err := run(m+"picks", []string{m + "classic", m + "more"})
-	if err != nil {
-		t.Fatal(err)
+	const m = "../../data/measured/"
+	tests := []struct {
+		picks string
+		refs  []string
+		rows  int
+		basis map[string]string     // models -> basis of the pick
+		want  map[string][2]float64 // stencil models -> pick/best, best of candidates/best
+	}{
+		{
+			picks: m + "h100-sxm/picks", refs: []string{m + "h100-sxm/classic", m + "h100-sxm/more"},
+			rows:  12, // 6 stencils, 2 sets of models
+			basis: map[string]string{"default": "simulated", "h100": "measured"},
+			want: map[string][2]float64{
+				"j3d7pt default":  {2.818, 1.817},
+				"j3d7pt h100":     {1.291, 0.991},
+				"j3d13pt default": {14.443, 10.013},
+				"j2d9pt default":  {25.023, 25.023},
+				"j2d9pt h100":     {1.671, 1.335},
+				"j2d25pt h100":    {1.518, 1.105},
+			},
+		},
+		{
+			// The stencils the H100 models never saw: their random settings are the reference.
+			picks: m + "h100-sxm/picks-new", refs: []string{m + "h100-sxm/random/*"},
+			rows:  3,
+			basis: map[string]string{"default": "measured"},
+			want: map[string][2]float64{
+				"j2d9pt-gol default": {0.9748, 0.9204},
+				"j3d125pt default":   {1.2972, 1.2972},
+				"j3d19pt default":    {1.0382, 1.0382},
+			},
+		},
+		{
+			// The H200 has no model of its own: the default is the H100's, transferred.
+			picks: m + "h200/picks",
+			refs:  []string{m + "h200/resample/*", m + "h200/random/*"},
+			rows:  18, // 9 stencils, 2 sets of models
+			basis: map[string]string{"default": "transfer", "simulated": "simulated"},
+			want: map[string][2]float64{
+				"j2d5pt default":     {1.1681, 1.1681},
+				"j2d5pt simulated":   {3.0325, 2.3430},
+				"j2d9pt default":     {1.1182, 0.9951},
+				"j2d9pt-gol default": {1.0734, 0.9921},
+				"j3d13pt simulated":  {5.0219, 1.6768},
+				"j3d125pt default":   {1.2968, 1.2968},
+				"j3d125pt simulated": {4.2828, 2.3430},
+				"j3d27pt default":    {1.0061, 1.0061},
+			},
+		},
+		{
+			// The same after the H100's models were retrained with the three new stencils.
+			picks: m + "h200/picks-v2",
+			refs:  []string{m + "h200/resample/*", m + "h200/random/*"},
+			rows:  9,
+			basis: map[string]string{"default": "transfer"},
+			want: map[string][2]float64{
+				"j2d25pt default":  {1.0648, 1.0342},
+				"j2d9pt default":   {1.1867, 0.9958},
+				"j3d125pt default": {1.0273, 1.0273},
+				"j3d13pt default":  {1.1560, 1.0569},
+				"j3d19pt default":  {0.9971, 0.9971},
+			},
+		},
 	}
-	if len(rows) != 12 {
-		t.Fatalf("%d rows, want 12 (6 stencils, 2 sets of models)", len(rows))
-	}
-	want := map[string][2]float64{ // stencil models -> pick/best, best of candidates/best
-		"j3d7pt default":  {2.818, 1.817},
-		"j3d7pt h100":     {1.291, 0.991},
-		"j3d13pt default": {14.443, 10.013},
-		"j2d9pt default":  {25.023, 25.023},
-		"j2d9pt h100":     {1.671, 1.335},
-		"j2d25pt h100":    {1.518, 1.105},
-	}
-	for _, r := range rows {
-		w, ok := want[r.Stencil+" "+r.Models]
-		if !ok {
-			continue
+	for _, tt := range tests {
+		rows, err := run(tt.picks, tt.refs)
+		if err != nil {
+			t.Fatal(err)
 		}
-		delete(want, r.Stencil+" "+r.Models)
-		if math.Abs(r.PickOverBest-w[0]) > 5e-4 || math.Abs(r.CandidatesOverBest-w[1]) > 5e-4 || r.Candidates != 3 {
-			t.Errorf("%s %s: pick/best %.4f, candidates/best %.4f (%d); want %.3f, %.3f (3)", r.Stencil, r.Models,
-				r.PickOverBest, r.CandidatesOverBest, r.Candidates, w[0], w[1])
+		if len(rows) != tt.rows {
+			t.Fatalf("%s: %d rows, want %d", tt.picks, len(rows), tt.rows)
 		}
-		if (r.Models == "default") != (r.Basis == "simulated") {
-			t.Errorf("%s %s: basis %q", r.Stencil, r.Models, r.Basis)
+		want := maps.Clone(tt.want)
+		for _, r := range rows {
+			if r.Basis != tt.basis[r.Models] {
+				t.Errorf("%s %s %s: basis %q, want %q", tt.picks, r.Stencil, r.Models, r.Basis, tt.basis[r.Models])
+			}
+			w, ok := want[r.Stencil+" "+r.Models]
+			if !ok {
+				continue
+			}
+			delete(want, r.Stencil+" "+r.Models)
+			if math.Abs(r.PickOverBest-w[0]) > 5e-4 || math.Abs(r.CandidatesOverBest-w[1]) > 5e-4 || r.Candidates != 3 {
+				t.Errorf("%s %s %s: pick/best %.4f, candidates/best %.4f (%d); want %.4f, %.4f (3)", tt.picks, r.Stencil, r.Models,
+					r.PickOverBest, r.CandidatesOverBest, r.Candidates, w[0], w[1])
+			}
 		}
-	}
-	if len(want) > 0 {
-		t.Errorf("rows missing: %v", want)
+		if len(want) > 0 {
+			t.Errorf("%s: rows missing: %v", tt.picks, want)
+		}
 	}
 }
 
@@ -64,6 +123,14 @@ func TestPickNotMeasured(t *testing.T) {
 	}
 	_, err = run(dir, []string{m + "classic"})
 	if err == nil || !strings.Contains(err.Error(), "bx=999") || !strings.Contains(err.Error(), "not in the data set") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestNoReference: a reference that names no data set is an error naming it.
+func TestNoReference(t *testing.T) {
+	_, err := run("../../data/measured/h200/picks", []string{"../../data/measured/h200/nowhere/*"})
+	if err == nil || !strings.Contains(err.Error(), "nowhere/*") {
 		t.Fatalf("err = %v", err)
 	}
 }

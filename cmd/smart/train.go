@@ -268,5 +268,8 @@ func sourceCounts(m map[string]int) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
+	if len(parts) == 0 {
+		return "no measurements" // a data set --dims left nothing of
+	}
 	return strings.Join(parts, ", ") + " measurements"
 }
