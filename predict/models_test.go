@@ -218,5 +218,5 @@ func ExampleModels_Own() {
 	// Output:
 	// H100-SXM: embedded measured/h100-sxm/models/runtime-3d.smartmodel, trained on measurements of this GPU
 	// A100-40GB: the default
-	// H100-SXM's runtime model trained on its measurements (embedded measured/h100-sxm/models/runtime-3d.smartmodel) covers float64 stencils of orders 1-2 only; the simulated default answers for this float32 stencil of order 1
+	// H100-SXM's runtime model trained on its measurements (embedded measured/h100-sxm/models/runtime-3d.smartmodel) covers float64 stencils of orders 1-4 only; the simulated default answers for this float32 stencil of order 1
 }
