@@ -117,7 +117,7 @@ func printReport(rep *Report) {
 type side struct {
 	gpu      string
 	copyGBs  float64
-	times    map[string]float64 // key -> time of an ok row
+	rows     map[string]smart.Measurement // stencil|OC|setting -> its first ok row
 	stencils map[string]*smart.Stencil
 }
 
@@ -143,56 +143,44 @@ func run(from, to []string) (*Report, error) {
 		return nil, err
 	}
 	pairs := map[string][]pair{} // stencil ID -> its settings on both
-	for k, tb := range b.times {
-		ta, ok := a.times[k]
+	for k, mb := range b.rows {
+		ma, ok := a.rows[k]
 		if !ok {
 			continue
 		}
-		id, rest, _ := strings.Cut(k, "|")
-		ocName, setting, _ := strings.Cut(rest, "|")
-		st := b.stencils[id]
-		oc, err := smart.ParseCombination(ocName)
+		st := b.stencils[mb.StencilID]
+		t, err := smart.DecodeTuning(st.Dims, mb.OC, mb.Setting)
 		if err != nil {
-			return nil, err
-		}
-		s, err := smart.ParseSetting(setting)
-		if err != nil {
-			return nil, err
-		}
-		t, err := smart.DecodeTuning(st.Dims, oc, s)
-		if err != nil {
-			return nil, fmt.Errorf("stencil %s, %s %s: %w", st.Name, oc, s, err)
+			return nil, fmt.Errorf("stencil %s, %s %s: %w", st.Name, mb.OC, mb.Setting, err)
 		}
 		ea, errA := roofline.Model(st, t, ga)
 		eb, errB := roofline.Model(st, t, gb)
 		if errA != nil || errB != nil {
 			continue // the model cannot say (a setting outside its space now): no ratio
 		}
-		pairs[id] = append(pairs[id], pair{a: ta, b: tb, ratio: eb.TimeMs / ea.TimeMs})
+		pairs[mb.StencilID] = append(pairs[mb.StencilID], pair{a: ma.TimeMs, b: mb.TimeMs, ratio: eb.TimeMs / ea.TimeMs})
 	}
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("no setting is measured ok on both the %s (%s) and the %s (%s)", a.gpu, strings.Join(from, ","), b.gpu, strings.Join(to, ","))
 	}
-	rep := &Report{From: a.gpu, To: b.gpu, FromCopy: a.copyGBs, ToCopy: b.copyGBs, Mean: Row{Stencil: "mean"}}
+	rep := &Report{From: a.gpu, To: b.gpu, FromCopy: a.copyGBs, ToCopy: b.copyGBs}
 	ids := make([]string, 0, len(pairs))
 	for id := range pairs {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(x, y string) int { return strings.Compare(b.stencils[x].Name, b.stencils[y].Name) })
-	var mean []Row
 	for _, id := range ids {
 		r := compare(pairs[id], a.copyGBs/b.copyGBs)
 		r.Stencil = b.stencils[id].Name
 		rep.Stencils = append(rep.Stencils, r)
-		mean = append(mean, r)
 	}
-	rep.Mean = average(mean)
+	rep.Mean = average(rep.Stencils)
 	return rep, nil
 }
 
 // load reads the data sets the patterns name, all measured on one GPU.
 func load(patterns []string) (*side, error) {
-	s := &side{times: map[string]float64{}, stencils: map[string]*smart.Stencil{}}
+	s := &side{rows: map[string]smart.Measurement{}, stencils: map[string]*smart.Stencil{}}
 	for _, p := range patterns {
 		dirs, err := filepath.Glob(p)
 		if err != nil || len(dirs) == 0 {
@@ -222,8 +210,8 @@ func load(patterns []string) (*side, error) {
 					}
 				}
 				k := m.StencilID + "|" + m.OC.String() + "|" + m.Setting.String()
-				if _, dup := s.times[k]; !dup {
-					s.times[k] = m.TimeMs
+				if _, dup := s.rows[k]; !dup {
+					s.rows[k] = m
 				}
 			}
 			copies, err := dataset.CopyBandwidths(dir)
