@@ -59,7 +59,7 @@ func (m *CSTuner) Search(ctx context.Context, r *Run) error {
 	}
 	sp := r.p.Variants[0].Space
 	enc := newEncoder(r.p.Variants)
-	sur := fitSurrogate(r, enc, defaultEnsemble, 1, rand.New(rand.NewPCG(r.Seed(), 0xc5)))
+	sur := fitSurrogate(r.History(), enc, defaultEnsemble, 1, rand.New(rand.NewPCG(r.Seed(), 0xc5)))
 	best, _ := r.Best()
 	groups := groupParams(sp.Names(), pairCVs(sp, best.Setting, sur.timeOf(r, 0)))
 	sampled, err := m.sample(r, groups)

@@ -184,8 +184,12 @@ func (sp *subpop) roulette(hood [4]int) int {
 
 // screen, when set, chooses what a generation evaluates: it gets the valid children not
 // evaluated before and returns the candidates to evaluate, children or not (the Pipeline adds
-// settings its model ranks high in the pruned space).
-type screen func(kids []Candidate) []Candidate
+// settings its model ranks high in the pruned space), and names the best evaluation the search
+// breeds from (the Pipeline's hedge runs settings the search must not follow).
+type screen interface {
+	pick(kids []Candidate) []Candidate
+	best() (Outcome, bool)
+}
 
 // evolve runs the genetic algorithm on the active genes, the others fixed at base, until the
 // approximation stop, a stall, or the run's stop. It returns nil when the phase ended by
@@ -275,7 +279,7 @@ func evolve(ctx context.Context, r *Run, g *genome, cfg Genetic, active []bool, 
 			migrate(sps)
 		}
 		if sc != nil {
-			adopt(r, g, sps)
+			adopt(g, sps, sc)
 		}
 		if r.Evaluations() == before {
 			if stall++; stall >= cfg.Stall {
@@ -304,7 +308,7 @@ func evaluateGenes(ctx context.Context, r *Run, g *genome, genes [][]int, sc scr
 		cands = append(cands, Candidate{Variant: g.variant, Setting: g.setting(gs)})
 	}
 	if sc != nil {
-		cands = sc(cands)
+		cands = sc.pick(cands)
 	}
 	if len(cands) == 0 {
 		return nil
@@ -313,10 +317,10 @@ func evaluateGenes(ctx context.Context, r *Run, g *genome, genes [][]int, sc scr
 	return err
 }
 
-// adopt puts the run's best setting, when a screen found it outside the population, in the
+// adopt puts the screen's best setting, when it was found outside the population, in the
 // place of the least fit individual of every sub-population that has nothing as fit.
-func adopt(r *Run, g *genome, sps []*subpop) {
-	best, ok := r.Best()
+func adopt(g *genome, sps []*subpop, sc screen) {
+	best, ok := sc.best()
 	if !ok || best.Variant != g.variant {
 		return
 	}

@@ -434,8 +434,8 @@ func TestSurrogateCap(t *testing.T) {
 	enc := newEncoder(p.Variants)
 	X, y := trainingSet(enc, r.History())
 	med := quantile(y, 0.5)
-	capped := fitSurrogate(r, enc, defaultEnsemble, 0.5, rand.New(rand.NewPCG(1, 2)))
-	free := fitSurrogate(r, enc, defaultEnsemble, 1, rand.New(rand.NewPCG(1, 2)))
+	capped := fitSurrogate(r.History(), enc, defaultEnsemble, 0.5, rand.New(rand.NewPCG(1, 2)))
+	free := fitSurrogate(r.History(), enc, defaultEnsemble, 1, rand.New(rand.NewPCG(1, 2)))
 	cm, _ := capped.e.predict(X)
 	fm, _ := free.e.predict(X)
 	above := false

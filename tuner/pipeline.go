@@ -22,20 +22,33 @@ import (
 // setting the pruning dropped within reach when the model learns better. When the genetic
 // search settles it starts again from a space pruned by the current model, until the budget
 // is spent or every setting has run.
+//
+// With a Surrogate its time is also a feature of the trees, which learn where the real runs
+// follow it, and its Hedge fastest settings run as a hedge: HedgeFirst of them with the first
+// batch, the others one every HedgeEvery evaluations, fastest first. Where the surrogate is
+// right at its top (another GPU's measurements of the same kernel often are) the hedge finds
+// the optimum in a few runs. Where it is wrong there, its fastest settings tend to share one
+// corner of the space (on convolution A100 all run at 1.5-2x the optimum), and a search that
+// learnt from them would breed and sample in that corner for hundreds of runs: so the trees
+// and the genetic search never see the hedge's runs, and the search goes on as if they had
+// not been made.
 type Pipeline struct {
 	Variants  int             // ranked variants searched (0 means 2)
-	Surrogate smart.Evaluator // prunes without real runs when set
+	Surrogate smart.Evaluator // prunes without real runs, and ranks the hedge, when set
 	First     int             // real runs of the first batch (0 means 10)
 	Pick      int             // real runs per IterML iteration without a surrogate (0 means 4)
 	Cut       float64         // IterML's cut ratio (0 means 0.5)
 	Keep      int             // settings the pruning keeps (0 means 256)
-	Batch     int             // settings run per generation (0 means 4)
+	Batch     int             // settings run per generation (0 means 2)
 	Pool      int             // settings a model ranks in a larger space (0 means 1<<15)
 	// Screen bounds the settings not run yet that Thompson sampling ranks in one generation; a
 	// larger pool is subsampled afresh each time (0 means 8192). It trades the reach of the
 	// screen against the strategy's time per evaluation.
-	Screen  int
-	Genetic Genetic
+	Screen     int
+	Hedge      int // the surrogate's fastest settings run as a hedge (0 means 10; negative: none)
+	HedgeFirst int // of them run with the first batch (0 means 3)
+	HedgeEvery int // evaluations between the others (0 means 6)
+	Genetic    Genetic
 }
 
 // Name implements Method.
@@ -47,10 +60,13 @@ func (m *Pipeline) withDefaults() Pipeline {
 	setDefault(&c.First, 10)
 	setDefault(&c.Pick, 4)
 	setDefault(&c.Keep, 256)
-	setDefault(&c.Batch, 4)
+	setDefault(&c.Batch, 2)
 	setDefault(&c.Pool, 1<<15)
 	setDefault(&c.Screen, 8192)
 	setDefault(&c.Cut, 0.5)
+	setDefault(&c.Hedge, 10)
+	setDefault(&c.HedgeFirst, 3)
+	setDefault(&c.HedgeEvery, 6)
 	c.Genetic = c.Genetic.withDefaults()
 	return c
 }
@@ -58,18 +74,27 @@ func (m *Pipeline) withDefaults() Pipeline {
 // Search implements Method.
 func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 	c := m.withDefaults()
-	if c.Cut < 0 || c.Cut >= 1 || c.Variants < 0 || c.First < 0 || c.Keep < 0 || c.Batch < 0 || c.Pick < 0 || c.Pool < 0 || c.Screen < 0 {
+	if c.Cut < 0 || c.Cut >= 1 || c.Variants < 0 || c.First < 0 || c.Keep < 0 || c.Batch < 0 || c.Pick < 0 || c.Pool < 0 || c.Screen < 0 || c.HedgeFirst < 0 || c.HedgeEvery < 0 {
 		return errors.New("pipeline: the cut ratio must lie in [0, 1) and counts must not be negative")
 	}
 	nv := min(c.Variants, len(r.p.Variants))
 	s := newThompsonPool(r, nv, c.Pool, c.Screen, defaultEnsemble, 1, rand.New(rand.NewPCG(r.Seed(), 0x9195)))
 	prune := &IterML{Model: Trees, Pick: c.Pick, CutRatio: c.Cut, Pool: c.Pool, variants: nv}
 	var kept []Candidate
+	var h *hedge
+	var pt *priorTimes
 	var err error
 	if c.Surrogate != nil {
+		pt = &priorTimes{ctx: ctx, r: r, prior: c.Surrogate, memo: map[string]float64{}}
+		s.enc.prior = pt.feature
 		if kept, err = c.pruneOnSurrogate(ctx, r, prune, nv); err == nil {
-			// The first real runs: the settings the surrogate ranks fastest.
-			_, err = r.Evaluate(ctx, kept[:min(c.First, len(kept))])
+			if h, err = newHedge(r, pt, nv, c); err == nil {
+				s.hidden = h.hidden
+				// The first real runs: the hedge's first, and the settings the pruning ranks fastest.
+				first := append(h.take(r, c.HedgeFirst), kept[:min(c.First, len(kept))]...)
+				_, err = r.Evaluate(ctx, first)
+				h.next = r.Evaluations() + h.every
+			}
 		}
 	} else if err = randomFrom(ctx, r, nv, c.First); err == nil {
 		kept, err = prune.prune(ctx, r, c.Keep)
@@ -80,31 +105,101 @@ func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 	if err := s.fill(); err != nil {
 		return err
 	}
+	sc := &pipelineScreen{s: s, h: h, batch: c.Batch}
 	for {
-		best, ok := r.Best()
+		if pt != nil && pt.err != nil {
+			return pt.err // a refilled pool's settings asked the prior
+		}
+		best, ok := s.best()
 		if !ok {
 			// Nothing has run successfully: no incumbent to breed from, so sample on.
 			if err := randomFrom(ctx, r, nv, c.Batch); err != nil {
 				return err
 			}
-		} else if err := c.evolve(ctx, s, best, kept); err != nil {
+		} else if err := c.evolve(ctx, sc, best, kept); err != nil {
 			return err
 		}
 		s.compact()
 		if s.left() == 0 {
 			// The pool is spent: draw another, unless every setting has run.
+			if pt != nil {
+				pt.forgetPool()
+			}
 			if err := s.fill(); err != nil || len(s.rest) == 0 {
 				return err
 			}
 		}
 		// The search settled: run what the model likes best now, and breed again over the
 		// space it prunes to.
-		if _, err := r.Evaluate(ctx, s.thompson(nil, c.Batch)); err != nil {
+		if _, err := r.Evaluate(ctx, sc.pick(nil)); err != nil {
 			return err
 		}
 		kept = s.topPredicted(c.Keep)
 	}
 }
+
+// hedge is the Pipeline's bet on its surrogate's fastest settings: they run beside the search,
+// which does not learn from them.
+type hedge struct {
+	left   []Candidate     // the surrogate's fastest settings not run yet, fastest first
+	every  int             // evaluations between two of them
+	next   int             // evaluations after which the next one is due
+	hidden map[string]bool // variant keys of the settings the hedge ran
+}
+
+// newHedge ranks the pool of the first nv variants by the prior and keeps the c.Hedge fastest.
+func newHedge(r *Run, pt *priorTimes, nv int, c Pipeline) (*hedge, error) {
+	h := &hedge{every: c.HedgeEvery, hidden: map[string]bool{}}
+	if c.Hedge < 0 {
+		return h, nil
+	}
+	pool, err := poolOf(r, nv, c.Pool)
+	if err != nil {
+		return nil, err
+	}
+	h.left = pt.fastest(pool, c.Hedge)
+	return h, pt.err
+}
+
+// take returns up to n of the hedge's settings that have not run, marking them as the hedge's.
+func (h *hedge) take(r *Run, n int) []Candidate {
+	var out []Candidate
+	for len(h.left) > 0 && len(out) < n {
+		c := h.left[0]
+		h.left = h.left[1:]
+		if _, ok := r.Lookup(c); ok {
+			continue // the search ran it first and learnt from it
+		}
+		h.hidden[string(r.variantKey(c))] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// due returns the hedge's next setting, to run first in the batch being formed, when it is
+// due; else nothing.
+func (h *hedge) due(r *Run) []Candidate {
+	if h == nil || r.Evaluations() < h.next {
+		return nil
+	}
+	out := h.take(r, 1)
+	h.next = r.Evaluations() + len(out) + h.every
+	return out
+}
+
+// pipelineScreen is the Pipeline's screen of a generation: the hedge's setting when one is
+// due, and the Batch settings Thompson sampling picks among the children and the pool.
+type pipelineScreen struct {
+	s     *thompsonPool
+	h     *hedge
+	batch int
+}
+
+func (p *pipelineScreen) pick(kids []Candidate) []Candidate {
+	return append(p.h.due(p.s.r), p.s.thompson(kids, p.batch)...)
+}
+
+func (p *pipelineScreen) best() (Outcome, bool) { return p.s.best() }
 
 // thompsonPool is what a search that picks its runs by Thompson sampling keeps between picks (the
 // genetic stage of a Pipeline, Bayes): the settings not run yet (a pool of them in a larger
@@ -124,7 +219,8 @@ type thompsonPool struct {
 	synced   int            // evaluations already marked in rest
 	dead     int            // settings of rest marked as run (their rows are nil)
 	sur      *surrogate
-	fittedAt int // evaluations the surrogate was fitted on
+	fittedAt int             // evaluations the surrogate was fitted on
+	hidden   map[string]bool // variant keys of evaluations the surrogate does not learn from
 	cands    []Candidate
 	crows    [][]float64 // buffers of sample
 }
@@ -186,10 +282,40 @@ func (s *thompsonPool) left() int { return len(s.rest) - s.dead }
 // number of passes over the data, not one per generation.
 func (s *thompsonPool) surrogate() *surrogate {
 	if n := s.r.Evaluations(); s.sur == nil || n-s.fittedAt >= max(1, s.fittedAt/16) {
-		s.sur = fitSurrogate(s.r, s.enc, s.params, s.cap, s.rng)
+		s.sur = fitSurrogate(s.learnt(), s.enc, s.params, s.cap, s.rng)
 		s.fittedAt = s.r.Evaluations()
 	}
 	return s.sur
+}
+
+// learnt is the evaluations the search learns from: all of them but the hidden ones.
+func (s *thompsonPool) learnt() []Outcome {
+	h := s.r.History()
+	if len(s.hidden) == 0 {
+		return h
+	}
+	out := make([]Outcome, 0, len(h))
+	for _, o := range h {
+		if !s.hidden[string(s.r.variantKey(o.Candidate))] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// best is the fastest successful evaluation the search learns from.
+func (s *thompsonPool) best() (Outcome, bool) {
+	if len(s.hidden) == 0 {
+		return s.r.Best()
+	}
+	var best Outcome
+	ok := false
+	for _, o := range s.learnt() {
+		if o.OK() && (!ok || o.Value < best.Value) {
+			best, ok = o, true
+		}
+	}
+	return best, ok
 }
 
 // thompson picks k settings among extra and the settings not run yet (at most Screen of them,
@@ -245,7 +371,8 @@ func (s *thompsonPool) topPredicted(n int) []Candidate {
 }
 
 // evolve runs the screened genetic search over the kept settings of the best's variant.
-func (c *Pipeline) evolve(ctx context.Context, s *thompsonPool, best Outcome, kept []Candidate) error {
+func (c *Pipeline) evolve(ctx context.Context, sc *pipelineScreen, best Outcome, kept []Candidate) error {
+	s := sc.s
 	r, v := s.r, best.Variant
 	sp := r.p.Variants[v].Space
 	groups := groupParams(sp.Names(), pairCVs(sp, best.Setting, s.surrogate().timeOf(r, v)))
@@ -256,7 +383,7 @@ func (c *Pipeline) evolve(ctx context.Context, s *thompsonPool, best Outcome, ke
 		}
 	}
 	// The best settings run so far join the genes' values, so the search breeds from them too.
-	for _, o := range bestOutcomes(r, v, c.Genetic.SubPopulations*c.Genetic.Size) {
+	for _, o := range bestOutcomes(s.learnt(), v, c.Genetic.SubPopulations*c.Genetic.Size) {
 		settings = append(settings, o.Setting)
 	}
 	g := newGenome(v, groups, settings)
@@ -265,7 +392,6 @@ func (c *Pipeline) evolve(ctx context.Context, s *thompsonPool, best Outcome, ke
 	for k := range active {
 		active[k] = true
 	}
-	sc := func(kids []Candidate) []Candidate { return s.thompson(kids, c.Batch) }
 	return evolve(ctx, r, g, c.Genetic, active, base, sc, s.rng.Uint64())
 }
 
@@ -282,7 +408,7 @@ func (c *Pipeline) pruneOnSurrogate(ctx context.Context, r *Run, prune *IterML, 
 	}
 	var measured []Outcome
 	for v := range nv {
-		measured = append(measured, bestOutcomes(sub, v, c.Keep/2)...)
+		measured = append(measured, bestOutcomes(sub.History(), v, c.Keep/2)...)
 	}
 	sort.SliceStable(measured, func(i, j int) bool { return measured[i].Value < measured[j].Value })
 	var out []Candidate
@@ -296,10 +422,10 @@ func (c *Pipeline) pruneOnSurrogate(ctx context.Context, r *Run, prune *IterML, 
 	return out, nil
 }
 
-// bestOutcomes returns up to n of the fastest successful evaluations of variant v.
-func bestOutcomes(r *Run, v, n int) []Outcome {
+// bestOutcomes returns up to n of the fastest successful evaluations of variant v in hist.
+func bestOutcomes(hist []Outcome, v, n int) []Outcome {
 	var ok []Outcome
-	for _, o := range r.History() {
+	for _, o := range hist {
 		if o.OK() && o.Variant == v {
 			ok = append(ok, o)
 		}

@@ -8,20 +8,21 @@ import (
 	"smart"
 )
 
-// surrogate is the Trees ensemble fitted to everything a run has evaluated (ln of the
-// objective; failures as twice the slowest success), for the strategies that consult a model
+// surrogate is the Trees ensemble fitted to what a run has evaluated (ln of the objective;
+// failures as twice the slowest success), for the strategies that consult a model
 // between evaluations: csTuner's grouping lookups, the Pipeline's screening and Bayes.
 type surrogate struct {
 	enc *encoder
 	e   *ensemble // nil while nothing has succeeded
 }
 
-// fitSurrogate fits the ensemble with parameters p. With cap in (0, 1) the targets above their
-// cap-quantile are lowered to it: the model then spends its splits telling the fast settings
-// apart, not ranking the slow ones (a failure and a setting 100x slower are equally useless).
-func fitSurrogate(r *Run, enc *encoder, p ensembleParams, cap float64, rng *rand.Rand) *surrogate {
+// fitSurrogate fits the ensemble with parameters p to the evaluations hist. With cap in (0, 1)
+// the targets above their cap-quantile are lowered to it: the model then spends its splits
+// telling the fast settings apart, not ranking the slow ones (a failure and a setting 100x
+// slower are equally useless).
+func fitSurrogate(hist []Outcome, enc *encoder, p ensembleParams, cap float64, rng *rand.Rand) *surrogate {
 	s := &surrogate{enc: enc}
-	if X, y := trainingSet(enc, r.History()); X != nil {
+	if X, y := trainingSet(enc, hist); X != nil {
 		if cap > 0 && cap < 1 {
 			q := quantile(y, cap)
 			for i := range y {

@@ -1,10 +1,13 @@
 package tuner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -307,5 +310,100 @@ func TestPriorForgetsSpentPools(t *testing.T) {
 	res, err := Search(context.Background(), q, Budget{}, &Bayes{Prior: truth{}, Pool: 16, Initial: 3}, 2)
 	if err != nil || res.Evaluations != n {
 		t.Errorf("bayes through pools of 16: %d of %d settings, %v", res.Evaluations, n, err)
+	}
+}
+
+// inverse is a prior that has every setting of testProblem the wrong way round: it ranks the
+// slowest fastest.
+type inverse struct{}
+
+func (inverse) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	v, ok := testTime(q.Setting)
+	if !ok {
+		return smart.Measurement{Status: smart.StatusLaunchError}, nil
+	}
+	return smart.Measurement{Status: smart.StatusOK, TimeMs: 1 / v}, nil
+}
+
+// TestPipelineHedge checks the hedge on the surrogate's fastest settings: with the truth as the
+// surrogate the first run is the optimum; with a surrogate that is wrong everywhere its fastest
+// settings run in its order, HedgeFirst of them first and the others HedgeEvery to
+// HedgeEvery+Batch evaluations apart, and the search itself never runs them (it learns from
+// the surrogate's column that they are slow, not from the hedge's runs).
+func TestPipelineHedge(t *testing.T) {
+	ctx := context.Background()
+	p, _ := testProblem(t)
+	res, err := Search(ctx, p, Budget{Evaluations: 20}, &Pipeline{Surrogate: truth{}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt, _ := bruteOptimum(p.Variants[0].Space); res.Trace[0] != opt {
+		t.Errorf("truth as surrogate: first run %v ms, optimum %v", res.Trace[0], opt)
+	}
+
+	m := &Pipeline{Surrogate: inverse{}, Hedge: 6, HedgeFirst: 2, HedgeEvery: 5, Batch: 2}
+	p, _ = testProblem(t) // its evaluator counts the queries of one search
+	res, err = Search(ctx, p, Budget{Evaluations: 80}, m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []smart.Setting
+	for s := range p.Variants[0].Space.All() {
+		if _, ok := testTime(s); ok {
+			all = append(all, s)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b smart.Setting) int {
+		ta, _ := testTime(a)
+		tb, _ := testTime(b)
+		return cmp.Compare(tb, ta) // the inverse's order: slowest first
+	})
+	var at []int // where the inverse's six fastest ran
+	for _, s := range all[:6] {
+		i := slices.IndexFunc(res.History, func(o Outcome) bool { return maps.Equal(o.Setting, s) })
+		if i < 0 {
+			t.Fatalf("the hedge's setting %v never ran", s)
+		}
+		at = append(at, i)
+	}
+	if at[0] != 0 || at[1] != 1 {
+		t.Errorf("the hedge's first two ran at %v, want the first batch's head", at[:2])
+	}
+	for k := 3; k < len(at); k++ {
+		if gap := at[k] - at[k-1]; gap < 1+5 || gap > 1+5+2 {
+			t.Errorf("hedge runs at %v: gap %d before the one ranked %d, want 6 to 8", at, gap, k+1)
+		}
+	}
+	if at[2] < 2+10 {
+		t.Errorf("the hedge's third ran at %d, within the first batch of 2+10", at[2])
+	}
+}
+
+// TestThompsonPoolHidden checks that the evaluations a pool hides are neither learnt from nor
+// bred from, while the run still counts them.
+func TestThompsonPoolHidden(t *testing.T) {
+	p, _ := testProblem(t)
+	p.Evaluator = truth{}
+	r := newRun(&p, Budget{}, 1)
+	if err := randomFrom(context.Background(), r, 1, 12); err != nil {
+		t.Fatal(err)
+	}
+	s := newThompsonPool(r, 1, 1<<15, 8192, defaultEnsemble, 1, rand.New(rand.NewPCG(1, 2)))
+	top, _ := r.Best()
+	s.hidden = map[string]bool{string(r.variantKey(top.Candidate)): true}
+	if got := len(s.learnt()); got != r.Evaluations()-1 {
+		t.Errorf("learnt %d of %d evaluations, one hidden", got, r.Evaluations())
+	}
+	best, ok := s.best()
+	if !ok || maps.Equal(best.Setting, top.Setting) || best.Value < top.Value {
+		t.Errorf("pool's best %v (%v ms), the hidden best %v (%v ms)", best.Setting, best.Value, top.Setting, top.Value)
+	}
+	for _, o := range s.learnt() {
+		if o.OK() && o.Value < best.Value {
+			t.Errorf("%v runs faster (%v ms) than the pool's best", o.Setting, o.Value)
+		}
+	}
+	if rb, _ := r.Best(); !maps.Equal(rb.Setting, top.Setting) {
+		t.Errorf("the run's best moved to %v", rb.Setting)
 	}
 }

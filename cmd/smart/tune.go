@@ -65,7 +65,8 @@ time, the evaluations used and where the time comes from. Methods:
   cstuner     csTuner: parameter grouping, PMNF sampling, genetic search group by group
   pipeline    OCs ranked by a classifier (--classifier), spaces pruned with IterML on a
               surrogate (--surrogate) or on a first batch of real runs, then a genetic search
-              screened by a model of the real runs
+              screened by a model of the real runs; with a surrogate its 10 fastest settings
+              also run, as a hedge the search does not learn from
   bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
               to every run so far (the fewest evaluations on the Kernel Tuner data sets)
 Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
@@ -96,7 +97,7 @@ Examples:
 	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
 	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
-	surFlag := fs.String("surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it, bayes runs its fastest first and learns from it as a feature")
+	surFlag := fs.String("surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
 	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
 	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
