@@ -30,8 +30,8 @@ import (
 // the optimum in a few runs. Where it is wrong there, its fastest settings tend to share one
 // corner of the space (on convolution A100 all run at 1.5-2x the optimum), and a search that
 // learnt from them would breed and sample in that corner for hundreds of runs: so the trees
-// and the genetic search never see the hedge's runs, and the search goes on as if they had
-// not been made.
+// never learn from the hedge's runs and the genetic search never breeds from them (a child
+// that happens to be one gets its time from the run, as any setting run before does).
 type Pipeline struct {
 	Variants  int             // ranked variants searched (0 means 2)
 	Surrogate smart.Evaluator // prunes without real runs, and ranks the hedge, when set
