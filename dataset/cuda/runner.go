@@ -72,7 +72,11 @@ type Runner struct {
 	PerTU   int           // variants per translation unit
 	Jobs    int           // parallel nvcc processes
 	Timeout time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
-	Seed    uint64        // seed of the random input grid
+	// CompileTimeout bounds one compiler run (a translation unit, or a variant alone when its
+	// unit failed): past it the compiler is killed and its variants fail to compile (0 means
+	// 10 minutes).
+	CompileTimeout time.Duration
+	Seed           uint64 // seed of the random input grid
 	// SlowFactor: a variant whose first timed run is over SlowFactor times the fastest run of
 	// its stencil so far is timed twice, not Reps times (0 means 10; negative: never). Its row
 	// says so in Reps.
@@ -132,6 +136,9 @@ func (r *Runner) defaults() {
 	}
 	if r.SlowFactor == 0 {
 		r.SlowFactor = 10
+	}
+	if r.CompileTimeout <= 0 {
+		r.CompileTimeout = 10 * time.Minute
 	}
 }
 
@@ -334,12 +341,17 @@ func (r *Runner) compile(ctx context.Context, source string) (string, error) {
 	}
 	tmp := bin + ".tmp"
 	args := append(append([]string(nil), c.Args...), "-o", tmp, src)
-	cmd := exec.CommandContext(ctx, c.Path, args...)
+	cctx, cancel := context.WithTimeout(ctx, r.CompileTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, c.Path, args...)
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
 	// A killed compiler driver leaves its children (cicc, ptxas) holding the output pipe.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			return "", fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(c.Path), r.CompileTimeout)
+		}
 		return "", fmt.Errorf("%s: %v: %s", filepath.Base(c.Path), err, firstLines(msg.String(), 6))
 	}
 	return bin, os.Rename(tmp, bin)

@@ -262,3 +262,42 @@ func TestArchOf(t *testing.T) {
 		t.Error("ArchOf(\"90\") accepted")
 	}
 }
+
+// TestRunnerCompileHang: a compiler that hangs on one variant is killed after CompileTimeout;
+// that variant fails to compile, and the other one is measured. One variant per unit: a hung
+// unit of two would wait out the timeout twice, for the unit and for the variant alone.
+func TestRunnerCompileHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	// The compiler is g++ behind a script that sleeps instead on a source holding the mark.
+	script := filepath.Join(t.TempDir(), "cc.sh")
+	body := fmt.Sprintf("#!/bin/sh\nfor a; do src=$a; done\nif grep -q planted_hang \"$src\"; then exec sleep 120; fi\nexec %s \"$@\"\n", r.Compiler.Path)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Compiler.Path = script
+	r.PerTU, r.CompileTimeout = 1, 15*time.Second
+	st := smallStencil(t, "j2d5pt")
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		k, err := Generate(s, tu)
+		if err == nil && tu.Setting()["bx"] == 64 {
+			k.Source = "// planted_hang\n" + k.Source
+		}
+		return k, err
+	}
+	q := func(bx int) smart.Query {
+		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": 1, "shared": 0, "const": 0}}
+	}
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{q(32), q(64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Status != smart.StatusOK {
+		t.Errorf("the variant beside the hang: %s (%s); want ok", ms[0].Status, ms[0].Error)
+	}
+	if ms[1].Status != smart.StatusCompileError || !strings.Contains(ms[1].Error, "gave no result within 15s: killed") {
+		t.Errorf("the hanging variant: %s (%s); want a compile error saying the compiler was killed", ms[1].Status, ms[1].Error)
+	}
+}
