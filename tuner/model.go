@@ -89,10 +89,24 @@ func (m Model) fit(ctx context.Context, names []string, X [][]float64, y []float
 	return nil, fmt.Errorf("unknown in-loop model %q", m)
 }
 
-// trainingSet turns evaluated outcomes into model rows and targets: ln of the objective, and
-// for a failed evaluation ln of twice the slowest success, so the model learns to avoid the
-// settings that fail (a kernel that does not launch is worse than any that runs).
+// trainingSet turns evaluated outcomes into model rows and their lnTargets.
 func trainingSet(enc *encoder, hist []Outcome) ([][]float64, []float64) {
+	y := lnTargets(hist)
+	if y == nil {
+		return nil, nil
+	}
+	X := make([][]float64, len(hist))
+	for i, o := range hist {
+		X[i] = enc.row(o.Candidate)
+	}
+	return X, y
+}
+
+// lnTargets are what the in-loop models learn of evaluated outcomes: ln of the objective, and
+// for a failed evaluation ln of twice the slowest success, so the model learns to avoid the
+// settings that fail (a kernel that does not launch is worse than any that runs). Nil while
+// nothing has succeeded.
+func lnTargets(hist []Outcome) []float64 {
 	worst := math.Inf(-1)
 	for _, o := range hist {
 		if o.OK() && o.Value > 0 {
@@ -100,19 +114,16 @@ func trainingSet(enc *encoder, hist []Outcome) ([][]float64, []float64) {
 		}
 	}
 	if math.IsInf(worst, -1) {
-		return nil, nil // nothing succeeded yet: nothing to learn
+		return nil // nothing succeeded yet: nothing to learn
 	}
-	X := make([][]float64, 0, len(hist))
-	y := make([]float64, 0, len(hist))
-	for _, o := range hist {
-		t := worst + math.Ln2
+	y := make([]float64, len(hist))
+	for i, o := range hist {
+		y[i] = worst + math.Ln2
 		if o.OK() && o.Value > 0 {
-			t = math.Log(o.Value)
+			y[i] = math.Log(o.Value)
 		}
-		X = append(X, enc.row(o.Candidate))
-		y = append(y, t)
 	}
-	return X, y
+	return y
 }
 
 // knn predicts the mean target of the k nearest training rows (Euclidean distance on features

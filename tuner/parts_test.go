@@ -465,7 +465,7 @@ func TestThompsonPoolWindow(t *testing.T) {
 	s.compact()
 	starts := map[string]bool{}
 	for range 20 {
-		cands, rows := s.sample(nil)
+		cands, rows := s.sample(nil, false)
 		if len(cands) != 16 || len(rows) != 16 {
 			t.Fatalf("window of %d settings (%d rows), want 16", len(cands), len(rows))
 		}

@@ -21,7 +21,12 @@ import (
 // the whole space not run yet: the children search around the population, the rest keeps a
 // setting the pruning dropped within reach when the model learns better. When the genetic
 // search settles it starts again from a space pruned by the current model, until the budget
-// is spent or every setting has run.
+// is spent or every setting has run. Once the best run has stood for LinearStall evaluations,
+// one pick of each generation is a Thompson draw from a Bayesian linear model of the runs
+// instead (pairLinear: the parameters' values and the pairs of small parameters' values):
+// the trees cannot predict a combination of flags and tiles faster than its runs so far, and
+// a search whose runs of the right combination all had the wrong tile stays behind a worse
+// corner for hundreds of runs; effects added up from other runs reach it.
 //
 // With a Surrogate its time is also a feature of the trees, which learn where the real runs
 // follow it, and its Hedge fastest settings run as a hedge: HedgeFirst of them with the first
@@ -48,7 +53,11 @@ type Pipeline struct {
 	Hedge      int // the surrogate's fastest settings run as a hedge (0 means 10; negative: none)
 	HedgeFirst int // of them run with the first batch (0 means 3)
 	HedgeEvery int // evaluations between the others (0 means 6)
-	Genetic    Genetic
+	// LinearStall is the evaluations the best run stands before one pick of each generation
+	// comes from the pair model, a linear model of ln time on the parameters' values and the
+	// pairs of small parameters' values (0 means 30; negative: never).
+	LinearStall int
+	Genetic     Genetic
 }
 
 // Name implements Method.
@@ -67,6 +76,7 @@ func (m *Pipeline) withDefaults() Pipeline {
 	setDefault(&c.Hedge, 10)
 	setDefault(&c.HedgeFirst, 3)
 	setDefault(&c.HedgeEvery, 6)
+	setDefault(&c.LinearStall, 30)
 	c.Genetic = c.Genetic.withDefaults()
 	return c
 }
@@ -79,6 +89,9 @@ func (m *Pipeline) Search(ctx context.Context, r *Run) error {
 	}
 	nv := min(c.Variants, len(r.p.Variants))
 	s := newThompsonPool(r, nv, c.Pool, c.Screen, defaultEnsemble, 1, rand.New(rand.NewPCG(r.Seed(), 0x9195)))
+	if c.LinearStall >= 0 {
+		s.lin, s.linStall = newPairLinear(r.p.Variants[:nv]), c.LinearStall
+	}
 	prune := &IterML{Model: Trees, Pick: c.Pick, CutRatio: c.Cut, Pool: c.Pool, variants: nv}
 	var kept []Candidate
 	var h *hedge
@@ -223,6 +236,11 @@ type thompsonPool struct {
 	hidden   map[string]bool // variant keys of evaluations the surrogate does not learn from
 	cands    []Candidate
 	crows    [][]float64 // buffers of sample
+	pos      [][]uint16  // the pair model's positions of rest, when it has one
+	cpos     [][]uint16  // those of sample's candidates
+	hpos     [][]uint16  // those of the runs, by evaluation
+	lin      *pairLinear // when set, one pick of a stalled search comes from it
+	linStall int
 }
 
 func newThompsonPool(r *Run, nv, pool, size int, p ensembleParams, cap float64, rng *rand.Rand) *thompsonPool {
@@ -238,7 +256,7 @@ func (s *thompsonPool) fill() error {
 		return err
 	}
 	s.rng.Shuffle(len(s.rest), func(i, j int) { s.rest[i], s.rest[j] = s.rest[j], s.rest[i] })
-	s.rows = s.enc.rows(s.rest)
+	s.rows, s.pos = s.enc.rows(s.rest), nil
 	s.index = make(map[string]int, len(s.rest))
 	for i, c := range s.rest {
 		s.index[string(s.r.variantKey(c))] = i
@@ -261,13 +279,16 @@ func (s *thompsonPool) compact() {
 	if s.dead*4 < len(s.rest) {
 		return
 	}
-	rest, rows := s.rest[:0], s.rows[:0]
+	rest, rows, pos := s.rest[:0], s.rows[:0], s.pos[:0]
 	for i, c := range s.rest {
 		if s.rows[i] != nil {
 			rest, rows = append(rest, c), append(rows, s.rows[i])
+			if s.pos != nil {
+				pos = append(pos, s.pos[i])
+			}
 		}
 	}
-	s.rest, s.rows, s.dead = rest, rows, 0
+	s.rest, s.rows, s.pos, s.dead = rest, rows, pos, 0
 	clear(s.index)
 	for i, c := range s.rest {
 		s.index[string(s.r.variantKey(c))] = i
@@ -319,25 +340,92 @@ func (s *thompsonPool) best() (Outcome, bool) {
 }
 
 // thompson picks k settings among extra and the settings not run yet (at most Screen of them,
-// drawn at random from a larger pool), by Thompson sampling.
+// drawn at random from a larger pool), by Thompson sampling: over the surrogate's trees, and
+// for one of them over the pair model's posterior once the search has stalled.
 func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	s.compact()
-	cands, rows := s.sample(extra)
-	picks := s.surrogate().thompsonRows(rows, k, s.rng)
-	out := make([]Candidate, len(picks))
+	var lf *pairFit
+	if s.lin != nil && k > 0 && s.stalled() >= s.linStall {
+		lf = s.pairFit()
+	}
+	cands, rows := s.sample(extra, lf != nil)
+	kt := k
+	if lf != nil {
+		kt--
+	}
+	picks := s.surrogate().thompsonRows(rows, kt, s.rng)
+	out := make([]Candidate, len(picks), k)
+	skip := make(map[int]bool, len(picks))
 	for i, p := range picks {
 		out[i] = cands[p]
+		skip[p] = true
+	}
+	if lf != nil {
+		if j := lf.fastest(cands, s.cpos, lf.draw(s.rng), skip); j >= 0 {
+			out = append(out, cands[j])
+		}
 	}
 	return out
 }
 
+// stalled is the number of evaluations since the best learnt run.
+func (s *thompsonPool) stalled() int {
+	b, ok := s.best()
+	if !ok {
+		return s.r.Evaluations()
+	}
+	return s.r.Evaluations() - b.N
+}
+
+// minPairRuns is the successful runs the pair model waits for: with fewer its posterior is
+// the ridge's prior, a random pick.
+const minPairRuns = 10
+
+// pairCap is the quantile of the pair model's targets above which they are lowered to it:
+// a linear fit would otherwise spend its weights on the slowest settings.
+const pairCap = 0.9
+
+// pairFit fits the pair model to the learnt runs; nil before minPairRuns have succeeded.
+func (s *thompsonPool) pairFit() *pairFit {
+	hist := s.learnt()
+	ok := 0
+	for _, o := range hist {
+		if o.OK() {
+			ok++
+		}
+	}
+	if ok < minPairRuns {
+		return nil
+	}
+	y := lnTargets(hist)
+	q := quantile(y, pairCap)
+	vs, pos := make([]int, len(hist)), make([][]uint16, len(hist))
+	for i, o := range hist {
+		for len(s.hpos) < o.N {
+			// Positions of the runs, by evaluation, computed once.
+			c := s.r.History()[len(s.hpos)].Candidate
+			s.hpos = append(s.hpos, s.lin.positions(c, nil))
+		}
+		y[i] = min(y[i], q)
+		vs[i], pos[i] = o.Variant, s.hpos[o.N-1]
+	}
+	return s.lin.fit(vs, pos, y)
+}
+
 // sample returns extra and the settings of the pool not run yet, at most size of them (a
-// window of the shuffled pool at a random offset), with their rows. The slices are reused by
-// the next call.
-func (s *thompsonPool) sample(extra []Candidate) ([]Candidate, [][]float64) {
-	cands, rows := append(s.cands[:0], extra...), s.crows[:0]
+// window of the shuffled pool at a random offset), with their rows; with positions, their
+// pair model's positions go to cpos. The slices are reused by the next call.
+func (s *thompsonPool) sample(extra []Candidate, positions bool) ([]Candidate, [][]float64) {
+	if positions && s.pos == nil {
+		// Computed for the whole pool at its first pair pick: most pools never have one.
+		s.pos = s.lin.positionsOf(s.rest)
+	}
+	cands, rows, pos := append(s.cands[:0], extra...), s.crows[:0], s.cpos[:0]
 	for _, c := range extra {
 		rows = append(rows, s.enc.row(c))
+		if positions {
+			pos = append(pos, s.lin.positions(c, nil))
+		}
 	}
 	n, start := len(s.rest), 0
 	if s.left() > s.size {
@@ -346,9 +434,12 @@ func (s *thompsonPool) sample(extra []Candidate) ([]Candidate, [][]float64) {
 	for k := 0; k < n && len(rows) < len(extra)+s.size; k++ {
 		if i := (start + k) % n; s.rows[i] != nil {
 			cands, rows = append(cands, s.rest[i]), append(rows, s.rows[i])
+			if positions {
+				pos = append(pos, s.pos[i])
+			}
 		}
 	}
-	s.cands, s.crows = cands, rows
+	s.cands, s.crows, s.cpos = cands, rows, pos
 	return cands, rows
 }
 
@@ -356,7 +447,7 @@ func (s *thompsonPool) sample(extra []Candidate) ([]Candidate, [][]float64) {
 // sample of Screen in a larger pool) that it predicts fastest.
 func (s *thompsonPool) topPredicted(n int) []Candidate {
 	s.compact()
-	cands, rows := s.sample(nil)
+	cands, rows := s.sample(nil, false)
 	sur := s.surrogate()
 	if sur.e == nil || len(cands) <= n {
 		return slices.Clone(cands)
