@@ -35,6 +35,8 @@ for line in open(sys.argv[1]):
 print(f"{'strategy':22s} {'base cpu-ms':>11s} {'(wall)':>8s} {'head cpu-ms':>11s} {'(wall)':>8s} {'cpu ratio':>9s}")
 for name in dict.fromkeys(n for n, _ in runs):
     b, h = runs[name, "base"], runs[name, "head"]
+    if not b or not h:
+        continue  # a benchmark one of the revisions lacks
     bc, bw = statistics.median(c for c, _ in b), statistics.median(w for _, w in b)
     hc, hw = statistics.median(c for c, _ in h), statistics.median(w for _, w in h)
     print(f"{name:22s} {bc:11.3f} {bw:8.3f} {hc:11.3f} {hw:8.3f} {hc / bc:9.2f}")

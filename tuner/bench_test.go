@@ -52,13 +52,24 @@ func (freeEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement,
 func BenchmarkOverhead(b *testing.B) {
 	sp := hugeSpace(b)
 	p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: freeEval{}}
-	for _, m := range []Method{&Random{}, &IterML{}, &IterML{Model: Trees}, &CSTuner{}, &Pipeline{}, &Pipeline{Screen: 2048}, &Bayes{}} {
+	// The pipeline with a prior (the evaluator itself) finds the optimum early and then stalls:
+	// every generation after that takes the pair model's pick, its costliest course; nopair is
+	// the same without the pair model.
+	withPrior := &Pipeline{Surrogate: freeEval{}}
+	noPair := &Pipeline{Surrogate: freeEval{}, LinearStall: -1}
+	for _, m := range []Method{&Random{}, &IterML{}, &IterML{Model: Trees}, &CSTuner{}, &Pipeline{}, &Pipeline{Screen: 2048}, withPrior, noPair, &Bayes{}} {
 		name := m.Name()
 		switch m := m.(type) {
 		case *IterML:
 			name += "-" + string(modelOrDefault(m.Model))
 		case *Pipeline:
 			name += "-screen" + strconv.Itoa(m.withDefaults().Screen)
+			if m.Surrogate != nil {
+				name += "-prior"
+			}
+			if m.LinearStall < 0 {
+				name += "-nopair"
+			}
 		}
 		b.Run(name, func(b *testing.B) {
 			var overhead float64

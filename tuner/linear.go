@@ -3,7 +3,6 @@ package tuner
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -178,15 +177,14 @@ func (m *pairLinear) fit(vs []int, pos [][]uint16, y []float64) *pairFit {
 	a := make([]float64, w*w) // the upper triangle of the precision, row-major
 	b := make([]float64, w)
 	var act []int
-	acts := make([][]int, len(y))
 	for r := range y {
 		act = m.active(vs[r], pos[r], act)
-		acts[r] = slices.Clone(act)
 		for _, i := range act {
 			b[i] += y[r] - level
+			row := a[i*w : (i+1)*w]
 			for _, j := range act {
 				if j >= i {
-					a[i*w+j]++
+					row[j]++
 				}
 			}
 		}
@@ -206,11 +204,8 @@ func (m *pairLinear) fit(vs []int, pos [][]uint16, y []float64) *pairFit {
 	f.mean = mean.RawVector().Data
 	f.chol.UTo(&f.u)
 	ss := 0.0
-	for r, act := range acts {
-		e := y[r] - level
-		for _, i := range act {
-			e -= f.mean[i]
-		}
+	for r := range y {
+		e := y[r] - level - m.predict(vs[r], pos[r], f.mean)
 		ss += e * e
 	}
 	f.sigma = math.Sqrt(ss/float64(len(y)) + 1e-6)

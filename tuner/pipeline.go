@@ -21,12 +21,12 @@ import (
 // the whole space not run yet: the children search around the population, the rest keeps a
 // setting the pruning dropped within reach when the model learns better. When the genetic
 // search settles it starts again from a space pruned by the current model, until the budget
-// is spent or every setting has run. Once the best run has stood for LinearStall evaluations,
-// one pick of each generation is a Thompson draw from a Bayesian linear model of the runs
-// instead (pairLinear: the parameters' values and the pairs of small parameters' values):
-// the trees cannot predict a combination of flags and tiles faster than its runs so far, and
-// a search whose runs of the right combination all had the wrong tile stays behind a worse
-// corner for hundreds of runs; effects added up from other runs reach it.
+// is spent or every setting has run. With a Surrogate, once the best run has stood for
+// LinearStall evaluations, one pick of each generation is a Thompson draw from a Bayesian
+// linear model of the runs instead (pairLinear: the parameters' values and the pairs of small
+// parameters' values): the trees cannot predict a combination of flags and tiles faster than
+// its runs so far, and a search whose runs of the right combination all had the wrong tile
+// stays behind a worse corner for hundreds of runs; effects added up from other runs reach it.
 //
 // With a Surrogate its time is also a feature of the trees, which learn where the real runs
 // follow it, and its Hedge fastest settings run as a hedge: HedgeFirst of them with the first
@@ -55,7 +55,9 @@ type Pipeline struct {
 	HedgeEvery int // evaluations between the others (0 means 6)
 	// LinearStall is the evaluations the best run stands before one pick of each generation
 	// comes from the pair model, a linear model of ln time on the parameters' values and the
-	// pairs of small parameters' values (0 means 30; negative: never).
+	// pairs of small parameters' values (0 means 30 with a Surrogate, never without one;
+	// negative: never). Without a prior it cost convolution W6600 and A4000 more than it
+	// gained convolution A100 (bench/tuning-variants.md).
 	LinearStall int
 	Genetic     Genetic
 }
@@ -76,6 +78,9 @@ func (m *Pipeline) withDefaults() Pipeline {
 	setDefault(&c.Hedge, 10)
 	setDefault(&c.HedgeFirst, 3)
 	setDefault(&c.HedgeEvery, 6)
+	if c.LinearStall == 0 && c.Surrogate == nil {
+		c.LinearStall = -1
+	}
 	setDefault(&c.LinearStall, 30)
 	c.Genetic = c.Genetic.withDefaults()
 	return c
@@ -234,6 +239,10 @@ type thompsonPool struct {
 	sur      *surrogate
 	fittedAt int             // evaluations the surrogate was fitted on
 	hidden   map[string]bool // variant keys of evaluations the surrogate does not learn from
+	kept     []Outcome       // the learnt evaluations among the first seen of the history
+	seen     int
+	bestKept Outcome // the fastest successful one of kept, when haveBest
+	haveBest bool
 	cands    []Candidate
 	crows    [][]float64 // buffers of sample
 	pos      [][]uint16  // the pair model's positions of rest, when it has one
@@ -309,19 +318,24 @@ func (s *thompsonPool) surrogate() *surrogate {
 	return s.sur
 }
 
-// learnt is the evaluations the search learns from: all of them but the hidden ones.
+// learnt is the evaluations the search learns from: all of them but the hidden ones. It is
+// kept as the history grows (a setting is hidden before it runs, never after), so asking
+// costs nothing once per generation.
 func (s *thompsonPool) learnt() []Outcome {
 	h := s.r.History()
 	if len(s.hidden) == 0 {
 		return h
 	}
-	out := make([]Outcome, 0, len(h))
-	for _, o := range h {
+	for _, o := range h[s.seen:] {
 		if !s.hidden[string(s.r.variantKey(o.Candidate))] {
-			out = append(out, o)
+			s.kept = append(s.kept, o)
+			if o.OK() && (!s.haveBest || o.Value < s.bestKept.Value) {
+				s.bestKept, s.haveBest = o, true
+			}
 		}
 	}
-	return out
+	s.seen = len(h)
+	return s.kept
 }
 
 // best is the fastest successful evaluation the search learns from.
@@ -329,14 +343,8 @@ func (s *thompsonPool) best() (Outcome, bool) {
 	if len(s.hidden) == 0 {
 		return s.r.Best()
 	}
-	var best Outcome
-	ok := false
-	for _, o := range s.learnt() {
-		if o.OK() && (!ok || o.Value < best.Value) {
-			best, ok = o, true
-		}
-	}
-	return best, ok
+	s.learnt()
+	return s.bestKept, s.haveBest
 }
 
 // thompson picks k settings among extra and the settings not run yet (at most Screen of them,
