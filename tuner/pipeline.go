@@ -363,12 +363,14 @@ func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	}
 	picks := s.surrogate().thompsonRows(rows, kt, s.rng)
 	out := make([]Candidate, len(picks), k)
-	skip := make(map[int]bool, len(picks))
 	for i, p := range picks {
 		out[i] = cands[p]
-		skip[p] = true
 	}
 	if lf != nil {
+		skip := make(map[int]bool, len(picks))
+		for _, p := range picks {
+			skip[p] = true
+		}
 		if j := lf.fastest(cands, s.cpos, lf.draw(s.rng), skip); j >= 0 {
 			out = append(out, cands[j])
 		}
