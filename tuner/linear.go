@@ -23,9 +23,14 @@ type pairLinear struct {
 // pairs' columns outnumber the runs that could fit them.
 const maxPairValues = 4
 
+// maxMainValues bounds the values of a parameter that gets indicators at all (the model then
+// leaves it to the trees): a fit costs the cube of the columns, and a search sees few runs
+// of each of so many values. Stencil spaces have at most 9; Kernel Tuner's caches here 29.
+const maxMainValues = 64
+
 type pairVariant struct {
 	names []string
-	index []map[int]int // per parameter: value -> position in its values
+	index []map[int]int // per parameter: value -> position in its values (none past maxMainValues)
 	main  [][]int       // per parameter, per position: column, -1 for the first
 	pairs []pairCols
 	base  int // column of the variant's indicator, -1 for the first variant
@@ -56,12 +61,14 @@ func newPairLinear(vs []Variant) *pairLinear {
 		}
 		ps := va.Space.Params()
 		for _, p := range ps {
-			idx := make(map[int]int, len(p.Values))
-			main := make([]int, len(p.Values))
-			for i, x := range p.Values {
-				idx[x], main[i] = i, -1
-				if i > 0 {
-					main[i] = col(p.Name + "=" + strconv.Itoa(x))
+			idx, main := map[int]int{}, []int(nil)
+			if len(p.Values) <= maxMainValues {
+				main = make([]int, len(p.Values))
+				for i, x := range p.Values {
+					idx[x], main[i] = i, -1
+					if i > 0 {
+						main[i] = col(p.Name + "=" + strconv.Itoa(x))
+					}
 				}
 			}
 			pv.names = append(pv.names, p.Name)

@@ -96,6 +96,27 @@ func TestPairLinearColumns(t *testing.T) {
 	}
 }
 
+// TestPairLinearManyValues checks that a parameter of more than maxMainValues values gets no
+// columns, so that a fit's cost stays bounded, and that its settings are still ranked.
+func TestPairLinearManyValues(t *testing.T) {
+	sp, err := space.New(context.Background(), []space.Param{
+		{Name: "flag", Values: []int{0, 1}},
+		{Name: "n", Values: space.Range(1, 100000, 1)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newPairLinear([]Variant{{Space: sp}})
+	if m.width != 2 {
+		t.Fatalf("width %d, want the intercept and flag=1", m.width)
+	}
+	c := Candidate{Setting: smart.Setting{"flag": 1, "n": 70000}}
+	pos := m.positions(c, nil)
+	if act := m.active(0, pos, nil); !slices.Equal(act, []int{0, 1}) {
+		t.Errorf("active %v, want [0 1]", act)
+	}
+}
+
 // TestPairFitExtrapolates is why the pair model exists: with none of the fastest combination
 // of flags and tile run, it still predicts that combination fastest, from effects learnt on
 // other settings, where a tree ensemble cannot predict below the fastest run in a leaf.
