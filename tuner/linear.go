@@ -10,10 +10,10 @@ import (
 
 // pairLinear is a Bayesian linear model of ln time on an intercept and indicators: one per
 // value of each parameter (but its first) and one per pair of values of every two small
-// parameters (at most maxPairValues values each: flags, tile extents). A tree never predicts a setting faster than
-// the fastest run in its leaf; this model adds effects learnt apart, so a tile extent fast in
-// one combination of flags and those flags fast with another extent make their setting fast
-// before any run of it.
+// parameters (at most maxPairValues values each: flags, tile extents). A tree never predicts
+// a setting faster than the fastest run in its leaf; this model adds effects learnt apart, so
+// a tile extent fast in one combination of flags and those flags fast with another extent
+// make their setting fast before any run of it.
 type pairLinear struct {
 	width int
 	vars  []pairVariant // per variant searched
@@ -159,7 +159,6 @@ func (m *pairLinear) active(v int, pos []uint16, buf []int) []int {
 type pairFit struct {
 	m     *pairLinear
 	mean  []float64
-	chol  mat.Cholesky
 	u     mat.TriDense // the factor: the precision is UᵀU
 	sigma float64
 }
@@ -200,16 +199,16 @@ func (m *pairLinear) fit(vs []int, pos [][]uint16, y []float64) *pairFit {
 		a[i*w+i] += pairRidge
 	}
 	a[0] += 1e-9 // the intercept is free: no setting is the mean's by its columns' default
-	f := &pairFit{m: m}
-	if !f.chol.Factorize(mat.NewSymDense(w, a)) {
+	var chol mat.Cholesky
+	if !chol.Factorize(mat.NewSymDense(w, a)) {
 		return nil
 	}
 	mean := mat.NewVecDense(w, nil)
-	if err := f.chol.SolveVecTo(mean, mat.NewVecDense(w, b)); err != nil {
+	if err := chol.SolveVecTo(mean, mat.NewVecDense(w, b)); err != nil {
 		return nil
 	}
-	f.mean = mean.RawVector().Data
-	f.chol.UTo(&f.u)
+	f := &pairFit{m: m, mean: mean.RawVector().Data}
+	chol.UTo(&f.u)
 	ss := 0.0
 	for r := range y {
 		e := y[r] - level - m.predict(vs[r], pos[r], f.mean)

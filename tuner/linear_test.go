@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"smart"
 	"smart/tuner/space"
@@ -148,7 +149,7 @@ func TestPairFitExtrapolates(t *testing.T) {
 	// The truth lies within the model: the noise it estimates is small, and its prediction of
 	// the held-out optimum is within a tenth (in ln time) of the truth, below every run.
 	opt := Candidate{Setting: smart.Setting{"flag_a": 1, "flag_b": 1, "tile": 3, "block": 96}}
-	p := m.predict(0, m.positions(opt, nil), f.mean) + mean(y)
+	p := m.predict(0, m.positions(opt, nil), f.mean) + stat.Mean(y, nil)
 	if math.Abs(p-pairTruth(opt.Setting)) > 0.1 || p >= slices.Min(y) {
 		t.Errorf("predicted %.3f for the optimum (truth %.3f, fastest run %.3f)", p, pairTruth(opt.Setting), slices.Min(y))
 	}
@@ -160,14 +161,6 @@ func TestPairFitExtrapolates(t *testing.T) {
 	if tp[0] < slices.Min(y)-1e-9 {
 		t.Errorf("trees predicted %.3f, below the fastest run %.3f: the contrast this test rests on is gone", tp[0], slices.Min(y))
 	}
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
 
 // TestPairFitPosterior checks the fit against the normal equations solved densely, and the
@@ -199,9 +192,9 @@ func TestPairFitPosterior(t *testing.T) {
 		A.Set(i, i, A.At(i, i)+pairRidge)
 	}
 	A.Set(0, 0, A.At(0, 0)+1e-9)
-	yc := make([]float64, len(y))
+	yc, ybar := make([]float64, len(y)), stat.Mean(y, nil)
 	for i := range y {
-		yc[i] = y[i] - mean(y)
+		yc[i] = y[i] - ybar
 	}
 	var rhs, want mat.VecDense
 	rhs.MulVec(X.T(), mat.NewVecDense(len(yc), yc))
