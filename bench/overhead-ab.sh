@@ -5,6 +5,7 @@
 # machine; the medians and their ratios are printed.
 #
 #   bench/overhead-ab.sh BASE_REV [REPS]      e.g. bench/overhead-ab.sh HEAD~3 5
+#   BENCH='Overhead/pipeline' bench/overhead-ab.sh HEAD 5    only the benchmarks matching BENCH
 set -euo pipefail
 base=${1:?usage: bench/overhead-ab.sh BASE_REV [REPS]}
 reps=${2:-5}
@@ -19,7 +20,7 @@ go test -c -o "$tmp/head.test" ./tuner
 for i in $(seq "$reps"); do
   for b in base head; do
     # From the package directory, as go test runs a test binary.
-    (cd tuner && "$tmp/$b.test" -test.run '^$' -test.bench Overhead -test.benchtime 2x) |
+    (cd tuner && "$tmp/$b.test" -test.run '^$' -test.bench "${BENCH:-Overhead}" -test.benchtime 2x) |
       awk -v b="$b" '/^BenchmarkOverhead/ {print b, $1, $5, $7}'
   done
   echo "round $i of $reps" >&2

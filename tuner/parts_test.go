@@ -312,14 +312,14 @@ func TestEnsembleFits(t *testing.T) {
 		t.Errorf("spread %v on a noiseless step", std)
 	}
 	s := &surrogate{e: e}
-	picks := s.thompsonRows([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}, 2, rng)
+	picks := s.thompsonRows(newScreen([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}), 2, rng)
 	if len(picks) != 2 || picks[0] == picks[1] || slices.Contains(picks, 0) || slices.Contains(picks, 3) {
 		t.Errorf("Thompson picks %v; want the two rows of the low step, 1 and 2", picks)
 	}
 }
 
 // TestTreeFastest checks the batch walk of a tree against one walk per row: among any subset
-// of rows, fastest returns exactly the rows whose prediction is the least, in increasing order.
+// of rows, fastest returns exactly the rows whose prediction is the least.
 // Targets on a coarse grid make leaves with equal values, so ties span several leaves.
 func TestTreeFastest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -359,7 +359,8 @@ func TestTreeFastest(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			got := tr.fastest(rows, slices.Clone(idx), nil)
+			got := tr.fastest(columns(rows, d), slices.Clone(idx), nil)
+			slices.Sort(got)
 			if !slices.Equal(got, want) {
 				t.Fatalf("trial %d tree %d: fastest %v, one walk per row %v", trial, k, got, want)
 			}
@@ -382,9 +383,9 @@ func walk(t *tree, row []float64) float64 {
 }
 
 // TestEnsemblePredict checks the ensemble's mean and spread, which it computes walking several
-// rows down a tree at once, against walk for each row and tree: blocks cut short at the end,
-// values off the training grid, NaN and infinities in the rows, one-leaf trees without
-// features.
+// rows down a tree at once or, for many rows, partitioning them down each tree, against walk
+// for each row and tree: blocks cut short at the end, values off the training grid, NaN and
+// infinities in the rows, one-leaf trees without features.
 func TestEnsemblePredict(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 200 {
@@ -398,7 +399,11 @@ func TestEnsemblePredict(t *testing.T) {
 			y[i] = rng.Float64()
 		}
 		e := fitEnsemble(X, y, ensembleParams{trees: 1 + rng.IntN(8), minLeaf: 1 + rng.IntN(3), featureFrac: 0.7}, rng)
-		rows := make([][]float64, rng.IntN(30))
+		nr := rng.IntN(30)
+		if trial%3 == 0 {
+			nr = batchRows + rng.IntN(100) // a batch partitioned down each tree
+		}
+		rows := make([][]float64, nr)
 		for i := range rows {
 			rows[i] = make([]float64, d)
 			for j := range rows[i] {
@@ -459,18 +464,41 @@ func TestThompsonPoolWindow(t *testing.T) {
 	if err := s.fill(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Evaluate(context.Background(), s.rest[:10]); err != nil {
-		t.Fatal(err)
+	// A quarter of the pool runs (compact drops it and rebuilds the columns), then a few more
+	// (marked, not dropped).
+	n0 := len(s.rest)
+	for _, n := range []int{n0/4 + 1, 5} {
+		if _, err := r.Evaluate(context.Background(), s.rest[s.dead:s.dead+n]); err != nil {
+			t.Fatal(err)
+		}
+		s.compact()
 	}
-	s.compact()
+	if s.dead != 5 || len(s.rest) != n0-n0/4-1 {
+		t.Fatalf("pool of %d settings, %d marked as run; want %d and 5", len(s.rest), s.dead, n0-n0/4-1)
+	}
 	starts := map[string]bool{}
-	for range 20 {
-		cands, rows := s.sample(nil, false)
-		if len(cands) != 16 || len(rows) != 16 {
-			t.Fatalf("window of %d settings (%d rows), want 16", len(cands), len(rows))
+	for it := range 20 {
+		var extra []Candidate // children of a generation, which come first and may have run
+		if it%2 == 1 {
+			for _, o := range r.History()[:3] {
+				extra = append(extra, o.Candidate)
+			}
+		}
+		cands, sc := s.sample(extra, false)
+		if len(cands) != len(extra)+16 || len(sc.rows) != len(cands) || len(sc.at) != len(cands) {
+			t.Fatalf("window of %d settings (%d rows, %d positions), want %d", len(cands), len(sc.rows), len(sc.at), len(extra)+16)
+		}
+		for i, c := range cands {
+			// Rows and columns hold the same encoding of each candidate.
+			want := s.enc.row(c)
+			for f, col := range sc.cols {
+				if x := col[sc.at[i]]; x != want[f] || sc.rows[i][f] != want[f] {
+					t.Fatalf("candidate %d feature %d: column %v, row %v, encoding %v", i, f, x, sc.rows[i][f], want[f])
+				}
+			}
 		}
 		seen := map[string]bool{}
-		for _, c := range cands {
+		for _, c := range cands[len(extra):] {
 			k := c.Setting.String()
 			if seen[k] || r.Seen(c) {
 				t.Fatalf("window holds %s twice or after it ran", k)

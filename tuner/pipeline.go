@@ -233,6 +233,7 @@ type thompsonPool struct {
 	rng      *rand.Rand
 	rest     []Candidate
 	rows     [][]float64
+	cols     [][]float64    // the rows' columns, then those of sample's extra candidates
 	index    map[string]int // cache key -> position in rest, to drop what has run
 	synced   int            // evaluations already marked in rest
 	dead     int            // settings of rest marked as run (their rows are nil)
@@ -245,6 +246,7 @@ type thompsonPool struct {
 	haveBest bool
 	cands    []Candidate
 	crows    [][]float64 // buffers of sample
+	cat      []int
 	pos      [][]uint16  // the pair model's positions of rest, when it has one
 	cpos     [][]uint16  // those of sample's candidates
 	hpos     [][]uint16  // those of the runs, by evaluation
@@ -266,6 +268,7 @@ func (s *thompsonPool) fill() error {
 	}
 	s.rng.Shuffle(len(s.rest), func(i, j int) { s.rest[i], s.rest[j] = s.rest[j], s.rest[i] })
 	s.rows, s.pos = s.enc.rows(s.rest), nil
+	s.cols = columns(s.rows, s.enc.width())
 	s.index = make(map[string]int, len(s.rest))
 	for i, c := range s.rest {
 		s.index[string(s.r.variantKey(c))] = i
@@ -298,6 +301,12 @@ func (s *thompsonPool) compact() {
 		}
 	}
 	s.rest, s.rows, s.pos, s.dead = rest, rows, pos, 0
+	for f, col := range s.cols {
+		s.cols[f] = col[:0]
+		for _, row := range s.rows {
+			s.cols[f] = append(s.cols[f], row[f])
+		}
+	}
 	clear(s.index)
 	for i, c := range s.rest {
 		s.index[string(s.r.variantKey(c))] = i
@@ -356,12 +365,12 @@ func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	if s.lin != nil && k > 0 && s.stalled() >= s.linStall {
 		lf = s.pairFit()
 	}
-	cands, rows := s.sample(extra, lf != nil)
+	cands, sc := s.sample(extra, lf != nil)
 	kt := k
 	if lf != nil {
 		kt--
 	}
-	picks := s.surrogate().thompsonRows(rows, kt, s.rng)
+	picks := s.surrogate().thompsonRows(sc, kt, s.rng)
 	out := make([]Candidate, len(picks), k)
 	for i, p := range picks {
 		out[i] = cands[p]
@@ -423,41 +432,48 @@ func (s *thompsonPool) pairFit() *pairFit {
 }
 
 // sample returns extra and the settings of the pool not run yet, at most size of them (a
-// window of the shuffled pool at a random offset), with their rows; with positions, their
-// pair model's positions go to cpos. The slices are reused by the next call.
-func (s *thompsonPool) sample(extra []Candidate, positions bool) ([]Candidate, [][]float64) {
+// window of the shuffled pool at a random offset), with their rows and columns (extra's after
+// the pool's); with positions, their pair model's positions go to cpos. The slices are reused
+// by the next call.
+func (s *thompsonPool) sample(extra []Candidate, positions bool) ([]Candidate, screenRows) {
 	if positions && s.pos == nil {
 		// Computed for the whole pool at its first pair pick: most pools never have one.
 		s.pos = s.lin.positionsOf(s.rest)
 	}
-	cands, rows, pos := append(s.cands[:0], extra...), s.crows[:0], s.cpos[:0]
-	for _, c := range extra {
-		rows = append(rows, s.enc.row(c))
+	cands, rows, at, pos := append(s.cands[:0], extra...), s.crows[:0], s.cat[:0], s.cpos[:0]
+	n := len(s.rest)
+	for j, c := range extra {
+		row := s.enc.row(c)
+		rows, at = append(rows, row), append(at, n+j)
+		for f := range s.cols {
+			s.cols[f] = append(s.cols[f][:n+j], row[f])
+		}
 		if positions {
 			pos = append(pos, s.lin.positions(c, nil))
 		}
 	}
-	n, start := len(s.rest), 0
+	start := 0
 	if s.left() > s.size {
 		start = s.rng.IntN(n)
 	}
 	for k := 0; k < n && len(rows) < len(extra)+s.size; k++ {
 		if i := (start + k) % n; s.rows[i] != nil {
-			cands, rows = append(cands, s.rest[i]), append(rows, s.rows[i])
+			cands, rows, at = append(cands, s.rest[i]), append(rows, s.rows[i]), append(at, i)
 			if positions {
 				pos = append(pos, s.pos[i])
 			}
 		}
 	}
-	s.cands, s.crows, s.cpos = cands, rows, pos
-	return cands, rows
+	s.cands, s.crows, s.cat, s.cpos = cands, rows, at, pos
+	return cands, screenRows{rows: rows, cols: s.cols, at: at}
 }
 
 // topPredicted is the pruned space of the current model: the n settings not run yet (of a
 // sample of Screen in a larger pool) that it predicts fastest.
 func (s *thompsonPool) topPredicted(n int) []Candidate {
 	s.compact()
-	cands, rows := s.sample(nil, false)
+	cands, sc := s.sample(nil, false)
+	rows := sc.rows
 	sur := s.surrogate()
 	if sur.e == nil || len(cands) <= n {
 		return slices.Clone(cands)

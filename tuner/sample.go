@@ -98,7 +98,7 @@ func poolOf(r *Run, k, max int) ([]Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Candidate
+	out := make([]Candidate, 0, min(uint64(max), s.total))
 	if s.total <= uint64(max) {
 		all(vs, func(c Candidate) bool {
 			if !r.Seen(c) {

@@ -12,8 +12,9 @@ import (
 // failures as twice the slowest success), for the strategies that consult a model
 // between evaluations: csTuner's grouping lookups, the Pipeline's screening and Bayes.
 type surrogate struct {
-	enc *encoder
-	e   *ensemble // nil while nothing has succeeded
+	enc                 *encoder
+	e                   *ensemble // nil while nothing has succeeded
+	idx, inv, pos, ties []int     // thompsonRows' buffers, kept for its next call
 }
 
 // fitSurrogate fits the ensemble with parameters p to the evaluations hist. With cap in (0, 1)
@@ -38,6 +39,7 @@ func fitSurrogate(hist []Outcome, enc *encoder, p ensembleParams, cap float64, r
 // predicted otherwise; not ok for an invalid setting.
 func (s *surrogate) timeOf(r *Run, v int) timeOf {
 	sp := r.p.Variants[v].Space
+	row := make([]float64, s.enc.width()) // reused: csTuner's grouping asks thousands of settings
 	return func(set smart.Setting) (float64, bool) {
 		c := Candidate{Variant: v, Setting: set}
 		if o, ok := r.Lookup(c); ok {
@@ -46,41 +48,73 @@ func (s *surrogate) timeOf(r *Run, v int) timeOf {
 		if s.e == nil || sp.Check(set) != nil {
 			return 0, false
 		}
-		mean, _ := s.e.predict([][]float64{s.enc.row(c)})
-		return math.Exp(mean[0]), true
+		clear(row)
+		s.enc.put(row, c)
+		return math.Exp(s.e.mean(row)), true
 	}
 }
 
 // maxTies bounds the rows tied in one tree that thompsonRows ranks by the ensemble's mean.
 const maxTies = 64
 
-// thompsonRows picks up to k of the encoded rows by Thompson sampling: for each pick one tree
+// screenRows is the encoded candidates one Thompson pick ranks, kept two ways: rows, to walk
+// one down the trees (the ties' means), and columns, by which tree.fastest partitions thousands
+// of rows. The columns may hold more positions than there are rows (those of a whole pool,
+// built once, not per pick); row i is at position at[i].
+type screenRows struct {
+	rows [][]float64
+	cols [][]float64
+	at   []int
+}
+
+// newScreen is the screen of rows alone: its columns are theirs, in order.
+func newScreen(rows [][]float64) screenRows {
+	at := make([]int, len(rows))
+	for i := range at {
+		at[i] = i
+	}
+	w := 0
+	if len(rows) > 0 {
+		w = len(rows[0])
+	}
+	return screenRows{rows: rows, cols: columns(rows, w), at: at}
+}
+
+// thompsonRows picks up to k of the screen's rows by Thompson sampling: for each pick one tree
 // of the ensemble, a draw from the model's posterior, names its fastest row not picked yet;
 // rows that tree cannot tell apart (at most maxTies of them, drawn at random) are told apart by
 // the ensemble's mean. Without a model it picks at random.
-func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int {
+func (s *surrogate) thompsonRows(sc screenRows, k int, rng *rand.Rand) []int {
+	rows := sc.rows
 	k = min(k, len(rows))
 	if s.e == nil {
 		return rng.Perm(len(rows))[:k]
 	}
 	mean := map[int]float64{} // of the tied rows only: the ensemble costs a tree per row
-	meanOf := func(i int) float64 {
-		if v, ok := mean[i]; ok {
-			return v
-		}
-		m, _ := s.e.predict(rows[i : i+1])
-		mean[i] = m[0]
-		return m[0]
-	}
+	var need [][]float64      // rows of ties without a mean yet
+	var needIdx []int
 	out := make([]int, 0, k)
-	idx := make([]int, len(rows)) // the rows not picked yet, in any order
-	for i := range idx {
-		idx[i] = i
+	// The positions of the rows not picked yet, in any order, and the row at each position.
+	idx := slices.Grow(s.idx[:0], len(rows))[:len(rows)]
+	copy(idx, sc.at)
+	npos := 0
+	for _, p := range sc.at {
+		npos = max(npos, p+1)
 	}
-	var ties []int
+	inv := slices.Grow(s.inv[:0], npos)[:npos]
+	for i, p := range sc.at {
+		inv[p] = i
+	}
+	pos, ties := s.pos, s.ties
+	defer func() { s.idx, s.inv, s.pos, s.ties = idx[:0], inv[:0], pos[:0], ties[:0] }()
 	for len(out) < k {
 		t := &s.e.trees[rng.IntN(len(s.e.trees))]
-		ties = t.fastest(rows, idx, ties)
+		pos = t.fastest(sc.cols, idx, pos)
+		ties = ties[:0]
+		for _, p := range pos {
+			ties = append(ties, inv[p])
+		}
+		slices.Sort(ties) // in the rows' order, whatever their positions and fastest's order
 		if len(ties) > maxTies {
 			// A tree with few leaves ties thousands of rows: rank a random few by the mean.
 			for j := range maxTies {
@@ -89,13 +123,26 @@ func (s *surrogate) thompsonRows(rows [][]float64, k int, rng *rand.Rand) []int 
 			}
 			ties = ties[:maxTies]
 		}
+		if len(ties) > 1 {
+			// The means of the ties, walked down the trees together (predict's blocks).
+			need, needIdx = need[:0], needIdx[:0]
+			for _, i := range ties {
+				if _, ok := mean[i]; !ok {
+					need, needIdx = append(need, rows[i]), append(needIdx, i)
+				}
+			}
+			m, _ := s.e.predict(need)
+			for j, i := range needIdx {
+				mean[i] = m[j]
+			}
+		}
 		bi := ties[0]
 		for _, i := range ties[1:] {
-			if meanOf(i) < meanOf(bi) {
+			if mean[i] < mean[bi] {
 				bi = i
 			}
 		}
-		idx[slices.Index(idx, bi)] = idx[len(idx)-1]
+		idx[slices.Index(idx, sc.at[bi])] = idx[len(idx)-1]
 		idx = idx[:len(idx)-1]
 		out = append(out, bi)
 	}
