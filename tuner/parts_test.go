@@ -312,7 +312,7 @@ func TestEnsembleFits(t *testing.T) {
 		t.Errorf("spread %v on a noiseless step", std)
 	}
 	s := &surrogate{e: e}
-	picks := s.thompsonRows(newScreen([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}), 2, rng)
+	picks := s.thompsonRows(newScreen([][]float64{{5, 0}, {0, 0}, {1, 2}, {4, 1}}), 2, rng, &thompsonBufs{})
 	if len(picks) != 2 || picks[0] == picks[1] || slices.Contains(picks, 0) || slices.Contains(picks, 3) {
 		t.Errorf("Thompson picks %v; want the two rows of the low step, 1 and 2", picks)
 	}

@@ -247,10 +247,11 @@ type thompsonPool struct {
 	cands    []Candidate
 	crows    [][]float64 // buffers of sample
 	cat      []int
-	pos      [][]uint16  // the pair model's positions of rest, when it has one
-	cpos     [][]uint16  // those of sample's candidates
-	hpos     [][]uint16  // those of the runs, by evaluation
-	lin      *pairLinear // when set, one pick of a stalled search comes from it
+	bufs     thompsonBufs // those of thompsonRows
+	pos      [][]uint16   // the pair model's positions of rest, when it has one
+	cpos     [][]uint16   // those of sample's candidates
+	hpos     [][]uint16   // those of the runs, by evaluation
+	lin      *pairLinear  // when set, one pick of a stalled search comes from it
 	linStall int
 }
 
@@ -370,7 +371,7 @@ func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	if lf != nil {
 		kt--
 	}
-	picks := s.surrogate().thompsonRows(sc, kt, s.rng)
+	picks := s.surrogate().thompsonRows(sc, kt, s.rng, &s.bufs)
 	out := make([]Candidate, len(picks), k)
 	for i, p := range picks {
 		out[i] = cands[p]

@@ -12,9 +12,8 @@ import (
 // failures as twice the slowest success), for the strategies that consult a model
 // between evaluations: csTuner's grouping lookups, the Pipeline's screening and Bayes.
 type surrogate struct {
-	enc                 *encoder
-	e                   *ensemble // nil while nothing has succeeded
-	idx, inv, pos, ties []int     // thompsonRows' buffers, kept for its next call
+	enc *encoder
+	e   *ensemble // nil while nothing has succeeded
 }
 
 // fitSurrogate fits the ensemble with parameters p to the evaluations hist. With cap in (0, 1)
@@ -80,11 +79,15 @@ func newScreen(rows [][]float64) screenRows {
 	return screenRows{rows: rows, cols: columns(rows, w), at: at}
 }
 
+// thompsonBufs are thompsonRows' buffers, which its caller keeps for the next call (a pool's
+// surrogate is refitted often, its screens stay the same size).
+type thompsonBufs struct{ idx, inv, pos, ties []int }
+
 // thompsonRows picks up to k of the screen's rows by Thompson sampling: for each pick one tree
 // of the ensemble, a draw from the model's posterior, names its fastest row not picked yet;
 // rows that tree cannot tell apart (at most maxTies of them, drawn at random) are told apart by
-// the ensemble's mean. Without a model it picks at random.
-func (s *surrogate) thompsonRows(sc screenRows, k int, rng *rand.Rand) []int {
+// the ensemble's mean. Without a model it picks at random. It works in b's buffers.
+func (s *surrogate) thompsonRows(sc screenRows, k int, rng *rand.Rand, b *thompsonBufs) []int {
 	rows := sc.rows
 	k = min(k, len(rows))
 	if s.e == nil {
@@ -95,18 +98,18 @@ func (s *surrogate) thompsonRows(sc screenRows, k int, rng *rand.Rand) []int {
 	var needIdx []int
 	out := make([]int, 0, k)
 	// The positions of the rows not picked yet, in any order, and the row at each position.
-	idx := slices.Grow(s.idx[:0], len(rows))[:len(rows)]
+	idx := slices.Grow(b.idx[:0], len(rows))[:len(rows)]
 	copy(idx, sc.at)
 	npos := 0
 	for _, p := range sc.at {
 		npos = max(npos, p+1)
 	}
-	inv := slices.Grow(s.inv[:0], npos)[:npos]
+	inv := slices.Grow(b.inv[:0], npos)[:npos]
 	for i, p := range sc.at {
 		inv[p] = i
 	}
-	pos, ties := s.pos, s.ties
-	defer func() { s.idx, s.inv, s.pos, s.ties = idx[:0], inv[:0], pos[:0], ties[:0] }()
+	pos, ties := b.pos, b.ties
+	defer func() { b.idx, b.inv, b.pos, b.ties = idx[:0], inv[:0], pos[:0], ties[:0] }()
 	for len(out) < k {
 		t := &s.e.trees[rng.IntN(len(s.e.trees))]
 		pos = t.fastest(sc.cols, idx, pos)
