@@ -108,6 +108,7 @@ func poolOf(r *Run, k, max int) ([]Candidate, error) {
 		})
 		return out, nil
 	}
+	s.perm = make(map[uint64]uint64, max) // a draw stores at most one swapped position
 	for len(out) < max {
 		c, ok, err := s.next(r.rng)
 		if err != nil {
