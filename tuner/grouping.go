@@ -18,7 +18,8 @@ type pairCV struct {
 }
 
 // timeOf answers the objective of a setting for the grouping: the measured value where the
-// data holds it, else a model's prediction; ok is false for an invalid setting.
+// data holds it, else a model's prediction; ok is false for an invalid setting. It must not
+// keep s, which its caller reuses.
 type timeOf func(s smart.Setting) (v float64, ok bool)
 
 // pairCVs computes the CV of every ordered pair of parameters that take more than one value.
@@ -37,6 +38,7 @@ func pairCVs(sp *space.Space, best smart.Setting, t timeOf) []pairCV {
 	// times[i][j][x*len(j's values)+y], i < j: the objective with i at its x-th value and j at
 	// its y-th, +Inf where t has none.
 	times := make([][][]float64, len(params))
+	s := best.Clone() // each question's setting in turn: t keeps none of them
 	for i, pa := range params {
 		times[i] = make([][]float64, len(params))
 		for j := i + 1; j < len(params); j++ {
@@ -44,7 +46,6 @@ func pairCVs(sp *space.Space, best smart.Setting, t timeOf) []pairCV {
 			ts := make([]float64, 0, len(pa.Values)*len(pb.Values))
 			for _, va := range pa.Values {
 				for _, vb := range pb.Values {
-					s := best.Clone()
 					s[pa.Name], s[pb.Name] = va, vb
 					v, ok := t(s)
 					if !ok {
@@ -53,6 +54,7 @@ func pairCVs(sp *space.Space, best smart.Setting, t timeOf) []pairCV {
 					ts = append(ts, v)
 				}
 			}
+			s[pa.Name], s[pb.Name] = best[pa.Name], best[pb.Name]
 			times[i][j] = ts
 		}
 	}
