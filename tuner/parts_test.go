@@ -42,6 +42,47 @@ func TestSamplerDrawsEachOnce(t *testing.T) {
 	}
 }
 
+// TestDrawPool checks the pools of two variants, enumerated (a small union) and drawn (a
+// larger one), after some settings have run: each candidate's union index names it, none has
+// run, none comes twice, and an enumerated pool holds every setting that has not run.
+func TestDrawPool(t *testing.T) {
+	sp := testSpace(t)
+	p := Problem{Variants: []Variant{{Space: sp}, {OC: smart.Combination(smart.ST), Space: sp}}, Evaluator: freeEval{}}
+	r := newRun(&p, Budget{}, 3)
+	all, err := poolOf(r, 2, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Evaluate(context.Background(), []Candidate{all[0], all[len(all)-1], all[len(all)/2]}); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := sp.Len()
+	s, err := newSampler(p.Variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int{1 << 20, 40} {
+		cs, ids, err := drawPool(r, 2, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(max, 2*int(n)-3); len(cs) != want || len(ids) != want {
+			t.Fatalf("pool of %d: %d candidates, %d indices; want %d", max, len(cs), len(ids), want)
+		}
+		seen := map[uint64]bool{}
+		for k, c := range cs {
+			at, err := s.candidate(ids[k])
+			if err != nil || at.Variant != c.Variant || at.Setting.String() != c.Setting.String() {
+				t.Fatalf("index %d names %v, the pool has %v", ids[k], at, c)
+			}
+			if r.Seen(c) || seen[ids[k]] {
+				t.Fatalf("%v has run or comes twice", c)
+			}
+			seen[ids[k]] = true
+		}
+	}
+}
+
 func TestEncoder(t *testing.T) {
 	sp := testSpace(t)
 	withConst, err := space.New(context.Background(), append(sp.Params(), space.Param{Name: "e", Values: []int{5}}))

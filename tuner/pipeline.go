@@ -232,9 +232,11 @@ type thompsonPool struct {
 	enc      *encoder
 	rng      *rand.Rand
 	rest     []Candidate
+	ids      []uint64 // the index of each of rest in the union of the nv variants
 	rows     [][]float64
 	cols     [][]float64    // the rows' columns, then those of sample's extra candidates
-	index    map[string]int // cache key -> position in rest, to drop what has run
+	index    map[uint64]int // index in the union -> position in rest, to drop what has run
+	offsets  []uint64       // of the variants' indices in the union
 	synced   int            // evaluations already marked in rest
 	dead     int            // settings of rest marked as run (their rows are nil)
 	sur      *surrogate
@@ -264,15 +266,24 @@ func newThompsonPool(r *Run, nv, pool, size int, p ensembleParams, cap float64, 
 // it at a random offset.
 func (s *thompsonPool) fill() error {
 	var err error
-	if s.rest, err = poolOf(s.r, s.nv, s.pool); err != nil {
+	if s.rest, s.ids, err = drawPool(s.r, s.nv, s.pool); err != nil {
 		return err
 	}
-	s.rng.Shuffle(len(s.rest), func(i, j int) { s.rest[i], s.rest[j] = s.rest[j], s.rest[i] })
+	s.rng.Shuffle(len(s.rest), func(i, j int) {
+		s.rest[i], s.rest[j] = s.rest[j], s.rest[i]
+		s.ids[i], s.ids[j] = s.ids[j], s.ids[i]
+	})
 	s.rows, s.pos = s.enc.rows(s.rest), nil
 	s.cols = columns(s.rows, s.enc.width())
-	s.index = make(map[string]int, len(s.rest))
-	for i, c := range s.rest {
-		s.index[string(s.r.variantKey(c))] = i
+	s.index = make(map[uint64]int, len(s.rest))
+	for i, u := range s.ids {
+		s.index[u] = i
+	}
+	s.offsets = s.offsets[:0]
+	off := uint64(0)
+	for _, v := range s.r.p.Variants[:s.nv] {
+		n, _ := v.Space.Len() // drawPool has checked that the union numbers in 64 bits
+		s.offsets, off = append(s.offsets, off), off+n
 	}
 	s.synced, s.dead = s.r.Evaluations(), 0
 	return nil
@@ -282,8 +293,12 @@ func (s *thompsonPool) fill() error {
 // evaluation) and drops the marked ones once they are a quarter of the pool.
 func (s *thompsonPool) compact() {
 	hist := s.r.History()
-	for _, o := range hist[s.synced:] {
-		if i, ok := s.index[string(s.r.variantKey(o.Candidate))]; ok && s.rows[i] != nil {
+	for n := s.synced; n < len(hist); n++ {
+		v := hist[n].Variant
+		if v >= s.nv {
+			continue // a variant outside the pool
+		}
+		if i, ok := s.index[s.offsets[v]+s.r.at[n]]; ok && s.rows[i] != nil {
 			s.rows[i] = nil // the mark of a setting that has run
 			s.dead++
 		}
@@ -292,16 +307,16 @@ func (s *thompsonPool) compact() {
 	if s.dead*4 < len(s.rest) {
 		return
 	}
-	rest, rows, pos := s.rest[:0], s.rows[:0], s.pos[:0]
+	rest, ids, rows, pos := s.rest[:0], s.ids[:0], s.rows[:0], s.pos[:0]
 	for i, c := range s.rest {
 		if s.rows[i] != nil {
-			rest, rows = append(rest, c), append(rows, s.rows[i])
+			rest, ids, rows = append(rest, c), append(ids, s.ids[i]), append(rows, s.rows[i])
 			if s.pos != nil {
 				pos = append(pos, s.pos[i])
 			}
 		}
 	}
-	s.rest, s.rows, s.pos, s.dead = rest, rows, pos, 0
+	s.rest, s.ids, s.rows, s.pos, s.dead = rest, ids, rows, pos, 0
 	for f, col := range s.cols {
 		s.cols[f] = col[:0]
 		for _, row := range s.rows {
@@ -309,8 +324,8 @@ func (s *thompsonPool) compact() {
 		}
 	}
 	clear(s.index)
-	for i, c := range s.rest {
-		s.index[string(s.r.variantKey(c))] = i
+	for i, u := range s.ids {
+		s.index[u] = i
 	}
 }
 
@@ -458,7 +473,11 @@ func (s *thompsonPool) sample(extra []Candidate, positions bool) ([]Candidate, s
 		start = s.rng.IntN(n)
 	}
 	for k := 0; k < n && len(rows) < len(extra)+s.size; k++ {
-		if i := (start + k) % n; s.rows[i] != nil {
+		i := start + k // (start + k) % n without a division per setting
+		if i >= n {
+			i -= n
+		}
+		if s.rows[i] != nil {
 			cands, rows, at = append(cands, s.rest[i]), append(rows, s.rows[i]), append(at, i)
 			if positions {
 				pos = append(pos, s.pos[i])

@@ -43,8 +43,18 @@ func (s *sampler) left() uint64 { return s.total - s.drawn }
 
 // next draws a candidate not drawn before; false once all are drawn.
 func (s *sampler) next(rng *rand.Rand) (Candidate, bool, error) {
-	if s.drawn >= s.total {
+	u, ok := s.nextIndex(rng)
+	if !ok {
 		return Candidate{}, false, nil
+	}
+	c, err := s.candidate(u)
+	return c, err == nil, err
+}
+
+// nextIndex draws an index of the union not drawn before; false once all are drawn.
+func (s *sampler) nextIndex(rng *rand.Rand) (uint64, bool) {
+	if s.drawn >= s.total {
+		return 0, false
 	}
 	i := s.drawn
 	j := i + rng.Uint64N(s.total-i)
@@ -52,8 +62,7 @@ func (s *sampler) next(rng *rand.Rand) (Candidate, bool, error) {
 	s.perm[j] = vi
 	delete(s.perm, i) // position i is never read again
 	s.drawn++
-	c, err := s.candidate(vj)
-	return c, err == nil, err
+	return vj, true
 }
 
 func (s *sampler) at(i uint64) uint64 {
@@ -64,15 +73,24 @@ func (s *sampler) at(i uint64) uint64 {
 }
 
 // candidate maps an index of the union to its variant and setting.
-func (s *sampler) candidate(i uint64) (Candidate, error) {
-	for v, n := range s.counts {
-		if i < n {
-			set, err := s.vs[v].Space.At64(i)
-			return Candidate{Variant: v, Setting: set}, err
-		}
-		i -= n
+func (s *sampler) candidate(u uint64) (Candidate, error) {
+	v, i, ok := s.locate(u)
+	if !ok {
+		return Candidate{}, errors.New("index outside the space")
 	}
-	return Candidate{}, errors.New("index outside the space")
+	set, err := s.vs[v].Space.At64(i)
+	return Candidate{Variant: v, Setting: set}, err
+}
+
+// locate maps an index of the union to its variant and the index in that variant's space.
+func (s *sampler) locate(u uint64) (v int, i uint64, ok bool) {
+	for v, n := range s.counts {
+		if u < n {
+			return v, u, true
+		}
+		u -= n
+	}
+	return 0, 0, false
 }
 
 // all enumerates the union in order, variant by variant.
@@ -93,35 +111,49 @@ func pool(r *Run, max int) ([]Candidate, error) { return poolOf(r, len(r.p.Varia
 
 // poolOf is pool over the first k variants.
 func poolOf(r *Run, k, max int) ([]Candidate, error) {
+	cs, _, err := drawPool(r, k, max)
+	return cs, err
+}
+
+// drawPool is poolOf with each candidate's index in the union of the k variants (the index in
+// its variant's space after those of the variants before it). What has run is left out by its
+// index, before its setting is built.
+func drawPool(r *Run, k, max int) ([]Candidate, []uint64, error) {
 	vs := r.p.Variants[:k]
 	s, err := newSampler(vs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]Candidate, 0, min(uint64(max), s.total))
+	n := min(uint64(max), s.total)
+	out, ids := make([]Candidate, 0, n), make([]uint64, 0, n)
 	if s.total <= uint64(max) {
+		var u uint64 // all enumerates the union in index order
 		all(vs, func(c Candidate) bool {
-			if !r.Seen(c) {
-				out = append(out, c)
+			if v, i, _ := s.locate(u); !r.seenAt(v, i) {
+				out, ids = append(out, c), append(ids, u)
 			}
+			u++
 			return true
 		})
-		return out, nil
+		return out, ids, nil
 	}
 	s.perm = make(map[uint64]uint64, max) // a draw stores at most one swapped position
 	for len(out) < max {
-		c, ok, err := s.next(r.rng)
-		if err != nil {
-			return nil, err
-		}
+		u, ok := s.nextIndex(r.rng)
 		if !ok {
 			break
 		}
-		if !r.Seen(c) {
-			out = append(out, c)
+		v, i, _ := s.locate(u)
+		if r.seenAt(v, i) {
+			continue
 		}
+		set, err := vs[v].Space.At64(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, ids = append(out, Candidate{Variant: v, Setting: set}), append(ids, u)
 	}
-	return out, nil
+	return out, ids, nil
 }
 
 // drawWeighted draws a candidate uniformly at random from the union, with replacement: a

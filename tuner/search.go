@@ -178,13 +178,17 @@ func (p *Problem) check() error {
 // Run is a search in progress as a Method sees it: the problem, the seeded random source, and
 // evaluation through the cache and the budget. It is not safe for concurrent use.
 type Run struct {
-	p       *Problem
-	b       Budget
-	seed    uint64
-	rng     *rand.Rand
-	start   time.Time
-	names   [][]string       // parameter names of each variant, in space order
-	cache   []map[string]int // per variant: key -> index in history
+	p     *Problem
+	b     Budget
+	seed  uint64
+	rng   *rand.Rand
+	start time.Time
+	names [][]string       // parameter names of each variant, in space order
+	cache []map[string]int // per variant: key -> index in history
+	// Per variant, the index in its space of each setting evaluated (where the space numbers
+	// its settings in 64 bits): a pool drawn by index leaves out what has run without a key.
+	indexed []map[uint64]bool
+	at      []uint64 // each evaluation's index in its variant's space, when indexed
 	history []Outcome
 	trace   []float64
 	best    int // index in history, -1 before a success
@@ -199,6 +203,7 @@ func newRun(p *Problem, b Budget, seed uint64) *Run {
 	for _, v := range p.Variants {
 		r.names = append(r.names, v.Space.Names())
 		r.cache = append(r.cache, map[string]int{})
+		r.indexed = append(r.indexed, map[uint64]bool{})
 	}
 	return r
 }
@@ -249,6 +254,9 @@ func (r *Run) Lookup(c Candidate) (Outcome, bool) {
 	}
 	return r.history[i], true
 }
+
+// seenAt reports whether the setting at index i of variant v's space has been evaluated.
+func (r *Run) seenAt(v int, i uint64) bool { return r.indexed[v][i] }
 
 // Seen reports whether a candidate has been evaluated.
 func (r *Run) Seen(c Candidate) bool {
@@ -457,6 +465,11 @@ func (r *Run) record(c Candidate, key string, m smart.Measurement) {
 	o := Outcome{Candidate: Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}, Measurement: m,
 		Value: r.p.value(m), N: len(r.history) + 1}
 	r.cache[c.Variant][key] = len(r.history)
+	i, ok := r.p.Variants[c.Variant].Space.Index64(c.Setting)
+	if ok {
+		r.indexed[c.Variant][i] = true
+	}
+	r.at = append(r.at, i)
 	r.history = append(r.history, o)
 	if o.OK() && (r.best < 0 || o.Value < r.history[r.best].Value) {
 		r.best = len(r.history) - 1

@@ -163,6 +163,16 @@ func (s *Space) IndexOf(set smart.Setting) (*big.Int, error) {
 	return idx, nil
 }
 
+// Index64 is IndexOf where the space numbers its settings in 64 bits (Len's second result);
+// false for an invalid setting or a larger space.
+func (s *Space) Index64(set smart.Setting) (uint64, bool) {
+	i, err := s.IndexOf(set)
+	if err != nil || !i.IsUint64() {
+		return 0, false
+	}
+	return i.Uint64(), true
+}
+
 // valuePos is the position of value v in parameter p's Values, or -1.
 func (s *Space) valuePos(p, v int) int {
 	for i, x := range s.params[p].Values {

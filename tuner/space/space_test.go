@@ -205,6 +205,9 @@ func TestMappingsAreBijective(t *testing.T) {
 				if err != nil || idx.Int64() != i {
 					t.Fatalf("IndexOf(%s) = %v, %v; want %d", set, idx, err, i)
 				}
+				if i64, ok := s.Index64(set); !ok || i64 != uint64(i) {
+					t.Fatalf("Index64(%s) = %d, %v; want %d", set, i64, ok, i)
+				}
 				x, err := s.Coordinates(set)
 				if err != nil {
 					t.Fatal(err)
