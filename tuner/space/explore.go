@@ -151,26 +151,47 @@ func (s *Space) IndexOf(set smart.Setting) (*big.Int, error) {
 		return nil, err
 	}
 	idx := new(big.Int)
-	for _, g := range s.groups {
-		node := 0
-		for l, p := range g.params {
-			lo, hi := g.children(l, node)
-			node = g.find(l, lo, hi, int32(s.valuePos(p, set[s.params[p].Name])))
-		}
+	for gi, g := range s.groups {
 		idx.Mul(idx, new(big.Int).SetUint64(g.n))
-		idx.Add(idx, new(big.Int).SetUint64(uint64(node))) // a leaf's node index is its leaf index
+		idx.Add(idx, new(big.Int).SetUint64(uint64(s.leaf(gi, set))))
 	}
 	return idx, nil
 }
 
-// Index64 is IndexOf where the space numbers its settings in 64 bits (Len's second result);
-// false for an invalid setting or a larger space.
+// Index64 is IndexOf where the space numbers its settings in 64 bits (Len's second result),
+// without Check's error or big numbers (the tuner asks it of every evaluation); false for an
+// invalid setting or a larger space.
 func (s *Space) Index64(set smart.Setting) (uint64, bool) {
-	i, err := s.IndexOf(set)
-	if err != nil || !i.IsUint64() {
+	if !s.fits64 || len(set) != len(s.params) {
 		return 0, false
 	}
-	return i.Uint64(), true
+	var idx uint64
+	for gi, g := range s.groups {
+		leaf := s.leaf(gi, set)
+		if leaf < 0 {
+			return 0, false
+		}
+		idx = idx*g.n + uint64(leaf)
+	}
+	return idx, true
+}
+
+// leaf is the index of set's leaf in group gi (a leaf's node index is its leaf index), or -1
+// where set is not a valid setting of the group (a value missing, outside the parameter's, or
+// excluded by a constraint: the group's tree holds only valid paths).
+func (s *Space) leaf(gi int, set smart.Setting) int {
+	g, node := s.groups[gi], 0
+	for l, p := range g.params {
+		v, ok := set[s.params[p].Name]
+		if !ok {
+			return -1
+		}
+		lo, hi := g.children(l, node)
+		if node = g.find(l, lo, hi, int32(s.valuePos(p, v))); node < 0 {
+			return -1
+		}
+	}
+	return node
 }
 
 // valuePos is the position of value v in parameter p's Values, or -1.

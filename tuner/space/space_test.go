@@ -172,6 +172,39 @@ func TestCountAndEnumerationMatchBruteForce(t *testing.T) {
 	}
 }
 
+// TestIndex64RejectsWhatCheckRejects checks Index64 over every combination of the parameters'
+// values, valid or not, and settings with a parameter missing, an extra one or a value outside
+// its parameter's: it answers exactly where Check passes, with IndexOf's index.
+func TestIndex64RejectsWhatCheckRejects(t *testing.T) {
+	for name, params := range smallSpaces() {
+		t.Run(name, func(t *testing.T) {
+			s := mustNew(t, params)
+			valid := 0
+			for set := range combinations(params) {
+				sets := []smart.Setting{set}
+				missing, extra, outside := set.Clone(), set.Clone(), set.Clone()
+				delete(missing, params[0].Name)
+				extra["zz"] = 1
+				outside[params[0].Name] = slices.Max(params[0].Values) + 1
+				sets = append(sets, missing, extra, outside)
+				for _, set := range sets {
+					i, ok := s.Index64(set)
+					want, err := s.IndexOf(set)
+					if ok != (err == nil) || ok && i != want.Uint64() {
+						t.Fatalf("Index64(%s) = %d, %v; IndexOf %v, %v", set, i, ok, want, err)
+					}
+					if ok {
+						valid++
+					}
+				}
+			}
+			if n := s.Count().Int64(); int64(valid) != n {
+				t.Errorf("Index64 took %d settings of a space of %d", valid, n)
+			}
+		})
+	}
+}
+
 func mustParse(t testing.TB, text string) smart.Setting {
 	t.Helper()
 	set, err := smart.ParseSetting(text)
