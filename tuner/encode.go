@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"smart/tuner/space"
 )
 
 // encoder turns candidates into rows for the in-loop models. Each parameter of the union of the
@@ -16,8 +18,9 @@ type encoder struct {
 	variants int
 	cols     []column
 	// index[v][k] is the column of the k-th parameter of variant v, or -1 when left out.
-	index [][]int
-	names [][]string
+	index  [][]int
+	names  [][]string
+	spaces []*space.Space // of the variants, to encode a setting from its index
 	// prior, when set, adds a last column: what a prior says of the candidate.
 	prior func(Candidate) float64
 }
@@ -75,6 +78,7 @@ func newEncoder(vs []Variant) *encoder {
 		}
 		e.index = append(e.index, idx)
 		e.names = append(e.names, names)
+		e.spaces = append(e.spaces, v.Space)
 	}
 	return e
 }
@@ -121,17 +125,26 @@ func (e *encoder) row(c Candidate) []float64 {
 
 // put encodes a candidate into row, which is zero and of the encoder's width.
 func (e *encoder) put(row []float64, c Candidate) {
+	var buf [16]int
+	vals := buf[:0]
+	for _, n := range e.names[c.Variant] {
+		vals = append(vals, c.Setting[n])
+	}
+	e.putValues(row, c, vals)
+}
+
+// putValues is put with the candidate's values in its space's parameter order.
+func (e *encoder) putValues(row []float64, c Candidate, vals []int) {
 	off := 0
 	if e.variants > 1 {
 		row[c.Variant] = 1
 		off = e.variants
 	}
-	for k, n := range e.names[c.Variant] {
-		j := e.index[c.Variant][k]
+	for k, j := range e.index[c.Variant] {
 		if j < 0 {
 			continue
 		}
-		x := float64(c.Setting[n])
+		x := float64(vals[k])
 		if e.cols[j].log2 {
 			x = math.Log2(x)
 		}
@@ -143,14 +156,30 @@ func (e *encoder) put(row []float64, c Candidate) {
 }
 
 // rows encodes candidates into one block of memory: the trees then walk the rows of a window
-// of a pool in the order they lie in memory.
-func (e *encoder) rows(cs []Candidate) [][]float64 {
+// of a pool in the order they lie in memory. With ids, the candidates' indices in the union of
+// the variants (drawPool's), their values come from their indices, not from their maps.
+func (e *encoder) rows(cs []Candidate, ids []uint64) [][]float64 {
 	w := e.width()
 	block := make([]float64, len(cs)*w)
 	out := make([][]float64, len(cs))
+	var vals []int
 	for i, c := range cs {
 		out[i] = block[i*w : (i+1)*w : (i+1)*w]
-		e.put(out[i], c)
+		if ids == nil {
+			e.put(out[i], c)
+			continue
+		}
+		u := ids[i]
+		for _, sp := range e.spaces[:c.Variant] {
+			n, _ := sp.Len() // drawPool numbers the union in 64 bits
+			u -= n
+		}
+		var err error
+		if vals, err = e.spaces[c.Variant].Values64(u, vals); err != nil {
+			e.put(out[i], c) // an index outside the space, not drawPool's: the map is right
+			continue
+		}
+		e.putValues(out[i], c, vals)
 	}
 	return out
 }

@@ -79,7 +79,7 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 	if nv == 0 {
 		nv = len(r.p.Variants)
 	}
-	d, err := poolOf(r, nv, poolMax)
+	d, ids, err := drawPool(r, nv, poolMax)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 		stopSize = pick
 	}
 	enc := newEncoder(r.p.Variants[:nv])
-	rows := enc.rows(d) // rows[i] encodes d[i]: they move together
+	rows := enc.rows(d, ids) // rows[i] encodes d[i]: they move together
 	var pred []float64
 	for iter := 0; len(d) > stopSize; iter++ {
 		// Pick a sample at random from the remaining space: a partial Fisher-Yates shuffle.

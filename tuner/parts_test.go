@@ -44,7 +44,8 @@ func TestSamplerDrawsEachOnce(t *testing.T) {
 
 // TestDrawPool checks the pools of two variants, enumerated (a small union) and drawn (a
 // larger one), after some settings have run: each candidate's union index names it, none has
-// run, none comes twice, and an enumerated pool holds every setting that has not run.
+// run, none comes twice, an enumerated pool holds every setting that has not run, and the
+// encoder's rows from the indices are those from the settings.
 func TestDrawPool(t *testing.T) {
 	sp := testSpace(t)
 	p := Problem{Variants: []Variant{{Space: sp}, {OC: smart.Combination(smart.ST), Space: sp}}, Evaluator: freeEval{}}
@@ -79,6 +80,10 @@ func TestDrawPool(t *testing.T) {
 				t.Fatalf("%v has run or comes twice", c)
 			}
 			seen[ids[k]] = true
+		}
+		enc := newEncoder(p.Variants)
+		if byIndex, byMap := enc.rows(cs, ids), enc.rows(cs, nil); !slices.EqualFunc(byIndex, byMap, slices.Equal) {
+			t.Fatalf("pool of %d: rows from the indices differ from the settings'", max)
 		}
 	}
 }

@@ -273,7 +273,7 @@ func (s *thompsonPool) fill() error {
 		s.rest[i], s.rest[j] = s.rest[j], s.rest[i]
 		s.ids[i], s.ids[j] = s.ids[j], s.ids[i]
 	})
-	s.rows, s.pos = s.enc.rows(s.rest), nil
+	s.rows, s.pos = s.enc.rows(s.rest, s.ids), nil
 	s.cols = columns(s.rows, s.enc.width())
 	s.index = make(map[uint64]int, len(s.rest))
 	for i, u := range s.ids {

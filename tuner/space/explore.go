@@ -41,22 +41,44 @@ func (s *Space) At64(i uint64) (smart.Setting, error) {
 
 func (s *Space) at64(i uint64) smart.Setting {
 	var buf [8]uint64
-	idx := buf[:0]
-	if len(s.groups) > len(buf) {
-		idx = make([]uint64, 0, len(s.groups))
-	}
-	idx = idx[:len(s.groups)]
+	return s.setting(s.leaves64(i, buf[:0]))
+}
+
+// leaves64 appends to dst the leaf of index i in each group.
+func (s *Space) leaves64(i uint64, dst []uint64) []uint64 {
+	dst = slices.Grow(dst[:0], len(s.groups))[:len(s.groups)]
 	for g := len(s.groups) - 1; g >= 0; g-- {
 		n := s.groups[g].n
-		idx[g] = i % n
+		dst[g] = i % n
 		i /= n
 	}
-	return s.setting(idx)
+	return dst
+}
+
+// Values64 is At64 as values in the order of Names, in dst's memory, without building a map:
+// the tuner encodes tens of thousands of drawn settings for its models.
+func (s *Space) Values64(i uint64, dst []int) ([]int, error) {
+	if !s.fits64 || i >= s.count64 {
+		return nil, fmt.Errorf("index %d is outside the space's %s settings", i, s.count)
+	}
+	var buf [8]uint64
+	return s.values(s.leaves64(i, buf[:0]), dst), nil
 }
 
 // setting assembles the setting of the given leaf in each group.
 func (s *Space) setting(leaf []uint64) smart.Setting {
+	var buf [16]int
 	out := make(smart.Setting, len(s.params))
+	for p, v := range s.values(leaf, buf[:0]) {
+		out[s.params[p].Name] = v
+	}
+	return out
+}
+
+// values writes the values of the setting of the given leaf in each group into dst's memory,
+// in parameter order.
+func (s *Space) values(leaf []uint64, dst []int) []int {
+	dst = slices.Grow(dst[:0], len(s.params))[:len(s.params)]
 	var buf [32]int32
 	for gi, g := range s.groups {
 		path := buf[:0]
@@ -66,10 +88,10 @@ func (s *Space) setting(leaf []uint64) smart.Setting {
 		path = path[:len(g.params)]
 		g.path(leaf[gi], path)
 		for l, p := range g.params {
-			out[s.params[p].Name] = s.params[p].Values[path[l]]
+			dst[p] = s.params[p].Values[path[l]]
 		}
 	}
-	return out
+	return dst
 }
 
 // Random draws a setting uniformly at random from the valid settings: an index uniform in

@@ -234,6 +234,15 @@ func TestMappingsAreBijective(t *testing.T) {
 				if at64, err := s.At64(uint64(i)); err != nil || at64.String() != set.String() {
 					t.Fatalf("At64(%d) = %s, %v; At gives %s", i, at64, err, set)
 				}
+				vals, err := s.Values64(uint64(i), nil)
+				if err != nil || len(vals) != len(set) {
+					t.Fatalf("Values64(%d) = %v, %v; At gives %s", i, vals, err, set)
+				}
+				for k, n := range s.Names() {
+					if vals[k] != set[n] {
+						t.Fatalf("Values64(%d) = %v in the order %v; At gives %s", i, vals, s.Names(), set)
+					}
+				}
 				idx, err := s.IndexOf(set)
 				if err != nil || idx.Int64() != i {
 					t.Fatalf("IndexOf(%s) = %v, %v; want %d", set, idx, err, i)
@@ -258,6 +267,9 @@ func TestMappingsAreBijective(t *testing.T) {
 			}
 			if _, err := s.At(big.NewInt(i)); err == nil {
 				t.Errorf("At(Count) did not fail")
+			}
+			if _, err := s.Values64(uint64(i), nil); err == nil {
+				t.Errorf("Values64(Count) did not fail")
 			}
 			if _, err := s.At(big.NewInt(-1)); err == nil {
 				t.Errorf("At(-1) did not fail")
