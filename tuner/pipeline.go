@@ -3,6 +3,7 @@ package tuner
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -29,10 +30,13 @@ import (
 // stays behind a worse corner for hundreds of runs; effects added up from other runs reach it.
 //
 // With a Surrogate its time is also a feature of the trees, which learn where the real runs
-// follow it, and its Hedge fastest settings run as a hedge: HedgeFirst of them with the first
-// batch, the others one every HedgeEvery evaluations, fastest first. Where the surrogate is
-// right at its top (another GPU's measurements of the same kernel often are) the hedge finds
-// the optimum in a few runs. Where it is wrong there, its fastest settings tend to share one
+// follow it, and Hedge of its fastest settings run as a hedge: HedgeFirst of them with the
+// first batch, the others one every HedgeEvery evaluations, fastest first, each of those at
+// least HedgeSpread from the ones before it. Where the surrogate is right at its top (another
+// GPU's measurements of the same kernel often are) the hedge finds the optimum in a few runs;
+// where it is right about a region, the spread hedge tries the region's parts (on the AMD
+// dedispersions the prior's ten fastest are block sizes a step apart, none within 5% of the
+// optimum). Where it is wrong there, its fastest settings tend to share one
 // corner of the space (on convolution A100 all run at 1.5-2x the optimum), and a search that
 // learnt from them would breed and sample in that corner for hundreds of runs: so the trees
 // never learn from the hedge's runs and the genetic search never breeds from them (a child
@@ -53,6 +57,14 @@ type Pipeline struct {
 	Hedge      int // the surrogate's fastest settings run as a hedge (0 means 10; negative: none)
 	HedgeFirst int // of them run with the first batch (0 means 3)
 	HedgeEvery int // evaluations between the others (0 means 6)
+	// HedgeSpread is how far apart the hedge's settings after the first HedgeFirst lie at the
+	// least: each is the surrogate's fastest at that distance from those before it, two
+	// settings being as far apart as the sum over the parameters of the distance between their
+	// values' positions, a parameter's whole range counting 1 (0 means 0.5; negative: the
+	// surrogate's fastest settings in order). A surrogate that is right about a region but
+	// not about its best setting ranks its next fastest next to its fastest (block sizes a
+	// step apart); spread out, the hedge tries its other regions too.
+	HedgeSpread float64
 	// LinearStall is the evaluations the best run stands before one pick of each generation
 	// comes from the pair model, a linear model of ln time on the parameters' values and the
 	// pairs of small parameters' values (0 means 30 with a Surrogate, never without one;
@@ -78,6 +90,7 @@ func (m *Pipeline) withDefaults() Pipeline {
 	setDefault(&c.Hedge, 10)
 	setDefault(&c.HedgeFirst, 3)
 	setDefault(&c.HedgeEvery, 6)
+	setDefault(&c.HedgeSpread, 0.5)
 	if c.LinearStall == 0 && c.Surrogate == nil {
 		c.LinearStall = -1
 	}
@@ -175,8 +188,66 @@ func newHedge(r *Run, pt *priorTimes, nv int, c Pipeline) (*hedge, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.left = pt.fastest(pool, c.Hedge)
+	if c.HedgeSpread < 0 {
+		h.left = pt.fastest(pool, c.Hedge)
+		return h, pt.err
+	}
+	ranked := pt.fastest(pool, len(pool))
+	for len(ranked) > 0 && math.IsInf(pt.time(ranked[len(ranked)-1]), 1) {
+		ranked = ranked[:len(ranked)-1] // settings the prior has no time for
+	}
+	h.left = spreadOut(r.p.Variants[:nv], ranked, c.HedgeFirst, c.Hedge, c.HedgeSpread)
 	return h, pt.err
+}
+
+// spreadOut keeps the first `first` of ranked, then, in ranked's order, each setting at a
+// distance of at least least from every one kept, until it keeps n. Two settings of a variant
+// are as far apart as the sum over its parameters of the distance between their values'
+// positions, a parameter's whole range counting 1; settings of two variants are infinitely far
+// apart.
+func spreadOut(vs []Variant, ranked []Candidate, first, n int, least float64) []Candidate {
+	type param struct {
+		name string
+		pos  map[int]float64 // a value's position, 0 for the first, 1 for the last
+	}
+	params := make([][]param, len(vs))
+	for v, x := range vs {
+		for _, p := range x.Space.Params() {
+			if len(p.Values) < 2 {
+				continue
+			}
+			q := param{name: p.Name, pos: map[int]float64{}}
+			for i, val := range p.Values {
+				q.pos[val] = float64(i) / float64(len(p.Values)-1)
+			}
+			params[v] = append(params[v], q)
+		}
+	}
+	far := func(a Candidate, kept []Candidate) bool {
+		for _, b := range kept {
+			if a.Variant != b.Variant {
+				continue
+			}
+			d := 0.0
+			for _, p := range params[a.Variant] {
+				d += math.Abs(p.pos[a.Setting[p.name]] - p.pos[b.Setting[p.name]])
+			}
+			if d < least {
+				return false
+			}
+		}
+		return true
+	}
+	kept := slices.Clone(ranked[:max(0, min(first, n, len(ranked)))])
+	for _, c := range ranked[len(kept):] {
+		if len(kept) >= n {
+			break
+		}
+		if far(c, kept) {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // take returns up to n of the hedge's settings that have not run, marking them as the hedge's.

@@ -326,10 +326,11 @@ func (inverse) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, 
 }
 
 // TestPipelineHedge checks the hedge on the surrogate's fastest settings: with the truth as the
-// surrogate the first run is the optimum; with a surrogate that is wrong everywhere its fastest
-// settings run in its order, HedgeFirst of them first and the others HedgeEvery to
-// HedgeEvery+Batch evaluations apart, and the search itself never runs them (it learns from
-// the surrogate's column that they are slow, not from the hedge's runs).
+// surrogate the first run is the optimum; with a surrogate that is wrong everywhere and no
+// spread its fastest settings run in its order, HedgeFirst of them first and the others
+// HedgeEvery to HedgeEvery+Batch evaluations apart, and the search itself never runs them (it
+// learns from the surrogate's column that they are slow, not from the hedge's runs); spread
+// out, the hedge runs spreadOut's settings of the surrogate's order, in the same places.
 func TestPipelineHedge(t *testing.T) {
 	ctx := context.Background()
 	p, _ := testProblem(t)
@@ -341,12 +342,6 @@ func TestPipelineHedge(t *testing.T) {
 		t.Errorf("truth as surrogate: first run %v ms, optimum %v", res.Trace[0], opt)
 	}
 
-	m := &Pipeline{Surrogate: inverse{}, Hedge: 6, HedgeFirst: 2, HedgeEvery: 5, Batch: 2}
-	p, _ = testProblem(t) // its evaluator counts the queries of one search
-	res, err = Search(ctx, p, Budget{Evaluations: 80}, m, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var all []smart.Setting
 	for s := range p.Variants[0].Space.All() {
 		if _, ok := testTime(s); ok {
@@ -358,24 +353,107 @@ func TestPipelineHedge(t *testing.T) {
 		tb, _ := testTime(b)
 		return cmp.Compare(tb, ta) // the inverse's order: slowest first
 	})
-	var at []int // where the inverse's six fastest ran
-	for _, s := range all[:6] {
-		i := slices.IndexFunc(res.History, func(o Outcome) bool { return maps.Equal(o.Setting, s) })
-		if i < 0 {
-			t.Fatalf("the hedge's setting %v never ran", s)
+	ranked := make([]Candidate, len(all))
+	for i, s := range all {
+		ranked[i] = Candidate{Setting: s}
+	}
+	spread := spreadOut(p.Variants, ranked, 2, 6, 0.5)
+	if slices.EqualFunc(spread, ranked[:6], func(a, b Candidate) bool { return maps.Equal(a.Setting, b.Setting) }) {
+		t.Fatal("spread out, the hedge is the surrogate's six fastest: the test checks nothing")
+	}
+	for _, tc := range []struct {
+		spread float64
+		hedge  []Candidate
+	}{{-1, ranked[:6]}, {0, spread}} {
+		m := &Pipeline{Surrogate: inverse{}, Hedge: 6, HedgeFirst: 2, HedgeEvery: 5, Batch: 2, HedgeSpread: tc.spread}
+		p, _ = testProblem(t) // its evaluator counts the queries of one search
+		res, err = Search(ctx, p, Budget{Evaluations: 80}, m, 1)
+		if err != nil {
+			t.Fatal(err)
 		}
-		at = append(at, i)
-	}
-	if at[0] != 0 || at[1] != 1 {
-		t.Errorf("the hedge's first two ran at %v, want the first batch's head", at[:2])
-	}
-	for k := 3; k < len(at); k++ {
-		if gap := at[k] - at[k-1]; gap < 1+5 || gap > 1+5+2 {
-			t.Errorf("hedge runs at %v: gap %d before the one ranked %d, want 6 to 8", at, gap, k+1)
+		var at []int // where the hedge's six ran
+		for _, c := range tc.hedge {
+			i := slices.IndexFunc(res.History, func(o Outcome) bool { return maps.Equal(o.Setting, c.Setting) })
+			if i < 0 {
+				t.Fatalf("spread %v: the hedge's setting %v never ran", tc.spread, c.Setting)
+			}
+			at = append(at, i)
+		}
+		if at[0] != 0 || at[1] != 1 {
+			t.Errorf("spread %v: the hedge's first two ran at %v, want the first batch's head", tc.spread, at[:2])
+		}
+		for k := 3; k < len(at); k++ {
+			if gap := at[k] - at[k-1]; gap < 1+5 || gap > 1+5+2 {
+				t.Errorf("spread %v: hedge runs at %v: gap %d before the one ranked %d, want 6 to 8", tc.spread, at, gap, k+1)
+			}
+		}
+		if at[2] < 2+10 {
+			t.Errorf("spread %v: the hedge's third ran at %d, within the first batch of 2+10", tc.spread, at[2])
 		}
 	}
-	if at[2] < 2+10 {
-		t.Errorf("the hedge's third ran at %d, within the first batch of 2+10", at[2])
+}
+
+// TestSpreadOut checks spreadOut against its definition on random orders of a space's
+// settings: the first ones kept as they come, the others in order, each far enough from every
+// one kept before it, and every one passed over too close to one kept before it.
+func TestSpreadOut(t *testing.T) {
+	sp := testSpace(t)
+	vs := []Variant{{Space: sp}}
+	var all []Candidate
+	for s := range sp.All() {
+		all = append(all, Candidate{Setting: s})
+	}
+	dist := func(a, b Candidate) float64 { // the sum of the values' distances, ranges as 1
+		d := 0.0
+		for _, p := range sp.Params() {
+			i, j := slices.Index(p.Values, a.Setting[p.Name]), slices.Index(p.Values, b.Setting[p.Name])
+			d += math.Abs(float64(i-j)) / float64(len(p.Values)-1)
+		}
+		return d
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 100 {
+		ranked := slices.Clone(all)
+		rng.Shuffle(len(ranked), func(i, j int) { ranked[i], ranked[j] = ranked[j], ranked[i] })
+		first, n, least := rng.IntN(4), 1+rng.IntN(12), []float64{0, 0.3, 0.5, 1, 2.5, 4}[rng.IntN(6)]
+		kept := spreadOut(vs, ranked, first, n, least)
+		if len(kept) > n || len(kept) < min(first, n) {
+			t.Fatalf("trial %d: kept %d of n=%d, first=%d", trial, len(kept), n, first)
+		}
+		k := 0 // the next of kept in ranked
+		for i, c := range ranked {
+			if k == len(kept) {
+				if len(kept) < n && i < len(ranked) {
+					// Fewer than n: every later setting must be too close.
+					for _, c := range ranked[i:] {
+						if !slices.ContainsFunc(kept, func(b Candidate) bool { return dist(c, b) < least }) {
+							t.Fatalf("trial %d: kept %d < %d, but %v is far from all", trial, len(kept), n, c.Setting)
+						}
+					}
+				}
+				break
+			}
+			if maps.Equal(c.Setting, kept[k].Setting) {
+				if k >= first {
+					for _, b := range kept[:k] {
+						if d := dist(c, b); d < least {
+							t.Fatalf("trial %d: kept %v at %v from %v, least %v", trial, c.Setting, d, b.Setting, least)
+						}
+					}
+				}
+				k++
+				continue
+			}
+			if i < first {
+				t.Fatalf("trial %d: the %d-th setting was passed over, first=%d", trial, i, first)
+			}
+			if !slices.ContainsFunc(kept[:k], func(b Candidate) bool { return dist(c, b) < least }) {
+				t.Fatalf("trial %d: %v passed over, far from the %d kept before it", trial, c.Setting, k)
+			}
+		}
+		if k != len(kept) {
+			t.Fatalf("trial %d: kept settings not in ranked's order", trial)
+		}
 	}
 }
 
