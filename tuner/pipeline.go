@@ -67,7 +67,7 @@ type Pipeline struct {
 	HedgeSpread float64
 	// LinearStall is the evaluations the best run stands before one pick of each generation
 	// comes from the pair model, a linear model of ln time on the parameters' values and the
-	// pairs of small parameters' values (0 means 30 with a Surrogate, never without one;
+	// pairs of small parameters' values (0 means 20 with a Surrogate, never without one;
 	// negative: never). Without a prior it cost convolution W6600 and A4000 more than it
 	// gained convolution A100 (bench/tuning-variants.md).
 	LinearStall int
@@ -94,7 +94,7 @@ func (m *Pipeline) withDefaults() Pipeline {
 	if c.LinearStall == 0 && c.Surrogate == nil {
 		c.LinearStall = -1
 	}
-	setDefault(&c.LinearStall, 30)
+	setDefault(&c.LinearStall, 20)
 	c.Genetic = c.Genetic.withDefaults()
 	return c
 }
