@@ -79,7 +79,7 @@ func (m *IterML) prune(ctx context.Context, r *Run, stopSize int) ([]Candidate, 
 	if nv == 0 {
 		nv = len(r.p.Variants)
 	}
-	d, ids, err := drawPool(r, nv, poolMax)
+	d, ids, err := drawPool(r, nv, poolMax, true)
 	if err != nil {
 		return nil, err
 	}

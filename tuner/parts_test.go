@@ -44,18 +44,22 @@ func TestSamplerDrawsEachOnce(t *testing.T) {
 
 // TestDrawPool checks the pools of two variants, enumerated (a small union) and drawn (a
 // larger one), after some settings have run: each candidate's union index names it, none has
-// run, none comes twice, an enumerated pool holds every setting that has not run, and the
-// encoder's rows from the indices are those from the settings.
+// run, none comes twice, an enumerated pool holds every setting that has not run, the
+// encoder's rows from the indices are those from the settings, and a pool drawn without
+// settings is the same pool.
 func TestDrawPool(t *testing.T) {
 	sp := testSpace(t)
 	p := Problem{Variants: []Variant{{Space: sp}, {OC: smart.Combination(smart.ST), Space: sp}}, Evaluator: freeEval{}}
-	r := newRun(&p, Budget{}, 3)
-	all, err := poolOf(r, 2, 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Evaluate(context.Background(), []Candidate{all[0], all[len(all)-1], all[len(all)/2]}); err != nil {
-		t.Fatal(err)
+	run := func() *Run { // the same run, and random source, at each call
+		r := newRun(&p, Budget{}, 3)
+		all, err := poolOf(r, 2, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Evaluate(context.Background(), []Candidate{all[0], all[len(all)-1], all[len(all)/2]}); err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
 	n, _ := sp.Len()
 	s, err := newSampler(p.Variants)
@@ -63,9 +67,20 @@ func TestDrawPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, max := range []int{1 << 20, 40} {
-		cs, ids, err := drawPool(r, 2, max)
+		r := run()
+		cs, ids, err := drawPool(r, 2, max, true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Without settings the same draws: the same indices, and settings only where enumerated.
+		bare, bareIDs, err := drawPool(run(), 2, max, false)
+		if err != nil || !slices.Equal(bareIDs, ids) {
+			t.Fatalf("pool of %d without settings: indices %v, %v; with them %v", max, bareIDs, err, ids)
+		}
+		for k, c := range bare {
+			if c.Variant != cs[k].Variant || (c.Setting != nil) != (max > 2*int(n)) {
+				t.Fatalf("pool of %d without settings: %v, with them %v", max, c, cs[k])
+			}
 		}
 		if want := min(max, 2*int(n)-3); len(cs) != want || len(ids) != want {
 			t.Fatalf("pool of %d: %d candidates, %d indices; want %d", max, len(cs), len(ids), want)
@@ -556,6 +571,39 @@ func TestThompsonPoolWindow(t *testing.T) {
 	if len(starts) < 5 {
 		t.Errorf("the window started at %d places in 20 picks", len(starts))
 	}
+}
+
+// TestThompsonPoolSettles checks a pool drawn without settings (a space larger than the pool,
+// no prior): its picks and its pruned space come with their settings, valid and not run.
+func TestThompsonPoolSettles(t *testing.T) {
+	p, _ := testProblem(t)
+	r := newRun(&p, Budget{}, 1)
+	if err := randomFrom(context.Background(), r, 1, 12); err != nil {
+		t.Fatal(err)
+	}
+	s := newThompsonPool(r, 1, 40, 16, defaultEnsemble, 1, rand.New(rand.NewPCG(5, 6)))
+	if err := s.fill(); err != nil {
+		t.Fatal(err)
+	}
+	if s.rest[0].Setting != nil {
+		t.Fatal("the pool was drawn with settings: the test checks nothing")
+	}
+	check := func(what string, cs []Candidate) {
+		for _, c := range cs {
+			if err := p.Variants[0].Space.Check(c.Setting); err != nil || r.Seen(c) {
+				t.Fatalf("%s: %v (%v, run before: %v)", what, c.Setting, err, r.Seen(c))
+			}
+		}
+	}
+	for range 5 {
+		picks := s.thompson(nil, 2)
+		check("pick", picks)
+		if _, err := r.Evaluate(context.Background(), picks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("pruned space", s.topPredicted(8))
+	check("pruned space of the whole screen", s.topPredicted(100))
 }
 
 // TestArgsort checks argsort against a stable sort by value: ties in index order, and NaNs

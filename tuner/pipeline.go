@@ -337,7 +337,8 @@ func newThompsonPool(r *Run, nv, pool, size int, p ensembleParams, cap float64, 
 // it at a random offset.
 func (s *thompsonPool) fill() error {
 	var err error
-	if s.rest, s.ids, err = drawPool(s.r, s.nv, s.pool); err != nil {
+	// A pool's settings are built when picked, unless the prior or the pair model reads them all.
+	if s.rest, s.ids, err = drawPool(s.r, s.nv, s.pool, s.enc.prior != nil || s.lin != nil); err != nil {
 		return err
 	}
 	s.rng.Shuffle(len(s.rest), func(i, j int) {
@@ -460,7 +461,7 @@ func (s *thompsonPool) thompson(extra []Candidate, k int) []Candidate {
 	picks := s.surrogate().thompsonRows(sc, kt, s.rng, &s.bufs)
 	out := make([]Candidate, len(picks), k)
 	for i, p := range picks {
-		out[i] = cands[p]
+		out[i] = s.settled(cands[p], sc.at[p])
 	}
 	if lf != nil {
 		skip := make(map[int]bool, len(picks))
@@ -567,15 +568,33 @@ func (s *thompsonPool) topPredicted(n int) []Candidate {
 	rows := sc.rows
 	sur := s.surrogate()
 	if sur.e == nil || len(cands) <= n {
-		return slices.Clone(cands)
+		out := make([]Candidate, len(cands))
+		for i, c := range cands {
+			out[i] = s.settled(c, sc.at[i])
+		}
+		return out
 	}
 	mean, _ := sur.e.predict(rows)
 	idx := argsort(mean)
 	out := make([]Candidate, n)
 	for i := range out {
-		out[i] = cands[idx[i]]
+		out[i] = s.settled(cands[idx[i]], sc.at[idx[i]])
 	}
 	return out
+}
+
+// settled is c, at position p of the screen, with its setting: built from its index where the
+// pool was drawn without settings.
+func (s *thompsonPool) settled(c Candidate, p int) Candidate {
+	if c.Setting != nil {
+		return c
+	}
+	set, err := s.r.p.Variants[c.Variant].Space.At64(s.ids[p] - s.offsets[c.Variant])
+	if err != nil {
+		return c // cannot happen (the pool's own index); the run would refuse it as invalid
+	}
+	s.rest[p].Setting = set
+	return Candidate{Variant: c.Variant, Setting: set}
 }
 
 // evolve runs the screened genetic search over the kept settings of the best's variant.

@@ -111,14 +111,16 @@ func pool(r *Run, max int) ([]Candidate, error) { return poolOf(r, len(r.p.Varia
 
 // poolOf is pool over the first k variants.
 func poolOf(r *Run, k, max int) ([]Candidate, error) {
-	cs, _, err := drawPool(r, k, max)
+	cs, _, err := drawPool(r, k, max, true)
 	return cs, err
 }
 
 // drawPool is poolOf with each candidate's index in the union of the k variants (the index in
 // its variant's space after those of the variants before it). What has run is left out by its
-// index, before its setting is built.
-func drawPool(r *Run, k, max int) ([]Candidate, []uint64, error) {
+// index, before its setting is built. Without settings, a candidate drawn from a larger union
+// has none (nil) and its index alone says which it is: building tens of thousands of maps of
+// which a search runs a few costs more than the rest of drawing them.
+func drawPool(r *Run, k, max int, settings bool) ([]Candidate, []uint64, error) {
 	vs := r.p.Variants[:k]
 	s, err := newSampler(vs)
 	if err != nil {
@@ -147,11 +149,13 @@ func drawPool(r *Run, k, max int) ([]Candidate, []uint64, error) {
 		if r.seenAt(v, i) {
 			continue
 		}
-		set, err := vs[v].Space.At64(i)
-		if err != nil {
-			return nil, nil, err
+		c := Candidate{Variant: v}
+		if settings {
+			if c.Setting, err = vs[v].Space.At64(i); err != nil {
+				return nil, nil, err
+			}
 		}
-		out, ids = append(out, Candidate{Variant: v, Setting: set}), append(ids, u)
+		out, ids = append(out, c), append(ids, u)
 	}
 	return out, ids, nil
 }
