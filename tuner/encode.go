@@ -20,7 +20,7 @@ type encoder struct {
 	// index[v][k] is the column of the k-th parameter of variant v, or -1 when left out.
 	index  [][]int
 	names  [][]string
-	spaces []*space.Space // of the variants, to encode a setting from its index
+	spaces []*space.Space // of the variants, to encode a setting from its index in them
 	// prior, when set, adds a last column: what a prior says of the candidate.
 	prior func(Candidate) float64
 }
@@ -156,8 +156,8 @@ func (e *encoder) putValues(row []float64, c Candidate, vals []int) {
 }
 
 // rows encodes candidates into one block of memory: the trees then walk the rows of a window
-// of a pool in the order they lie in memory. With ids, the candidates' indices in the union of
-// the variants (drawPool's), their values come from their indices, not from their maps.
+// of a pool in the order they lie in memory. With ids, the candidates' indices in their
+// variants' spaces (drawPool's), their values come from their indices, not from their maps.
 func (e *encoder) rows(cs []Candidate, ids []uint64) [][]float64 {
 	w := e.width()
 	block := make([]float64, len(cs)*w)
@@ -169,13 +169,8 @@ func (e *encoder) rows(cs []Candidate, ids []uint64) [][]float64 {
 			e.put(out[i], c)
 			continue
 		}
-		u := ids[i]
-		for _, sp := range e.spaces[:c.Variant] {
-			n, _ := sp.Len() // drawPool numbers the union in 64 bits
-			u -= n
-		}
 		var err error
-		if vals, err = e.spaces[c.Variant].Values64(u, vals); err != nil {
+		if vals, err = e.spaces[c.Variant].Values64(ids[i], vals); err != nil {
 			e.put(out[i], c) // an index outside the space, not drawPool's: the map is right
 			continue
 		}

@@ -62,10 +62,6 @@ func TestDrawPool(t *testing.T) {
 		return r
 	}
 	n, _ := sp.Len()
-	s, err := newSampler(p.Variants)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, max := range []int{1 << 20, 40} {
 		r := run()
 		cs, ids, err := drawPool(r, 2, max, true)
@@ -85,16 +81,17 @@ func TestDrawPool(t *testing.T) {
 		if want := min(max, 2*int(n)-3); len(cs) != want || len(ids) != want {
 			t.Fatalf("pool of %d: %d candidates, %d indices; want %d", max, len(cs), len(ids), want)
 		}
-		seen := map[uint64]bool{}
+		seen := map[poolKey]bool{}
 		for k, c := range cs {
-			at, err := s.candidate(ids[k])
-			if err != nil || at.Variant != c.Variant || at.Setting.String() != c.Setting.String() {
-				t.Fatalf("index %d names %v, the pool has %v", ids[k], at, c)
+			at, err := p.Variants[c.Variant].Space.At64(ids[k])
+			if err != nil || at.String() != c.Setting.String() {
+				t.Fatalf("index %d of variant %d names %v, the pool has %v", ids[k], c.Variant, at, c)
 			}
-			if r.Seen(c) || seen[ids[k]] {
+			if key := (poolKey{c.Variant, ids[k]}); r.Seen(c) || seen[key] {
 				t.Fatalf("%v has run or comes twice", c)
+			} else {
+				seen[key] = true
 			}
-			seen[ids[k]] = true
 		}
 		enc := newEncoder(p.Variants)
 		if byIndex, byMap := enc.rows(cs, ids), enc.rows(cs, nil); !slices.EqualFunc(byIndex, byMap, slices.Equal) {

@@ -303,13 +303,12 @@ type thompsonPool struct {
 	enc      *encoder
 	rng      *rand.Rand
 	rest     []Candidate
-	ids      []uint64 // the index of each of rest in the union of the nv variants
+	ids      []uint64 // the index of each of rest in its variant's space
 	rows     [][]float64
-	cols     [][]float64    // the rows' columns, then those of sample's extra candidates
-	index    map[uint64]int // index in the union -> position in rest, to drop what has run
-	offsets  []uint64       // of the variants' indices in the union
-	synced   int            // evaluations already marked in rest
-	dead     int            // settings of rest marked as run (their rows are nil)
+	cols     [][]float64     // the rows' columns, then those of sample's extra candidates
+	index    map[poolKey]int // variant and index -> position in rest, to drop what has run
+	synced   int             // evaluations already marked in rest
+	dead     int             // settings of rest marked as run (their rows are nil)
 	sur      *surrogate
 	fittedAt int             // evaluations the surrogate was fitted on
 	hidden   map[string]bool // variant keys of evaluations the surrogate does not learn from
@@ -347,16 +346,8 @@ func (s *thompsonPool) fill() error {
 	})
 	s.rows, s.pos = s.enc.rows(s.rest, s.ids), nil
 	s.cols = columns(s.rows, s.enc.width())
-	s.index = make(map[uint64]int, len(s.rest))
-	for i, u := range s.ids {
-		s.index[u] = i
-	}
-	s.offsets = s.offsets[:0]
-	off := uint64(0)
-	for _, v := range s.r.p.Variants[:s.nv] {
-		n, _ := v.Space.Len() // drawPool has checked that the union numbers in 64 bits
-		s.offsets, off = append(s.offsets, off), off+n
-	}
+	s.index = make(map[poolKey]int, len(s.rest))
+	s.reindex()
 	s.synced, s.dead = s.r.Evaluations(), 0
 	return nil
 }
@@ -370,7 +361,7 @@ func (s *thompsonPool) compact() {
 		if v >= s.nv {
 			continue // a variant outside the pool
 		}
-		if i, ok := s.index[s.offsets[v]+s.r.at[n]]; ok && s.rows[i] != nil {
+		if i, ok := s.index[poolKey{v, s.r.at[n]}]; ok && s.rows[i] != nil {
 			s.rows[i] = nil // the mark of a setting that has run
 			s.dead++
 		}
@@ -396,8 +387,19 @@ func (s *thompsonPool) compact() {
 		}
 	}
 	clear(s.index)
-	for i, u := range s.ids {
-		s.index[u] = i
+	s.reindex()
+}
+
+// poolKey names a setting of a pool: its variant and its index in the variant's space.
+type poolKey struct {
+	variant int
+	index   uint64
+}
+
+// reindex maps each setting of the pool to its position.
+func (s *thompsonPool) reindex() {
+	for i, c := range s.rest {
+		s.index[poolKey{c.Variant, s.ids[i]}] = i
 	}
 }
 
@@ -589,7 +591,7 @@ func (s *thompsonPool) settled(c Candidate, p int) Candidate {
 	if c.Setting != nil {
 		return c
 	}
-	set, err := s.r.p.Variants[c.Variant].Space.At64(s.ids[p] - s.offsets[c.Variant])
+	set, err := s.r.p.Variants[c.Variant].Space.At64(s.ids[p])
 	if err != nil {
 		return c // cannot happen (the pool's own index); the run would refuse it as invalid
 	}

@@ -115,9 +115,8 @@ func poolOf(r *Run, k, max int) ([]Candidate, error) {
 	return cs, err
 }
 
-// drawPool is poolOf with each candidate's index in the union of the k variants (the index in
-// its variant's space after those of the variants before it). What has run is left out by its
-// index, before its setting is built. Without settings, a candidate drawn from a larger union
+// drawPool is poolOf with each candidate's index in its variant's space. What has run is left
+// out by its index, before its setting is built. Without settings, a candidate drawn from a larger union
 // has none (nil) and its index alone says which it is: building tens of thousands of maps of
 // which a search runs a few costs more than the rest of drawing them.
 func drawPool(r *Run, k, max int, settings bool) ([]Candidate, []uint64, error) {
@@ -132,7 +131,7 @@ func drawPool(r *Run, k, max int, settings bool) ([]Candidate, []uint64, error) 
 		var u uint64 // all enumerates the union in index order
 		all(vs, func(c Candidate) bool {
 			if v, i, _ := s.locate(u); !r.seenAt(v, i) {
-				out, ids = append(out, c), append(ids, u)
+				out, ids = append(out, c), append(ids, i)
 			}
 			u++
 			return true
@@ -155,7 +154,7 @@ func drawPool(r *Run, k, max int, settings bool) ([]Candidate, []uint64, error) 
 				return nil, nil, err
 			}
 		}
-		out, ids = append(out, c), append(ids, u)
+		out, ids = append(out, c), append(ids, i)
 	}
 	return out, ids, nil
 }
