@@ -26,6 +26,17 @@ const (
 	StatusInvalid      Status = "invalid" // the setting breaks a constraint or a resource limit
 )
 
+// Cut says how a measuring protocol cut a variant's runs short: a variant far slower than the
+// fastest of its stencil (and of its OC) so far needs no exact time, only one that says "slow".
+type Cut string
+
+// The cuts of smart's GPU protocol (dataset/cuda).
+const (
+	CutNone    Cut = ""        // measured in full: checked, then timed Reps times
+	CutSlow    Cut = "slow"    // checked, and timed by its checked run alone
+	CutStopped Cut = "stopped" // timed over the first launch of its checked run, and not checked
+)
+
 // Measurement is the time of one variant (stencil or kernel, OC, setting) on one GPU, with its
 // provenance. Times are per time step, in milliseconds.
 type Measurement struct {
@@ -42,7 +53,9 @@ type Measurement struct {
 	MaxMs  float64 `json:"max_ms,omitempty"`
 	MeanMs float64 `json:"mean_ms,omitempty"`
 	StdMs  float64 `json:"std_ms,omitempty"`
-	Reps   int     `json:"reps,omitempty"`
+	Reps   int     `json:"reps,omitempty"` // timed samples behind the statistics
+	Runs   int     `json:"runs,omitempty"` // timed runs behind them (a sample may average several)
+	Cut    Cut     `json:"cut,omitempty"`  // how the measuring protocol cut the runs short, if it did
 
 	Source Source `json:"source"`
 	Device string `json:"device,omitempty"` // the device as it named itself (NVML or the cache file)

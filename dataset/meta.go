@@ -20,8 +20,12 @@ import (
 	"smart/internal/jsonerr"
 )
 
-// Format is the version tag of the data set format this package writes and reads.
-const Format = "smart-dataset/1"
+// Format is the version tag of the data set format this package writes. It reads FormatV1 too,
+// and resumes such a data set in its own format.
+const Format = "smart-dataset/2"
+
+// FormatV1 is the format before rows.csv gained the columns runs and cut (2026-11-25).
+const FormatV1 = "smart-dataset/1"
 
 // File names inside a data set directory.
 const (
@@ -148,8 +152,8 @@ func ReadMeta(dir string) (Meta, error) {
 		}
 		return Meta{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if m.Format != Format {
-		return Meta{}, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q", path, m.Format, Format)
+	if m.Format != Format && m.Format != FormatV1 {
+		return Meta{}, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q and %q", path, m.Format, Format, FormatV1)
 	}
 	if err := m.check(); err != nil {
 		return Meta{}, fmt.Errorf("%s: %w", path, err)
@@ -175,7 +179,7 @@ func (m *Meta) check() error {
 	if (len(m.Sources) > 1 || len(m.Devices) > 1) && !m.AllowMixed {
 		return fmt.Errorf("it holds %d sources and %d devices but allow_mixed is false; data sets mix them only when asked to", len(m.Sources), len(m.Devices))
 	}
-	if _, err := newColumns(m.Params); err != nil {
+	if _, err := newColumns(m.Format, m.Params); err != nil {
 		return fmt.Errorf("field \"params\": %w", err)
 	}
 	if m.Plan != nil {

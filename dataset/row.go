@@ -14,12 +14,22 @@ import (
 var (
 	headColumns = []string{"stencil_id", "kernel", "gpu", "device", "oc"}
 	tailColumns = []string{"status", "error", "time_ms", "min_ms", "max_ms", "mean_ms", "std_ms", "reps",
-		"source", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c"}
+		"source", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c", "runs", "cut"}
+	// tailColumnsV1 are those of FormatV1, without runs and cut.
+	tailColumnsV1 = tailColumns[:len(tailColumns)-2]
 )
 
-// Columns returns the header of rows.csv for the given parameter columns.
+// Columns returns the header of rows.csv for the given parameter columns (of this Format).
 func Columns(params []string) []string {
 	return slices.Concat(headColumns, params, tailColumns)
+}
+
+// columnsOf returns the header of rows.csv of a data set of the given format.
+func columnsOf(format string, params []string) []string {
+	if format == FormatV1 {
+		return slices.Concat(headColumns, params, tailColumnsV1)
+	}
+	return Columns(params)
 }
 
 // StencilParams are the parameter columns of a stencil data set: every stencil parameter in
@@ -51,10 +61,15 @@ type columns struct {
 	params []string
 	index  map[string]int // parameter name -> column
 	n      int
+	v1     bool // FormatV1: no runs and cut columns
 }
 
-func newColumns(params []string) (columns, error) {
-	c := columns{params: params, index: make(map[string]int, len(params)), n: len(headColumns) + len(params) + len(tailColumns)}
+func newColumns(format string, params []string) (columns, error) {
+	c := columns{params: params, index: make(map[string]int, len(params)), n: len(headColumns) + len(params) + len(tailColumns),
+		v1: format == FormatV1}
+	if c.v1 {
+		c.n -= len(tailColumns) - len(tailColumnsV1)
+	}
 	for i, p := range params {
 		switch {
 		case p == "" || strings.IndexFunc(p, func(r rune) bool {
@@ -89,6 +104,8 @@ const (
 	colMemClock
 	colPower
 	colTemp
+	colRuns
+	colCut
 )
 
 // encode writes m as a record. Times use the shortest decimal that reads back to the same float64,
@@ -127,6 +144,15 @@ func (c columns) encode(m smart.Measurement) ([]string, error) {
 		rec[c.tail(colMemClock)] = strconv.Itoa(r.MemClockMHz)
 		rec[c.tail(colPower)] = formatFloat(r.PowerW)
 		rec[c.tail(colTemp)] = strconv.Itoa(r.TempC)
+	}
+	switch {
+	case !c.v1:
+		if m.Runs != 0 {
+			rec[c.tail(colRuns)] = strconv.Itoa(m.Runs)
+		}
+		rec[c.tail(colCut)] = string(m.Cut)
+	case m.Cut != smart.CutNone:
+		return nil, fmt.Errorf("%s: the row is cut (%s) and a data set of format %s has no column to say so; measure into a new data set, or without cutting", describe(m), m.Cut, FormatV1)
 	}
 	return rec, nil
 }
@@ -223,7 +249,22 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 	default:
 		return m, bad("source", "%q is not a source; use measured, simulated, imported or predicted", m.Source)
 	}
-	if slices.ContainsFunc(rec[c.tail(colSMClock):], func(s string) bool { return s != "" }) {
+	if !c.v1 {
+		if s := rec[c.tail(colRuns)]; s != "" {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 0 {
+				return m, bad("runs", "%q is not a count", s)
+			}
+			m.Runs = v
+		}
+		m.Cut = smart.Cut(rec[c.tail(colCut)])
+		switch m.Cut {
+		case smart.CutNone, smart.CutSlow, smart.CutStopped:
+		default:
+			return m, bad("cut", "%q is not a cut; leave it empty, or use slow or stopped", m.Cut)
+		}
+	}
+	if slices.ContainsFunc(rec[c.tail(colSMClock):c.tail(colTemp)+1], func(s string) bool { return s != "" }) {
 		r := &smart.Readings{}
 		for i, dst := range []*int{&r.SMClockMHz, &r.MemClockMHz, nil, &r.TempC} {
 			col := colSMClock + i

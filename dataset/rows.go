@@ -34,7 +34,7 @@ func Scan(dir string, fn func(m smart.Measurement) error) (Meta, *Torn, error) {
 	if err != nil {
 		return Meta{}, nil, err
 	}
-	torn, err := scanRows(filepath.Join(dir, RowsFile), meta.Params, fn)
+	torn, err := scanRows(filepath.Join(dir, RowsFile), meta.Format, meta.Params, fn)
 	return meta, torn, err
 }
 
@@ -48,12 +48,12 @@ func ReadAll(dir string) (Meta, []smart.Measurement, error) {
 	return meta, rows, err
 }
 
-// scanRows reads rows.csv written with the given parameter columns.
+// scanRows reads rows.csv of a data set of the given format and parameter columns.
 //
 // Every row the writer writes is one line, so a kill can only leave the last line torn: without
 // its newline, or (were a write split) with too few fields. Such a line is reported, not read.
-func scanRows(path string, params []string, fn func(m smart.Measurement) error) (*Torn, error) {
-	cols, err := newColumns(params)
+func scanRows(path, format string, params []string, fn func(m smart.Measurement) error) (*Torn, error) {
+	cols, err := newColumns(format, params)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func scanRows(path string, params []string, fn func(m smart.Measurement) error) 
 	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, 0, end), 1<<16))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
-	header := Columns(params)
+	header := columnsOf(format, params)
 	line := 0
 	for {
 		start := r.InputOffset()

@@ -19,7 +19,7 @@ func sampleRows() []smart.Measurement {
 		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: smart.Combination(smart.ST | smart.RT),
 			Setting: smart.Setting{"bx": 32, "by": 4, "bz": 1, "shared": 1, "const": 0, "sd": 3, "sb": 64, "ufx": 1, "ufy": 1, "ufz": 2},
 			Status:  smart.StatusOK, TimeMs: 0.30000000000000004, MinMs: 1e-300, MaxMs: 1.7976931348623157e308, MeanMs: 1.0 / 3, StdMs: 0, Reps: 10,
-			Source: smart.Measured, Readings: &smart.Readings{SMClockMHz: 1410, MemClockMHz: 1215, PowerW: 251.125, TempC: 61}},
+			Runs: 70, Source: smart.Measured, Readings: &smart.Readings{SMClockMHz: 1410, MemClockMHz: 1215, PowerW: 251.125, TempC: 61}},
 		{StencilID: "ffffffffffffffff", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0,
 			Setting: smart.Setting{"bx": 1024, "by": 1, "bz": 1, "shared": 0, "const": 1},
 			Status:  smart.StatusCompileError, Error: `nvcc: "x", y; error`, Source: smart.Measured},
@@ -28,11 +28,13 @@ func sampleRows() []smart.Measurement {
 			Status:  smart.StatusTimeout, TimeMs: 5000, Reps: 0, Source: smart.Simulated},
 		{StencilID: "0000000000000002", GPU: "V100", Setting: smart.Setting{}, Status: smart.StatusInvalid,
 			Error: "BASE has no valid setting", Source: smart.Simulated},
+		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0, Setting: smart.Setting{"bx": 8, "by": 2, "bz": 1, "shared": 0, "const": 0},
+			Status: smart.StatusOK, TimeMs: 4.5, MinMs: 4.5, MaxMs: 4.5, MeanMs: 4.5, Reps: 1, Runs: 1, Cut: smart.CutStopped, Source: smart.Measured},
 	}
 }
 
 func TestRowRoundTrip(t *testing.T) {
-	cols, err := newColumns(StencilParams())
+	cols, err := newColumns(Format, StencilParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestRowRoundTrip(t *testing.T) {
 			t.Errorf("row %d round trip:\n got %+v\nwant %+v", i, got, m)
 		}
 	}
-	kcols, err := newColumns([]string{"block_size_x", "read_only"})
+	kcols, err := newColumns(Format, []string{"block_size_x", "read_only"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +120,60 @@ func TestRowsFileRoundTrip(t *testing.T) {
 	if want := strings.Join(Columns(StencilParams()), ","); lines[0] != want {
 		t.Errorf("header %q\nwant %q", lines[0], want)
 	}
-	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c"; lines[0] != want {
+	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c,runs,cut"; lines[0] != want {
 		t.Errorf("header %q\nwant %q", lines[0], want)
+	}
+}
+
+// TestFormatV1: a data set of the first format (no runs and cut columns) is read and resumed in
+// its own format, and refuses a cut row rather than lose the cut.
+func TestFormatV1(t *testing.T) {
+	dir := t.TempDir()
+	meta := Meta{Format: FormatV1, Created: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC), Tool: "smart (devel)",
+		Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3"}}, Params: StencilParams()}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeMeta(dir, meta); err != nil {
+		t.Fatal(err)
+	}
+	old := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c\n" +
+		"433dc349080b0b78,,H100-SXM,NVIDIA H100 80GB HBM3,BASE,1,4,64,0,0,,,,,,,,,,,,,ok,,4.858523875,4.857544,4.858908125,4.858258425000001,0.0006194892339157569,5,measured,1980,2619,389.561,43\n"
+	if err := os.WriteFile(filepath.Join(dir, RowsFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := readRows(dir)
+	if err != nil || len(got) != 1 || got[0].TimeMs != 4.858523875 || got[0].Reps != 5 || got[0].Readings.TempC != 43 {
+		t.Fatalf("reading a %s data set: %+v, %v", FormatV1, got, err)
+	}
+	w, _, err := Resume(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := smart.Measurement{StencilID: "433dc349080b0b78", GPU: "H100-SXM", OC: 0, Setting: smart.Setting{"bx": 2, "by": 4, "bz": 64, "shared": 0, "const": 0},
+		Status: smart.StatusOK, TimeMs: 5, MinMs: 5, MaxMs: 5, MeanMs: 5, Reps: 5, Source: smart.Measured}
+	cut := full
+	cut.Setting = smart.Setting{"bx": 4, "by": 4, "bz": 64, "shared": 0, "const": 0}
+	cut.Reps, cut.Runs, cut.Cut = 1, 1, smart.CutSlow
+	if err := w.Append(full); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(cut); err == nil || !strings.Contains(err.Error(), "no column") {
+		t.Errorf("a cut row in a %s data set: %v; want it refused", FormatV1, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if !strings.HasPrefix(string(data), old) || len(lines) != 3 || strings.Count(lines[2], ",") != 34 {
+		t.Errorf("resumed %s file:\n%s", FormatV1, data)
+	}
+	if got, _, err := readRows(dir); err != nil || len(got) != 2 {
+		t.Errorf("reading it back: %d rows, %v", len(got), err)
 	}
 }
 
@@ -199,11 +253,11 @@ func TestResumeAfterKill(t *testing.T) {
 func TestCorruptFiles(t *testing.T) {
 	header := strings.Join(Columns(StencilParams()), ",") + "\n"
 	good := func() string {
-		cols, _ := newColumns(StencilParams())
+		cols, _ := newColumns(Format, StencilParams())
 		rec, _ := cols.encode(sampleRows()[0])
 		return joinComma(rec) + "\n"
 	}()
-	meta := `{"format":"smart-dataset/1","tool_version":"t","created":"2025-01-01T00:00:00Z","sources":["measured"],"devices":[{"gpu":"A100-40GB","name":"x"}],"params":` +
+	meta := `{"format":"smart-dataset/2","tool_version":"t","created":"2025-01-01T00:00:00Z","sources":["measured"],"devices":[{"gpu":"A100-40GB","name":"x"}],"params":` +
 		`["bx","by","bz","shared","const","sd","sb","ufx","ufy","ufz","bmx","bmy","bmz","cmx","cmy","cmz","tt"]}`
 	for _, tc := range []struct {
 		name, meta, rows, want string
@@ -211,14 +265,16 @@ func TestCorruptFiles(t *testing.T) {
 		{"binary", meta, "\x00\x01\x02\"\n" + good + good, "rows.csv: not a CSV file: parse error on line 1, column 4"},
 		{"bare quote mid-file", meta, header + good + "a,\"b\"c,d\n" + good, "rows.csv: not a CSV file"},
 		{"wrong header", meta, strings.Replace(header, "time_ms", "time", 1) + good, `rows.csv:1: header column 25 is "time" where meta.json's params call for "time_ms"`},
-		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 35"},
+		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 37"},
+		{"bad cut", meta, header + strings.Replace(good, ",70,\n", ",70,quick\n", 1), `rows.csv:2: column cut: "quick" is not a cut`},
+		{"bad runs", meta, header + strings.Replace(good, ",70,\n", ",-3,\n", 1), `rows.csv:2: column runs: "-3" is not a count`},
 		{"bad status", meta, header + strings.Replace(good, ",ok,", ",fine,", 1) + good, `rows.csv:2: column status: "fine" is not a status`},
 		{"bad time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",-1,", 1) + good, `rows.csv:3: column time_ms: "-1" is not a non-negative number`},
 		{"zero time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",0,", 1), `rows.csv:3: column time_ms: is "0" in an ok row; an ok row has a positive time`},
 		{"empty oc", meta, header + strings.Replace(good, ",ST_RT,", ",,", 1), `rows.csv:2: column oc: is empty in a stencil row`},
 		{"bad setting", meta, header + strings.Replace(good, "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,32,", "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,3x2,", 1) + good, `rows.csv:2: column bx: "3x2" is not an integer`},
 		{"empty rows", meta, "", "rows.csv: the file is empty"},
-		{"foreign version", strings.Replace(meta, "smart-dataset/1", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
+		{"foreign version", strings.Replace(meta, "smart-dataset/2", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
 		{"meta not JSON", "{\"format\": smart", header, "meta.json: invalid JSON at byte"},
 		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: "tool" is not a field of the format`},
 		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a JSON number where a string is expected`},
@@ -245,7 +301,7 @@ func TestStencilParams(t *testing.T) {
 		t.Fatalf("StencilParams() = %v\nwant %v", got, want)
 	}
 	// Every setting of every OC fits the columns.
-	cols, _ := newColumns(StencilParams())
+	cols, _ := newColumns(Format, StencilParams())
 	for _, oc := range smart.Combinations() {
 		for _, n := range smart.ParamNames(3, oc) {
 			if _, ok := cols.index[n]; !ok {

@@ -19,6 +19,12 @@ type Observer interface {
 	Read() (smart.Readings, error)
 }
 
+// Prefetcher is an Evaluator that can start on queries it will be asked later: a GPU backend
+// compiles them while it measures the batch before. A Runner hands it each next batch.
+type Prefetcher interface {
+	Prefetch(qs []smart.Query)
+}
+
 // Runner measures work items with an Evaluator and appends a row per variant to a data set.
 type Runner struct {
 	Evaluator smart.Evaluator
@@ -43,6 +49,7 @@ type Summary struct {
 	Skipped  int                  // already in the data set
 	Written  int                  // rows appended by this run
 	ByStatus map[smart.Status]int // rows appended, by status
+	Cut      map[smart.Cut]int    // ok rows appended that the measuring protocol cut short, by cut
 	// ReadingErrors counts batches whose Observer failed; their rows have no readings.
 	ReadingErrors int
 	Elapsed       time.Duration
@@ -62,7 +69,7 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		evalCtx, cancel = context.WithDeadline(ctx, start.Add(r.StopAfter))
 		defer cancel()
 	}
-	sum := Summary{Total: len(items), ByStatus: map[smart.Status]int{}}
+	sum := Summary{Total: len(items), ByStatus: map[smart.Status]int{}, Cut: map[smart.Cut]int{}}
 	if r.GPU == "" {
 		return sum, errors.New("the runner names no GPU")
 	}
@@ -107,17 +114,17 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		chunk := todo[:n]
 		todo = todo[n:]
 		rows := make([]smart.Measurement, 0, n)
-		var queries []smart.Query
-		var queried []Item
+		queries, queried := r.queries(chunk)
 		for _, it := range chunk {
 			if it.Invalid != "" {
 				m := r.identity(it)
 				m.Status, m.Error, m.Source = smart.StatusInvalid, it.Invalid, w.meta.Sources[0]
 				rows = append(rows, m)
-				continue
 			}
-			queries = append(queries, smart.Query{Stencil: it.Stencil, OC: it.OC, Setting: it.Setting, GPU: r.GPU})
-			queried = append(queried, it)
+		}
+		if p, ok := r.Evaluator.(Prefetcher); ok && isBatch && len(todo) > 0 {
+			next, _ := r.queries(todo[:min(batch, len(todo))])
+			p.Prefetch(next)
 		}
 		var got []smart.Measurement
 		var evalErr error
@@ -163,6 +170,9 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		sum.Written += len(rows)
 		for _, m := range rows {
 			sum.ByStatus[m.Status]++
+			if m.Cut != smart.CutNone {
+				sum.Cut[m.Cut]++
+			}
 		}
 		progress()
 		if evalErr != nil {
@@ -175,6 +185,19 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, w.Sync()
+}
+
+// queries are the items to evaluate among items (those not invalid), with the items they ask.
+func (r *Runner) queries(items []Item) ([]smart.Query, []Item) {
+	var qs []smart.Query
+	var asked []Item
+	for _, it := range items {
+		if it.Invalid == "" {
+			qs = append(qs, smart.Query{Stencil: it.Stencil, OC: it.OC, Setting: it.Setting, GPU: r.GPU})
+			asked = append(asked, it)
+		}
+	}
+	return qs, asked
 }
 
 // identity is the row skeleton of an item: what its key is made of.

@@ -424,3 +424,57 @@ func ExampleParseShard() {
 	// 2/4 <nil>
 	// shard "0/4" is not of the form i/n with 1 <= i <= n (e.g. 2/4)
 }
+
+// prefetchEval records the batches it is asked to prefetch and to evaluate.
+type prefetchEval struct {
+	batchEval
+	prefetched, evaluated [][]string
+}
+
+func (p *prefetchEval) Prefetch(qs []smart.Query) { p.prefetched = append(p.prefetched, queryKeys(qs)) }
+
+func (p *prefetchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+	p.evaluated = append(p.evaluated, queryKeys(qs))
+	return p.batchEval.EvaluateBatch(ctx, qs)
+}
+
+func queryKeys(qs []smart.Query) []string {
+	var keys []string
+	for _, q := range qs {
+		keys = append(keys, q.Stencil.Name+" "+q.OC.String()+" "+q.Setting.String())
+	}
+	return keys
+}
+
+// TestRunnerPrefetches: before each batch but the last, a Prefetcher is handed exactly the next
+// batch it will evaluate (invalid items left out), so work started ahead is never wasted.
+func TestRunnerPrefetches(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 3, 3)
+	plan, _ := NewPlan(sts, testOCs, 4, 3)
+	items, err := plan.Items(ctx, sts, smart.SM80(), emptyTB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invalid := 0
+	for _, it := range items {
+		if it.Invalid != "" {
+			invalid++
+		}
+	}
+	if invalid == 0 {
+		t.Fatal("the plan has no invalid item to leave out")
+	}
+	w, _, err := OpenWriter(t.TempDir(), simMeta(StencilParams(), plan, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p := &prefetchEval{}
+	if _, err := (&Runner{Evaluator: p, GPU: "A100-40GB", Batch: 7}).Run(ctx, w, items); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.evaluated) < 3 || !reflect.DeepEqual(p.prefetched, p.evaluated[1:]) {
+		t.Fatalf("prefetched %d batches %v\nevaluated %d %v", len(p.prefetched), p.prefetched, len(p.evaluated), p.evaluated)
+	}
+}

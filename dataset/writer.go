@@ -89,13 +89,13 @@ func Resume(dir string) (*Writer, *Torn, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cols, err := newColumns(meta.Params)
+	cols, err := newColumns(meta.Format, meta.Params)
 	if err != nil {
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, RowsFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := atomicfile.Write(path, []byte(joinComma(Columns(meta.Params))+"\n")); err != nil {
+		if err := atomicfile.Write(path, []byte(joinComma(columnsOf(meta.Format, meta.Params))+"\n")); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -111,7 +111,7 @@ func Resume(dir string) (*Writer, *Torn, error) {
 		return nil, nil, fmt.Errorf("%s is being written by another run (%w); wait for it to end or choose another directory", dir, err)
 	}
 	w := &Writer{dir: dir, meta: meta, cols: cols, done: map[string]struct{}{}}
-	torn, err := scanRows(path, meta.Params, func(m smart.Measurement) error {
+	torn, err := scanRows(path, meta.Format, meta.Params, func(m smart.Measurement) error {
 		w.done[Key(m)] = struct{}{}
 		return nil
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,7 +63,8 @@ Examples:
 	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	batch := fs.Int("batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
 	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
-	reps := fs.Int("reps", 5, "timed runs per variant (cuda; at least 5), after one checked run;\na variant whose first is 10x the stencil's fastest run so far gets 2")
+	reps := fs.Int("reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
+	cutFactor := fs.Float64("cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
 	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -84,6 +86,9 @@ Examples:
 	}
 	if *batch < 0 {
 		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", *batch)
+	}
+	if *cutFactor != 0 && *cutFactor < 1.5 {
+		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", *cutFactor)
 	}
 	if *stopAfter < 0 {
 		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
@@ -147,9 +152,13 @@ Examples:
 		}
 		source, observer = smart.Measured, dev
 		device = cudaDevice(info, gpu)
-		if eval, err = cudaRunner(info, gpu, *reps, *buildDir); err != nil {
+		cr, err := cudaRunner(info, gpu, *reps, *buildDir)
+		if err != nil {
 			return err
 		}
+		defer cr.Close()
+		cr.Cut.Stencil = cmp.Or(*cutFactor, -1)
+		eval = cr
 	default:
 		return usagef("--backend is %q; use cuda or sim", *backend)
 	}
@@ -174,6 +183,13 @@ Examples:
 	exists, err := dataset.CheckRun(*out, meta)
 	if err != nil {
 		return err
+	}
+	if cr, ok := eval.(*cuda.Runner); ok && exists && cr.Cut.Stencil > 0 {
+		if old, err := dataset.ReadMeta(*out); err == nil && old.Format == dataset.FormatV1 {
+			// Its rows.csv has no column to mark a cut row.
+			fmt.Fprintf(e.stderr, "%s is a data set of format %s: its variants are measured in full (--cut 0)\n", *out, dataset.FormatV1)
+			cr.Cut.Stencil = -1
+		}
 	}
 	var items []dataset.Item
 	if exists {
@@ -491,6 +507,7 @@ type benchReport struct {
 	Skipped    int            `json:"skipped"`
 	Written    int            `json:"written"`
 	ByStatus   map[string]int `json:"by_status"`
+	Cut        map[string]int `json:"cut,omitempty"` // ok rows cut short, by cut
 	Seconds    float64        `json:"seconds"`
 	RowsPerSec float64        `json:"rows_per_second"`
 	// Stopped says --time ended the run with variants left; the same command resumes it.
@@ -502,6 +519,12 @@ func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu
 		ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped}
 	for st, n := range s.ByStatus {
 		r.ByStatus[string(st)] = n
+	}
+	for c, n := range s.Cut {
+		if r.Cut == nil {
+			r.Cut = map[string]int{}
+		}
+		r.Cut[string(c)] = n
 	}
 	if s.Elapsed > 0 {
 		r.RowsPerSec = float64(s.Written) / s.Elapsed.Seconds()
@@ -518,6 +541,10 @@ func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(e.stdout, "status: %s\n", strings.Join(parts, ", "))
+	}
+	if n := s.Cut[smart.CutSlow] + s.Cut[smart.CutStopped]; n > 0 {
+		fmt.Fprintf(e.stdout, "cut short (far slower than the fastest so far): %d timed by their checked run, %d stopped after their first launch\n",
+			s.Cut[smart.CutSlow], s.Cut[smart.CutStopped])
 	}
 	if s.ReadingErrors > 0 {
 		fmt.Fprintf(e.stdout, "NVML readings failed for %d batches; their rows have none\n", s.ReadingErrors)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -152,6 +153,9 @@ Examples:
 	}
 	if err != nil {
 		return err
+	}
+	if c, ok := t.problem.Evaluator.(io.Closer); ok {
+		defer c.Close() // the GPU runner's harness processes
 	}
 	if *clfPath != "" {
 		if err := t.rank(*clfPath); err != nil {

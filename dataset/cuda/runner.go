@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -13,10 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,63 +28,123 @@ var gpuHarness string
 //go:embed cxx/emulation_runtime.h
 var emulationRuntime string
 
-// Compiler turns a benchmark translation unit into an executable: nvcc for a GPU, or g++ under
-// the CUDA-emulation preludes so that the runner itself is tested without one.
+// Compiler builds the benchmark harness (an executable) and modules of generated kernels that
+// the harness loads: nvcc for a GPU (cubins through the driver API), or g++ under the
+// CUDA-emulation preludes (shared objects through dlopen) so that the runner itself is tested
+// without one.
 type Compiler struct {
-	Path string   // the compiler
-	Args []string // flags before "-o BINARY SOURCE"
+	Path string // the compiler
+	// Args are the flags that build a module, before "-o MODULE SOURCE".
+	Args []string
+	// HarnessArgs are the flags that build the harness, before "-o BINARY SOURCE"; HarnessLibs
+	// come after the source.
+	HarnessArgs, HarnessLibs []string
+	Ext                      string // a module's file name extension
 	// Headers are written into the build directory before compiling (name -> text).
 	Headers map[string]string
 }
 
-// NVCC compiles for the GPU of compute capability arch (e.g. "sm_90").
+// NVCC compiles for the GPU of compute capability arch (e.g. "sm_90"): modules are cubins (device
+// code only), the harness links the driver API.
 func NVCC(path, arch string) Compiler {
-	return Compiler{Path: path, Args: []string{"-O3", "-std=c++17", "-arch=" + arch, "-lineinfo"}}
+	common := []string{"-O3", "-std=c++17", "-arch=" + arch, "-lineinfo"}
+	return Compiler{Path: path, Args: append([]string{"-cubin"}, common...), HarnessArgs: common,
+		HarnessLibs: []string{"-lcuda"}, Ext: ".cubin"}
 }
 
 // Emulation compiles with g++ under smart's CUDA-emulation prelude and an emulated runtime: the
-// binary runs the benchmark harness on the CPU. Times it reports are CPU times of the emulation,
-// meaningless as GPU figures; it exists to test the runner.
+// harness runs on the CPU and loads modules as shared objects. Times it reports are CPU times of
+// the emulation, meaningless as GPU figures; it exists to test the runner.
 func Emulation(gxx, buildDir string) Compiler {
-	return Compiler{Path: gxx,
-		Args: []string{"-std=c++20", "-O1", "-pthread", "-x", "c++",
-			"-include", filepath.Join(buildDir, "emulation.h"), "-include", filepath.Join(buildDir, "emulation_runtime.h")},
+	base := []string{"-std=c++20", "-O1", "-pthread", "-x", "c++",
+		"-include", filepath.Join(buildDir, "emulation.h"), "-include", filepath.Join(buildDir, "emulation_runtime.h")}
+	return Compiler{Path: gxx, Args: append(append([]string(nil), base...), "-shared", "-fPIC"), HarnessArgs: base,
+		HarnessLibs: []string{"-ldl"}, Ext: ".so",
 		Headers: map[string]string{"emulation.h": emulationPrelude, "emulation_runtime.h": emulationRuntime}}
 }
 
 // Runner measures generated kernels on an NVIDIA GPU with nvcc and CUDA events. It is the
 // measuring instrument behind `smart bench --backend cuda`: a smart.BatchEvaluator whose rows
-// are Source measured. Many variants of one stencil go into one translation unit; translation
-// units compile in parallel (with a cache keyed by the source's hash) while compiled ones run,
-// one at a time, on the GPU.
+// are Source measured.
+//
+// Variants of one stencil are compiled together into modules (translation units of device code
+// only), in parallel and ahead of the GPU (Prefetch), with a cache keyed by the source's hash.
+// One harness process per stencil holds the CUDA context, the grids and the reference result,
+// loads each module as it is built and checks and times its variants one at a time; a crash or a
+// hang costs its variant, and the next variant gets a new process. Variants far slower than
+// their stencil's fastest so far are cut short (Cut). Close ends the processes and the compiles.
 type Runner struct {
 	Compiler Compiler // NVCC for the device's compute capability
-	CacheDir string   // build cache: sources and binaries, named by the source's hash
+	CacheDir string   // build cache: sources and modules, named by the source's hash
 	Device   int      // CUDA device index
 	GPU      string   // catalogue name recorded in rows
 	Name     string   // the device's own name, recorded in rows
 
-	Reps    int           // timed runs per variant (at least 5)
-	Steps   int           // time steps per run; time per step is a run's time over Steps
-	PerTU   int           // variants per translation unit
-	Jobs    int           // parallel nvcc processes
-	Timeout time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
+	Reps  int // timed samples of a variant measured in full (at least 5)
+	Steps int // time steps per run; time per step is a run's time over Steps
+	// PerTU and UnitBytes bound a translation unit: at most PerTU variants (0 means 24) and
+	// UnitBytes of kernel source (0 means 64 KiB), so heavy variants (fused steps of a large
+	// stencil) compile in small units on many cores rather than stall the GPU behind one.
+	PerTU, UnitBytes int
+	Jobs             int           // parallel compiler processes
+	Timeout          time.Duration // a variant whose run (Steps steps) gives no sign for this long is killed: a hang
 	// CompileTimeout bounds one compiler run (a translation unit, or a variant alone when its
 	// unit failed): past it the compiler is killed and its variants fail to compile (0 means
 	// 10 minutes).
 	CompileTimeout time.Duration
 	Seed           uint64 // seed of the random input grid
-	// SlowFactor: a variant whose first timed run is over SlowFactor times the fastest run of
-	// its stencil so far is timed twice, not Reps times (0 means 10; negative: never). Its row
-	// says so in Reps.
-	SlowFactor float64
+	Cut            Cut    // which variants are timed less
+	// Sample is the least length of a timed sample of a variant near its stencil's best: the
+	// mean of as many runs as fill it, since short runs are noisy (0 means 10 ms).
+	Sample time.Duration
 
 	// generate makes a variant's kernel; nil means Generate. Tests plant faults through it.
 	generate func(st *smart.Stencil, t smart.Tuning) (*Kernel, error)
 
-	mu     sync.Mutex
-	copyBW float64
-	best   map[string]float64 // fastest run (ms, all Steps) per stencil ID, for SlowFactor
+	mu      sync.Mutex
+	copyBW  float64
+	best    map[string]float64 // fastest median ms per step, by stencil ID and by "ID|OC"
+	builds  map[string]*build  // by output file
+	sem     chan struct{}      // compiler slots
+	bg      context.Context    // compiles outlive a batch (Prefetch), not the runner
+	stopBG  context.CancelFunc
+	wg      sync.WaitGroup
+	servers []*server // live harness processes, the most recently used last
+	// Counts for tests and logs: compiler runs and harness processes started.
+	compiles, starts int
+}
+
+// Cut is the protocol's rule for timing slow variants less. A variant is cut when its time per
+// step is over Stencil times its stencil's fastest so far and over OC times its OC's fastest so
+// far: it is stopped after its first launch (unchecked) when that launch is already over, or
+// otherwise timed by its checked run alone. So a cut variant is never its stencil's or its OC's
+// best: the labels learnt from a data set are those of the full protocol. Variants within Near
+// times the stencil's fastest get samples of Runner.Sample.
+type Cut struct {
+	Stencil float64 // 0 means 3; negative: never cut
+	OC      float64 // 0 means 1.1
+	Near    float64 // 0 means 1.5
+}
+
+// Thresholds returns the ms per step over which a variant is cut (0: none) and under which its
+// samples are long (0: always), given its stencil's and its OC's fastest so far (0: unknown).
+func (c Cut) Thresholds(stencilBest, ocBest float64) (stop, near float64) {
+	if c.Stencil == 0 {
+		c.Stencil = 3
+	}
+	if c.OC == 0 {
+		c.OC = 1.1
+	}
+	if c.Near == 0 {
+		c.Near = 1.5
+	}
+	if stencilBest > 0 {
+		near = c.Near * stencilBest
+	}
+	if c.Stencil > 0 && stencilBest > 0 && ocBest > 0 {
+		stop = max(c.Stencil*stencilBest, c.OC*ocBest)
+	}
+	return stop, near
 }
 
 // FindNVCC looks for nvcc on PATH and in /usr/local/cuda/bin.
@@ -111,7 +168,7 @@ func ArchOf(cc string) (string, error) {
 }
 
 // CopyBandwidth is the device-to-device copy bandwidth (GB/s, bytes read plus written) the last
-// run measured, or 0 before the first.
+// harness process measured, or 0 before the first.
 func (r *Runner) CopyBandwidth() float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -119,6 +176,8 @@ func (r *Runner) CopyBandwidth() float64 {
 }
 
 func (r *Runner) defaults() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.Reps < 5 {
 		r.Reps = 5
 	}
@@ -128,25 +187,52 @@ func (r *Runner) defaults() {
 	if r.PerTU <= 0 {
 		r.PerTU = 24
 	}
+	if r.UnitBytes <= 0 {
+		r.UnitBytes = 64 << 10
+	}
 	if r.Jobs <= 0 {
 		r.Jobs = runtime.NumCPU()
 	}
 	if r.Timeout <= 0 {
 		r.Timeout = 30 * time.Second
 	}
-	if r.SlowFactor == 0 {
-		r.SlowFactor = 10
-	}
 	if r.CompileTimeout <= 0 {
 		r.CompileTimeout = 10 * time.Minute
 	}
+	if r.Sample <= 0 {
+		r.Sample = 10 * time.Millisecond
+	}
+	if r.sem == nil {
+		r.sem = make(chan struct{}, r.Jobs)
+		r.builds = map[string]*build{}
+		r.bg, r.stopBG = context.WithCancel(context.Background())
+	}
 }
 
-// BatchSize is the number of variants a batch needs for every parallel nvcc job to build a
+// BatchSize is the number of variants a batch needs for every parallel compiler job to build a
 // full translation unit.
 func (r *Runner) BatchSize() int {
 	r.defaults()
 	return r.PerTU * r.Jobs
+}
+
+// Close ends the harness processes and waits for the compiles in flight. The runner can be used
+// again after it.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	servers := r.servers
+	r.servers = nil
+	stop := r.stopBG
+	r.sem, r.stopBG = nil, nil
+	r.mu.Unlock()
+	for _, s := range servers {
+		s.close()
+	}
+	if stop != nil {
+		stop()
+	}
+	r.wg.Wait()
+	return nil
 }
 
 // Evaluate measures one variant.
@@ -160,25 +246,40 @@ func (r *Runner) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement
 
 // unit is one translation unit: variants of one stencil.
 type unit struct {
-	st       *smart.Stencil // the stencil with the runner's Steps
-	kernels  []*Kernel
-	rows     []int // index into the batch of each kernel
-	source   string
-	binary   string
-	compiled error
+	st      *smart.Stencil // the stencil with the runner's Steps
+	kernels []*Kernel
+	rows    []int // index into the batch of each kernel
+	source  string
+	build   *build
 }
 
-// EvaluateBatch measures the queries' variants and returns one row per query, in order. Settings
-// that cannot be generated are StatusInvalid rows; compile failures, launch failures, wrong
-// results and hangs are rows with that status. The error is for the runner itself (a cancelled
-// context, a build directory it cannot write, a device that cannot hold the grid). A batch cut
-// short by such an error returns its rows too: the variants measured before it have their
-// status, the one in flight and those not reached have none.
-func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+// build is one compiler run; done closes when path (the output) exists or err says why not.
+type build struct {
+	done chan struct{}
+	path string
+	err  error
+}
+
+// Prefetch starts compiling the variants of a batch that EvaluateBatch will be given next, so the
+// compilers work ahead of the GPU. It returns at once; the compiles run until done or Close.
+func (r *Runner) Prefetch(qs []smart.Query) {
 	r.defaults()
+	units, _ := r.units(qs)
+	if len(units) > 0 && r.writeHeaders() == nil {
+		for _, u := range units {
+			r.startBuild(u.source, false)
+		}
+	}
+}
+
+// units generates the queries' kernels and groups them into translation units; out holds a row
+// per query, with the status of those that cannot be generated.
+func (r *Runner) units(qs []smart.Query) ([]*unit, []smart.Measurement) {
 	out := make([]smart.Measurement, len(qs))
 	var units []*unit
-	byStencil := map[string]*unit{}
+	open := map[string]*unit{}
+	size := map[*unit]int{}
+	constant := map[*unit]int{}
 	for i, q := range qs {
 		m := &out[i]
 		*m = smart.Measurement{GPU: r.GPU, Device: r.Name, OC: q.OC, Setting: q.Setting, Source: smart.Measured}
@@ -202,17 +303,48 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 			m.Status, m.Error = smart.StatusInvalid, err.Error()
 			continue
 		}
-		u := byStencil[m.StencilID]
-		if u == nil || len(u.kernels) == r.PerTU {
+		u := open[m.StencilID]
+		if u == nil || len(u.kernels) == r.PerTU || size[u]+len(k.Source) > r.UnitBytes ||
+			constant[u]+k.ConstantBytes > MaxConstantBytes {
 			u = &unit{st: &st}
 			units = append(units, u)
-			byStencil[m.StencilID] = u
+			open[m.StencilID] = u
 		}
 		u.kernels = append(u.kernels, k)
 		u.rows = append(u.rows, i)
+		size[u] += len(k.Source)
+		constant[u] += k.ConstantBytes
 	}
+	for _, u := range units {
+		u.source = moduleSource(u.kernels)
+	}
+	return units, out
+}
+
+// moduleSource is the translation unit of a module: the kernels and, under the emulation, the
+// function through which the harness launches them (inside the module, whose emulated thread
+// indices are its own).
+func moduleSource(ks []*Kernel) string {
+	var b strings.Builder
+	b.WriteString(Preamble)
+	for _, k := range ks {
+		b.WriteString(k.Source)
+	}
+	b.WriteString(`#ifdef SMART_EMULATION
+extern "C" void smart_emu_unit_launch(void (*k)(const void *, void *), dim3 grid, dim3 block, size_t shared, const void *in, void *out) {
+  ::smart_emu::launch(grid, block, shared, [&] { k(in, out); });
+}
+#endif
+`)
+	return b.String()
+}
+
+// harnessSource is the harness program; it serves any stencil, so it is built once.
+const harnessSource = Preamble + "#include \"gpu_harness.h\"\nint main() { return smart_bench::main_loop(); }\n"
+
+func (r *Runner) writeHeaders() error {
 	if err := os.MkdirAll(r.CacheDir, 0o755); err != nil {
-		return nil, fmt.Errorf("build cache: %w", err)
+		return fmt.Errorf("build cache: %w", err)
 	}
 	headers := map[string]string{"gpu_harness.h": gpuHarness}
 	for name, text := range r.Compiler.Headers {
@@ -220,35 +352,47 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 	}
 	for name, text := range headers {
 		if err := writeIfChanged(filepath.Join(r.CacheDir, name), text); err != nil {
-			return nil, fmt.Errorf("build cache: %w", err)
+			return fmt.Errorf("build cache: %w", err)
 		}
 	}
+	return nil
+}
 
-	// Compile in parallel; run each unit as soon as it is built, one at a time on the GPU.
-	ctx, cancel := context.WithCancel(ctx)
-	built := make(chan *unit)
-	sem := make(chan struct{}, r.Jobs)
-	var wg sync.WaitGroup
-	defer func() {
-		// No compile outlives the batch: a cancelled one must not write into the build cache
-		// after the caller has moved on.
-		cancel()
-		wg.Wait()
-	}()
+// EvaluateBatch measures the queries' variants and returns one row per query, in order. Settings
+// that cannot be generated are StatusInvalid rows; compile failures, launch failures, wrong
+// results and hangs are rows with that status. The error is for the runner itself (a cancelled
+// context, a build directory it cannot write, a device that cannot hold the grid). A batch cut
+// short by such an error returns its rows too: the variants measured before it have their
+// status, the one in flight and those not reached have none.
+func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+	r.defaults()
+	units, out := r.units(qs)
+	if len(units) == 0 {
+		return out, ctx.Err()
+	}
+	if err := r.writeHeaders(); err != nil {
+		return nil, err
+	}
+	harness := r.startBuild(harnessSource, true)
 	for _, u := range units {
-		wg.Add(1)
+		u.build = r.startBuild(u.source, false)
+	}
+	select {
+	case <-harness.done:
+	case <-ctx.Done():
+		return out, ctx.Err()
+	}
+	if harness.err != nil {
+		return out, fmt.Errorf("building the benchmark harness: %w", harness.err)
+	}
+	// Run each unit as soon as it is built, one at a time on the GPU.
+	built := make(chan *unit, len(units))
+	for _, u := range units {
 		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			r.build(ctx, u)
-			<-sem
-			select {
-			case built <- u:
-			case <-ctx.Done():
-			}
+			<-u.build.done
+			built <- u
 		}()
 	}
-	go func() { wg.Wait(); close(built) }()
 	for range units {
 		var u *unit
 		select {
@@ -256,7 +400,7 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 		case <-ctx.Done():
 			return out, ctx.Err()
 		}
-		if err := r.runUnit(ctx, u, out); err != nil {
+		if err := r.runUnit(ctx, harness.path, u, out); err != nil {
 			return out, err
 		}
 	}
@@ -270,263 +414,188 @@ func writeIfChanged(path, text string) error {
 	return atomicfile.Write(path, []byte(text))
 }
 
-// program writes a translation unit holding kernels of stencil st and a main that checks and
-// times the variants named on its command line.
-func program(st *smart.Stencil, ks []*Kernel) string {
-	var b strings.Builder
-	b.WriteString(Preamble)
-	b.WriteString("#include \"gpu_harness.h\"\n")
-	for _, k := range ks {
-		b.WriteString(k.Source)
-	}
-	real := "double"
-	if st.Dtype == smart.Float32 {
-		real = "float"
-	}
-	fmt.Fprintf(&b, "\nint main(int argc, char **argv) {\n")
-	fmt.Fprintf(&b, "  if (argc < 5) { std::fprintf(stderr, \"usage: %%s reps seed slow best_ms variant...\\n\", argv[0]); return 2; }\n")
-	fmt.Fprintf(&b, "  static const smart_bench::Point pts[] = {")
-	for i, p := range st.Points {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "{%d, %d, %d, %s}", p.Off[0], p.Off[1], p.Off[2], strconv.FormatFloat(p.Coef, 'x', -1, 64))
-	}
-	b.WriteString("};\n")
-	fmt.Fprintf(&b, "  const smart_bench::Case c{%d, %d, %d, %d, %d, %d, pts, %d, %s};\n",
-		st.Dims, st.Grid[0], st.Grid[1], st.Grid[2], st.Order(), st.Steps, len(st.Points), strconv.FormatFloat(Tolerance(st), 'g', -1, 64))
-	fmt.Fprintf(&b, "  smart_bench::Bench<%s> bench(c, std::atoi(argv[1]), std::strtoull(argv[2], nullptr, 10), std::atof(argv[3]), std::atof(argv[4]));\n", real)
-	b.WriteString("  if (!bench.setup()) return 3;\n")
-	fmt.Fprintf(&b, "  %s *(*runs[])(%s *, %s *, cudaStream_t) = {", real, real, real)
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k.Name + "::run")
-	}
-	b.WriteString("};\n")
-	b.WriteString("  for (int i = 5; i < argc; ++i) {\n")
-	b.WriteString("    const int id = std::atoi(argv[i]);\n")
-	fmt.Fprintf(&b, "    if (id < 0 || id >= %d) return 2;\n", len(ks))
-	b.WriteString("    if (!bench.variant(id, runs[id])) return 4;\n")
-	b.WriteString("  }\n  return 0;\n}\n")
-	return b.String()
-}
-
-// build compiles u (from the cache when the same source was built before). When the whole unit
-// fails to compile, each variant is compiled on its own so only the broken ones fail.
-func (r *Runner) build(ctx context.Context, u *unit) {
-	u.source = program(u.st, u.kernels)
-	u.binary, u.compiled = r.compile(ctx, u.source)
-}
-
-func (r *Runner) compile(ctx context.Context, source string) (string, error) {
+// startBuild compiles source (a module, or the harness) unless the cache holds it or a compile of
+// it is under way, in the order asked, at most Jobs at a time.
+func (r *Runner) startBuild(source string, harness bool) *build {
 	c := r.Compiler
+	args, libs, ext := c.Args, []string(nil), c.Ext
+	if harness {
+		args, libs, ext = c.HarnessArgs, c.HarnessLibs, ".bin"
+	}
 	h := sha256.New()
-	for _, part := range append([]string{source, c.Path}, c.Args...) {
+	for _, part := range append(append([]string{source, c.Path}, args...), libs...) {
 		h.Write([]byte(part + "\x00"))
 	}
-	for _, text := range c.Headers {
-		h.Write([]byte(text + "\x00"))
+	names := make([]string, 0, len(c.Headers))
+	for name := range c.Headers {
+		names = append(names, name)
 	}
-	h.Write([]byte(gpuHarness))
+	sort.Strings(names)
+	for _, name := range names {
+		h.Write([]byte(c.Headers[name] + "\x00"))
+	}
+	if harness {
+		h.Write([]byte(gpuHarness))
+	}
 	key := hex.EncodeToString(h.Sum(nil)[:12])
-	bin := filepath.Join(r.CacheDir, key+".bin")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
+	out := filepath.Join(r.CacheDir, key+ext)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.builds[out]; b != nil {
+		return b
 	}
-	src := filepath.Join(r.CacheDir, key+".cu")
+	b := &build{done: make(chan struct{}), path: out}
+	r.builds[out] = b
+	if _, err := os.Stat(out); err == nil {
+		close(b.done)
+		return b
+	}
+	sem, bg := r.sem, r.bg
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(b.done)
+		select {
+		case sem <- struct{}{}:
+		case <-bg.Done():
+			b.err = bg.Err()
+			return
+		}
+		r.mu.Lock()
+		r.compiles++
+		r.mu.Unlock()
+		b.err = r.compile(bg, source, out, args, libs)
+		<-sem
+	}()
+	return b
+}
+
+func (r *Runner) compile(ctx context.Context, source, out string, args, libs []string) error {
+	src := strings.TrimSuffix(out, filepath.Ext(out)) + ".cu"
 	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
-		return "", err
+		return err
 	}
-	tmp := bin + ".tmp"
-	args := append(append([]string(nil), c.Args...), "-o", tmp, src)
+	tmp := out + ".tmp"
+	argv := append(append(append([]string(nil), args...), "-o", tmp, src), libs...)
 	cctx, cancel := context.WithTimeout(ctx, r.CompileTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, c.Path, args...)
+	cmd := exec.CommandContext(cctx, r.Compiler.Path, argv...)
 	var msg bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msg, &msg
 	// A killed compiler driver leaves its children (cicc, ptxas) holding the output pipe.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == nil && cctx.Err() != nil {
-			return "", fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(c.Path), r.CompileTimeout)
+			return fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(r.Compiler.Path), r.CompileTimeout)
 		}
-		return "", fmt.Errorf("%s: %v: %s", filepath.Base(c.Path), err, firstLines(msg.String(), 6))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: %v: %s", filepath.Base(r.Compiler.Path), err, firstLines(msg.String(), 6))
 	}
-	return bin, os.Rename(tmp, bin)
+	return os.Rename(tmp, out)
 }
 
-var resultLine = regexp.MustCompile(`^RESULT (\d+) (\w+) ?(.*)$`)
-
-// runUnit runs u's binary over its variants, restarting it after a crash or a hang so one bad
-// variant costs only itself, and fills the rows.
-func (r *Runner) runUnit(ctx context.Context, u *unit, out []smart.Measurement) error {
+// runUnit checks and times u's variants on the harness of u's stencil and fills their rows. A
+// unit that fails to compile is compiled again one variant at a time, so only the broken ones
+// fail.
+func (r *Runner) runUnit(ctx context.Context, harness string, u *unit, out []smart.Measurement) error {
 	if err := ctx.Err(); err != nil {
-		return err // a compile the cancel cut short is no compile error
+		return err
 	}
-	if u.compiled != nil {
+	if u.build.err != nil {
+		if errors.Is(u.build.err, context.Canceled) {
+			return fmt.Errorf("compiling: %w", u.build.err) // the runner was closed
+		}
 		if len(u.kernels) > 1 {
-			// Attribute the failure: compile each variant alone.
 			for i, k := range u.kernels {
-				sub := &unit{st: u.st, kernels: []*Kernel{k}, rows: []int{u.rows[i]}}
-				r.build(ctx, sub)
-				if err := r.runUnit(ctx, sub, out); err != nil {
+				sub := &unit{st: u.st, kernels: []*Kernel{k}, rows: []int{u.rows[i]}, source: moduleSource([]*Kernel{k})}
+				sub.build = r.startBuild(sub.source, false)
+				select {
+				case <-sub.build.done:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				if err := r.runUnit(ctx, harness, sub, out); err != nil {
 					return err
 				}
 			}
 			return ctx.Err()
 		}
 		m := &out[u.rows[0]]
-		m.Status, m.Error = smart.StatusCompileError, u.compiled.Error()
+		m.Status, m.Error = smart.StatusCompileError, u.build.err.Error()
 		return nil
 	}
-	pending := make([]int, len(u.kernels))
-	for i := range pending {
-		pending[i] = i
-	}
-	for len(pending) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		done, err := r.runOnce(ctx, u, pending, out)
+	for i, k := range u.kernels {
+		m := &out[u.rows[i]]
+		srv, err := r.server(ctx, harness, u.st)
 		if err != nil {
 			return err
 		}
-		if done == 0 {
-			// Nothing finished: the binary cannot even set up on this device.
-			return fmt.Errorf("benchmark of stencil %s cannot start on the GPU", u.st.ID())
+		mod, err := srv.load(ctx, u.build.path, r.Timeout)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.drop(srv)
+			m.Status, m.Error = smart.StatusLaunchError, err.Error()
+			continue
 		}
-		pending = pending[done:]
+		r.mu.Lock()
+		stop, near := r.Cut.Thresholds(r.best[m.StencilID], r.best[m.StencilID+"|"+m.OC.String()])
+		r.mu.Unlock()
+		res, err := srv.run(ctx, runCommand(i, mod, r.Reps, stop, near, r.Sample, k), r.Timeout)
+		switch {
+		case ctx.Err() != nil:
+			r.drop(srv)
+			return ctx.Err()
+		case err != nil:
+			return err
+		}
+		if res.gone {
+			r.drop(srv)
+		}
+		r.fill(m, u.st, res)
 	}
 	return nil
 }
 
-// runOnce starts the binary over the pending variants and returns how many of them got a row.
-func (r *Runner) runOnce(ctx context.Context, u *unit, pending []int, out []smart.Measurement) (int, error) {
+// runCommand is the harness's RUN line of kernel k, the tag-th of its unit, from module mod.
+func runCommand(tag, mod, reps int, stop, near float64, sample time.Duration, k *Kernel) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "RUN %d %d %d %s %s %s %d", tag, mod, reps, num(stop), num(near), num(float64(sample)/float64(time.Millisecond)), len(k.Launches))
+	for _, l := range k.Launches {
+		fmt.Fprintf(&b, " %s %d %d %d %d %d %d %d %d %d", mangled(k.Name, l.Kernel, k.Dtype),
+			l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)
+	}
+	return b.String()
+}
+
+// fill turns a harness's answer about one variant into its row, and keeps the fastest times.
+func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, res result) {
+	m.Status, m.Error = res.status, res.err
+	if m.Status == smart.StatusWrongResult {
+		m.Error += fmt.Sprintf(" (tolerance %g)", Tolerance(st))
+	}
+	if m.Status != smart.StatusOK {
+		return
+	}
+	setStats(m, res.times)
+	m.Runs, m.Cut = res.runs, res.cut
+	if m.Cut != smart.CutNone {
+		return
+	}
 	r.mu.Lock()
-	best := r.best[u.st.ID()]
-	r.mu.Unlock()
-	args := []string{strconv.Itoa(r.Reps), strconv.FormatUint(r.Seed, 10), strconv.FormatFloat(max(r.SlowFactor, 0), 'g', -1, 64), strconv.FormatFloat(best, 'g', -1, 64)}
-	for _, id := range pending {
-		args = append(args, strconv.Itoa(id))
+	defer r.mu.Unlock()
+	if r.best == nil {
+		r.best = map[string]float64{}
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, u.binary, args...)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("CUDA_VISIBLE_DEVICES=%d", r.Device))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return 0, err
-	}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start benchmark: %w", err)
-	}
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	done, current, setupDone := 0, -1, false
-	timer := time.NewTimer(r.Timeout + 60*time.Second) // setup fills the grid and runs the reference
-	defer timer.Stop()
-	var hung bool
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				break loop
-			}
-			timer.Reset(r.Timeout)
-			switch {
-			case strings.HasPrefix(line, "COPYBW "):
-				if v, err := strconv.ParseFloat(strings.TrimPrefix(line, "COPYBW "), 64); err == nil {
-					r.mu.Lock()
-					r.copyBW = v
-					r.mu.Unlock()
-				}
-			case strings.HasPrefix(line, "BEGIN "):
-				setupDone = true
-				current, _ = strconv.Atoi(strings.TrimPrefix(line, "BEGIN "))
-			default:
-				if mm := resultLine.FindStringSubmatch(line); mm != nil {
-					id, _ := strconv.Atoi(mm[1])
-					if id >= 0 && id < len(u.rows) {
-						r.fill(&out[u.rows[id]], u.st, mm[2], mm[3])
-						done++
-					}
-					current = -1
-				}
-			}
-		case <-timer.C:
-			hung = true
-			cancel()
+	for _, key := range []string{m.StencilID, m.StencilID + "|" + m.OC.String()} {
+		if b, ok := r.best[key]; !ok || m.TimeMs < b {
+			r.best[key] = m.TimeMs
 		}
 	}
-	werr := cmd.Wait()
-	if ctx.Err() != nil {
-		return done, ctx.Err()
-	}
-	if current >= 0 {
-		// The variant in flight crashed the process or hung.
-		m := &out[u.rows[current]]
-		if hung {
-			m.Status, m.Error = smart.StatusTimeout, fmt.Sprintf("a run of %d steps gave no sign for %s: killed (a hang, e.g. a barrier in divergent code)", u.st.Steps, r.Timeout)
-		} else {
-			m.Status, m.Error = smart.StatusLaunchError, fmt.Sprintf("benchmark process died: %v: %s", werr, firstLines(stderr.String(), 3))
-		}
-		done++
-	} else if !setupDone && done == 0 {
-		return 0, fmt.Errorf("benchmark of stencil %s: %v: %s", u.st.ID(), werr, firstLines(stderr.String(), 3))
-	}
-	return done, nil
-}
-
-// fill turns a RESULT line into a row.
-func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, status, rest string) {
-	f := strings.Fields(rest)
-	switch status {
-	case "ok":
-		var times []float64
-		for _, s := range f[1:] {
-			if v, err := strconv.ParseFloat(s, 64); err == nil {
-				times = append(times, v/float64(st.Steps))
-			}
-		}
-		if len(times) == 0 {
-			m.Status, m.Error = smart.StatusLaunchError, "no timed runs"
-			return
-		}
-		m.Status = smart.StatusOK
-		setStats(m, times)
-		r.mu.Lock()
-		if r.best == nil {
-			r.best = map[string]float64{}
-		}
-		id, run := st.ID(), m.MinMs*float64(st.Steps)
-		if b, ok := r.best[id]; !ok || run < b {
-			r.best[id] = run
-		}
-		r.mu.Unlock()
-	case "wrong":
-		m.Status = smart.StatusWrongResult
-		m.Error = fmt.Sprintf("max relative error %s, %s unwritten points (tolerance %g)", at(f, 0), at(f, 1), Tolerance(st))
-	default:
-		m.Status, m.Error = smart.StatusLaunchError, rest
-	}
-}
-
-func at(f []string, i int) string {
-	if i < len(f) {
-		return f[i]
-	}
-	return "?"
 }
 
 // setStats stores the median, extremes, mean and standard deviation of per-step times.

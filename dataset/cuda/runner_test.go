@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -17,8 +18,9 @@ import (
 	"smart/tuner/space"
 )
 
-// emulatedRunner is a Runner whose binaries run on the CPU under the emulation preludes, so the
-// runner's protocol, verification and failure handling are tested without a GPU.
+// emulatedRunner is a Runner whose harness and modules run on the CPU under the emulation
+// preludes, so the runner's protocol, verification and failure handling are tested without a
+// GPU. It cuts no variant short unless a test asks.
 func emulatedRunner(t *testing.T) *Runner {
 	t.Helper()
 	gxx, err := exec.LookPath("g++")
@@ -26,8 +28,10 @@ func emulatedRunner(t *testing.T) *Runner {
 		t.Skip("g++ not installed")
 	}
 	dir := t.TempDir()
-	return &Runner{Compiler: Emulation(gxx, dir), CacheDir: dir, GPU: "emulated", Name: "CPU emulation",
-		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7, SlowFactor: -1}
+	r := &Runner{Compiler: Emulation(gxx, dir), CacheDir: dir, GPU: "emulated", Name: "CPU emulation",
+		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7, Cut: Cut{Stencil: -1}}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *rand.Rand) smart.Setting {
@@ -43,11 +47,14 @@ func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *r
 	return set
 }
 
-// atRunStart puts code at the start of k's run function, which every timed run calls; it may
-// sleep and write files (<chrono>, <cstdio> and <thread> are included).
-func atRunStart(k *Kernel, code string) {
-	const head = "inline real* run(real* a, real* b, cudaStream_t stream) {"
-	k.Source = "#include <chrono>\n#include <cstdio>\n#include <thread>\n" + strings.Replace(k.Source, head, head+"\n  "+code, 1)
+// kernelHead is how every generated kernel's parameter list and body begin.
+const kernelHead = "(const real* __restrict__ in, real* __restrict__ out) {"
+
+// atLaunch puts code at the start of k's kernels, run once per launch (by the first thread of
+// the first block); it may sleep and write files (<chrono>, <cstdio> and <thread> are included).
+func atLaunch(k *Kernel, code string) {
+	guard := "\n  if (threadIdx.x + threadIdx.y + threadIdx.z + blockIdx.x + blockIdx.y + blockIdx.z == 0) { " + code + " }"
+	k.Source = "#include <chrono>\n#include <cstdio>\n#include <thread>\n" + strings.ReplaceAll(k.Source, kernelHead, kernelHead+guard)
 }
 
 // smallStencil is the named stencil on a grid small enough for the emulated GPU.
@@ -58,6 +65,11 @@ func smallStencil(t *testing.T, name string) *smart.Stencil {
 		t.Fatal(err)
 	}
 	return SmallCopy(named)
+}
+
+// base is a query of st's BASE OC with the given block.
+func base(st *smart.Stencil, bx, by int) smart.Query {
+	return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": by, "shared": 0, "const": 0}}
 }
 
 func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
@@ -73,19 +85,28 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 		qs = append(qs, smart.Query{Stencil: st, OC: oc, Setting: randomSetting(t, st, oc, rng)})
 	}
 	// Planted failures: a wrong halo offset (wrong result), a barrier only thread 0 reaches (a
-	// hang), source that does not compile, and a setting that lacks a parameter.
+	// hang), source that does not compile, a setting that lacks a parameter, a kernel that
+	// takes the process down, a module without the kernel asked for; each followed by a
+	// variant that must still be measured.
 	halo := smart.Query{Stencil: st, OC: 0, Setting: randomSetting(t, st, 0, rng)}
 	hang := smart.Query{Stencil: st, OC: smart.Combination(smart.ST), Setting: randomSetting(t, st, smart.Combination(smart.ST), rng)}
 	broken := smart.Query{Stencil: st, OC: smart.Combination(smart.BM), Setting: randomSetting(t, st, smart.Combination(smart.BM), rng)}
 	hang.Setting[smart.ParamShared] = 1
-	qs = append(qs, halo, hang, broken, smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32}})
+	crash, missing, after := base(st, 16, 4), base(st, 8, 8), base(st, 4, 16)
+	qs = append(qs, halo, hang, after, broken, smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32}}, crash, after, missing)
 	faults := map[string]fault{Name(st.ID(), halo.OC, halo.Setting): faultHalo, Name(st.ID(), hang.OC, hang.Setting): faultDivergentBarrier}
 	r.Timeout = 5 * time.Second
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		name := Name(s.ID(), tu.OC, tu.Setting())
 		k, err := generate(s, tu, options{fault: faults[name]})
-		if err == nil && tu.OC == broken.OC {
+		switch {
+		case err != nil:
+		case tu.OC == broken.OC:
 			k.Source = strings.Replace(k.Source, "typedef", "static_assert(false, \"planted\");\ntypedef", 1)
+		case name == Name(st.ID(), crash.OC, crash.Setting):
+			atLaunch(k, "*(volatile int *)nullptr = 1;")
+		case name == Name(st.ID(), missing.OC, missing.Setting):
+			k.Source = strings.ReplaceAll(k.Source, "kernel_t1", "kernel_renamed")
 		}
 		return k, err
 	}
@@ -94,7 +115,8 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []smart.Status{smart.StatusOK, smart.StatusOK, smart.StatusOK, smart.StatusOK,
-		smart.StatusWrongResult, smart.StatusTimeout, smart.StatusCompileError, smart.StatusInvalid}
+		smart.StatusWrongResult, smart.StatusTimeout, smart.StatusOK, smart.StatusCompileError, smart.StatusInvalid,
+		smart.StatusLaunchError, smart.StatusOK, smart.StatusLaunchError}
 	for i, m := range ms {
 		if m.Status != want[i] {
 			t.Errorf("query %d (%s %s): status %s (%s), want %s", i, qs[i].OC, qs[i].Setting, m.Status, m.Error, want[i])
@@ -103,12 +125,51 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 		if m.Source != smart.Measured || m.GPU != "emulated" || m.StencilID != st.ID() && m.Status != smart.StatusInvalid {
 			t.Errorf("query %d: provenance %s/%s/%s", i, m.Source, m.GPU, m.StencilID)
 		}
-		if m.OK() && (m.Reps != 5 || !(m.MinMs <= m.TimeMs && m.TimeMs <= m.MaxMs) || m.TimeMs <= 0) {
+		if m.OK() && (m.Reps != 5 || m.Runs < 5 || m.Cut != smart.CutNone || !(m.MinMs <= m.TimeMs && m.TimeMs <= m.MaxMs) || m.TimeMs <= 0) {
 			t.Errorf("query %d: times %+v", i, m)
 		}
 	}
+	if e := ms[9].Error; !strings.Contains(e, "process died") {
+		t.Errorf("crash: error %q; want the process's death", e)
+	}
+	if e := ms[11].Error; !strings.Contains(e, "no kernel _ZN") {
+		t.Errorf("missing kernel: error %q; want the kernel's name", e)
+	}
 	if r.CopyBandwidth() <= 0 {
 		t.Error("no copy bandwidth measured")
+	}
+	// One process for the stencil, another after the hang, another after the crash.
+	if r.starts != 3 {
+		t.Errorf("%d harness processes started; want 3 (the first, and one after each of the hang and the crash)", r.starts)
+	}
+}
+
+// TestRunnerOneProcessPerStencil: the variants of a stencil, over several modules and batches,
+// run in one harness process; modules compiled ahead by Prefetch are not compiled again.
+func TestRunnerOneProcessPerStencil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	r.PerTU = 2
+	a, b := smallStencil(t, "j2d5pt"), smallStencil(t, "j2d9pt")
+	first := []smart.Query{base(a, 32, 1), base(a, 16, 2), base(a, 8, 4), base(b, 32, 1)}
+	second := []smart.Query{base(a, 4, 8), base(b, 16, 2)}
+	r.Prefetch(second)
+	for _, batch := range [][]smart.Query{first, second} {
+		ms, err := r.EvaluateBatch(context.Background(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range ms {
+			if m.Status != smart.StatusOK {
+				t.Errorf("%s: %s (%s)", batch[i].Setting, m.Status, m.Error)
+			}
+		}
+	}
+	// Modules: a's first two, a's third, b's first, a's fourth, b's second; and the harness.
+	if r.starts != 2 || r.compiles != 6 {
+		t.Errorf("%d harness processes and %d compiles; want 2 and 6", r.starts, r.compiles)
 	}
 }
 
@@ -124,41 +185,49 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
 		if err == nil {
-			// Six runs of 1 s each: 6 s in all, twice the timeout.
-			atRunStart(k, "std::this_thread::sleep_for(std::chrono::seconds(1));")
+			// Six runs of two launches of 0.5 s each: 6 s in all, twice the timeout.
+			atLaunch(k, "std::this_thread::sleep_for(std::chrono::milliseconds(500));")
 		}
 		return k, err
 	}
-	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32, "by": 1, "shared": 0, "const": 0}}})
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < 1000/float64(r.Steps) {
-		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least 1 s a run", m.Status, m.Error, m.Reps, m.MinMs)
+	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < 500 {
+		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least 0.5 s a step", m.Status, m.Error, m.Reps, m.MinMs)
 	}
 }
 
-// TestRunnerTimesSlowVariantsTwice: a variant whose first timed run is over SlowFactor times the
-// stencil's fastest run so far is timed twice; the fastest run is carried from one process (and
-// batch) to the next.
-func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
+// TestRunnerCutsSlowVariants: once a stencil and an OC have a fastest variant, a variant over
+// Cut's factors of both is stopped after its first launch when that launch is slow, or timed by
+// its checked run alone when only later launches are; the first variant of another OC and a
+// variant slow but within the stencil factor are measured in full; variants near the best get
+// samples of several runs, others one run a sample.
+func TestRunnerCutsSlowVariants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs emulated benchmarks")
 	}
 	r := emulatedRunner(t)
-	r.SlowFactor = 2
 	st := smallStencil(t, "j2d5pt")
 	sleepMs := 0
+	const (
+		slowAll   = 16 // every launch sleeps
+		slowLater = 8  // every second launch sleeps
+	)
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
-		if err == nil && tu.Setting()["bx"] != 32 {
-			// Every run of the other blocks sleeps on top of the same work.
-			atRunStart(k, fmt.Sprintf("std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleepMs))
+		if err != nil {
+			return k, err
+		}
+		sleep := fmt.Sprintf("std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleepMs)
+		switch tu.Setting()["bx"] {
+		case slowAll:
+			atLaunch(k, sleep)
+		case slowLater:
+			atLaunch(k, "static int calls = 0; if (++calls % 2 == 0) "+sleep)
 		}
 		return k, err
-	}
-	q := func(bx, by int) smart.Query {
-		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": by, "shared": 0, "const": 0}}
 	}
 	eval := func(qs ...smart.Query) []smart.Measurement {
 		t.Helper()
@@ -166,25 +235,68 @@ func TestRunnerTimesSlowVariantsTwice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i, m := range ms {
+			if m.Status != smart.StatusOK {
+				t.Fatalf("query %d: %s (%s)", i, m.Status, m.Error)
+			}
+		}
 		return ms
 	}
-	// The sleep must outweigh SlowFactor emulated runs whatever the load: an emulated run takes
-	// 9 ms on an idle machine and over 0.5 s with two busy processes per core.
-	ms := eval(q(32, 1))
-	sleepMs = max(300, int(10*ms[0].MinMs*float64(r.Steps)))
-	r.best = nil // forget it: the next process starts from nothing
+	// The sleep must outweigh the factors whatever the load: an emulated run takes 9 ms on an
+	// idle machine and over 0.5 s with two busy processes per core.
+	ms := eval(base(st, 32, 1))
+	sleepMs = max(300, int(20*ms[0].MaxMs))
+	r.Sample = time.Duration(3*ms[0].MaxMs*float64(r.Steps)) * time.Millisecond
+	r.best = nil // forget it
+	r.Cut = Cut{}
 
-	ms = eval(q(32, 1), q(64, 1))
-	if ms[0].Status != smart.StatusOK || ms[0].Reps != 5 {
-		t.Errorf("fast variant: %s, %d reps; want ok, 5", ms[0].Status, ms[0].Reps)
+	st3 := smart.Combination(smart.ST)
+	ms = eval(base(st, 32, 1), base(st, slowAll, 2), base(st, slowLater, 4),
+		smart.Query{Stencil: st, OC: st3, Setting: smart.Setting{"bx": slowAll, "by": 1, "shared": 0, "const": 0, "sd": 2, "sb": 2, "ufx": 1, "ufy": 1}})
+	checks := []struct {
+		name string
+		cut  smart.Cut
+		reps int
+	}{{"fastest", smart.CutNone, 5}, {"every launch slow", smart.CutStopped, 1}, {"later launches slow", smart.CutSlow, 1},
+		{"first of its OC", smart.CutNone, 5}}
+	for i, c := range checks {
+		if m := ms[i]; m.Cut != c.cut || m.Reps != c.reps || m.Runs < m.Reps {
+			t.Errorf("%s: cut %q, %d reps, %d runs; want cut %q, %d reps", c.name, m.Cut, m.Reps, m.Runs, c.cut, c.reps)
+		}
 	}
-	if ms[1].Status != smart.StatusOK || ms[1].Reps != 2 || ms[1].MinMs < float64(sleepMs)/float64(r.Steps) {
-		t.Errorf("slow variant: %s, %d reps, min %v ms a step; want ok, 2 reps of at least %d ms a run", ms[1].Status, ms[1].Reps, ms[1].MinMs, sleepMs)
+	if m := ms[0]; m.Runs <= m.Reps {
+		t.Errorf("fastest: %d runs for %d samples; want samples of several runs", m.Runs, m.Reps)
 	}
-	// A later batch, a new process: it starts from the fastest run measured before.
-	ms = eval(q(16, 2))
-	if ms[0].Status != smart.StatusOK || ms[0].Reps != 2 {
-		t.Errorf("slow variant of a later batch: %s, %d reps; want ok, 2", ms[0].Status, ms[0].Reps)
+	if m := ms[3]; m.Runs != m.Reps || m.MinMs < float64(sleepMs) {
+		t.Errorf("slow first of its OC: %d runs for %d samples, min %v ms a step; want one run a sample of at least %d ms", m.Runs, m.Reps, m.MinMs, sleepMs)
+	}
+	if m := ms[1]; m.TimeMs < float64(sleepMs) || m.TimeMs > 10*float64(sleepMs) {
+		t.Errorf("stopped: %v ms a step; want the first launch's, about %d", m.TimeMs, sleepMs)
+	}
+	// A slow variant within the stencil factor is measured in full.
+	r.Cut = Cut{Stencil: 1e9}
+	if m := eval(base(st, slowAll, 4))[0]; m.Cut != smart.CutNone || m.Reps != 5 {
+		t.Errorf("within the stencil factor: cut %q, %d reps; want a full measurement", m.Cut, m.Reps)
+	}
+}
+
+func TestCutThresholds(t *testing.T) {
+	for _, c := range []struct {
+		cut                Cut
+		stencil, oc        float64
+		wantStop, wantNear float64
+	}{
+		{Cut{}, 0, 0, 0, 0},            // nothing known: full measurement, long samples
+		{Cut{}, 2, 0, 0, 3},            // the OC's first variant is never cut
+		{Cut{}, 2, 4, 6, 3},            // 3x the stencil's best
+		{Cut{}, 2, 10, 11, 3},          // 1.1x the OC's best
+		{Cut{Stencil: -1}, 2, 4, 0, 3}, // never
+		{Cut{Stencil: 5, OC: 2, Near: 1.2}, 1, 1, 5, 1.2},
+	} {
+		stop, near := c.cut.Thresholds(c.stencil, c.oc)
+		if math.Abs(stop-c.wantStop) > 1e-12 || math.Abs(near-c.wantNear) > 1e-12 {
+			t.Errorf("%+v.Thresholds(%v, %v) = %v, %v; want %v, %v", c.cut, c.stencil, c.oc, stop, near, c.wantStop, c.wantNear)
+		}
 	}
 }
 
@@ -202,14 +314,11 @@ func TestRunnerCancelKeepsFinished(t *testing.T) {
 		k, err := Generate(s, tu)
 		if err == nil && tu.Setting()["bx"] == 64 {
 			// The slow variant says it has started, then runs for a minute.
-			atRunStart(k, fmt.Sprintf("std::fclose(std::fopen(%q, \"w\"));\n  std::this_thread::sleep_for(std::chrono::seconds(60));", marker))
+			atLaunch(k, fmt.Sprintf("std::fclose(std::fopen(%q, \"w\")); std::this_thread::sleep_for(std::chrono::seconds(60));", marker))
 		}
 		return k, err
 	}
-	q := func(bx int) smart.Query {
-		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": 1, "shared": 0, "const": 0}}
-	}
-	qs := []smart.Query{q(32), q(64), q(16)}
+	qs := []smart.Query{base(st, 32, 1), base(st, 64, 1), base(st, 16, 1)}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -287,10 +396,7 @@ func TestRunnerCompileHang(t *testing.T) {
 		}
 		return k, err
 	}
-	q := func(bx int) smart.Query {
-		return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": 1, "shared": 0, "const": 0}}
-	}
-	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{q(32), q(64)})
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1), base(st, 64, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +405,45 @@ func TestRunnerCompileHang(t *testing.T) {
 	}
 	if ms[1].Status != smart.StatusCompileError || !strings.Contains(ms[1].Error, "gave no result within 15s: killed") {
 		t.Errorf("the hanging variant: %s (%s); want a compile error saying the compiler was killed", ms[1].Status, ms[1].Error)
+	}
+}
+
+// TestRunnerDriverAPI runs the harness's GPU path, modules loaded and kernels launched through
+// the driver API, over a stand-in for the driver (testdata/driverapi/cuda.h) that loads the
+// emulation's modules: the kernels' names, their parameters and the launch order are those a GPU
+// gets.
+func TestRunnerDriverAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	fake, err := filepath.Abs("testdata/driverapi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Compiler.HarnessArgs = append([]string{"-DSMART_DRIVER_API", "-I", fake}, r.Compiler.HarnessArgs...)
+	st := smallStencil(t, "j3d7pt")
+	rng := rand.New(rand.NewPCG(5, 6))
+	tb := smart.Combination(smart.ST | smart.TB)
+	qs := []smart.Query{base(st, 8, 4), {Stencil: st, OC: tb, Setting: randomSetting(t, st, tb, rng)}, base(st, 4, 4)}
+	qs[0].Setting["bz"], qs[2].Setting["bz"] = 2, 2
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		k, err := Generate(s, tu)
+		if err == nil && tu.Setting()["bx"] == 4 && tu.OC == 0 {
+			k.Source = strings.ReplaceAll(k.Source, "kernel_t1", "kernel_renamed")
+		}
+		return k, err
+	}
+	ms, err := r.EvaluateBatch(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []smart.Status{smart.StatusOK, smart.StatusOK, smart.StatusLaunchError} {
+		if ms[i].Status != want {
+			t.Errorf("query %d (%s %s): %s (%s); want %s", i, qs[i].OC, qs[i].Setting, ms[i].Status, ms[i].Error, want)
+		}
+	}
+	if e := ms[2].Error; !strings.Contains(e, "cuModuleGetFunction: named symbol not found") {
+		t.Errorf("missing kernel: %q; want the driver's error", e)
 	}
 }

@@ -1,22 +1,55 @@
-// GPU benchmark harness for smart's generated kernels (compiled by nvcc). For each variant of one
-// stencil it fills the grid with random data, runs the variant once and compares its result with
-// a plain reference kernel, then times repeated runs with CUDA events. It prints
-//   COPYBW <GB/s>                          device-to-device copy, bytes read plus written
-//   BEGIN <id>
-//   RUN <id>                               after each run: the caller's hang watchdog covers one run
-//   RESULT <id> ok <max relative error> <ms of run 1> <ms of run 2> ...   (reps runs, 2 if slow)
-//   RESULT <id> wrong <max relative error> <unwritten points>
-//   RESULT <id> launch <error>
-// A run applies the stencil's STEPS time steps; the caller divides by STEPS. Under SMART_EMULATION
-// (g++ with emulation.h and emulation_runtime.h) the same code runs on the host, for tests.
+// GPU benchmark harness for smart's generated kernels (compiled by nvcc with -lcuda). One process
+// serves one stencil: it fills the grid with random data, computes the result of a plain
+// reference kernel and then checks and times variants, loading their compiled kernels (cubins)
+// through the driver API as they come, so the context, the buffers and the reference are made
+// once per stencil rather than once per batch of variants.
+//
+// Commands come on stdin, one a line; answers go to stdout, one a line:
+//   CASE <bytes of real> <dims> <nx> <ny> <nz> <r> <steps> <tol> <seed> <npts> {<dx> <dy> <dz> <c>}
+//     -> COPYBW <GB/s>      device-to-device copy, bytes read plus written
+//        READY              or FAIL <why>, and the process ends
+//   LOAD <path>             -> LOADED <k> | LOADFAIL <why>
+//   RUN <tag> <k> <reps> <stop> <near> <sample ms> <launches> {<kernel> <gx> <gy> <gz> <bx> <by> <bz> <shared bytes> <steps> <count>}
+//     -> BEGIN <tag>, then RAN <tag> after each run (the caller's hang watchdog covers one run)
+//        RESULT <tag> ok <max rel. error> <runs> <ms of sample 1> ... <ms of sample reps>
+//        RESULT <tag> slow <max rel. error> <ms of the checked run>
+//        RESULT <tag> stopped <ms of the first launch> <its steps>
+//        RESULT <tag> wrong <max rel. error> <unwritten points>
+//        RESULT <tag> launch <error>
+//        RESULT <tag> lost <error>   an error that leaves the context unusable: the process ends
+// A run applies the stencil's steps (the launches in order, the buffers swapped after each); ms
+// are those of a whole run, the caller divides by the steps.
+//
+// The measuring protocol of a variant, with stop and near in ms per step (0: unknown):
+//   1. The checked run: the first launch is timed on its own; when it is over stop per step and
+//      launches remain, the variant is stopped there, unchecked (its time says "slow").
+//   2. The rest of the run; its result is compared with the reference (poisoned output first).
+//   3. A checked run over stop per step is the variant's only timed run ("slow").
+//   4. Otherwise reps samples. Within near of the stencil's best, a sample is the mean of as many
+//      runs as fill sample ms (short runs are noisy); beyond it, one run.
+//
+// Under SMART_EMULATION (g++ with emulation.h and emulation_runtime.h) the same code runs on the
+// host and modules are shared objects (dlopen) whose kernels launch through the module's own
+// smart_emu_unit_launch. SMART_DRIVER_API selects the driver-API modules under the emulation, for
+// type-checking them against a declaration of the driver API without a GPU.
 #ifndef SMART_EMULATION
+#include <cuda.h>
 #include <cuda_runtime.h>
+#define SMART_DRIVER_API 1
+#elif defined(SMART_DRIVER_API)
+#include <cuda.h>
+#else
+#include <dlfcn.h>
 #endif
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace smart_bench {
@@ -27,10 +60,10 @@ struct Point {
 };
 
 struct Case {
-  int dims, nx, ny, nz, r, steps;
-  const Point *pts;
-  int npts;
+  int real_bytes, dims, nx, ny, nz, r, steps;
   double tol;
+  uint64_t seed;
+  std::vector<Point> pts;
 };
 
 __device__ __forceinline__ double uniform_at(uint64_t seed, uint64_t i) {
@@ -65,7 +98,6 @@ __global__ void reference_step(const T *a, T *b, int nx, int ny, int nz, int r, 
   }
 }
 
-// compare finds the largest relative error of out against ref and counts NaN (unwritten) points.
 // poison sets the interior of a buffer to NaN, so a point the first launch fails to write shows.
 template <class T> __global__ void poison(T *b, int nx, int ny, int nz, int r, int dims) {
   const size_t n = (size_t)nx * ny * nz;
@@ -76,6 +108,7 @@ template <class T> __global__ void poison(T *b, int nx, int ny, int nz, int r, i
   }
 }
 
+// compare finds the largest relative error of out against ref and counts NaN (unwritten) points.
 template <class T>
 __global__ void compare(const T *out, const T *ref, size_t n, unsigned long long *maxbits, unsigned long long *nans) {
   double m = 0;
@@ -94,27 +127,118 @@ __global__ void compare(const T *out, const T *ref, size_t n, unsigned long long
   if (bad) atomicAdd(nans, bad);
 }
 
-inline bool ok(cudaError_t e, const char *what, int id) {
-  if (e == cudaSuccess) return true;
-  std::printf("RESULT %d launch %s: %s\n", id, what, cudaGetErrorString(e));
+inline void say(const std::string &line) {
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
   std::fflush(stdout);
-  return false;
+}
+
+// One launch of a variant's run: a kernel of a loaded module and its configuration.
+struct Launch {
+  std::string kernel;
+  unsigned grid[3], block[3], shared;
+  int steps, count;
+#ifdef SMART_DRIVER_API
+  CUfunction fn = nullptr;
+#else
+  void (*fn)(const void *, void *) = nullptr;
+#endif
+};
+
+// Modules hold the loaded units of compiled kernels. Errors are strings; empty means success.
+#ifdef SMART_DRIVER_API
+inline std::string driver_error(CUresult e, const char *what) {
+  const char *s = nullptr;
+  cuGetErrorString(e, &s);
+  return std::string(what) + ": " + (s ? s : "unknown driver error");
+}
+
+struct Modules {
+  std::vector<CUmodule> loaded;
+
+  size_t size() const { return loaded.size(); }
+
+  std::string load(const std::string &path, int *k) {
+    CUmodule m;
+    const CUresult e = cuModuleLoad(&m, path.c_str());
+    if (e != CUDA_SUCCESS) return driver_error(e, "cuModuleLoad");
+    loaded.push_back(m);
+    *k = (int)loaded.size() - 1;
+    return "";
+  }
+
+  std::string resolve(int k, Launch &l) {
+    CUresult e = cuModuleGetFunction(&l.fn, loaded[k], l.kernel.c_str());
+    if (e != CUDA_SUCCESS) return driver_error(e, "cuModuleGetFunction");
+    // Asking for an attribute loads the function under lazy loading, so that its first timed
+    // launch does not pay for it.
+    int regs = 0;
+    e = cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.fn);
+    if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncGetAttribute");
+    if (l.shared > 48 * 1024) {
+      e = cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.shared);
+      if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncSetAttribute");
+    }
+    return "";
+  }
+
+  std::string launch(int, const Launch &l, const void *in, void *out, cudaStream_t stream) {
+    void *args[] = {&in, &out};
+    const CUresult e = cuLaunchKernel(l.fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared,
+                                      (CUstream)stream, args, nullptr);
+    return e == CUDA_SUCCESS ? "" : driver_error(e, "cuLaunchKernel");
+  }
+};
+#else
+typedef void (*emu_kernel)(const void *, void *);
+typedef void (*emu_launcher)(emu_kernel, dim3, dim3, size_t, const void *, void *);
+
+struct Modules {
+  std::vector<void *> handles;
+  std::vector<emu_launcher> launchers;
+
+  size_t size() const { return handles.size(); }
+
+  std::string load(const std::string &path, int *k) {
+    void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) return std::string("dlopen: ") + dlerror();
+    auto l = (emu_launcher)dlsym(h, "smart_emu_unit_launch");
+    if (!l) return "dlsym: the module has no smart_emu_unit_launch";
+    handles.push_back(h);
+    launchers.push_back(l);
+    *k = (int)handles.size() - 1;
+    return "";
+  }
+
+  std::string resolve(int k, Launch &l) {
+    l.fn = (emu_kernel)dlsym(handles[k], l.kernel.c_str());
+    return l.fn ? "" : "no kernel " + l.kernel + " in the module";
+  }
+
+  std::string launch(int k, const Launch &l, const void *in, void *out, cudaStream_t) {
+    launchers[k](l.fn, dim3(l.grid[0], l.grid[1], l.grid[2]), dim3(l.block[0], l.block[1], l.block[2]), l.shared, in, out);
+    return "";
+  }
+};
+#endif
+
+// Errors after which the context is unusable: the process ends and the caller starts another.
+inline bool sticky(cudaError_t e) {
+  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorMisalignedAddress ||
+         e == cudaErrorIllegalInstruction || e == cudaErrorHardwareStackError || e == cudaErrorLaunchTimeout ||
+         e == cudaErrorUnknown;
 }
 
 template <class T> struct Bench {
-  Case c;
+  const Case &c;
+  Modules &mods;
   size_t n;
-  int reps;
-  uint64_t seed;
-  // A variant whose first timed run is over slow times the fastest run seen (best_ms, carried
-  // across processes by the caller; 0 while unknown) is timed twice instead of reps times: its
-  // time only has to say "slow", and slow variants take most of a data set's GPU time.
-  double slow = 0, best_ms = 0;
   T *init = nullptr, *a = nullptr, *b = nullptr, *ref = nullptr;
   Point *dpts = nullptr;
   unsigned long long *stats = nullptr;
   cudaStream_t stream;
-  cudaEvent_t start, stop;
+  cudaEvent_t start, first, stop;
+  bool lost = false;
   // Grid-stride helper kernels: enough blocks to fill a GPU; a few threads under emulation.
 #ifdef SMART_EMULATION
   static constexpr int blocks = 2, threads = 8;
@@ -122,41 +246,43 @@ template <class T> struct Bench {
   static constexpr int blocks = 4096, threads = 256;
 #endif
 
-  Bench(const Case &cs, int reps_, uint64_t seed_, double slow_, double best_ms_)
-      : c(cs), reps(reps_), seed(seed_), slow(slow_), best_ms(best_ms_) {
-    n = (size_t)c.nx * c.ny * c.nz;
-  }
+  Bench(const Case &cs, Modules &m) : c(cs), mods(m) { n = (size_t)c.nx * c.ny * c.nz; }
 
-  // setup allocates, fills and computes the reference; false means the device cannot run it.
-  bool setup() {
-    if (!ok(cudaStreamCreate(&stream), "stream", -1)) return false;
+  static std::string err(cudaError_t e, const char *what) { return std::string(what) + ": " + cudaGetErrorString(e); }
+
+  // setup allocates, fills and computes the reference; a non-empty result says why it cannot.
+  std::string setup() {
+    cudaError_t e;
+    if ((e = cudaStreamCreate(&stream)) != cudaSuccess) return err(e, "cudaStreamCreate");
     cudaEventCreate(&start);
+    cudaEventCreate(&first);
     cudaEventCreate(&stop);
-    if (!ok(cudaMalloc(&init, n * sizeof(T)), "cudaMalloc", -1) || !ok(cudaMalloc(&a, n * sizeof(T)), "cudaMalloc", -1) ||
-        !ok(cudaMalloc(&b, n * sizeof(T)), "cudaMalloc", -1) || !ok(cudaMalloc(&ref, n * sizeof(T)), "cudaMalloc", -1) ||
-        !ok(cudaMalloc(&dpts, c.npts * sizeof(Point)), "cudaMalloc", -1) ||
-        !ok(cudaMalloc(&stats, 2 * sizeof(unsigned long long)), "cudaMalloc", -1))
-      return false;
-    cudaMemcpy(dpts, c.pts, c.npts * sizeof(Point), cudaMemcpyHostToDevice);
-    SMART_LAUNCH(fill<T>, dim3(blocks), dim3(threads), 0, stream, init, n, seed);
+    for (T **p : {&init, &a, &b, &ref})
+      if ((e = cudaMalloc(p, n * sizeof(T))) != cudaSuccess) return err(e, "cudaMalloc");
+    if ((e = cudaMalloc(&dpts, c.pts.size() * sizeof(Point))) != cudaSuccess) return err(e, "cudaMalloc");
+    if ((e = cudaMalloc(&stats, 2 * sizeof(unsigned long long))) != cudaSuccess) return err(e, "cudaMalloc");
+    cudaMemcpy(dpts, c.pts.data(), c.pts.size() * sizeof(Point), cudaMemcpyHostToDevice);
+    SMART_LAUNCH(fill<T>, dim3(blocks), dim3(threads), 0, stream, init, n, c.seed);
     copy_bandwidth();
     // Reference: a and b both start as the initial grid.
-    cudaMemcpyAsync(a, init, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
-    cudaMemcpyAsync(b, init, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    reset();
     T *x = a, *y = b;
     for (int t = 0; t < c.steps; ++t) {
-      SMART_LAUNCH(reference_step<T>, dim3(blocks), dim3(threads), 0, stream, x, y, c.nx, c.ny, c.nz, c.r, c.dims, dpts, c.npts);
+      SMART_LAUNCH(reference_step<T>, dim3(blocks), dim3(threads), 0, stream, x, y, c.nx, c.ny, c.nz, c.r, c.dims, dpts,
+                   (int)c.pts.size());
       T *s = x;
       x = y;
       y = s;
     }
     cudaMemcpyAsync(ref, x, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
-    return ok(cudaStreamSynchronize(stream), "reference", -1) && ok(cudaGetLastError(), "reference", -1);
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return err(e, "reference");
+    if ((e = cudaGetLastError()) != cudaSuccess) return err(e, "reference");
+    return "";
   }
 
   // copy_bandwidth times a device-to-device copy of the grid, counting bytes read and written.
   void copy_bandwidth() {
-    std::vector<float> ms;
+    float best = 0;
     for (int i = 0; i < 6; ++i) {
       cudaEventRecord(start, stream);
       cudaMemcpyAsync(a, init, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
@@ -164,12 +290,11 @@ template <class T> struct Bench {
       cudaEventSynchronize(stop);
       float t = 0;
       cudaEventElapsedTime(&t, start, stop);
-      if (i > 0) ms.push_back(t);
+      if (i > 0 && (best == 0 || t < best)) best = t;
     }
-    float best = ms[0];
-    for (float t : ms) best = t < best ? t : best;
-    std::printf("COPYBW %.3f\n", 2.0 * n * sizeof(T) / (best * 1e-3) / 1e9);
-    std::fflush(stdout);
+    char line[64];
+    std::snprintf(line, sizeof line, "COPYBW %.3f", 2.0 * n * sizeof(T) / (best * 1e-3) / 1e9);
+    say(line);
   }
 
   void reset() {
@@ -177,71 +302,221 @@ template <class T> struct Bench {
     cudaMemcpyAsync(b, init, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
   }
 
-  // variant checks and times one variant; false means the CUDA context is lost (a sticky error).
-  bool variant(int id, T *(*run)(T *, T *, cudaStream_t)) {
-    std::printf("BEGIN %d\n", id);
-    std::fflush(stdout);
+  // launches enqueues launches [from, to) of ls, swapping the buffers after each; the buffer
+  // holding the latest result ends in *out. A non-empty result is a launch error.
+  std::string launches(int k, const std::vector<Launch> &ls, size_t from, size_t to, T **in, T **out) {
+    size_t i = 0;
+    for (const Launch &l : ls)
+      for (int j = 0; j < l.count; ++j, ++i) {
+        if (i < from || i >= to) continue;
+        std::string e = mods.launch(k, l, *in, *out, stream);
+        if (!e.empty()) return e;
+        T *s = *in;
+        *in = *out;
+        *out = s;
+      }
+    return "";
+  }
+
+  // timed runs the whole of ls once from the initial grid and returns its ms, or a negative
+  // number after reporting an error.
+  float timed(int tag, int k, const std::vector<Launch> &ls, size_t total) {
     reset();
-    // Poison the interior of b: a point the first launch fails to write stays NaN.
-    SMART_LAUNCH(poison<T>, dim3(blocks), dim3(threads), 0, stream, b, c.nx, c.ny, c.nz, c.r, c.dims);
-    T *out = run(a, b, stream);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) {
-      ok(e, "run", id);
-      return !sticky(e);
+    T *x = a, *y = b;
+    cudaEventRecord(start, stream);
+    std::string e = launches(k, ls, 0, total, &x, &y);
+    cudaEventRecord(stop, stream);
+    cudaError_t ce = cudaEventSynchronize(stop);
+    if (e.empty() && ce != cudaSuccess) e = err(ce, "timed run");
+    if (!e.empty()) return fail(tag, e, ce);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ran(tag);
+    return t;
+  }
+
+  // fail reports a launch error; after one that leaves the context unusable ("lost") the
+  // process ends.
+  float fail(int tag, const std::string &e, cudaError_t ce) {
+    lost = sticky(ce);
+    say("RESULT " + std::to_string(tag) + (lost ? " lost " : " launch ") + e);
+    return -1;
+  }
+
+  void variant(int tag, int k, std::vector<Launch> &ls, int reps, double stop_ms, double near_ms, double sample_ms) {
+    say("BEGIN " + std::to_string(tag));
+    for (Launch &l : ls) {
+      std::string e = mods.resolve(k, l);
+      if (!e.empty()) {
+        fail(tag, e, cudaSuccess);
+        return;
+      }
     }
-    ran(id);
+    size_t total = 0;
+    int first_steps = ls.empty() ? 0 : ls[0].steps;
+    for (const Launch &l : ls) total += l.count;
+    // 1. The checked run, its first launch timed on its own.
+    reset();
+    SMART_LAUNCH(poison<T>, dim3(blocks), dim3(threads), 0, stream, b, c.nx, c.ny, c.nz, c.r, c.dims);
+    T *x = a, *y = b;
+    cudaEventRecord(start, stream);
+    std::string e = launches(k, ls, 0, 1, &x, &y);
+    cudaEventRecord(first, stream);
+    cudaError_t ce = cudaEventSynchronize(first);
+    if (e.empty() && ce == cudaSuccess) ce = cudaGetLastError();
+    if (e.empty() && ce != cudaSuccess) e = err(ce, "run");
+    if (!e.empty()) {
+      fail(tag, e, ce);
+      return;
+    }
+    float t_first = 0;
+    cudaEventElapsedTime(&t_first, start, first);
+    if (stop_ms > 0 && total > 1 && t_first > stop_ms * first_steps) {
+      char line[96];
+      std::snprintf(line, sizeof line, "RESULT %d stopped %.6f %d", tag, t_first, first_steps);
+      say(line);
+      return;
+    }
+    // 2. The rest of it, and the check.
+    e = launches(k, ls, 1, total, &x, &y);
+    cudaEventRecord(stop, stream);
+    ce = cudaEventSynchronize(stop);
+    if (e.empty() && ce == cudaSuccess) ce = cudaGetLastError();
+    if (e.empty() && ce != cudaSuccess) e = err(ce, "run");
+    if (!e.empty()) {
+      fail(tag, e, ce);
+      return;
+    }
+    float t_check = 0;
+    cudaEventElapsedTime(&t_check, start, stop);
+    ran(tag);
+    T *out = x;  // the buffer the last launch wrote
     cudaMemsetAsync(stats, 0, 2 * sizeof(unsigned long long), stream);
     SMART_LAUNCH(compare<T>, dim3(blocks), dim3(threads), 0, stream, out, ref, n, stats, stats + 1);
     unsigned long long h[2];
     cudaMemcpyAsync(h, stats, sizeof h, cudaMemcpyDeviceToHost, stream);
-    if (!ok(cudaStreamSynchronize(stream), "compare", id)) return false;
+    if ((ce = cudaStreamSynchronize(stream)) != cudaSuccess) {
+      fail(tag, err(ce, "compare"), ce);
+      return;
+    }
     double maxrel;
     std::memcpy(&maxrel, &h[0], sizeof maxrel);
+    char line[96];
     if (h[1] > 0 || !(maxrel <= c.tol)) {
-      std::printf("RESULT %d wrong %.3e %llu\n", id, maxrel, h[1]);
-      std::fflush(stdout);
-      return true;
+      std::snprintf(line, sizeof line, "RESULT %d wrong %.3e %llu", tag, maxrel, h[1]);
+      say(line);
+      return;
     }
-    std::vector<float> ms;
-    int want = reps;
-    for (int i = 0; i < want; ++i) {
-      reset();
-      cudaEventRecord(start, stream);
-      run(a, b, stream);
-      cudaEventRecord(stop, stream);
-      e = cudaEventSynchronize(stop);
-      if (e == cudaSuccess) e = cudaGetLastError();
-      if (e != cudaSuccess) {
-        ok(e, "timed run", id);
-        return !sticky(e);
+    // 3. Slow: the checked run is its only timed run.
+    if (stop_ms > 0 && t_check > stop_ms * c.steps) {
+      std::snprintf(line, sizeof line, "RESULT %d slow %.3e %.6f", tag, maxrel, t_check);
+      say(line);
+      return;
+    }
+    // 4. Samples.
+    int per = 1;
+    if ((near_ms <= 0 || t_check <= near_ms * c.steps) && t_check > 0) per = (int)std::ceil(sample_ms / t_check);
+    per = per < 1 ? 1 : per > 1000 ? 1000 : per;
+    std::ostringstream res;
+    char num[32];
+    std::snprintf(num, sizeof num, "%.3e", maxrel);
+    res << "RESULT " << tag << " ok " << num << " " << reps * per;
+    for (int i = 0; i < reps; ++i) {
+      double sum = 0;
+      for (int j = 0; j < per; ++j) {
+        float t = timed(tag, k, ls, total);
+        if (t < 0) return;
+        sum += t;
       }
-      float t = 0;
-      cudaEventElapsedTime(&t, start, stop);
-      ms.push_back(t);
-      ran(id);
-      if (i == 0 && slow > 0 && best_ms > 0 && t > slow * best_ms && want > 2) want = 2;
+      std::snprintf(num, sizeof num, " %.6f", sum / per);
+      res << num;
     }
-    for (float t : ms) best_ms = (best_ms == 0 || t < best_ms) ? t : best_ms;
-    std::printf("RESULT %d ok %.3e", id, maxrel);
-    for (float t : ms) std::printf(" %.6f", t);
-    std::printf("\n");
-    std::fflush(stdout);
-    return true;
+    say(res.str());
   }
 
   // ran tells the caller a run finished, so a slow variant is not taken for a hung one.
-  static void ran(int id) {
-    std::printf("RUN %d\n", id);
-    std::fflush(stdout);
-  }
-
-  static bool sticky(cudaError_t e) {
-    return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorMisalignedAddress ||
-           e == cudaErrorIllegalInstruction || e == cudaErrorHardwareStackError || e == cudaErrorLaunchTimeout ||
-           e == cudaErrorUnknown;
-  }
+  static void ran(int tag) { say("RAN " + std::to_string(tag)); }
 };
+
+// serve runs one stencil's benchmark: the commands after CASE.
+template <class T> int serve(const Case &c) {
+  Modules mods;
+  Bench<T> bench(c, mods);
+  std::string e = bench.setup();
+  if (!e.empty()) {
+    say("FAIL " + e);
+    return 3;
+  }
+  say("READY");
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string cmd;
+    in >> cmd;
+    if (cmd == "LOAD") {
+      std::string path;
+      std::getline(in >> std::ws, path);
+      int k = -1;
+      std::string e = mods.load(path, &k);
+      say(e.empty() ? "LOADED " + std::to_string(k) : "LOADFAIL " + e);
+    } else if (cmd == "RUN") {
+      int tag, k, reps, nl;
+      double stop_ms, near_ms, sample_ms;
+      in >> tag >> k >> reps >> stop_ms >> near_ms >> sample_ms >> nl;
+      std::vector<Launch> ls(nl > 0 ? nl : 0);
+      for (Launch &l : ls)
+        in >> l.kernel >> l.grid[0] >> l.grid[1] >> l.grid[2] >> l.block[0] >> l.block[1] >> l.block[2] >> l.shared >> l.steps >> l.count;
+      if (!in || k < 0 || k >= (int)mods.size() || reps < 1) {
+        say("ERROR malformed RUN: " + line);
+        return 2;
+      }
+      bench.variant(tag, k, ls, reps, stop_ms, near_ms, sample_ms);
+      if (bench.lost) return 4;
+    } else if (!cmd.empty()) {
+      say("ERROR unknown command: " + cmd);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+// main_loop reads CASE and serves the stencil in its element type.
+inline int main_loop() {
+  std::string line;
+  if (!std::getline(std::cin, line)) return 2;
+  std::istringstream in(line);
+  std::string cmd;
+  Case c{};
+  size_t npts = 0;
+  in >> cmd >> c.real_bytes >> c.dims >> c.nx >> c.ny >> c.nz >> c.r >> c.steps;
+  std::string tol;
+  in >> tol >> c.seed >> npts;
+  c.tol = std::strtod(tol.c_str(), nullptr);
+  for (size_t i = 0; i < npts && in; ++i) {
+    Point p;
+    std::string coef;
+    in >> p.dx >> p.dy >> p.dz >> coef;
+    p.c = std::strtod(coef.c_str(), nullptr);
+    c.pts.push_back(p);
+  }
+  if (cmd != "CASE" || !in || c.pts.size() != npts || npts == 0 || (c.real_bytes != 4 && c.real_bytes != 8)) {
+    say("FAIL malformed CASE: " + line);
+    return 2;
+  }
+#ifdef SMART_DRIVER_API
+  // The runtime makes the device's primary context current; the driver API loads into it.
+  cudaFree(nullptr);
+  CUcontext ctx = nullptr;
+  if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
+    CUdevice dev;
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+      say("FAIL no CUDA context for the driver API");
+      return 3;
+    }
+  }
+#endif
+  return c.real_bytes == 4 ? serve<float>(c) : serve<double>(c);
+}
 
 }  // namespace smart_bench
