@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,15 +18,19 @@ import (
 )
 
 // Plan says which variants a benchmark measures: for every stencil and OC, Samples settings drawn
-// uniformly at random from the valid ones (StencilMART section V-A), or the explicit Settings.
-// The draws are seeded from (Seed, stencil ID, OC), so a resumed run and every shard draw the
-// same settings, whatever else is in the plan.
+// uniformly at random from the valid ones (StencilMART section V-A), or the explicit Settings,
+// or the items of a campaign manifest (package campaign), named by its hash. The draws are
+// seeded from (Seed, stencil ID, OC), so a resumed run and every shard draw the same settings,
+// whatever else is in the plan.
 type Plan struct {
 	Seed     uint64              `json:"seed"`
 	Samples  int                 `json:"samples,omitempty"` // settings per stencil and OC
 	OCs      []smart.Combination `json:"ocs,omitempty"`
 	Settings []Variant           `json:"settings,omitempty"` // explicit variants, tried on every stencil
 	Stencils []string            `json:"stencils"`           // IDs of the plan's stencils, sorted
+	// Manifest is the SHA-256 of the campaign manifest whose items the data set measures; its
+	// Items come from the manifest, not from Items.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // Variant is an OC and a setting of it.
@@ -59,6 +64,9 @@ func (p *Plan) check() error {
 	switch {
 	case len(p.Stencils) == 0:
 		return errors.New("the plan has no stencils")
+	case p.Manifest != "" && (len(p.Settings) > 0 || p.Samples != 0 || len(p.OCs) != 0):
+		return errors.New("the plan names a campaign manifest and settings or samples too; the manifest lists the variants")
+	case p.Manifest != "":
 	case len(p.Settings) > 0 && (p.Samples != 0 || len(p.OCs) != 0):
 		return errors.New("the plan has both explicit settings and samples per OC; give one or the other")
 	case len(p.Settings) == 0 && p.Samples < 1:
@@ -90,6 +98,8 @@ func (p *Plan) check() error {
 // diff reports how q differs from p.
 func (p Plan) diff(q Plan) error {
 	switch {
+	case p.Manifest != q.Manifest:
+		return fmt.Errorf("its campaign manifest is %.12s, now %.12s: the manifest changed after measuring began (restore it, or measure into another directory)", cmp.Or(p.Manifest, "(none)"), cmp.Or(q.Manifest, "(none)"))
 	case p.Seed != q.Seed:
 		return fmt.Errorf("its seed is %d, now %d", p.Seed, q.Seed)
 	case p.Samples != q.Samples:
@@ -157,6 +167,9 @@ func (p *Plan) Items(ctx context.Context, stencils []*smart.Stencil, gpu smart.G
 	byID := make(map[string]*smart.Stencil, len(stencils))
 	for _, st := range stencils {
 		byID[st.ID()] = st
+	}
+	if p.Manifest != "" {
+		return nil, errors.New("the plan's items are those of its campaign manifest")
 	}
 	if len(byID) != len(p.Stencils) || slices.ContainsFunc(p.Stencils, func(id string) bool { return byID[id] == nil }) {
 		return nil, fmt.Errorf("the plan has %d stencils and %d were given; the stencils must be the plan's (compared by content)", len(p.Stencils), len(byID))

@@ -42,6 +42,7 @@ func commands() []command {
 		{"estimate", "analytic-model time of a stencil under an OC and setting", runEstimate},
 		{"bench", "measure stencils on a GPU (or the analytic model) into a data set", runBench},
 		{"dataset", "import, merge, label and summarise data sets", runDataset},
+		{"campaign", "plan and run the measurement campaign of random stencils on lent GPUs", runCampaign},
 		{"train", "train an OC-selection or runtime model on data sets", runTrain},
 		{"eval", "score a model per GPU: cross-validation, leave-one-GPU-out", runEval},
 		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},

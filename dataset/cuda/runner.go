@@ -110,8 +110,19 @@ type Runner struct {
 	stopBG  context.CancelFunc
 	wg      sync.WaitGroup
 	servers []*server // live harness processes, the most recently used last
-	// Counts for tests and logs: compiler runs and harness processes started.
-	compiles, starts int
+	// Where the time went, for Times: compiler runs and their wall time, harness processes
+	// started, time spent running variants and waiting for their modules.
+	compiles, starts      int
+	compileT, gpuT, waitT time.Duration
+}
+
+// Times reports where the runner's time went since it was made: the compiler runs and their
+// summed wall time (each uses one core), the time the GPU loop spent with the harness (start-ups
+// included) and waiting for modules to be built, and the harness processes started.
+func (r *Runner) Times() (compile, gpu, wait time.Duration, compiles, starts int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.compileT, r.gpuT, r.waitT, r.compiles, r.starts
 }
 
 // Cut is the protocol's rule for timing slow variants less. A variant is cut when its time per
@@ -395,12 +406,19 @@ func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.M
 	}
 	for range units {
 		var u *unit
+		waited := time.Now()
 		select {
 		case u = <-built:
 		case <-ctx.Done():
 			return out, ctx.Err()
 		}
-		if err := r.runUnit(ctx, harness.path, u, out); err != nil {
+		ran := time.Now()
+		err := r.runUnit(ctx, harness.path, u, out)
+		r.mu.Lock()
+		r.waitT += ran.Sub(waited)
+		r.gpuT += time.Since(ran)
+		r.mu.Unlock()
+		if err != nil {
 			return out, err
 		}
 	}
@@ -462,11 +480,13 @@ func (r *Runner) startBuild(source string, harness bool) *build {
 			b.err = bg.Err()
 			return
 		}
-		r.mu.Lock()
-		r.compiles++
-		r.mu.Unlock()
+		began := time.Now()
 		b.err = r.compile(bg, source, out, args, libs)
 		<-sem
+		r.mu.Lock()
+		r.compiles++
+		r.compileT += time.Since(began)
+		r.mu.Unlock()
 	}()
 	return b
 }

@@ -168,8 +168,9 @@ func TestRunnerOneProcessPerStencil(t *testing.T) {
 		}
 	}
 	// Modules: a's first two, a's third, b's first, a's fourth, b's second; and the harness.
-	if r.starts != 2 || r.compiles != 6 {
-		t.Errorf("%d harness processes and %d compiles; want 2 and 6", r.starts, r.compiles)
+	compile, gpu, _, compiles, starts := r.Times()
+	if starts != 2 || compiles != 6 || compile <= 0 || gpu <= 0 {
+		t.Errorf("%d harness processes and %d compiles (%s compiling, %s on the GPU); want 2 and 6", starts, compiles, compile, gpu)
 	}
 }
 

@@ -1,0 +1,325 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models/roofline"
+	"smart/predict"
+)
+
+// smallSpec is a campaign of a few stencils, quick to plan.
+func smallSpec() Spec {
+	s := DefaultSpec()
+	s.PerDims, s.MaxOrder, s.Float32Every, s.LargeEvery = 4, 2, 2, 3
+	s.Grid2D, s.Grid3D = [3]int{512, 512, 1}, [3]int{64, 64, 64}
+	s.Large2D, s.Large3D = [3]int{1024, 1024, 1}, [3]int{128, 128, 128}
+	return s
+}
+
+var planned = sync.OnceValues(func() (*Manifest, error) {
+	ms, err := predict.Defaults()
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	gpu, err := cat.Lookup("H100-SXM")
+	if err != nil {
+		return nil, err
+	}
+	return Plan(context.Background(), smallSpec(), gpu, ms, nil)
+})
+
+// manifest plans the small campaign once and saves it into a new directory.
+func manifest(t *testing.T) (*Manifest, string) {
+	t.Helper()
+	m, err := planned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "campaign")
+	c := *m
+	if err := c.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	return &c, dir
+}
+
+// TestPlanShape: the stencils come 2-D and 3-D in turn, orders in equal shares, the share of
+// float32 asked, every LargeEvery-th again on the large grid with the same settings; per OC the
+// predicted settings come first, fastest first, and no variant is listed twice.
+func TestPlanShape(t *testing.T) {
+	m, _ := manifest(t)
+	spec := m.Spec
+	orders := map[[2]int]int{}
+	var f32, large int
+	for i, e := range m.Entries {
+		st := m.stencils[i]
+		if st.Dims != e.Dims || st.Order() != e.Order || st.Dtype != e.Dtype || st.Grid != e.Grid || st.ID() != e.ID {
+			t.Errorf("entry %d (%s) does not describe its stencil %s: %+v", i, e.Name, st.Name, e)
+		}
+		if e.Large {
+			large++
+			prev := m.Entries[i-1]
+			if prev.Index != e.Index || prev.Dims != e.Dims || prev.Large || e.Grid == prev.Grid {
+				t.Errorf("large entry %d copies %+v", i, prev)
+			}
+			continue
+		}
+		orders[[2]int{e.Dims, e.Order}]++
+		if e.Dtype == smart.Float32 {
+			f32++
+		}
+	}
+	for dims := 2; dims <= 3; dims++ {
+		for o := 1; o <= spec.MaxOrder; o++ {
+			if n := orders[[2]int{dims, o}]; n != spec.PerDims/spec.MaxOrder {
+				t.Errorf("%d-D order %d: %d stencils; want %d", dims, o, n, spec.PerDims/spec.MaxOrder)
+			}
+		}
+	}
+	if want := 2 * spec.PerDims / spec.Float32Every; f32 != want {
+		t.Errorf("%d float32 stencils; want %d", f32, want)
+	}
+	if want := 2 * ((spec.PerDims + spec.LargeEvery - 1) / spec.LargeEvery); large != want {
+		t.Errorf("%d large copies; want %d", large, want)
+	}
+	// Items, stencil by stencil.
+	at := 0
+	for i, e := range m.Entries {
+		items := m.items[at : at+e.Items]
+		at += e.Items
+		seen := map[string]bool{}
+		perOC := map[smart.Combination][2]int{}
+		lastPredicted, predictedDone := 0.0, false
+		for _, it := range items {
+			key := it.OC.String() + " " + it.Setting.String()
+			if seen[key] {
+				t.Errorf("%s: %s listed twice", e.Name, key)
+			}
+			seen[key] = true
+			c := perOC[it.OC]
+			switch it.Origin {
+			case "predicted":
+				c[0]++
+				if predictedDone || it.PredictedMs < lastPredicted {
+					t.Errorf("%s: predicted %s out of order", e.Name, key)
+				}
+				lastPredicted = it.PredictedMs
+			case "uniform":
+				predictedDone = true
+				if it.Invalid == "" {
+					c[1]++
+				}
+			}
+			perOC[it.OC] = c
+		}
+		if e.Large {
+			prev := m.items[at-e.Items-m.Entries[i-1].Items : at-e.Items]
+			for k := range items {
+				if items[k].OC != prev[k].OC || !reflect.DeepEqual(items[k].Setting, prev[k].Setting) {
+					t.Fatalf("%s: item %d is %s %s; its stencil's is %s %s", e.Name, k, items[k].OC, items[k].Setting, prev[k].OC, prev[k].Setting)
+				}
+			}
+			continue
+		}
+		for oc, c := range perOC {
+			if c[0] > spec.Predicted || c[1] > spec.Uniform {
+				t.Errorf("%s %s: %d predicted and %d uniform", e.Name, oc, c[0], c[1])
+			}
+		}
+		if n := len(perOC); n != len(smart.Combinations()) {
+			t.Errorf("%s: items of %d OCs; want every one (an OC without a valid setting as an invalid item)", e.Name, n)
+		}
+	}
+}
+
+// TestManifestRoundTrip: a saved manifest loads to the same stencils and items; planning again
+// writes the same bytes; an edited manifest or items file is refused.
+func TestManifestRoundTrip(t *testing.T) {
+	m, dir := manifest(t)
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Hash() != m.Hash() || len(got.items) != len(m.items) {
+		t.Fatalf("loaded %d items, hash %s; saved %d, %s", len(got.items), got.Hash(), len(m.items), m.Hash())
+	}
+	for i := range m.items {
+		a, b := m.items[i], got.items[i]
+		if a.Stencil.ID() != b.Stencil.ID() || a.OC != b.OC || !reflect.DeepEqual(a.Setting, b.Setting) || a.Origin != b.Origin || a.Invalid != b.Invalid ||
+			(a.PredictedMs == 0) != (b.PredictedMs == 0) {
+			t.Fatalf("item %d: saved %+v, loaded %+v", i, a, b)
+		}
+	}
+	// Items are deterministic: a second plan's items file is the same, byte for byte.
+	again, err := Plan(context.Background(), m.Spec, mustGPU(t), mustModels(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir2 := filepath.Join(t.TempDir(), "again")
+	if err := again.Save(dir2); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, ItemsFile))
+	b, _ := os.ReadFile(filepath.Join(dir2, ItemsFile))
+	if !bytes.Equal(a, b) {
+		t.Error("planning the same spec twice wrote different items")
+	}
+	if err := m.Save(dir); err == nil {
+		t.Error("Save overwrote a manifest")
+	}
+
+	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	for name, edit := range map[string]func(dir string){
+		"items": func(d string) {
+			os.WriteFile(filepath.Join(d, ItemsFile), append(slices.Clone(a), 0), 0o644)
+		},
+		"stencil id": func(d string) {
+			os.WriteFile(filepath.Join(d, ManifestFile), bytes.Replace(data, []byte(m.Entries[0].ID), []byte("0123456789abcdef"), 1), 0o644)
+		},
+		"format": func(d string) {
+			os.WriteFile(filepath.Join(d, ManifestFile), bytes.Replace(data, []byte(Format), []byte("smart-campaign/9"), 1), 0o644)
+		},
+	} {
+		d := t.TempDir()
+		os.WriteFile(filepath.Join(d, ManifestFile), data, 0o644)
+		os.WriteFile(filepath.Join(d, ItemsFile), a, 0o644)
+		edit(d)
+		if _, err := Load(d); err == nil {
+			t.Errorf("edited %s: loaded", name)
+		}
+	}
+}
+
+func mustGPU(t *testing.T) smart.GPU {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cat.Lookup("H100-SXM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func mustModels(t *testing.T) *predict.Models {
+	t.Helper()
+	ms, err := predict.Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// stopAfter is the analytic model, cancelling its context after n evaluations: a lease that
+// ends mid-call.
+type stopAfter struct {
+	roofline.Evaluator
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *stopAfter) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	if s.n == 0 {
+		s.cancel()
+		return smart.Measurement{}, context.Canceled
+	}
+	s.n--
+	return s.Evaluator.Evaluate(ctx, q)
+}
+
+// TestRunResumes: a campaign measured in interrupted calls holds, row for row, what one
+// uninterrupted call measures; each call is logged with its rows; the stencils measured are
+// stored; a data set of another manifest is refused.
+func TestRunResumes(t *testing.T) {
+	m, dir := manifest(t)
+	m, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := catalog.Default()
+	sim := roofline.Evaluator{Catalog: cat}
+	newRun := func(out string, ev smart.Evaluator) *Run {
+		return &Run{Manifest: m, Out: out, Evaluator: ev, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
+			Source: smart.Simulated}
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, err := newRun(whole, sim).Do(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	parts := filepath.Join(t.TempDir(), "parts")
+	var calls int
+	for _, n := range []int{7, 100, 1} {
+		ctx, cancel := context.WithCancel(context.Background())
+		c, err := newRun(parts, &stopAfter{Evaluator: sim, n: n, cancel: cancel}).Do(ctx)
+		cancel()
+		calls++
+		if err == nil || c.Rows < n {
+			t.Fatalf("interrupted call: %+v, %v; want at least %d rows and the interruption", c, err, n)
+		}
+	}
+	last, err := newRun(parts, sim).Do(context.Background())
+	calls++
+	if err != nil || last.StencilsDone != len(m.Entries) {
+		t.Fatalf("last call: %+v, %v", last, err)
+	}
+	rows := func(dir string) []string {
+		_, ms, err := dataset.ReadAll(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, r := range ms {
+			keys = append(keys, dataset.Key(r)+" "+string(r.Status)+" "+strconv.FormatFloat(r.TimeMs, 'g', -1, 64))
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	if a, b := rows(whole), rows(parts); !reflect.DeepEqual(a, b) || len(a) != len(m.items) {
+		t.Fatalf("interrupted calls hold %d rows, one call %d, the manifest %d items", len(b), len(a), len(m.items))
+	}
+	logged, err := ReadCalls(parts)
+	if err != nil || len(logged) != calls {
+		t.Fatalf("%d calls logged, %v; want %d", len(logged), err, calls)
+	}
+	total := 0
+	for _, c := range logged {
+		total += c.Rows
+		if c.Rows2D+c.Rows3D != c.Rows {
+			t.Errorf("call %+v: rows by dimensionality do not add up", c)
+		}
+	}
+	if total != len(m.items) {
+		t.Errorf("the calls logged %d rows; the data set holds %d", total, len(m.items))
+	}
+	for _, st := range m.stencils {
+		if _, err := dataset.ReadStencil(parts, st.ID()); err != nil {
+			t.Error(err)
+		}
+	}
+	// Another manifest (here: another spec) may not add to the data set.
+	other := *m
+	other.hash = strings.Repeat("0", 64)
+	if _, err := (&Run{Manifest: &other, Out: parts, Evaluator: sim, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
+		Source: smart.Simulated}).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "manifest changed") {
+		t.Errorf("a data set of another manifest: %v", err)
+	}
+}

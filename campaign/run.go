@@ -1,0 +1,253 @@
+package campaign
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"smart"
+	"smart/dataset"
+)
+
+// CallsFile logs every call of a campaign on its data set, one CSV line per call, appended (see
+// Call for the columns): the throughput of each lease can be read from the data.
+const CallsFile = "calls.csv"
+
+var callsHeader = []string{"start", "end", "gpu", "device", "uuid", "driver", "source", "tool", "rows", "ok", "rows_2d", "rows_3d",
+	"cut", "stencils_done", "stopped", "compile_s", "gpu_s", "wait_s", "compiles", "starts"}
+
+// Call is what one call of a campaign did: one line of CallsFile.
+type Call struct {
+	Start, End   time.Time
+	GPU, Device  string // catalogue name, and the device's own
+	UUID, Driver string
+	Source       smart.Source
+	Tool         string // the smart build
+	Rows, OK     int    // rows appended, and those of status ok
+	Rows2D       int
+	Rows3D       int
+	Cut          int  // ok rows cut short by the protocol
+	StencilsDone int  // stencils of the manifest with every variant measured, after the call
+	Stopped      bool // stopped by the time limit with variants left
+	// Where the time went, where the evaluator tells (a Timer): compiler runs and their summed
+	// wall time, the time spent running variants and waiting for compiles, harness start-ups.
+	CompileS, GPUS, WaitS float64
+	Compiles, Starts      int
+	// Err is what stopped the call early, if anything (not logged).
+	Err error `json:"-"`
+}
+
+// RowsPerMinute is the call's throughput over its wall time.
+func (c Call) RowsPerMinute() float64 {
+	if d := c.End.Sub(c.Start).Minutes(); d > 0 {
+		return float64(c.Rows) / d
+	}
+	return 0
+}
+
+// Timer is an evaluator that reports where its time went (dataset/cuda.Runner is one).
+type Timer interface {
+	Times() (compile, gpu, wait time.Duration, compiles, starts int)
+}
+
+// Run is one call of a campaign: it measures the manifest's variants that the data set in Out
+// lacks, in the manifest's order, until they are done or StopAfter has passed.
+type Run struct {
+	Manifest  *Manifest
+	Out       string          // the data set (created on the first call)
+	Evaluator smart.Evaluator // the GPU runner, or the analytic model to try a campaign
+	GPU       string          // catalogue name, in every row
+	Device    dataset.Device
+	Source    smart.Source
+	Observer  dataset.Observer
+	Batch     int           // variants per batch; 0: the evaluator's default
+	StopAfter time.Duration // 0: no limit
+	Progress  func(done, total int)
+}
+
+// Meta is the description of the campaign's data set on this device.
+func (r *Run) Meta() dataset.Meta {
+	ids := make([]string, len(r.Manifest.stencils))
+	for i, st := range r.Manifest.stencils {
+		ids[i] = st.ID()
+	}
+	slices.Sort(ids)
+	return dataset.Meta{Sources: []smart.Source{r.Source}, Devices: []dataset.Device{r.Device}, Params: dataset.StencilParams(),
+		Plan: &dataset.Plan{Manifest: r.Manifest.Hash(), Stencils: ids}}
+}
+
+// Do runs the call and logs it in the data set's CallsFile, also when it stops on an error
+// (a lost device, a cancelled context), which the returned Call holds.
+func (r *Run) Do(ctx context.Context) (Call, error) {
+	call := Call{Start: time.Now().UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
+		Source: r.Source, Tool: dataset.ToolVersion()}
+	w, torn, err := dataset.OpenWriter(r.Out, r.Meta())
+	if err != nil {
+		return call, err
+	}
+	defer w.Close()
+	_ = torn // cut off by OpenWriter; its variant is measured again
+	items := make([]dataset.Item, len(r.Manifest.items))
+	for i, it := range r.Manifest.items {
+		items[i] = it.Item
+	}
+	before := r.measured(w)
+	runner := &dataset.Runner{Evaluator: r.Evaluator, GPU: r.GPU, Batch: r.Batch, Observer: r.Observer, StopAfter: r.StopAfter,
+		Progress: r.Progress}
+	sum, runErr := runner.Run(ctx, w, items)
+	call.Rows, call.OK, call.Stopped = sum.Written, sum.ByStatus[smart.StatusOK], sum.Stopped
+	for _, n := range sum.Cut {
+		call.Cut += n
+	}
+	err = r.tally(w, before, &call)
+	if t, ok := r.Evaluator.(Timer); ok {
+		compile, gpu, wait, compiles, starts := t.Times()
+		call.CompileS, call.GPUS, call.WaitS = compile.Seconds(), gpu.Seconds(), wait.Seconds()
+		call.Compiles, call.Starts = compiles, starts
+	}
+	call.End = time.Now().UTC()
+	call.Err = errors.Join(runErr, err)
+	if err := w.Close(); err != nil {
+		call.Err = errors.Join(call.Err, err)
+	}
+	if err := appendCall(r.Out, call); err != nil {
+		call.Err = errors.Join(call.Err, err)
+	}
+	return call, call.Err
+}
+
+// measured counts the variants of each stencil that the data set holds.
+func (r *Run) measured(w *dataset.Writer) map[*smart.Stencil]int {
+	have := map[*smart.Stencil]int{}
+	for _, it := range r.Manifest.items {
+		if w.Has(smart.Measurement{StencilID: it.Stencil.ID(), GPU: r.GPU, OC: it.OC, Setting: it.Setting}) {
+			have[it.Stencil]++
+		}
+	}
+	return have
+}
+
+// tally stores the stencil file of every stencil the data set has rows of, and fills in the
+// call's stencils done and rows by dimensionality (before: the counts before the call).
+func (r *Run) tally(w *dataset.Writer, before map[*smart.Stencil]int, call *Call) error {
+	after := r.measured(w)
+	call.StencilsDone, call.Rows2D, call.Rows3D = 0, 0, 0
+	for i, st := range r.Manifest.stencils {
+		if after[st] > 0 {
+			if err := w.AddStencil(st); err != nil {
+				return err
+			}
+		}
+		if after[st] == r.Manifest.Entries[i].Items {
+			call.StencilsDone++
+		}
+		if st.Dims == 2 {
+			call.Rows2D += after[st] - before[st]
+		} else {
+			call.Rows3D += after[st] - before[st]
+		}
+	}
+	return nil
+}
+
+// appendCall appends one line to dir's CallsFile, with the header when the file is new.
+func appendCall(dir string, c Call) error {
+	path := filepath.Join(dir, CallsFile)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("logging the call: %w", err)
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		cw.Write(callsHeader)
+	}
+	cw.Write([]string{c.Start.Format(time.RFC3339), c.End.Format(time.RFC3339), c.GPU, c.Device, c.UUID, c.Driver, string(c.Source), c.Tool,
+		strconv.Itoa(c.Rows), strconv.Itoa(c.OK), strconv.Itoa(c.Rows2D), strconv.Itoa(c.Rows3D), strconv.Itoa(c.Cut),
+		strconv.Itoa(c.StencilsDone), strconv.FormatBool(c.Stopped), secs(c.CompileS), secs(c.GPUS), secs(c.WaitS),
+		strconv.Itoa(c.Compiles), strconv.Itoa(c.Starts)})
+	cw.Flush()
+	_, err = f.WriteString(b.String())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("logging the call in %s: %w", path, err)
+	}
+	return nil
+}
+
+func secs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// ReadCalls reads the calls logged in a campaign's data set.
+func ReadCalls(dir string) ([]Call, error) {
+	path := filepath.Join(dir, CallsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = len(callsHeader)
+	var calls []Call
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return calls, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if line == 1 {
+			if !slices.Equal(rec, callsHeader) {
+				return nil, fmt.Errorf("%s:1: the header is %v; want %v", path, rec, callsHeader)
+			}
+			continue
+		}
+		c := Call{GPU: rec[2], Device: rec[3], UUID: rec[4], Driver: rec[5], Source: smart.Source(rec[6]), Tool: rec[7]}
+		var errs []error
+		times := []*time.Time{&c.Start, &c.End}
+		for i, t := range times {
+			if *t, err = time.Parse(time.RFC3339, rec[i]); err != nil {
+				errs = append(errs, fmt.Errorf("column %s: %w", callsHeader[i], err))
+			}
+		}
+		for i, n := range []*int{&c.Rows, &c.OK, &c.Rows2D, &c.Rows3D, &c.Cut, &c.StencilsDone} {
+			if *n, err = strconv.Atoi(rec[8+i]); err != nil || *n < 0 {
+				errs = append(errs, fmt.Errorf("column %s: %q is not a count", callsHeader[8+i], rec[8+i]))
+			}
+		}
+		if c.Stopped, err = strconv.ParseBool(rec[14]); err != nil {
+			errs = append(errs, fmt.Errorf("column stopped: %w", err))
+		}
+		for i, v := range []*float64{&c.CompileS, &c.GPUS, &c.WaitS} {
+			if *v, err = strconv.ParseFloat(rec[15+i], 64); err != nil || *v < 0 {
+				errs = append(errs, fmt.Errorf("column %s: %q is not a number of seconds", callsHeader[15+i], rec[15+i]))
+			}
+		}
+		for i, n := range []*int{&c.Compiles, &c.Starts} {
+			if *n, err = strconv.Atoi(rec[18+i]); err != nil || *n < 0 {
+				errs = append(errs, fmt.Errorf("column %s: %q is not a count", callsHeader[18+i], rec[18+i]))
+			}
+		}
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, errs[0])
+		}
+		calls = append(calls, c)
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart/campaign"
+	"smart/dataset"
+)
+
+// TestCampaignScript runs bench/device/campaign.sh end to end with the sim backend, as on a lent
+// GPU: a built smart binary, a manifest, two calls (the second resuming a complete data set
+// adds nothing and is logged too), and the data set brought back as a tarball that extracts to
+// every variant of the manifest.
+func TestCampaignScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the smart binary and runs the campaign script")
+	}
+	for _, tool := range []string{"bash", "tar", "awk", "timeout", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "smart")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	manifest := filepath.Join(dir, "manifest")
+	if code, _, errs := runCLI(t, "", "campaign", "plan", "--per-dims", "1", "--out", manifest); code != 0 {
+		t.Fatalf("campaign plan: exit %d: %s", code, errs)
+	}
+	m, err := campaign.Load(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "measured", "h100-sxm", "campaign")
+	script, err := filepath.Abs("../../bench/device/campaign.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for call := 1; call <= 2; call++ {
+		out := filepath.Join(dir, "out", string(rune('0'+call)))
+		cmd := exec.Command("bash", script, "0.5")
+		cmd.Env = append(os.Environ(), "SMART="+bin, "OUT="+out, "BACKEND=sim", "GPU=h100-sxm", "MANIFEST="+manifest, "DATASET="+data)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("call %d: %v\n%s", call, err, b)
+		}
+		var rep campaignReport
+		b, err := os.ReadFile(filepath.Join(out, "call.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &rep)
+		}
+		if err != nil {
+			t.Fatalf("call %d: call.json: %v", call, err)
+		}
+		want := len(m.Items())
+		if call == 2 {
+			want = 0
+		}
+		if rep.Rows != want || rep.StencilsDone != len(m.Entries) || rep.Manifest != m.Hash() {
+			t.Errorf("call %d: %+v; want %d rows and %d stencils done", call, rep, want, len(m.Entries))
+		}
+		// What comes back from the device machine: the data set, whole.
+		back := filepath.Join(dir, "back", string(rune('0'+call)))
+		if err := os.MkdirAll(back, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command("tar", "xzf", filepath.Join(out, "campaign.tgz"), "-C", back).CombinedOutput(); err != nil {
+			t.Fatalf("call %d: tar: %v\n%s", call, err, b)
+		}
+		got := filepath.Join(back, "h100-sxm", "campaign")
+		if _, rows, err := dataset.ReadAll(got); err != nil || len(rows) != len(m.Items()) {
+			t.Errorf("call %d: the data set brought back holds %d rows (%v); want %d", call, len(rows), err, len(m.Items()))
+		}
+		calls, err := campaign.ReadCalls(got)
+		if err != nil || len(calls) != call {
+			t.Errorf("call %d: %d calls logged (%v)", call, len(calls), err)
+		}
+	}
+	// status reads it.
+	code, out, errs := runCLI(t, "", "campaign", "status", "--manifest", manifest, data)
+	if code != 0 || !strings.Contains(out, "4 of 4 stencils done") {
+		t.Errorf("status: exit %d\n%s%s", code, out, errs)
+	}
+}
