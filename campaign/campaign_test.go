@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,6 +67,13 @@ func manifest(t *testing.T) (*Manifest, string) {
 func TestPlanShape(t *testing.T) {
 	m, _ := manifest(t)
 	spec := m.Spec
+	ids := map[string]bool{}
+	for _, st := range m.stencils {
+		if ids[st.ID()] {
+			t.Errorf("stencil %s (%s) is drawn twice", st.ID(), st.Name)
+		}
+		ids[st.ID()] = true
+	}
 	orders := map[[2]int]int{}
 	var f32, large int
 	for i, e := range m.Entries {
@@ -76,7 +84,7 @@ func TestPlanShape(t *testing.T) {
 		if e.Large {
 			large++
 			prev := m.Entries[i-1]
-			if prev.Index != e.Index || prev.Dims != e.Dims || prev.Large || e.Grid == prev.Grid {
+			if prev.Index != e.Index || prev.Dims != e.Dims || prev.Large || e.Grid == prev.Grid || e.Name != prev.Name+"-large" {
 				t.Errorf("large entry %d copies %+v", i, prev)
 			}
 			continue
@@ -98,6 +106,15 @@ func TestPlanShape(t *testing.T) {
 	}
 	if want := 2 * ((spec.PerDims + spec.LargeEvery - 1) / spec.LargeEvery); large != want {
 		t.Errorf("%d large copies; want %d", large, want)
+	}
+	largeOrders := map[int]int{}
+	for _, e := range m.Entries {
+		if e.Large {
+			largeOrders[e.Order]++
+		}
+	}
+	if len(largeOrders) != spec.MaxOrder || largeOrders[1] != largeOrders[spec.MaxOrder] {
+		t.Errorf("large copies by order %v; want every order alike", largeOrders)
 	}
 	// Items, stencil by stencil.
 	at := 0
@@ -276,7 +293,10 @@ func TestRunResumes(t *testing.T) {
 			t.Fatalf("interrupted call: %+v, %v; want at least %d rows and the interruption", c, err, n)
 		}
 	}
-	last, err := newRun(parts, sim).Do(context.Background())
+	// The last call on another card and driver of the same GPU model.
+	final := newRun(parts, sim)
+	final.Device.UUID, final.Device.Driver, final.Device.CUDA = "GPU-other", "999.1", "13.9"
+	last, err := final.Do(context.Background())
 	calls++
 	if err != nil || last.StencilsDone != len(m.Entries) {
 		t.Fatalf("last call: %+v, %v", last, err)
@@ -310,6 +330,9 @@ func TestRunResumes(t *testing.T) {
 	if total != len(m.items) {
 		t.Errorf("the calls logged %d rows; the data set holds %d", total, len(m.items))
 	}
+	if c := logged[len(logged)-1]; c.UUID != "GPU-other" || c.Driver != "999.1" {
+		t.Errorf("the last call logged card %q and driver %q", c.UUID, c.Driver)
+	}
 	for _, st := range m.stencils {
 		if _, err := dataset.ReadStencil(parts, st.ID()); err != nil {
 			t.Error(err)
@@ -321,5 +344,50 @@ func TestRunResumes(t *testing.T) {
 	if _, err := (&Run{Manifest: &other, Out: parts, Evaluator: sim, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
 		Source: smart.Simulated}).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "manifest changed") {
 		t.Errorf("a data set of another manifest: %v", err)
+	}
+}
+
+// TestPlanRedrawsRepeats: order-1 2-D stencils repeat within a few dozen draws; each repeat is
+// drawn again from an unused index, so every stencil of the manifest is distinct.
+func TestPlanRedrawsRepeats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws 80 stencils' settings")
+	}
+	spec := smallSpec()
+	spec.PerDims, spec.MaxOrder, spec.Float32Every, spec.LargeEvery, spec.Uniform, spec.Predicted = 40, 1, 0, 0, 1, 0
+	m, err := Plan(context.Background(), spec, mustGPU(t), mustModels(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, redrawn := map[string]bool{}, 0
+	for i, st := range m.stencils {
+		if ids[st.ID()] {
+			t.Fatalf("stencil %s (%s) is drawn twice", st.ID(), st.Name)
+		}
+		ids[st.ID()] = true
+		if e := m.Entries[i]; e.Index >= spec.PerDims {
+			redrawn++
+			if e.Index%spec.PerDims != i/2 || !strings.HasSuffix(e.Name, fmt.Sprintf("-%04d", e.Index)) {
+				t.Errorf("entry %d redrawn as %+v", i, e)
+			}
+		}
+	}
+	if redrawn == 0 {
+		t.Error("no stencil was drawn again: the test no longer exercises repeats")
+	}
+}
+
+// TestLargeShares: the default campaign measures 20 stencils of each dimensionality again on the
+// large grid, 5 of every order.
+func TestLargeShares(t *testing.T) {
+	s := DefaultSpec()
+	byOrder := map[int]int{}
+	for i := 0; i < s.PerDims; i++ {
+		if s.large(i) {
+			byOrder[1+i%s.MaxOrder]++
+		}
+	}
+	if want := map[int]int{1: 5, 2: 5, 3: 5, 4: 5}; !reflect.DeepEqual(byOrder, want) {
+		t.Errorf("large copies by order %v; want %v", byOrder, want)
 	}
 }

@@ -10,7 +10,6 @@
 package campaign
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -21,19 +20,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
-	"time"
 
 	"smart"
 	"smart/dataset"
 	"smart/generator"
 	"smart/internal/atomicfile"
+	"smart/internal/csvfile"
 	"smart/predict"
 	"smart/tuner/space"
 )
@@ -57,8 +55,9 @@ type Spec struct {
 	Float32Every int    `json:"float32_every"`
 	Grid2D       [3]int `json:"grid_2d"`
 	Grid3D       [3]int `json:"grid_3d"`
-	// LargeEvery: every this many stencils is measured again on the large grid, so the grid's
-	// effect is measured rather than assumed.
+	// LargeEvery: one of every this many stencils is measured again on the large grid, so the
+	// grid's effect is measured rather than assumed (orders in turn; every stencil when it is
+	// below MaxOrder).
 	LargeEvery int    `json:"large_every"`
 	Large2D    [3]int `json:"large_2d"`
 	Large3D    [3]int `json:"large_3d"`
@@ -116,12 +115,11 @@ type Item struct {
 
 // Manifest is a campaign's fixed plan.
 type Manifest struct {
-	Format  string    `json:"format"`
-	Tool    string    `json:"tool_version"`
-	Created time.Time `json:"created"`
-	Spec    Spec      `json:"spec"`
-	Models  []string  `json:"models"` // the runtime models behind the predicted items
-	Entries []Entry   `json:"stencils"`
+	Format  string   `json:"format"`
+	Tool    string   `json:"tool_version"` // no date: the same flags and build draw the same bytes
+	Spec    Spec     `json:"spec"`
+	Models  []string `json:"models"` // the runtime models behind the predicted items
+	Entries []Entry  `json:"stencils"`
 	// ItemsSHA256 is the hash of items.csv.gz as written.
 	ItemsSHA256 string `json:"items_sha256"`
 
@@ -150,18 +148,31 @@ func Plan(ctx context.Context, spec Spec, gpu smart.GPU, models *predict.Models,
 	if gpu.Name != spec.GPU {
 		return nil, fmt.Errorf("campaign spec names GPU %s; %s was given", spec.GPU, gpu.Name)
 	}
-	m := &Manifest{Format: Format, Tool: dataset.ToolVersion(), Created: time.Now().UTC().Truncate(time.Second), Spec: spec}
+	m := &Manifest{Format: Format, Tool: dataset.ToolVersion(), Spec: spec}
 	entries, err := spec.entries()
 	if err != nil {
 		return nil, err
 	}
 	usedModels := map[string]bool{}
 	base := map[int][]Item{} // items by index of the stencil they were drawn for
+	seen := map[string]bool{}
 	for i, e := range entries {
+		if e.Large {
+			e.Index = m.Entries[i-1].Index
+		}
+		e.name(spec.Seed)
 		st, err := e.stencil(spec.Seed)
+		// Small neighbourhoods repeat (a 2-D stencil of order 1 is one of 255 patterns): a
+		// stencil drawn before is drawn again from the next unused index.
+		for err == nil && !e.Large && seen[st.ID()] {
+			e.Index += spec.PerDims
+			e.name(spec.Seed)
+			st, err = e.stencil(spec.Seed)
+		}
 		if err != nil {
 			return nil, err
 		}
+		seen[st.ID()] = true
 		var items []Item
 		if e.Large {
 			// The same settings as the stencil it copies, so that only the grid differs.
@@ -189,7 +200,8 @@ func Plan(ctx context.Context, spec Spec, gpu smart.GPU, models *predict.Models,
 }
 
 // entries lists the stencils of spec in measuring order: 2-D and 3-D alternating, each large
-// copy right after its stencil. IDs and item counts are filled in later.
+// copy right after its stencil. Names, IDs and item counts are filled in later, and the index of
+// a stencil drawn before.
 func (s Spec) entries() ([]Entry, error) {
 	var out []Entry
 	for i := 0; i < s.PerDims; i++ {
@@ -202,14 +214,10 @@ func (s Spec) entries() ([]Entry, error) {
 			if s.Float32Every > 0 && (i/s.MaxOrder)%s.Float32Every == s.Float32Every-1 {
 				e.Dtype = smart.Float32
 			}
-			e.Name = generator.Spec{Dims: dims, Order: order, Seed: s.Seed}.Name(i)
-			if e.Dtype == smart.Float32 {
-				e.Name += "-f32"
-			}
 			out = append(out, e)
-			if s.LargeEvery > 0 && i%s.LargeEvery == 0 {
+			if s.large(i) {
 				l := e
-				l.Large, l.Name = true, e.Name+"-large"
+				l.Large = true
 				l.Grid = s.Large2D
 				if dims == 3 {
 					l.Grid = s.Large3D
@@ -219,6 +227,28 @@ func (s Spec) entries() ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// large reports whether stencil i is also measured on the large grid: one of each LargeEvery,
+// of order 1, 2, ... MaxOrder in turn, so every order has its share.
+func (s Spec) large(i int) bool {
+	if s.LargeEvery < s.MaxOrder {
+		return s.LargeEvery > 0
+	}
+	b, m := i/s.LargeEvery, s.MaxOrder
+	offset := ((b%m-b*s.LargeEvery%m)%m + m) % m
+	return i == b*s.LargeEvery+offset
+}
+
+// name names the entry by its generator coordinates, element type and grid.
+func (e *Entry) name(seed uint64) {
+	e.Name = generator.Spec{Dims: e.Dims, Order: e.Order, Seed: seed}.Name(e.Index)
+	if e.Dtype == smart.Float32 {
+		e.Name += "-f32"
+	}
+	if e.Large {
+		e.Name += "-large"
+	}
 }
 
 // stencil draws the entry's stencil again.
@@ -452,48 +482,27 @@ func readItems(path string, gz []byte, byID map[string]*smart.Stencil) ([]Item, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r := csv.NewReader(bufio.NewReader(zr))
-	r.FieldsPerRecord = len(itemsHeader)
 	var items []Item
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err = csvfile.Read(path, zr, itemsHeader, func(line int, rec []string) error {
+		bad := func(err error) error { return fmt.Errorf("%s:%d: %w", path, line, err) }
+		di, err := dataset.ParseItem(rec[0], rec[1], rec[2], byID)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return bad(err)
 		}
-		if line == 1 {
-			if !slices.Equal(rec, itemsHeader) {
-				return nil, fmt.Errorf("%s:1: the header is %v; want %v", path, rec, itemsHeader)
-			}
-			continue
-		}
-		bad := func(col string, err error) error { return fmt.Errorf("%s:%d: column %s: %w", path, line, col, err) }
-		st := byID[rec[0]]
-		if st == nil {
-			return nil, bad("stencil_id", fmt.Errorf("%s is not one of the manifest's stencils", rec[0]))
-		}
-		oc, err := smart.ParseCombination(rec[1])
-		if err != nil {
-			return nil, bad("oc", err)
-		}
-		set, err := smart.ParseSetting(rec[2])
-		if err != nil {
-			return nil, bad("setting", err)
-		}
-		it := Item{Item: dataset.Item{Stencil: st, OC: oc, Setting: set, Invalid: rec[5]}, Origin: rec[3]}
+		di.Invalid = rec[5]
+		it := Item{Item: di, Origin: rec[3]}
 		if it.Origin != "uniform" && it.Origin != "predicted" {
-			return nil, bad("origin", fmt.Errorf("%q is neither uniform nor predicted", rec[3]))
+			return bad(fmt.Errorf("column origin: %q is neither uniform nor predicted", rec[3]))
 		}
 		if rec[4] != "" {
 			if it.PredictedMs, err = strconv.ParseFloat(rec[4], 64); err != nil || !(it.PredictedMs > 0) {
-				return nil, bad("predicted_ms", fmt.Errorf("%q is not a positive time", rec[4]))
+				return bad(fmt.Errorf("column predicted_ms: %q is not a positive time", rec[4]))
 			}
 		}
 		items = append(items, it)
-	}
-	return items, nil
+		return nil
+	})
+	return items, err
 }
 
 // Progress counts the manifest's stencils of which rows hold every variant (done) and any

@@ -1,12 +1,10 @@
 package campaign
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +14,7 @@ import (
 
 	"smart"
 	"smart/dataset"
+	"smart/internal/csvfile"
 )
 
 // CallsFile logs every call of a campaign on its data set, one CSV line per call, appended (see
@@ -81,7 +80,11 @@ func (r *Run) Meta() dataset.Meta {
 		ids[i] = st.ID()
 	}
 	slices.Sort(ids)
-	return dataset.Meta{Sources: []smart.Source{r.Source}, Devices: []dataset.Device{r.Device}, Params: dataset.StencilParams(),
+	// A campaign outlives a driver: each call logs its card and driver in CallsFile, so the data
+	// set names the GPU and not the driver it was started with, which would refuse the next.
+	dev := r.Device
+	dev.UUID, dev.Driver, dev.CUDA = "", "", ""
+	return dataset.Meta{Sources: []smart.Source{r.Source}, Devices: []dataset.Device{dev}, Params: dataset.StencilParams(),
 		Plan: &dataset.Plan{Manifest: r.Manifest.Hash(), Stencils: ids}}
 }
 
@@ -194,35 +197,12 @@ func secs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // ReadCalls reads the calls logged in a campaign's data set.
 func ReadCalls(dir string) ([]Call, error) {
 	path := filepath.Join(dir, CallsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReader(f))
-	r.FieldsPerRecord = len(callsHeader)
 	var calls []Call
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return calls, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if line == 1 {
-			if !slices.Equal(rec, callsHeader) {
-				return nil, fmt.Errorf("%s:1: the header is %v; want %v", path, rec, callsHeader)
-			}
-			continue
-		}
+	_, err := csvfile.ReadFile(path, callsHeader, func(line int, rec []string) error {
+		var err error
 		c := Call{GPU: rec[2], Device: rec[3], UUID: rec[4], Driver: rec[5], Source: smart.Source(rec[6]), Tool: rec[7]}
 		var errs []error
-		times := []*time.Time{&c.Start, &c.End}
-		for i, t := range times {
+		for i, t := range []*time.Time{&c.Start, &c.End} {
 			if *t, err = time.Parse(time.RFC3339, rec[i]); err != nil {
 				errs = append(errs, fmt.Errorf("column %s: %w", callsHeader[i], err))
 			}
@@ -246,8 +226,10 @@ func ReadCalls(dir string) ([]Call, error) {
 			}
 		}
 		if len(errs) > 0 {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, errs[0])
+			return fmt.Errorf("%s:%d: %w", path, line, errs[0])
 		}
 		calls = append(calls, c)
-	}
+		return nil
+	})
+	return calls, err
 }

@@ -1,17 +1,16 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"smart"
 	"smart/internal/atomicfile"
+	"smart/internal/csvfile"
 )
 
 // ItemsFile lists a run's work items: the settings its plan drew, saved when the run starts so
@@ -39,51 +38,40 @@ func SaveItems(dir string, items []Item) error {
 // LoadItems reads the items saved in dir, resolving stencil IDs among stencils. It returns nil
 // and no error when none were saved.
 func LoadItems(dir string, stencils []*smart.Stencil) ([]Item, error) {
-	path := filepath.Join(dir, ItemsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	byID := make(map[string]*smart.Stencil, len(stencils))
 	for _, st := range stencils {
 		byID[st.ID()] = st
 	}
-	r := csv.NewReader(bufio.NewReader(f))
-	r.FieldsPerRecord = len(itemsHeader)
+	path := filepath.Join(dir, ItemsFile)
 	var items []Item
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	_, err := csvfile.ReadFile(path, itemsHeader, func(line int, rec []string) error {
+		it, err := ParseItem(rec[0], rec[1], rec[2], byID)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if line == 1 {
-			if err := checkHeader(rec, itemsHeader); err != nil {
-				return nil, fmt.Errorf("%s:1: %w", path, err)
-			}
-			continue
-		}
-		st, ok := byID[rec[0]]
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: column stencil_id: %s is not one of the run's stencils", path, line, rec[0])
-		}
-		oc, err := smart.ParseCombination(rec[1])
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column oc: %w", path, line, err)
-		}
-		set, err := smart.ParseSetting(rec[2])
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: column setting: %w", path, line, err)
-		}
-		items = append(items, Item{Stencil: st, OC: oc, Setting: set, Invalid: rec[3]})
+		it.Invalid = rec[3]
+		items = append(items, it)
+		return nil
+	})
+	return items, err
+}
+
+// ParseItem reads an item's stencil ID, OC and setting as written in a file; the error names
+// the column. The stencil is looked up in byID.
+func ParseItem(id, oc, setting string, byID map[string]*smart.Stencil) (Item, error) {
+	st, ok := byID[id]
+	if !ok {
+		return Item{}, fmt.Errorf("column stencil_id: %s is not one of the run's stencils", id)
 	}
-	return items, nil
+	c, err := smart.ParseCombination(oc)
+	if err != nil {
+		return Item{}, fmt.Errorf("column oc: %w", err)
+	}
+	set, err := smart.ParseSetting(setting)
+	if err != nil {
+		return Item{}, fmt.Errorf("column setting: %w", err)
+	}
+	return Item{Stencil: st, OC: c, Setting: set}, nil
 }
 
 // CheckRun reports whether dir holds a data set, and an error when it was started differently

@@ -67,6 +67,7 @@ type protocol struct {
 // replay is what one protocol costs on one stencil, in ms of GPU time, and the times it records.
 type replay struct {
 	gpuMs                     float64
+	longestStop               float64 // ms of the longest launch a variant was stopped after
 	runs                      int
 	full, slow, stopped, near int
 	recorded                  map[string]float64 // by variant key
@@ -108,6 +109,7 @@ func (s *stencil) cutShort(p protocol, order []int, scale float64) replay {
 		judged := v.max * scale // the slowest it ran
 		if stop > 0 && launches > 1 && judged > stop {
 			r.gpuMs += reset + float64(v.tt)*t
+			r.longestStop = max(r.longestStop, float64(v.tt)*t)
 			r.runs++
 			r.stopped++
 			r.recorded[v.key] = v.fastest
@@ -266,6 +268,12 @@ type row struct {
 type report struct {
 	Order    string
 	Stencils []row
+	// Spread is the 50th, 95th and 99th percentile of (max-min)/median over the timed runs of
+	// the variants within 1.5x of their stencil's best, measured in full (5 runs or more).
+	Spread [3]float64
+	// LongestStopMs is the longest first launch a variant is stopped after: what a cap on a
+	// run's time, which costs a harness restart, could save at most per variant.
+	LongestStopMs float64
 	// Per dimensionality (2, 3) and both (0): estimated rows per device-minute.
 	Rate map[int]rate
 }
@@ -297,6 +305,7 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 	}
 	p := protocol{steps: 8, reps: 5, sampleMs: 10}
 	rep := &report{Order: order, Rate: map[int]rate{}}
+	var spreads []float64
 	for _, dir := range sets {
 		sts, err := load(dir, cat)
 		if err != nil {
@@ -309,6 +318,15 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 				campaign := map[int]float64{2: 4096 * 4096, 3: 256 * 256 * 256}[s.dims]
 				f = campaign / float64(st.Grid[0]*st.Grid[1]*st.Grid[2])
 			}
+			best := math.Inf(1)
+			for _, v := range s.rows {
+				best = min(best, v.t)
+			}
+			for _, v := range s.rows {
+				if v.t <= 1.5*best && v.reps >= 5 {
+					spreads = append(spreads, (v.max-v.fastest)/v.t)
+				}
+			}
 			old := s.full(p.steps, f)
 			cut := s.cutShort(p, s.orderOf(order), f)
 			oc0, per0 := s.labels(old.recorded)
@@ -319,6 +337,7 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 					changes++
 				}
 			}
+			rep.LongestStopMs = max(rep.LongestStopMs, cut.longestStop)
 			r := row{Set: filepath.Base(dir), Name: s.name, Dims: s.dims, Rows: len(s.rows), Scale: f, FullS: old.gpuMs / 1e3, CutS: cut.gpuMs / 1e3,
 				Stopped: cut.stopped, Slow: cut.slow, Full: cut.full, Near: cut.near, LabelsSame: oc0 == oc1 && changes == 0, OCLabelChanges: changes}
 			rep.Stencils = append(rep.Stencils, r)
@@ -337,6 +356,12 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 				a.Compile += compile * float64(r.Rows) // core-seconds, turned into a rate below
 				rep.Rate[d] = a
 			}
+		}
+	}
+	sort.Float64s(spreads)
+	for i, q := range []float64{0.5, 0.95, 0.99} {
+		if len(spreads) > 0 {
+			rep.Spread[i] = spreads[int(q*float64(len(spreads)-1))]
 		}
 	}
 	for d, a := range rep.Rate {
@@ -360,7 +385,10 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%s\t\n", s.Set, s.Name, s.Rows, s.FullS, s.CutS, s.CutS/s.FullS, s.Stopped, s.Slow, s.Full, s.Near, same)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\norder %s; rows per device-minute (estimates):\n", r.Order)
+	fmt.Fprintf(w, "\nspread (max-min)/median of the runs within 1.5x of the best, as measured: %.2f%% median, %.2f%% 95th percentile, %.2f%% 99th\n",
+		100*r.Spread[0], 100*r.Spread[1], 100*r.Spread[2])
+	fmt.Fprintf(w, "longest launch a variant is stopped after: %.0f ms\n", r.LongestStopMs)
+	fmt.Fprintf(w, "order %s; rows per device-minute (estimates):\n", r.Order)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\trows\tfull: GPU\tcut: GPU\tcompilers\tfull\tcut\t\n")
 	for _, d := range []int{2, 3, 0} {

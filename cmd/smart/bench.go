@@ -137,28 +137,13 @@ Examples:
 		device = simDevice(gpu)
 		eval = roofline.Evaluator{Catalog: cat}
 	case "cuda":
-		nv, err := gpuinfo.Open()
+		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
 		if err != nil {
 			return err
 		}
-		defer nv.Close()
-		dev, err := nv.Device(*deviceIdx)
-		if err != nil {
-			return err
-		}
-		info := dev.Info()
-		if gpu, err = deviceGPU(cat, *gpuName, info.Name, *deviceIdx); err != nil {
-			return err
-		}
-		source, observer = smart.Measured, dev
-		device = cudaDevice(info, gpu)
-		cr, err := cudaRunner(info, gpu, *reps, *buildDir)
-		if err != nil {
-			return err
-		}
-		defer cr.Close()
-		cr.Cut.Stencil = cmp.Or(*cutFactor, -1)
-		eval = cr
+		defer g.Close()
+		g.runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
+		gpu, device, source, observer, eval = g.gpu, g.device, smart.Measured, g.dev, g.runner
 	default:
 		return usagef("--backend is %q; use cuda or sim", *backend)
 	}
@@ -309,6 +294,46 @@ func cudaDevice(info gpuinfo.Info, gpu smart.GPU) dataset.Device {
 // simDevice describes the analytic model of gpu as a data set's device.
 func simDevice(gpu smart.GPU) dataset.Device {
 	return dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
+}
+
+// gpuBackend is an NVIDIA GPU found through NVML and the runner that measures on it.
+type gpuBackend struct {
+	nv     *gpuinfo.NVML
+	dev    *gpuinfo.Device
+	gpu    smart.GPU      // its catalogue entry
+	device dataset.Device // its description for a data set
+	runner *cuda.Runner
+}
+
+// openGPU opens GPU index through NVML and sets up its runner; given names the catalogue entry
+// where the catalogue does not know the device.
+func openGPU(cat *catalog.Catalog, given string, index, reps int, buildDir string) (*gpuBackend, error) {
+	nv, err := gpuinfo.Open()
+	if err != nil {
+		return nil, err
+	}
+	b := &gpuBackend{nv: nv}
+	if b.dev, err = nv.Device(index); err != nil {
+		nv.Close()
+		return nil, err
+	}
+	info := b.dev.Info()
+	if b.gpu, err = deviceGPU(cat, given, info.Name, index); err != nil {
+		nv.Close()
+		return nil, err
+	}
+	b.device = cudaDevice(info, b.gpu)
+	if b.runner, err = cudaRunner(info, b.gpu, reps, buildDir); err != nil {
+		nv.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close ends the runner's harness processes and compiles, and NVML.
+func (b *gpuBackend) Close() error {
+	b.runner.Close()
+	return b.nv.Close()
 }
 
 // cudaRunner sets up the nvcc-and-CUDA-events backend for the device NVML found.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +15,6 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
-	"smart/dataset/gpuinfo"
 	"smart/models/roofline"
 	"smart/predict"
 )
@@ -188,29 +188,14 @@ Examples:
 		}
 		run.GPU, run.Device, run.Source, run.Evaluator = gpu.Name, simDevice(gpu), smart.Simulated, roofline.Evaluator{Catalog: cat}
 	case "cuda":
-		nv, err := gpuinfo.Open()
+		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
 		if err != nil {
 			return err
 		}
-		defer nv.Close()
-		dev, err := nv.Device(*deviceIdx)
-		if err != nil {
-			return err
-		}
-		info := dev.Info()
-		gpu, err := deviceGPU(cat, *gpuName, info.Name, *deviceIdx)
-		if err != nil {
-			return err
-		}
-		if runner, err = cudaRunner(info, gpu, *reps, *buildDir); err != nil {
-			return err
-		}
-		defer runner.Close()
-		runner.Cut.Stencil = max(*cutFactor, 0)
-		if *cutFactor == 0 {
-			runner.Cut.Stencil = -1
-		}
-		run.GPU, run.Device, run.Source, run.Evaluator, run.Observer = gpu.Name, cudaDevice(info, gpu), smart.Measured, runner, dev
+		defer g.Close()
+		runner = g.runner
+		runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
+		run.GPU, run.Device, run.Source, run.Evaluator, run.Observer = g.gpu.Name, g.device, smart.Measured, runner, g.dev
 		run.Batch = runner.BatchSize()
 	default:
 		return usagef("--backend is %q; use cuda or sim", *backend)

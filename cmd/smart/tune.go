@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
-	"smart/dataset/gpuinfo"
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
@@ -331,23 +329,12 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 	var ev smart.Evaluator
 	switch kind {
 	case "cuda":
-		nv, err := gpuinfo.Open()
+		g, err := openGPU(t.cat, gpuName, deviceIdx, reps, buildDir)
 		if err != nil {
 			return err
 		}
-		defer nv.Close()
-		dev, err := nv.Device(deviceIdx)
-		if err != nil {
-			return err
-		}
-		info := dev.Info()
-		if t.gpu, err = t.cat.Lookup(cmp.Or(gpuName, info.Name)); err != nil {
-			return fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", deviceIdx, info.Name, err)
-		}
-		if ev, err = cudaRunner(info, t.gpu, reps, buildDir); err != nil {
-			return err
-		}
-		t.source, t.device = smart.Measured, cudaDevice(info, t.gpu)
+		g.nv.Close() // the runner, closed after the search, needs no NVML
+		ev, t.gpu, t.source, t.device = g.runner, g.gpu, smart.Measured, g.device
 	case "sim", "model", "replay":
 		if gpuName == "" {
 			gpuName = defaultSimGPU
