@@ -272,7 +272,17 @@ func drawItems(ctx context.Context, spec Spec, st *smart.Stencil, gpu smart.GPU,
 	if err != nil {
 		return nil, err
 	}
-	uniform, err := plan.Items(ctx, []*smart.Stencil{st}, gpu, space.ForStencilContext, nil)
+	// Each OC's space is built once, for the uniform draws and the predicted settings' check.
+	spaces := map[smart.Combination]*space.Space{}
+	spaceOf := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU) (*space.Space, error) {
+		if sp := spaces[oc]; sp != nil {
+			return sp, nil
+		}
+		sp, err := space.ForStencilContext(ctx, st, oc, gpu)
+		spaces[oc] = sp
+		return sp, err
+	}
+	uniform, err := plan.Items(ctx, []*smart.Stencil{st}, gpu, spaceOf, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +310,7 @@ func drawItems(ctx context.Context, spec Spec, st *smart.Stencil, gpu smart.GPU,
 			taken[it.OC.String()+" "+it.Setting.String()] = true
 		}
 		for _, oc := range smart.Combinations() {
-			sp, err := space.ForStencilContext(ctx, st, oc, gpu)
+			sp, err := spaceOf(ctx, st, oc, gpu)
 			if err != nil {
 				return nil, err
 			}

@@ -285,8 +285,12 @@ Example:
 	}
 	if len(dirs) == 0 {
 		dirs, _ = filepath.Glob(filepath.Join("data", "measured", "*", "campaign"))
+		if len(dirs) == 0 && !*asJSON {
+			fmt.Fprintf(e.stdout, "no campaign measured yet: no data set matches data/measured/*/campaign (manifest %.12s, %d stencils)\n", m.Hash(), len(m.Entries))
+			return nil
+		}
 	}
-	var out []campaignStatus
+	out := []campaignStatus{}
 	for _, dir := range dirs {
 		if err := ctx.Err(); err != nil {
 			return err
