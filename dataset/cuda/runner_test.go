@@ -182,21 +182,29 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 	}
 	r := emulatedRunner(t)
 	st := smallStencil(t, "j2d5pt")
-	r.Timeout = 3 * time.Second
+	// Scaled from a run on this machine as loaded now: each of the six runs of the variant
+	// (two launches) sleeps a third of the timeout, and works well under a sixth of it.
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 16, 2)})
+	if err != nil || ms[0].Status != smart.StatusOK {
+		t.Fatalf("baseline: %v %+v", err, ms)
+	}
+	run := time.Duration(ms[0].MaxMs * float64(r.Steps) * float64(time.Millisecond))
+	r.Timeout = max(3*time.Second, 6*run).Round(time.Millisecond)
+	sleep := r.Timeout / 6
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
 		if err == nil {
-			// Six runs of two launches of 0.5 s each: 6 s in all, twice the timeout.
-			atLaunch(k, "std::this_thread::sleep_for(std::chrono::milliseconds(500));")
+			atLaunch(k, fmt.Sprintf("std::this_thread::sleep_for(std::chrono::milliseconds(%d));", sleep.Milliseconds()))
 		}
 		return k, err
 	}
-	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1)})
+	ms, err = r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < 500 {
-		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least 0.5 s a step", m.Status, m.Error, m.Reps, m.MinMs)
+	perStep := float64(sleep.Milliseconds()) // a launch a step
+	if m := ms[0]; m.Status != smart.StatusOK || m.Reps != 5 || m.MinMs < perStep {
+		t.Fatalf("status %s (%s), %d reps, min %v ms a step; want ok, 5 reps of at least %v ms a step (timeout %s)", m.Status, m.Error, m.Reps, m.MinMs, perStep, r.Timeout)
 	}
 }
 
@@ -388,7 +396,7 @@ func TestRunnerCompileHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Compiler.Path = script
-	r.PerTU, r.CompileTimeout = 1, 15*time.Second
+	r.PerTU = 1
 	st := smallStencil(t, "j2d5pt")
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
@@ -397,6 +405,14 @@ func TestRunnerCompileHang(t *testing.T) {
 		}
 		return k, err
 	}
+	// The harness and one module are built first with the default limit; the limit is then
+	// scaled from that module's build, so a loaded machine's slow compiles are not taken for
+	// hangs.
+	began := time.Now()
+	if ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 16, 2)}); err != nil || ms[0].Status != smart.StatusOK {
+		t.Fatalf("baseline: %v %+v", err, ms)
+	}
+	r.CompileTimeout = max(15*time.Second, 5*time.Since(began)).Round(time.Second)
 	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1), base(st, 64, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -404,8 +420,8 @@ func TestRunnerCompileHang(t *testing.T) {
 	if ms[0].Status != smart.StatusOK {
 		t.Errorf("the variant beside the hang: %s (%s); want ok", ms[0].Status, ms[0].Error)
 	}
-	if ms[1].Status != smart.StatusCompileError || !strings.Contains(ms[1].Error, "gave no result within 15s: killed") {
-		t.Errorf("the hanging variant: %s (%s); want a compile error saying the compiler was killed", ms[1].Status, ms[1].Error)
+	if want := fmt.Sprintf("gave no result within %s: killed", r.CompileTimeout); ms[1].Status != smart.StatusCompileError || !strings.Contains(ms[1].Error, want) {
+		t.Errorf("the hanging variant: %s (%s); want a compile error saying %q", ms[1].Status, ms[1].Error, want)
 	}
 }
 
