@@ -255,14 +255,15 @@ func main() {
 
 // row of the report: one stencil, or a total.
 type row struct {
-	Set, Name      string
-	Dims, Rows     int
-	Scale          float64 // time factor to the campaign grid
-	FullS, CutS    float64 // GPU seconds, kernels and resets
-	Stopped, Slow  int
-	Full, Near     int
-	LabelsSame     bool
-	OCLabelChanges int
+	Set, Name         string
+	Dims, Rows        int
+	Scale             float64 // time factor to the campaign grid
+	FullS, CutS       float64 // GPU seconds, kernels and resets
+	Stopped, Slow     int
+	Full, Near        int
+	BestOC, BestOCCut string // the stencil's best OC under each protocol
+	LabelsSame        bool
+	OCLabelChanges    int
 }
 
 type report struct {
@@ -339,7 +340,8 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 			}
 			rep.LongestStopMs = max(rep.LongestStopMs, cut.longestStop)
 			r := row{Set: filepath.Base(dir), Name: s.name, Dims: s.dims, Rows: len(s.rows), Scale: f, FullS: old.gpuMs / 1e3, CutS: cut.gpuMs / 1e3,
-				Stopped: cut.stopped, Slow: cut.slow, Full: cut.full, Near: cut.near, LabelsSame: oc0 == oc1 && changes == 0, OCLabelChanges: changes}
+				Stopped: cut.stopped, Slow: cut.slow, Full: cut.full, Near: cut.near, BestOC: oc0, BestOCCut: oc1,
+				LabelsSame: oc0 == oc1 && changes == 0, OCLabelChanges: changes}
 			rep.Stencils = append(rep.Stencils, r)
 			units := math.Ceil(float64(len(s.rows)) / float64(perTU))
 			for _, d := range []int{0, s.dims} {
@@ -376,13 +378,14 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 
 func (r *report) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "data set\tstencil\trows\tfull s\tcut s\tratio\tstopped\tslow\tfull\tnear\tlabels\t\n")
+	fmt.Fprintf(tw, "data set\tstencil\trows\tfull s\tcut s\tratio\tstopped\tslow\tfull\tnear\tbest OC: full\tcut\tOCs' best settings\t\n")
 	for _, s := range r.Stencils {
 		same := "same"
-		if !s.LabelsSame {
-			same = fmt.Sprintf("%d OCs differ", s.OCLabelChanges)
+		if s.OCLabelChanges > 0 {
+			same = fmt.Sprintf("%d differ", s.OCLabelChanges)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%s\t\n", s.Set, s.Name, s.Rows, s.FullS, s.CutS, s.CutS/s.FullS, s.Stopped, s.Slow, s.Full, s.Near, same)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.3f\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", s.Set, s.Name, s.Rows, s.FullS, s.CutS, s.CutS/s.FullS,
+			s.Stopped, s.Slow, s.Full, s.Near, s.BestOC, s.BestOCCut, same)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nspread (max-min)/median of the runs within 1.5x of the best, as measured: %.2f%% median, %.2f%% 95th percentile, %.2f%% 99th\n",
