@@ -76,8 +76,8 @@ func (t Tuning) fusedPartialSums(r int) int {
 // the estimate is too rough to tell (the fastest j3d27pt kernel is estimated at 12 over).
 const maxSpill = 24
 
-// regsAvailable is the most registers each thread of the block can have on g.
-func (u Usage) regsAvailable(g GPU) int {
+// RegsAvailable is the most registers each thread of the block can have on g.
+func (u Usage) RegsAvailable(g GPU) int {
 	return min(g.MaxRegsPerThread, g.RegsPerBlock/max(u.Threads, 1))
 }
 
@@ -93,9 +93,9 @@ func (u Usage) Fits(g GPU) error {
 		return fmt.Errorf("%d threads x %d registers exceed the %s's %d registers per block", u.Threads, u.RegsPerThread, g.Name, g.RegsPerBlock)
 	case u.SharedBytes > g.SharedPerBlockKB*1024:
 		return fmt.Errorf("%d bytes of shared memory per block exceed the %s's %d KiB", u.SharedBytes, g.Name, g.SharedPerBlockKB)
-	case u.FusedRegs > 0 && addSat(u.RegsPerThread, u.FusedRegs) > u.regsAvailable(g)+maxSpill:
+	case u.FusedRegs > 0 && addSat(u.RegsPerThread, u.FusedRegs) > u.RegsAvailable(g)+maxSpill:
 		return fmt.Errorf("with the fused steps' partial sums a thread needs an estimated %d registers, more than %d over the %d a block of %d threads can give it on the %s (the kernel would spill heavily)",
-			addSat(u.RegsPerThread, u.FusedRegs), maxSpill, u.regsAvailable(g), u.Threads, g.Name)
+			addSat(u.RegsPerThread, u.FusedRegs), maxSpill, u.RegsAvailable(g), u.Threads, g.Name)
 	}
 	return nil
 }

@@ -41,29 +41,51 @@ type Estimate struct {
 }
 
 // Model estimates the time per step of stencil st under tuning t on g from first principles
-// (README.md gives the formulas). A setting that cannot run on g gets the error of
-// t.Usage(st).Fits(g), the same the search space gives; a GPU that is not NVIDIA gets ErrVendor.
+// (README.md gives the formulas), with the architecture's literature constants. A setting that
+// cannot run on g gets the error of t.Usage(st).Fits(g), the same the search space gives; a GPU
+// that is not NVIDIA gets ErrVendor.
 func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
-	if st == nil {
-		return Estimate{}, errors.New("no stencil to model")
-	}
-	if err := CheckGPU(g); err != nil {
-		return Estimate{}, err
-	}
-	if err := checkTuning(st, t); err != nil {
-		return Estimate{}, err
-	}
-	u := t.Usage(st)
-	if err := u.Fits(g); err != nil {
-		return Estimate{}, err
-	}
-	m, err := newMachine(g)
+	return ModelWith(st, t, g, nil)
+}
+
+// ModelWith is Model with the free constants of cal (nil: the literature's, as Model).
+func ModelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration) (Estimate, error) {
+	est, tm, err := analyse(st, t, g)
 	if err != nil {
 		return Estimate{}, err
 	}
+	c := literature(tm.m)
+	if cal != nil {
+		c = *cal
+	}
+	c.apply(&est, tm)
+	return est, nil
+}
+
+// analyse counts what a variant moves, loads and computes, and what hides its latencies: all of
+// the model but the free constants, which Calibration.apply adds.
+func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, error) {
+	var tm terms
+	if st == nil {
+		return Estimate{}, tm, errors.New("no stencil to model")
+	}
+	if err := CheckGPU(g); err != nil {
+		return Estimate{}, tm, err
+	}
+	if err := checkTuning(st, t); err != nil {
+		return Estimate{}, tm, err
+	}
+	u := t.Usage(st)
+	if err := u.Fits(g); err != nil {
+		return Estimate{}, tm, err
+	}
+	m, err := newMachine(g)
+	if err != nil {
+		return Estimate{}, tm, err
+	}
 	occ := m.occupancyOf(u.Threads, u.RegsPerThread, u.SharedBytes)
 	if occ.blocksPerSM == 0 {
-		return Estimate{}, fmt.Errorf("a block of %d threads with %d registers each and %d bytes of shared memory does not fit on one of the %s's SMs", u.Threads, u.RegsPerThread, u.SharedBytes, g.Name)
+		return Estimate{}, tm, fmt.Errorf("a block of %d threads with %d registers each and %d bytes of shared memory does not fit on one of the %s's SMs", u.Threads, u.RegsPerThread, u.SharedBytes, g.Name)
 	}
 
 	r, d := st.Order(), st.Dims
@@ -159,45 +181,20 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 		ilp *= float64(t.Unroll[t.StreamAxis])
 	}
 	warps := float64(occ.warps)
-	fmaEff := math.Min(1, warps*ilp/(m.fmaLatency*lanes/32))
 	inFlight := math.Max(1, math.Min(8, float64(g.MaxRegsPerThread-u.RegsPerThread)/8))
 	if t.OC.Has(smart.PR) {
 		inFlight = math.Min(16, 2*inFlight) // the next plane is loaded while this one is computed
 	}
-	latency := m.l1Latency
-	if t.Shared {
-		latency = m.onChipLatency
-	}
-	ldEff := math.Min(1, warps*inFlight*pass/latency)
-	bytesInFlight := warps * m.sms * 32 * elem * inFlight
-	dramEff := math.Min(1, bytesInFlight/(m.bandwidth*m.dramLatency/m.clock))
-
-	waves, waveEff := m.waves(blocks, occ)
-	est.Waves, est.WaveEff = waves, waveEff
-	perLaunch := []struct {
-		name string
-		sec  float64
-		eff  float64
-	}{
-		{"memory", dram / (m.bandwidth * dramEfficiency * dramEff), dramEff},
-		{"on-chip", onChipCycles / ldEff / m.clock, ldEff},
-		{"compute", math.Max(fmaCycles/fmaEff, issueCycles) / m.clock, fmaEff},
-	}
-	body := 0.0
-	for _, p := range perLaunch {
-		if p.sec > body {
-			body, est.Bound, est.LatencyEff = p.sec, p.name, p.eff
-		}
-	}
-	if est.LatencyEff < 0.5 {
-		est.Bound = "latency" // the bound is occupancy more than the resource itself
-	}
-	body /= waveEff
+	tm.m, tm.steps, tm.shared, tm.streaming = m, float64(tt), t.Shared, t.StreamAxis >= 0
+	tm.dram, tm.bytesInFlight = dram, warps*m.sms*32*elem*inFlight
+	tm.onChipCycles, tm.loadConcurrency = onChipCycles, warps*inFlight*pass
+	tm.fmaCycles, tm.issueCycles, tm.fmaConcurrency = fmaCycles, issueCycles, warps*ilp/(m.fmaLatency*lanes/32)
+	est.Waves, est.WaveEff = m.waves(blocks, occ)
+	tm.waveEff = est.WaveEff
 
 	// Barriers: streaming waits twice per plane (the plane is loaded, then consumed), staged
 	// tiles once per level, twice with the ping-pong buffers of temporal blocking. Other resident
 	// blocks fill the wait; prefetching overlaps half of it.
-	barrier := 0.0
 	if t.Shared {
 		perBlock := float64(tt)
 		switch {
@@ -206,29 +203,23 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 		case tt > 1:
 			perBlock = 2 * float64(tt)
 		}
-		exposed := m.barrierCycles / float64(occ.blocksPerSM)
-		if t.OC.Has(smart.PR) {
-			exposed /= 2
-		}
-		barrier = float64(blocks) / m.sms * perBlock * exposed / m.clock
+		tm.barriers, tm.resident, tm.prefetch = float64(blocks)/m.sms*perBlock, float64(occ.blocksPerSM), t.OC.Has(smart.PR)
 	}
+	// Registers the fused partial sums ask for beyond what a thread gets: spilled to local memory.
+	tm.spilled = math.Max(0, float64(u.RegsPerThread+u.FusedRegs-u.RegsAvailable(g)))
+	tm.computed = computed
+	// A block reads rows of its input region tile[0] + 2h elements long: rows shorter than a few
+	// 32-byte sectors waste most of what each sector brings (one more sector a row, on average).
+	run := float64(tile[0]+2*halo) * elem
+	tm.sectorEff = run / (run + 32)
 
 	steps := float64(tt)
-	est.DRAMMs = perLaunch[0].sec / steps * 1e3
-	est.OnChipMs = perLaunch[1].sec / steps * 1e3
-	est.ComputeMs = perLaunch[2].sec / steps * 1e3
-	est.BarrierMs = barrier / steps * 1e3
-	est.LaunchMs = m.launchSeconds / steps * 1e3
-	est.TimeMs = (body + barrier + m.launchSeconds) / steps * 1e3
-	if m.launchSeconds > body {
-		est.Bound = "launch"
-	}
 	est.DRAMBytes = dram / steps
 	est.FLOPs = 2 * nnz * computed / steps
 	est.Intensity = est.FLOPs / est.DRAMBytes
 	est.LoadsPerPoint = perPoint
 	est.Redundancy = computed / steps / points
-	return est, nil
+	return est, tm, nil
 }
 
 // maxThreadPoints bounds the points one thread computes (the merging factors' product). Each

@@ -1,0 +1,138 @@
+package roofline
+
+import "math"
+
+// terms are the counts of one variant that the free constants turn into a time: everything
+// Model computes before it needs a constant no datasheet gives. Fitting evaluates them once per
+// measured variant and the constants many times.
+type terms struct {
+	m                      machine
+	steps                  float64 // fused per launch
+	shared, streaming      bool
+	dram                   float64 // bytes per launch
+	bytesInFlight          float64 // DRAM bytes the resident warps keep in flight
+	onChipCycles           float64 // per SM per launch, before latency
+	loadConcurrency        float64 // loads in flight per SM, in warp passes
+	fmaCycles, issueCycles float64 // per SM per launch
+	fmaConcurrency         float64 // independent FMA chains over those the latency needs
+	waveEff                float64
+	barriers               float64 // __syncthreads per SM per launch
+	resident               float64 // blocks per SM, which fill a barrier's wait
+	prefetch               bool    // which overlaps half of it
+	spilled                float64 // registers per thread beyond what the block gives it
+	computed               float64 // points computed per launch
+	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
+}
+
+// Calibration holds the stencil model's free constants: the rates, latencies and costs that no
+// datasheet lists. The literature's (literature) are Model's; a fit to measurements
+// (FitStencil) replaces them.
+type Calibration struct {
+	// CopyEfficiency is the share of the GPU's measured device-to-device copy bandwidth a
+	// stencil's DRAM traffic reaches, where CopyGBs has the GPU; PeakEfficiency the share of
+	// the catalogue's peak elsewhere.
+	CopyEfficiency float64            `json:"copy_efficiency"`
+	PeakEfficiency float64            `json:"peak_efficiency"`
+	CopyGBs        map[string]float64 `json:"copy_gbs,omitempty"` // measured, bytes read plus written, by catalogue GPU
+	DRAMLatency    float64            `json:"dram_latency_cycles"`
+	OnChipLatency  float64            `json:"on_chip_latency_cycles"` // shared memory load
+	L1Latency      float64            `json:"l1_latency_cycles"`
+	OnChipScale    float64            `json:"on_chip_scale"` // on the shared memory pipe's cycles
+	L1Scale        float64            `json:"l1_scale"`      // on the L1 pipe's cycles (global loads, no shared memory)
+	ComputeScale   float64            `json:"compute_scale"` // on the FMA pipe's and the schedulers' cycles
+	// BarrierStream and BarrierTiled are the cycles a __syncthreads costs the block that waits,
+	// for streamed planes and for staged tiles (and fused steps).
+	BarrierStream float64 `json:"barrier_stream_cycles"`
+	BarrierTiled  float64 `json:"barrier_tiled_cycles"`
+	LaunchUs      float64 `json:"launch_us"`
+	// SpillCycles is what a spilled register costs per computed point (a local-memory store and
+	// load), in cycles of an SM.
+	SpillCycles float64 `json:"spill_cycles"`
+	// Overlap is how the DRAM, on-chip and compute times of a launch combine: 0 is the slowest
+	// of them (perfect overlap), p > 0 their p-norm (p = 1: no overlap at all).
+	Overlap float64 `json:"overlap"`
+	// Narrow is the power of the sector efficiency of a block's rows that divides the DRAM time
+	// (0: narrow blocks cost nothing more).
+	Narrow float64 `json:"narrow"`
+	// WavePower is the power of the last wave's efficiency that divides the time (1: a partial
+	// wave takes as long as a full one; below 1, its blocks run faster with the GPU to
+	// themselves).
+	WavePower float64 `json:"wave_power"`
+}
+
+// literature is Model's calibration: the architecture constants of machine.go, no spill cost,
+// perfect overlap.
+func literature(m machine) Calibration {
+	return Calibration{CopyEfficiency: dramEfficiency, PeakEfficiency: dramEfficiency, DRAMLatency: m.dramLatency,
+		OnChipLatency: m.onChipLatency, L1Latency: m.l1Latency, OnChipScale: 1, L1Scale: 1, ComputeScale: 1,
+		BarrierStream: m.barrierCycles, BarrierTiled: m.barrierCycles, LaunchUs: m.launchSeconds * 1e6, WavePower: 1}
+}
+
+// bandwidth is the DRAM rate the calibration gives tm's GPU, bytes per second of one die.
+func (c *Calibration) bandwidth(m machine) float64 {
+	if gbs, ok := c.CopyGBs[m.gpu.Name]; ok && gbs > 0 {
+		return gbs * 1e9 / float64(max(m.gpu.Dies, 1)) * c.CopyEfficiency
+	}
+	return m.bandwidth * c.PeakEfficiency
+}
+
+// apply turns tm into est's times with the calibration's constants.
+func (c *Calibration) apply(est *Estimate, tm terms) {
+	m := tm.m
+	dramEff := math.Min(1, tm.bytesInFlight/(m.bandwidth*c.DRAMLatency/m.clock))
+	latency, scale := c.L1Latency, c.L1Scale
+	if tm.shared {
+		latency, scale = c.OnChipLatency, c.OnChipScale
+	}
+	ldEff := math.Min(1, tm.loadConcurrency/latency)
+	fmaEff := math.Min(1, tm.fmaConcurrency)
+	parts := [3]struct {
+		name string
+		sec  float64
+		eff  float64
+	}{
+		{"memory", tm.dram / (c.bandwidth(m) * dramEff * math.Pow(tm.sectorEff, c.Narrow)), dramEff},
+		{"on-chip", scale * tm.onChipCycles / ldEff / m.clock, ldEff},
+		{"compute", c.ComputeScale * math.Max(tm.fmaCycles/fmaEff, tm.issueCycles) / m.clock, fmaEff},
+	}
+	body := 0.0
+	for _, p := range parts {
+		if p.sec > body {
+			body, est.Bound, est.LatencyEff = p.sec, p.name, p.eff
+		}
+	}
+	if c.Overlap > 0 {
+		sum := 0.0
+		for _, p := range parts {
+			sum += math.Pow(p.sec/body, c.Overlap)
+		}
+		body *= math.Pow(sum, 1/c.Overlap)
+	}
+	if est.LatencyEff < 0.5 {
+		est.Bound = "latency" // the bound is occupancy more than the resource itself
+	}
+	body /= math.Pow(tm.waveEff, c.WavePower)
+	body += c.SpillCycles * tm.spilled * tm.computed / m.sms / m.clock
+
+	barrier := 0.0
+	if tm.barriers > 0 {
+		exposed := c.BarrierTiled / tm.resident
+		if tm.streaming {
+			exposed = c.BarrierStream / tm.resident
+		}
+		if tm.prefetch {
+			exposed /= 2
+		}
+		barrier = tm.barriers * exposed / m.clock
+	}
+	launch := c.LaunchUs * 1e-6
+	est.DRAMMs = parts[0].sec / tm.steps * 1e3
+	est.OnChipMs = parts[1].sec / tm.steps * 1e3
+	est.ComputeMs = parts[2].sec / tm.steps * 1e3
+	est.BarrierMs = barrier / tm.steps * 1e3
+	est.LaunchMs = launch / tm.steps * 1e3
+	est.TimeMs = (body + barrier + launch) / tm.steps * 1e3
+	if launch > body {
+		est.Bound = "launch"
+	}
+}

@@ -1,0 +1,198 @@
+package roofline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"smart"
+	"smart/internal/rankcorr"
+)
+
+// StencilSample is one measured variant: the stencil, its tuning, the GPU and the median time
+// per step.
+type StencilSample struct {
+	Stencil *smart.Stencil
+	Tuning  smart.Tuning
+	GPU     smart.GPU
+	TimeMs  float64
+}
+
+// fitted are the constants FitStencil fits, with the bounds that keep them physical; the
+// others (PeakEfficiency, CopyGBs) follow from the data.
+var fitted = []struct {
+	field  func(c *Calibration) *float64
+	lo, hi float64
+}{
+	{func(c *Calibration) *float64 { return &c.CopyEfficiency }, 0.3, 1.2},
+	{func(c *Calibration) *float64 { return &c.DRAMLatency }, 200, 4000},
+	{func(c *Calibration) *float64 { return &c.OnChipLatency }, 10, 400},
+	{func(c *Calibration) *float64 { return &c.L1Latency }, 10, 400},
+	{func(c *Calibration) *float64 { return &c.OnChipScale }, 0.25, 8},
+	{func(c *Calibration) *float64 { return &c.L1Scale }, 0.25, 16},
+	{func(c *Calibration) *float64 { return &c.ComputeScale }, 0.25, 8},
+	{func(c *Calibration) *float64 { return &c.BarrierStream }, 5, 2000},
+	{func(c *Calibration) *float64 { return &c.BarrierTiled }, 5, 2000},
+	{func(c *Calibration) *float64 { return &c.LaunchUs }, 1, 20},
+	{func(c *Calibration) *float64 { return &c.SpillCycles }, 0.01, 200},
+	{func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
+	{func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
+	{func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
+}
+
+// FitStencil fits the stencil model's free constants to measured samples: those that minimise
+// the mean squared error of ln(modelled/measured), each stencil weighing the same whatever its
+// number of samples. copyGBs gives the measured device-to-device copy bandwidth of the GPUs that
+// have one (their DRAM rate is a share of it; elsewhere of the catalogue's peak, the same share
+// of peak as the fitted GPUs' copies reach). Samples the model rejects are left out. The fit is
+// deterministic (Nelder-Mead from the literature's constants, in log space within bounds).
+func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string]float64) (*Calibration, error) {
+	type point struct {
+		tm      terms
+		logMeas float64
+		weight  float64
+	}
+	var pts []point
+	perStencil := map[string]int{}
+	var start *Calibration
+	for _, s := range samples {
+		if !(s.TimeMs > 0) || math.IsInf(s.TimeMs, 0) {
+			continue
+		}
+		_, tm, err := analyse(s.Stencil, s.Tuning, s.GPU)
+		if err != nil {
+			continue
+		}
+		if start == nil {
+			c := literature(tm.m)
+			start = &c
+		}
+		pts = append(pts, point{tm: tm, logMeas: math.Log(s.TimeMs)})
+		perStencil[s.Stencil.ID()]++
+	}
+	if len(pts) < 20 {
+		return nil, fmt.Errorf("fitting the stencil model: %d usable measurements; need at least 20", len(pts))
+	}
+	i := 0
+	for _, s := range samples {
+		if !(s.TimeMs > 0) || math.IsInf(s.TimeMs, 0) {
+			continue
+		}
+		if _, _, err := analyse(s.Stencil, s.Tuning, s.GPU); err != nil {
+			continue
+		}
+		pts[i].weight = 1 / float64(perStencil[s.Stencil.ID()]) / float64(len(perStencil))
+		i++
+	}
+	cal := *start
+	cal.CopyGBs = copyGBs
+	cal.SpillCycles, cal.Overlap, cal.Narrow, cal.WavePower = 1, 8, 0.5, 0.8
+	cal.PeakEfficiency = peakShare(copyGBs, samples) * cal.CopyEfficiency
+
+	set := func(x []float64) Calibration {
+		c := cal
+		for k, f := range fitted {
+			*f.field(&c) = f.lo + (f.hi-f.lo)/(1+math.Exp(-x[k])) // bounded
+		}
+		return c
+	}
+	x0 := make([]float64, len(fitted))
+	for k, f := range fitted {
+		v := math.Min(math.Max(*f.field(&cal), f.lo*1.001), f.hi*0.999)
+		x0[k] = math.Log((v - f.lo) / (f.hi - v))
+	}
+	loss := func(x []float64) float64 {
+		c := set(x)
+		sum := 0.0
+		var est Estimate
+		for _, p := range pts {
+			c.apply(&est, p.tm)
+			d := math.Log(est.TimeMs) - p.logMeas
+			sum += p.weight * d * d
+		}
+		return sum
+	}
+	var best []float64
+	bestLoss := math.Inf(1)
+	x := x0
+	// Restarts from the best point found: Nelder-Mead's simplex collapses in valleys.
+	for range 4 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res, err := optimize.Minimize(optimize.Problem{Func: loss}, x, &optimize.Settings{FuncEvaluations: 4000, Converger: &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 200}}, &optimize.NelderMead{})
+		if err != nil && res == nil {
+			return nil, fmt.Errorf("fitting the stencil model: %w", err)
+		}
+		if res.F < bestLoss {
+			bestLoss, best = res.F, res.X
+		}
+		x = best
+	}
+	if best == nil || math.IsNaN(bestLoss) {
+		return nil, errors.New("fitting the stencil model: no finite loss")
+	}
+	c := set(best)
+	c.PeakEfficiency = peakShare(copyGBs, samples) * c.CopyEfficiency
+	return &c, nil
+}
+
+// peakShare is the share of the catalogue's peak bandwidth that the measured copies of the
+// samples' GPUs reach (their mean), or the literature's efficiency where none was measured.
+func peakShare(copyGBs map[string]float64, samples []StencilSample) float64 {
+	seen := map[string]bool{}
+	sum, n := 0.0, 0
+	for _, s := range samples {
+		if gbs, ok := copyGBs[s.GPU.Name]; ok && !seen[s.GPU.Name] && s.GPU.BandwidthGBs > 0 {
+			seen[s.GPU.Name] = true
+			sum += gbs / s.GPU.BandwidthGBs
+			n++
+		}
+	}
+	if n == 0 {
+		return dramEfficiency
+	}
+	return sum / float64(n)
+}
+
+// Accuracy is how a model's times compare with measured ones over a set of variants.
+type Accuracy struct {
+	N           int     `json:"n"`
+	MedianRatio float64 `json:"median_ratio"` // modelled over measured
+	MAPE        float64 `json:"mape"`         // mean |modelled/measured - 1|
+	Spearman    float64 `json:"spearman"`
+	// BestShare is the best measured time over the measured time of the variant the model ranks
+	// fastest: 1 when the model's pick is the best measured.
+	BestShare float64 `json:"best_share"`
+}
+
+// Score compares modelled with measured times (same order, all positive).
+func Score(modelled, measured []float64) Accuracy {
+	a := Accuracy{N: len(measured)}
+	if a.N == 0 {
+		return a
+	}
+	ratios := make([]float64, a.N)
+	pick, best := 0, math.Inf(1)
+	for i := range measured {
+		ratios[i] = modelled[i] / measured[i]
+		a.MAPE += math.Abs(ratios[i] - 1)
+		if modelled[i] < modelled[pick] {
+			pick = i
+		}
+		best = math.Min(best, measured[i])
+	}
+	a.MAPE /= float64(a.N)
+	sort.Float64s(ratios)
+	a.MedianRatio = ratios[a.N/2]
+	if a.N%2 == 0 {
+		a.MedianRatio = (ratios[a.N/2-1] + ratios[a.N/2]) / 2
+	}
+	a.Spearman = rankcorr.Spearman(modelled, measured)
+	a.BestShare = best / measured[pick]
+	return a
+}

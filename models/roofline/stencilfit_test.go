@@ -1,0 +1,113 @@
+package roofline
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"smart"
+	"smart/generator"
+	"smart/tuner/space"
+)
+
+// TestModelWithLiterature: the literature's calibration is Model's, term for term.
+func TestModelWithLiterature(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := literature(m)
+	for _, s := range fitSamples(t, g, 2) {
+		a, err := Model(s.Stencil, s.Tuning, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := ModelWith(s.Stencil, s.Tuning, g, &lit)
+		if a != b {
+			t.Fatalf("%s %s: Model %+v\nModelWith(literature) %+v", s.Tuning.OC, s.Tuning.Setting(), a, b)
+		}
+	}
+}
+
+// TestFitStencilRecovers: times made by a known calibration are fitted back: the fitted model
+// reproduces them (the constants themselves may trade off against each other).
+func TestFitStencilRecovers(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	samples := fitSamples(t, g, 4)
+	truth := Calibration{CopyEfficiency: 0.9, CopyGBs: map[string]float64{g.Name: 3000}, DRAMLatency: 900, OnChipLatency: 60,
+		L1Latency: 50, OnChipScale: 1.5, L1Scale: 2, ComputeScale: 2, BarrierStream: 200, BarrierTiled: 80, LaunchUs: 6,
+		SpillCycles: 2, Overlap: 4, Narrow: 1, WavePower: 0.7}
+	var lit []float64
+	for i, s := range samples {
+		e, err := ModelWith(s.Stencil, s.Tuning, g, &truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples[i].TimeMs = e.TimeMs
+		l, _ := Model(s.Stencil, s.Tuning, g)
+		lit = append(lit, l.TimeMs)
+	}
+	cal, err := FitStencil(context.Background(), samples, truth.CopyGBs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fitted, measured []float64
+	for _, s := range samples {
+		e, _ := ModelWith(s.Stencil, s.Tuning, g, cal)
+		fitted = append(fitted, e.TimeMs)
+		measured = append(measured, s.TimeMs)
+	}
+	before, after := Score(lit, measured), Score(fitted, measured)
+	if after.MAPE > 0.1 || after.Spearman < 0.95 || after.MAPE > before.MAPE/3 {
+		t.Errorf("fit: MAPE %.3f, Spearman %.3f (literature: %.3f, %.3f); want the truth's times back", after.MAPE, after.Spearman, before.MAPE, before.Spearman)
+	}
+	if want := cal.CopyEfficiency * 3000 / g.BandwidthGBs; math.Abs(cal.PeakEfficiency-want) > 1e-12 {
+		t.Errorf("peak efficiency %v; want the copy efficiency times the measured copy's share of peak", cal.PeakEfficiency)
+	}
+}
+
+func TestScore(t *testing.T) {
+	a := Score([]float64{1, 4, 2, 8}, []float64{2, 4, 4, 4})
+	// Ratios 0.5, 1, 0.5, 2: median 0.75, MAPE (0.5+0+0.5+1)/4; the model's fastest (1) is a
+	// variant measured at 2, the best measured.
+	if a.N != 4 || a.MedianRatio != 0.75 || a.MAPE != 0.5 || a.BestShare != 1 {
+		t.Errorf("%+v", a)
+	}
+	b := Score([]float64{3, 1, 2}, []float64{1, 2, 3})
+	if b.BestShare != 0.5 || math.Abs(b.Spearman-(-0.5)) > 1e-12 {
+		t.Errorf("%+v: want best share 0.5 (picks the one measured at 2), Spearman -0.5", b)
+	}
+}
+
+// fitSamples draws n random settings of every OC of three stencils on g.
+func fitSamples(t *testing.T, g smart.GPU, n int) []StencilSample {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var out []StencilSample
+	for _, name := range []string{"j2d5pt", "j3d7pt", "j3d27pt"} {
+		st, err := generator.NamedStencil(name, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, oc := range smart.Combinations() {
+			sp, err := space.ForStencil(st, oc, g)
+			if err != nil {
+				continue
+			}
+			for range n {
+				s, err := sp.Random(rng)
+				if err != nil {
+					break
+				}
+				tu, err := smart.DecodeTuning(st.Dims, oc, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, StencilSample{Stencil: st, Tuning: tu, GPU: g, TimeMs: 1})
+			}
+		}
+	}
+	return out
+}
