@@ -9,16 +9,17 @@ type terms struct {
 	m                      machine
 	steps                  float64 // fused per launch
 	shared, streaming      bool
+	threads, regs, regsMax int // per block, estimated per thread, most a thread can have
+	sharedBytes, blocks    int
 	dram                   float64 // bytes per launch
-	bytesInFlight          float64 // DRAM bytes the resident warps keep in flight
+	elem                   float64 // bytes of an element
+	inFlight               float64 // loads a thread keeps in flight
+	pass                   float64 // on-chip passes per warp load
 	onChipCycles           float64 // per SM per launch, before latency
-	loadConcurrency        float64 // loads in flight per SM, in warp passes
 	fmaCycles, issueCycles float64 // per SM per launch
-	fmaConcurrency         float64 // independent FMA chains over those the latency needs
-	waveEff                float64
+	ilp, lanes             float64 // independent FMA chains per thread; FMA lanes per SM
 	barriers               float64 // __syncthreads per SM per launch
-	resident               float64 // blocks per SM, which fill a barrier's wait
-	prefetch               bool    // which overlaps half of it
+	prefetch               bool    // which overlaps half of a barrier's wait
 	spilled                float64 // registers per thread beyond what the block gives it
 	computed               float64 // points computed per launch
 	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
@@ -54,6 +55,9 @@ type Calibration struct {
 	// Narrow is the power of the sector efficiency of a block's rows that divides the DRAM time
 	// (0: narrow blocks cost nothing more).
 	Narrow float64 `json:"narrow"`
+	// RegScale multiplies the estimated registers per thread in the occupancy (1: the
+	// estimate; the compiler may allocate more), up to what the block lets a thread have.
+	RegScale float64 `json:"reg_scale"`
 	// WavePower is the power of the last wave's efficiency that divides the time (1: a partial
 	// wave takes as long as a full one; below 1, its blocks run faster with the GPU to
 	// themselves).
@@ -65,7 +69,7 @@ type Calibration struct {
 func literature(m machine) Calibration {
 	return Calibration{CopyEfficiency: dramEfficiency, PeakEfficiency: dramEfficiency, DRAMLatency: m.dramLatency,
 		OnChipLatency: m.onChipLatency, L1Latency: m.l1Latency, OnChipScale: 1, L1Scale: 1, ComputeScale: 1,
-		BarrierStream: m.barrierCycles, BarrierTiled: m.barrierCycles, LaunchUs: m.launchSeconds * 1e6, WavePower: 1}
+		BarrierStream: m.barrierCycles, BarrierTiled: m.barrierCycles, LaunchUs: m.launchSeconds * 1e6, WavePower: 1, RegScale: 1}
 }
 
 // bandwidth is the DRAM rate the calibration gives tm's GPU, bytes per second of one die.
@@ -79,13 +83,22 @@ func (c *Calibration) bandwidth(m machine) float64 {
 // apply turns tm into est's times with the calibration's constants.
 func (c *Calibration) apply(est *Estimate, tm terms) {
 	m := tm.m
-	dramEff := math.Min(1, tm.bytesInFlight/(m.bandwidth*c.DRAMLatency/m.clock))
+	regs := tm.regs
+	if c.RegScale > 0 && c.RegScale != 1 {
+		regs = min(int(math.Ceil(float64(regs)*c.RegScale)), tm.regsMax)
+	}
+	occ := m.occupancyOf(tm.threads, regs, tm.sharedBytes)
+	est.Occupancy, est.BlocksPerSM, est.OccLimit = occ.fraction, occ.blocksPerSM, occ.limit
+	est.Waves, est.WaveEff = m.waves(tm.blocks, occ)
+	warps := float64(occ.warps)
+	bytesInFlight := warps * m.sms * 32 * tm.elem * tm.inFlight
+	dramEff := math.Min(1, bytesInFlight/(m.bandwidth*c.DRAMLatency/m.clock))
 	latency, scale := c.L1Latency, c.L1Scale
 	if tm.shared {
 		latency, scale = c.OnChipLatency, c.OnChipScale
 	}
-	ldEff := math.Min(1, tm.loadConcurrency/latency)
-	fmaEff := math.Min(1, tm.fmaConcurrency)
+	ldEff := math.Min(1, warps*tm.inFlight*tm.pass/latency)
+	fmaEff := math.Min(1, warps*tm.ilp/(m.fmaLatency*tm.lanes/32))
 	parts := [3]struct {
 		name string
 		sec  float64
@@ -111,14 +124,14 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	if est.LatencyEff < 0.5 {
 		est.Bound = "latency" // the bound is occupancy more than the resource itself
 	}
-	body /= math.Pow(tm.waveEff, c.WavePower)
+	body /= math.Pow(est.WaveEff, c.WavePower)
 	body += c.SpillCycles * tm.spilled * tm.computed / m.sms / m.clock
 
 	barrier := 0.0
 	if tm.barriers > 0 {
-		exposed := c.BarrierTiled / tm.resident
+		exposed := c.BarrierTiled / float64(occ.blocksPerSM)
 		if tm.streaming {
-			exposed = c.BarrierStream / tm.resident
+			exposed = c.BarrierStream / float64(occ.blocksPerSM)
 		}
 		if tm.prefetch {
 			exposed /= 2

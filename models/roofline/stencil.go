@@ -180,17 +180,16 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	if t.StreamAxis >= 0 {
 		ilp *= float64(t.Unroll[t.StreamAxis])
 	}
-	warps := float64(occ.warps)
 	inFlight := math.Max(1, math.Min(8, float64(g.MaxRegsPerThread-u.RegsPerThread)/8))
 	if t.OC.Has(smart.PR) {
 		inFlight = math.Min(16, 2*inFlight) // the next plane is loaded while this one is computed
 	}
+	// The occupancy's warps come from apply, with the calibration's registers.
 	tm.m, tm.steps, tm.shared, tm.streaming = m, float64(tt), t.Shared, t.StreamAxis >= 0
-	tm.dram, tm.bytesInFlight = dram, warps*m.sms*32*elem*inFlight
-	tm.onChipCycles, tm.loadConcurrency = onChipCycles, warps*inFlight*pass
-	tm.fmaCycles, tm.issueCycles, tm.fmaConcurrency = fmaCycles, issueCycles, warps*ilp/(m.fmaLatency*lanes/32)
-	est.Waves, est.WaveEff = m.waves(blocks, occ)
-	tm.waveEff = est.WaveEff
+	tm.threads, tm.regs, tm.regsMax, tm.sharedBytes, tm.blocks = u.Threads, u.RegsPerThread, u.RegsAvailable(g), u.SharedBytes, blocks
+	tm.dram, tm.elem, tm.inFlight, tm.pass = dram, elem, inFlight, pass
+	tm.onChipCycles = onChipCycles
+	tm.fmaCycles, tm.issueCycles, tm.ilp, tm.lanes = fmaCycles, issueCycles, ilp, lanes
 
 	// Barriers: streaming waits twice per plane (the plane is loaded, then consumed), staged
 	// tiles once per level, twice with the ping-pong buffers of temporal blocking. Other resident
@@ -203,7 +202,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 		case tt > 1:
 			perBlock = 2 * float64(tt)
 		}
-		tm.barriers, tm.resident, tm.prefetch = float64(blocks)/m.sms*perBlock, float64(occ.blocksPerSM), t.OC.Has(smart.PR)
+		tm.barriers, tm.prefetch = float64(blocks)/m.sms*perBlock, t.OC.Has(smart.PR)
 	}
 	// Registers the fused partial sums ask for beyond what a thread gets: spilled to local memory.
 	tm.spilled = math.Max(0, float64(u.RegsPerThread+u.FusedRegs-u.RegsAvailable(g)))

@@ -42,6 +42,7 @@ var fitted = []struct {
 	{func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
 	{func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
 	{func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
+	{func(c *Calibration) *float64 { return &c.RegScale }, 0.5, 4},
 }
 
 // FitStencil fits the stencil model's free constants to measured samples: those that minimise
