@@ -117,7 +117,8 @@ func residuals(fit []*stencilData, cal *roofline.Calibration) []Residual {
 				waves = "waves < 1"
 			}
 			for _, k := range []string{fmt.Sprintf("%d-D", s.Stencil.Dims), "bound " + e.Bound, waves,
-				fmt.Sprintf("%s, block x %d", shared, min(s.Tuning.Block[0], 64)), fmt.Sprintf("fused steps %d", s.Tuning.TT)} {
+				fmt.Sprintf("%s, block x %d", shared, min(s.Tuning.Block[0], 64)), fmt.Sprintf("fused steps %d", s.Tuning.TT),
+				fmt.Sprintf("registers %3d-%d", e.Usage.RegsPerThread/64*64, e.Usage.RegsPerThread/64*64+63)} {
 				groups[k] = append(groups[k], r)
 			}
 		}
