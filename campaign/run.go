@@ -93,12 +93,12 @@ func (r *Run) Meta() dataset.Meta {
 func (r *Run) Do(ctx context.Context) (Call, error) {
 	call := Call{Start: time.Now().UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
 		Source: r.Source, Tool: dataset.ToolVersion()}
-	w, torn, err := dataset.OpenWriter(r.Out, r.Meta())
+	// A torn last line (a call killed mid-write) is cut off here, and its variant measured again.
+	w, _, err := dataset.OpenWriter(r.Out, r.Meta())
 	if err != nil {
 		return call, err
 	}
 	defer w.Close()
-	_ = torn // cut off by OpenWriter; its variant is measured again
 	items := make([]dataset.Item, len(r.Manifest.items))
 	for i, it := range r.Manifest.items {
 		items[i] = it.Item
