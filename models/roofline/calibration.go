@@ -1,6 +1,10 @@
 package roofline
 
-import "math"
+import (
+	"math"
+
+	"smart"
+)
 
 // terms are the counts of one variant that the free constants turn into a time: everything
 // Model computes before it needs a constant no datasheet gives. Fitting evaluates them once per
@@ -23,6 +27,7 @@ type terms struct {
 	spilled                float64 // registers per thread beyond what the block gives it
 	computed               float64 // points computed per launch
 	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
+	oc                     smart.Combination
 }
 
 // Calibration holds the stencil model's free constants: the rates, latencies and costs that no
@@ -58,6 +63,9 @@ type Calibration struct {
 	// RegScale multiplies the estimated registers per thread in the occupancy (1: the
 	// estimate; the compiler may allocate more), up to what the block lets a thread have.
 	RegScale float64 `json:"reg_scale"`
+	// OCScale multiplies the time of each OC's kernels (by name; missing: 1): what the code of
+	// an optimization costs that no term counts.
+	OCScale map[string]float64 `json:"oc_scale,omitempty"`
 	// WavePower is the power of the last wave's efficiency that divides the time (1: a partial
 	// wave takes as long as a full one; below 1, its blocks run faster with the GPU to
 	// themselves).
@@ -145,6 +153,9 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	est.BarrierMs = barrier / tm.steps * 1e3
 	est.LaunchMs = launch / tm.steps * 1e3
 	est.TimeMs = (body + barrier + launch) / tm.steps * 1e3
+	if f, ok := c.OCScale[tm.oc.String()]; ok && f > 0 {
+		est.TimeMs *= f
+	}
 	if launch > body {
 		est.Bound = "launch"
 	}

@@ -185,7 +185,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 		inFlight = math.Min(16, 2*inFlight) // the next plane is loaded while this one is computed
 	}
 	// The occupancy's warps come from apply, with the calibration's registers.
-	tm.m, tm.steps, tm.shared, tm.streaming = m, float64(tt), t.Shared, t.StreamAxis >= 0
+	tm.m, tm.steps, tm.shared, tm.streaming, tm.oc = m, float64(tt), t.Shared, t.StreamAxis >= 0, t.OC
 	tm.threads, tm.regs, tm.regsMax, tm.sharedBytes, tm.blocks = u.Threads, u.RegsPerThread, u.RegsAvailable(g), u.SharedBytes, blocks
 	tm.dram, tm.elem, tm.inFlight, tm.pass = dram, elem, inFlight, pass
 	tm.onChipCycles = onChipCycles

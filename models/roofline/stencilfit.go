@@ -120,7 +120,8 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 	var best []float64
 	bestLoss := math.Inf(1)
 	x := x0
-	// Restarts from the best point found: Nelder-Mead's simplex collapses in valleys.
+	// Restarts from the best point found (Nelder-Mead's simplex collapses in valleys), each
+	// followed by the OCs' factors: the weighted mean log error of each OC's kernels, removed.
 	for range 4 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -133,6 +134,25 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 			bestLoss, best = res.F, res.X
 		}
 		x = best
+		c := set(x)
+		sum, weight := map[string]float64{}, map[string]float64{}
+		var est Estimate
+		for _, p := range pts {
+			c.apply(&est, p.tm)
+			oc := p.tm.oc.String()
+			sum[oc] += p.weight * (math.Log(est.TimeMs) - p.logMeas)
+			weight[oc] += p.weight
+		}
+		scale := map[string]float64{}
+		for oc, s := range sum {
+			scale[oc] = c.OCScale[oc]
+			if scale[oc] == 0 {
+				scale[oc] = 1
+			}
+			scale[oc] *= math.Exp(-s / weight[oc])
+		}
+		cal.OCScale = scale
+		bestLoss = loss(x)
 	}
 	if best == nil || math.IsNaN(bestLoss) {
 		return nil, errors.New("fitting the stencil model: no finite loss")
