@@ -111,3 +111,26 @@ func fitSamples(t *testing.T, g smart.GPU, n int) []StencilSample {
 	}
 	return out
 }
+
+// TestOCScale: an OC's factor scales that OC's times and no other's.
+func TestOCScale(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := literature(m)
+	scaled := lit
+	scaled.OCScale = map[string]float64{"BASE": 2}
+	for _, s := range fitSamples(t, g, 1) {
+		a, _ := ModelWith(s.Stencil, s.Tuning, g, &lit)
+		b, _ := ModelWith(s.Stencil, s.Tuning, g, &scaled)
+		want := a.TimeMs
+		if s.Tuning.OC == 0 {
+			want *= 2
+		}
+		if b.TimeMs != want {
+			t.Errorf("%s: %v ms; want %v", s.Tuning.OC, b.TimeMs, want)
+		}
+	}
+}
