@@ -118,7 +118,8 @@ func residuals(fit []*stencilData, cal *roofline.Calibration) []Residual {
 			}
 			for _, k := range []string{fmt.Sprintf("%d-D", s.Stencil.Dims), "bound " + e.Bound, waves,
 				fmt.Sprintf("%s, block x %d", shared, min(s.Tuning.Block[0], 64)), fmt.Sprintf("fused steps %d", s.Tuning.TT),
-				fmt.Sprintf("registers %3d-%d", e.Usage.RegsPerThread/64*64, e.Usage.RegsPerThread/64*64+63)} {
+				fmt.Sprintf("registers %3d-%d", e.Usage.RegsPerThread/64*64, e.Usage.RegsPerThread/64*64+63),
+				fmt.Sprintf("streaming along %s", map[int]string{-1: "none", 0: "x", 1: "y", 2: "z"}[s.Tuning.StreamAxis])} {
 				groups[k] = append(groups[k], r)
 			}
 		}

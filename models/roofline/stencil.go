@@ -207,9 +207,13 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	// Registers the fused partial sums ask for beyond what a thread gets: spilled to local memory.
 	tm.spilled = math.Max(0, float64(u.RegsPerThread+u.FusedRegs-u.RegsAvailable(g)))
 	tm.computed = computed
-	// A block reads rows of its input region tile[0] + 2h elements long: rows shorter than a few
-	// 32-byte sectors waste most of what each sector brings (one more sector a row, on average).
+	// A block reads rows of its input region tile[0] + 2h elements long (one, streaming along x):
+	// rows shorter than a few 32-byte sectors waste most of what each sector brings (one more
+	// sector a row, on average).
 	run := float64(tile[0]+2*halo) * elem
+	if t.StreamAxis == 0 {
+		run = elem // a plane across x: every row of the block is one element wide
+	}
 	tm.sectorEff = run / (run + 32)
 
 	steps := float64(tt)
