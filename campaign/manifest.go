@@ -132,9 +132,6 @@ type Manifest struct {
 // in the data sets measured from it.
 func (m *Manifest) Hash() string { return m.hash }
 
-// Stencils are the manifest's stencils in measuring order.
-func (m *Manifest) Stencils() []*smart.Stencil { return m.stencils }
-
 // Items are the manifest's variants, stencil by stencil in measuring order.
 func (m *Manifest) Items() []Item { return m.items }
 

@@ -38,7 +38,7 @@ type Predictor struct {
 	// then the closest memory bandwidth), each time scaled to the GPU asked about by the
 	// analytic model's ratio for its setting (Scaled). The ranking is then learned
 	// from real kernels rather than from the analytic model, whose picks, measured on the H100,
-	// ran 2-25x slower than the best of random settings (README, "Measured on an H100").
+	// ran 2-25x slower than the best of random settings (docs/performance.md, "Measured on an H100").
 	Transfer bool
 	Seed     uint64
 }
@@ -81,7 +81,7 @@ type Prediction struct {
 	Candidates []Choice `json:"candidates"`
 	Screened   int      `json:"ocs_screened"`
 	// Measure is the smart bench command that times every candidate on the GPU: the models'
-	// pick is often not the fastest of them on real hardware (README, "Predictions measured on
+	// pick is often not the fastest of them on real hardware (docs/performance.md, "Predictions measured on
 	// the H100"), and timing a few kernels takes seconds.
 	Measure string `json:"measure"`
 	// GPUs are every catalogued GPU, fastest first, predicted with the same models: the

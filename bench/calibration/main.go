@@ -255,7 +255,8 @@ func main() {
 	for _, part := range []struct {
 		title string
 		rows  []Row
-	}{{"leave one stencil out (fit on the others)", rep.LeaveOneOut}, {"other GPUs (fit on every fit stencil)", rep.Test}} {
+	}{{"leave one stencil out (fit on the others); measured rows against the simulated model, literature -> fitted", rep.LeaveOneOut},
+		{"other GPUs (fit on every fit stencil); measured rows against the simulated model, literature -> fitted", rep.Test}} {
 		fmt.Println(part.title + ":")
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "gpu\tstencil\tn\tratio\tMAPE\tSpearman\tbest share\t\tratio\tMAPE\tSpearman\tbest share\t")

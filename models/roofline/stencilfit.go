@@ -56,6 +56,7 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 		tm      terms
 		logMeas float64
 		weight  float64
+		stencil string
 	}
 	var pts []point
 	perStencil := map[string]int{}
@@ -72,22 +73,15 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 			c := literature(tm.m)
 			start = &c
 		}
-		pts = append(pts, point{tm: tm, logMeas: math.Log(s.TimeMs)})
-		perStencil[s.Stencil.ID()]++
+		id := s.Stencil.ID()
+		pts = append(pts, point{tm: tm, logMeas: math.Log(s.TimeMs), stencil: id})
+		perStencil[id]++
 	}
 	if len(pts) < 20 {
 		return nil, fmt.Errorf("fitting the stencil model: %d usable measurements; need at least 20", len(pts))
 	}
-	i := 0
-	for _, s := range samples {
-		if !(s.TimeMs > 0) || math.IsInf(s.TimeMs, 0) {
-			continue
-		}
-		if _, _, err := analyse(s.Stencil, s.Tuning, s.GPU); err != nil {
-			continue
-		}
-		pts[i].weight = 1 / float64(perStencil[s.Stencil.ID()]) / float64(len(perStencil))
-		i++
+	for i := range pts {
+		pts[i].weight = 1 / float64(perStencil[pts[i].stencil]) / float64(len(perStencil))
 	}
 	cal := *start
 	cal.CopyGBs = copyGBs

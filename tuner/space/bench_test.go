@@ -8,7 +8,7 @@ import (
 	"smart/generator"
 )
 
-// benchStencil is the random order-4 3-D stencil of the README's figures: stencil 0 of
+// benchStencil is the random order-4 3-D stencil of docs/performance.md's figures: stencil 0 of
 // generator.Spec{Dims: 3, Order: 4, Seed: 1} on the default 512^3 grid.
 func benchStencil(b *testing.B) *smart.Stencil {
 	st, err := generator.Spec{Dims: 3, Order: 4, Seed: 1}.Stencil(0)
@@ -22,7 +22,7 @@ func benchStencil(b *testing.B) *smart.Stencil {
 }
 
 // BenchmarkForStencil generates the full space for the combinations with the largest spaces
-// of the random order-4 stencil (CM without streaming is the largest; see the README).
+// of the random order-4 stencil (CM without streaming is the largest; see docs/performance.md).
 func BenchmarkForStencil(b *testing.B) {
 	st := benchStencil(b)
 	for _, name := range []string{"CM", "ST_CM_RT", "ST_CM_RT_PR_TB"} {

@@ -400,7 +400,7 @@ func ExampleForStencil() {
 
 // TestExplicitConstraintsAlone builds the j3d7pt space on the default grid without the
 // resource constraint and compares its size with a count made independently (a Python loop
-// over the table's explicit constraints). It is the figure the README compares with csTuner's
+// over the table's explicit constraints). It is the figure docs/performance.md compares with csTuner's
 // "more than 10^8 settings after the explicit constraints".
 func TestExplicitConstraintsAlone(t *testing.T) {
 	if testing.Short() {
