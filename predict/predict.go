@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/models"
 	"smart/models/roofline"
@@ -41,6 +42,13 @@ type Predictor struct {
 	// ran 2-25x slower than the best of random settings (docs/performance.md, "Measured on an H100").
 	Transfer bool
 	Seed     uint64
+	// Calibration gives the analytic model's constants for each choice's second opinion and
+	// bounds a runtime model asked about a stencil outside its training range (nil: the
+	// literature's constants, no bound).
+	Calibration *calibrate.File
+	// Bands give each runtime model's prediction interval, by its errors on measured stencils
+	// it had not seen (nil, or a model without one: no interval).
+	Bands *calibrate.Bands
 }
 
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default
@@ -54,7 +62,15 @@ func DefaultPredictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true, Transfer: true,
+	cal, err := calibrate.Default()
+	if err != nil {
+		return nil, err
+	}
+	bands, err := calibrate.DefaultBands()
+	if err != nil {
+		return nil, err
+	}
+	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true, Transfer: true, Calibration: cal, Bands: bands,
 		Asked:   Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}},
 		Rest:    Budget{Classes: 2, MinProbability: 0.05, Screen: Pass{Samples: 8, Starts: 1, Rounds: 1}, Refine: 1, Deep: Pass{Samples: 32, Starts: 3, Rounds: 6}},
 		Compare: Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 2, Deep: Pass{Samples: 128, Starts: 4, Rounds: 8}}}, nil
@@ -128,14 +144,37 @@ type Choice struct {
 	Evaluated   int               `json:"settings_scored"`
 	Source      Provenance        `json:"source"`
 	Codegen     string            `json:"codegen"`
-	// Analytic is the analytic model's time for the same setting: a physical second opinion.
-	// The learned time is the lowest of many predictions, so it tends to sit below the truth
-	// (the winner's curse); a large gap between the two says to trust neither blindly.
+	// Interval is where the measured time lies with its probability, by the errors of the model
+	// that answered on measured stencils it had not seen; nil where that model has none.
+	Interval *smart.Interval `json:"interval,omitempty"`
+	// Analytic is the analytic model's time for the same setting (with Predictor.Calibration's
+	// constants): a physical second opinion. The learned time is the lowest of many
+	// predictions, so it tends to sit below the truth (the winner's curse); a large gap between
+	// the two says to trust neither blindly.
 	Analytic *roofline.Estimate `json:"analytic,omitempty"`
+	// Bounded, when set, says that TimeMs is not the runtime model's: a bound replaced it.
+	Bounded *Bounded `json:"bounded,omitempty"`
 	// Scaled, when set, says that TimeMs is another GPU's time, from a model of its
 	// measurements, scaled to this one (Predictor.Transfer).
 	Scaled *Scaled `json:"scaled,omitempty"`
 }
+
+// Bounded says which bound answered instead of the runtime model, and why.
+type Bounded struct {
+	By        string  `json:"by"` // BoundFloor or BoundCalibrated
+	LearnedMs float64 `json:"learned_ms"`
+	Why       string  `json:"why"`
+}
+
+// The bounds that can replace a runtime model's time.
+const (
+	// BoundFloor: no step is faster than reading and writing its grid once per launch at the
+	// GPU's copy bandwidth.
+	BoundFloor = "copy floor"
+	// BoundCalibrated: a runtime model asked outside its training range is kept within the
+	// calibrated analytic model's interval.
+	BoundCalibrated = "calibrated model"
+)
 
 // GPUTime is the prediction for one catalogued GPU: its best OC and setting and the time per
 // step, or why there is none.
@@ -214,7 +253,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	}
 	if from.Name != g.Name {
 		n := len(top.choices)
-		if top.choices = scaleTo(st, g, from, top.choices); len(top.choices) == 0 && n > 0 {
+		if top.choices = p.scaleTo(st, g, from, top.choices, asked); len(top.choices) == 0 && n > 0 {
 			return nil, fmt.Errorf("stencil %s: the analytic model places none of the %d settings the %s's model found on both GPUs, so none scales to %s; --transfer=false predicts with the default alone", st.Name, n, from.Name, g.Name)
 		}
 	}
@@ -299,22 +338,29 @@ func nearer(g, a, b smart.GPU) bool {
 // the catalogue (the defaults' times of a GPU they were not trained on, a user's, barely move with
 // it). A choice the analytic model cannot place on both GPUs is dropped; the rest come back
 // fastest first.
-func scaleTo(st *smart.Stencil, g, from smart.GPU, choices []Choice) []Choice {
+func (p *Predictor) scaleTo(st *smart.Stencil, g, from smart.GPU, choices []Choice, rt *Model) []Choice {
 	out := choices[:0]
 	for _, c := range choices {
 		t, err := smart.DecodeTuning(st.Dims, c.OC, c.Setting)
 		if err != nil || c.Analytic == nil {
 			continue
 		}
+		// The ratio is the literature model's: its machine terms are from the datasheets of
+		// both GPUs, where the calibration's were fitted on one of them.
+		here, err := roofline.Model(st, t, g)
+		if err != nil {
+			continue
+		}
 		there, err := roofline.Model(st, t, from)
 		if err != nil {
 			continue
 		}
-		r := c.Analytic.TimeMs / there.TimeMs
+		r := here.TimeMs / there.TimeMs
 		c.Scaled = &Scaled{GPU: from.Name, TimeMs: c.TimeMs, Ratio: r}
 		c.TimeMs *= r
 		c.Source = Provenance{Basis: BasisTransfer, Model: c.Source.Model,
 			Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
+		p.settle(st, rt, &c)
 		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
@@ -507,14 +553,75 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g, from 
 		c := Choice{OC: f.OC, Probability: prob[f.OC], Setting: f.Setting, TimeMs: f.TimeMs,
 			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
 		if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
-			if est, err := roofline.Model(st, t, g); err == nil {
+			if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
 				c.Analytic = &est
 			}
+		}
+		if from.Name == g.Name { // else scaleTo settles the scaled time
+			p.settle(st, rt, &c)
 		}
 		res.choices = append(res.choices, c)
 	}
 	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].TimeMs < res.choices[j].TimeMs })
 	return res, nil
+}
+
+// constants are the analytic model's constants: the calibration's, else the literature's (nil).
+func (p *Predictor) constants() *roofline.Calibration {
+	if p.Calibration == nil {
+		return nil
+	}
+	return &p.Calibration.Calibration
+}
+
+// settle gives c, whose time rt predicted, its interval, and bounds the time: within the
+// calibrated model's interval where st lies outside what rt was trained on, and never below the
+// copy floor.
+func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
+	if p.Bands != nil {
+		basis := c.Source.Basis
+		if basis == BasisExtrapolated || basis == BasisMixed {
+			basis = BasisSimulated // the defaults' errors were measured where they simulate
+		}
+		if b := p.Bands.Lookup(c.Source.Model, string(basis)); b != nil {
+			iv := b.Around(c.TimeMs)
+			c.Interval = &iv
+		}
+	}
+	a := c.Analytic
+	if a == nil {
+		return
+	}
+	if out := rangeOutside(rt, st); len(out) > 0 && p.Calibration != nil {
+		iv := p.Calibration.Interval.Around(a.TimeMs)
+		if c.TimeMs < iv.LoMs || c.TimeMs > iv.HiMs {
+			c.Bounded = &Bounded{By: BoundCalibrated, LearnedMs: c.TimeMs,
+				Why: fmt.Sprintf("the stencil lies outside what the runtime model was trained on (%s), and its %.4g ms outside the calibrated model's %.0f%% interval", strings.Join(out, "; "), c.TimeMs, 100*iv.Level)}
+			c.TimeMs = min(max(c.TimeMs, iv.LoMs), iv.HiMs)
+			c.Interval = &iv
+		}
+	}
+	if c.TimeMs < a.FloorMs {
+		if c.Bounded == nil {
+			c.Bounded = &Bounded{By: BoundFloor, LearnedMs: c.TimeMs}
+		}
+		c.Bounded.By = BoundFloor
+		c.Bounded.Why = fmt.Sprintf("%.4g ms is below the %.4g ms a step takes to read and write the grid at the GPU's copy bandwidth", c.TimeMs, a.FloorMs)
+		c.TimeMs = a.FloorMs
+	}
+	if iv := c.Interval; iv != nil && iv.LoMs < a.FloorMs {
+		iv.LoMs = a.FloorMs
+		iv.HiMs = max(iv.HiMs, a.FloorMs)
+	}
+}
+
+// rangeOutside lists the ways st lies outside the stencils rt was trained on (nil where its
+// range is unknown).
+func rangeOutside(rt *Model, st *smart.Stencil) []string {
+	if rt == nil || rt.Range == nil {
+		return nil
+	}
+	return rt.Range.Outside(st)
 }
 
 func seedsOf(seeds map[smart.Combination]*Found, oc smart.Combination) []smart.Setting {

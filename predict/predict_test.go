@@ -86,9 +86,10 @@ func TestPredictSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(ms-ch.TimeMs) > 1e-9*ms {
-				t.Errorf("%s %s: search says %v ms, the model on the featurizer's row %v ms", c.stencil, ch.OC, ch.TimeMs, ms)
+			if got := learned(ch); math.Abs(ms-got) > 1e-9*ms {
+				t.Errorf("%s %s: search says %v ms, the model on the featurizer's row %v ms", c.stencil, ch.OC, got, ms)
 			}
+			checkFloor(t, ch)
 			if !strings.Contains(ch.Codegen, "--oc "+ch.OC.String()+" --setting "+ch.Setting.String()) {
 				t.Errorf("codegen line %q", ch.Codegen)
 			}
@@ -179,7 +180,8 @@ func TestPredictTransfer(t *testing.T) {
 				t.Fatal(errH, errG)
 			}
 			want := ms * ag.TimeMs / ah.TimeMs
-			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(ch.TimeMs-want) > 1e-9*want {
+			checkFloor(t, ch)
+			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(learned(ch)-want) > 1e-9*want {
 				t.Errorf("%s on %s, %s: %v ms (%v on the H100); want %v ms (%v there x %v / %v)", c.stencil, c.gpu, ch.OC, ch.TimeMs, ch.Scaled.TimeMs, want, ms, ag.TimeMs, ah.TimeMs)
 			}
 		}
@@ -408,5 +410,35 @@ func TestPredictOwnModel(t *testing.T) {
 	}
 	if pr.Screened >= len(smart.Combinations()) {
 		t.Errorf("%d OCs screened with a simulated runtime model; the classifier's most probable classes only", pr.Screened)
+	}
+}
+
+// learned is the runtime model's time of a choice, before any bound replaced it.
+func learned(c Choice) float64 {
+	if c.Bounded != nil {
+		return c.Bounded.LearnedMs
+	}
+	return c.TimeMs
+}
+
+// checkFloor checks that a choice's time is never below its copy floor, that a floored time is
+// the floor, and that its interval lies above the floor. (The interval need not hold the time:
+// a model that is biased, as the simulated defaults are, gets an interval off its centre.)
+func checkFloor(t *testing.T, c Choice) {
+	t.Helper()
+	if c.Analytic == nil {
+		t.Fatalf("%s: no analytic estimate", c.OC)
+	}
+	floor := c.Analytic.FloorMs
+	switch {
+	case !(floor > 0) || c.TimeMs < floor*(1-1e-12):
+		t.Errorf("%s: %v ms is below the copy floor %v ms", c.OC, c.TimeMs, floor)
+	case c.Bounded != nil && c.Bounded.By == BoundFloor && (c.TimeMs != floor || c.Bounded.LearnedMs >= floor):
+		t.Errorf("%s: floored to %v ms from %v ms; want the floor %v ms from a time below it", c.OC, c.TimeMs, c.Bounded.LearnedMs, floor)
+	case c.Bounded == nil && c.TimeMs < floor:
+		t.Errorf("%s: %v ms below the floor without a bound", c.OC, c.TimeMs)
+	}
+	if iv := c.Interval; iv == nil || !(iv.LoMs <= iv.HiMs) || iv.LoMs < floor*(1-1e-12) || iv.Level != 0.8 {
+		t.Errorf("%s: interval %+v is not an 80%% interval above the floor %v ms", c.OC, iv, floor)
 	}
 }

@@ -25,12 +25,15 @@ type Recommendation struct {
 	Stencil  StencilInfo `json:"stencil"`
 	Workload Workload    `json:"workload"`
 	// GPUs are every GPU considered, fastest first; those without a prediction last.
-	GPUs     []Ranked    `json:"gpus"`
-	Fastest  string      `json:"fastest"`
-	Cheapest string      `json:"most_cost_efficient,omitempty"` // "" when no GPU considered has a price
-	Have     *Versus     `json:"have,omitempty"`
-	Models   []ModelInfo `json:"models"`
-	Warnings []string    `json:"warnings,omitempty"`
+	GPUs     []Ranked `json:"gpus"`
+	Fastest  string   `json:"fastest"`
+	Cheapest string   `json:"most_cost_efficient,omitempty"` // "" when no GPU considered has a price
+	Have     *Versus  `json:"have,omitempty"`
+	// Overlapping lists the GPUs whose intervals overlap the fastest's: the models cannot say
+	// which of them is faster at that level.
+	Overlapping []string    `json:"overlapping_fastest,omitempty"`
+	Models      []ModelInfo `json:"models"`
+	Warnings    []string    `json:"warnings,omitempty"`
 }
 
 // Ranked is one GPU of a recommendation.
@@ -116,6 +119,13 @@ func rankAll(times []GPUTime, w Workload, have string) (*Recommendation, error) 
 		}
 	}
 	r.Fastest = r.GPUs[0].GPU
+	if fiv := r.GPUs[0].Best.Interval; fiv != nil {
+		for _, g := range r.GPUs[1:] {
+			if g.Best != nil && g.Best.Interval != nil && fiv.Overlaps(*g.Best.Interval) {
+				r.Overlapping = append(r.Overlapping, g.GPU)
+			}
+		}
+	}
 	sort.SliceStable(priced, func(i, j int) bool { return priced[i].StepsPerUSD > priced[j].StepsPerUSD })
 	for i, g := range priced {
 		g.CostRank = i + 1

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
 	"smart/tuner/space"
@@ -22,15 +23,22 @@ type estimateOutput struct {
 	Setting        smart.Setting     `json:"setting"`
 	DefaultSetting bool              `json:"default_setting"` // true when --setting was not given
 	Source         smart.Source      `json:"source"`
-	Estimate       roofline.Estimate `json:"estimate"`
+	// Constants says which of the model's constants gave the estimate: "calibrated" (fitted to
+	// smart's measurements, with Interval from their held-out errors) or "literature".
+	Constants string            `json:"constants"`
+	Estimate  roofline.Estimate `json:"estimate"`
+	Interval  *smart.Interval   `json:"interval,omitempty"`
 }
 
 func runEstimate(ctx context.Context, e *env, args []string) error {
 	flags := newFlags(e, "estimate", "FILE --gpu NAME --oc OC [--setting k=v,...] [--json] [--catalog FILE]", `
 Prints the analytic model's time per step of a stencil under an optimization combination and
 setting on a catalogued NVIDIA GPU, with its breakdown: DRAM bytes, FLOPs, loads per point,
-occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, compute, latency or
-launch). The number is simulated, not measured: models/roofline/README.md gives the formulas.
+occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, compute, latency,
+launch, or the copy floor: no step is faster than reading and writing its grid once per launch at
+the GPU's copy bandwidth). The number is simulated, not measured. Its constants are those smart
+calibrate fitted to smart's measurements (data/calibration/stencil.json), with the interval their
+held-out errors give; --literature uses the architecture literature's constants instead.
 Without --setting it uses a default setting for the OC: blocks of 32x8 (x1 in 3-D), shared memory
 on, constant-memory coefficients, merging and unroll factors 1, streaming along the outermost
 axis (with a block size of 1 along it, so 32x1 in 2-D) and sb = extent/8 rounded down to a power
@@ -45,6 +53,7 @@ Examples:
 	settingText := flags.String("setting", "", "parameter setting k=v,... (default: see above)")
 	asJSON := flags.Bool("json", false, "print the estimate as JSON")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	literature := flags.Bool("literature", false, "use the literature's constants, not the calibrated ones")
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -83,15 +92,27 @@ Examples:
 			return usagef("--setting: %v", err)
 		}
 	}
-	est, err := estimate(ctx, st, oc, setting, g)
+	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
+		DefaultSetting: *settingText == "", Source: smart.Simulated, Constants: "literature"}
+	var cal *calibrate.File
+	if !*literature {
+		if cal, err = calibrate.Default(); err != nil {
+			return err
+		}
+		out.Constants = "calibrated"
+	}
+	est, err := estimate(ctx, st, oc, setting, g, cal)
 	if err != nil && *settingText == "" {
 		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
 	}
 	if err != nil {
 		return usagef("--setting: %v", err) // as codegen: the setting given is the mistake
 	}
-	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
-		DefaultSetting: *settingText == "", Source: smart.Simulated, Estimate: est}
+	out.Estimate = est
+	if cal != nil {
+		iv := cal.Interval.Around(est.TimeMs)
+		out.Interval = &iv
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -101,8 +122,9 @@ Examples:
 	return nil
 }
 
-// estimate models setting of st under oc on g once the search space has accepted it.
-func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU) (roofline.Estimate, error) {
+// estimate models setting of st under oc on g once the search space has accepted it, with the
+// constants of cal (nil: the literature's).
+func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU, cal *calibrate.File) (roofline.Estimate, error) {
 	if err := checkInSpace(ctx, st, oc, g, setting); err != nil {
 		return roofline.Estimate{}, err
 	}
@@ -110,7 +132,11 @@ func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, sett
 	if err != nil {
 		return roofline.Estimate{}, err
 	}
-	est, err := roofline.Model(st, tuning, g)
+	var constants *roofline.Calibration
+	if cal != nil {
+		constants = &cal.Calibration
+	}
+	est, err := roofline.ModelWith(st, tuning, g, constants)
 	if err != nil {
 		return roofline.Estimate{}, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
 	}
@@ -157,7 +183,13 @@ func printEstimate(e *env, o estimateOutput) {
 	fmt.Fprintf(w, "%s on %s under %s\n", name, o.GPU, o.OC)
 	fmt.Fprintf(w, "setting     %s (%s)\n", o.Setting, which)
 	fmt.Fprintf(w, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
-	fmt.Fprintf(w, "  DRAM      %.4g ms  %s per step at 85%% of peak bandwidth; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
+	if iv := o.Interval; iv != nil {
+		fmt.Fprintf(w, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
+		fmt.Fprintln(w, "constants   calibrated: fitted to smart's measurements (data/calibration/stencil.json; --literature for the literature's)")
+	} else {
+		fmt.Fprintln(w, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")
+	}
+	fmt.Fprintf(w, "  DRAM      %.4g ms  %s per step; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
 	fmt.Fprintf(w, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
 	fmt.Fprintf(w, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
 	fmt.Fprintf(w, "  barriers  %.4g ms\n", est.BarrierMs)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
 	"smart/tuner/space"
@@ -46,9 +47,24 @@ func TestEstimateEveryOCEveryGPU(t *testing.T) {
 	oc, _ := smart.ParseCombination("ST_TB")
 	tu, _ := smart.DecodeTuning(3, oc, roofline.DefaultSetting(st, oc))
 	a100, _ := cat.Lookup("a100")
-	want, _ := roofline.Model(st, tu, a100)
-	if got.GPU != "A100-40GB" || got.Source != smart.Simulated || !got.DefaultSetting || got.Estimate.TimeMs != want.TimeMs {
-		t.Errorf("JSON %+v, want the model's %v ms on A100-40GB, simulated", got, want.TimeMs)
+	cal, err := calibrate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := roofline.ModelWith(st, tu, a100, &cal.Calibration)
+	if got.GPU != "A100-40GB" || got.Source != smart.Simulated || !got.DefaultSetting || got.Estimate.TimeMs != want.TimeMs || got.Constants != "calibrated" {
+		t.Errorf("JSON %+v, want the calibrated model's %v ms on A100-40GB, simulated", got, want.TimeMs)
+	}
+	if iv := got.Interval; iv == nil || !(iv.LoMs < want.TimeMs && want.TimeMs < iv.HiMs) || iv.Level != cal.Interval.Level {
+		t.Errorf("interval %+v does not surround the estimate %v ms at level %v", iv, want.TimeMs, cal.Interval.Level)
+	}
+	code, out, errs = runCLI(t, "", "estimate", "j3d7pt", "--gpu", "a100", "--oc", "ST_TB", "--json", "--literature")
+	got = estimateOutput{}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("--literature: exit %d, %v: %s", code, err, errs)
+	}
+	if lit, _ := roofline.Model(st, tu, a100); got.Estimate.TimeMs != lit.TimeMs || got.Constants != "literature" || got.Interval != nil {
+		t.Errorf("--literature: %+v, want the literature model's %v ms and no interval", got, lit.TimeMs)
 	}
 }
 

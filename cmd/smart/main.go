@@ -43,6 +43,7 @@ func commands() []command {
 		{"bench", "measure stencils on a GPU (or the analytic model) into a data set", runBench},
 		{"dataset", "import, merge, label and summarise data sets", runDataset},
 		{"campaign", "plan and run the measurement campaign of random stencils on lent GPUs", runCampaign},
+		{"calibrate", "fit the analytic model's constants to measured data sets, with held-out scores", runCalibrate},
 		{"train", "train an OC-selection or runtime model on data sets", runTrain},
 		{"eval", "score a model per GPU: cross-validation, leave-one-GPU-out", runEval},
 		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},

@@ -198,6 +198,24 @@ func analyticMs(c predict.Choice) string {
 	return strconv.FormatFloat(c.Analytic.TimeMs, 'g', 4, 64)
 }
 
+// intervalText is a choice's interval as "lo-hi", or "-" without one.
+func intervalText(c *predict.Choice) string {
+	if c == nil || c.Interval == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g-%.3g", c.Interval.LoMs, c.Interval.HiMs)
+}
+
+// intervalLevel is the level of the first interval among the choices ("interval" without one).
+func intervalLevel(cs ...*predict.Choice) string {
+	for _, c := range cs {
+		if c != nil && c.Interval != nil {
+			return fmt.Sprintf("%.0f%% interval", 100*c.Interval.Level)
+		}
+	}
+	return "interval"
+}
+
 func printPrediction(w io.Writer, pr *predict.Prediction) {
 	s := pr.Stencil
 	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, s.Steps, s.ID)
@@ -221,14 +239,22 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s; the fastest searched in depth (%s)\n", which, sourceLine(pr.Best.Source))
-	fmt.Fprintf(w, "  %-16s %6s %10s %9s %7s  %s\n", "OC", "class p", "ms/step", "analytic", "scored", "best setting found")
+	fmt.Fprintf(w, "  %-16s %6s %10s %15s %9s %7s  %s\n", "OC", "class p", "ms/step", intervalLevel(pr.Best), "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
-		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, analyticMs(c), c.Evaluated, c.Setting)
+		fmt.Fprintf(w, "  %-16s %6.3f %10.4g %15s %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)
 	}
 	b := pr.Best
 	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
+	if iv := b.Interval; iv != nil {
+		fmt.Fprintf(w, "   %.0f%% interval %.4g-%.4g ms per step, from the %s\n", 100*iv.Level, iv.LoMs, iv.HiMs, iv.From)
+	} else {
+		fmt.Fprintln(w, "   no interval: the model that answered has no measured errors on stencils it had not seen")
+	}
+	if bd := b.Bounded; bd != nil {
+		fmt.Fprintf(w, "   answered by the %s, not the runtime model (%.4g ms): %s\n", bd.By, bd.LearnedMs, bd.Why)
+	}
 	if a := b.Analytic; a != nil {
-		fmt.Fprintf(w, "   the analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
+		fmt.Fprintf(w, "   the calibrated analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
 	}
 	if sc := b.Scaled; sc != nil {
 		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: the analytic model's\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
@@ -246,7 +272,7 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	case ref.Source.Model != b.Source.Model:
 		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", ref.Source.Model, pr.GPU)
 	}
-	fmt.Fprintf(w, "  %-12s %-13s %10s %8s  %-16s %s\n", "GPU", "arch", "ms/step", "speedup", "OC", "source")
+	fmt.Fprintf(w, "  %-12s %-13s %10s %15s %8s  %-16s %s\n", "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
 			continue
@@ -255,7 +281,11 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		if g.GPU == pr.GPU {
 			mark = " <- asked"
 		}
-		fmt.Fprintf(w, "  %-12s %-13s %10.4g %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, ref.TimeMs/g.Best.TimeMs, g.Best.OC, g.Best.Source.Basis, mark)
+		src := string(g.Best.Source.Basis)
+		if g.Best.Bounded != nil {
+			src += ", " + g.Best.Bounded.By
+		}
+		fmt.Fprintf(w, "  %-12s %-13s %10.4g %15s %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, intervalText(g.Best), ref.TimeMs/g.Best.TimeMs, g.Best.OC, src, mark)
 	}
 	for _, g := range pr.GPUs {
 		if g.Best == nil {

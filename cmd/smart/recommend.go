@@ -146,7 +146,11 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 	if r.Workload.Hours > 0 {
 		total = "steps"
 	}
-	fmt.Fprintf(w, "  %-4s %-12s %10s %10s %8s %10s %5s  %-16s %s\n", "rank", "GPU", "ms/step", total, "$/h", "cost", "$rank", "best OC", "source")
+	var fastest *predict.Choice
+	if len(r.GPUs) > 0 {
+		fastest = r.GPUs[0].Best
+	}
+	fmt.Fprintf(w, "  %-4s %-12s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
 	for _, g := range r.GPUs {
 		if g.Best == nil {
 			continue
@@ -175,7 +179,11 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 		if r.Have != nil && g.GPU == r.Have.GPU {
 			mark += " (yours)"
 		}
-		fmt.Fprintf(w, "  %-4d %-12s %10.4g %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, g.GPU, g.Best.TimeMs, amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, g.Best.Source.Basis, mark)
+		src := string(g.Best.Source.Basis)
+		if g.Best.Bounded != nil {
+			src += ", " + g.Best.Bounded.By
+		}
+		fmt.Fprintf(w, "  %-4d %-12s %10.4g %15s %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, g.GPU, g.Best.TimeMs, intervalText(g.Best), amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, src, mark)
 	}
 	for _, g := range r.GPUs {
 		if g.Best == nil {
@@ -185,6 +193,9 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 	fmt.Fprintln(w)
 	if r.Have != nil {
 		fmt.Fprintf(w, "%s.\n", r.Have.Advice)
+	}
+	if len(r.Overlapping) > 0 {
+		fmt.Fprintf(w, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
 	}
 	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
 		fmt.Fprintf(w, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)

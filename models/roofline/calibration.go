@@ -1,7 +1,9 @@
 package roofline
 
 import (
+	"fmt"
 	"math"
+	"sort"
 
 	"smart"
 )
@@ -27,6 +29,7 @@ type terms struct {
 	spilled                float64 // registers per thread beyond what the block gives it
 	computed               float64 // points computed per launch
 	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
+	moved                  float64 // bytes a launch must move at least: its input read once, its output written once
 	oc                     smart.Combination
 }
 
@@ -72,6 +75,37 @@ type Calibration struct {
 	WavePower float64 `json:"wave_power"`
 }
 
+// Check reports the first constant of c that no fit gives: outside the bounds FitStencil keeps
+// it in, not a finite number, or a copy bandwidth or OC factor that is not positive. A file
+// whose constants fail it is corrupt or edited by hand.
+func (c *Calibration) Check() error {
+	for _, f := range fitted {
+		v := *f.field(c)
+		if math.IsNaN(v) || v < f.lo || v > f.hi {
+			return fmt.Errorf("calibration constant %s is %g; a fit keeps it within %g-%g", f.name, v, f.lo, f.hi)
+		}
+	}
+	if !(c.PeakEfficiency > 0 && c.PeakEfficiency <= 1.2) {
+		return fmt.Errorf("calibration constant peak_efficiency is %g; it must lie in (0, 1.2]", c.PeakEfficiency)
+	}
+	for _, m := range []struct {
+		name string
+		v    map[string]float64
+	}{{"copy_gbs", c.CopyGBs}, {"oc_scale", c.OCScale}} {
+		keys := make([]string, 0, len(m.v))
+		for k := range m.v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if v := m.v[k]; !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("calibration %s[%q] is %g; it must be a positive number", m.name, k, v)
+			}
+		}
+	}
+	return nil
+}
+
 // literature is Model's calibration: the architecture constants of machine.go, no spill cost,
 // perfect overlap.
 func literature(m machine) Calibration {
@@ -86,6 +120,21 @@ func (c *Calibration) bandwidth(m machine) float64 {
 		return gbs * 1e9 / float64(max(m.gpu.Dies, 1)) * c.CopyEfficiency
 	}
 	return m.bandwidth * c.PeakEfficiency
+}
+
+// copyRate is the device-to-device copy bandwidth of tm's GPU, bytes per second of one die:
+// measured where CopyGBs has the GPU, else the catalogue's peak times the share of it that the
+// measured GPUs' copies reach (the whole peak for the literature's calibration, which measured
+// none).
+func (c *Calibration) copyRate(m machine) float64 {
+	if gbs, ok := c.CopyGBs[m.gpu.Name]; ok && gbs > 0 {
+		return gbs * 1e9 / float64(max(m.gpu.Dies, 1))
+	}
+	share := 1.0
+	if c.CopyEfficiency > 0 && c.PeakEfficiency > 0 {
+		share = math.Min(1, c.PeakEfficiency/c.CopyEfficiency)
+	}
+	return m.bandwidth * share
 }
 
 // apply turns tm into est's times with the calibration's constants.
@@ -158,5 +207,11 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	}
 	if launch > body {
 		est.Bound = "launch"
+	}
+	// No kernel moves its grids faster than a copy does: whatever the constants, the time per
+	// step stays at or above that floor.
+	est.FloorMs = tm.moved / c.copyRate(m) / tm.steps * 1e3
+	if est.TimeMs < est.FloorMs {
+		est.TimeMs, est.Bound = est.FloorMs, "copy floor"
 	}
 }

@@ -21,6 +21,9 @@ type Estimate struct {
 	ComputeMs float64 `json:"compute_ms"` // FMA pipe or instruction issue, whichever is slower
 	BarrierMs float64 `json:"barrier_ms"` // __syncthreads not hidden by other resident blocks
 	LaunchMs  float64 `json:"launch_ms"`  // launch overhead (one launch per TT steps)
+	// FloorMs is the least time a step can take: the input read and the output written once per
+	// launch at the GPU's copy bandwidth. TimeMs is never below it.
+	FloorMs float64 `json:"floor_ms"`
 
 	DRAMBytes     float64 `json:"dram_bytes"`
 	FLOPs         float64 `json:"flops"`           // 2 per point access, redundant (halo) computation included
@@ -187,7 +190,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	// The occupancy's warps come from apply, with the calibration's registers.
 	tm.m, tm.steps, tm.shared, tm.streaming, tm.oc = m, float64(tt), t.Shared, t.StreamAxis >= 0, t.OC
 	tm.threads, tm.regs, tm.regsMax, tm.sharedBytes, tm.blocks = u.Threads, u.RegsPerThread, u.RegsAvailable(g), u.SharedBytes, blocks
-	tm.dram, tm.elem, tm.inFlight, tm.pass = dram, elem, inFlight, pass
+	tm.dram, tm.elem, tm.inFlight, tm.pass, tm.moved = dram, elem, inFlight, pass, 2*points*elem
 	tm.onChipCycles = onChipCycles
 	tm.fmaCycles, tm.issueCycles, tm.ilp, tm.lanes = fmaCycles, issueCycles, ilp, lanes
 

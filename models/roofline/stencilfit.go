@@ -25,24 +25,25 @@ type StencilSample struct {
 // fitted are the constants FitStencil fits, with the bounds that keep them physical; the
 // others (PeakEfficiency, CopyGBs) follow from the data.
 var fitted = []struct {
+	name   string // in the calibration file
 	field  func(c *Calibration) *float64
 	lo, hi float64
 }{
-	{func(c *Calibration) *float64 { return &c.CopyEfficiency }, 0.3, 1.2},
-	{func(c *Calibration) *float64 { return &c.DRAMLatency }, 200, 4000},
-	{func(c *Calibration) *float64 { return &c.OnChipLatency }, 10, 400},
-	{func(c *Calibration) *float64 { return &c.L1Latency }, 10, 400},
-	{func(c *Calibration) *float64 { return &c.OnChipScale }, 0.25, 8},
-	{func(c *Calibration) *float64 { return &c.L1Scale }, 0.25, 16},
-	{func(c *Calibration) *float64 { return &c.ComputeScale }, 0.25, 8},
-	{func(c *Calibration) *float64 { return &c.BarrierStream }, 5, 2000},
-	{func(c *Calibration) *float64 { return &c.BarrierTiled }, 5, 2000},
-	{func(c *Calibration) *float64 { return &c.LaunchUs }, 1, 20},
-	{func(c *Calibration) *float64 { return &c.SpillCycles }, 0.01, 200},
-	{func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
-	{func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
-	{func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
-	{func(c *Calibration) *float64 { return &c.RegScale }, 0.5, 4},
+	{"copy_efficiency", func(c *Calibration) *float64 { return &c.CopyEfficiency }, 0.3, 1.2},
+	{"dram_latency_cycles", func(c *Calibration) *float64 { return &c.DRAMLatency }, 200, 4000},
+	{"on_chip_latency_cycles", func(c *Calibration) *float64 { return &c.OnChipLatency }, 10, 400},
+	{"l1_latency_cycles", func(c *Calibration) *float64 { return &c.L1Latency }, 10, 400},
+	{"on_chip_scale", func(c *Calibration) *float64 { return &c.OnChipScale }, 0.25, 8},
+	{"l1_scale", func(c *Calibration) *float64 { return &c.L1Scale }, 0.25, 16},
+	{"compute_scale", func(c *Calibration) *float64 { return &c.ComputeScale }, 0.25, 8},
+	{"barrier_stream_cycles", func(c *Calibration) *float64 { return &c.BarrierStream }, 5, 2000},
+	{"barrier_tiled_cycles", func(c *Calibration) *float64 { return &c.BarrierTiled }, 5, 2000},
+	{"launch_us", func(c *Calibration) *float64 { return &c.LaunchUs }, 1, 20},
+	{"spill_cycles", func(c *Calibration) *float64 { return &c.SpillCycles }, 0.01, 200},
+	{"overlap", func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
+	{"narrow", func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
+	{"wave_power", func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
+	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.5, 4},
 }
 
 // FitStencil fits the stencil model's free constants to measured samples: those that minimise

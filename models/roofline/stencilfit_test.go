@@ -134,3 +134,41 @@ func TestOCScale(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyFloor: no constants take a step below reading and writing the grid once per launch at
+// the copy bandwidth, and the floor is that many bytes over that rate.
+func TestCopyFloor(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	// Constants at the edge of what a fit allows, all making kernels fast.
+	fast := Calibration{CopyEfficiency: 1.2, PeakEfficiency: 1.1, CopyGBs: map[string]float64{g.Name: 3000}, DRAMLatency: 200,
+		OnChipLatency: 10, L1Latency: 10, OnChipScale: 0.25, L1Scale: 0.25, ComputeScale: 0.25, BarrierStream: 5, BarrierTiled: 5,
+		LaunchUs: 1, SpillCycles: 0.01, Overlap: 32, WavePower: 1.5, RegScale: 0.5, OCScale: map[string]float64{"ST": 0.1, "BASE": 0.1}}
+	floored := 0
+	for _, s := range fitSamples(t, g, 3) {
+		e, err := ModelWith(s.Stencil, s.Tuning, g, &fast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stencil
+		want := 2 * float64(st.GridPoints()) * float64(st.Dtype.Size()) / 3000e9 / float64(s.Tuning.TT) * 1e3
+		if math.Abs(e.FloorMs-want) > 1e-12*want {
+			t.Fatalf("%s %s: floor %v ms; want %v ms (%d points of %d bytes, read and written once per %d steps at 3000 GB/s)",
+				st.Name, s.Tuning.OC, e.FloorMs, want, st.GridPoints(), st.Dtype.Size(), s.Tuning.TT)
+		}
+		if e.TimeMs < e.FloorMs {
+			t.Errorf("%s %s: %v ms below the floor %v ms", st.Name, s.Tuning.OC, e.TimeMs, e.FloorMs)
+		}
+		if e.Bound == "copy floor" {
+			floored++
+		}
+	}
+	if floored == 0 {
+		t.Error("no variant reached the floor with the fastest constants: the test no longer tests it")
+	}
+	// Without a measured copy, the literature's calibration floors at the catalogue's peak.
+	s := fitSamples(t, g, 1)[0]
+	e, _ := Model(s.Stencil, s.Tuning, g)
+	if want := 2 * float64(s.Stencil.GridPoints()) * float64(s.Stencil.Dtype.Size()) / (g.BandwidthGBs * 1e9) / float64(s.Tuning.TT) * 1e3; math.Abs(e.FloorMs-want) > 1e-12*want {
+		t.Errorf("literature floor %v ms; want %v ms at the peak bandwidth", e.FloorMs, want)
+	}
+}

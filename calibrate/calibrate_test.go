@@ -1,0 +1,292 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/generator"
+	"smart/models/roofline"
+	"smart/tuner/space"
+)
+
+func TestNewInterval(t *testing.T) {
+	// Each stencil weighs 1: the rows of the first 1/4 each, the one row of the second 1.
+	groups := [][]float64{{4, 1, 3, 2}, {10}, {}}
+	for _, c := range []struct {
+		level, lo, hi float64
+	}{
+		{0.8, 1, 10},  // 10% of 2 = 0.2: reached at 1 (0.25); 90% = 1.8: only at 10 (2)
+		{0.5, 2, 10},  // 25% = 0.5: at 2; 75% = 1.5: at 10
+		{0.99, 1, 10}, //
+		{0.01, 4, 10}, // 49.5% = 0.99: at 4 (1.0); 50.5% = 1.01: at 10
+	} {
+		iv := NewInterval(groups, c.level, "x")
+		if iv.LogLo != c.lo || iv.LogHi != c.hi || iv.Stencils != 2 || iv.Rows != 5 || iv.Level != c.level || iv.From != "x" {
+			t.Errorf("level %v: %+v; want %v to %v over 2 stencils, 5 rows", c.level, iv, c.lo, c.hi)
+		}
+	}
+	iv := Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(2)}
+	if got := Coverage(iv, []float64{-1, -0.5, 0, 0.69, 0.7, 5}); got != 3.0/6 {
+		t.Errorf("coverage %v; want 3 of 6 inside [ln 0.5, ln 2]", got)
+	}
+	a := iv.Around(3)
+	if math.Abs(a.LoMs-1.5) > 1e-12 || math.Abs(a.HiMs-6) > 1e-12 || a.Level != 0.8 {
+		t.Errorf("around 3 ms: %+v; want 1.5 to 6 ms", a)
+	}
+}
+
+// synthetic returns a group per named stencil whose times a known calibration makes, with
+// log-normal noise of sd sigma.
+func synthetic(t *testing.T, truth *roofline.Calibration, g smart.GPU, sigma float64, names ...string) []*Group {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var out []*Group
+	for _, name := range names {
+		st, err := generator.NamedStencil(name, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grp := &Group{GPU: g.Name, Stencil: name, ID: st.ID()}
+		for _, oc := range smart.Combinations() {
+			sp, err := space.ForStencil(st, oc, g)
+			if err != nil {
+				continue
+			}
+			for range 2 {
+				s, err := sp.Random(rng)
+				if err != nil {
+					break
+				}
+				tu, err := smart.DecodeTuning(st.Dims, oc, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := roofline.ModelWith(st, tu, g, truth)
+				if err != nil {
+					continue
+				}
+				grp.Samples = append(grp.Samples, roofline.StencilSample{Stencil: st, Tuning: tu, GPU: g, TimeMs: e.TimeMs * math.Exp(sigma*rng.NormFloat64())})
+				grp.OCs, grp.Settings = append(grp.OCs, oc), append(grp.Settings, s)
+			}
+		}
+		out = append(out, grp)
+	}
+	return out
+}
+
+// TestFitHeldOut: on times a known calibration made, with noise, the held-out scores beat the
+// literature's, and the interval is about as wide as the noise and covers about its level.
+func TestFitHeldOut(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := cat.Lookup("H100-SXM")
+	truth := &roofline.Calibration{CopyEfficiency: 0.9, PeakEfficiency: 0.8, CopyGBs: map[string]float64{g.Name: 3000}, DRAMLatency: 900,
+		OnChipLatency: 60, L1Latency: 50, OnChipScale: 1.5, L1Scale: 2, ComputeScale: 3, BarrierStream: 300, BarrierTiled: 80,
+		LaunchUs: 6, SpillCycles: 2, Overlap: 4, Narrow: 1, WavePower: 0.7, RegScale: 1}
+	const sigma = 0.1
+	fit := &Data{Groups: synthetic(t, truth, g, sigma, "j2d5pt", "j3d7pt", "j3d27pt"), CopyGBs: truth.CopyGBs, Sources: []Source{{Dir: "synthetic"}}}
+	test := &Data{Groups: synthetic(t, truth, g, sigma, "j2d9pt"), CopyGBs: map[string]float64{"H200": 4200}}
+	var calls []int
+	f, err := Fit(context.Background(), fit, test, Settings{Level: 0.8, Progress: func(done, total int) {
+		if total != 4 {
+			t.Errorf("progress total %d; want 3 stencils left out + 1", total)
+		}
+		calls = append(calls, done)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(calls, []int{1, 2, 3, 4}) {
+		t.Errorf("progress calls %v", calls)
+	}
+	if len(f.LeaveOneOut) != 3 || len(f.Test) != 1 || f.Format != Format {
+		t.Fatalf("%d held-out scores, %d tests, format %q", len(f.LeaveOneOut), len(f.Test), f.Format)
+	}
+	for _, s := range append(f.LeaveOneOut, f.Test...) {
+		if s.After.MAPE >= s.Before.MAPE || s.After.MAPE > 0.5 {
+			t.Errorf("%s: MAPE %.2f fitted, %.2f literature; want the fit closer", s.Stencil, s.After.MAPE, s.Before.MAPE)
+		}
+	}
+	iv := f.Interval
+	if !(iv.LogLo < 0 && iv.LogHi > 0 && iv.LogHi-iv.LogLo < 1.2 && iv.LogHi-iv.LogLo > 2*1.28*sigma*0.8) || iv.Stencils != 3 {
+		t.Errorf("interval %+v; want about ±%.2f (the noise's 80%%) plus the fit's own error", iv, 1.28*sigma)
+	}
+	if c := f.Test[0].Coverage; c < 0.6 {
+		t.Errorf("coverage on the test stencil %.2f; want near 0.8", c)
+	}
+	if f.Calibration.CopyGBs["H200"] != 4200 || f.Calibration.CopyGBs[g.Name] != 3000 {
+		t.Errorf("copy bandwidths %v; want the fit's and the test's measured ones", f.Calibration.CopyGBs)
+	}
+	if err := f.Calibration.Check(); err != nil {
+		t.Errorf("a fitted calibration fails its own check: %v", err)
+	}
+
+	// Round trip, and what Write refuses.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cal.json")
+	if err := Write(path, f, false); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, f) {
+		t.Errorf("round trip changed the calibration:\n%+v\n%+v", back, f)
+	}
+	if err := Write(path, f, false); err != nil {
+		t.Errorf("replacing a calibration file: %v", err)
+	}
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes"), 0o644)
+	if err := Write(notes, f, false); !errors.Is(err, ErrNotCalibration) {
+		t.Errorf("writing over a notes file: %v; want ErrNotCalibration", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes" {
+		t.Errorf("the notes file was changed: %q", b)
+	}
+	if err := Write(notes, f, true); err != nil {
+		t.Errorf("replace: %v", err)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	good, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, edit, want string
+	}{
+		{"format", `"format": "smart-calibration/1"=>"format": "smart-calibration/9"`, `format "smart-calibration/9"`},
+		{"constant", `"compute_scale": =>"compute_scale": 1e9, "x_": `, "unknown field"},
+		{"bound", `"launch_us": =>"launch_us": 1e9, "launch_us_": `, "unknown field"},
+		{"level", `"level": 0.8=>"level": 1.5`, "interval level 1.5"},
+		{"fitted_on", `"fitted_on": [=>"fitted_on": [], "x": [`, "unknown field"},
+		{"truncated", "", "cut short"},
+	} {
+		text := mustJSON(t, good)
+		if c.edit != "" {
+			from, to, _ := strings.Cut(c.edit, "=>")
+			if !strings.Contains(text, from) {
+				t.Fatalf("%s: %q not in the file", c.name, from)
+			}
+			text = strings.Replace(text, from, to, 1)
+		} else {
+			text = text[:len(text)/2]
+		}
+		_, err := Decode("cal.json", strings.NewReader(text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "cal.json") {
+			t.Errorf("%s: %v; want an error naming the file and %q", c.name, err, c.want)
+		}
+	}
+	// A constant outside the bounds a fit keeps.
+	bad := *good
+	bad.Calibration.LaunchUs = 500
+	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), "launch_us is 500") {
+		t.Errorf("launch 500 us: %v", err)
+	}
+	bad = *good
+	bad.Calibration.OCScale = map[string]float64{"ST": -1}
+	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), `oc_scale["ST"]`) {
+		t.Errorf("negative OC factor: %v", err)
+	}
+	bad = *good
+	bad.FittedOn = nil
+	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), "fitted_on") {
+		t.Errorf("no data named: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, f *File) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := Write(path, f, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestDefaultScores: the scores the embedded calibration records on the GPUs it was tested on
+// are what its constants give on the committed data sets it names.
+func TestDefaultScores(t *testing.T) {
+	f, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, s := range f.TestedOn {
+		dirs = append(dirs, filepath.Join("..", s.Dir))
+	}
+	if len(dirs) == 0 {
+		t.Fatal("the embedded calibration names no test data")
+	}
+	d, err := Load(dirs, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Groups) != len(f.Test) {
+		t.Fatalf("%d stencils in the test data, %d scores recorded", len(d.Groups), len(f.Test))
+	}
+	for i, g := range d.Groups {
+		got := score(g, &f.Calibration)
+		want := f.Test[i].After
+		if g.Stencil != f.Test[i].Stencil || got.N != want.N || math.Abs(got.MAPE-want.MAPE) > 1e-9 || math.Abs(got.Spearman-want.Spearman) > 1e-9 {
+			t.Errorf("%s: %+v from the data; the file records %s %+v", g.Stencil, got, f.Test[i].Stencil, want)
+		}
+		if c := Coverage(f.Interval, residuals(g, &f.Calibration)); math.Abs(c-f.Test[i].Coverage) > 1e-12 {
+			t.Errorf("%s: coverage %v; the file records %v", g.Stencil, c, f.Test[i].Coverage)
+		}
+	}
+}
+
+// TestLoadRefusesSimulated: a calibration fits measurements only; a simulated row is refused,
+// naming the data set and the row.
+func TestLoadRefusesSimulated(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "data", "measured", "h100-sxm", "random", "j3d125pt")
+	d, err := Load([]string{src}, cat)
+	if err != nil || len(d.Groups) != 1 || d.Sources[0].Rows != len(d.Groups[0].Samples) || d.Sources[0].Rows == 0 || d.CopyGBs["H100-SXM"] == 0 {
+		t.Fatalf("the measured data set: %v, %+v", err, d)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	rows := filepath.Join(dir, "rows.csv")
+	b, err := os.ReadFile(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[2] = strings.Replace(lines[2], ",measured,", ",simulated,", 1)
+	if err := os.WriteFile(rows, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load([]string{dir}, cat)
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "row 2") || !strings.Contains(err.Error(), "measured rows only") {
+		t.Errorf("a simulated row: %v; want an error naming the data set, row 2 and why", err)
+	}
+}

@@ -1,0 +1,129 @@
+package calibrate
+
+import (
+	"fmt"
+	"sort"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models/roofline"
+)
+
+// Group is the usable rows of one stencil on one GPU: measured, ok and timed in full (a row the
+// measuring protocol cut short is no time of its variant).
+type Group struct {
+	GPU      string                   `json:"gpu"`
+	Stencil  string                   `json:"stencil"` // its name
+	ID       string                   `json:"stencil_id"`
+	Samples  []roofline.StencilSample `json:"-"`
+	OCs      []smart.Combination      `json:"-"` // of each sample
+	Settings []smart.Setting          `json:"-"` // of each sample
+}
+
+// Source is one data set read, as the calibration file records it.
+type Source struct {
+	Dir      string  `json:"dir"`
+	GPU      string  `json:"gpu"`
+	Stencils int     `json:"stencils"`
+	Rows     int     `json:"rows"` // used: measured, ok, not cut
+	CopyGBs  float64 `json:"copy_gbs,omitempty"`
+}
+
+// Data is the measurements a fit or a test reads, by stencil and GPU.
+type Data struct {
+	Groups  []*Group
+	Sources []Source
+	// CopyGBs is the highest device-to-device copy bandwidth measured beside the data sets, by
+	// catalogue GPU.
+	CopyGBs map[string]float64
+}
+
+// Load reads the data sets in dirs. Only rows measured on a GPU count: imported and simulated
+// rows are refused, since a calibration fitted to the model's own output would be circular.
+func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
+	d := &Data{CopyGBs: map[string]float64{}}
+	byKey := map[string]*Group{}
+	for _, dir := range dirs {
+		meta, rows, err := dataset.ReadAll(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(meta.Devices) == 0 {
+			return nil, fmt.Errorf("data set %s: its meta.json names no device", dir)
+		}
+		gpu, err := cat.Lookup(meta.Devices[0].GPU)
+		if err != nil {
+			return nil, fmt.Errorf("data set %s: %w", dir, err)
+		}
+		src := Source{Dir: dir, GPU: gpu.Name}
+		if cs, err := dataset.CopyBandwidths(dir); err == nil {
+			for _, c := range cs {
+				src.CopyGBs = max(src.CopyGBs, c.GBs)
+			}
+			d.CopyGBs[gpu.Name] = max(d.CopyGBs[gpu.Name], src.CopyGBs)
+		}
+		stencils := map[string]*smart.Stencil{}
+		for i, m := range rows {
+			if m.Source != smart.Measured {
+				return nil, fmt.Errorf("data set %s, row %d: source %q; a calibration fits measured rows only", dir, i+1, m.Source)
+			}
+			if !m.OK() || m.Cut != smart.CutNone || m.StencilID == "" {
+				continue
+			}
+			if g, err := cat.Lookup(m.GPU); err != nil || g.Name != gpu.Name {
+				return nil, fmt.Errorf("data set %s, row %d: GPU %q is not the data set's %s", dir, i+1, m.GPU, gpu.Name)
+			}
+			st := stencils[m.StencilID]
+			if st == nil {
+				if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
+					return nil, err
+				}
+				stencils[m.StencilID] = st
+			}
+			t, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
+			if err != nil {
+				return nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
+			}
+			key := gpu.Name + "|" + m.StencilID
+			grp := byKey[key]
+			if grp == nil {
+				grp = &Group{GPU: gpu.Name, Stencil: st.Name, ID: m.StencilID}
+				byKey[key] = grp
+				d.Groups = append(d.Groups, grp)
+			}
+			grp.Samples = append(grp.Samples, roofline.StencilSample{Stencil: st, Tuning: t, GPU: gpu, TimeMs: m.TimeMs})
+			grp.OCs = append(grp.OCs, m.OC)
+			grp.Settings = append(grp.Settings, m.Setting)
+			src.Rows++
+		}
+		src.Stencils = len(stencils)
+		d.Sources = append(d.Sources, src)
+	}
+	return d, nil
+}
+
+// samples returns every sample of the groups but the one at skip (-1: none).
+func samples(groups []*Group, skip int) []roofline.StencilSample {
+	var out []roofline.StencilSample
+	for i, g := range groups {
+		if i != skip {
+			out = append(out, g.Samples...)
+		}
+	}
+	return out
+}
+
+// gpus lists the GPUs of the groups, sorted.
+func gpus(groups []*Group) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range groups {
+		if !seen[g.GPU] {
+			seen[g.GPU] = true
+			out = append(out, g.GPU)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

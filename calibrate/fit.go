@@ -1,0 +1,235 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"smart"
+	"smart/models/roofline"
+)
+
+// Format names the calibration file's layout; Read refuses any other.
+const Format = "smart-calibration/1"
+
+// File is a fitted calibration with the data it came from and what it was checked on.
+type File struct {
+	Format string `json:"format"`
+	// Command is the command line that wrote the file, to rebuild it.
+	Command     string               `json:"command,omitempty"`
+	FittedOn    []Source             `json:"fitted_on"`
+	TestedOn    []Source             `json:"tested_on,omitempty"`
+	Calibration roofline.Calibration `json:"calibration"`
+	// Interval is the spread of the model's errors on stencils its fit had not seen.
+	Interval Interval `json:"interval"`
+	// LeaveOneOut scores each fit stencil with the constants fitted on the others; Test scores
+	// the data of other GPUs with the constants fitted on every fit stencil.
+	LeaveOneOut []Score `json:"leave_one_out"`
+	Test        []Score `json:"test,omitempty"`
+}
+
+// Score is how the model does on one stencil's measured rows, with the literature's constants
+// (Before) and the fitted ones (After).
+type Score struct {
+	GPU     string            `json:"gpu"`
+	Stencil string            `json:"stencil"`
+	Before  roofline.Accuracy `json:"before"`
+	After   roofline.Accuracy `json:"after"`
+	// Coverage is the share of the rows whose measured time lies in the interval around the
+	// fitted time, the interval built without this stencil.
+	Coverage float64 `json:"coverage"`
+}
+
+// Interval turns a modelled time into a range that holds the measured time with probability
+// Level: split conformal, its bounds the quantiles of ln(measured/modelled) over held-out rows,
+// each held-out stencil weighing the same.
+type Interval struct {
+	Level    float64 `json:"level"`
+	LogLo    float64 `json:"log_lo"`
+	LogHi    float64 `json:"log_hi"`
+	Stencils int     `json:"stencils"` // held out, whose residuals the bounds rest on
+	Rows     int     `json:"rows"`
+	From     string  `json:"from"` // whose errors, on what
+}
+
+// Around returns the interval around a modelled time.
+func (iv Interval) Around(ms float64) smart.Interval {
+	return smart.Interval{Level: iv.Level, LoMs: ms * math.Exp(iv.LogLo), HiMs: ms * math.Exp(iv.LogHi), From: iv.From}
+}
+
+// Settings are the choices of a calibration run.
+type Settings struct {
+	Level float64 // of the interval, in (0, 1)
+	// Progress, when set, is called as each of the fits (one per fit stencil left out, then the
+	// final one) completes.
+	Progress func(done, total int)
+}
+
+// Fit fits the model's constants to fit, leaving each stencil out in turn to score the fit on
+// data it has not seen and to build the interval, then on every stencil for the constants it
+// returns; test (nil: none) is scored with those. Copy bandwidths measured beside the test's
+// data sets join the calibration: they are measurements of the hardware, not fitted.
+func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
+	if !(s.Level > 0 && s.Level < 1) {
+		return nil, fmt.Errorf("calibration: interval level %g is not between 0 and 1", s.Level)
+	}
+	n := len(fit.Groups)
+	if n < 3 {
+		return nil, fmt.Errorf("calibration: %d stencils measured; leaving one out needs at least 3", n)
+	}
+	f := &File{Format: Format, FittedOn: fit.Sources}
+	resid := make([][]float64, n)
+	scores := make([]Score, n)
+	errs := make([]error, n+1)
+	var full *roofline.Calibration
+	var mu sync.Mutex
+	done := 0
+	step := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if s.Progress != nil {
+			s.Progress(done, n+1)
+		}
+	}
+	// The fits are independent and each is deterministic: in parallel, the result is the same.
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range n + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			skip := i
+			if i == n {
+				skip = -1
+			}
+			cal, err := roofline.FitStencil(ctx, samples(fit.Groups, skip), fit.CopyGBs)
+			if err != nil {
+				if skip >= 0 {
+					err = fmt.Errorf("leaving %s on %s out: %w", fit.Groups[i].Stencil, fit.Groups[i].GPU, err)
+				}
+				errs[i] = err
+				return
+			}
+			if skip < 0 {
+				full = cal
+			} else {
+				g := fit.Groups[i]
+				scores[i] = Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, cal)}
+				resid[i] = residuals(g, cal)
+			}
+			step()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	f.LeaveOneOut = scores
+	for i := range n {
+		others := append(append([][]float64(nil), resid[:i]...), resid[i+1:]...)
+		f.LeaveOneOut[i].Coverage = Coverage(NewInterval(others, s.Level, ""), resid[i])
+	}
+	f.Interval = NewInterval(resid, s.Level, "")
+	f.Interval.From = fmt.Sprintf("errors of the calibrated model on %d measured stencils, each left out of its fit (%s)", f.Interval.Stencils, strings.Join(gpus(fit.Groups), ", "))
+	f.Calibration = *full
+	if test != nil {
+		f.TestedOn = test.Sources
+		for gpu, gbs := range test.CopyGBs {
+			if _, ok := f.Calibration.CopyGBs[gpu]; !ok {
+				if f.Calibration.CopyGBs == nil {
+					f.Calibration.CopyGBs = map[string]float64{}
+				}
+				f.Calibration.CopyGBs[gpu] = gbs
+			}
+		}
+		for _, g := range test.Groups {
+			f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
+				Coverage: Coverage(f.Interval, residuals(g, &f.Calibration))})
+		}
+	}
+	return f, nil
+}
+
+// modelled returns the model's times of g's samples with cal (nil: the literature's), and the
+// measured times beside them; samples the model rejects are left out.
+func modelled(g *Group, cal *roofline.Calibration) (mod, meas []float64) {
+	for _, s := range g.Samples {
+		e, err := roofline.ModelWith(s.Stencil, s.Tuning, s.GPU, cal)
+		if err != nil {
+			continue
+		}
+		mod = append(mod, e.TimeMs)
+		meas = append(meas, s.TimeMs)
+	}
+	return mod, meas
+}
+
+func score(g *Group, cal *roofline.Calibration) roofline.Accuracy {
+	return roofline.Score(modelled(g, cal))
+}
+
+// residuals are ln(measured/modelled) of g's samples.
+func residuals(g *Group, cal *roofline.Calibration) []float64 {
+	mod, meas := modelled(g, cal)
+	out := make([]float64, len(mod))
+	for i := range mod {
+		out[i] = math.Log(meas[i] / mod[i])
+	}
+	return out
+}
+
+// NewInterval returns the level's interval of ln(measured/predicted) over the held-out rows of
+// several stencils (one slice each), each stencil weighing the same whatever its rows.
+func NewInterval(groups [][]float64, level float64, from string) Interval {
+	type wr struct{ r, w float64 }
+	var all []wr
+	iv := Interval{Level: level, From: from}
+	for _, rs := range groups {
+		if len(rs) == 0 {
+			continue
+		}
+		iv.Stencils++
+		iv.Rows += len(rs)
+		for _, r := range rs {
+			all = append(all, wr{r, 1 / float64(len(rs))})
+		}
+	}
+	if len(all) == 0 {
+		return iv
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].r < all[j].r })
+	total := float64(iv.Stencils)
+	quantile := func(q float64) float64 {
+		cum := 0.0
+		for _, x := range all {
+			if cum += x.w; cum >= q*total {
+				return x.r
+			}
+		}
+		return all[len(all)-1].r
+	}
+	iv.LogLo, iv.LogHi = quantile((1-level)/2), quantile((1+level)/2)
+	return iv
+}
+
+// Coverage is the share of residuals ln(measured/predicted) inside iv.
+func Coverage(iv Interval, rs []float64) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	in := 0
+	for _, r := range rs {
+		if r >= iv.LogLo && r <= iv.LogHi {
+			in++
+		}
+	}
+	return float64(in) / float64(len(rs))
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"smart/calibrate"
+	"smart/catalog"
+)
+
+func runCalibrate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "calibrate", "--data DIR [--data DIR...] [--test DIR...] -o FILE [flags]", `
+Fits the analytic stencil model's free constants (rates, latencies, barrier and spill costs, a
+factor per OC) to measured data sets, and writes them with the data sets they came from to FILE
+(format smart-calibration/1; smart's embedded calibration is data/calibration/stencil.json).
+
+To say how far the fit can be trusted on stencils it has not seen, every measured stencil is
+left out once and scored with the constants fitted on the others (median modelled/measured,
+MAPE, Spearman, and the share of the best measured time that the model's own fastest setting
+reaches); the held-out errors give the prediction interval (split conformal, each stencil
+weighing the same), and each stencil's coverage is that of the interval built without it.
+--test scores data sets of other GPUs with the constants fitted on all of --data. Only measured
+rows count, timed in full (rows the measuring protocol cut short are skipped). A run fits once
+per stencil, plus once: about 5 s a fit on two cores.
+
+Examples:
+  smart calibrate --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/more -o /tmp/cal.json
+  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/more --test data/measured/h200/random/j3d19pt -o /tmp/cal.json --json`)
+	var fit, test dirList
+	fs.Var(&fit, "data", "measured data set to fit on (repeatable, or comma-separated)")
+	fs.Var(&test, "test", "measured data set of another GPU to score the fit on (repeatable)")
+	out := fs.String("o", "", "calibration file to write")
+	level := fs.Float64("level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
+	force := fs.Bool("force", false, "replace -o even where it is not a calibration file")
+	catFile := fs.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	asJSON := fs.Bool("json", false, "print the calibration file's contents as JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return usagef("unexpected argument %q; give data sets with --data", rest[0])
+	case len(fit) == 0:
+		return usagef("give the measured data sets to fit on with --data")
+	case *out == "":
+		return usagef("give the file to write with -o")
+	case !(*level > 0 && *level < 1):
+		return usagef("--level %g: give a coverage between 0 and 1, e.g. 0.8", *level)
+	}
+	if err := calibrate.CheckWritable(*out, *force); err != nil {
+		if errors.Is(err, calibrate.ErrNotCalibration) {
+			return fmt.Errorf("%w; nothing was written: give another -o or --force", err)
+		}
+		return err
+	}
+	cat, err := catalog.Load(*catFile)
+	if err != nil {
+		return err
+	}
+	fitData, err := calibrate.Load(fit, cat)
+	if err != nil {
+		return err
+	}
+	var testData *calibrate.Data
+	if len(test) > 0 {
+		if testData, err = calibrate.Load(test, cat); err != nil {
+			return err
+		}
+	}
+	bar := newProgress(e, "fitting", len(fitData.Groups)+1)
+	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: *level, Progress: func(done, _ int) { bar.Update(done) }})
+	bar.Stop(len(fitData.Groups) + 1)
+	if err != nil {
+		return err
+	}
+	f.Command = "smart calibrate " + strings.Join(args, " ")
+	if err := calibrate.Write(*out, f, *force); err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeIndentedJSON(e, f)
+	}
+	printCalibration(e.stdout, f)
+	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// printCalibration prints the scores of a calibration, before and after, and its interval.
+func printCalibration(w io.Writer, f *calibrate.File) {
+	for _, part := range []struct {
+		title  string
+		scores []calibrate.Score
+	}{{"Each stencil left out of the fit (literature constants -> fitted on the others):", f.LeaveOneOut},
+		{"Other GPUs (literature constants -> fitted on every stencil above):", f.Test}} {
+		if len(part.scores) == 0 {
+			continue
+		}
+		fmt.Fprintln(w, part.title)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "gpu\tstencil\trows\tratio\tMAPE\tSpearman\tbest share\t\tratio\tMAPE\tSpearman\tbest share\tcoverage\t")
+		for _, s := range part.scores {
+			b, a := s.Before, s.After
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.0f%%\t%.2f\t%.2f\t->\t%.2f\t%.0f%%\t%.2f\t%.2f\t%.0f%%\t\n", s.GPU, s.Stencil, a.N,
+				b.MedianRatio, 100*b.MAPE, b.Spearman, b.BestShare, a.MedianRatio, 100*a.MAPE, a.Spearman, a.BestShare, 100*s.Coverage)
+		}
+		tw.Flush()
+	}
+	iv := f.Interval
+	band := iv.Around(1)
+	fmt.Fprintf(w, "%.0f%% interval: %.2fx to %.2fx the modelled time (held-out errors of %d stencils, %d rows)\n",
+		100*iv.Level, band.LoMs, band.HiMs, iv.Stencils, iv.Rows)
+	fmt.Fprintln(w, "ratio: median modelled/measured; best share: the best measured time over that of the model's fastest setting;")
+	fmt.Fprintln(w, "coverage: measured times inside the interval built without the stencil (or, other GPUs, with all)")
+}

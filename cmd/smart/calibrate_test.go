@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart/calibrate"
+)
+
+func TestCalibrate(t *testing.T) {
+	dir := t.TempDir()
+	data := []string{"../../data/measured/h100-sxm/random/j3d125pt", "../../data/measured/h100-sxm/random/j2d17pt", "../../data/measured/h100-sxm/random/j3d25pt"}
+	out := filepath.Join(dir, "cal.json")
+	code, stdout, stderr := runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "--test", "../../data/measured/h200/random/j3d125pt", "-o", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var printed calibrate.File
+	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
+		t.Fatalf("--json: %v", err)
+	}
+	f, err := calibrate.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.LeaveOneOut) != 3 || len(f.Test) != 1 || len(f.FittedOn) != 3 || f.Test[0].GPU != "H200" || printed.Interval != f.Interval {
+		t.Errorf("wrote %d held-out scores, %d tests, %d sources (test on %q); printed interval %+v, written %+v",
+			len(f.LeaveOneOut), len(f.Test), len(f.FittedOn), f.Test[0].GPU, printed.Interval, f.Interval)
+	}
+	if !strings.HasPrefix(f.Command, "smart calibrate --data ") {
+		t.Errorf("command %q", f.Command)
+	}
+	// The table, and a second run replacing its own file.
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "-o", out)
+	if code != 0 || !strings.Contains(stdout, "80% interval") || !strings.Contains(stdout, "j3d125pt") || !strings.Contains(stdout, "wrote "+out) {
+		t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+}
+
+func TestCalibrateRefuses(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	data := "../../data/measured/h100-sxm/random/j3d125pt"
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no data", []string{"-o", filepath.Join(dir, "a.json")}, 2, "--data"},
+		{"no output", []string{"--data", data}, 2, "-o"},
+		{"level", []string{"--data", data, "-o", filepath.Join(dir, "a.json"), "--level", "1.5"}, 2, "--level 1.5"},
+		{"not ours", []string{"--data", data, "-o", notes}, 1, "--force"},
+		{"unwritable", []string{"--data", data, "-o", filepath.Join(dir, "no", "such", "a.json")}, 1, "a.json"},
+		{"missing data", []string{"--data", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "a.json")}, 1, "none"},
+		{"too few stencils", []string{"--data", data, "-o", filepath.Join(dir, "a.json")}, 1, "at least 3"},
+	} {
+		code, _, stderr := runCLI(t, "", append([]string{"calibrate"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d naming %q", c.name, code, stderr, c.code, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "mine" {
+		t.Errorf("notes.txt changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.json")); err == nil {
+		t.Error("a failed run left a file")
+	}
+}
