@@ -44,7 +44,7 @@ func runCampaign(ctx context.Context, e *env, args []string) error {
 	}
 	for _, c := range campaignCommands {
 		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
+			return ofSubcommand("campaign", c.name, c.run(ctx, e, args[1:]))
 		}
 	}
 	return usagef("unknown subcommand %q; the subcommands are plan, run and status", args[0])
