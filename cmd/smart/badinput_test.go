@@ -162,6 +162,12 @@ func TestOutputUnwritable(t *testing.T) {
 			[]string{"--out: cannot write in " + filepath.Join(file, "runs") + ": " + file + " is not a directory"}, []string{file}},
 		{"codegen -o under a file", []string{"codegen", "j2d5pt", "--oc", "BASE", "--setting", "bx=32,by=8,shared=0,const=0", "-o", filepath.Join(file, "k.cu")}, 1,
 			[]string{"cannot write " + filepath.Join(file, "k.cu") + ": " + file + " is not a directory"}, []string{file}},
+		{"generate --out under a file", []string{"generate", "--shape", "j2d5pt,j3d7pt", "--out", filepath.Join(file, "st") + "/"}, 1,
+			[]string{file + " is not a directory"}, []string{file}},
+		{"dataset merge --out under a file", []string{"dataset", "merge", "../../data/measured/h100-sxm/classic", "--out", filepath.Join(file, "m")}, 1,
+			[]string{file + " is not a directory"}, []string{file}},
+		{"campaign plan --out under a file", []string{"campaign", "plan", "--per-dims", "1", "--out", filepath.Join(file, "c")}, 1,
+			[]string{"--out: cannot write in " + filepath.Join(file, "c") + ": " + file + " is not a directory"}, []string{file}},
 	}
 	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
 		cases = append(cases,
@@ -173,8 +179,8 @@ func TestOutputUnwritable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.check(t)
-			// Refused before drawing a single setting.
-			if _, _, errs := runCLI(t, "", c.args...); strings.Contains(errs, "drawing settings") {
+			// Refused before drawing a single setting or stencil.
+			if _, _, errs := runCLI(t, "", c.args...); strings.Contains(errs, "drawing") {
 				t.Errorf("drew the settings before refusing the output: %q", errs)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 	"smart/predict"
 )
@@ -75,6 +76,9 @@ Example:
 	}
 	if *out == "" {
 		return usagef("--out DIR is required: the new manifest's directory")
+	}
+	if err := atomicfile.CheckDir(*out); err != nil {
+		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
 	}
 	cat, err := catalog.Default()
 	if err != nil {
