@@ -70,7 +70,7 @@ Examples:
 	case *ocName == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
 	}
-	if *outPath != "" {
+	if *outPath != "" && *outPath != "-" {
 		if err := checkOutput("-o", *outPath, *force, cudaSource()); err != nil {
 			return err
 		}
