@@ -16,6 +16,16 @@ func (g GPU) RunsCUDA() error {
 	return nil
 }
 
+// CheckMemory says why the two grids of s (every kernel ping-pongs two buffers of the whole
+// grid) do not fit g's memory, or returns nil when they fit.
+func (g GPU) CheckMemory(s *Stencil) error {
+	need := 2 * float64(s.GridPoints()) * float64(s.Dtype.Size()) / 1e9
+	if need > g.MemoryGB {
+		return fmt.Errorf("its two grids need %.1f GB; the %s has %.0f GB", need, g.Name, g.MemoryGB)
+	}
+	return nil
+}
+
 // GPU describes a graphics processor: the facts the analytic model and the learned models read,
 // and what renting one costs. The catalogue (data/gpus.json) holds one per product.
 type GPU struct {

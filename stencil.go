@@ -84,6 +84,13 @@ const (
 	MaxExtent       = 1 << 20
 	// MaxGridPoints bounds the whole grid (2^33 points is 64 GiB of float64 per buffer).
 	MaxGridPoints = 1 << 33
+	// MaxPoints is the most offsets a stencil can list: every offset of the 3-D cube of
+	// radius MaxMaxOrder (17^3 = 4913); more must repeat one or lie beyond the largest order.
+	MaxPoints = (2*MaxMaxOrder + 1) * (2*MaxMaxOrder + 1) * (2*MaxMaxOrder + 1)
+	// MaxFileBytes bounds a stencil file: MaxPoints offsets and coefficients written one
+	// number per line take about 400 kB, so a larger file is not a stencil, and reading it
+	// whole would only cost time and memory before the error.
+	MaxFileBytes = 1 << 20
 )
 
 // DefaultGrid returns the grid StencilMART measures on: 8192^2 for 2-D and 512^3 for 3-D.
@@ -271,10 +278,10 @@ func formatOffset(o Offset, dims int) string {
 type fileV1 struct {
 	Format       string      `json:"format"`
 	Name         string      `json:"name,omitempty"`
-	Dims         int         `json:"dims"`
-	Dtype        Dtype       `json:"dtype,omitempty"`
+	Dims         *int        `json:"dims"`            // nil: missing
+	Dtype        *Dtype      `json:"dtype,omitempty"` // nil: the default
 	Grid         []int       `json:"grid,omitempty"`
-	Steps        int         `json:"steps,omitempty"`
+	Steps        *int        `json:"steps,omitempty"` // nil: the default; 0 is an error
 	Offsets      [][]int     `json:"offsets"`
 	Coefficients []jsonFloat `json:"coefficients,omitempty"`
 }
@@ -287,7 +294,18 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 }
 
 // ParseStencil reads a stencil file, fills the defaults and validates it. Errors name the field.
+// A UTF-8 byte-order mark (as some Windows editors write) is accepted.
 func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
+	if len(data) > MaxFileBytes {
+		return nil, errTooLarge
+	}
+	if rest, ok := bytes.CutPrefix(data, utf8BOM); ok {
+		// Spaces in its place keep the byte offsets of errors those of the file.
+		data = append([]byte("   "), rest...)
+	}
+	if err := checkFields(data); err != nil {
+		return nil, err
+	}
 	var f fileV1
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -300,27 +318,34 @@ func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 	if f.Format != "" && f.Format != FormatV1 {
 		return nil, fieldErr("format", "is %q; this version of smart reads %q", f.Format, FormatV1)
 	}
-	if f.Dims != 2 && f.Dims != 3 {
-		return nil, fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", f.Dims)
+	if f.Dims == nil {
+		return nil, fieldErr("dims", "is missing; give 2 or 3, the stencil's dimensions")
 	}
-	s := &Stencil{Name: f.Name, Dims: f.Dims, Dtype: f.Dtype, Grid: DefaultGrid(f.Dims), Steps: f.Steps}
-	if s.Dtype == "" {
-		s.Dtype = Float64
+	dims := *f.Dims
+	if dims != 2 && dims != 3 {
+		return nil, fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", dims)
 	}
-	if s.Steps == 0 {
-		s.Steps = DefaultSteps
+	if len(f.Offsets) > MaxPoints {
+		return nil, fieldErr("offsets", "lists %d offsets; a stencil has at most %d (every offset of order %d or less in 3-D), each listed once", len(f.Offsets), MaxPoints, MaxMaxOrder)
+	}
+	s := &Stencil{Name: f.Name, Dims: dims, Dtype: Float64, Grid: DefaultGrid(dims), Steps: DefaultSteps}
+	if f.Dtype != nil {
+		s.Dtype = *f.Dtype
+	}
+	if f.Steps != nil {
+		s.Steps = *f.Steps
 	}
 	if f.Grid != nil {
-		if len(f.Grid) != f.Dims {
-			return nil, fieldErr("grid", "has %d extents; give %d (one per dimension)", len(f.Grid), f.Dims)
+		if len(f.Grid) != dims {
+			return nil, fieldErr("grid", "has %d extents; give %d (one per dimension)", len(f.Grid), dims)
 		}
 		s.Grid = [3]int{1, 1, 1}
 		copy(s.Grid[:], f.Grid)
 	}
 	offs := make([]Offset, len(f.Offsets))
 	for i, o := range f.Offsets {
-		if len(o) != f.Dims {
-			return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "has %d coordinates; a %d-D offset has %d", len(o), f.Dims, f.Dims)
+		if len(o) != dims {
+			return nil, fieldErr(fmt.Sprintf("offsets[%d]", i), "has %d coordinates; a %d-D offset has %d", len(o), dims, dims)
 		}
 		for axis, v := range o {
 			if v < -MaxMaxOrder || v > MaxMaxOrder { // not abs: abs(math.MinInt) < 0
@@ -345,6 +370,63 @@ func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// errTooLarge is the error of a file over MaxFileBytes.
+var errTooLarge = fmt.Errorf("the file is over %d bytes (1 MiB), more than a stencil file needs (at most %d offsets, of order %d or less): it is not a stencil file", MaxFileBytes, MaxPoints, MaxMaxOrder)
+
+// ReadStencil reads a stencil file from r with ParseStencil, reading no more than a stencil file
+// can hold, so that a huge file (or an endless stream) costs nothing before its error.
+func ReadStencil(r io.Reader, lim Limits) (*Stencil, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return ParseStencil(data, lim)
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// checkFields catches what decoding into a struct lets through unseen: a file that holds null
+// (it decodes to no fields at all), a field given twice (the last would win without a word) and
+// a field that is null (it would read as missing). Other problems are left to the decoding,
+// which names them.
+func checkFields(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil
+	}
+	if tok == nil {
+		return errors.New("the file holds null, not a stencil object; a stencil file is a JSON object such as {\"dims\": 2, \"offsets\": [[0, 0]]}")
+	}
+	if tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		// encoding/json matches field names without regard to case, so "Dims" repeats "dims".
+		if first, dup := seen[strings.ToLower(key)]; dup {
+			if first == key {
+				return fieldErr(key, "is given twice; give each field once")
+			}
+			return fieldErr(key, "repeats field %q (names are matched without regard to case); give each field once", first)
+		}
+		seen[strings.ToLower(key)] = key
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if string(v) == "null" {
+			return fieldErr(key, "is null; give a value, or leave the field out for its default")
+		}
+	}
+	return nil
 }
 
 // jsonProblem turns encoding/json errors into messages that say where the problem is.
@@ -388,7 +470,7 @@ func jsonKind(t reflect.Type) string {
 
 // MarshalJSON writes the stencil in the current file format with its coefficients.
 func (s *Stencil) MarshalJSON() ([]byte, error) {
-	f := fileV1{Format: FormatV1, Name: s.Name, Dims: s.Dims, Dtype: s.Dtype, Grid: s.Grid[:s.Dims], Steps: s.Steps}
+	f := fileV1{Format: FormatV1, Name: s.Name, Dims: &s.Dims, Dtype: &s.Dtype, Grid: s.Grid[:s.Dims], Steps: &s.Steps}
 	for _, p := range s.Points {
 		f.Offsets = append(f.Offsets, p.Off[:s.Dims])
 		f.Coefficients = append(f.Coefficients, jsonFloat(p.Coef))

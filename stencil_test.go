@@ -1,6 +1,8 @@
 package smart
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -51,7 +53,20 @@ func TestParseStencilErrors(t *testing.T) {
 	}{
 		{"dims 1", `{"dims":1,"offsets":[[0]]}`, Limits{}, "dims", "is 1; a stencil has 2 or 3"},
 		{"dims 4", `{"dims":4,"offsets":[[0,0,0,0]]}`, Limits{}, "dims", "is 4"},
-		{"dims missing", `{"offsets":[[0,0]]}`, Limits{}, "dims", "is 0"},
+		{"dims missing", `{"offsets":[[0,0]]}`, Limits{}, "dims", "is missing; give 2 or 3"},
+		{"dims 0", `{"dims":0,"offsets":[[0,0]]}`, Limits{}, "dims", "is 0; a stencil has 2 or 3"},
+		{"dims null", `{"dims":null,"offsets":[[0,0]]}`, Limits{}, "dims", "is null; give a value, or leave the field out"},
+		{"steps 0", `{"dims":2,` + ok2 + `,"steps":0}`, Limits{}, "steps", "is 0; use 1 to 1000000 time steps"},
+		{"steps null", `{"dims":2,` + ok2 + `,"steps":null}`, Limits{}, "steps", "is null"},
+		{"dtype empty", `{"dims":2,` + ok2 + `,"dtype":""}`, Limits{}, "dtype", `is ""; use "float64" or "float32"`},
+		{"key twice", `{"dims":2,"steps":5,` + ok2 + `,"steps":7}`, Limits{}, "steps", "is given twice; give each field once"},
+		{"key twice in another case", `{"dims":2,` + ok2 + `,"Dims":3}`, Limits{}, "Dims", `repeats field "dims"`},
+		{"unknown key twice", `{"dims":2,` + ok2 + `,"colour":1,"colour":2}`, Limits{}, "colour", "is given twice"},
+		{"null", `null`, Limits{}, "", "the file holds null, not a stencil object"},
+		{"null after a byte-order mark", "\xef\xbb\xbf null ", Limits{}, "", "the file holds null"},
+		{"too many offsets", `{"dims":2,"offsets":[` + strings.Repeat("[0,0],", MaxPoints) + `[0,0]]}`, Limits{}, "offsets", "lists 4914 offsets; a stencil has at most 4913 (every offset of order 8 or less in 3-D)"},
+		{"file too large", `{"dims":2,"name":"` + strings.Repeat(" ", MaxFileBytes) + `",` + ok2 + `}`, Limits{}, "", "over 1048576 bytes (1 MiB), more than a stencil file needs (at most 4913 offsets, of order 8 or less)"},
+		{"byte-order mark keeps offsets", "\xef\xbb\xbf{\"dims\":2,,}", Limits{}, "", "invalid JSON at byte 14"},
 		{"offset too short", `{"dims":3,"offsets":[[0,0,0],[1,0]]}`, Limits{}, "offsets[1]", "has 2 coordinates; a 3-D offset has 3"},
 		{"offset too long", `{"dims":2,"offsets":[[0,0],[1,0,0]]}`, Limits{}, "offsets[1]", "has 3 coordinates"},
 		{"duplicate", `{"dims":2,"offsets":[[0,0],[1,0],[1,0]]}`, Limits{}, "offsets[2]", "[1,0] repeats offsets[1]"},
@@ -108,6 +123,54 @@ func TestParseStencilErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A byte-order mark is skipped, and the largest stencil there can be, written one number per
+// line, fits MaxFileBytes with room to spare.
+func TestParseStencilAccepts(t *testing.T) {
+	s, err := ParseStencil([]byte("\xef\xbb\xbf"+`{"dims":2,"steps":3,"offsets":[[0,0],[1,0]]}`), Limits{})
+	if err != nil || s.Steps != 3 || s.NNZ() != 2 {
+		t.Fatalf("with a byte-order mark: %+v, %v", s, err)
+	}
+	var offs []Offset
+	for z := -MaxMaxOrder; z <= MaxMaxOrder; z++ {
+		for y := -MaxMaxOrder; y <= MaxMaxOrder; y++ {
+			for x := -MaxMaxOrder; x <= MaxMaxOrder; x++ {
+				offs = append(offs, Offset{x, y, z})
+			}
+		}
+	}
+	big, err := NewStencil("box-o8", 3, offs, nil, Limits{MaxOrder: MaxMaxOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent(big, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offs) != MaxPoints || 2*len(b) > MaxFileBytes {
+		t.Fatalf("%d offsets in %d bytes; MaxPoints is %d, MaxFileBytes %d (want twice the size to fit)", len(offs), len(b), MaxPoints, MaxFileBytes)
+	}
+	if _, err := ReadStencil(bytes.NewReader(b), Limits{MaxOrder: MaxMaxOrder}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadStencil stops reading after MaxFileBytes: an endless stream gets its error.
+func TestReadStencilBounded(t *testing.T) {
+	_, err := ReadStencil(endless{}, Limits{})
+	if err == nil || !strings.Contains(err.Error(), "it is not a stencil file") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 func TestMaxOrderLimit(t *testing.T) {

@@ -62,6 +62,9 @@ func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (Mer
 	}
 	// The merge is built beside out and renamed into place only when complete: a failure (a
 	// damaged input, a cancel) must not leave a directory that looks like a whole data set.
+	if err := atomicfile.CheckDir(filepath.Dir(out)); err != nil {
+		return sum, err // in the user's words, not those of the temporary directory's mkdir
+	}
 	if err := checkMergeTarget(out); err != nil {
 		return sum, err
 	}

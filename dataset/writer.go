@@ -70,6 +70,9 @@ func Create(dir string, meta Meta) (*Writer, error) {
 	if err := meta.check(); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return nil, fmt.Errorf("creating data set: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data set: %w", err)
 	}

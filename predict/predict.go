@@ -51,6 +51,9 @@ type Predictor struct {
 	Bands *calibrate.Bands
 }
 
+// DefaultClasses is how many of the most probable OC classes the default budgets search.
+const DefaultClasses = 3
+
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default
 // budgets (a cold smart predict of a 3-D stencil answers in a few hundred milliseconds).
 func DefaultPredictor() (*Predictor, error) {
@@ -71,9 +74,9 @@ func DefaultPredictor() (*Predictor, error) {
 		return nil, err
 	}
 	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true, Transfer: true, Calibration: cal, Bands: bands,
-		Asked:   Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}},
+		Asked:   Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}},
 		Rest:    Budget{Classes: 2, MinProbability: 0.05, Screen: Pass{Samples: 8, Starts: 1, Rounds: 1}, Refine: 1, Deep: Pass{Samples: 32, Starts: 3, Rounds: 6}},
-		Compare: Budget{Classes: 3, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 2, Deep: Pass{Samples: 128, Starts: 4, Rounds: 8}}}, nil
+		Compare: Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 2, Deep: Pass{Samples: 128, Starts: 4, Rounds: 8}}}, nil
 }
 
 // Input is one stencil to predict, with the file it came from (for the codegen command line).
@@ -240,8 +243,8 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 		return nil, err
 	}
 	pr.ClassSource = sel.Provenance(g.Name)
-	if reason := fitsMemory(st, g); reason != "" {
-		return nil, fmt.Errorf("stencil %s on %s: %s", st.Name, g.Name, reason)
+	if err := g.CheckMemory(st); err != nil {
+		return nil, fmt.Errorf("stencil %s on %s: %w", st.Name, g.Name, err)
 	}
 	budget := p.Asked
 	if p.ScreenAll && asked.Provenance(from.Name).Basis == BasisMeasured && pr.ClassSource.Basis != BasisMeasured {
@@ -302,7 +305,7 @@ func (p *Predictor) nearestMeasured(st *smart.Stencil, g smart.GPU) (*Model, sma
 		if err != nil || o.Name == g.Name || o.Vendor != g.Vendor {
 			continue
 		}
-		if fitsMemory(st, o) != "" {
+		if o.CheckMemory(st) != nil {
 			small = append(small, o.Name)
 			continue
 		}
@@ -402,7 +405,8 @@ func (p *Predictor) across(ctx context.Context, sel, rt *Model, in Input, gpus [
 			out[i].Reason = fmt.Sprintf("%s GPU: smart's kernels are CUDA", g.Vendor)
 			continue
 		}
-		if out[i].Reason = fitsMemory(st, g); out[i].Reason != "" {
+		if err := g.CheckMemory(st); err != nil {
+			out[i].Reason = err.Error()
 			continue
 		}
 		wg.Add(1)
@@ -636,13 +640,4 @@ func (p *Predictor) rng(st *smart.Stencil, oc smart.Combination, g smart.GPU) *r
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%s|%s", st.ID(), oc, g.Name)
 	return rand.New(rand.NewPCG(p.Seed, h.Sum64()))
-}
-
-// fitsMemory says why the stencil's two grids do not fit the GPU's memory, or "".
-func fitsMemory(st *smart.Stencil, g smart.GPU) string {
-	need := 2 * float64(st.GridPoints()) * float64(st.Dtype.Size()) / 1e9
-	if need > g.MemoryGB {
-		return fmt.Sprintf("its two grids need %.1f GB; the %s has %.0f GB", need, g.Name, g.MemoryGB)
-	}
-	return ""
 }

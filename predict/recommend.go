@@ -2,10 +2,12 @@ package predict
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"smart"
 )
@@ -104,8 +106,20 @@ func rankAll(times []GPUTime, w Workload, have string) (*Recommendation, error) 
 		r.GPUs = append(r.GPUs, rank(t, w))
 	}
 	sort.SliceStable(r.GPUs, func(i, j int) bool { return lessTime(r.GPUs[i].Best, r.GPUs[j].Best) })
-	if len(r.GPUs) == 0 || r.GPUs[0].Best == nil {
-		return nil, fmt.Errorf("no GPU considered has a prediction")
+	if len(r.GPUs) == 0 {
+		return nil, errors.New("no GPU considered")
+	}
+	if r.GPUs[0].Best == nil {
+		// Say why for each, as the table would have: "AMD GPU: smart's kernels are CUDA", say.
+		var why []string
+		for _, g := range r.GPUs {
+			why = append(why, fmt.Sprintf("%s: %s", g.GPU, g.Reason))
+		}
+		const shown = 5
+		if n := len(why); n > shown {
+			why = append(why[:shown], fmt.Sprintf("and %d more", n-shown))
+		}
+		return nil, fmt.Errorf("no GPU considered has a prediction (%s)", strings.Join(why, "; "))
 	}
 	var priced []*Ranked
 	for i := range r.GPUs {

@@ -2,10 +2,12 @@ package predict
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"image/color"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,26 @@ var (
 	ocPalette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
 		{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff}, {0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}}
 )
+
+// reportMark is in the head of every report WriteHTML writes (its title): IsReportFile tells
+// a report by it from another file of the same name.
+const reportMark = "<title>smart recommend"
+
+// IsReportFile reports whether the file at path is a report WriteHTML wrote, by the mark in its
+// first 4 kB.
+func IsReportFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return bytes.Contains(head[:n], []byte(reportMark)), nil
+}
 
 // WriteHTML writes one self-contained HTML page for recommendations, one section per stencil:
 // charts of the predicted time, the cost and the best OC per GPU (SVG drawn with gonum/plot,

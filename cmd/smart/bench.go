@@ -17,6 +17,7 @@ import (
 	"smart/dataset"
 	"smart/dataset/cuda"
 	"smart/dataset/gpuinfo"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 	"smart/tuner/space"
 )
@@ -80,6 +81,9 @@ Examples:
 	}
 	if *out == "" {
 		return usagef("--out DIR is required: the data set directory")
+	}
+	if err := atomicfile.CheckDir(*out); err != nil {
+		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
 	}
 	if *samples < 1 {
 		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)

@@ -15,6 +15,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 	"smart/predict"
 )
@@ -44,7 +45,7 @@ func runCampaign(ctx context.Context, e *env, args []string) error {
 	}
 	for _, c := range campaignCommands {
 		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
+			return ofSubcommand("campaign", c.name, c.run(ctx, e, args[1:]))
 		}
 	}
 	return usagef("unknown subcommand %q; the subcommands are plan, run and status", args[0])
@@ -75,6 +76,9 @@ Example:
 	}
 	if *out == "" {
 		return usagef("--out DIR is required: the new manifest's directory")
+	}
+	if err := atomicfile.CheckDir(*out); err != nil {
+		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
 	}
 	cat, err := catalog.Default()
 	if err != nil {

@@ -42,7 +42,8 @@ kernels, their launch configuration and a host function run(a, b, stream) that a
 stencil's time steps, ping-ponging two buffers that both hold the initial grid, and returns the
 one holding the result. A header comment names the stencil by its ID, the OC and the setting;
 nothing else from the stencil file but numbers reaches the source. It compiles with nvcc as it is
-(nvcc -c out.cu); smart verify checks generated kernels without a GPU. FILE may be a stencil file
+(nvcc -c out.cu); smart verify checks generated kernels without a GPU. -o replaces a file only
+if smart generated it (or with --force). FILE may be a stencil file
 or an embedded sample (j3d7pt, ...). The setting must be in the search space of the stencil and
 OC on the GPU: a setting smart space FILE --oc OC --check rejects gets its error. The limits are
 those of --gpu from the catalogue, sm_80 (A100) by default, as for smart space; smart space FILE
@@ -58,6 +59,7 @@ Examples:
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
 	outPath := flags.String("o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
 	asJSON := flags.Bool("json", false, "print the launch configuration and the source as JSON")
+	force := flags.Bool("force", false, "overwrite the -o file even if it is not a source smart generated")
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -67,6 +69,11 @@ Examples:
 		return usagef("give one stencil file")
 	case *ocName == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
+	}
+	if *outPath != "" && *outPath != "-" {
+		if err := checkOutput("-o", *outPath, *force, cudaSource()); err != nil {
+			return err
+		}
 	}
 	// The OC first: the hint for a missing setting names it.
 	oc, err := smart.ParseCombination(*ocName)

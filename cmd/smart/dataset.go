@@ -32,7 +32,7 @@ func runDataset(ctx context.Context, e *env, args []string) error {
 	}
 	for _, c := range datasetCommands {
 		if c.name == args[0] {
-			return c.run(ctx, e, args[1:])
+			return ofSubcommand("dataset", c.name, c.run(ctx, e, args[1:]))
 		}
 	}
 	return usagef("unknown subcommand %q; the subcommands are import, merge, stats and label", args[0])

@@ -86,6 +86,9 @@ Examples:
 	if err := roofline.CheckGPU(g); err != nil {
 		return err
 	}
+	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
+		return fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", files[0], gridText(st), err)
+	}
 	setting := roofline.DefaultSetting(st, oc)
 	if *settingText != "" {
 		if setting, err = smart.ParseSetting(*settingText); err != nil {

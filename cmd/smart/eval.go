@@ -24,7 +24,8 @@ speedup of the predicted OC over the worst OC and over the single best fixed OC 
 means), and the share of the oracle's performance reached (mean over stencils of best time /
 time of the predicted OC). Runtime models: MAPE, the distribution of absolute percentage errors
 (percentiles), and how close the variant the model predicts fastest comes to the best measured
-one (pick share, mean over stencils of best time / time of the pick).
+one (pick share, mean over the problems of best time / time of the pick; the problems column
+counts them: the stencils on the GPU, or one for a Kernel Tuner kernel).
 
 Without --cv or --holdout-gpu the saved model predicts the data as it is; when the data is what
 it was trained on, the scores are in-sample and say so. --cv K trains the model's kind again with
@@ -196,6 +197,9 @@ func printReport(w io.Writer, r train.Report) {
 			p["p50"], p["p90"], p["p95"], p["p99"], p["max"], 100*s.PickShare, s.Problems)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "MAPE, p50-max: mean and percentiles of the absolute percentage error of the predicted time per step")
+	fmt.Fprintln(w, "pick share: mean over the problems of best measured time / measured time of the variant predicted fastest")
+	fmt.Fprintln(w, "problems: the picks pick share averages: one per stencil on the GPU (one in all for a Kernel Tuner kernel)")
 }
 
 func printConfusion(w io.Writer, s train.Scores) {

@@ -99,6 +99,9 @@ Examples:
 		return err
 	}
 	if toDir {
+		if err := atomicfile.CheckDir(*out); err != nil {
+			return err
+		}
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return fmt.Errorf("creating the output directory: %w", err)
 		}

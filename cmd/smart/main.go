@@ -87,7 +87,11 @@ func run(ctx context.Context, e *env, args []string) int {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, new(usageError)):
-			fmt.Fprintf(e.stderr, "smart %s: %v\nRun 'smart %s --help' for usage.\n", c.name, err, c.name)
+			name := c.name
+			if u, ok := err.(usageError); ok && u.cmd != "" {
+				name = u.cmd // a subcommand's: its own help, not the list of subcommands
+			}
+			fmt.Fprintf(e.stderr, "smart %s: %v\nRun 'smart %s --help' for usage.\n", name, err, name)
 			return 2
 		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 			// Ctrl-C: say so in the user's words, not the context package's.
@@ -126,11 +130,24 @@ func closest(name string) string {
 }
 
 // usageError marks errors in how a command was called (exit code 2).
-type usageError struct{ msg string }
+type usageError struct {
+	msg string
+	cmd string // the subcommand called, "dataset merge"; "" for the command itself
+}
+
+// ofSubcommand marks a usage error of the subcommand sub of cmd, so that the advice names the
+// subcommand's help.
+func ofSubcommand(cmd, sub string, err error) error {
+	if u, ok := err.(usageError); ok {
+		u.cmd = cmd + " " + sub
+		return u
+	}
+	return err
+}
 
 func (u usageError) Error() string { return u.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
 
 // newFlags returns a flag set whose --help prints the synopsis, the description with an example,
 // and the flags.
@@ -161,7 +178,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				help()
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: flagProblem(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

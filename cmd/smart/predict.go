@@ -52,7 +52,7 @@ Examples:
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
-	candidates := fs.Int("candidates", 3, "most probable OC classes whose OCs are searched on the GPU; unset, all where the runtime model is trained on measurements (of that GPU or, --transfer, another) and the classifier is not")
+	candidates := fs.Int("candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
 	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
 	rest, err := parseFlags(fs, args)
@@ -62,7 +62,7 @@ Examples:
 	switch {
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case *candidates < 1:
+	case *candidates < 1 && flagsGiven(fs, "candidates"):
 		return usagef("--candidates is %d; search at least 1 OC class", *candidates)
 	case *samples < 1 || *samples > maxSamples:
 		return usagef("--samples is %d; score 1 to %d settings", *samples, maxSamples)
@@ -71,8 +71,10 @@ Examples:
 	if err != nil {
 		return err
 	}
-	p.Asked.Classes, p.Asked.Deep.Samples = *candidates, *samples
-	p.ScreenAll = !flagsGiven(fs, "candidates")
+	p.Asked.Deep.Samples = *samples
+	if p.ScreenAll = !flagsGiven(fs, "candidates"); !p.ScreenAll {
+		p.Asked.Classes = *candidates
+	}
 	p.Transfer = *transfer
 	gpu, err := defaultGPU(*gpuName)
 	if err != nil {

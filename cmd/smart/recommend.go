@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"smart"
 	"smart/catalog"
 	"smart/internal/atomicfile"
 	"smart/predict"
@@ -40,7 +41,8 @@ Examples:
 	have := fs.String("have", "", "the GPU you have, to compare against")
 	steps := fs.Int64("steps", 0, "time steps to price (default: the stencil's steps)")
 	hours := fs.Float64("hours", 0, "price renting for this many hours instead of a number of steps")
-	htmlOut := fs.String("html", "", "write an HTML report with charts to this file")
+	htmlOut := fs.String("html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
+	force := fs.Bool("force", false, "overwrite the --html file even if it is not a report smart wrote")
 	var modelFiles dirList
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
@@ -66,7 +68,7 @@ Examples:
 		}
 	}
 	if *htmlOut != "" {
-		if err := atomicfile.Check(*htmlOut); err != nil {
+		if err := checkOutput("--html", *htmlOut, *force, outputKind{"a report", predict.IsReportFile}); err != nil {
 			return err
 		}
 	}
@@ -124,12 +126,22 @@ Examples:
 // checkGPUNames looks up the GPUs named on the command line before any prediction, so that a
 // misspelt one is a usage error (exit 2) as in tune, not a failure of the first stencil.
 func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
+	var notCUDA []string // "W6600 (AMD)"
 	for _, n := range gpus {
-		if _, err := cat.Lookup(n); err != nil {
+		g, err := cat.Lookup(n)
+		if err != nil {
 			return usagef("--gpus: %v", err)
+		}
+		if g.RunsCUDA() != nil {
+			notCUDA = append(notCUDA, fmt.Sprintf("%s (%s)", g.Name, g.Vendor))
 		}
 	}
 	if have == "" {
+		if len(gpus) > 0 && len(notCUDA) == len(gpus) {
+			// Each would be a row "not predicted" and the ranking empty: say why now.
+			return usagef("--gpus names only %s; %v, so none can be predicted: name NVIDIA GPUs (smart gpus lists them)",
+				strings.Join(notCUDA, ", "), smart.ErrNotCUDA)
+		}
 		return nil
 	}
 	// A GPU that does not run CUDA is left to Recommend, which says so (exit 1, as in predict).

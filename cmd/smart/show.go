@@ -58,24 +58,25 @@ Examples:
 // loadStencil reads and validates a stencil file; "-" is stdin, and a name with no such file
 // that names an embedded sample reads the sample. Errors start with "stencil file PATH:".
 func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
-	var b []byte
+	var s *smart.Stencil
 	var err error
 	if path == "-" {
-		b, err = io.ReadAll(e.stdin)
+		s, err = smart.ReadStencil(e.stdin, lim)
 	} else {
-		b, err = os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		var f *os.File
+		f, err = os.Open(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			if sample, serr := data.StencilFile(strings.TrimSuffix(path, ".json")); serr == nil {
-				b, err = sample, nil
+				s, err = smart.ParseStencil(sample, lim)
 			} else {
 				err = fmt.Errorf("no such file; the embedded samples are %s", strings.Join(data.StencilNames(), ", "))
 			}
+		case err == nil:
+			s, err = smart.ReadStencil(f, lim)
+			f.Close()
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("stencil file %s: %w", path, err)
-	}
-	s, err := smart.ParseStencil(b, lim)
 	if err != nil {
 		return nil, fmt.Errorf("stencil file %s: %w", path, err)
 	}
@@ -118,16 +119,21 @@ func loadStencils(e *env, paths []string, lim smart.Limits) ([]stencilFile, erro
 
 // summary is the one-line description of a stencil.
 func summary(s *smart.Stencil) string {
-	ext := make([]string, s.Dims)
-	for a := range ext {
-		ext[a] = fmt.Sprint(s.Grid[a])
-	}
 	name := s.Name
 	if name == "" {
 		name = "(unnamed)"
 	}
 	return fmt.Sprintf("%s: %d-D, order %d, %d points, grid %s, %s, %d steps, id %s",
-		name, s.Dims, s.Order(), s.NNZ(), strings.Join(ext, "x"), s.Dtype, s.Steps, s.ID())
+		name, s.Dims, s.Order(), s.NNZ(), gridText(s), s.Dtype, s.Steps, s.ID())
+}
+
+// gridText writes the grid's extents as 512x512x512.
+func gridText(s *smart.Stencil) string {
+	ext := make([]string, s.Dims)
+	for a := range ext {
+		ext[a] = fmt.Sprint(s.Grid[a])
+	}
+	return strings.Join(ext, "x")
 }
 
 // drawPattern writes the pattern as slices of the cube of radius max(order, 1).

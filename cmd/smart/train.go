@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"smart/catalog"
-	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/train"
@@ -76,6 +74,7 @@ Examples:
 	var out string
 	fs.StringVar(&out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
 	fs.StringVar(&out, "out", "", "model file to write (same as -o)")
+	force := fs.Bool("force", false, "overwrite the -o file even if it is not a model file")
 	paramText := fs.String("param", "", "hyper-parameters, name=value,... (see above)")
 	cv := fs.Int("cv", 5, "cross-validation folds before the final fit; 0 skips it")
 	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
@@ -97,19 +96,18 @@ Examples:
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
 		return usagef("-o and --out both name the model file; give one")
 	}
-	if _, err := os.Stat(out); err == nil {
-		// Replacing a model is retraining; replacing anything else is a slip of -o.
-		if isModel, err := models.IsModelFile(out); err != nil || !isModel {
-			return usagef("-o %s exists and is not a model file; choose another name, or remove it first", out)
-		}
-	}
 	switch {
 	case *cv == 1 || *cv < 0:
 		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
 	case *dims != 0 && *dims != 2 && *dims != 3:
 		return usagef("--dims is %d; stencils are 2-D or 3-D", *dims)
 	}
-	if err := atomicfile.Check(out); err != nil {
+	outFlag := "-o"
+	if flagsGiven(fs, "out") {
+		outFlag = "--out"
+	}
+	// Replacing a model is retraining; replacing anything else is a slip of -o.
+	if err := checkOutput(outFlag, out, *force, outputKind{"a model file", models.IsModelFile}); err != nil {
 		return err // before the training, not after it
 	}
 	task, err := models.ParseTask(*taskName)

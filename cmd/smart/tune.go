@@ -74,7 +74,7 @@ GPU's own measurements, else the simulated default; predicted), replay:PATH (a d
 or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
 values and constraints are tuned). Failed settings count as evaluations and are never retried.
 --trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
-best setting of a stencil. --record DIR appends every evaluation of a stencil (cuda or sim) to a
+best setting of a stencil; each replaces a file only if smart wrote it (or with --force). --record DIR appends every evaluation of a stencil (cuda or sim) to a
 data set as it finishes: a run that stops (Ctrl-C, a lost machine, the budget) and is started
 again with the same flags, or a larger --budget (cstuner plans by its budget: it repeats fewer),
 asks for the same settings first, gets them from DIR without running them, and goes on where it
@@ -106,6 +106,7 @@ Examples:
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	tracePath := fs.String("trace", "", "write the trace (best time after each evaluation) to this CSV file")
 	emitPath := fs.String("emit", "", "write the CUDA source of the best stencil setting to this file")
+	force := fs.Bool("force", false, "overwrite the --trace and --emit files even if smart did not write them")
 	catFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	reps := fs.Int("reps", 5, "timed runs per variant (cuda)")
 	deviceIdx := fs.Int("device", 0, "NVML index of the GPU (cuda)")
@@ -196,9 +197,12 @@ Examples:
 	if *emitPath != "" && t.problem.Stencil == nil {
 		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
 	}
-	for _, path := range []string{*tracePath, *emitPath} {
-		if path != "" {
-			if err := atomicfile.Check(path); err != nil {
+	for _, out := range []struct {
+		flag, path string
+		kind       outputKind
+	}{{"--trace", *tracePath, startingWith("a trace", traceHeader)}, {"--emit", *emitPath, cudaSource()}} {
+		if out.path != "" {
+			if err := checkOutput(out.flag, out.path, *force, out.kind); err != nil {
 				return err
 			}
 		}
@@ -572,10 +576,13 @@ func tuneMethod(name, model string, pick, cut float64, initial, variants, batch 
 	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner, pipeline or bayes", name)
 }
 
+// traceHeader starts every trace: what tells a trace smart wrote from another file.
+const traceHeader = "evaluation,best_ms,time_ms,status,oc,setting\n"
+
 // traceCSV is the trace for plots: one line per evaluation.
 func traceCSV(p tuner.Problem, res tuner.Result) []byte {
 	var b bytes.Buffer
-	b.WriteString("evaluation,best_ms,time_ms,status,oc,setting\n")
+	b.WriteString(traceHeader)
 	for i, o := range res.History {
 		best, t := "", ""
 		if !math.IsInf(res.Trace[i], 1) {

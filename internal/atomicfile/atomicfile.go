@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write writes data to a synced temporary file beside path, renames it over path and syncs the
@@ -98,16 +99,51 @@ func Check(path string) error {
 }
 
 // why says what stops a file being created in dir without the name of the temporary file; the
-// error still wraps err (errors.Is(err, fs.ErrNotExist) holds).
+// error still wraps err (errors.Is(err, fs.ErrNotExist) holds). The system's word alone misleads:
+// /proc, which exists, refuses a new file with "no such file or directory".
 func why(dir string, err error) error {
-	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+	st, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, os.ErrNotExist):
 		return reason{fmt.Sprintf("directory %s does not exist", dir), err}
+	case serr == nil && !st.IsDir():
+		return reason{fmt.Sprintf("%s is not a directory", dir), err}
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return reason{fmt.Sprintf("directory %s: %v", dir, pe.Err), err}
+		return reason{fmt.Sprintf("directory %s does not take new files (%v); choose a directory you can write to", dir, pe.Err), err}
 	}
 	return err
+}
+
+// CheckDir reports, before a long run, whether dir can hold new files: it exists and takes
+// them, or it does not exist yet and the nearest directory above it takes new entries, so
+// that it can be created. It creates nothing that stays.
+func CheckDir(dir string) error {
+	probe := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(probe)
+		if err == nil && !st.IsDir() {
+			return fmt.Errorf("cannot write in %s: %s is not a directory", dir, probe)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) { // ENOTDIR: a file above
+			return fmt.Errorf("cannot write in %s: %w", dir, err)
+		}
+		up := filepath.Dir(probe)
+		if up == probe {
+			return fmt.Errorf("cannot write in %s: %w", dir, err)
+		}
+		probe = up
+	}
+	tmp, err := os.CreateTemp(probe, ".smart-check*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, why(probe, err))
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }
 
 // reason is an error with its own message that unwraps to the error it explains.

@@ -62,6 +62,39 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckDir: a directory that exists or can be created passes, and nothing is left behind;
+// one that cannot is refused saying why, in words that fit (/proc exists but takes no files).
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ dir, want string }{
+		{dir, ""},
+		{filepath.Join(dir, "new", "deeper"), ""},
+		{file, "cannot write in " + file + ": " + file + " is not a directory"},
+		{filepath.Join(file, "sub"), file + " is not a directory"},
+	}
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		cases = append(cases, struct{ dir, want string }{"/proc/smart-out", "directory /proc does not take new files"})
+	}
+	for _, c := range cases {
+		err := CheckDir(c.dir)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckDir(%s) = %v; want %q", c.dir, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("CheckDir left %d entries behind, created or temporary", len(entries)-1)
+	}
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		if err := Check("/proc/x.cu"); err == nil || !strings.Contains(err.Error(), "directory /proc does not take new files") {
+			t.Errorf("Check(/proc/x.cu) = %v", err)
+		}
+	}
+}
+
 // TestWriteThroughLinksAndDevices checks that a symbolic link keeps pointing at the file it
 // names, which gets the data, and that a device is written, not replaced by a file.
 func TestWriteThroughLinksAndDevices(t *testing.T) {

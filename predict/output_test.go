@@ -1,0 +1,61 @@
+package predict
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestIsReportFile: a page WriteHTML wrote is known as a report, whatever else is not, so that
+// smart recommend --html replaces its own reports and nothing else.
+func TestIsReportFile(t *testing.T) {
+	r, err := rankAll([]GPUTime{timed("a", 1, 2)}, Workload{Steps: 10}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Stencil = StencilInfo{Name: "j2d5pt", Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, []*Recommendation{r}, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"report.html", page.String(), true},
+		{"notes.html", "<!DOCTYPE html>\n<html><head><title>my notes</title></head></html>\n", false},
+		{"short.txt", "x", false},
+		{"empty", "", false},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := IsReportFile(p); got != c.want || err != nil {
+			t.Errorf("IsReportFile(%s) = %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := IsReportFile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("IsReportFile of a missing file gave no error")
+	}
+}
+
+// TestRankAllSaysWhyNone: when no GPU has a prediction the error gives each one's reason.
+func TestRankAllSaysWhyNone(t *testing.T) {
+	times := []GPUTime{{GPU: "W6600", Reason: "AMD GPU: smart's kernels are CUDA"}, {GPU: "T4", Reason: "its two grids need 17.2 GB; the T4 has 16 GB"}}
+	_, err := rankAll(times, Workload{Steps: 10}, "")
+	want := "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 17.2 GB; the T4 has 16 GB)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
+	}
+	for range 6 {
+		times = append(times, GPUTime{GPU: "X", Reason: "r"})
+	}
+	if _, err = rankAll(times, Workload{Steps: 10}, ""); err == nil || !strings.HasSuffix(err.Error(), "; and 3 more)") {
+		t.Errorf("error %v; want the first 5 reasons and 'and 3 more'", err)
+	}
+}
