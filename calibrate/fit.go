@@ -68,6 +68,9 @@ type Settings struct {
 	// Progress, when set, is called as each of the fits (one per fit stencil left out, then the
 	// final one) completes.
 	Progress func(done, total int)
+	// Fold, when set, receives the constants fitted without fit.Groups[i], for analyses of
+	// their own (it may be called from several goroutines, each i once).
+	Fold func(i int, cal *roofline.Calibration)
 }
 
 // Fit fits the model's constants to fit, leaving each stencil out in turn to score the fit on
@@ -121,6 +124,9 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 			if skip < 0 {
 				full = cal
 			} else {
+				if s.Fold != nil {
+					s.Fold(i, cal)
+				}
 				g := fit.Groups[i]
 				scores[i] = Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, cal)}
 				resid[i] = residuals(g, cal)

@@ -3,16 +3,13 @@ package predict
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"smart"
 	"smart/calibrate"
@@ -26,18 +23,17 @@ import (
 type Predictor struct {
 	Models  *Models
 	Catalog *catalog.Catalog
-	// Asked and Rest are the search budgets of Predict on the GPU asked about and on the
-	// others (which start from the settings found on the first); Compare is the budget of
-	// Across and Recommend on every GPU alike, so that their times compare fairly.
-	Asked, Rest, Compare Budget
-	// ScreenAll screens every OC on the GPU asked about, not only those of Asked.Classes, where
-	// its runtime model is trained on measurements of that GPU and its classifier is not: the
-	// classifier would keep the runtime model from the OCs it disfavours without knowing the GPU.
+	// Budget is the search budget on every GPU alike, so that their times compare and a GPU's
+	// time is the same whichever GPU was asked about.
+	Budget Budget
+	// ScreenAll screens every OC, not only those of Budget.Classes, where the runtime model is
+	// trained on measurements of the GPU searched and the classifier is not: the classifier
+	// would keep the runtime model from the OCs it disfavours without knowing the GPU.
 	ScreenAll bool
-	// Transfer searches an NVIDIA GPU without an embedded model of its own measurements with
-	// the model of the nearest GPU of its vendor that has one (the same architecture first,
-	// then the closest memory bandwidth), each time scaled to the GPU asked about by the
-	// analytic model's ratio for its setting (Scaled). The ranking is then learned
+	// Transfer predicts an NVIDIA GPU without an embedded model of its own measurements from
+	// the search of the nearest GPU of its vendor that has one (the same architecture first,
+	// then the closest memory bandwidth), each setting found there scaled to this GPU by the
+	// analytic model's ratio for it (Scaled). The ranking is then learned
 	// from real kernels rather than from the analytic model, whose picks, measured on the H100,
 	// ran 2-25x slower than the best of random settings (docs/performance.md, "Measured on an H100").
 	Transfer bool
@@ -74,9 +70,7 @@ func DefaultPredictor() (*Predictor, error) {
 		return nil, err
 	}
 	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true, Transfer: true, Calibration: cal, Bands: bands,
-		Asked:   Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}},
-		Rest:    Budget{Classes: 2, MinProbability: 0.05, Screen: Pass{Samples: 8, Starts: 1, Rounds: 1}, Refine: 1, Deep: Pass{Samples: 32, Starts: 3, Rounds: 6}},
-		Compare: Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 2, Deep: Pass{Samples: 128, Starts: 4, Rounds: 8}}}, nil
+		Budget: Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
 }
 
 // Input is one stencil to predict, with the file it came from (for the codegen command line).
@@ -200,7 +194,8 @@ type ModelInfo struct {
 }
 
 // Predict predicts stencil in on the GPU named gpu (any catalogue name or alias) and on every
-// catalogued NVIDIA GPU.
+// catalogued GPU, each the way it would be predicted if asked about (answer), so that a GPU's
+// time is the same number in the choice, the table and a recommendation.
 func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Prediction, error) {
 	st := in.Stencil
 	g, err := p.Catalog.Lookup(gpu)
@@ -210,85 +205,35 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if err := g.RunsCUDA(); err != nil {
 		return nil, err
 	}
-	sel, rt, err := p.Models.For(st)
+	s, err := p.newSession(in)
 	if err != nil {
 		return nil, err
 	}
-	// The GPU asked about is searched with the model trained on its own measurements where one
-	// is embedded, else (Transfer) with that of the nearest GPU measured; the table of every GPU
-	// keeps the defaults, so that its times compare.
-	asked, from := rt, g
-	own, note, err := p.Models.Own(st, g.Name)
-	if err != nil {
-		return nil, err
-	}
-	if own == nil && note == "" && p.Transfer {
-		if own, from, note, err = p.nearestMeasured(st, g); err != nil {
-			return nil, err
-		}
-	}
-	if own != nil {
-		asked = own
-	}
-	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st)}
-	used := []*Model{sel, asked}
-	if asked != rt {
-		used = append(used, rt)
-	}
-	pr.Models, pr.Warnings = modelInfo(st, used...)
-	if note != "" {
-		pr.Warnings = append(pr.Warnings, note)
-	}
-	if pr.Classes, err = classify(sel, st, g); err != nil {
-		return nil, err
-	}
-	pr.ClassSource = sel.Provenance(g.Name)
 	if err := g.CheckMemory(st); err != nil {
 		return nil, fmt.Errorf("stencil %s on %s: %w", st.Name, g.Name, err)
 	}
-	budget := p.Asked
-	if p.ScreenAll && asked.Provenance(from.Name).Basis == BasisMeasured && pr.ClassSource.Basis != BasisMeasured {
-		budget.Classes, budget.MinProbability = len(pr.Classes), 0
-	}
-	top, err := p.searchGPU(ctx, asked, in, g, from, pr.Classes, budget, nil)
+	a, err := s.answer(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	if from.Name != g.Name {
-		n := len(top.choices)
-		if top.choices = p.scaleTo(st, g, from, top.choices, asked); len(top.choices) == 0 && n > 0 {
-			return nil, fmt.Errorf("stencil %s: the analytic model places none of the %d settings the %s's model found on both GPUs, so none scales to %s; --transfer=false predicts with the default alone", st.Name, n, from.Name, g.Name)
-		}
+	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st), Classes: a.classes, ClassSource: s.sel.Provenance(g.Name)}
+	used := []*Model{s.sel, a.model}
+	if a.model != s.rt {
+		used = append(used, s.rt)
 	}
-	pr.Candidates, pr.Screened = top.choices, top.screened
-	if len(top.choices) == 0 {
-		return nil, fmt.Errorf("stencil %s: none of the %d OCs of classes %v has a valid setting on %s", st.Name, top.screened, classOCs(pr.Classes, budget.Classes), g.Name)
+	pr.Models, pr.Warnings = modelInfo(st, used...)
+	if a.note != "" {
+		pr.Warnings = append(pr.Warnings, a.note)
 	}
+	if len(a.choices) == 0 {
+		return nil, fmt.Errorf("stencil %s: %s on %s", st.Name, a.reason, g.Name)
+	}
+	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
 	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
-	// The table is what the defaults answer, the GPU asked about searched as deeply as it would
-	// be without a model of measurements, so that the table does not depend on which GPUs have
-	// one; the other GPUs start from what that search found.
-	def := top
-	if asked != rt {
-		if def, err = p.searchGPU(ctx, rt, in, g, g, pr.Classes, p.Asked, nil); err != nil {
-			return nil, err
-		}
-	}
-	var others []smart.GPU
-	for _, o := range p.Catalog.GPUs() {
-		if o.Name != g.Name {
-			others = append(others, o)
-		}
-	}
-	if pr.GPUs, err = p.across(ctx, sel, rt, in, others, p.Rest, def.found); err != nil {
+	if pr.GPUs, err = s.across(ctx, p.Catalog.GPUs()); err != nil {
 		return nil, err
 	}
-	row := GPUTime{GPU: g.Name, Arch: g.Arch, Price: g.Price, Best: def.best()}
-	if row.Best == nil {
-		row.Reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", def.screened, classOCs(pr.Classes, p.Asked.Classes))
-	}
-	pr.GPUs = append(pr.GPUs, row)
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
 	return pr, nil
 }
@@ -335,105 +280,14 @@ func nearer(g, a, b smart.GPU) bool {
 	return math.Abs(math.Log(a.BandwidthGBs/g.BandwidthGBs)) < math.Abs(math.Log(b.BandwidthGBs/g.BandwidthGBs))
 }
 
-// scaleTo turns the times of choices, predicted for from by the model of its measurements, into
-// times on g, each by the analytic model's time of its setting on g over that on from: the ratio
-// carries what the two GPUs' bandwidth, caches and occupancy make of that kernel, for any GPU of
-// the catalogue (the defaults' times of a GPU they were not trained on, a user's, barely move with
-// it). A choice the analytic model cannot place on both GPUs is dropped; the rest come back
-// fastest first.
-func (p *Predictor) scaleTo(st *smart.Stencil, g, from smart.GPU, choices []Choice, rt *Model) []Choice {
-	out := choices[:0]
-	for _, c := range choices {
-		t, err := smart.DecodeTuning(st.Dims, c.OC, c.Setting)
-		if err != nil || c.Analytic == nil {
-			continue
-		}
-		// The ratio is the literature model's: its machine terms are from the datasheets of
-		// both GPUs, where the calibration's were fitted on one of them.
-		here, err := roofline.Model(st, t, g)
-		if err != nil {
-			continue
-		}
-		there, err := roofline.Model(st, t, from)
-		if err != nil {
-			continue
-		}
-		r := here.TimeMs / there.TimeMs
-		c.Scaled = &Scaled{GPU: from.Name, TimeMs: c.TimeMs, Ratio: r}
-		c.TimeMs *= r
-		c.Source = Provenance{Basis: BasisTransfer, Model: c.Source.Model,
-			Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
-		p.settle(st, rt, &c)
-		out = append(out, c)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
-	return out
-}
-
-// AskedInTable is the GPU asked about's row of GPUs: Best, or where Best is from a model of
-// measurements, the defaults' answer, on the same basis as the other rows.
-func (pr *Prediction) AskedInTable() *Choice {
-	for _, g := range pr.GPUs {
-		if g.GPU == pr.GPU && g.Best != nil {
-			return g.Best
-		}
-	}
-	return pr.Best
-}
-
-// Across predicts the stencil's best OC, setting and time on each of gpus with the same search
-// budget (Compare) for all, so that their times compare fairly: what smart recommend ranks.
+// Across predicts the stencil's best OC, setting and time on each of gpus, each as it would be
+// predicted if asked about: what smart recommend ranks.
 func (p *Predictor) Across(ctx context.Context, in Input, gpus []smart.GPU) ([]GPUTime, error) {
-	sel, rt, err := p.Models.For(in.Stencil)
+	s, err := p.newSession(in)
 	if err != nil {
 		return nil, err
 	}
-	return p.across(ctx, sel, rt, in, gpus, p.Compare, nil)
-}
-
-// across searches every GPU in parallel with budget b; seeds are settings found on another GPU,
-// tried first.
-func (p *Predictor) across(ctx context.Context, sel, rt *Model, in Input, gpus []smart.GPU, b Budget, seeds map[smart.Combination]*Found) ([]GPUTime, error) {
-	st := in.Stencil
-	out := make([]GPUTime, len(gpus))
-	errs := make([]error, len(gpus))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, g := range gpus {
-		out[i] = GPUTime{GPU: g.Name, Arch: g.Arch, Price: g.Price}
-		if g.Vendor != "NVIDIA" {
-			out[i].Reason = fmt.Sprintf("%s GPU: smart's kernels are CUDA", g.Vendor)
-			continue
-		}
-		if err := g.CheckMemory(st); err != nil {
-			out[i].Reason = err.Error()
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			classes, err := classify(sel, st, g)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			res, err := p.searchGPU(ctx, rt, in, g, g, classes, b, seeds)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if out[i].Best = res.best(); out[i].Best == nil {
-				out[i].Reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(classes, b.Classes))
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.across(ctx, gpus)
 }
 
 func stencilInfo(st *smart.Stencil) StencilInfo {
@@ -497,22 +351,14 @@ func classOCs(cs []ClassProb, n int) []smart.Combination {
 // searched is the outcome of searching some OCs on one GPU.
 type searched struct {
 	choices  []Choice // fastest first
-	found    map[smart.Combination]*Found
+	found    []*Found // every OC screened, those searched in depth by their deep search
 	screened int
 }
 
-func (s searched) best() *Choice {
-	if len(s.choices) == 0 {
-		return nil
-	}
-	return &s.choices[0]
-}
-
 // searchGPU screens the OCs of the most probable classes on g and searches the fastest of them
-// in depth, with rt reading the features of from (g, or the GPU whose measurements trained rt).
-// seeds holds settings found on another GPU, tried first where valid.
-func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g, from smart.GPU, classes []ClassProb, b Budget, seeds map[smart.Combination]*Found) (searched, error) {
-	res := searched{found: map[smart.Combination]*Found{}}
+// in depth, with rt.
+func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.GPU, classes []ClassProb, b Budget) (searched, error) {
+	var res searched
 	st := in.Stencil
 	prob := map[smart.Combination]float64{}
 	var ocs []smart.Combination
@@ -532,7 +378,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g, from 
 		if len(ocs) <= b.Refine {
 			pass = b.Deep // nothing to screen out
 		}
-		f, err := search(ctx, rt, st, oc, g, from, pass, seedsOf(seeds, oc), p.rng(st, oc, g))
+		f, err := search(ctx, rt, st, oc, g, pass, nil, p.rng(st, oc, g))
 		if err != nil {
 			return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, oc, g.Name, err)
 		}
@@ -542,32 +388,37 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g, from 
 	}
 	sort.SliceStable(screened, func(i, j int) bool { return screened[i].TimeMs < screened[j].TimeMs })
 	src := rt.Provenance(g.Name)
-	for _, f := range screened[:min(b.Refine, len(screened))] {
+	for k, f := range screened[:min(b.Refine, len(screened))] {
 		if len(ocs) > b.Refine {
-			deep, err := search(ctx, rt, st, f.OC, g, from, b.Deep, append(f.Top, seedsOf(seeds, f.OC)...), p.rng(st, f.OC, g))
+			deep, err := search(ctx, rt, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
 			if err != nil {
 				return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, f.OC, g.Name, err)
 			}
 			if deep != nil {
 				deep.Evaluated += f.Evaluated
 				f = deep
+				screened[k] = f
 			}
 		}
-		res.found[f.OC] = f
-		c := Choice{OC: f.OC, Probability: prob[f.OC], Setting: f.Setting, TimeMs: f.TimeMs,
-			Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
-		if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
-			if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
-				c.Analytic = &est
-			}
-		}
-		if from.Name == g.Name { // else scaleTo settles the scaled time
-			p.settle(st, rt, &c)
-		}
-		res.choices = append(res.choices, c)
+		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src))
 	}
+	res.found = screened
 	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].TimeMs < res.choices[j].TimeMs })
 	return res, nil
+}
+
+// choice is the Choice of a found setting on g, its time rt's, settled.
+func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance) Choice {
+	st := in.Stencil
+	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: f.TimeMs,
+		Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
+	if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
+		if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
+			c.Analytic = &est
+		}
+	}
+	p.settle(st, rt, &c)
+	return c
 }
 
 // constants are the analytic model's constants: the calibration's, else the literature's (nil).
@@ -626,13 +477,6 @@ func rangeOutside(rt *Model, st *smart.Stencil) []string {
 		return nil
 	}
 	return rt.Range.Outside(st)
-}
-
-func seedsOf(seeds map[smart.Combination]*Found, oc smart.Combination) []smart.Setting {
-	if f := seeds[oc]; f != nil {
-		return f.Top
-	}
-	return nil
 }
 
 // rng is the generator of one search, so a prediction is the same every time.

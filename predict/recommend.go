@@ -64,8 +64,8 @@ type Versus struct {
 	Advice          string  `json:"advice"`
 }
 
-// Recommend predicts the stencil on gpus (nil: the whole catalogue) with equal search budgets
-// and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
+// Recommend predicts the stencil on gpus (nil: the whole catalogue), each as smart predict
+// would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
 // when missing.
 func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have string, w Workload) (*Recommendation, error) {
 	st := in.Stencil
@@ -76,11 +76,11 @@ func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have
 	if err != nil {
 		return nil, err
 	}
-	sel, rt, err := p.Models.For(st)
+	s, err := p.newSession(in)
 	if err != nil {
 		return nil, err
 	}
-	times, err := p.across(ctx, sel, rt, in, list, p.Compare, nil)
+	times, err := s.across(ctx, list)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have
 		return nil, fmt.Errorf("stencil %s: %w", st.Name, err)
 	}
 	r.File, r.Stencil = in.File, stencilInfo(st)
-	r.Models, r.Warnings = modelInfo(st, sel, rt)
+	r.Models, r.Warnings = modelInfo(st, s.used()...)
 	return r, nil
 }
 

@@ -39,7 +39,8 @@ type Found struct {
 	Setting   smart.Setting
 	TimeMs    float64
 	Evaluated int             // settings the model scored
-	Top       []smart.Setting // the best few, best first: seeds for the same OC on other GPUs
+	Top       []smart.Setting // the best few, best first
+	TopMs     []float64       // their times
 }
 
 // rowBuilder builds a runtime model's rows for one stencil and GPU, changing only the setting
@@ -119,10 +120,9 @@ func ModelScorer(m *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, error) {
 	}, nil
 }
 
-// search is Search on gpu with the runtime model as the scorer, reading the features of the GPU
-// from: gpu itself, or the GPU whose measurements trained rt where rt ranks another's settings.
-func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combination, gpu, from smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
-	score, err := ModelScorer(rt, st, from)
+// search is Search on gpu with the runtime model as the scorer.
+func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
+	score, err := ModelScorer(rt, st, gpu)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
 	f := &Found{OC: oc, Setting: sp.setting(all[0].v), TimeMs: all[0].t, Evaluated: len(all)}
 	for _, c := range all[:min(8, len(all))] {
-		f.Top = append(f.Top, sp.setting(c.v))
+		f.Top, f.TopMs = append(f.Top, sp.setting(c.v)), append(f.TopMs, c.t)
 	}
 	if math.IsNaN(f.TimeMs) || math.IsInf(f.TimeMs, 0) || f.TimeMs <= 0 {
 		return nil, fmt.Errorf("the best score of %s is %v ms (%s)", oc, f.TimeMs, f.Setting)

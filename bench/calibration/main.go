@@ -1,10 +1,8 @@
-// Command calibration scores the analytic stencil model against measurements, with the
-// literature's constants and with constants fitted to the H100's measurements
-// (roofline.FitStencil): per H100 stencil leaving that stencil out of the fit, and on the H200
-// with the fit of every H100 stencil (the H200's catalogue entry and measured copy bandwidth).
-// For each: the median of modelled over measured, the mean absolute percentage error, Spearman's
-// rank correlation and the share of the best measured time that the variant the model ranks
-// fastest reaches.
+// Command calibration is smart calibrate with the analyses behind its model terms: besides the
+// held-out scores of the fit (package calibrate), the Spearman within each OC before and after,
+// and the fit's median log error by group of variants (block width, shared or global loads,
+// streaming axis, fused steps, bound, registers, waves): where the model's structure, not its
+// constants, is wrong.
 //
 // Usage:
 //
@@ -22,71 +20,23 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
-	"smart/dataset"
 	"smart/models/roofline"
 )
 
-// stencilData is the ok, uncut rows of one stencil on one GPU.
-type stencilData struct {
-	name, id string
-	gpu      string
-	samples  []roofline.StencilSample
-	ocs      []smart.Combination
-}
-
-func load(globs string, cat *catalog.Catalog, copyGBs map[string]float64) ([]*stencilData, error) {
-	var out []*stencilData
-	byKey := map[string]*stencilData{}
-	for _, g := range strings.Split(globs, ",") {
-		dirs, err := filepath.Glob(strings.TrimSpace(g))
+func glob(patterns string) ([]string, error) {
+	var out []string
+	for _, g := range strings.Split(patterns, ",") {
+		m, err := filepath.Glob(strings.TrimSpace(g))
 		if err != nil {
 			return nil, err
 		}
-		for _, dir := range dirs {
-			meta, rows, err := dataset.ReadAll(dir)
-			if err != nil {
-				return nil, err
-			}
-			gpu, err := cat.Lookup(meta.Devices[0].GPU)
-			if err != nil {
-				return nil, err
-			}
-			if cs, err := dataset.CopyBandwidths(dir); err == nil {
-				for _, c := range cs {
-					copyGBs[gpu.Name] = max(copyGBs[gpu.Name], c.GBs)
-				}
-			}
-			stencils := map[string]*smart.Stencil{}
-			for _, m := range rows {
-				if !m.OK() || m.Cut != smart.CutNone || m.StencilID == "" {
-					continue
-				}
-				st := stencils[m.StencilID]
-				if st == nil {
-					if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
-						return nil, err
-					}
-					stencils[m.StencilID] = st
-				}
-				t, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
-				if err != nil {
-					continue
-				}
-				key := gpu.Name + "|" + m.StencilID
-				d := byKey[key]
-				if d == nil {
-					d = &stencilData{name: st.Name, id: m.StencilID, gpu: gpu.Name}
-					byKey[key] = d
-					out = append(out, d)
-				}
-				d.samples = append(d.samples, roofline.StencilSample{Stencil: st, Tuning: t, GPU: gpu, TimeMs: m.TimeMs})
-				d.ocs = append(d.ocs, m.OC)
-			}
-		}
+		out = append(out, m...)
 	}
 	return out, nil
 }
@@ -99,10 +49,10 @@ type Residual struct {
 }
 
 // residuals groups the fit's log errors by what the model's terms depend on.
-func residuals(fit []*stencilData, cal *roofline.Calibration) []Residual {
+func residuals(fit []*calibrate.Group, cal *roofline.Calibration) []Residual {
 	groups := map[string][]float64{}
 	for _, d := range fit {
-		for _, s := range d.samples {
+		for _, s := range d.Samples {
 			e, err := roofline.ModelWith(s.Stencil, s.Tuning, s.GPU, cal)
 			if err != nil {
 				continue
@@ -132,34 +82,33 @@ func residuals(fit []*stencilData, cal *roofline.Calibration) []Residual {
 	return out
 }
 
-// Row is one stencil's scores, before and after calibration.
-type Row struct {
-	GPU, Stencil  string
-	Before, After roofline.Accuracy
-}
-
-// Report is what the command prints.
-type Report struct {
-	LeaveOneOut []Row // H100, each stencil out of its fit
-	// Residuals are the median ln(modelled/measured) of the fit of every fit stencil, by group of
-	// variants: where the model's structure, not its constants, is wrong.
-	Residuals []Residual
-	PerOC     map[string][2]float64 // median per-stencil Spearman within each OC, before and after (leave one out)
-	Test      []Row                 // other GPUs, fitted on every fit stencil
-	Fitted    *roofline.Calibration
-}
-
-func score(d *stencilData, cal *roofline.Calibration) (roofline.Accuracy, []float64, []float64) {
-	var mod, meas []float64
-	for _, s := range d.samples {
+// spearmanByOC is the Spearman within each OC of g's samples (OCs of at least 4), with cal.
+func spearmanByOC(g *calibrate.Group, cal *roofline.Calibration) map[smart.Combination]float64 {
+	mod, meas := map[smart.Combination][]float64{}, map[smart.Combination][]float64{}
+	for i, s := range g.Samples {
 		e, err := roofline.ModelWith(s.Stencil, s.Tuning, s.GPU, cal)
 		if err != nil {
 			continue
 		}
-		mod = append(mod, e.TimeMs)
-		meas = append(meas, s.TimeMs)
+		mod[g.OCs[i]] = append(mod[g.OCs[i]], e.TimeMs)
+		meas[g.OCs[i]] = append(meas[g.OCs[i]], s.TimeMs)
 	}
-	return roofline.Score(mod, meas), mod, meas
+	out := map[smart.Combination]float64{}
+	for oc, m := range mod {
+		if len(m) >= 4 {
+			out[oc] = roofline.Score(m, meas[oc]).Spearman
+		}
+	}
+	return out
+}
+
+// Report is what the command prints.
+type Report struct {
+	Calibration *calibrate.File
+	// PerOC is the median over fit stencils of the Spearman within each OC, before and after
+	// (each stencil with the constants fitted without it).
+	PerOC     map[string][2]float64
+	Residuals []Residual // of the fit of every fit stencil
 }
 
 func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
@@ -167,62 +116,46 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	copyGBs := map[string]float64{}
-	fit, err := load(fitGlobs, cat, copyGBs)
+	fitDirs, err := glob(fitGlobs)
 	if err != nil {
 		return nil, err
 	}
-	test, err := load(testGlobs, cat, copyGBs)
+	testDirs, err := glob(testGlobs)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{PerOC: map[string][2]float64{}}
+	fit, err := calibrate.Load(fitDirs, cat)
+	if err != nil {
+		return nil, err
+	}
+	test, err := calibrate.Load(testDirs, cat)
+	if err != nil {
+		return nil, err
+	}
+	folds := make([]*roofline.Calibration, len(fit.Groups))
+	var mu sync.Mutex
+	f, err := calibrate.Fit(ctx, fit, test, calibrate.Settings{Level: 0.8, Fold: func(i int, cal *roofline.Calibration) {
+		mu.Lock()
+		folds[i] = cal
+		mu.Unlock()
+	}})
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Calibration: f, PerOC: map[string][2]float64{}, Residuals: residuals(fit.Groups, &f.Calibration)}
 	perOC := map[string][2][]float64{}
-	for i, d := range fit {
-		var train []roofline.StencilSample
-		for j, o := range fit {
-			if j != i {
-				train = append(train, o.samples...)
+	for i, g := range fit.Groups {
+		before, after := spearmanByOC(g, nil), spearmanByOC(g, folds[i])
+		for oc, b := range before {
+			if a, ok := after[oc]; ok {
+				p := perOC[oc.String()]
+				p[0], p[1] = append(p[0], b), append(p[1], a)
+				perOC[oc.String()] = p
 			}
-		}
-		cal, err := roofline.FitStencil(ctx, train, copyGBs)
-		if err != nil {
-			return nil, fmt.Errorf("leaving %s out: %w", d.name, err)
-		}
-		before, mb, yb := score(d, nil)
-		after, ma, _ := score(d, cal)
-		rep.LeaveOneOut = append(rep.LeaveOneOut, Row{GPU: d.gpu, Stencil: d.name, Before: before, After: after})
-		byOC := map[smart.Combination][3][]float64{}
-		for k, oc := range d.ocs[:len(mb)] {
-			v := byOC[oc]
-			v[0], v[1], v[2] = append(v[0], mb[k]), append(v[1], ma[k]), append(v[2], yb[k])
-			byOC[oc] = v
-		}
-		for oc, v := range byOC {
-			if len(v[2]) < 4 {
-				continue
-			}
-			p := perOC[oc.String()]
-			p[0] = append(p[0], roofline.Score(v[0], v[2]).Spearman)
-			p[1] = append(p[1], roofline.Score(v[1], v[2]).Spearman)
-			perOC[oc.String()] = p
 		}
 	}
 	for oc, p := range perOC {
 		rep.PerOC[oc] = [2]float64{median(p[0]), median(p[1])}
-	}
-	var all []roofline.StencilSample
-	for _, d := range fit {
-		all = append(all, d.samples...)
-	}
-	if rep.Fitted, err = roofline.FitStencil(ctx, all, copyGBs); err != nil {
-		return nil, err
-	}
-	rep.Residuals = residuals(fit, rep.Fitted)
-	for _, d := range test {
-		before, _, _ := score(d, nil)
-		after, _, _ := score(d, rep.Fitted)
-		rep.Test = append(rep.Test, Row{GPU: d.gpu, Stencil: d.name, Before: before, After: after})
 	}
 	return rep, nil
 }
@@ -254,16 +187,16 @@ func main() {
 	}
 	for _, part := range []struct {
 		title string
-		rows  []Row
-	}{{"leave one stencil out (fit on the others); measured rows against the simulated model, literature -> fitted", rep.LeaveOneOut},
-		{"other GPUs (fit on every fit stencil); measured rows against the simulated model, literature -> fitted", rep.Test}} {
+		rows  []calibrate.Score
+	}{{"leave one stencil out (fit on the others); measured rows against the simulated model, literature -> fitted", rep.Calibration.LeaveOneOut},
+		{"other GPUs (fit on every fit stencil); measured rows against the simulated model, literature -> fitted", rep.Calibration.Test}} {
 		fmt.Println(part.title + ":")
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "gpu\tstencil\tn\tratio\tMAPE\tSpearman\tbest share\t\tratio\tMAPE\tSpearman\tbest share\t")
+		fmt.Fprintln(tw, "gpu\tstencil\tn\tratio\tMAPE\tSpearman\tbest share\t\tratio\tMAPE\tSpearman\tbest share\tcoverage\t")
 		for _, r := range part.rows {
 			b, a := r.Before, r.After
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.0f%%\t%.2f\t%.2f\t->\t%.2f\t%.0f%%\t%.2f\t%.2f\t\n", r.GPU, r.Stencil, b.N,
-				b.MedianRatio, 100*b.MAPE, b.Spearman, b.BestShare, a.MedianRatio, 100*a.MAPE, a.Spearman, a.BestShare)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.0f%%\t%.2f\t%.2f\t->\t%.2f\t%.0f%%\t%.2f\t%.2f\t%.0f%%\t\n", r.GPU, r.Stencil, b.N,
+				b.MedianRatio, 100*b.MAPE, b.Spearman, b.BestShare, a.MedianRatio, 100*a.MAPE, a.Spearman, a.BestShare, 100*r.Coverage)
 		}
 		tw.Flush()
 	}
@@ -284,6 +217,6 @@ func main() {
 		fmt.Fprintf(tw, "%s\t%d\t%+.2f\t\n", r.Group, r.N, r.Median)
 	}
 	tw.Flush()
-	b, _ := json.Marshal(rep.Fitted)
+	b, _ := json.Marshal(rep.Calibration.Calibration)
 	fmt.Printf("fitted on every fit stencil: %s\n", b)
 }

@@ -277,7 +277,7 @@ func simulatedOne(ctx context.Context, work string, dims, n, samples int, seed, 
 	if err != nil {
 		return nil, err
 	}
-	b.apply(&p.Compare)
+	b.apply(&p.Budget)
 	names := make([]string, len(gpus))
 	price := map[string]float64{}
 	for i, g := range gpus {

@@ -71,9 +71,9 @@ Examples:
 	if err != nil {
 		return err
 	}
-	p.Asked.Deep.Samples = *samples
+	p.Budget.Deep.Samples = *samples
 	if p.ScreenAll = !flagsGiven(fs, "candidates"); !p.ScreenAll {
-		p.Asked.Classes = *candidates
+		p.Budget.Classes = *candidates
 	}
 	p.Transfer = *transfer
 	gpu, err := defaultGPU(*gpuName)
@@ -267,13 +267,7 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
 	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
-	ref := pr.AskedInTable()
-	switch {
-	case b.Scaled != nil:
-		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is from the %s's measurements)\n", ref.Source.Model, b.Scaled.GPU)
-	case ref.Source.Model != b.Source.Model:
-		fmt.Fprintf(w, "  (all with %s, so that they compare; the choice above is %s's own model's)\n", ref.Source.Model, pr.GPU)
-	}
+	ref := pr.Best
 	fmt.Fprintf(w, "  %-12s %-13s %10s %15s %8s  %-16s %s\n", "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
@@ -294,8 +288,8 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 			fmt.Fprintf(w, "  %-12s not predicted: %s\n", g.GPU, g.Reason)
 		}
 	}
-	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; the other GPUs get a shorter search,")
-	fmt.Fprintln(w, "  started from the settings found for the GPU asked about; smart recommend searches all alike)")
+	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
+	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
 	fmt.Fprintln(w, "\nModels")
 	for _, m := range pr.Models {
 		fmt.Fprintf(w, "  %s: %s %s, %s\n", m.Name, m.Kind, m.Task, modelSummary(m))
@@ -311,7 +305,7 @@ func printPredictionRows(w io.Writer, preds []*predict.Prediction) {
 	fmt.Fprintf(w, "%-24s %-10s %-16s %6s %10s  %-12s %8s  %s\n", "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
 	for _, pr := range preds {
 		fast := pr.GPUs[0]
-		fmt.Fprintf(w, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.AskedInTable().TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+		fmt.Fprintf(w, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
 	}
 	fmt.Fprintln(w, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
 	// One note per kind of provenance, naming the models behind it.

@@ -1,0 +1,260 @@
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+
+	"smart"
+	"smart/models/roofline"
+)
+
+// answer is how one GPU is predicted: the same whether it is the GPU asked about, a row of the
+// table of every GPU, or one that smart recommend ranks.
+type answer struct {
+	classes  []ClassProb
+	choices  []Choice // fastest first
+	screened int
+	model    *Model // the runtime model that answered
+	note     string // why no model of measurements answered where one might have
+	reason   string // why there are no choices
+}
+
+// session predicts one stencil on several GPUs. The search of a measured GPU's own model on
+// its GPU is done once and shared: that GPU's answer, and every GPU transferred from it.
+type session struct {
+	p       *Predictor
+	in      Input
+	sel, rt *Model
+	mu      sync.Mutex
+	pools   map[string]*pool
+	answers map[string]*answered
+}
+
+type pool struct {
+	once sync.Once
+	res  searched
+	err  error
+}
+
+type answered struct {
+	once sync.Once
+	a    answer
+	err  error
+}
+
+func (p *Predictor) newSession(in Input) (*session, error) {
+	sel, rt, err := p.Models.For(in.Stencil)
+	if err != nil {
+		return nil, err
+	}
+	return &session{p: p, in: in, sel: sel, rt: rt, pools: map[string]*pool{}, answers: map[string]*answered{}}, nil
+}
+
+// answer predicts st on g, once per session: with g's own runtime model where one is embedded;
+// else (Transfer) from the search of the nearest measured GPU, each setting found there scaled
+// to g; else with the defaults.
+func (s *session) answer(ctx context.Context, g smart.GPU) (answer, error) {
+	s.mu.Lock()
+	e := s.answers[g.Name]
+	if e == nil {
+		e = &answered{}
+		s.answers[g.Name] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() { e.a, e.err = s.compute(ctx, g) })
+	return e.a, e.err
+}
+
+func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
+	p, st := s.p, s.in.Stencil
+	var a answer
+	if g.Vendor != "NVIDIA" {
+		a.reason = fmt.Sprintf("%s GPU: smart's kernels are CUDA", g.Vendor)
+		return a, nil
+	}
+	if err := g.CheckMemory(st); err != nil {
+		a.reason = err.Error()
+		return a, nil
+	}
+	var err error
+	if a.classes, err = classify(s.sel, st, g); err != nil {
+		return a, err
+	}
+	own, note, err := p.Models.Own(st, g.Name)
+	if err != nil {
+		return a, err
+	}
+	from := g
+	if own == nil && note == "" && p.Transfer {
+		if own, from, note, err = p.nearestMeasured(st, g); err != nil {
+			return a, err
+		}
+	}
+	a.note = note
+	if own == nil {
+		a.model = s.rt
+		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, p.Budget)
+		if err != nil {
+			return a, err
+		}
+		a.choices, a.screened = res.choices, res.screened
+		if len(a.choices) == 0 {
+			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, p.Budget.Classes))
+		}
+		return a, nil
+	}
+	a.model = own
+	res, err := s.pool(ctx, own, from)
+	if err != nil {
+		return a, err
+	}
+	a.screened = res.screened
+	if from.Name == g.Name {
+		a.choices = res.choices
+	} else {
+		a.choices = p.transfer(s.in, g, from, own, res.found, a.classes)
+	}
+	if len(a.choices) == 0 {
+		a.reason = fmt.Sprintf("none of the settings the %s's model found for %d OCs has a place on both GPUs in the analytic model, so none scales", from.Name, res.screened)
+		if from.Name == g.Name {
+			a.reason = fmt.Sprintf("none of the %d OCs screened has a valid setting", res.screened)
+		}
+	}
+	return a, nil
+}
+
+// pool is the search of own, the runtime model of from's measurements, on from: every OC where
+// the classifier has not seen from's measurements (Predictor.ScreenAll), the most probable
+// classes' otherwise.
+func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (searched, error) {
+	s.mu.Lock()
+	e := s.pools[from.Name]
+	if e == nil {
+		e = &pool{}
+		s.pools[from.Name] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() {
+		p := s.p
+		classes, err := classify(s.sel, s.in.Stencil, from)
+		if err != nil {
+			e.err = err
+			return
+		}
+		b := p.Budget
+		if p.ScreenAll && own.Provenance(from.Name).Basis == BasisMeasured && s.sel.Provenance(from.Name).Basis != BasisMeasured {
+			b.Classes, b.MinProbability = len(classes), 0
+		}
+		e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, b)
+	})
+	return e.res, e.err
+}
+
+// transfer predicts g from the settings found on from by the model of from's measurements: each
+// setting's time there times the analytic model's ratio of it on g over on from, the ratio
+// carrying what the two GPUs' bandwidth, caches and occupancy make of that kernel. Per OC the
+// setting fastest on g after scaling, of the few best found; the Budget.Refine fastest OCs.
+func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, found []*Found, classes []ClassProb) []Choice {
+	st := in.Stencil
+	prob := map[smart.Combination]float64{}
+	for _, c := range classes {
+		for _, oc := range c.Members {
+			prob[oc] = c.Probability
+		}
+	}
+	src := Provenance{Basis: BasisTransfer, Model: own.Name,
+		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
+	var out []Choice
+	for _, f := range found {
+		sp, err := newSettingSpace(st, f.OC, g)
+		if err != nil {
+			continue
+		}
+		var best *Found
+		var scaled *Scaled
+		for i, set := range f.Top {
+			if v, ok := sp.positions(set); !ok || !sp.valid(v) {
+				continue // not a setting of g's space: too large a block, say
+			}
+			t, err := smart.DecodeTuning(st.Dims, f.OC, set)
+			if err != nil {
+				continue
+			}
+			// The ratio is the literature model's: its machine terms are from the datasheets
+			// of both GPUs, where the calibration's were fitted on one of them.
+			here, errH := roofline.Model(st, t, g)
+			there, errT := roofline.Model(st, t, from)
+			if errH != nil || errT != nil {
+				continue
+			}
+			r := here.TimeMs / there.TimeMs
+			if best == nil || f.TopMs[i]*r < best.TimeMs {
+				best = &Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i] * r, Evaluated: f.Evaluated}
+				scaled = &Scaled{GPU: from.Name, TimeMs: f.TopMs[i], Ratio: r}
+			}
+		}
+		if best == nil {
+			continue
+		}
+		c := p.choice(in, g, own, best, prob[f.OC], src)
+		c.Scaled = scaled
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
+	return out[:min(p.Budget.Refine, len(out))]
+}
+
+// across answers every GPU of gpus in parallel.
+func (s *session) across(ctx context.Context, gpus []smart.GPU) ([]GPUTime, error) {
+	out := make([]GPUTime, len(gpus))
+	errs := make([]error, len(gpus))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, g := range gpus {
+		out[i] = GPUTime{GPU: g.Name, Arch: g.Arch, Price: g.Price}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a, err := s.answer(ctx, g)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if len(a.choices) > 0 {
+				out[i].Best = &a.choices[0]
+			}
+			out[i].Reason = a.reason
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// used lists the models the session's answers used: the classifier, then each runtime model in
+// the order of first use by GPU name.
+func (s *session) used() []*Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.answers))
+	for n := range s.answers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := []*Model{s.sel}
+	for _, n := range names {
+		if m := s.answers[n].a.model; m != nil && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
