@@ -20,8 +20,10 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// interactive is true when stderr is a terminal: progress bars redraw in place.
+	// interactive is true when stderr is a terminal: progress bars redraw in place, as wide as
+	// columns says the terminal is (nil: 80 columns).
 	interactive bool
+	columns     func() int
 }
 
 type command struct {
@@ -58,7 +60,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr)}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr),
+		columns: func() int { return terminalColumns(os.Stderr) }}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
 
