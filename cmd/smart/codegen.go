@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"smart"
@@ -145,7 +144,5 @@ func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
 		}
 		out.File = path
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(e, out)
 }

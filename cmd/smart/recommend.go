@@ -44,7 +44,7 @@ Examples:
 	var modelFiles dirList
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
+	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ Examples:
 		}
 		recs = append(recs, r)
 		if *asJSON {
-			if err := writeIndentedJSON(e, r); err != nil {
+			if err := writeJSON(e, r); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -138,9 +137,7 @@ Examples:
 		out.Combinations = append(out.Combinations, o)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(e, out)
 	}
 	return printSpaces(e, out)
 }
@@ -210,9 +207,7 @@ func sampleSettings(e *env, oc smart.Combination, s *space.Space, n int, seed ui
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e, struct {
 			OC       smart.Combination `json:"oc"`
 			Settings []smart.Setting   `json:"settings"`
 		}{oc, sets})
@@ -237,9 +232,7 @@ func checkSetting(e *env, st *smart.Stencil, oc smart.Combination, gpu smart.GPU
 			Violation *space.Violation  `json:"violation,omitempty"`
 		}{OC: oc, Setting: set, Valid: verdict == nil}
 		errors.As(verdict, &out.Violation)
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(e, out); err != nil {
 			return err
 		}
 	} else if verdict == nil {

@@ -120,9 +120,7 @@ Examples:
 		for i, r := range results {
 			out.Results = append(out.Results, verifyRow{verifyOrigin: origin[i], Result: r})
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(e, out); err != nil {
 			return err
 		}
 	} else {
