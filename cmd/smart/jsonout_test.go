@@ -82,6 +82,7 @@ func TestJSONLines(t *testing.T) {
 		{[]string{"space", files[0], "--json"}, nil},
 		{[]string{"space", files[0], "--oc", "TB", "--sample", "3", "--json"}, nil},
 		{[]string{"codegen", files[0], "--oc", "BASE", "--setting", "bx=32,by=8,shared=0,const=0", "--json"}, nil},
+		{[]string{"version", "--json"}, nil},
 	} {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
 			code, out, errs := runCLI(t, "", tc.args...)

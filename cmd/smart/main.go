@@ -51,6 +51,7 @@ func commands() []command {
 		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
 		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes", runTune},
 		{"tune-bench", "compare the tuning strategies on replayed and simulated spaces", runTuneBench},
+		{"version", "print the build (version, commit, Go) and the embedded models", runVersion},
 	}
 }
 
@@ -77,6 +78,9 @@ func run(ctx context.Context, e *env, args []string) int {
 			return 2
 		}
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
