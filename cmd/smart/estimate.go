@@ -70,11 +70,11 @@ Examples:
 	}
 	g, err := cat.Lookup(*gpuName)
 	if err != nil {
-		return err
+		return usagef("--gpu: %v", err)
 	}
 	// Before the space: an AMD GPU has a space too, but no estimate.
 	if err := roofline.CheckGPU(g); err != nil {
-		return err
+		return usagef("--gpu: %v", err)
 	}
 	setting := roofline.DefaultSetting(st, oc)
 	if *settingText != "" {

@@ -73,10 +73,11 @@ func run(ctx context.Context, e *env, args []string) int {
 		if len(args) > 1 {
 			return run(ctx, e, []string{args[1], "--help"})
 		}
-		usage(e.stdout)
-		if len(args) == 0 {
+		if len(args) == 0 { // nothing asked: the list is the error message
+			usage(e.stderr)
 			return 2
 		}
+		usage(e.stdout)
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" {

@@ -78,7 +78,9 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if _, err := p.Catalog.Lookup(gpu); err != nil {
+	if g, err := p.Catalog.Lookup(gpu); err != nil {
+		return usagef("--gpu: %v", err)
+	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--gpu: %v", err)
 	}
 	inputs, err := predictInputs(e, rest)

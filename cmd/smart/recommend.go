@@ -132,8 +132,9 @@ func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
 	if have == "" {
 		return nil
 	}
-	// A GPU that does not run CUDA is left to Recommend, which says so (exit 1, as in predict).
-	if _, err := cat.Lookup(have); err != nil {
+	if g, err := cat.Lookup(have); err != nil {
+		return usagef("--have: %v", err)
+	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--have: %v", err)
 	}
 	return nil

@@ -56,9 +56,7 @@ Examples:
 	}
 	// The GPU before the stencil: a misspelt name is a usage error (exit 2), as in tune.
 	gpu, err := limitsGPU(*catFile, *gpuName)
-	if errors.As(err, new(*catalog.NotFoundError)) {
-		return usagef("--gpu: %v", err)
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
