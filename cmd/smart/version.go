@@ -22,7 +22,7 @@ Print which build of smart this is: its module version, the commit it was built 
 whether the tree had uncommitted changes), that commit's date, the Go version and platform; and
 the models embedded in it, each with its creation date, the SHA-256 of its file, and the data it
 was trained on. Go stamps the commit into binaries built with go build or go install inside a git
-checkout; go run and -buildvcs=false leave it out. smart --version prints the same.
+clone; go run, -buildvcs=false and a git worktree leave it out. smart --version prints the same.
 
 Example:
   smart version --json | jq '.build.commit, [.models[].sha256]'`)
@@ -48,7 +48,7 @@ Example:
 
 func printVersion(w io.Writer, v versionOutput) {
 	b := v.Build
-	commit := "commit unknown (not stamped: built by go run, with -buildvcs=false, or outside a git checkout)"
+	commit := "commit unknown (not stamped: built by go run, with -buildvcs=false, in a git worktree or outside git)"
 	if b.Commit != "" {
 		commit = "commit " + b.Commit
 		if b.Modified {

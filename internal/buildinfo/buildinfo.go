@@ -14,7 +14,7 @@ type Build struct {
 	Module  string `json:"module"`
 	Version string `json:"version"` // "(devel)" for a build that no version tag names
 	// Commit, CommitTime and Modified are empty where the build was not stamped with version
-	// control information: go run, go test, -buildvcs=false, or a tree outside git.
+	// control information: go run, go test, -buildvcs=false, a git worktree, a tree outside git.
 	Commit     string    `json:"commit,omitempty"`
 	CommitTime time.Time `json:"commit_time,omitzero"`
 	Modified   bool      `json:"modified,omitempty"` // the tree had uncommitted changes
