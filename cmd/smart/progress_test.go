@@ -121,7 +121,7 @@ func TestTimeLeft(t *testing.T) {
 }
 
 // TestProgressFitsTerminal: on a terminal the bar is redrawn within its width less a column,
-// narrowing the bar before cutting the line; a log gets the whole line.
+// narrowing the bar before cutting the line; a log gets the whole line, plain.
 func TestProgressFitsTerminal(t *testing.T) {
 	label := "cross-validation (5 folds) of gbdt runtime on 3 data sets" // longer than most
 	for _, tc := range []struct {
@@ -140,6 +140,9 @@ func TestProgressFitsTerminal(t *testing.T) {
 		p := &progress{w: &buf, label: label, total: 5, start: start, interactive: tc.interactive,
 			columns: func() int { return tc.columns }, now: func() time.Time { return now }}
 		p.Update(2)
+		if !tc.interactive && (strings.ContainsAny(buf.String(), "\r\x1b") || strings.Count(buf.String(), "\n") != 1) {
+			t.Errorf("a log got %q; want one plain line, no redrawing", buf.String())
+		}
 		out := strings.TrimPrefix(strings.TrimSuffix(strings.TrimSuffix(buf.String(), "\n"), "\x1b[K"), "\r")
 		if tc.interactive && utf8.RuneCountInString(out) > tc.columns-1 {
 			t.Errorf("%d columns: a line of %d characters: %q", tc.columns, utf8.RuneCountInString(out), out)
