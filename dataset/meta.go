@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 
 	"smart"
 	"smart/internal/atomicfile"
+	"smart/internal/buildinfo"
 	"smart/internal/jsonerr"
 )
 
@@ -106,17 +106,7 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 
 // ToolVersion describes this build of smart from its build information.
 func ToolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "smart (unknown build)"
-	}
-	v := "smart " + bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-	}
-	return v + " " + bi.GoVersion
+	return buildinfo.Current().Tool()
 }
 
 // ReadMeta reads and checks dir/meta.json.

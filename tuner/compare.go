@@ -135,9 +135,11 @@ func quantile(v []float64, q float64) float64 {
 // Compare runs every contender on every case with an evaluation budget and the target
 // optimum/share, and reports how many evaluations each search needed. Searches run on
 // parallel goroutines (0: one per CPU); each is deterministic, so the result does not depend
-// on scheduling. done, if not nil, is called after each search. With an error (a cancelled
-// context) the rows come back too: their finished searches are final (Reach.Complete).
+// on scheduling. done, if not nil, is called after each search, one call at a time. With an
+// error (a cancelled context) the rows come back too: their finished searches are final
+// (Reach.Complete).
 func Compare(ctx context.Context, cases []Case, cs []Contender, budget int, share float64, parallel int, done func()) ([]Reach, error) {
+	done = oneAtATime(done)
 	type job struct{ c, m, seed, out int }
 	var jobs []job
 	out := make([]Reach, 0, len(cases)*len(cs))
@@ -184,8 +186,9 @@ type Standard struct {
 }
 
 // Standards runs each contender with budgets of each ratio of the case's size and reports the
-// quality reached.
+// quality reached. done, if not nil, is called after each search, one call at a time.
 func Standards(ctx context.Context, c Case, cs []Contender, ratios []float64, parallel int, done func()) ([]Standard, error) {
+	done = oneAtATime(done)
 	type job struct{ m, r, seed int }
 	var jobs []job
 	quality := make([][][]float64, len(cs))
@@ -228,6 +231,19 @@ func Standards(ctx context.Context, c Case, cs []Contender, ratios []float64, pa
 
 // parallelDo calls f for 0..n-1 on up to parallel goroutines (0: one per CPU) and returns the
 // first error, after which no new call starts.
+// oneAtATime makes f safe to call from the parallel searches: a progress callback needs no lock.
+func oneAtATime(f func()) func() {
+	if f == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
+}
+
 func parallelDo(ctx context.Context, n, parallel int, f func(context.Context, int) error) error {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)

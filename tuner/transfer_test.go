@@ -141,9 +141,13 @@ func TestCompare(t *testing.T) {
 			return &Bayes{Prior: c.Prior}
 		}},
 	}
-	reach, err := Compare(ctx, cases, cs, 50, 0.95, 2, nil)
+	calls := 0 // unguarded: Compare calls done one search at a time (go test -race checks)
+	reach, err := Compare(ctx, cases, cs, 50, 0.95, 2, func() { calls++ })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if calls != Searches(cases, cs) {
+		t.Errorf("done called %d times for %d searches", calls, Searches(cases, cs))
 	}
 	var got []string
 	for _, r := range reach {

@@ -32,7 +32,7 @@ timeout -s INT "$limit" "$smart" campaign run "${args[@]}" >"$out/call.json" 2>"
 rc=$?
 grep -v '^campaign \[' "$out/call.log" | tail -20
 cat "$out/call.json"
-dir=$(sed -n 's/^  "out": "\(.*\)",$/\1/p' "$out/call.json")
+dir=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["out"])' "$out/call.json" 2>/dev/null)
 if [ -n "$dir" ] && [ -d "$dir" ]; then
   parent=$(dirname "$dir")
   tar czf "$out/campaign.tgz" -C "$(dirname "$parent")" "$(basename "$parent")/$(basename "$dir")"

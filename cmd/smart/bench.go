@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -507,7 +506,7 @@ func printDryRun(e *env, asJSON bool, plan *dataset.Plan, shard *dataset.Shard, 
 		r.TornLine = torn.Line
 	}
 	if asJSON {
-		return writeIndentedJSON(e, r)
+		return writeJSON(e, r)
 	}
 	fmt.Fprintf(e.stdout, "dry run: nothing measured, nothing written to %s\n", out)
 	fmt.Fprintf(e.stdout, "GPU %s; %d stencils", gpu.Name, r.Stencils)
@@ -559,7 +558,7 @@ func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu
 		r.RowsPerSec = float64(s.Written) / s.Elapsed.Seconds()
 	}
 	if asJSON {
-		return writeIndentedJSON(e, r)
+		return writeJSON(e, r)
 	}
 	fmt.Fprintf(e.stdout, "%s: %d of %d variants written (%s on %s), %d were already there\n", out, s.Written, s.Total, source, gpu.Name, s.Skipped)
 	var parts []string
@@ -583,10 +582,4 @@ func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu
 		fmt.Fprintf(e.stdout, "stopped by --time with %d variants left: run the same command again to resume\n", s.Total-s.Skipped-s.Written)
 	}
 	return nil
-}
-
-func writeIndentedJSON(e *env, v any) error {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

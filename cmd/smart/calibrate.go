@@ -83,7 +83,7 @@ Examples:
 		return err
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, f)
+		return writeJSON(e, f)
 	}
 	printCalibration(e.stdout, f)
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)

@@ -232,7 +232,7 @@ Examples:
 		rep.Error = runErr.Error()
 	}
 	if *asJSON {
-		if err := writeIndentedJSON(e, rep); err != nil {
+		if err := writeJSON(e, rep); err != nil {
 			return err
 		}
 	} else {
@@ -315,7 +315,7 @@ Example:
 		out = append(out, s)
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, out)
+		return writeJSON(e, out)
 	}
 	for _, s := range out {
 		fmt.Fprintf(e.stdout, "%s (%s, %s): %d rows; %d of %d stencils done, %d begun\n", s.Out, s.GPU, s.Source, s.Rows, s.Done, s.Stencils, s.Started-s.Done)

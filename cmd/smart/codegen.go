@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"smart"
@@ -12,8 +11,8 @@ import (
 )
 
 // limitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name
-// (an unknown name is a *catalog.NotFoundError, a GPU that does not run CUDA a usage error), or
-// sm_80, the A100's limits, when name is empty. catFile is read whenever it is given.
+// (an unknown name, or a GPU that does not run CUDA, is a usage error of --gpu), or sm_80, the
+// A100's limits, when name is empty. catFile is read whenever it is given.
 func limitsGPU(catFile, name string) (smart.GPU, error) {
 	if name == "" && catFile == "" {
 		return smart.SM80(), nil
@@ -27,7 +26,7 @@ func limitsGPU(catFile, name string) (smart.GPU, error) {
 	}
 	g, err := cat.Lookup(name)
 	if err != nil {
-		return smart.GPU{}, err
+		return smart.GPU{}, usagef("--gpu: %v", err)
 	}
 	if err := g.RunsCUDA(); err != nil {
 		return smart.GPU{}, usagef("--gpu: %v", err) // the limits of a GPU smart's CUDA cannot run on
@@ -152,7 +151,5 @@ func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
 		}
 		out.File = path
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(e, out)
 }

@@ -93,7 +93,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, sums)
+		return writeJSON(e, sums)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tformat\tdevice\tGPU\tkernel\trows\tok\tfailed\tduplicates")
@@ -147,7 +147,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, sum)
+		return writeJSON(e, sum)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: %d rows from %d data sets, %d duplicates left out\n", *out, sum.Rows, len(dirs), sum.Duplicates)
 	for _, d := range sum.Torn {
@@ -181,7 +181,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, s)
+		return writeJSON(e, s)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %d rows, %s\n", dirs[0], s.Rows, provenance(s.Meta))
@@ -288,7 +288,7 @@ Example:
 		return err
 	}
 	if *asJSON {
-		return writeIndentedJSON(e, l)
+		return writeJSON(e, l)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %d instances (stencil and GPU) labelled from %d rows, %s", dirs[0], len(l.Instances), l.Rows,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,11 +79,11 @@ Examples:
 	}
 	g, err := cat.Lookup(*gpuName)
 	if err != nil {
-		return err
+		return usagef("--gpu: %v", err)
 	}
 	// Before the space: an AMD GPU has a space too, but no estimate.
 	if err := roofline.CheckGPU(g); err != nil {
-		return err
+		return usagef("--gpu: %v", err)
 	}
 	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
 		return fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", files[0], gridText(st), err)
@@ -117,9 +116,7 @@ Examples:
 		out.Interval = &iv
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(e, out)
 	}
 	printEstimate(e, out)
 	return nil

@@ -75,8 +75,8 @@ func TestEstimateErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown GPU", []string{"j3d7pt", "--gpu", "a1000", "--oc", "ST"}, 1, "did you mean"},
-		{"AMD GPU", []string{"j3d7pt", "--gpu", "MI250X", "--oc", "ST"}, 1, "NVIDIA GPUs only"},
+		{"unknown GPU", []string{"j3d7pt", "--gpu", "a1000", "--oc", "ST"}, 2, "did you mean"},
+		{"AMD GPU", []string{"j3d7pt", "--gpu", "MI250X", "--oc", "ST"}, 2, "NVIDIA GPUs only"},
 		{"impossible setting", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=64,by=32,bz=1,shared=1,const=1"}, 2, "a block of 2048 threads must hold at least a warp (32) and at most the T4's 1024 threads"},
 		{"setting of another OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "BASE", "--setting", "bx=32,by=8,bz=1,shared=1,const=1,tt=2"}, 2, "unknown parameter tt; the space has bx,by,bz,shared,const"},
 		{"bad OC", []string{"j3d7pt", "--gpu", "t4", "--oc", "XX"}, 2, "unknown optimization"},

@@ -43,7 +43,7 @@ Examples:
 	holdout := fs.String("holdout-gpu", "", "GPU to hold out (train on the others), or all")
 	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	asJSON := fs.Bool("json", false, "print the report as JSON, one line per report (JSON Lines; one per held-out GPU with --holdout-gpu all)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -125,10 +125,12 @@ Examples:
 		reports[i].Kind = h.Kind
 	}
 	if *asJSON {
-		if len(reports) == 1 {
-			return writeIndentedJSON(e, reports[0])
+		for _, r := range reports {
+			if err := writeJSON(e, r); err != nil {
+				return err
+			}
 		}
-		return writeIndentedJSON(e, reports)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], h.Kind, h.Task, trainingData(h))
 	if *holdout == "all" {

@@ -23,8 +23,8 @@ R is the maximum order, 4 by default (a 9x9 or 9x9x9 tensor). FILE - reads stdin
 
 Examples:
   smart features data/stencils/j3d27pt.json
-  smart features --json --tensor data/stencils/j2d5pt.json | jq '.[0].features.nnz'`)
-	asJSON := flags.Bool("json", false, "print a JSON array with one object per file")
+  smart features --json --tensor data/stencils/j2d5pt.json | jq '.features.nnz'`)
+	asJSON := flags.Bool("json", false, "print one JSON object per file, one per line (JSON Lines)")
 	tensor := flags.Bool("tensor", false, "include the binary tensor")
 	maxOrder := flags.Int("max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
 	files, err := parseFlags(flags, args)
@@ -62,11 +62,11 @@ Examples:
 		reports = append(reports, rep)
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(reports, "", "  ")
-		if err != nil {
-			return err
+		for _, rep := range reports {
+			if err := writeJSON(e, rep); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintf(e.stdout, "%s\n", b)
 	} else {
 		for i, rep := range reports {
 			if i > 0 {

@@ -260,14 +260,19 @@ func TestFeaturesCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var reps []struct {
+	type report struct {
 		Name        string             `json:"name"`
 		Features    map[string]float64 `json:"features"`
 		TensorShape []int              `json:"tensor_shape"`
 		Tensor      []float64          `json:"tensor"`
 	}
-	if err := json.Unmarshal([]byte(out), &reps); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	var reps []report
+	for _, line := range jsonLines(t, out) { // one per file
+		var r report
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("%v\n%s", err, line)
+		}
+		reps = append(reps, r)
 	}
 	if len(reps) != 2 || reps[0].Name != "j3d7pt" || reps[0].Features["nnz"] != 7 || reps[0].Features["nnz_ratio_o1"] != 6.0/26 ||
 		len(reps[0].Tensor) != 729 || !reflect.DeepEqual(reps[0].TensorShape, []int{9, 9, 9}) || reps[0].Tensor[364] != 1 ||

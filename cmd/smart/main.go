@@ -20,8 +20,10 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// interactive is true when stderr is a terminal: progress bars redraw in place.
+	// interactive is true when stderr is a terminal: progress bars redraw in place, as wide as
+	// columns says the terminal is (nil: 80 columns).
 	interactive bool
+	columns     func() int
 }
 
 type command struct {
@@ -50,6 +52,7 @@ func commands() []command {
 		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
 		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes", runTune},
 		{"tune-bench", "compare the tuning strategies on replayed and simulated spaces", runTuneBench},
+		{"version", "print the build (version, commit, Go) and the embedded models", runVersion},
 	}
 }
 
@@ -59,7 +62,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr)}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr),
+		columns: func() int { return terminalColumns(os.Stderr) }}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
 
@@ -70,11 +74,15 @@ func run(ctx context.Context, e *env, args []string) int {
 		if len(args) > 1 {
 			return run(ctx, e, []string{args[1], "--help"})
 		}
-		usage(e.stdout)
-		if len(args) == 0 {
+		if len(args) == 0 { // nothing asked: the list is the error message
+			usage(e.stderr)
 			return 2
 		}
+		usage(e.stdout)
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {

@@ -39,8 +39,8 @@ settings; --transfer=false searches with the default instead. --model uses your 
 
 FILE may be a stencil file, an embedded sample (j3d7pt, ...) or '-' for stdin; a directory
 means every *.json in it. With several stencils it prints one row per stencil; --json prints one
-JSON object per stencil. --gpu takes any catalogue name or alias (smart gpus) and defaults to
-the GPU that NVML finds.
+JSON object per stencil, one per line (JSON Lines). --gpu takes any catalogue name or alias
+(smart gpus) and defaults to the GPU that NVML finds.
 
 Examples:
   smart predict --gpu a100 data/stencils/j3d7pt.json
@@ -51,7 +51,7 @@ Examples:
 	var modelFiles dirList
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
+	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 	candidates := fs.Int("candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
 	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
@@ -80,7 +80,9 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if _, err := p.Catalog.Lookup(gpu); err != nil {
+	if g, err := p.Catalog.Lookup(gpu); err != nil {
+		return usagef("--gpu: %v", err)
+	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--gpu: %v", err)
 	}
 	inputs, err := predictInputs(e, rest)
@@ -104,7 +106,7 @@ Examples:
 			bar.Update(i + 1)
 		}
 		if *asJSON {
-			if err := writeIndentedJSON(e, pr); err != nil {
+			if err := writeJSON(e, pr); err != nil {
 				return err
 			}
 			continue

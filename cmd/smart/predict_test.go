@@ -160,7 +160,7 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"malformed stencil", []string{"predict", "--gpu", "a100", bad}, 1, `bad.json: field "offsets[1]": has 2 coordinates; a 3-D offset has 3`},
 		{"order beyond the model", []string{"predict", "--gpu", "a100", order5}, 1, "has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4"},
 		{"model of another version", []string{"predict", "--gpu", "a100", "--model", newerFile, readmeStencil}, 1, "model file format version 2 is newer than this smart reads (1); upgrade smart"},
-		{"AMD GPU", []string{"predict", "--gpu", "mi250x", readmeStencil}, 1, "only NVIDIA GPUs run them"},
+		{"AMD GPU", []string{"predict", "--gpu", "mi250x", readmeStencil}, 2, "only NVIDIA GPUs run them"},
 		{"model of other stencils", []string{"predict", "--gpu", "a100", "--model", "../../data/models/runtime-2d.smartmodel.gz", readmeStencil}, 2, "trained on 2-D stencils; none of the stencils given is 2-D"},
 		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", copy3d, readmeStencil}, 1, "are both runtime models of 3-D stencils"},
 		{"one model twice", []string{"recommend", "--model", copy3d, "--model", copy3d, readmeStencil}, 2, "is given twice"},

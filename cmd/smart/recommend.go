@@ -46,7 +46,7 @@ Examples:
 	var modelFiles dirList
 	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print one JSON object per stencil")
+	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -98,7 +98,7 @@ Examples:
 		}
 		recs = append(recs, r)
 		if *asJSON {
-			if err := writeIndentedJSON(e, r); err != nil {
+			if err := writeJSON(e, r); err != nil {
 				return err
 			}
 		}
@@ -144,8 +144,9 @@ func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
 		}
 		return nil
 	}
-	// A GPU that does not run CUDA is left to Recommend, which says so (exit 1, as in predict).
-	if _, err := cat.Lookup(have); err != nil {
+	if g, err := cat.Lookup(have); err != nil {
+		return usagef("--have: %v", err)
+	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--have: %v", err)
 	}
 	return nil

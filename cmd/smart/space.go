@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -57,9 +56,7 @@ Examples:
 	}
 	// The GPU before the stencil: a misspelt name is a usage error (exit 2), as in tune.
 	gpu, err := limitsGPU(*catFile, *gpuName)
-	if errors.As(err, new(*catalog.NotFoundError)) {
-		return usagef("--gpu: %v", err)
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
@@ -138,9 +135,7 @@ Examples:
 		out.Combinations = append(out.Combinations, o)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(e, out)
 	}
 	return printSpaces(e, out)
 }
@@ -210,9 +205,7 @@ func sampleSettings(e *env, oc smart.Combination, s *space.Space, n int, seed ui
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e, struct {
 			OC       smart.Combination `json:"oc"`
 			Settings []smart.Setting   `json:"settings"`
 		}{oc, sets})
@@ -237,9 +230,7 @@ func checkSetting(e *env, st *smart.Stencil, oc smart.Combination, gpu smart.GPU
 			Violation *space.Violation  `json:"violation,omitempty"`
 		}{OC: oc, Setting: set, Valid: verdict == nil}
 		errors.As(verdict, &out.Violation)
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(e, out); err != nil {
 			return err
 		}
 	} else if verdict == nil {

@@ -181,7 +181,7 @@ Examples:
 	}
 	result.Hyper = h.Hyper
 	if *asJSON {
-		return writeIndentedJSON(e, result)
+		return writeJSON(e, result)
 	}
 	w := e.stdout
 	if result.CV != nil {

@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"smart"
 	"smart/dataset"
+	"smart/models/train"
 )
 
 // trainFixture writes a small labelled data set: 24 random 3-D stencils, three OCs with a few
@@ -112,6 +114,21 @@ func TestTrainAndEval(t *testing.T) {
 	}
 	if !strings.Contains(out, "leave-one-GPU-out") || !strings.Contains(out, "mean") {
 		t.Errorf("holdout output:\n%s", out)
+	}
+	code, out, errs = runCLI(t, "", "eval", model, "--data", data, "--holdout-gpu", "all", "--json")
+	if code != 0 {
+		t.Fatalf("eval --holdout-gpu all --json: exit %d: %s", code, errs)
+	}
+	var held []string
+	for _, line := range jsonLines(t, out) { // one report per GPU held out
+		var r train.Report
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, r.Holdout)
+	}
+	if slices.Sort(held); strings.Join(held, ",") != "A100-40GB,V100" {
+		t.Errorf("eval --holdout-gpu all --json: reports holding out %v, want one per GPU", held)
 	}
 }
 

@@ -648,7 +648,7 @@ func (t *tuneSetup) print(asJSON bool, res tuner.Result) error {
 		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
 	}
 	if asJSON {
-		return writeIndentedJSON(t.e, o)
+		return writeJSON(t.e, o)
 	}
 	w := t.e.stdout
 	if o.BestTimeMs == nil {

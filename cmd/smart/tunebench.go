@@ -182,7 +182,7 @@ Examples:
 		}
 	}
 	if *asJSON {
-		if err := writeIndentedJSON(e, out); err != nil {
+		if err := writeJSON(e, out); err != nil {
 			return err
 		}
 		return stopped

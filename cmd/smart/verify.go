@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"smart"
-	"smart/catalog"
 	"smart/dataset/cuda"
 )
 
@@ -57,9 +56,7 @@ Examples:
 		return usagef("--oc: %v", err)
 	}
 	gpu, err := limitsGPU(*catFile, *gpuName)
-	if errors.As(err, new(*catalog.NotFoundError)) {
-		return usagef("--gpu: %v", err) // a misspelt name is a usage error, as in tune
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	tools, err := cuda.FindTools()
@@ -120,9 +117,7 @@ Examples:
 		for i, r := range results {
 			out.Results = append(out.Results, verifyRow{verifyOrigin: origin[i], Result: r})
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(e, out); err != nil {
 			return err
 		}
 	} else {

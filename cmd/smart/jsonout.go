@@ -1,0 +1,10 @@
+package main
+
+import "encoding/json"
+
+// writeJSON writes v to stdout as one line of JSON: --json output is JSON Lines, one document
+// per line (docs/commands.md), so that a command that answers stencil by stencil can stream and
+// any command's output parses with a JSON Lines reader, and a one-line output with any reader.
+func writeJSON(e *env, v any) error {
+	return json.NewEncoder(e.stdout).Encode(v)
+}
