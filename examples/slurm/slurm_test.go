@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -174,6 +175,15 @@ exec %q "$@"
 	}
 	if total != len(oneRows) {
 		t.Errorf("the shards hold %d rows; one process wrote %d", total, len(oneRows))
+	}
+	// The merge describes the one process's run: only when it was made and from what differ.
+	merged, err := dataset.ReadMeta(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged.Created, merged.MergedFrom = meta.Created, nil
+	if !reflect.DeepEqual(merged, meta) {
+		t.Errorf("merged meta.json %+v; one process's %+v", merged, meta)
 	}
 	wantHead, want := rowLines(t, one)
 	gotHead, got := rowLines(t, out)
