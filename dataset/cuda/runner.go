@@ -3,6 +3,7 @@ package cuda
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -491,12 +492,17 @@ func (r *Runner) startBuild(source string, harness bool) *build {
 	return b
 }
 
+// compile builds source into out. Other processes may share the cache (the shards of a run on
+// nodes that share a home directory) and compile the same source at once: the source is
+// replaced whole and the output is written under a name of this compile's own, then renamed
+// into place, so that no compile reads or renames another's half-written file.
 func (r *Runner) compile(ctx context.Context, source, out string, args, libs []string) error {
 	src := strings.TrimSuffix(out, filepath.Ext(out)) + ".cu"
-	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
+	if err := atomicfile.Write(src, []byte(source)); err != nil {
 		return err
 	}
-	tmp := out + ".tmp"
+	tmp := out + "." + rand.Text() + ".tmp"
+	defer os.Remove(tmp) // a no-op once renamed
 	argv := append(append(append([]string(nil), args...), "-o", tmp, src), libs...)
 	cctx, cancel := context.WithTimeout(ctx, r.CompileTimeout)
 	defer cancel()
