@@ -28,7 +28,7 @@ type Entry struct {
 	Dims     int           `json:"dims"`
 	GPU      string        `json:"gpu,omitempty"` // the only GPU the model is for; empty: every GPU
 	Training TrainingRange `json:"training"`
-	Source   smart.Source  `json:"source"` // of every row: simulated until measured data is added
+	Source   smart.Source  `json:"source"` // of its rows: simulated, measured, or "simulated and measured"
 	Rows     int           `json:"rows"`
 }
 

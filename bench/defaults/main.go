@@ -3,36 +3,43 @@
 // simulates with the analytic model for every catalogued NVIDIA GPU (bench/defaults/simset), and
 // the manifest (defaults.json) that says what they were trained on.
 //
-// No GPU has measured smart's kernels yet, so every row is simulated, and the models and the
-// manifest say so. smart predict reads the provenance of each GPU from the model header (the data
-// sets, their sources and GPUs), so a model trained with smart train on measured data sets as
-// well says "trained on measurements of this GPU" for the GPUs they hold.
+// The analytic model simulates with the embedded calibration (data/calibration/stencil.json;
+// -calibration none for the literature's constants). The runtime models also learn from every
+// measured row of -measured (each row keeps its source, so smart predict says "trained on
+// measured and simulated data" for the GPUs measured); the classifiers learn from the
+// simulations alone, whose OC classes the measured data sets do not share.
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"smart"
 	"smart/bench/defaults/simset"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/gbdt"
+	"smart/models/roofline"
 	"smart/models/train"
 	"smart/predict"
 )
@@ -59,6 +66,9 @@ type config struct {
 	work, out string
 	stencils  map[int]int
 	samples   int
+	cal       *calibrate.File // nil: the literature's constants
+	calName   string
+	measured  []string // measured data sets the runtime models learn from too
 }
 
 func main() {
@@ -69,14 +79,61 @@ func main() {
 	s2 := flag.Int("stencils2", 240, "random 2-D stencils")
 	s3 := flag.Int("stencils3", 160, "random 3-D stencils")
 	flag.IntVar(&c.samples, "samples", 20, "settings per stencil, OC and GPU")
+	calFile := flag.String("calibration", "embedded", "the analytic model's constants: a smart calibrate file, embedded or none (the literature's)")
+	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h200/random/*,data/measured/h200/resample/*",
+		"measured data sets (globs, comma-separated) the runtime models learn from as well; empty: none")
 	flag.Parse()
 	c.stencils[2], c.stencils[3] = *s2, *s3
+	if err := c.load(*calFile, *measured); err != nil {
+		fmt.Fprintln(os.Stderr, "defaults:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, c); err != nil {
 		fmt.Fprintln(os.Stderr, "defaults:", err)
 		os.Exit(1)
 	}
+}
+
+// load reads the calibration and expands the measured data sets' globs.
+func (c *config) load(calFile, measured string) error {
+	var err error
+	switch calFile {
+	case "none":
+	case "embedded":
+		c.cal, c.calName = nil, "data/calibration/stencil.json"
+		if c.cal, err = calibrate.Default(); err != nil {
+			return err
+		}
+	default:
+		c.calName = calFile
+		if c.cal, err = calibrate.Read(calFile); err != nil {
+			return err
+		}
+	}
+	for _, g := range strings.Split(measured, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		m, err := filepath.Glob(g)
+		if err != nil {
+			return err
+		}
+		if len(m) == 0 {
+			return fmt.Errorf("-measured: %s matches no data set", g)
+		}
+		c.measured = append(c.measured, m...)
+	}
+	return nil
+}
+
+// constants are the calibration's constants, nil for the literature's.
+func (c *config) constants() *roofline.Calibration {
+	if c.cal == nil {
+		return nil
+	}
+	return &c.cal.Calibration
 }
 
 func run(ctx context.Context, c config) error {
@@ -86,7 +143,8 @@ func run(ctx context.Context, c config) error {
 	}
 	gpus := simset.NVIDIA(cat)
 	man := &predict.Manifest{Format: predict.ManifestFormat,
-		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d", c.stencils[2], c.stencils[3], c.samples)}
+		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d -calibration %s -measured %s", c.stencils[2], c.stencils[3], c.samples,
+			cmp.Or(c.calName, "none"), cmp.Or(strings.Join(c.measured, ","), `""`))}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
@@ -95,13 +153,18 @@ func run(ctx context.Context, c config) error {
 		if dims == 3 {
 			seed = Seed3D
 		}
-		dir := filepath.Join(c.work, fmt.Sprintf("sim-%dd-n%d-s%d-seed%d", dims, c.stencils[dims], c.samples, seed))
-		sts, err := simulate(ctx, dir, simset.Options{Dims: dims, Stencils: c.stencils[dims], Samples: c.samples, Seed: seed, GPUs: gpus})
+		dir := filepath.Join(c.work, fmt.Sprintf("sim-%dd-n%d-s%d-seed%d-%s", dims, c.stencils[dims], c.samples, seed, c.constantsID()))
+		sts, err := simulate(ctx, dir, simset.Options{Dims: dims, Stencils: c.stencils[dims], Samples: c.samples, Seed: seed, GPUs: gpus,
+			Calibration: c.constants(), Calibrated: c.calName})
 		if err != nil {
 			return err
 		}
 		rng := trainingRange(sts, seed, c.samples, gpus)
-		about := fmt.Sprintf("simulated by the analytic model: %d random %d-D stencils (seed %d), %d NVIDIA GPUs, %d settings per OC (bench/defaults)", len(sts), dims, seed, len(gpus), c.samples)
+		model := "the analytic model"
+		if c.cal != nil {
+			model = "the analytic model calibrated on measurements (" + c.calName + ")"
+		}
+		about := fmt.Sprintf("simulated by %s: %d random %d-D stencils (seed %d), %d NVIDIA GPUs, %d settings per OC (bench/defaults)", model, len(sts), dims, seed, len(gpus), c.samples)
 		for _, task := range []models.Task{models.Select, models.Runtime} {
 			e, err := trainOne(ctx, c, task, dims, dir, about)
 			if err != nil {
@@ -153,7 +216,11 @@ func simulate(ctx context.Context, dir string, opt simset.Options) ([]*smart.Ste
 func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, about string) (predict.Entry, error) {
 	kinds := models.Kinds{}
 	gbdt.Register(kinds)
-	set, err := train.Load([]string{dir}, train.Options{Task: task})
+	dirs := []string{dir}
+	if task == models.Runtime {
+		dirs = append(dirs, c.measured...)
+	}
+	set, err := train.Load(dirs, train.Options{Task: task, Dims: dims})
 	if err != nil {
 		return predict.Entry{}, err
 	}
@@ -192,7 +259,21 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 		return predict.Entry{}, err
 	}
 	fmt.Fprintf(os.Stderr, "%d-D %s: %d rows, hyper %s, trained in %s -> %s\n", dims, task, set.Data.Rows(), h.Hyper, time.Since(start).Round(time.Second), name)
-	return predict.Entry{File: name, Task: string(task), Dims: dims, Source: smart.Simulated, Rows: set.Data.Rows()}, nil
+	src := smart.Simulated
+	if len(dirs) > 1 {
+		src = "simulated and measured"
+	}
+	return predict.Entry{File: name, Task: string(task), Dims: dims, Source: src, Rows: set.Data.Rows()}, nil
+}
+
+// constantsID names the constants in the work directory, so that data simulated with other
+// constants is not taken for this run's.
+func (c *config) constantsID() string {
+	if c.cal == nil {
+		return "literature"
+	}
+	b, _ := json.Marshal(c.cal.Calibration)
+	return fmt.Sprintf("cal%08x", crc32.ChecksumIEEE(b))
 }
 
 // trainingRange summarises the stencils of a data set.

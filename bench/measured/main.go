@@ -10,7 +10,11 @@
 //
 // Usage:
 //
-//	go run ./bench/measured [-data DIR] [-copy-gbs GB/s] [-json]
+//	go run ./bench/measured [-data GLOB,...] [-models DIR] [-copy-gbs GB/s] [-json]
+//
+// -models uses the models of DIR (*.smartmodel or .gz, as bench/defaults writes them) in place of
+// the embedded defaults of their task and dimensions. With several data sets, a summary of the
+// classifier's first OC and the default runtime model's pick follows their reports.
 //
 // The copy bandwidth (bytes read plus written) is the best of those `smart bench` recorded in the
 // data set's copy_bandwidth.csv, unless -copy-gbs gives one.
@@ -25,6 +29,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +40,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/rankcorr"
+	"smart/models/kinds"
 	"smart/models/roofline"
 	"smart/predict"
 	"smart/tuner"
@@ -74,8 +80,10 @@ type PickRow struct {
 	Picks  []string `json:"picks"`   // the classifier's first two
 	// Ranks are the picks' places among the measured OCs (1: the fastest; 0: not measured).
 	Ranks []int `json:"ranks"`
-	// Share is the best measured time over the best time of the picks (1: a pick is the best).
+	// Share is the best measured time over the best time of the picks (1: a pick is the best);
+	// First that of the first pick alone (0: not measured).
 	Share float64 `json:"share"`
+	First float64 `json:"first_share"`
 	// Unranked is the same share for the first two OCs in catalogue order (BASE and ST), which
 	// the pipeline searches without a classifier.
 	Unranked float64 `json:"unranked_share"`
@@ -123,28 +131,97 @@ type variant struct {
 }
 
 func main() {
-	dir := flag.String("data", "data/measured/h100-sxm/classic", "data set measured on a GPU")
+	data := flag.String("data", "data/measured/h100-sxm/classic", "data sets measured on a GPU (globs, comma-separated)")
+	modelDir := flag.String("models", "", "directory of models to use in place of the embedded defaults")
 	copyGBs := flag.Float64("copy-gbs", 0, "the device's copy bandwidth, GB/s read plus written (default: the best the data set recorded)")
-	asJSON := flag.Bool("json", false, "print the report as JSON")
+	asJSON := flag.Bool("json", false, "print the reports as JSON, one per line")
 	flag.Parse()
-	rep, err := run(context.Background(), *dir, *copyGBs)
-	if err != nil {
+	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "measured:", err)
 		os.Exit(1)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(os.Stderr, "measured:", err)
-			os.Exit(1)
-		}
-		return
+	defaults, err := loadModels(*modelDir)
+	if err != nil {
+		fail(err)
 	}
-	printReport(rep)
+	var dirs []string
+	for _, g := range strings.Split(*data, ",") {
+		m, err := filepath.Glob(strings.TrimSpace(g))
+		if err != nil || len(m) == 0 {
+			fail(fmt.Errorf("-data %s: no data set", g))
+		}
+		dirs = append(dirs, m...)
+	}
+	var reps []*Report
+	for _, dir := range dirs {
+		rep, err := run(context.Background(), dir, *copyGBs, defaults)
+		if err != nil {
+			fail(err)
+		}
+		reps = append(reps, rep)
+		if *asJSON {
+			if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
+				fail(err)
+			}
+			continue
+		}
+		printReport(rep)
+	}
+	if len(reps) > 1 && !*asJSON {
+		printSummary(reps)
+	}
 }
 
-func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
+// loadModels returns the embedded defaults with the models of dir ("": none) in their place.
+func loadModels(dir string) (*predict.Models, error) {
+	ms, err := predict.Defaults()
+	if err != nil || dir == "" {
+		return ms, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.smartmodel*"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("-models %s: no *.smartmodel files", dir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := ms.Use(b, f, kinds.All()); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}
+
+// printSummary sets the classifier's first OC and the default runtime model's pick of every
+// stencil side by side.
+func printSummary(reps []*Report) {
+	fmt.Printf("\nSummary over %d data sets: the classifier's first OC and the default runtime model's pick, each as the best measured time over theirs\n", len(reps))
+	fmt.Printf("%-12s %-16s %-16s %12s %12s\n", "stencil", "best OC", "first OC", "first share", "model pick")
+	within, n := 0, 0
+	logFirst, logPick := 0.0, 0.0
+	for _, r := range reps {
+		for i, p := range r.Picks {
+			pick := r.Models[i].PickShare
+			first := "-"
+			if len(p.Picks) > 0 {
+				first = p.Picks[0]
+			}
+			fmt.Printf("%-12s %-16s %-16s %12.2f %12.2f\n", p.Name, p.BestOC, first, p.First, pick)
+			n++
+			if p.First > 0 && 1/p.First <= 1.10 {
+				within++
+			}
+			logFirst += math.Log(max(p.First, 1e-9))
+			logPick += math.Log(pick)
+		}
+	}
+	fmt.Printf("first OC within 1.10x of the best measured OC: %d of %d; geometric mean share: first OC %.2f, model pick %.2f\n",
+		within, n, math.Exp(logFirst/float64(n)), math.Exp(logPick/float64(n)))
+}
+
+func run(ctx context.Context, dir string, copyGBs float64, defaults *predict.Models) (*Report, error) {
 	meta, rows, err := dataset.ReadAll(dir)
 	if err != nil {
 		return nil, err
@@ -171,10 +248,6 @@ func run(ctx context.Context, dir string, copyGBs float64) (*Report, error) {
 	gpu, err := cat.Lookup(meta.Devices[0].GPU)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %w", dir, err)
-	}
-	defaults, err := predict.Defaults()
-	if err != nil {
-		return nil, err
 	}
 	rep := &Report{Data: dir, Device: meta.Devices[0].Name, CopyGBs: copyGBs, Rows: len(rows)}
 	stencils := map[string]*smart.Stencil{}
@@ -359,6 +432,11 @@ func classifierPicks(sel *predict.Model, st *smart.Stencil, gpu smart.GPU, vs []
 		row.Ranks = append(row.Ranks, slices.Index(order, oc)+1)
 	}
 	row.Share, row.Unranked = share(ranked), share(smart.Combinations()[:2])
+	if len(ranked) > 0 {
+		if _, ok := best[ranked[0]]; ok {
+			row.First = share(ranked[:1])
+		}
+	}
 	return row, nil
 }
 

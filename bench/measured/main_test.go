@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/predict"
 )
 
 func TestAccuracy(t *testing.T) {
@@ -42,7 +43,7 @@ func TestAccuracy(t *testing.T) {
 // TestCommittedDataSet checks the report on the committed H100 data set against figures computed
 // from its rows.csv with a separate script (Python's csv module).
 func TestCommittedDataSet(t *testing.T) {
-	rep, err := run(context.Background(), "../../data/measured/h100-sxm/classic", 0)
+	rep, err := run(context.Background(), "../../data/measured/h100-sxm/classic", 0, defaults(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +96,19 @@ func TestCommittedDataSet(t *testing.T) {
 
 func TestRunRejects(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := run(context.Background(), dir, 0); err == nil {
+	if _, err := run(context.Background(), dir, 0, defaults(t)); err == nil {
 		t.Error("an empty directory accepted as a data set")
 	}
-	if _, err := run(context.Background(), dir, 2985); err == nil {
+	if _, err := run(context.Background(), dir, 2985, defaults(t)); err == nil {
 		t.Error("an empty directory accepted as a data set, with a copy bandwidth given")
 	}
+}
+
+func defaults(t *testing.T) *predict.Models {
+	t.Helper()
+	ms, err := loadModels("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
 }

@@ -14,6 +14,8 @@ import (
 // the GPU cannot hold, an AMD GPU) is a measurement with Status invalid and the reason in Error.
 type Evaluator struct {
 	Catalog *catalog.Catalog
+	// Calibration gives the model's constants (nil: the literature's, as Model).
+	Calibration *Calibration
 }
 
 // Evaluate models one variant. Errors are for queries the model cannot answer at all: a
@@ -36,7 +38,7 @@ func (e Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measureme
 	t, err := smart.DecodeTuning(q.Stencil.Dims, q.OC, q.Setting)
 	if err == nil {
 		var est Estimate
-		if est, err = Model(q.Stencil, t, g); err == nil {
+		if est, err = ModelWith(q.Stencil, t, g, e.Calibration); err == nil {
 			m.Status, m.TimeMs = smart.StatusOK, est.TimeMs
 			return m, nil
 		}

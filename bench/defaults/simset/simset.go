@@ -38,6 +38,10 @@ type Options struct {
 	GPUs []smart.GPU
 	// Progress, if not nil, is called after each stencil.
 	Progress func(done, total int)
+	// Calibration gives the analytic model's constants (nil: the literature's); Calibrated
+	// names it in the data set's device (e.g. the calibration file).
+	Calibration *roofline.Calibration
+	Calibrated  string
 }
 
 // Grids are the extents the stencils are drawn with, besides the default grid
@@ -214,7 +218,11 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 	}
 	meta := dataset.Meta{Sources: []smart.Source{smart.Simulated}, Params: dataset.StencilParams(), AllowMixed: len(gpus) > 1}
 	for _, g := range gpus {
-		meta.Devices = append(meta.Devices, dataset.Device{GPU: g.Name, Name: "analytic model (roofline)"})
+		name := "analytic model (roofline)"
+		if opt.Calibration != nil {
+			name = fmt.Sprintf("analytic model (roofline, calibrated: %s)", opt.Calibrated)
+		}
+		meta.Devices = append(meta.Devices, dataset.Device{GPU: g.Name, Name: name})
 	}
 	w, err := dataset.Create(dir, meta)
 	if err != nil {
@@ -222,7 +230,7 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 	}
 	defer w.Close()
 	union := Union(gpus)
-	eval := roofline.Evaluator{Catalog: cat}
+	eval := roofline.Evaluator{Catalog: cat, Calibration: opt.Calibration}
 	for done, st := range sts {
 		if err := w.AddStencil(st); err != nil {
 			return nil, err
