@@ -205,7 +205,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, found []*F
 		c.Scaled = scaled
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].TimeMs < out[j].TimeMs })
+	sortChoices(out)
 	return out[:min(p.Budget.Refine, len(out))]
 }
 
@@ -257,4 +257,23 @@ func (s *session) used() []*Model {
 		}
 	}
 	return out
+}
+
+// sortChoices orders choices fastest first; where a bound gave several the same time (the copy
+// floor, say), the runtime model's own times order them.
+func sortChoices(cs []Choice) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].TimeMs != cs[j].TimeMs {
+			return cs[i].TimeMs < cs[j].TimeMs
+		}
+		return learnedMs(cs[i]) < learnedMs(cs[j])
+	})
+}
+
+// learnedMs is the runtime model's time of a choice, before any bound replaced it.
+func learnedMs(c Choice) float64 {
+	if c.Bounded != nil {
+		return c.Bounded.LearnedMs
+	}
+	return c.TimeMs
 }

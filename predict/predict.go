@@ -403,7 +403,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src))
 	}
 	res.found = screened
-	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].TimeMs < res.choices[j].TimeMs })
+	sortChoices(res.choices)
 	return res, nil
 }
 

@@ -86,7 +86,7 @@ func TestPredictSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := learned(ch); math.Abs(ms-got) > 1e-9*ms {
+			if got := learnedMs(ch); math.Abs(ms-got) > 1e-9*ms {
 				t.Errorf("%s %s: search says %v ms, the model on the featurizer's row %v ms", c.stencil, ch.OC, got, ms)
 			}
 			checkFloor(t, ch)
@@ -181,7 +181,7 @@ func TestPredictTransfer(t *testing.T) {
 			}
 			want := ms * ag.TimeMs / ah.TimeMs
 			checkFloor(t, ch)
-			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(learned(ch)-want) > 1e-9*want {
+			if math.Abs(ch.Scaled.TimeMs-ms) > 1e-9*ms || math.Abs(learnedMs(ch)-want) > 1e-9*want {
 				t.Errorf("%s on %s, %s: %v ms (%v on the H100); want %v ms (%v there x %v / %v)", c.stencil, c.gpu, ch.OC, ch.TimeMs, ch.Scaled.TimeMs, want, ms, ag.TimeMs, ah.TimeMs)
 			}
 		}
@@ -422,13 +422,6 @@ func TestPredictOwnModel(t *testing.T) {
 	}
 }
 
-// learned is the runtime model's time of a choice, before any bound replaced it.
-func learned(c Choice) float64 {
-	if c.Bounded != nil {
-		return c.Bounded.LearnedMs
-	}
-	return c.TimeMs
-}
 
 // checkFloor checks that a choice's time is never below its copy floor, that a floored time is
 // the floor, and that its interval lies above the floor. (The interval need not hold the time:

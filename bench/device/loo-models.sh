@@ -1,23 +1,38 @@
 #!/usr/bin/env bash
 # Trains, on this machine, the leave-one-stencil-out runtime models that bench/device/picks.sh
-# carries to the GPU: for each stencil measured in data/measured/h100-sxm, a gbdt runtime model of
-# its dimensionality trained on the other stencils' rows of classic/ and more/, as OUTDIR/no-NAME.model.
+# carries to the GPU: for each stencil measured in data/measured/h100-sxm (classic/, more/ and
+# random/*, the data of the embedded H100 models), a gbdt runtime model of its dimensionality
+# trained as the embedded one was (data/measured/models.json) on the other stencils' rows, as
+# OUTDIR/no-NAME.model.
 # Usage, from the repository root: SMART=bin/smart bench/device/loo-models.sh OUTDIR
 set -euo pipefail
 out=$1
 smart=${SMART:-bin/smart}
 m=data/measured/h100-sxm
+sets=("$m/classic" "$m/more" "$m"/random/*)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-for f in $m/classic/stencils/*.json $m/more/stencils/*.json; do
-  id=$(basename "$f" .json)
-  read -r name dims < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["name"], d["dims"])' "$f")
-  for ds in classic more; do
-    mkdir -p "$work/$name"
-    cp -r "$m/$ds" "$work/$name/$ds"
-    awk -F, -v id="$id" 'NR == 1 || $1 != id' "$m/$ds/rows.csv" >"$work/$name/$ds/rows.csv"
+for s in "${sets[@]}"; do
+  for f in "$s"/stencils/*.json; do
+    id=$(basename "$f" .json)
+    read -r name dims < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["name"], d["dims"])' "$f")
+    data=()
+    for ds in "${sets[@]}"; do
+      copy="$work/$name/$(echo "$ds" | tr / _)"
+      mkdir -p "$(dirname "$copy")"
+      cp -r "$ds" "$copy"
+      awk -F, -v id="$id" 'NR == 1 || $1 != id' "$ds/rows.csv" >"$copy/rows.csv"
+      # A data set left with no row of these dimensions would fail the training: skip it.
+      if python3 -c 'import csv,json,sys,os
+d,dims=sys.argv[1],int(sys.argv[2])
+st={f[:-5]:json.load(open(os.path.join(d,"stencils",f)))["dims"] for f in os.listdir(os.path.join(d,"stencils"))}
+sys.exit(0 if any(st.get(r["stencil_id"])==dims for r in csv.DictReader(open(os.path.join(d,"rows.csv")))) else 1)' "$copy" "$dims"; then
+        data+=(--data "$copy")
+      fi
+    done
+    $smart train --task runtime "${data[@]}" --dims "$dims" \
+      --cv 0 --param early_stop=0 -o "$out/no-$name.model" 2>&1 | grep '^wrote' || true
+    rm -rf "${work:?}/$name"
   done
-  $smart train --task runtime --data "$work/$name/classic" --data "$work/$name/more" --dims "$dims" \
-    --cv 0 --param early_stop=0 -o "$out/no-$name.model" 2>&1 | grep '^wrote\|^data:'
 done
