@@ -98,13 +98,14 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 	a.note = note
 	if own == nil {
 		a.model = s.rt
-		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, p.Budget)
+		b := s.budget(s.rt, g, a.classes)
+		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, b)
 		if err != nil {
 			return a, err
 		}
 		a.choices, a.screened = res.choices, res.screened
 		if len(a.choices) == 0 {
-			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, p.Budget.Classes))
+			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, b.Classes))
 		}
 		return a, nil
 	}
@@ -146,13 +147,19 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (searche
 			e.err = err
 			return
 		}
-		b := p.Budget
-		if p.ScreenAll && own.Provenance(from.Name).Basis == BasisMeasured && s.sel.Provenance(from.Name).Basis != BasisMeasured {
-			b.Classes, b.MinProbability = len(classes), 0
-		}
-		e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, b)
+		e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, s.budget(own, from, classes))
 	})
 	return e.res, e.err
+}
+
+// budget is the search budget of rt on g: every OC where rt is trained on measurements of g and
+// the classifier is not (Predictor.ScreenAll), the most probable classes' otherwise.
+func (s *session) budget(rt *Model, g smart.GPU, classes []ClassProb) Budget {
+	b := s.p.Budget
+	if s.p.ScreenAll && rt.Provenance(g.Name).Basis == BasisMeasured && s.sel.Provenance(g.Name).Basis != BasisMeasured {
+		b.Classes, b.MinProbability = len(classes), 0
+	}
+	return b
 }
 
 // transfer predicts g from the settings found on from by the model of from's measurements: each

@@ -494,3 +494,30 @@ func findRow(t *testing.T, rows []GPUTime, gpu string) GPUTime {
 	t.Fatalf("no row for %s", gpu)
 	return GPUTime{}
 }
+
+// TestGivenMeasuredModelScreensAll: a runtime model of the H100's measurements given in place of
+// the default (smart predict --model) answers the H100 and screens every OC, as the embedded one
+// does, since the classifier has not seen the GPU.
+func TestGivenMeasuredModelScreensAll(t *testing.T) {
+	p := defaultPredictor(t)
+	b, err := data.MeasuredModelFile("h100-sxm/models/runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	if err := p.Models.Use(b, "h100.model", kinds); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d27pt")}, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Screened != len(smart.Combinations()) || pr.Best.Source.Model != "h100.model" || pr.Best.Source.Basis != BasisMeasured {
+		t.Errorf("%d OCs screened, best from %+v; want all %d, from the given model of measurements", pr.Screened, pr.Best.Source, len(smart.Combinations()))
+	}
+	p.ScreenAll = false
+	if pr, err = p.Predict(context.Background(), Input{Stencil: sample(t, "j3d27pt")}, "h100"); err != nil || pr.Screened == len(smart.Combinations()) {
+		t.Errorf("without ScreenAll: %v, %d OCs screened; want the classes' only", err, pr.Screened)
+	}
+}
