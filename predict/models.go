@@ -3,6 +3,8 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -191,6 +193,28 @@ func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
 		return err
 	}
 	ms.given = append(ms.given, m)
+	return nil
+}
+
+// UseDir uses every model file of dir (*.smartmodel, compressed or not, as bench/defaults writes
+// them), each as Use.
+func (ms *Models) UseDir(dir string, kinds models.Kinds) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.smartmodel*"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("directory %s holds no model files (*.smartmodel)", dir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("reading model: %w", err)
+		}
+		if err := ms.Use(b, f, kinds); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -11,9 +11,14 @@
 //     setting on the two, as smart predict does): the cross-validated predictions of the H100's
 //     settings, scaled to the H200, against the same settings measured there.
 //
+// Where the embedded defaults learned from the measured rows too (bench/defaults -measured), their
+// errors on those rows are no held-out figure: -defaults-from DIR measures them with the same
+// recipe trained without the measured rows (bench/defaults -measured "" -out DIR), and records them
+// under the embedded models' names; the From of each band says so.
+//
 // Usage:
 //
-//	go run ./bench/intervals [-level 0.8] [-o data/calibration/intervals.json]
+//	go run ./bench/intervals [-level 0.8] [-defaults-from DIR] [-o data/calibration/intervals.json]
 package main
 
 import (
@@ -101,7 +106,7 @@ func test(bd *calibrate.Band, b *byStencil, what string) {
 	bd.TestCoverage, bd.Test = &c, what
 }
 
-func run(ctx context.Context, level float64) (*calibrate.Bands, error) {
+func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Bands, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, err
@@ -127,6 +132,17 @@ func run(ctx context.Context, level float64) (*calibrate.Bands, error) {
 		return nil, err
 	}
 	out := &calibrate.Bands{Format: calibrate.BandsFormat, Command: "go run ./bench/intervals -level " + fmt.Sprint(level)}
+	scoring, trainedOn := ms, "none of them trained on"
+	if defaultsFrom != "" {
+		if scoring, err = predict.Defaults(); err != nil {
+			return nil, err
+		}
+		if err := scoring.UseDir(defaultsFrom, kinds.All()); err != nil {
+			return nil, err
+		}
+		out.Command += " -defaults-from " + defaultsFrom
+		trainedOn = "by the same recipe trained without any measured row"
+	}
 
 	// The defaults, on every measured row.
 	def := map[string]*[2]byStencil{} // model name -> H100, H200 residuals
@@ -134,7 +150,11 @@ func run(ctx context.Context, level float64) (*calibrate.Bands, error) {
 	for gi, d := range [2]*calibrate.Data{d100, d200} {
 		for _, g := range d.Groups {
 			st := g.Samples[0].Stencil
-			_, rt, err := ms.For(st)
+			_, emb, err := ms.For(st)
+			if err != nil {
+				return nil, err
+			}
+			_, rt, err := scoring.For(st)
 			if err != nil {
 				return nil, err
 			}
@@ -142,23 +162,23 @@ func run(ctx context.Context, level float64) (*calibrate.Bands, error) {
 			if err != nil {
 				return nil, err
 			}
-			if def[rt.Name] == nil {
-				def[rt.Name] = &[2]byStencil{}
-				defOrder = append(defOrder, rt.Name)
+			if def[emb.Name] == nil {
+				def[emb.Name] = &[2]byStencil{}
+				defOrder = append(defOrder, emb.Name)
 			}
 			for i, s := range g.Samples {
 				ts, err := score(g.OCs[i], []smart.Setting{g.Settings[i]})
 				if err != nil {
 					return nil, err
 				}
-				def[rt.Name][gi].add(g.ID, math.Log(s.TimeMs/ts[0]))
+				def[emb.Name][gi].add(g.ID, math.Log(s.TimeMs/ts[0]))
 			}
 		}
 	}
 	for _, name := range defOrder {
 		r := def[name]
 		bd := band(name, string(predict.BasisSimulated), &r[0], level,
-			fmt.Sprintf("errors of the simulated default on %d stencils measured on the H100-SXM, none of them trained on", len(r[0].order)))
+			fmt.Sprintf("errors of the default on %d stencils measured on the H100-SXM, %s", len(r[0].order), trainedOn))
 		test(&bd, &r[1], fmt.Sprintf("%d stencils measured on the H200", len(r[1].order)))
 		out.Bands = append(out.Bands, bd)
 	}
@@ -219,8 +239,9 @@ func run(ctx context.Context, level float64) (*calibrate.Bands, error) {
 func main() {
 	level := flag.Float64("level", 0.8, "coverage the intervals aim at")
 	outPath := flag.String("o", "data/calibration/intervals.json", "file to write")
+	defaultsFrom := flag.String("defaults-from", "", "directory of the defaults trained without the measured rows, to measure the defaults' errors with")
 	flag.Parse()
-	b, err := run(context.Background(), *level)
+	b, err := run(context.Background(), *level, *defaultsFrom)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "intervals:", err)
 		os.Exit(1)

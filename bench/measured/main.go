@@ -178,20 +178,7 @@ func loadModels(dir string) (*predict.Models, error) {
 	if err != nil || dir == "" {
 		return ms, err
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.smartmodel*"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("-models %s: no *.smartmodel files", dir)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if err := ms.Use(b, f, kinds.All()); err != nil {
-			return nil, err
-		}
-	}
-	return ms, nil
+	return ms, ms.UseDir(dir, kinds.All())
 }
 
 // printSummary sets the classifier's first OC and the default runtime model's pick of every
