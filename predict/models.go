@@ -339,10 +339,12 @@ type Provenance struct {
 func (m *Model) Provenance(gpu string) Provenance {
 	p := Provenance{Model: m.Name}
 	var measuredOn, simulatedOn []string
+	simulatedHere := false // by a data set of simulations alone
 	for _, r := range m.Header.Data {
 		meas := r.Sources[string(smart.Measured)]+r.Sources[string(smart.Imported)] > 0
 		sim := r.Sources[string(smart.Simulated)] > 0
 		here := slices.Contains(r.GPUs, gpu)
+		simulatedHere = simulatedHere || (here && sim && !meas)
 		switch {
 		case here && meas && (!sim || len(r.GPUs) == 1) && p.Basis != BasisMeasured:
 			p.Basis = BasisMeasured
@@ -357,6 +359,9 @@ func (m *Model) Provenance(gpu string) Provenance {
 				simulatedOn = append(simulatedOn, g)
 			}
 		}
+	}
+	if p.Basis == BasisMeasured && simulatedHere {
+		p.Basis = BasisMixed // its measurements of this GPU beside simulations of it
 	}
 	if p.Basis == "" {
 		switch {

@@ -33,7 +33,8 @@ func TestProvenance(t *testing.T) {
 	}{
 		{"simulated here", []models.DataRef{ref([]string{"A100-40GB", "V100"}, sim)}, true, "V100", BasisSimulated, "simulated: analytic model, no measurements of this GPU"},
 		{"simulated elsewhere", []models.DataRef{ref([]string{"A100-40GB"}, sim)}, true, "V100", BasisExtrapolated, "extrapolated from simulations of other GPUs (A100-40GB), no measurements"},
-		{"measured here", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"A100-40GB", "V100"}, sim)}, true, "A100-40GB", BasisMeasured, "trained on measurements of this GPU"},
+		{"measured here", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"V100"}, sim)}, true, "A100-40GB", BasisMeasured, "trained on measurements of this GPU"},
+		{"measured and simulated here", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"A100-40GB", "V100"}, sim)}, true, "A100-40GB", BasisMixed, "trained on measured and simulated data of this GPU"},
 		{"measured elsewhere", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"A100-40GB", "V100"}, sim)}, true, "V100", BasisSimulated, "simulated: analytic model, no measurements of this GPU"},
 		{"transfer", []models.DataRef{ref([]string{"A100-40GB"}, meas), ref([]string{"H100-SXM"}, meas)}, true, "V100", BasisTransfer, "predicted from other GPUs (measured on A100-40GB, H100-SXM)"},
 		{"one-GPU mixed set", []models.DataRef{ref([]string{"T4"}, both)}, true, "T4", BasisMeasured, "trained on measurements of this GPU"},
@@ -60,7 +61,7 @@ func ExampleModel_Provenance() {
 		fmt.Printf("%s: %s\n", g, m.Provenance(g).Text)
 	}
 	// Output:
-	// A100-40GB: trained on measurements of this GPU
+	// A100-40GB: trained on measured and simulated data of this GPU
 	// T4: simulated: analytic model, no measurements of this GPU
 	// H100-SXM: predicted from other GPUs (measured on A100-40GB)
 }

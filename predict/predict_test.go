@@ -194,7 +194,8 @@ func TestPredictTransfer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plain.Best.Scaled != nil || plain.Best.Source.Basis != BasisSimulated {
+		_, def, _ := p.Models.For(st)
+		if plain.Best.Scaled != nil || plain.Best.Source.Model != def.Name {
 			t.Errorf("%s on %s without Transfer: best from %+v", c.stencil, c.gpu, plain.Best.Source)
 		}
 		// Without Transfer every GPU but the H100 (its own model) is the default's, in the table too.
@@ -202,7 +203,7 @@ func TestPredictTransfer(t *testing.T) {
 			if gt.Best == nil {
 				continue
 			}
-			if want := BasisSimulated; gt.GPU != "H100-SXM" && (gt.Best.Source.Basis != want || gt.Best.Scaled != nil) {
+			if gt.GPU != "H100-SXM" && (gt.Best.Source.Model != def.Name || gt.Best.Scaled != nil) {
 				t.Errorf("%s without Transfer: %s's row from %+v, scaled %+v; want the default's", c.stencil, gt.GPU, gt.Best.Source, gt.Best.Scaled)
 			}
 			if gt.GPU == plain.GPU && gt.Best != plain.Best {

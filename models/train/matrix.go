@@ -323,7 +323,9 @@ func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
 			ref.Rows++
 			ref.Sources[string(m.Source)]++
 		}
-		s.Refs = append(s.Refs, ref)
+		if ref.Rows > 0 { // a data set with no row of these dimensions trains nothing
+			s.Refs = append(s.Refs, ref)
+		}
 	}
 	return nil
 }

@@ -153,6 +153,10 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
+	// A data set that gives no row names nothing the model was trained on.
+	if set, err := Load([]string{dir, failed}, Options{Task: models.Runtime, Dims: 3}); err != nil || len(set.Refs) != 1 || set.Refs[0].Path != dir {
+		t.Errorf("refs of a set with a rowless data set: %v, %+v; want only %s", err, set, dir)
+	}
 	tests := []struct {
 		name string
 		dirs []string
