@@ -447,8 +447,7 @@ Workload priced: {{$r.Workload}}. Stencil id <code>{{$r.Stencil.ID}}</code>{{if 
 <ul>
 {{range .Basis}}<li><span class="basis {{.Basis}}">{{.Basis}}</span> {{range $i, $g := .GPUs}}{{if $i}}, {{end}}{{$g}}{{end}}: {{.Text}} ({{.Model}}).</li>
 {{end}}</ul>
-Each time is the model's point prediction for the best setting it found; the models give no interval. The table's
-"analytic model" column is the analytic model's time for the same setting, a second opinion: where the two differ
+Each time is the model's prediction for the best setting it found. The table's "analytic model" column is the analytic model's time for the same setting, a second opinion: where the two differ
 widely, trust neither blindly.</div>
 {{range .Charts}}<figure>
 <h3>{{.Title}}</h3>
