@@ -445,7 +445,7 @@ Workload priced: {{$r.Workload}}. Stencil id <code>{{$r.Stencil.ID}}</code>{{if 
 {{range $r.Warnings}}<p class="warn">Warning: {{.}}.</p>{{end}}
 <div class="behind"><strong>What stands behind these times</strong>
 <ul>
-{{range .Basis}}<li><span class="basis {{.Basis}}">{{.Basis}}</span> {{range $i, $g := .GPUs}}{{if $i}}, {{end}}{{$g}}{{end}}: {{.Text}} ({{.Model}}).</li>
+{{range .Basis}}<li><span class="basis {{.Basis}}">{{.Basis}}</span> {{range $i, $g := .GPUs}}{{if $i}}, {{end}}{{$g}}{{end}}: {{.Text}}{{with .Model}} ({{.}}){{end}}.</li>
 {{end}}</ul>
 Each time is the model's prediction for the best setting it found. The table's "analytic model" column is the analytic model's time for the same setting, a second opinion: where the two differ
 widely, trust neither blindly.</div>
