@@ -109,8 +109,8 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	qs = append(qs, halo, hang, after, broken, smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32}}, crash, after, missing)
 	faults := map[string]fault{Name(st.ID(), halo.OC, halo.Setting): faultHalo, Name(st.ID(), hang.OC, hang.Setting): faultDivergentBarrier}
 	// The hang waits out the timeout, which every other run must stay well inside however
-	// loaded the machine: 30 times a run measured now, and at least 2 s.
-	r.Timeout = max(2*time.Second, 30*runTime(t, r, st))
+	// loaded the machine: 20 times a run measured now, and at least 2 s.
+	r.Timeout = max(2*time.Second, 20*runTime(t, r, st))
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		name := Name(s.ID(), tu.OC, tu.Setting())
 		k, err := generate(s, tu, options{fault: faults[name]})
