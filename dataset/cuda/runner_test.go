@@ -266,20 +266,22 @@ func TestRunnerCutsSlowVariants(t *testing.T) {
 		}
 		return ms
 	}
-	// The sleep must outweigh the factors whatever the load: an emulated run takes 9 ms on an
-	// idle machine and over 0.5 s with two busy processes per core. A sample of the fastest
-	// holds several runs while the load grows less than tenfold.
+	// A sample of the fastest holds several runs while the load grows less than tenfold.
 	run := runTime(t, r, st)
-	sleepMs = max(300, int(20*run.Milliseconds())/r.Steps)
 	r.Sample = 10 * run
-	// A slow run, every launch asleep, is no hang.
-	r.Timeout = max(r.Timeout, 4*time.Duration(r.Steps*sleepMs)*time.Millisecond)
 	r.best = nil // forget it
 	r.Cut = Cut{}
+	fastest := eval(base(st, 32, 1))[0]
+	// The sleeps bound the slow variants' times from below whatever the load: 8 times the
+	// fastest's slowest sample a step (the runner's best is at most that) exceeds the stencil
+	// factor, 3, even in a run of which only every second launch sleeps.
+	sleepMs = max(300, int(math.Ceil(8*fastest.MaxMs)))
+	// A slow run, every launch asleep, is no hang.
+	r.Timeout = max(r.Timeout, 4*time.Duration(r.Steps*sleepMs)*time.Millisecond)
 
 	st3 := smart.Combination(smart.ST)
-	ms := eval(base(st, 32, 1), base(st, slowAll, 2), base(st, slowLater, 4),
-		smart.Query{Stencil: st, OC: st3, Setting: smart.Setting{"bx": slowAll, "by": 1, "shared": 0, "const": 0, "sd": 2, "sb": 2, "ufx": 1, "ufy": 1}})
+	ms := append([]smart.Measurement{fastest}, eval(base(st, slowAll, 2), base(st, slowLater, 4),
+		smart.Query{Stencil: st, OC: st3, Setting: smart.Setting{"bx": slowAll, "by": 1, "shared": 0, "const": 0, "sd": 2, "sb": 2, "ufx": 1, "ufy": 1}})...)
 	checks := []struct {
 		name string
 		cut  smart.Cut
