@@ -6,7 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"smart/internal/testctx"
 )
 
 func TestSettingString(t *testing.T) {
@@ -199,8 +200,8 @@ func TestUsageSaturates(t *testing.T) {
 		var u Usage
 		select {
 		case u = <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: Usage has not returned after 10 s", tc.name)
+		case <-testctx.Context(t).Done():
+			t.Fatalf("%s: Usage has not returned by the test's deadline", tc.name)
 		}
 		if u.Threads < 1 || u.RegsPerThread < tc.minRegs || u.SharedBytes < 1<<31 {
 			t.Errorf("%s: usage %+v wrapped around", tc.name, u)

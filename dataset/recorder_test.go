@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/internal/testctx"
 )
 
 // recorderQueries are the valid variants of a small plan, as queries on the A100.
@@ -126,7 +127,7 @@ func TestRecorderCutBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r, err := NewRecorder(w, &slowBatchEval{finish: 2, onWait: cancel})
+	r, err := NewRecorder(w, &slowBatchEval{finish: 2, test: testctx.Context(t), onWait: cancel})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/internal/testctx"
 )
 
 var testOCs = []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.ST | smart.BM), smart.Combination(smart.CM | smart.TB)}
@@ -332,15 +333,16 @@ func TestRunnerStopsOnCancel(t *testing.T) {
 	}
 }
 
-// slowBatchEval answers the first finish queries of every batch at once and the rest only after
-// a minute, as a GPU does with a slow variant; a context ending before that cuts the batch off,
-// and it returns the finished rows with the context's error. onWait, when set, is called as the
-// wait begins.
+// slowBatchEval answers the first finish queries of every batch at once and the rest only when
+// the test's context ends (testctx), as a GPU does with a slow variant; a context ending before
+// that cuts the batch off, and it returns the finished rows with the context's error. onWait,
+// when set, is called as the wait begins.
 type slowBatchEval struct {
 	batchEval
 	finish int
+	test   context.Context
 	onWait func()
-	waited bool // the minute passed: the context never ended
+	waited bool // the test's context ended first: the evaluation's never did
 }
 
 func (s *slowBatchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
@@ -355,18 +357,30 @@ func (s *slowBatchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]
 	case <-ctx.Done():
 		clear(out[s.finish:])
 		return out, ctx.Err()
-	case <-time.After(time.Minute):
+	case <-s.test.Done():
 		s.waited = true
 		return out, nil
 	}
 }
 
 // TestRunnerCutsBatches: a batch in flight is cut off by StopAfter, or by a cancel, and its
-// finished rows are written; the run resumed after it writes every item exactly once.
+// finished rows are written; the run resumed after it writes every item exactly once. StopAfter
+// is 20 times a whole run with an evaluator that never waits (at least 100 ms), measured as
+// loaded as the machine is now, so it cannot end the run before the first batch's rows.
 func TestRunnerCutsBatches(t *testing.T) {
 	sts := testStencils(t, 2, 2)
 	plan, _ := NewPlan(sts, testOCs, 3, 1)
 	items, _ := plan.Items(context.Background(), sts, smart.SM80(), testSpace, nil)
+	w, err := Create(t.TempDir(), simMeta(StencilParams(), plan, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := (&Runner{Evaluator: &batchEval{}, GPU: "A100-40GB", Batch: 5}).Run(context.Background(), w, items); err != nil {
+		t.Fatal(err)
+	}
+	stopAfter := max(100*time.Millisecond, 20*time.Since(began))
+	w.Close()
 	for _, cancelled := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		dir := t.TempDir()
@@ -375,8 +389,8 @@ func TestRunnerCutsBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow := &slowBatchEval{finish: 3}
-		r := &Runner{Evaluator: slow, GPU: "A100-40GB", Batch: 5, StopAfter: 100 * time.Millisecond}
+		slow := &slowBatchEval{finish: 3, test: testctx.Context(t)}
+		r := &Runner{Evaluator: slow, GPU: "A100-40GB", Batch: 5, StopAfter: stopAfter}
 		if cancelled {
 			slow.onWait, r.StopAfter = cancel, time.Hour
 		}

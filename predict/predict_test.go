@@ -423,7 +423,6 @@ func TestPredictOwnModel(t *testing.T) {
 	}
 }
 
-
 // checkFloor checks that a choice's time is never below its copy floor, that a floored time is
 // the floor, and that its interval lies above the floor. (The interval need not hold the time:
 // a model that is biased, as the simulated defaults are, gets an interval off its centre.)

@@ -7,12 +7,17 @@ import (
 	"html/template"
 	"image/color"
 	"io"
+	"math"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -52,9 +57,9 @@ func IsReportFile(path string) (bool, error) {
 }
 
 // WriteHTML writes one self-contained HTML page for recommendations, one section per stencil:
-// charts of the predicted time, the cost and the best OC per GPU (SVG drawn with gonum/plot,
-// inline), the ranking table, and what data stands behind the numbers. It loads nothing from
-// elsewhere.
+// what stands behind the numbers, charts of the predicted time, the cost and the best OC per
+// GPU (SVG drawn with gonum/plot, inline), the ranking table and the data sources. It loads
+// nothing from elsewhere.
 func WriteHTML(w io.Writer, recs []*Recommendation, generated time.Time) error {
 	page := reportPage{Generated: generated.UTC().Format("2006-01-02 15:04 UTC")}
 	for _, r := range recs {
@@ -78,17 +83,34 @@ type reportPage struct {
 }
 
 type reportSection struct {
-	R                     *Recommendation
-	Grid                  string
-	TimeSVG, CostSVG, OCS template.HTML
-	Rows                  []reportRow
-	Sources               []string
-	Prices                []string
+	R       *Recommendation
+	Grid    string
+	Basis   []basisLine // what stands behind the predicted times, strongest first
+	Level   string      // of the intervals, e.g. "80%"; "" where no time has one
+	Bounded []string    // the GPUs whose time a bound gave, each with the bound
+	Charts  []chart
+	Rows    []reportRow
+	Sources []string
+	Prices  []string
 }
 
+// basisLine is one kind of evidence behind the times and the GPUs it stands behind.
+type basisLine struct {
+	Basis Basis
+	Text  string // the provenance's sentence
+	Model string
+	GPUs  []string
+}
+
+// basisOrder ranks the bases from the strongest evidence to the weakest.
+var basisOrder = []Basis{BasisMeasured, BasisMixed, BasisTransfer, BasisSimulated, BasisExtrapolated}
+
 type reportRow struct {
-	GPU, Arch, OC, Setting, Time, Total, Price, Cost, Source, Class string
-	TimeRank, CostRank                                              string
+	GPU, Arch, OC, Time, Interval, Analytic, Total, Price, Cost, Class string
+	TimeRank, CostRank                                       string
+	Setting                                                  []string // its parameters, each kept whole on a line
+	Basis                                                    Basis
+	Source                                                   string
 }
 
 func newSection(r *Recommendation) (reportSection, error) {
@@ -97,19 +119,16 @@ func newSection(r *Recommendation) (reportSection, error) {
 	if r.Have != nil {
 		have = r.Have.GPU
 	}
-	var err error
-	if s.TimeSVG, err = timeChart(r, have); err != nil {
-		return s, err
-	}
-	if r.Cheapest != "" {
-		if s.CostSVG, err = costChart(r, have); err != nil {
+	charts := []func(*Recommendation, string) (chart, bool, error){timeChart, costChart, ocChart}
+	for _, draw := range charts {
+		c, ok, err := draw(r, have)
+		if err != nil {
 			return s, err
 		}
+		if ok {
+			s.Charts = append(s.Charts, c)
+		}
 	}
-	if s.OCS, err = ocChart(r); err != nil {
-		return s, err
-	}
-	seenSrc := map[string]bool{}
 	for _, g := range r.GPUs {
 		row := reportRow{GPU: g.GPU, Arch: g.Arch, Price: "-", Cost: "-", TimeRank: "-", CostRank: "-"}
 		switch g.GPU {
@@ -128,21 +147,36 @@ func newSection(r *Recommendation) (reportSection, error) {
 			s.Rows = append(s.Rows, row)
 			continue
 		}
-		row.OC, row.Setting, row.Time = g.Best.OC.String(), g.Best.Setting.String(), fmt.Sprintf("%.4g", g.Best.TimeMs)
+		row.OC, row.Time = g.Best.OC.String(), fmt.Sprintf("%.4g", g.Best.TimeMs)
+		row.Setting = strings.Split(g.Best.Setting.String(), ",")
+		if g.Best.Analytic != nil {
+			row.Analytic = fmt.Sprintf("%.4g", g.Best.Analytic.TimeMs)
+		}
+		row.Interval = "-"
+		if iv := g.Best.Interval; iv != nil {
+			row.Interval = fmt.Sprintf("%.3g-%.3g", iv.LoMs, iv.HiMs)
+			s.Level = fmt.Sprintf("%.0f%%", 100*iv.Level)
+		}
+		if bd := g.Best.Bounded; bd != nil {
+			s.Bounded = append(s.Bounded, fmt.Sprintf("%s (%s)", g.GPU, bd.By))
+		}
 		if r.Workload.Hours > 0 {
 			row.Total = fmt.Sprintf("%.3g steps", g.StepsDone)
 		} else {
 			row.Total = FormatSeconds(g.Seconds)
 		}
 		row.Cost = FormatUSD(g.CostUSD)
-		row.Source = g.Best.Source.Text
+		row.Basis, row.Source = g.Best.Source.Basis, basisText(g.Best.Source)
 		row.TimeRank = fmt.Sprint(g.TimeRank)
 		if g.CostRank > 0 {
 			row.CostRank = fmt.Sprint(g.CostRank)
 		}
-		seenSrc[g.Best.Source.Model+": "+g.Best.Source.Text] = true
+		s.Basis = addBasis(s.Basis, g.GPU, g.Best.Source)
 		s.Rows = append(s.Rows, row)
 	}
+	sort.SliceStable(s.Basis, func(i, j int) bool {
+		return slices.Index(basisOrder, s.Basis[i].Basis) < slices.Index(basisOrder, s.Basis[j].Basis)
+	})
 	for _, m := range r.Models {
 		var parts []string
 		for _, d := range m.Data {
@@ -155,18 +189,32 @@ func newSection(r *Recommendation) (reportSection, error) {
 			parts = append(parts, fmt.Sprintf("%s (%d rows; %s measurements; GPUs %s)", d.Path, d.Rows, strings.Join(src, ", "), strings.Join(d.GPUs, ", ")))
 		}
 		line := fmt.Sprintf("%s (%s, %s): trained on %s", m.Name, m.Kind, m.Task, strings.Join(parts, "; "))
-		if m.CV != nil && m.CV.Accuracy > 0 {
-			line += fmt.Sprintf("; %d-fold cross-validated accuracy %.1f%%", m.CV.Folds, 100*m.CV.Accuracy)
+		if cv := m.CV; cv != nil && cv.Accuracy > 0 {
+			line += fmt.Sprintf("; %d-fold cross-validated accuracy %.1f%%", cv.Folds, 100*cv.Accuracy)
+		}
+		if cv := m.CV; cv != nil && cv.MdAPE > 0 {
+			line += fmt.Sprintf("; %d-fold cross-validated time error: median %.0f%%, 90th percentile %.0f%%", cv.Folds, cv.MdAPE, cv.P90APE)
 		}
 		s.Sources = append(s.Sources, line)
 	}
-	var perGPU []string
-	for k := range seenSrc {
-		perGPU = append(perGPU, "times of "+k)
-	}
-	sort.Strings(perGPU)
-	s.Sources = append(s.Sources, perGPU...)
 	return s, nil
+}
+
+// addBasis files gpu under the line of its provenance, adding the line at its first GPU.
+func addBasis(lines []basisLine, gpu string, p Provenance) []basisLine {
+	for i, l := range lines {
+		if l.Basis == p.Basis && l.Text == basisText(p) && l.Model == p.Model {
+			lines[i].GPUs = append(lines[i].GPUs, gpu)
+			return lines
+		}
+	}
+	return append(lines, basisLine{Basis: p.Basis, Text: basisText(p), Model: p.Model, GPUs: []string{gpu}})
+}
+
+// basisText is the provenance's sentence without the basis it may begin with, which the page
+// shows as a badge before it.
+func basisText(p Provenance) string {
+	return strings.TrimPrefix(p.Text, string(p.Basis)+": ")
 }
 
 func toGrid(g []int) [3]int {
@@ -188,22 +236,53 @@ func FormatSeconds(s float64) string {
 	return fmt.Sprintf("%.3g ms", s*1e3)
 }
 
+// chart is a drawn chart with its title and legend, which the page sets in HTML.
+type chart struct {
+	Title  string
+	SVG    template.HTML
+	Legend []legendKey
+}
+
+type legendKey struct {
+	Name   string
+	Colour template.CSS
+}
+
+// chartFont is the typeface the charts are laid out in. The page names it first in its font
+// stack and the SVG names none, so the charts' text is shown in the page's font with the
+// metrics it was laid out with (Liberation Sans is metric-compatible with Arial and Helvetica,
+// the stack's next entries).
+var chartFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// chartWidth is the page's widest column (70em of 16 px): the charts, scaled to the column's
+// width, show their text at the page's size there.
+const chartWidth = 840 * vg.Inch / 72
+
 // bars is one horizontal bar per name; colour picks each bar's series.
 type bars struct {
 	title, xlabel string
 	names         []string
 	values        []float64
 	series        []string // the series (legend entry) of each bar
-	colours       map[string]color.Color
+	colours       map[string]color.RGBA
 	order         []string // legend order
 }
 
-// svg draws the bars as an inline SVG element.
-func (b bars) svg() (template.HTML, error) {
+// chart draws the bars as an inline SVG element, scaled by the page to its column's width.
+func (b bars) chart() (chart, error) {
+	c := chart{Title: b.title}
 	p := plot.New()
-	p.Title.Text = b.title
 	p.X.Label.Text = b.xlabel
-	p.X.Min = 0
+	p.X.Label.TextStyle.Font = font.From(chartFont, 12)
+	p.X.Tick.Label.Font = font.From(chartFont, 11)
+	p.Y.Tick.Label.Font = font.From(chartFont, 11)
+	top := 0.0
+	for _, v := range b.values {
+		top = max(top, v)
+	}
+	var ticks []plot.Tick
+	ticks, p.X.Max = axisTicks(top)
+	p.X.Min, p.X.Tick.Marker = 0, plot.ConstantTicks(ticks)
 	// The first name at the top: nominal Y counts from the bottom.
 	n := len(b.names)
 	rev := make([]string, n)
@@ -222,38 +301,75 @@ func (b bars) svg() (template.HTML, error) {
 		if !any {
 			continue
 		}
-		bc, err := plotter.NewBarChart(vals, vg.Points(11))
+		bc, err := plotter.NewBarChart(vals, vg.Points(12))
 		if err != nil {
-			return "", fmt.Errorf("chart %q: %w", b.title, err)
+			return c, fmt.Errorf("chart %q: %w", b.title, err)
 		}
 		bc.Horizontal = true
 		bc.LineStyle.Width = 0
 		bc.Color = b.colours[series]
 		p.Add(bc)
-		p.Legend.Add(series, bc)
+		cl := b.colours[series]
+		c.Legend = append(c.Legend, legendKey{Name: series, Colour: template.CSS(fmt.Sprintf("#%02x%02x%02x", cl.R, cl.G, cl.B))})
 	}
 	p.NominalY(rev...)
-	p.Legend.Top = true
-	p.Legend.Left = false
+	p.Y.Min, p.Y.Max = -0.75, float64(n)-0.25 // half a bar's gap inside the frame
 	p.Add(plotter.NewGrid())
-	height := vg.Length(n)*18 + 90
-	c := vgsvg.New(6.5*vg.Inch, height)
-	p.Draw(draw.New(c))
+	canvas := vgsvg.New(chartWidth, vg.Length(n)*18+45)
+	// The margin on the right holds the half of the last tick's label that overhangs the axis.
+	p.Draw(draw.Crop(draw.New(canvas), 0, -vg.Points(16), 0, 0))
 	var out bytes.Buffer
-	if _, err := c.WriteTo(&out); err != nil {
-		return "", err
+	if _, err := canvas.WriteTo(&out); err != nil {
+		return c, err
 	}
 	svg := out.String()
-	// Inline SVG takes no XML declaration.
+	// Inline SVG takes no XML declaration; its size is the page's (CSS), and its text the
+	// page's font.
 	if i := strings.Index(svg, "<svg"); i >= 0 {
 		svg = svg[i:]
 	}
-	return template.HTML(svg), nil
+	svg = svgSize.ReplaceAllString(svg, `<svg class="chart"`)
+	svg = strings.ReplaceAll(svg, "font-family:Liberation Sans;", "")
+	c.SVG = template.HTML(svg)
+	return c, nil
 }
 
-func timeChart(r *Recommendation, have string) (template.HTML, error) {
+// svgSize is the root element's fixed size, which vgsvg writes before the viewBox.
+var svgSize = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
+
+// axisTicks labels an axis from 0 at a round step (1, 2, 2.5 or 5 times a power of ten) that
+// gives about ten ticks, up to the first tick at least 3% beyond max, where the axis ends: the
+// longest bar ends visibly inside the plot.
+func axisTicks(max float64) ([]plot.Tick, float64) {
+	if !(max > 0) || math.IsInf(max, 0) {
+		max = 1
+	}
+	raw := max / 10
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step, decimals := 10*mag, -math.Floor(math.Log10(mag))-1
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step, decimals = m*mag, -math.Floor(math.Log10(mag))
+			if m == 2.5 {
+				decimals++
+			}
+			break
+		}
+	}
+	n := math.Ceil(max / step)
+	for n*step < 1.03*max {
+		n++
+	}
+	ticks := make([]plot.Tick, 0, int(n)+1)
+	for i := 0.0; i <= n; i++ {
+		ticks = append(ticks, plot.Tick{Value: i * step, Label: strconv.FormatFloat(i*step, 'f', int(math.Max(0, decimals)), 64)})
+	}
+	return ticks, n * step
+}
+
+func timeChart(r *Recommendation, have string) (chart, bool, error) {
 	b := bars{title: "Predicted time per step", xlabel: "ms per step (lower is better)",
-		colours: map[string]color.Color{"fastest": colourBest, "your GPU": colourHave, "others": colourOther},
+		colours: map[string]color.RGBA{"fastest": colourBest, "your GPU": colourHave, "others": colourOther},
 		order:   []string{"fastest", "your GPU", "others"}}
 	for _, g := range r.GPUs {
 		if g.Best == nil {
@@ -262,12 +378,17 @@ func timeChart(r *Recommendation, have string) (template.HTML, error) {
 		b.names, b.values = append(b.names, g.GPU), append(b.values, g.Best.TimeMs)
 		b.series = append(b.series, series(g.GPU, r.Fastest, have, "fastest"))
 	}
-	return b.svg()
+	c, err := b.chart()
+	return c, true, err
 }
 
-func costChart(r *Recommendation, have string) (template.HTML, error) {
+// costChart draws the cost per GPU; there is none when no GPU has a price.
+func costChart(r *Recommendation, have string) (chart, bool, error) {
+	if r.Cheapest == "" {
+		return chart{}, false, nil
+	}
 	b := bars{title: "Predicted cost at on-demand prices", xlabel: "US$ for " + r.Workload.String() + " (lower is better)",
-		colours: map[string]color.Color{"most cost-efficient": colourBest, "your GPU": colourHave, "others": colourOther},
+		colours: map[string]color.RGBA{"most cost-efficient": colourBest, "your GPU": colourHave, "others": colourOther},
 		order:   []string{"most cost-efficient", "your GPU", "others"}}
 	if r.Workload.Hours > 0 {
 		b.xlabel = "US$ per million steps (lower is better)"
@@ -287,7 +408,8 @@ func costChart(r *Recommendation, have string) (template.HTML, error) {
 		b.names, b.values = append(b.names, g.GPU), append(b.values, v)
 		b.series = append(b.series, series(g.GPU, r.Cheapest, have, "most cost-efficient"))
 	}
-	return b.svg()
+	c, err := b.chart()
+	return c, true, err
 }
 
 func series(gpu, best, have, bestName string) string {
@@ -300,8 +422,9 @@ func series(gpu, best, have, bestName string) string {
 	return "others"
 }
 
-func ocChart(r *Recommendation) (template.HTML, error) {
-	b := bars{title: "Best OC per GPU (bar: its predicted time)", xlabel: "ms per step", colours: map[string]color.Color{}}
+// ocChart draws each GPU's predicted time in the colour of its best OC, which its label names.
+func ocChart(r *Recommendation, _ string) (chart, bool, error) {
+	b := bars{title: "Best OC per GPU (bar: its predicted time)", xlabel: "ms per step", colours: map[string]color.RGBA{}}
 	for _, g := range r.GPUs {
 		if g.Best == nil {
 			continue
@@ -311,47 +434,67 @@ func ocChart(r *Recommendation) (template.HTML, error) {
 			b.colours[oc] = ocPalette[len(b.order)%len(ocPalette)]
 			b.order = append(b.order, oc)
 		}
-		b.names, b.values, b.series = append(b.names, g.GPU), append(b.values, g.Best.TimeMs), append(b.series, oc)
+		b.names, b.values, b.series = append(b.names, g.GPU+": "+oc), append(b.values, g.Best.TimeMs), append(b.series, oc)
 	}
-	return b.svg()
+	c, err := b.chart()
+	return c, true, err
 }
 
 var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>smart recommend: GPUs for {{range $i, $s := .Sections}}{{if $i}}, {{end}}{{$s.R.Stencil.Name}}{{end}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; padding: 0 1em; max-width: 70em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 2em; } h3 { font-size: 1.05em; margin: 1.5em 0 0.3em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; width: 100%; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.best { background: #e3f4e3; } tr.have { background: #fff0e0; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; } .charts svg { max-width: 100%; height: auto; }
+figure { margin: 0 0 1.5em; } svg.chart { display: block; width: 100%; height: auto; }
+.legend { margin: 0.2em 0; font-size: 0.9em; } .legend span { margin-right: 1.2em; white-space: nowrap; }
+.key { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.35em; vertical-align: -0.1em; }
 .advice { font-size: 1.1em; background: #f4f4f4; padding: 0.6em 1em; border-left: 4px solid #2ca02c; }
-.warn { color: #a33; } code { font-size: 0.9em; } td code { word-break: break-all; }
+.behind { background: #f8f8fb; border: 1px solid #dde; padding: 0.4em 1em; } .behind ul { margin: 0.3em 0; padding-left: 1.2em; }
+.basis { display: inline-block; padding: 0 0.45em; border-radius: 0.3em; font-size: 0.85em; font-weight: bold; color: #fff; background: #777; }
+.basis.measured { background: #2a7a2a; } .basis.mixed { background: #5a8a2a; } .basis.transfer { background: #2a5a9a; }
+.basis.simulated { background: #8a6a1a; } .basis.extrapolated { background: #a33; }
+.warn { color: #a33; } code { font-size: 0.9em; } td code .p { white-space: nowrap; }
 </style>
 </head>
 <body>
 <h1>Which GPU for this stencil?</h1>
 <p>Generated by <code>smart recommend</code> on {{.Generated}}. Times are <strong>predicted</strong> per time step, for each
-GPU under the optimization combination and setting the models find best there; what stands behind them is said per GPU and
-under "Data sources". Costs are on-demand rental prices times predicted time.</p>
+GPU under the optimization combination and setting the models find best there. Costs are on-demand rental prices times
+predicted time.</p>
 {{range .Sections}}{{$r := .R}}
 <h2>{{$r.Stencil.Name}}: {{$r.Stencil.Dims}}-D, order {{$r.Stencil.Order}}, {{$r.Stencil.Points}} points, grid {{.Grid}}, {{$r.Stencil.Dtype}}</h2>
 <p>Fastest: <strong>{{$r.Fastest}}</strong>.{{if $r.Cheapest}} Most cost-efficient: <strong>{{$r.Cheapest}}</strong>.{{end}}
 Workload priced: {{$r.Workload}}. Stencil id <code>{{$r.Stencil.ID}}</code>{{if $r.File}}, from <code>{{$r.File}}</code>{{end}}.</p>
 {{with $r.Have}}<p class="advice">{{.Advice}}.</p>{{end}}
 {{range $r.Warnings}}<p class="warn">Warning: {{.}}.</p>{{end}}
-<div class="charts">
-<figure>{{.TimeSVG}}</figure>
-{{if .CostSVG}}<figure>{{.CostSVG}}</figure>{{end}}
-<figure>{{.OCS}}</figure>
-</div>
+<div class="behind"><strong>What stands behind these times</strong>
+<ul>
+{{range .Basis}}<li><span class="basis {{.Basis}}">{{.Basis}}</span> {{range $i, $g := .GPUs}}{{if $i}}, {{end}}{{$g}}{{end}}: {{.Text}}{{with .Model}} ({{.}}){{end}}.</li>
+{{end}}</ul>
+Each time is the model's prediction for the best setting it found.{{if .Level}} Its {{.Level}} interval is where the measured time lies
+{{.Level}} of the time, by that model's errors on measured stencils it had not seen.{{end}}{{with $r.Overlapping}} The fastest GPU's interval overlaps
+those of {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}: at that level the models cannot say which is faster; measure before you rent.{{end}}{{with .Bounded}}
+A bound answered instead of the model for {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}: no time is below reading and writing the grid at the
+GPU's copy bandwidth, and a model asked outside its training range is kept within the calibrated analytic model's interval.{{end}}
+The table's "analytic model" column is the calibrated analytic model's time for the same setting, a second opinion: where the two differ
+widely, trust neither blindly.</div>
+{{range .Charts}}<figure>
+<h3>{{.Title}}</h3>
+<div class="legend">{{range .Legend}}<span><span class="key" style="background: {{.Colour}}"></span>{{.Name}}</span>{{end}}</div>
+{{.SVG}}
+</figure>
+{{end}}
 <table>
-<tr><th>time rank</th><th>GPU</th><th>arch</th><th>ms/step</th><th>{{if gt $r.Workload.Hours 0.0}}steps in {{$r.Workload}}{{else}}time for {{$r.Workload}}{{end}}</th><th>$/GPU-hour</th><th>cost</th><th>cost rank</th><th>best OC</th><th>setting</th><th>what stands behind it</th></tr>
-{{range .Rows}}<tr class="{{.Class}}"><td class="n">{{.TimeRank}}</td><td>{{.GPU}}</td><td>{{.Arch}}</td><td class="n">{{.Time}}</td><td class="n">{{.Total}}</td><td class="n">{{.Price}}</td><td class="n">{{.Cost}}</td><td class="n">{{.CostRank}}</td><td>{{.OC}}</td><td><code>{{.Setting}}</code></td><td>{{.Source}}</td></tr>
+<tr><th>time rank</th><th>GPU</th><th>arch</th><th>ms/step</th><th>{{if .Level}}{{.Level}} interval{{else}}interval{{end}}</th><th>analytic model ms/step</th><th>{{if gt $r.Workload.Hours 0.0}}steps in {{$r.Workload}}{{else}}time for {{$r.Workload}}{{end}}</th><th>$/GPU-hour</th><th>cost</th><th>cost rank</th><th>best OC</th><th>setting</th><th>what stands behind it</th></tr>
+{{range .Rows}}<tr class="{{.Class}}"><td class="n">{{.TimeRank}}</td><td>{{.GPU}}</td><td>{{.Arch}}</td><td class="n">{{.Time}}</td><td class="n">{{.Interval}}</td><td class="n">{{.Analytic}}</td><td class="n">{{.Total}}</td><td class="n">{{.Price}}</td><td class="n">{{.Cost}}</td><td class="n">{{.CostRank}}</td><td>{{.OC}}</td><td><code>{{range $i, $p := .Setting}}{{if $i}},<wbr>{{end}}<span class="p">{{$p}}</span>{{end}}</code></td><td>{{with .Basis}}<span class="basis {{.}}">{{.}}</span> {{end}}{{.Source}}</td></tr>
 {{end}}</table>
 <h3>Data sources</h3>
 <ul>

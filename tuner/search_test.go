@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/internal/testctx"
 )
 
 // methods are the strategies every contract test runs, with settings small enough for the
@@ -144,20 +145,21 @@ func TestTimeBudget(t *testing.T) {
 	}
 }
 
-// stallEval answers the first `finish` queries at once, then stalls for a minute on the next,
-// as a GPU does on a slow variant, unless the context ends first; cut off, it returns the
-// finished rows (a batch) with the context's error.
+// stallEval answers the first `finish` queries at once, then stalls on the next, as a GPU does
+// on a slow variant, until the context ends or, failing that, the test's (testctx); cut off,
+// it returns the finished rows (a batch) with the context's error.
 type stallEval struct {
 	batchEval
 	finish int
-	waited bool // the minute passed: the search's deadline never reached the evaluator
+	test   context.Context
+	waited bool // the test's context ended first: the search's deadline never reached the evaluator
 }
 
 func (s *stallEval) stall(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(time.Minute):
+	case <-s.test.Done():
 		s.waited = true
 		return nil
 	}
@@ -194,21 +196,28 @@ func (s singleEval) Evaluate(ctx context.Context, q smart.Query) (smart.Measurem
 
 // TestTimeBudgetCutsEvaluation: the time budget reaches into an evaluation in flight, so a slow
 // variant cannot stretch the search past it; what finished before counts, the rest does not.
+// The budget is 50 times what the 7 evaluations before the stall take (at least 200 ms),
+// measured as loaded as the machine is now.
 func TestTimeBudgetCutsEvaluation(t *testing.T) {
+	sp := testSpace(t)
+	began := time.Now()
+	if _, err := Search(context.Background(), Problem{Variants: []Variant{{Space: sp}}, Evaluator: batchEval{newFakeEval(t, sp)}}, Budget{Evaluations: 7}, &Random{Batch: 5}, 1); err != nil {
+		t.Fatal(err)
+	}
+	budget := max(200*time.Millisecond, 50*time.Since(began))
 	for _, batched := range []bool{true, false} {
-		sp := testSpace(t)
-		stall := &stallEval{batchEval: batchEval{newFakeEval(t, sp)}, finish: 7}
+		stall := &stallEval{batchEval: batchEval{newFakeEval(t, sp)}, finish: 7, test: testctx.Context(t)}
 		var ev smart.Evaluator = stall
 		if !batched {
 			ev = singleEval{stall}
 		}
 		p := Problem{Variants: []Variant{{Space: sp}}, Evaluator: ev}
-		res, err := Search(context.Background(), p, Budget{Time: 200 * time.Millisecond}, &Random{Batch: 5}, 1)
+		res, err := Search(context.Background(), p, Budget{Time: budget}, &Random{Batch: 5}, 1)
 		if err != nil {
 			t.Fatalf("batched %v: %v", batched, err)
 		}
 		if stall.waited || res.Stop != StopTime || res.Evaluations != 7 || len(res.Trace) != 7 {
-			t.Errorf("batched %v: stop %q after %d evaluations (trace %d), stalled a minute %v; want time after 7",
+			t.Errorf("batched %v: stop %q after %d evaluations (trace %d), stalled to the test's deadline %v; want time after 7",
 				batched, res.Stop, res.Evaluations, len(res.Trace), stall.waited)
 		}
 		for i, o := range res.History {
@@ -339,7 +348,7 @@ func TestEveryFailure(t *testing.T) {
 				if err != nil || res.Best.Setting != nil || res.Evaluations == 0 || uint64(res.Evaluations) > size || len(res.Failures) != res.Evaluations {
 					t.Errorf("error %v, best %v, %d evaluations of a space of %d, %d failures", err, res.Best.Setting, res.Evaluations, size, len(res.Failures))
 				}
-			case <-time.After(30 * time.Second):
+			case <-testctx.Context(t).Done():
 				t.Fatal("the search did not stop on a space where every setting fails")
 			}
 		})

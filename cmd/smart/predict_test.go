@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -17,10 +16,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"smart/data"
 	"smart/dataset"
+	"smart/internal/testctx"
 	"smart/models"
 	"smart/predict"
 )
@@ -211,9 +210,8 @@ func TestRecommendHTML(t *testing.T) {
 		t.Skip("chromium is not installed: the report is not rendered (apt-get install chromium)")
 	}
 	shot := filepath.Join(dir, "report.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hung browser fails, not stalls CI
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	// A hung browser fails before the test binary's deadline rather than stall the run.
+	cmd := exec.CommandContext(testctx.Context(t), chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--window-size=1280,2200", "--screenshot="+shot, "file://"+page)
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -231,26 +229,32 @@ func TestRecommendHTML(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2200 {
 		t.Fatalf("screenshot is %v", b)
 	}
-	// The bars: the fastest's green, your GPU's orange, the others' blue (report.go's colours).
+	// The bars: the fastest's green, your GPU's orange, the others' blue (report.go's colours);
+	// the charts span the page's column, so the longest blue bar reaches past three quarters
+	// of the window.
 	for name, c := range map[string]color.RGBA{"green": {0x2c, 0xa0, 0x2c, 0xff}, "orange": {0xff, 0x7f, 0x0e, 0xff}, "blue": {0x1f, 0x77, 0xb4, 0xff}} {
-		if n := countColour(img, c); n < 200 {
+		n, right := countColour(img, c)
+		if n < 200 {
 			t.Errorf("the screenshot has %d %s pixels; the charts did not render", n, name)
+		}
+		if name == "blue" && right < 3*img.Bounds().Dx()/4 {
+			t.Errorf("the longest blue bar ends at x = %d of %d; the charts are not the page's width", right, img.Bounds().Dx())
 		}
 	}
 }
 
-func countColour(img image.Image, want color.RGBA) int {
-	n := 0
+// countColour counts the pixels of img near the colour want and finds the rightmost.
+func countColour(img image.Image, want color.RGBA) (n, right int) {
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			r, g, bl, _ := img.At(x, y).RGBA()
 			if near(r, want.R) && near(g, want.G) && near(bl, want.B) {
-				n++
+				n, right = n+1, max(right, x)
 			}
 		}
 	}
-	return n
+	return n, right
 }
 
 func near(v uint32, c uint8) bool {

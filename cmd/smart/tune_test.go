@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"smart/internal/ktdata"
 )
@@ -106,6 +105,20 @@ func TestTuneRecordCLI(t *testing.T) {
 	}
 }
 
+// cancelOnBar is a terminal's stderr that cancels when a progress bar first draws (a write
+// beginning with a carriage return).
+type cancelOnBar struct {
+	bytes.Buffer
+	cancel func()
+}
+
+func (w *cancelOnBar) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("\r")) {
+		w.cancel()
+	}
+	return w.Buffer.Write(p)
+}
+
 // TestTuneInterrupted: a search cancelled part way (Ctrl-C) still prints its best setting and
 // writes its trace, and exits 1 saying it was interrupted; an output that cannot be written is
 // refused before the search.
@@ -113,10 +126,12 @@ func TestTuneInterrupted(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(2*time.Second, cancel) // as signal.NotifyContext does on Ctrl-C
-	var out, errb bytes.Buffer
-	// The exhaustive search of 380894 settings takes about 13 s on an idle core.
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, []string{"tune", "j3d7pt", "--evaluator", "sim",
+	var out bytes.Buffer
+	// Ctrl-C (signal.NotifyContext's cancel) as the progress bar first draws, after the first
+	// evaluations of an exhaustive search of 380894 settings (13 s on an idle core): part way,
+	// whatever the machine's load.
+	errb := &cancelOnBar{cancel: cancel}
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: errb, interactive: true}, []string{"tune", "j3d7pt", "--evaluator", "sim",
 		"--method", "exhaustive", "--oc", "ST_BM_RT_TB", "--budget", "0", "--json", "--trace", trace})
 	var res map[string]any
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {

@@ -20,18 +20,31 @@ import (
 
 // emulatedRunner is a Runner whose harness and modules run on the CPU under the emulation
 // preludes, so the runner's protocol, verification and failure handling are tested without a
-// GPU. It cuts no variant short unless a test asks.
+// GPU. It builds into the package's shared cache (runnerCache), and cuts no variant short
+// unless a test asks. Its hang timeout is 2000 times an emulated run on an idle machine: the
+// tests that plant a hang set one scaled from a run measured as they go (runTime).
 func emulatedRunner(t *testing.T) *Runner {
 	t.Helper()
 	gxx, err := exec.LookPath("g++")
 	if err != nil {
 		t.Skip("g++ not installed")
 	}
-	dir := t.TempDir()
+	dir := runnerCache()
 	r := &Runner{Compiler: Emulation(gxx, dir), CacheDir: dir, GPU: "emulated", Name: "CPU emulation",
 		Reps: 5, Steps: 2, PerTU: 8, Jobs: 2, Timeout: 20 * time.Second, Seed: 7, Cut: Cut{Stencil: -1}}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// runTime measures how long a run (Steps steps) of a plain variant of st takes on r as loaded
+// as the machine is now, the slowest of its samples: the tests scale their time limits from it.
+func runTime(t *testing.T, r *Runner, st *smart.Stencil) time.Duration {
+	t.Helper()
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 16, 2)})
+	if err != nil || ms[0].Status != smart.StatusOK {
+		t.Fatalf("baseline: %v %+v", err, ms)
+	}
+	return time.Duration(ms[0].MaxMs * float64(r.Steps) * float64(time.Millisecond))
 }
 
 func randomSetting(t *testing.T, st *smart.Stencil, oc smart.Combination, rng *rand.Rand) smart.Setting {
@@ -95,7 +108,9 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	crash, missing, after := base(st, 16, 4), base(st, 8, 8), base(st, 4, 16)
 	qs = append(qs, halo, hang, after, broken, smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": 32}}, crash, after, missing)
 	faults := map[string]fault{Name(st.ID(), halo.OC, halo.Setting): faultHalo, Name(st.ID(), hang.OC, hang.Setting): faultDivergentBarrier}
-	r.Timeout = 5 * time.Second
+	// The hang waits out the timeout, which every other run must stay well inside however
+	// loaded the machine: 20 times a run measured now, and at least 2 s.
+	r.Timeout = max(2*time.Second, 20*runTime(t, r, st))
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		name := Name(s.ID(), tu.OC, tu.Setting())
 		k, err := generate(s, tu, options{fault: faults[name]})
@@ -138,7 +153,8 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	if r.CopyBandwidth() <= 0 {
 		t.Error("no copy bandwidth measured")
 	}
-	// One process for the stencil, another after the hang, another after the crash.
+	// One process for the stencil (the baseline's), another after the hang, another after the
+	// crash.
 	if r.starts != 3 {
 		t.Errorf("%d harness processes started; want 3 (the first, and one after each of the hang and the crash)", r.starts)
 	}
@@ -151,6 +167,9 @@ func TestRunnerOneProcessPerStencil(t *testing.T) {
 		t.Skip("compiles and runs emulated benchmarks")
 	}
 	r := emulatedRunner(t)
+	// Its own cache: it counts the compiles.
+	r.CacheDir = t.TempDir()
+	r.Compiler = Emulation(r.Compiler.Path, r.CacheDir)
 	r.PerTU = 2
 	a, b := smallStencil(t, "j2d5pt"), smallStencil(t, "j2d9pt")
 	first := []smart.Query{base(a, 32, 1), base(a, 16, 2), base(a, 8, 4), base(b, 32, 1)}
@@ -183,13 +202,9 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 	r := emulatedRunner(t)
 	st := smallStencil(t, "j2d5pt")
 	// Scaled from a run on this machine as loaded now: each of the six runs of the variant
-	// (two launches) sleeps a third of the timeout, and works well under a sixth of it.
-	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 16, 2)})
-	if err != nil || ms[0].Status != smart.StatusOK {
-		t.Fatalf("baseline: %v %+v", err, ms)
-	}
-	run := time.Duration(ms[0].MaxMs * float64(r.Steps) * float64(time.Millisecond))
-	r.Timeout = max(3*time.Second, 6*run).Round(time.Millisecond)
+	// (two launches) sleeps a third of the timeout, and works a twelfth of it: the load may
+	// grow eightfold before a run outlasts the timeout.
+	r.Timeout = max(3*time.Second, 12*runTime(t, r, st)).Round(time.Millisecond)
 	sleep := r.Timeout / 6
 	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
 		k, err := Generate(s, tu)
@@ -198,7 +213,7 @@ func TestRunnerSlowIsNotHung(t *testing.T) {
 		}
 		return k, err
 	}
-	ms, err = r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1)})
+	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,17 +266,22 @@ func TestRunnerCutsSlowVariants(t *testing.T) {
 		}
 		return ms
 	}
-	// The sleep must outweigh the factors whatever the load: an emulated run takes 9 ms on an
-	// idle machine and over 0.5 s with two busy processes per core.
-	ms := eval(base(st, 32, 1))
-	sleepMs = max(300, int(20*ms[0].MaxMs))
-	r.Sample = time.Duration(3*ms[0].MaxMs*float64(r.Steps)) * time.Millisecond
+	// A sample of the fastest holds several runs while the load grows less than tenfold.
+	run := runTime(t, r, st)
+	r.Sample = 10 * run
 	r.best = nil // forget it
 	r.Cut = Cut{}
+	fastest := eval(base(st, 32, 1))[0]
+	// The sleeps bound the slow variants' times from below whatever the load: 8 times the
+	// fastest's slowest sample a step (the runner's best is at most that) exceeds the stencil
+	// factor, 3, even in a run of which only every second launch sleeps.
+	sleepMs = max(300, int(math.Ceil(8*fastest.MaxMs)))
+	// A slow run, every launch asleep, is no hang.
+	r.Timeout = max(r.Timeout, 4*time.Duration(r.Steps*sleepMs)*time.Millisecond)
 
 	st3 := smart.Combination(smart.ST)
-	ms = eval(base(st, 32, 1), base(st, slowAll, 2), base(st, slowLater, 4),
-		smart.Query{Stencil: st, OC: st3, Setting: smart.Setting{"bx": slowAll, "by": 1, "shared": 0, "const": 0, "sd": 2, "sb": 2, "ufx": 1, "ufy": 1}})
+	ms := append([]smart.Measurement{fastest}, eval(base(st, slowAll, 2), base(st, slowLater, 4),
+		smart.Query{Stencil: st, OC: st3, Setting: smart.Setting{"bx": slowAll, "by": 1, "shared": 0, "const": 0, "sd": 2, "sb": 2, "ufx": 1, "ufy": 1}})...)
 	checks := []struct {
 		name string
 		cut  smart.Cut
@@ -273,8 +293,10 @@ func TestRunnerCutsSlowVariants(t *testing.T) {
 			t.Errorf("%s: cut %q, %d reps, %d runs; want cut %q, %d reps", c.name, m.Cut, m.Reps, m.Runs, c.cut, c.reps)
 		}
 	}
-	if m := ms[0]; m.Runs <= m.Reps {
-		t.Errorf("fastest: %d runs for %d samples; want samples of several runs", m.Runs, m.Reps)
+	// Several runs a sample, as many as fill r.Sample, unless the load grew so much that a run
+	// took a sample's length: then one run is a sample.
+	if m := ms[0]; m.Runs <= m.Reps && m.MaxMs*float64(r.Steps) < float64(r.Sample.Milliseconds()) {
+		t.Errorf("fastest: %d runs for %d samples of at most %v ms a step; want samples of several runs (%s each)", m.Runs, m.Reps, m.MaxMs, r.Sample)
 	}
 	if m := ms[3]; m.Runs != m.Reps || m.MinMs < float64(sleepMs) {
 		t.Errorf("slow first of its OC: %d runs for %d samples, min %v ms a step; want one run a sample of at least %d ms", m.Runs, m.Reps, m.MinMs, sleepMs)
@@ -405,14 +427,16 @@ func TestRunnerCompileHang(t *testing.T) {
 		}
 		return k, err
 	}
-	// The harness and one module are built first with the default limit; the limit is then
-	// scaled from that module's build, so a loaded machine's slow compiles are not taken for
-	// hangs.
-	began := time.Now()
-	if ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 16, 2)}); err != nil || ms[0].Status != smart.StatusOK {
-		t.Fatalf("baseline: %v %+v", err, ms)
+	// The harness and a module are built first with the default limit, then another module
+	// alone, timed: the limit is ten times that build (and at least 3 s), so a loaded
+	// machine's slow compiles are not taken for hangs.
+	for _, q := range []smart.Query{base(st, 16, 2), base(st, 8, 4)} {
+		began := time.Now()
+		if ms, err := r.EvaluateBatch(context.Background(), []smart.Query{q}); err != nil || ms[0].Status != smart.StatusOK {
+			t.Fatalf("baseline: %v %+v", err, ms)
+		}
+		r.CompileTimeout = max(3*time.Second, 10*time.Since(began)).Round(100 * time.Millisecond)
 	}
-	r.CompileTimeout = max(15*time.Second, 5*time.Since(began)).Round(time.Second)
 	ms, err := r.EvaluateBatch(context.Background(), []smart.Query{base(st, 32, 1), base(st, 64, 1)})
 	if err != nil {
 		t.Fatal(err)

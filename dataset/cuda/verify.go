@@ -111,6 +111,9 @@ type Verifier struct {
 	Progress func(done, total int)
 
 	fault fault // planted in every kernel, for the tests of verification itself
+	// prepared, when set, is a directory prepare filled that outlives this verification: the
+	// tests' verifications share one rather than precompile the preludes each.
+	prepared string
 }
 
 // Verify checks every variant and returns their results in order. Variants whose setting
@@ -160,12 +163,16 @@ func (v *Verifier) Verify(ctx context.Context, variants []Variant) ([]Result, er
 	if v.Progress != nil {
 		v.Progress(done, len(variants))
 	}
-	shared, err := v.prepare(ctx)
-	if shared != "" {
-		defer os.RemoveAll(shared)
-	}
-	if err != nil {
-		return results, err
+	shared := v.prepared
+	if shared == "" {
+		var err error
+		shared, err = v.prepare(ctx)
+		if shared != "" {
+			defer os.RemoveAll(shared)
+		}
+		if err != nil {
+			return results, err
+		}
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, jobs)

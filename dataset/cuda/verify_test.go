@@ -12,6 +12,7 @@ import (
 
 	"smart"
 	"smart/generator"
+	"smart/internal/testctx"
 )
 
 // tools returns the compilers, skipping the test where they are not installed (CI installs
@@ -29,7 +30,7 @@ func tools(t *testing.T) Tools {
 // settings each), on random stencils of orders 1 to 4 in 2-D and 3-D and on a float32 stencil
 // (1 each), compiled to PTX by clang and run on the CPU against the reference.
 func TestVerifyEveryOC(t *testing.T) {
-	tl := tools(t)
+	v := verifier(t, Verifier{Seed: 1})
 	type set struct {
 		st      *smart.Stencil
 		samples int
@@ -66,7 +67,6 @@ func TestVerifyEveryOC(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	v := Verifier{Tools: tl, Seed: 1}
 	results, err := v.Verify(context.Background(), variants)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestVerifyEveryOC(t *testing.T) {
 // temporal blocking with shared=0 (input read from global memory, intermediate steps in shared
 // memory), streaming along x, unroll factors beyond the merging factor.
 func TestVerifyBeyondSpace(t *testing.T) {
-	tl := tools(t)
+	v := verifier(t, Verifier{})
 	cases := []struct {
 		st      *smart.Stencil
 		oc, set string
@@ -108,7 +108,7 @@ func TestVerifyBeyondSpace(t *testing.T) {
 		small.Steps = VerifySteps(tu)
 		variants = append(variants, Variant{small, tu.OC, tu.Setting()})
 	}
-	results, err := (&Verifier{Tools: tl}).Verify(context.Background(), variants)
+	results, err := v.Verify(context.Background(), variants)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +122,9 @@ func TestVerifyBeyondSpace(t *testing.T) {
 // TestVerifyCatchesFaults plants bugs in the generated kernels and checks that verification
 // fails, naming the OC and the setting: a wrong halo offset gives wrong results, missing
 // barriers give wrong results (reads of unwritten shared memory), and a barrier only some
-// threads reach hangs until the timeout.
+// threads reach hangs until the timeout. Only the variants that hang get a short timeout: one
+// that a loaded machine could outlast would turn a wrong result into a timeout.
 func TestVerifyCatchesFaults(t *testing.T) {
-	tl := tools(t)
 	st := named(t, "j3d7pt", 0, 0)
 	withBarriers := []string{
 		"ST bx=8,by=4,bz=1,shared=1,const=0,sd=3,sb=8,ufx=1,ufy=1,ufz=2",
@@ -135,10 +135,11 @@ func TestVerifyCatchesFaults(t *testing.T) {
 		fault    fault
 		variants []string
 		want     smart.Status
+		timeout  time.Duration // 0: the default, which no correct kernel here comes near
 	}{
-		{faultHalo, append([]string{"BASE bx=32,by=2,bz=1,shared=0,const=0", "ST_RT bx=8,by=1,bz=4,shared=0,const=1,sd=2,sb=4,ufx=1,ufy=1,ufz=1"}, withBarriers...), smart.StatusWrongResult},
-		{faultNoBarrier, withBarriers, smart.StatusWrongResult},
-		{faultDivergentBarrier, withBarriers[:2], smart.StatusTimeout},
+		{faultHalo, append([]string{"BASE bx=32,by=2,bz=1,shared=0,const=0", "ST_RT bx=8,by=1,bz=4,shared=0,const=1,sd=2,sb=4,ufx=1,ufy=1,ufz=1"}, withBarriers...), smart.StatusWrongResult, 0},
+		{faultNoBarrier, withBarriers, smart.StatusWrongResult, 0},
+		{faultDivergentBarrier, withBarriers[:2], smart.StatusTimeout, time.Second},
 	} {
 		var variants []Variant
 		for _, text := range c.variants {
@@ -148,7 +149,7 @@ func TestVerifyCatchesFaults(t *testing.T) {
 			small.Steps = VerifySteps(tu)
 			variants = append(variants, Variant{small, tu.OC, tu.Setting()})
 		}
-		v := Verifier{Tools: tl, Timeout: 5 * time.Second, fault: c.fault}
+		v := verifier(t, Verifier{Timeout: c.timeout, fault: c.fault})
 		results, err := v.Verify(context.Background(), variants)
 		if err != nil {
 			t.Fatal(err)
@@ -262,18 +263,17 @@ func TestFindToolsNamesPackages(t *testing.T) {
 // results come back with the error, those settled all correct (a cancelled compile or CPU run
 // is not blamed on a variant), the rest without a CPU outcome.
 func TestVerifyCancelKeepsFinished(t *testing.T) {
-	tl := tools(t)
 	vs, err := Sample(named(t, "j2d5pt", 0, 0), smart.Combination(0), 12, smart.SM80(), rand.New(rand.NewPCG(5, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	v := Verifier{Tools: tl, Seed: 1, Jobs: 1, BatchSize: 4, Progress: func(done, _ int) {
+	v := verifier(t, Verifier{Seed: 1, Jobs: 1, BatchSize: 4, Progress: func(done, _ int) {
 		if done >= 4 {
 			cancel()
 		}
-	}}
+	}})
 	results, err := v.Verify(ctx, vs)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the cancellation", err)
@@ -313,7 +313,6 @@ func TestInterrupted(t *testing.T) {
 // TestVerifyTinyTimeout runs correct kernels with a timeout shorter than the harness's start-up:
 // each variant times out once and the run ends (it used to restart the harness for ever).
 func TestVerifyTinyTimeout(t *testing.T) {
-	tl := tools(t)
 	st := named(t, "j3d7pt", 0, 0)
 	var variants []Variant
 	for _, text := range []string{"BASE bx=32,by=2,bz=1,shared=0,const=0", "TB bx=8,by=4,bz=2,shared=1,const=1,tt=2"} {
@@ -323,9 +322,8 @@ func TestVerifyTinyTimeout(t *testing.T) {
 		small.Steps = VerifySteps(tu)
 		variants = append(variants, Variant{small, tu.OC, tu.Setting()})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	results, err := (&Verifier{Tools: tl, Timeout: time.Nanosecond}).Verify(ctx, variants)
+	// A run that restarts for ever is cut off before the test binary's deadline.
+	results, err := verifier(t, Verifier{Timeout: time.Nanosecond}).Verify(testctx.Context(t), variants)
 	if err != nil {
 		t.Fatal(err)
 	}

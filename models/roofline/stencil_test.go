@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"smart"
 	"smart/catalog"
+	"smart/internal/testctx"
 )
 
 func gpu(t testing.TB, name string) smart.GPU {
@@ -264,8 +264,8 @@ func TestModelRejectsAbsurdTunings(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: Model has not returned after 10 s", tc.name)
+		case <-testctx.Context(t).Done():
+			t.Fatalf("%s: Model has not returned by the test's deadline", tc.name)
 		}
 	}
 }

@@ -1,19 +1,25 @@
 // Prelude that runs smart's generated CUDA kernels on the CPU, for checking them without a GPU:
 //   g++ -std=c++20 -pthread -include this
 // A launch runs the grid's blocks one at a time; the threads of a block are std::threads that
-// stay alive for the whole launch and walk the blocks together. __syncthreads is a std::barrier,
-// so a barrier that only some threads reach hangs (the caller's timeout catches it), as it is
+// stay alive for the whole launch and walk the blocks together. __syncthreads is a barrier, so
+// a barrier that only some threads reach hangs (the caller's timeout catches it), as it is
 // undefined on a GPU. Dynamic shared memory is one buffer per launch, filled with NaN before
 // every block so that reading an element no thread wrote shows up in the result.
 #ifndef SMART_EMULATION_H
 #define SMART_EMULATION_H
-#include <barrier>
+#include <atomic>
+#include <climits>
 #include <cstddef>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #define SMART_EMULATION 1
 #define __global__
@@ -38,7 +44,44 @@ template <class F> cudaError_t cudaFuncSetAttribute(F *, cudaFuncAttribute, int)
 namespace smart_emu {
 inline thread_local uint3 threadIdx, blockIdx;
 inline thread_local dim3 blockDim, gridDim;
-inline thread_local std::barrier<> *block_barrier;
+
+// barrier puts its waiters to sleep at once. A block has up to 1024 threads on a few cores,
+// where waiters that spin first (std::barrier's, std::atomic's wait) take the cores from the
+// threads yet to arrive: with four busy processes on a 2-core machine, a batch of the
+// verification's launches took over 30 s with std::barrier, 9-16 s with a condition variable
+// (its woken threads queue for the mutex) and 5 s on a futex; on a quieter machine the futex
+// is as fast as std::barrier (1.5 s).
+class barrier {
+ public:
+  explicit barrier(unsigned n, std::function<void()> done = nullptr) : n_(n), done_(std::move(done)) {}
+  void arrive_and_wait() {
+    const unsigned phase = phase_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 < n_) {
+      while (phase_.load(std::memory_order_acquire) == phase) sleep(phase);
+      return;
+    }
+    arrived_.store(0, std::memory_order_relaxed);  // before the phase moves on: no thread arrives earlier
+    if (done_) done_();
+    phase_.fetch_add(1, std::memory_order_release);
+    wake();
+  }
+
+ private:
+#ifdef __linux__
+  void sleep(unsigned phase) {
+    syscall(SYS_futex, reinterpret_cast<unsigned *>(&phase_), FUTEX_WAIT_PRIVATE, phase, nullptr, nullptr, 0);
+  }
+  void wake() { syscall(SYS_futex, reinterpret_cast<unsigned *>(&phase_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0); }
+#else
+  void sleep(unsigned phase) { phase_.wait(phase, std::memory_order_acquire); }
+  void wake() { phase_.notify_all(); }
+#endif
+  const unsigned n_;
+  std::atomic<unsigned> arrived_{0}, phase_{0};
+  std::function<void()> done_;
+};
+
+inline thread_local barrier *block_barrier;
 inline thread_local unsigned char *dynamic_shared;
 
 // launch takes the kernel call type-erased, so that the thread and barrier machinery is compiled
@@ -50,10 +93,10 @@ inline void launch(dim3 grid, dim3 block, size_t shmem, const std::function<void
   unsigned char *shared = reinterpret_cast<unsigned char *>(buf.get());
   auto poison = [shared, shmem]() noexcept { std::memset(shared, 0xff, shmem); };
   poison();
-  std::barrier<> sync(n);
+  barrier sync(n);
   // A separate barrier ends each block: a thread that leaves the kernel early waits here while
   // the others wait in __syncthreads, and the launch hangs.
-  std::barrier end(n, poison);
+  barrier end(n, poison);
   std::vector<std::jthread> threads;
   threads.reserve(n);
   for (unsigned t = 0; t < n; ++t) {
