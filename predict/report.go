@@ -107,10 +107,10 @@ var basisOrder = []Basis{BasisMeasured, BasisMixed, BasisTransfer, BasisSimulate
 
 type reportRow struct {
 	GPU, Arch, OC, Time, Interval, Analytic, Total, Price, Cost, Class string
-	TimeRank, CostRank                                       string
-	Setting                                                  []string // its parameters, each kept whole on a line
-	Basis                                                    Basis
-	Source                                                   string
+	TimeRank, CostRank                                                 string
+	Setting                                                            []string // its parameters, each kept whole on a line
+	Basis                                                              Basis
+	Source                                                             string
 }
 
 func newSection(r *Recommendation) (reportSection, error) {
