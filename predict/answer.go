@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -36,9 +37,10 @@ type session struct {
 }
 
 type pool struct {
-	once sync.Once
-	res  searched
-	err  error
+	once  sync.Once
+	res   searched
+	there [][]float64 // the analytic model's time on the pool's GPU of each found's Top settings; NaN: none
+	err   error
 }
 
 type answered struct {
@@ -110,20 +112,20 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 		return a, nil
 	}
 	a.model = own
-	res, err := s.pool(ctx, own, from)
+	pl, err := s.pool(ctx, own, from)
 	if err != nil {
 		return a, err
 	}
-	a.screened = res.screened
+	a.screened = pl.res.screened
 	if from.Name == g.Name {
-		a.choices = res.choices
+		a.choices = pl.res.choices
 	} else {
-		a.choices = p.transfer(s.in, g, from, own, res.found, a.classes)
+		a.choices = p.transfer(s.in, g, from, own, pl, a.classes)
 	}
 	if len(a.choices) == 0 {
-		a.reason = fmt.Sprintf("none of the settings the %s's model found for %d OCs has a place on both GPUs in the analytic model, so none scales", from.Name, res.screened)
+		a.reason = fmt.Sprintf("none of the settings the %s's model found for %d OCs has a place on both GPUs in the analytic model, so none scales", from.Name, pl.res.screened)
 		if from.Name == g.Name {
-			a.reason = fmt.Sprintf("none of the %d OCs screened has a valid setting", res.screened)
+			a.reason = fmt.Sprintf("none of the %d OCs screened has a valid setting", pl.res.screened)
 		}
 	}
 	return a, nil
@@ -132,7 +134,7 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 // pool is the search of own, the runtime model of from's measurements, on from: every OC where
 // the classifier has not seen from's measurements (Predictor.ScreenAll), the most probable
 // classes' otherwise.
-func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (searched, error) {
+func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, error) {
 	s.mu.Lock()
 	e := s.pools[from.Name]
 	if e == nil {
@@ -147,9 +149,24 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (searche
 			e.err = err
 			return
 		}
-		e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, s.budget(own, from, classes))
+		if e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, s.budget(own, from, classes)); e.err != nil {
+			return
+		}
+		st := s.in.Stencil
+		e.there = make([][]float64, len(e.res.found))
+		for k, f := range e.res.found {
+			e.there[k] = make([]float64, len(f.Top))
+			for i, set := range f.Top {
+				e.there[k][i] = math.NaN()
+				if t, err := smart.DecodeTuning(st.Dims, f.OC, set); err == nil {
+					if est, err := roofline.Model(st, t, from); err == nil {
+						e.there[k][i] = est.TimeMs
+					}
+				}
+			}
+		}
 	})
-	return e.res, e.err
+	return e, e.err
 }
 
 // budget is the search budget of rt on g: every OC where rt is trained on measurements of g and
@@ -165,8 +182,9 @@ func (s *session) budget(rt *Model, g smart.GPU, classes []ClassProb) Budget {
 // transfer predicts g from the settings found on from by the model of from's measurements: each
 // setting's time there times the analytic model's ratio of it on g over on from, the ratio
 // carrying what the two GPUs' bandwidth, caches and occupancy make of that kernel. Per OC the
-// setting fastest on g after scaling, of the few best found; the Budget.Refine fastest OCs.
-func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, found []*Found, classes []ClassProb) []Choice {
+// setting fastest on g after scaling (and the copy floor), of the few best found; the
+// Budget.Refine fastest OCs.
+func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, classes []ClassProb) []Choice {
 	st := in.Stencil
 	prob := map[smart.Combination]float64{}
 	for _, c := range classes {
@@ -176,17 +194,22 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, found []*F
 	}
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
 		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
-	var out []Choice
-	for _, f := range found {
+	type candidate struct {
+		found          *Found
+		scaled         Scaled
+		floored, learn float64
+	}
+	floors := map[int]float64{} // by fused steps
+	var cands []candidate
+	for k, f := range pl.res.found {
 		sp, err := newSettingSpace(st, f.OC, g)
 		if err != nil {
 			continue
 		}
-		var best *Found
-		var scaled *Scaled
+		var best *candidate
 		for i, set := range f.Top {
-			if v, ok := sp.positions(set); !ok || !sp.valid(v) {
-				continue // not a setting of g's space: too large a block, say
+			if v, ok := sp.positions(set); !ok || !sp.valid(v) || math.IsNaN(pl.there[k][i]) {
+				continue // not a setting of g's space (too large a block, say), or none on from
 			}
 			t, err := smart.DecodeTuning(st.Dims, f.OC, set)
 			if err != nil {
@@ -194,26 +217,43 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, found []*F
 			}
 			// The ratio is the literature model's: its machine terms are from the datasheets
 			// of both GPUs, where the calibration's were fitted on one of them.
-			here, errH := roofline.Model(st, t, g)
-			there, errT := roofline.Model(st, t, from)
-			if errH != nil || errT != nil {
+			here, err := roofline.Model(st, t, g)
+			if err != nil {
 				continue
 			}
-			r := here.TimeMs / there.TimeMs
-			if best == nil || f.TopMs[i]*r < best.TimeMs {
-				best = &Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i] * r, Evaluated: f.Evaluated}
-				scaled = &Scaled{GPU: from.Name, TimeMs: f.TopMs[i], Ratio: r}
+			floor, ok := floors[t.TT]
+			if !ok {
+				if floor, err = roofline.Floor(st, t.TT, g, p.constants()); err != nil {
+					continue
+				}
+				floors[t.TT] = floor
+			}
+			r := here.TimeMs / pl.there[k][i]
+			c := candidate{found: &Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i] * r, Evaluated: f.Evaluated},
+				scaled: Scaled{GPU: from.Name, TimeMs: f.TopMs[i], Ratio: r}}
+			c.learn, c.floored = c.found.TimeMs, max(c.found.TimeMs, floor)
+			if best == nil || c.floored < best.floored || (c.floored == best.floored && c.learn < best.learn) {
+				best = &c
 			}
 		}
-		if best == nil {
-			continue
+		if best != nil {
+			cands = append(cands, *best)
 		}
-		c := p.choice(in, g, own, best, prob[f.OC], src)
-		c.Scaled = scaled
-		out = append(out, c)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].floored != cands[j].floored {
+			return cands[i].floored < cands[j].floored
+		}
+		return cands[i].learn < cands[j].learn
+	})
+	var out []Choice
+	for _, c := range cands[:min(p.Budget.Refine, len(cands))] {
+		ch := p.choice(in, g, own, c.found, prob[c.found.OC], src)
+		ch.Scaled = &c.scaled
+		out = append(out, ch)
 	}
 	sortChoices(out)
-	return out[:min(p.Budget.Refine, len(out))]
+	return out
 }
 
 // across answers every GPU of gpus in parallel.

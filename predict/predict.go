@@ -7,9 +7,11 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"smart"
 	"smart/calibrate"
@@ -484,4 +486,57 @@ func (p *Predictor) rng(st *smart.Stencil, oc smart.Combination, g smart.GPU) *r
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%s|%s", st.ID(), oc, g.Name)
 	return rand.New(rand.NewPCG(p.Seed, h.Sum64()))
+}
+
+// PredictAll predicts each of ins on gpu as Predict does, several at a time (at most GOMAXPROCS),
+// and hands the predictions to yield in the order of ins. It stops at the first error, a
+// prediction's (naming the input's file) or yield's.
+func (p *Predictor) PredictAll(ctx context.Context, ins []Input, gpu string, yield func(i int, pr *Prediction) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		pr  *Prediction
+		err error
+	}
+	results := make([]chan result, len(ins))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ins)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				pr, err := p.Predict(ctx, ins[i], gpu)
+				if err != nil {
+					err = fmt.Errorf("%s: %w", cmp.Or(ins[i].File, ins[i].Stencil.Name), err)
+				}
+				results[i] <- result{pr, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range ins {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	for i := range ins {
+		r := <-results[i]
+		if r.err == nil {
+			r.err = yield(i, r.pr)
+		}
+		if r.err != nil {
+			cancel()
+			return r.err
+		}
+	}
+	return nil
 }

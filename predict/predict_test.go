@@ -521,3 +521,42 @@ func TestGivenMeasuredModelScreensAll(t *testing.T) {
 		t.Errorf("without ScreenAll: %v, %d OCs screened; want the classes' only", err, pr.Screened)
 	}
 }
+
+// TestPredictAll: predictions made several at a time come in the order of the inputs, the same
+// as one at a time, and the first error stops them, naming the input.
+func TestPredictAll(t *testing.T) {
+	p := defaultPredictor(t)
+	var ins []Input
+	for _, n := range []string{"j2d9pt", "j3d7pt", "j2d5pt", "j3d27pt"} {
+		ins = append(ins, Input{Stencil: sample(t, n), File: n + ".json"})
+	}
+	var order []int
+	err := p.PredictAll(context.Background(), ins, "a100", func(i int, pr *Prediction) error {
+		order = append(order, i)
+		one, err := p.Predict(context.Background(), ins[i], "a100")
+		if err != nil {
+			return err
+		}
+		a, _ := json.Marshal(pr)
+		b, _ := json.Marshal(one)
+		if string(a) != string(b) || pr.File != ins[i].File {
+			t.Errorf("%s: PredictAll and Predict differ", ins[i].File)
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(order, []int{0, 1, 2, 3}) {
+		t.Fatalf("PredictAll: %v, order %v", err, order)
+	}
+	big := *sample(t, "j3d7pt")
+	big.Grid = [3]int{2048, 2048, 2048} // 137 GB for two float64 grids: not on an A100
+	bad := append(slices.Clone(ins[:2]), Input{Stencil: &big, File: "big.json"}, ins[3])
+	var got []int
+	err = p.PredictAll(context.Background(), bad, "a100", func(i int, _ *Prediction) error { got = append(got, i); return nil })
+	if err == nil || !strings.HasPrefix(err.Error(), "big.json: ") || !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("a stencil too large: %v, yielded %v; want the two before it and an error naming big.json", err, got)
+	}
+	stop := errors.New("stop")
+	if err := p.PredictAll(context.Background(), ins, "a100", func(int, *Prediction) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("yield's error: %v", err)
+	}
+}

@@ -97,21 +97,18 @@ Examples:
 		bar = newProgress(e, "predict", len(inputs))
 	}
 	var preds []*predict.Prediction
-	for i, in := range inputs {
-		pr, err := p.Predict(ctx, in, gpu)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.File, err)
-		}
+	err = p.PredictAll(ctx, inputs, gpu, func(i int, pr *predict.Prediction) error {
 		if bar != nil {
 			bar.Update(i + 1)
 		}
 		if *asJSON {
-			if err := writeJSON(e, pr); err != nil {
-				return err
-			}
-			continue
+			return writeJSON(e, pr)
 		}
 		preds = append(preds, pr)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	switch {
 	case *asJSON:

@@ -137,6 +137,27 @@ func (c *Calibration) copyRate(m machine) float64 {
 	return m.bandwidth * share
 }
 
+// floorMs is the least time of a step: moved bytes a launch of steps fused steps must read and
+// write, at the copy bandwidth.
+func (c *Calibration) floorMs(moved, steps float64, m machine) float64 {
+	return moved / c.copyRate(m) / steps * 1e3
+}
+
+// Floor is the least time per step of st on g with tt fused steps a launch (1 without temporal
+// blocking), with cal's copy bandwidths (nil: the literature's, the catalogue's peak): Estimate's
+// FloorMs without the rest of the model, for screening many settings.
+func Floor(st *smart.Stencil, tt int, g smart.GPU, cal *Calibration) (float64, error) {
+	m, err := newMachine(g)
+	if err != nil {
+		return 0, err
+	}
+	c := literature(m)
+	if cal != nil {
+		c = *cal
+	}
+	return c.floorMs(2*float64(st.GridPoints())*float64(st.Dtype.Size()), float64(max(tt, 1)), m), nil
+}
+
 // apply turns tm into est's times with the calibration's constants.
 func (c *Calibration) apply(est *Estimate, tm terms) {
 	m := tm.m
@@ -210,7 +231,7 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	}
 	// No kernel moves its grids faster than a copy does: whatever the constants, the time per
 	// step stays at or above that floor.
-	est.FloorMs = tm.moved / c.copyRate(m) / tm.steps * 1e3
+	est.FloorMs = c.floorMs(tm.moved, tm.steps, m)
 	if est.TimeMs < est.FloorMs {
 		est.TimeMs, est.Bound = est.FloorMs, "copy floor"
 	}

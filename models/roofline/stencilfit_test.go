@@ -158,6 +158,9 @@ func TestCopyFloor(t *testing.T) {
 		if e.TimeMs < e.FloorMs {
 			t.Errorf("%s %s: %v ms below the floor %v ms", st.Name, s.Tuning.OC, e.TimeMs, e.FloorMs)
 		}
+		if f, err := Floor(st, s.Tuning.TT, g, &fast); err != nil || f != e.FloorMs {
+			t.Errorf("%s %s: Floor %v (%v); the estimate's floor %v", st.Name, s.Tuning.OC, f, err, e.FloorMs)
+		}
 		if e.Bound == "copy floor" {
 			floored++
 		}
