@@ -361,8 +361,8 @@ func TestAcrossSkips(t *testing.T) {
 }
 
 // TestPredictOwnModel predicts for the H100, whose measurements train an embedded runtime model:
-// the GPU asked about is searched with that model and says so, while the table of every GPU,
-// the H100 included, keeps the simulated default so that its times compare; a stencil outside
+// the GPU asked about is searched with that model and says so, and the table answers every GPU
+// as if it were asked (the H100 by that model, the others from it, scaled); a stencil outside
 // that model's range, a GPU without one and a runtime model given with Use get the default.
 func TestPredictOwnModel(t *testing.T) {
 	p := defaultPredictor(t)
