@@ -567,8 +567,8 @@ func tuneMethod(name, model string, pick, cut float64, initial, variants, batch 
 	return s.New(o), nil
 }
 
-// strategyNames lists the strategies tuner.Strategies gives, in its order, but those skip
-// says no to (nil: none).
+// strategyNames lists the names of tuner.Strategies in its order, leaving out those skip
+// reports (nil: none).
 func strategyNames(skip func(tuner.Strategy) bool) []string {
 	var names []string
 	for _, s := range tuner.Strategies() {
@@ -584,7 +584,7 @@ func strategiesReading(o tuner.Option) string {
 	return joinList(strategyNames(func(s tuner.Strategy) bool { return !s.Reads(o) }), "and")
 }
 
-// joinList writes names as "a, b or c" with conjunction "or".
+// joinList writes names as "a, b or c", the conjunction ("or", "and") before the last.
 func joinList(names []string, conjunction string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
