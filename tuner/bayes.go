@@ -3,12 +3,9 @@ package tuner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"smart"
-	"smart/dataset"
 )
 
 // Bayes is Bayesian optimisation with the Trees ensemble as its surrogate and Thompson sampling
@@ -19,10 +16,10 @@ import (
 // quantile are seen as equal, so the trees split on what separates the fast settings.
 //
 // The trees handle the discrete, constrained and partly categorical parameters of kernel
-// spaces without a distance between settings, which a Gaussian process needs; a fit of a few
-// hundred runs costs about a millisecond, a Gaussian process's posterior over the space far
-// more. A space larger than Pool is searched through a uniform sample of Pool settings, of
-// which each round ranks at most Screen.
+// spaces without a distance between settings, which a Gaussian process needs, and fit in far
+// less time than a Gaussian process's posterior over the space takes. A space larger than Pool
+// is searched through a uniform sample of Pool settings, of which each round ranks at most
+// Screen.
 type Bayes struct {
 	Initial int     // random runs before the first fit (0 means 10)
 	Trees   int     // trees of the surrogate (0 means 16)
@@ -71,7 +68,7 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 			return err
 		}
 	} else {
-		pt = &priorTimes{ctx: ctx, r: r, prior: c.Prior, memo: map[string]float64{}}
+		pt = newPriorTimes(ctx, r, c.Prior)
 		s.enc.prior = pt.feature
 		if err := s.fill(); err != nil {
 			return err
@@ -103,74 +100,4 @@ func (m *Bayes) Search(ctx context.Context, r *Run) error {
 			return err
 		}
 	}
-}
-
-// priorTimes answers what the prior says of candidates, asking it once per candidate (the
-// trees encode the runs again at every fit).
-type priorTimes struct {
-	ctx   context.Context
-	r     *Run
-	prior smart.Evaluator
-	memo  map[string]float64
-	err   error // the first failure of the prior other than a setting it lacks
-}
-
-// time is the prior's objective of c; +Inf where the prior fails the setting or, replayed,
-// lacks it.
-func (p *priorTimes) time(c Candidate) float64 {
-	k := p.r.variantKey(c)
-	if t, ok := p.memo[string(k)]; ok {
-		return t
-	}
-	key := string(k) // the memo keeps a copy: k is the run's buffer, reused by the next key
-	t := math.Inf(1)
-	m, err := p.prior.Evaluate(p.ctx, p.r.query(c))
-	switch {
-	case errors.Is(err, dataset.ErrNotMeasured):
-	case err != nil:
-		if p.err == nil {
-			p.err = fmt.Errorf("bayes: the prior: %w", err)
-		}
-	default:
-		t = p.r.p.value(m)
-	}
-	p.memo[key] = t
-	return t
-}
-
-// feature is the trees' column of the prior: ln of its time, and for a setting it has no
-// time for a finite value above every other, which a split can still set apart.
-func (p *priorTimes) feature(c Candidate) float64 {
-	if t := p.time(c); t > 0 && !math.IsInf(t, 1) {
-		return math.Log(t)
-	}
-	return math.MaxFloat32
-}
-
-// forgetPool drops what the prior said of the settings of a spent pool, keeping the settings
-// that ran (the trees encode them at every fit): without it the memo would grow by a pool's
-// worth with every refill.
-func (p *priorTimes) forgetPool() {
-	keep := make(map[string]float64, p.r.Evaluations())
-	for _, o := range p.r.History() {
-		k := p.r.variantKey(o.Candidate)
-		if t, ok := p.memo[string(k)]; ok {
-			keep[string(k)] = t
-		}
-	}
-	p.memo = keep
-}
-
-// fastest returns the n candidates the prior ranks fastest; those it has no time for rank last.
-func (p *priorTimes) fastest(cands []Candidate, n int) []Candidate {
-	t := make([]float64, len(cands))
-	for i, c := range cands {
-		t[i] = p.time(c)
-	}
-	idx := argsort(t)
-	out := make([]Candidate, 0, n)
-	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, cands[i])
-	}
-	return out
 }

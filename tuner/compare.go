@@ -120,18 +120,6 @@ func (r Reach) Quantile(q float64) float64 {
 	return quantile(v, q)
 }
 
-// quantile is the nearest-rank q-quantile of v: an observed value (the median of an even
-// count is the lower middle one).
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	i := int(math.Ceil(q*float64(len(s)))) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 // Compare runs every contender on every case with an evaluation budget and the target
 // optimum/share, and reports how many evaluations each search needed. Searches run on
 // parallel goroutines (0: one per CPU); each is deterministic, so the result does not depend

@@ -1,12 +1,10 @@
 package tuner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"smart"
 )
@@ -263,29 +261,4 @@ func settingsOf(cs []Candidate) []smart.Setting {
 		out[i] = c.Setting
 	}
 	return out
-}
-
-// argsort returns the indexes of v in ascending order of value, ties in index order and NaNs
-// last. The order is total, so the unstable sort has one answer: the stable sort's where v has
-// no NaN, in half its time.
-func argsort(v []float64) []int {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		x, y := v[a], v[b]
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		case x == y || math.IsNaN(x) == math.IsNaN(y):
-			return cmp.Compare(a, b)
-		case math.IsNaN(x):
-			return 1
-		}
-		return -1
-	})
-	return idx
 }

@@ -30,7 +30,18 @@
 //     order of Problem.Variants), their spaces pruned with IterML on a runtime model or on a
 //     first batch of real runs, and a genetic search of what survives on the real Evaluator;
 //   - Bayes: Bayesian optimisation with bagged regression trees as the surrogate and Thompson
-//     sampling as the acquisition, the fewest evaluations on the Kernel Tuner data sets.
+//     sampling as the acquisition.
+//
+// Strategies lists them by name, with the Options each takes, for a command line or a
+// comparison to choose from.
+//
+// What strategies share lives in files of its own, never in a strategy's file: the Run and its
+// cache (search.go), sampling and pools of settings (sample.go), the settings' encoding
+// (encode.go), the bagged regression trees and the surrogate over them (ensemble.go,
+// surrogate.go), the in-loop regression models (model.go), IterML's pruning loop (prune.go),
+// the Thompson-sampling pool (pool.go), a prior's times (prior.go), the pair model (linear.go),
+// csTuner's grouping, PMNF and genetic algorithm (grouping.go, pmnf.go, genetic.go) and order
+// statistics (rank.go). TestStrategiesApart holds that.
 //
 // Every strategy is deterministic for a given seed: randomness comes from the seed alone and
 // goroutines never decide an order.

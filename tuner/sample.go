@@ -1,6 +1,7 @@
 package tuner
 
 import (
+	"context"
 	"errors"
 	"math/big"
 	"math/rand/v2"
@@ -177,4 +178,14 @@ func drawWeighted(r *Run) (Candidate, error) {
 	}
 	set, err := r.p.Variants[v].Space.Random(r.rng)
 	return Candidate{Variant: v, Setting: set}, err
+}
+
+// randomFrom evaluates n settings drawn at random from the first nv variants.
+func randomFrom(ctx context.Context, r *Run, nv, n int) error {
+	cs, err := poolOf(r, nv, n)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	_, err = r.Evaluate(ctx, cs)
+	return err
 }

@@ -241,7 +241,7 @@ func TestPriorTimes(t *testing.T) {
 	p, _ := testProblem(t)
 	r := newRun(&p, Budget{}, 1)
 	prior := &countingTable{timeTable: timeTable{1: 2, 2: 0.5, 4: 0}}
-	pt := &priorTimes{ctx: context.Background(), r: r, prior: prior, memo: map[string]float64{}}
+	pt := newPriorTimes(context.Background(), r, prior)
 	c := func(a int) Candidate { return Candidate{Setting: set(a, 1, 0, 1)} }
 	for _, tc := range []struct {
 		a    int
@@ -282,7 +282,7 @@ func TestPriorForgetsSpentPools(t *testing.T) {
 	p, _ := testProblem(t)
 	r := newRun(&p, Budget{}, 1)
 	prior := &countingTable{timeTable: timeTable{1: 2, 2: 0.5, 4: 3, 16: 5}}
-	pt := &priorTimes{ctx: context.Background(), r: r, prior: prior, memo: map[string]float64{}}
+	pt := newPriorTimes(context.Background(), r, prior)
 	c := func(a int) Candidate { return Candidate{Setting: set(a, 1, 0, 1)} }
 	if _, err := r.Evaluate(context.Background(), []Candidate{c(1), c(2)}); err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ Examples:
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
   smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
-	method := fs.String("method", "pipeline", "random, exhaustive, iterml, cstuner, pipeline or bayes")
+	method := fs.String("method", "pipeline", joinList(strategyNames(nil), "or"))
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
 	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
@@ -539,41 +539,57 @@ func (t *tuneSetup) size() int {
 }
 
 func tuneMethod(name, model string, pick, cut float64, initial, variants, batch int) (tuner.Method, error) {
+	s, known := tuner.LookupStrategy(name)
 	switch {
 	case batch < 0:
 		return nil, usagef("--batch is %d; use 0 (the method's own) or more", batch)
-	case batch > 0 && name != "random" && name != "bayes":
-		return nil, usagef("--batch sets the round of random and bayes; %s sizes its own", name)
+	case batch > 0 && !s.Reads(tuner.OptionBatch):
+		return nil, usagef("--batch sets the round of %s; %s sizes its own", strategiesReading(tuner.OptionBatch), name)
+	case !known:
+		return nil, usagef("--method %q: use %s", name, joinList(strategyNames(nil), "or"))
 	}
-	switch name {
-	case "random":
-		return &tuner.Random{Batch: batch}, nil
-	case "exhaustive":
-		return tuner.Exhaustive{}, nil
-	case "iterml":
+	o := tuner.Options{Batch: batch, PickRatio: pick, CutRatio: cut, Initial: initial, Variants: variants}
+	if s.Reads(tuner.OptionModel) {
 		mdl, err := tuner.ParseModel(model)
 		if err != nil {
 			return nil, usagef("--model: %v", err)
 		}
-		m := &tuner.IterML{PickRatio: pick, CutRatio: cut, Model: mdl}
-		if !(pick > 0 && pick <= 1) || !(cut >= 0 && cut < 1) { // NaN too
-			return nil, usagef("--pick-ratio must lie in (0, 1] and --cut-ratio in [0, 1)")
-		}
-		return m, nil
-	case "cstuner":
-		if initial < 1 {
-			return nil, usagef("--initial must be at least 1")
-		}
-		return &tuner.CSTuner{Initial: initial}, nil
-	case "pipeline":
-		if variants < 1 {
-			return nil, usagef("--variants must be at least 1")
-		}
-		return &tuner.Pipeline{Variants: variants}, nil
-	case "bayes":
-		return &tuner.Bayes{Batch: batch}, nil
+		o.Model = mdl
 	}
-	return nil, usagef("--method %q: use random, exhaustive, iterml, cstuner, pipeline or bayes", name)
+	switch {
+	case s.Reads(tuner.OptionPickRatio) && !(pick > 0 && pick <= 1), s.Reads(tuner.OptionCutRatio) && !(cut >= 0 && cut < 1): // NaN too
+		return nil, usagef("--pick-ratio must lie in (0, 1] and --cut-ratio in [0, 1)")
+	case s.Reads(tuner.OptionInitial) && initial < 1:
+		return nil, usagef("--initial must be at least 1")
+	case s.Reads(tuner.OptionVariants) && variants < 1:
+		return nil, usagef("--variants must be at least 1")
+	}
+	return s.New(o), nil
+}
+
+// strategyNames lists the names of tuner.Strategies in its order, leaving out those skip
+// reports (nil: none).
+func strategyNames(skip func(tuner.Strategy) bool) []string {
+	var names []string
+	for _, s := range tuner.Strategies() {
+		if skip == nil || !skip(s) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// strategiesReading names the strategies that read option o, as "random and bayes".
+func strategiesReading(o tuner.Option) string {
+	return joinList(strategyNames(func(s tuner.Strategy) bool { return !s.Reads(o) }), "and")
+}
+
+// joinList writes names as "a, b or c", the conjunction ("or", "and") before the last.
+func joinList(names []string, conjunction string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conjunction + " " + names[len(names)-1]
 }
 
 // traceHeader starts every trace: what tells a trace smart wrote from another file.

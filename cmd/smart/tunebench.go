@@ -191,39 +191,39 @@ Examples:
 	return stopped
 }
 
-// benchContenders builds the compared strategies with the settings of the headline comparison.
+// benchContenders builds the compared strategies with the settings of the headline comparison:
+// every strategy but exhaustive (whose search finds each case's optimum), and NAME-transfer
+// for those that take a prior, given the case's.
 func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, error) {
+	compared := strategyNames(func(s tuner.Strategy) bool { return s.Name == "exhaustive" })
+	transfer := strategyNames(func(s tuner.Strategy) bool { return !s.Reads(tuner.OptionPrior) })
+	for _, name := range transfer {
+		compared = append(compared, name+"-transfer")
+	}
 	var out []tuner.Contender
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
+		if !slices.Contains(compared, name) {
+			return nil, usagef("--methods: unknown strategy %q; use %s", name, joinList(compared, "or"))
+		}
+		base, withPrior := strings.CutSuffix(name, "-transfer")
+		s, _ := tuner.LookupStrategy(base) // in compared, so known
+		o := tuner.Options{Threads: 1}     // a search per CPU already
 		c := tuner.Contender{Name: name, Seeds: seeds}
-		switch name {
-		case "random":
-			c.New, c.Seeds = func() tuner.Method { return &tuner.Random{} }, randomSeeds
-		case "iterml":
-			c.New = func() tuner.Method { return &tuner.IterML{Threads: 1} }
-		case "cstuner":
-			c.New = func() tuner.Method { return &tuner.CSTuner{} }
-		case "pipeline":
-			c.New = func() tuner.Method { return &tuner.Pipeline{} }
-		case "bayes":
-			c.New = func() tuner.Method { return &tuner.Bayes{} }
-		case "pipeline-transfer":
+		switch {
+		case withPrior:
 			c.ForCase = func(cs tuner.Case) tuner.Method {
 				if cs.Prior == nil {
 					return nil
 				}
-				return &tuner.Pipeline{Surrogate: cs.Prior}
+				o := o
+				o.Prior = cs.Prior
+				return s.New(o)
 			}
-		case "bayes-transfer":
-			c.ForCase = func(cs tuner.Case) tuner.Method {
-				if cs.Prior == nil {
-					return nil
-				}
-				return &tuner.Bayes{Prior: cs.Prior}
-			}
+		case base == "random":
+			c.New, c.Seeds = func() tuner.Method { return s.New(o) }, randomSeeds
 		default:
-			return nil, usagef("--methods: unknown strategy %q; use random, iterml, cstuner, pipeline, bayes, pipeline-transfer or bayes-transfer", name)
+			c.New = func() tuner.Method { return s.New(o) }
 		}
 		out = append(out, c)
 	}
