@@ -59,7 +59,7 @@ const (
 
 // Inputs says how the rows of a model are built from a stencil (or a foreign kernel's
 // configuration), an OC and setting, and a GPU, so that predictions build the same rows
-// (models/train.Featurizer). Columns come in this order: stencil features, tensor, setting
+// (models/rows.Featurizer). Columns come in this order: stencil features, tensor, setting
 // (or kernel parameters), GPU features, analytic time.
 type Inputs struct {
 	Dims     int  `json:"dims,omitempty"`      // stencil dimensions

@@ -13,7 +13,7 @@ import (
 	"smart/data"
 	"smart/models"
 	"smart/models/gbdt"
-	"smart/models/train"
+	"smart/models/rows"
 )
 
 // Model is a loaded model with what predict needs beside it: where it came from, the rows it
@@ -22,7 +22,7 @@ type Model struct {
 	*models.Model
 	Name  string         // the file, or "embedded select-3d.smartmodel"
 	Range *TrainingRange // nil where unknown (a user's model)
-	feat  *train.Featurizer
+	feat  *rows.Featurizer
 }
 
 // Models are the classifiers and regressors predictions are made with, by stencil dimensions.
@@ -237,7 +237,7 @@ func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	case mm.Header.Task == models.Runtime && !in.Setting:
 		return nil, fmt.Errorf("model %s predicts times without reading the setting; predict needs one that reads it", name)
 	}
-	f, err := train.NewFeaturizer(*in)
+	f, err := rows.New(*in)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}

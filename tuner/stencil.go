@@ -9,7 +9,7 @@ import (
 
 	"smart"
 	"smart/models"
-	"smart/models/train"
+	"smart/models/rows"
 	"smart/tuner/space"
 )
 
@@ -45,7 +45,7 @@ func RankOCs(clf *models.Model, st *smart.Stencil, gpu smart.GPU, ocs []smart.Co
 	if clf.Classifier == nil || clf.Header.Inputs == nil {
 		return nil, errors.New("the OC classifier is not a selection model built from data sets (smart train --task select)")
 	}
-	f, err := train.NewFeaturizer(*clf.Header.Inputs)
+	f, err := rows.New(*clf.Header.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("OC classifier: %w", err)
 	}

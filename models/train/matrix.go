@@ -13,6 +13,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/models"
+	"smart/models/rows"
 )
 
 // Options say how data sets become a matrix.
@@ -132,11 +133,11 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		for _, p := range kernel.Params {
 			in.KernelParams = append(in.KernelParams, p.Name)
 		}
-		if analytic && isConvolution(in.KernelParams) {
-			in.Analytic = AnalyticConv
+		if analytic && rows.IsConvolution(in.KernelParams) {
+			in.Analytic = rows.AnalyticConv
 		}
 	} else if analytic {
-		in.Analytic = AnalyticStencil
+		in.Analytic = rows.AnalyticStencil
 	}
 	gpus := map[string]bool{}
 	for _, src := range srcs {
@@ -176,7 +177,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		in = *opt.Inputs
 	}
 	s.Classes = opt.Classes
-	f, err := NewFeaturizer(in)
+	f, err := rows.New(in)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func newRef(src source) models.DataRef {
 	return ref
 }
 
-func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
+func (s *Set) runtimeRows(srcs []source, f *rows.Featurizer) error {
 	for _, src := range srcs {
 		ref := newRef(src)
 		for _, m := range src.rows {
@@ -332,7 +333,7 @@ func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
 
 type instanceKey struct{ stencil, gpu string }
 
-func (s *Set) selectRows(srcs []source, f *Featurizer) error {
+func (s *Set) selectRows(srcs []source, f *rows.Featurizer) error {
 	var first string
 	for _, src := range srcs {
 		labels, err := dataset.ReadLabels(src.dir)

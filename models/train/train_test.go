@@ -17,6 +17,7 @@ import (
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
+	"smart/models/rows"
 )
 
 func TestLoadRuntime(t *testing.T) {
@@ -64,7 +65,7 @@ func TestAnalyticColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := slices.Index(set.Data.Features, roofline.FeatureName)
-	if col < 0 || set.Inputs.Analytic != AnalyticStencil || set.Data.Features[col+1] != "roofline_ok" {
+	if col < 0 || set.Inputs.Analytic != rows.AnalyticStencil || set.Data.Features[col+1] != "roofline_ok" {
 		t.Fatalf("columns %v, analytic %q", set.Data.Features, set.Inputs.Analytic)
 	}
 	ok := 0
