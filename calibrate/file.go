@@ -33,7 +33,7 @@ func Decode(name string, r io.Reader) (*File, error) {
 		return nil, fmt.Errorf("calibration %s: %w", name, jsonerr.Describe(err))
 	}
 	if f.Format != Format {
-		return nil, fmt.Errorf("calibration %s: format %q; this smart reads %q (rebuild it with smart calibrate)", name, f.Format, Format)
+		return nil, fmt.Errorf("calibration %s: format %q; this smart reads %q", name, f.Format, Format)
 	}
 	if err := f.Calibration.Check(); err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", name, err)

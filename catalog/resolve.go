@@ -9,7 +9,9 @@ import (
 	"smart"
 )
 
-// NotFoundError is returned by Lookup for a name that is no GPU's name or alias.
+// NotFoundError is returned by Lookup for a name that is no GPU's name or alias. Its message
+// names the close matches, or else every GPU; how to list or extend the catalogue is the
+// caller's to say.
 type NotFoundError struct {
 	Name    string
 	Similar []string // canonical names of close matches, best first
@@ -18,9 +20,9 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	if len(e.Similar) > 0 {
-		return fmt.Sprintf("unknown GPU %q; did you mean %s? (smart gpus lists the catalogue)", e.Name, strings.Join(e.Similar, ", "))
+		return fmt.Sprintf("unknown GPU %q; did you mean %s?", e.Name, strings.Join(e.Similar, ", "))
 	}
-	return fmt.Sprintf("unknown GPU %q; the catalogue has %s (add your own with --catalog FILE)", e.Name, strings.Join(e.All, ", "))
+	return fmt.Sprintf("unknown GPU %q; the catalogue has %s", e.Name, strings.Join(e.All, ", "))
 }
 
 // normalize folds a name for lookups: lower case, letters and digits only, so "NVIDIA A100-PCIE-40GB",

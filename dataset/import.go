@@ -64,7 +64,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		for _, d := range meta.Devices {
 			names = append(names, fmt.Sprintf("%q", d.Name))
 		}
-		return nil, fmt.Errorf("the files were measured on %d devices (%s); pass --allow-mixed to import them into one data set, or import each on its own", len(names), strings.Join(names, ", "))
+		return nil, &MixedError{fmt.Sprintf("the files were measured on %d devices (%s)", len(names), strings.Join(names, ", "))}
 	}
 	w, err := Create(dir, meta)
 	if err != nil {

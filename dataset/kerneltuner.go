@@ -37,6 +37,12 @@ type ImportOptions struct {
 	Progress func(done, total int)
 }
 
+// Errors of files that leave out what ImportOptions can give.
+var (
+	ErrNoDevice = errors.New("the file does not name its device")                                   // ImportOptions.Device
+	ErrNoKernel = errors.New("a T4 file does not name its kernel and no space.json sits beside it") // ImportOptions.Kernel
+)
+
 // KernelTunerFile is a Kernel Tuner cache file or T4 results file read into rows.
 type KernelTunerFile struct {
 	Path   string
@@ -99,7 +105,7 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	}
 	if f.Device.Name == "" {
 		if opt.Device == "" {
-			return nil, fmt.Errorf("%s: the file does not name its device; name it (e.g. --device \"AMD Instinct MI250X\")", path)
+			return nil, fmt.Errorf("%s: %w", path, ErrNoDevice)
 		}
 		f.Device.Name, f.DeviceGiven = opt.Device, true
 	}
@@ -409,7 +415,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 		names = slices.Sorted(maps.Keys(t.Results[0].Configuration)) // a JSON object's order is lost; any fixed order will do
 	}
 	if f.Kernel.Name == "" {
-		return nil, fmt.Errorf("%s: a T4 file does not name its kernel and no space.json sits beside it; name the kernel (e.g. --kernel convolution_kernel)", path)
+		return nil, fmt.Errorf("%s: %w", path, ErrNoKernel)
 	}
 	seen := make(map[string][]int, len(names))
 	for i, r := range t.Results {

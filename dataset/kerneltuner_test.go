@@ -92,7 +92,7 @@ func TestReadEveryKernelTunerFile(t *testing.T) {
 func TestKernelSpaceOfImport(t *testing.T) {
 	root := ktdata.Require(t)
 	_, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/MI250X.json.gz"), ImportOptions{})
-	if err == nil || !strings.Contains(err.Error(), "MI250X.json.gz: the file does not name its device") {
+	if err == nil || !strings.Contains(err.Error(), "MI250X.json.gz: the file does not name its device") || !errors.Is(err, ErrNoDevice) {
 		t.Fatalf("a file without a device name: %v", err)
 	}
 	f, err := ReadKernelTuner(filepath.Join(root, "convolution_milo/A100.json.gz"), ImportOptions{})
@@ -206,7 +206,7 @@ func TestImportAndReplayDataSet(t *testing.T) {
 	if _, err := Import(ctx, dir, nameless, ImportOptions{Device: "AMD Instinct MI250X", AllowMixed: true}); err == nil || !strings.Contains(err.Error(), "2 files do not name their device") {
 		t.Fatalf("one device name for two nameless files: %v", err)
 	}
-	if _, err := Import(ctx, dir, files, opt); err == nil || !strings.Contains(err.Error(), "measured on 2 devices") {
+	if _, err := Import(ctx, dir, files, opt); err == nil || !strings.Contains(err.Error(), "measured on 2 devices") || !errors.As(err, new(*MixedError)) {
 		t.Fatalf("importing two devices without allowing it: %v", err)
 	}
 	opt.AllowMixed = true

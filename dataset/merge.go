@@ -23,6 +23,14 @@ type MergeSummary struct {
 	MissingShards []string `json:"missing_shards,omitempty"`
 }
 
+// MixedError is Merge's and Import's refusal to put data of different devices, sources or plans
+// into one data set when mixing was not allowed (Merge's allowMixed, ImportOptions.AllowMixed).
+type MixedError struct {
+	Reason string // what differs, naming the inputs
+}
+
+func (e *MixedError) Error() string { return e.Reason }
+
 // Merge joins data sets into a new one in out: shards of one plan, or, with allowMixed, data
 // sets of different devices, sources or plans (recorded in meta.json). Without allowMixed it
 // refuses inputs whose devices, sources, parameter columns or plans differ, so that no data set
@@ -193,7 +201,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 			continue
 		}
 		refuse := func(what string, a, b any) error {
-			return fmt.Errorf("%s and %s differ in %s (%v and %v); give --allow-mixed if merging them is meant", dirs[0], dirs[i], what, a, b)
+			return &MixedError{fmt.Sprintf("%s and %s differ in %s (%v and %v)", dirs[0], dirs[i], what, a, b)}
 		}
 		for _, s := range m.Sources {
 			if !slices.Contains(out.Sources, s) {
@@ -231,7 +239,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 		default:
 			if err := out.Plan.diff(*m.Plan); err != nil {
 				if !allowMixed {
-					return Meta{}, fmt.Errorf("%s and %s were planned differently: %w; give --allow-mixed if merging them is meant", dirs[0], dirs[i], err)
+					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were planned differently: %v", dirs[0], dirs[i], err)}
 				}
 				out.Plan = nil
 			}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -138,8 +139,9 @@ func TestMergeRefusesMixing(t *testing.T) {
 		{c.Dir(), "differ in source"},
 		{d, "were planned differently: it draws 2 settings per OC, now 3"},
 	} {
-		if _, err := Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{a, tc.with}, false); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("merge with %s: %v; want %q", tc.with, err, tc.want)
+		_, err := Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{a, tc.with}, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(*MixedError)) {
+			t.Errorf("merge with %s: %v; want a *MixedError saying %q", tc.with, err, tc.want)
 		}
 	}
 	out := filepath.Join(t.TempDir(), "mixed")

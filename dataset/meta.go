@@ -208,7 +208,7 @@ func ReadStencil(dir, id string) (*smart.Stencil, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if got := st.ID(); got != id {
-		return nil, fmt.Errorf("%s holds stencil %s, not %s: a data set's stencil file is named by the id of what it holds (smart show prints it)", path, got, id)
+		return nil, fmt.Errorf("%s holds stencil %s, not %s: a data set's stencil file is named by the id of what it holds", path, got, id)
 	}
 	return st, nil
 }

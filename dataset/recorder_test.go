@@ -206,8 +206,8 @@ func TestOpenWriterMessages(t *testing.T) {
 		edit        func(dir string)
 		want        string
 	}{
-		{"a record into a bench data set", bench, record, nil, "a tuning record (--record) needs a directory of its own"},
-		{"a bench run into a record", record, bench, nil, "smart bench needs a directory of its own"},
+		{"a record into a bench data set", bench, record, nil, "a tuning record needs a directory of its own"},
+		{"a bench run into a record", record, bench, nil, "a planned measurement needs a directory of its own"},
 		{"meta.json lost", record, record, func(dir string) { os.Remove(filepath.Join(dir, MetaFile)) }, "has rows.csv but no meta.json"},
 	} {
 		dir := t.TempDir()

@@ -177,9 +177,9 @@ func sameRun(old, cur Meta) error {
 	case old.Plan == nil && cur.Plan == nil:
 		return nil
 	case cur.Plan == nil:
-		return errors.New("smart bench measured it to a sampling plan; a tuning record (--record) needs a directory of its own")
+		return errors.New("it was measured to a sampling plan; a tuning record needs a directory of its own")
 	case old.Plan == nil:
-		return errors.New("it has no sampling plan (a tuning record or an import); smart bench needs a directory of its own")
+		return errors.New("it has no sampling plan (a tuning record or an import); a planned measurement needs a directory of its own")
 	}
 	return old.Plan.diff(*cur.Plan)
 }

@@ -59,7 +59,7 @@ const (
 
 // Inputs says how the rows of a model are built from a stencil (or a foreign kernel's
 // configuration), an OC and setting, and a GPU, so that predictions build the same rows
-// (models/train.Featurizer). Columns come in this order: stencil features, tensor, setting
+// (models/rows.Featurizer). Columns come in this order: stencil features, tensor, setting
 // (or kernel parameters), GPU features, analytic time.
 type Inputs struct {
 	Dims     int  `json:"dims,omitempty"`      // stencil dimensions
@@ -239,11 +239,14 @@ func Save(path string, h *Header, f Fitted) error {
 	return atomicfile.Write(path, b.Bytes())
 }
 
+// ErrNotModel is Read's error for data that does not start with Magic.
+var ErrNotModel = errors.New("not a smart model file (it does not start with \"smart-model\")")
+
 // Read reads a model file's header and payload from data, checking magic, version, lengths and
 // checksum. Errors say what is wrong; the caller adds the file name.
 func Read(data []byte) (*Header, []byte, error) {
 	if len(data) < len(Magic) || string(data[:len(Magic)]) != Magic {
-		return nil, nil, errors.New("not a smart model file (it does not start with \"smart-model\"); give a file written by smart train")
+		return nil, nil, ErrNotModel
 	}
 	r := bytes.NewReader(data[len(Magic):])
 	var version, hlen uint32

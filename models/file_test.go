@@ -251,6 +251,10 @@ func TestBadFiles(t *testing.T) {
 			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q should name the file and mention %q", err, tc.want)
 			}
+			// The command line tells what to give instead by this sentinel.
+			if notModel := strings.Contains(tc.want, "not a smart model file"); errors.Is(err, models.ErrNotModel) != notModel {
+				t.Errorf("error %q: errors.Is(err, ErrNotModel) is %v, want %v", err, !notModel, notModel)
+			}
 		})
 	}
 }

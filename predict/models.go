@@ -13,7 +13,7 @@ import (
 	"smart/data"
 	"smart/models"
 	"smart/models/gbdt"
-	"smart/models/train"
+	"smart/models/rows"
 )
 
 // Model is a loaded model with what predict needs beside it: where it came from, the rows it
@@ -22,7 +22,7 @@ type Model struct {
 	*models.Model
 	Name  string         // the file, or "embedded select-3d.smartmodel"
 	Range *TrainingRange // nil where unknown (a user's model)
-	feat  *train.Featurizer
+	feat  *rows.Featurizer
 }
 
 // Models are the classifiers and regressors predictions are made with, by stencil dimensions.
@@ -229,7 +229,7 @@ func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	in := mm.Header.Inputs
 	switch {
 	case in == nil:
-		return nil, fmt.Errorf("model %s does not say how its rows are built; train it with smart train", name)
+		return nil, fmt.Errorf("model %s does not say how its rows are built; predict needs one trained on data sets", name)
 	case in.Kernel != "":
 		return nil, fmt.Errorf("model %s predicts the foreign kernel %s (imported Kernel Tuner data), not stencils; give a model trained on stencil data sets", name, in.Kernel)
 	case !in.Stencil && !in.Tensor:
@@ -237,7 +237,7 @@ func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	case mm.Header.Task == models.Runtime && !in.Setting:
 		return nil, fmt.Errorf("model %s predicts times without reading the setting; predict needs one that reads it", name)
 	}
-	f, err := train.NewFeaturizer(*in)
+	f, err := rows.New(*in)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
@@ -278,7 +278,7 @@ func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
 		return nil, nil, err
 	}
 	if sel == nil || rt == nil {
-		return nil, nil, fmt.Errorf("no %d-D model: the models cover %s stencils; train one with smart train and pass it with --model", st.Dims, ms.dimsText())
+		return nil, nil, &NoModelError{Dims: st.Dims, Order: st.Order(), Reason: fmt.Sprintf("no %d-D model: the models cover %s stencils", st.Dims, ms.dimsText())}
 	}
 	for _, m := range []*Model{sel, rt} {
 		if in := m.Header.Inputs; st.Order() > in.MaxOrder {
@@ -286,12 +286,22 @@ func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
 			if m.Range != nil {
 				orders = fmt.Sprintf("of orders %d-%d", m.Range.Orders[0], m.Range.Orders[1])
 			}
-			return nil, nil, fmt.Errorf("stencil %s has order %d; model %s was trained on %d-D stencils %s and reads no farther; train a model on stencils of order %d (smart bench, smart train) and pass it with --model",
-				st.Name, st.Order(), m.Name, in.Dims, orders, st.Order())
+			return nil, nil, &NoModelError{Dims: st.Dims, Order: st.Order(), Reason: fmt.Sprintf("stencil %s has order %d; model %s was trained on %d-D stencils %s and reads no farther",
+				st.Name, st.Order(), m.Name, in.Dims, orders)}
 		}
 	}
 	return sel, rt, nil
 }
+
+// NoModelError is For's error when no model covers a stencil of Dims dimensions and order Order:
+// none of its dimensions, or none that reads as far as its order. A model trained on such
+// stencils would.
+type NoModelError struct {
+	Dims, Order int
+	Reason      string // what the models cover
+}
+
+func (e *NoModelError) Error() string { return e.Reason }
 
 func (ms *Models) dimsText() string {
 	ms.mu.Lock()

@@ -330,8 +330,9 @@ func TestPredictErrors(t *testing.T) {
 		t.Errorf("unknown GPU: %T %v", err, err)
 	}
 	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{3: p.Models.Runtime[3]}}
-	if _, _, err := ms.For(sample(t, "j2d5pt")); err == nil || !strings.Contains(err.Error(), "no 2-D model") {
-		t.Errorf("missing model: %v", err)
+	var nm *NoModelError
+	if _, _, err := ms.For(sample(t, "j2d5pt")); err == nil || !strings.Contains(err.Error(), "no 2-D model") || !errors.As(err, &nm) || nm.Dims != 2 || nm.Order != 1 {
+		t.Errorf("missing model: %#v", err)
 	}
 }
 

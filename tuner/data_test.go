@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,7 +126,7 @@ func TestRankOCs(t *testing.T) {
 	if want := []smart.Combination{0, ST, RT, BM}; !slices.Equal(got, want) {
 		t.Errorf("ranked %v, want %v", got, want)
 	}
-	if _, err := RankOCs(&models.Model{}, st, gpu, nil); err == nil {
+	if _, err := RankOCs(&models.Model{}, st, gpu, nil); !errors.Is(err, ErrNotClassifier) {
 		t.Error("a model without a classifier ranked OCs")
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"smart"
 	"smart/models"
-	"smart/models/train"
+	"smart/models/rows"
 	"smart/tuner/space"
 )
 
@@ -36,6 +36,10 @@ func StencilVariants(ctx context.Context, st *smart.Stencil, ocs []smart.Combina
 	return out, nil
 }
 
+// ErrNotClassifier is RankOCs' error for a model that is not an OC classifier trained on data
+// sets (a select model whose header says how its rows are built).
+var ErrNotClassifier = errors.New("the OC classifier is not a selection model built from data sets")
+
 // RankOCs orders combinations by the probability a trained OC classifier (a select model
 // built from stencil features) gives their class for stencil st on gpu, most likely first. A
 // class stands for the OCs merged into it (StencilMART IV-D): its own OC comes first, then the
@@ -43,9 +47,9 @@ func StencilVariants(ctx context.Context, st *smart.Stencil, ocs []smart.Combina
 // result holds exactly ocs.
 func RankOCs(clf *models.Model, st *smart.Stencil, gpu smart.GPU, ocs []smart.Combination) ([]smart.Combination, error) {
 	if clf.Classifier == nil || clf.Header.Inputs == nil {
-		return nil, errors.New("the OC classifier is not a selection model built from data sets (smart train --task select)")
+		return nil, ErrNotClassifier
 	}
-	f, err := train.NewFeaturizer(*clf.Header.Inputs)
+	f, err := rows.New(*clf.Header.Inputs)
 	if err != nil {
 		return nil, fmt.Errorf("OC classifier: %w", err)
 	}

@@ -134,7 +134,7 @@ Examples:
 			fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
 		}
 		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return usagef("--gpu: %v", err)
+			return usagef("--gpu: %w", err)
 		}
 		source = smart.Simulated
 		device = simDevice(gpu)
@@ -275,14 +275,14 @@ func deviceGPU(cat *catalog.Catalog, given, name string, index int) (smart.GPU, 
 	found, err := cat.Lookup(name)
 	switch {
 	case given == "" && err != nil:
-		return smart.GPU{}, fmt.Errorf("GPU %d reports itself as %q: %w; name it with --gpu or add it with --catalog", index, name, err)
+		return smart.GPU{}, fmt.Errorf("GPU %d reports itself as %q: %v; name it with --gpu or add it with --catalog", index, name, err)
 	case given == "":
 		return found, nil
 	}
 	g, gerr := cat.Lookup(given)
 	switch {
 	case gerr != nil:
-		return smart.GPU{}, usagef("--gpu: %v", gerr)
+		return smart.GPU{}, usagef("--gpu: %w", gerr)
 	case err == nil && found.Name != g.Name:
 		return smart.GPU{}, usagef("--gpu %s, but GPU %d is %q, the catalogue's %s: the rows would name the wrong GPU; leave --gpu out", given, index, name, found.Name)
 	}

@@ -86,7 +86,7 @@ Example:
 	}
 	gpu, err := cat.Lookup(*gpuName)
 	if err != nil {
-		return usagef("--gpu: %v", err)
+		return usagef("--gpu: %w", err)
 	}
 	ms, err := predict.Defaults()
 	if err != nil {
@@ -188,7 +188,7 @@ Examples:
 		}
 		gpu, err := cat.Lookup(*gpuName)
 		if err != nil {
-			return usagef("--gpu: %v", err)
+			return usagef("--gpu: %w", err)
 		}
 		run.GPU, run.Device, run.Source, run.Evaluator = gpu.Name, simDevice(gpu), smart.Simulated, roofline.Evaluator{Catalog: cat}
 	case "cuda":

@@ -26,7 +26,7 @@ func limitsGPU(catFile, name string) (smart.GPU, error) {
 	}
 	g, err := cat.Lookup(name)
 	if err != nil {
-		return smart.GPU{}, usagef("--gpu: %v", err)
+		return smart.GPU{}, usagef("--gpu: %w", err)
 	}
 	if err := g.RunsCUDA(); err != nil {
 		return smart.GPU{}, usagef("--gpu: %v", err) // the limits of a GPU smart's CUDA cannot run on

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -89,7 +90,14 @@ Example:
 		Progress: func(done, _ int) { bar.Update(done) },
 	}
 	sums, err := dataset.Import(ctx, *out, files, opt)
-	if err != nil {
+	switch {
+	case errors.As(err, new(*dataset.MixedError)):
+		return fmt.Errorf("%w; pass --allow-mixed to import them into one data set, or import each on its own", err)
+	case errors.Is(err, dataset.ErrNoDevice):
+		return fmt.Errorf("%w; name it (e.g. --device \"AMD Instinct MI250X\")", err)
+	case errors.Is(err, dataset.ErrNoKernel):
+		return fmt.Errorf("%w; name the kernel (e.g. --kernel convolution_kernel)", err)
+	case err != nil:
 		return err
 	}
 	if *asJSON {
@@ -143,7 +151,9 @@ Example:
 		return usagef("give the data sets to merge and --out DIR")
 	}
 	sum, err := dataset.Merge(ctx, *out, dirs, *allowMixed)
-	if err != nil {
+	if errors.As(err, new(*dataset.MixedError)) {
+		return fmt.Errorf("%w; give --allow-mixed if merging them is meant", err)
+	} else if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -79,7 +79,7 @@ Examples:
 	}
 	g, err := cat.Lookup(*gpuName)
 	if err != nil {
-		return usagef("--gpu: %v", err)
+		return usagef("--gpu: %w", err)
 	}
 	// Before the space: an AMD GPU has a space too, but no estimate.
 	if err := roofline.CheckGPU(g); err != nil {

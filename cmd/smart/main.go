@@ -99,14 +99,14 @@ func run(ctx context.Context, e *env, args []string) int {
 			if u, ok := err.(usageError); ok && u.cmd != "" {
 				name = u.cmd // a subcommand's: its own help, not the list of subcommands
 			}
-			fmt.Fprintf(e.stderr, "smart %s: %v\nRun 'smart %s --help' for usage.\n", name, err, name)
+			fmt.Fprintf(e.stderr, "smart %s: %v%s\nRun 'smart %s --help' for usage.\n", name, err, advice(c.name, err), name)
 			return 2
 		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 			// Ctrl-C: say so in the user's words, not the context package's.
 			fmt.Fprintf(e.stderr, "smart %s: %s\n", c.name, strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 			return 1
 		default:
-			fmt.Fprintf(e.stderr, "smart %s: %v\n", c.name, err)
+			fmt.Fprintf(e.stderr, "smart %s: %v%s\n", c.name, err, advice(c.name, err))
 			return 1
 		}
 	}
@@ -139,7 +139,7 @@ func closest(name string) string {
 
 // usageError marks errors in how a command was called (exit code 2).
 type usageError struct {
-	msg string
+	err error
 	cmd string // the subcommand called, "dataset merge"; "" for the command itself
 }
 
@@ -153,9 +153,12 @@ func ofSubcommand(cmd, sub string, err error) error {
 	return err
 }
 
-func (u usageError) Error() string { return u.msg }
+func (u usageError) Error() string { return u.err.Error() }
 
-func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
+// Unwrap gives the library error a usage error wraps (usagef with %w), for advice to find.
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{err: fmt.Errorf(format, args...)} }
 
 // newFlags returns a flag set whose --help prints the synopsis, the description with an example,
 // and the flags.
@@ -186,7 +189,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				help()
 				return nil, err
 			}
-			return nil, usageError{msg: flagProblem(fs, err)}
+			return nil, usageError{err: errors.New(flagProblem(fs, err))}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

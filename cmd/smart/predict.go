@@ -81,7 +81,7 @@ Examples:
 		return err
 	}
 	if g, err := p.Catalog.Lookup(gpu); err != nil {
-		return usagef("--gpu: %v", err)
+		return usagef("--gpu: %w", err)
 	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--gpu: %v", err)
 	}

@@ -130,7 +130,7 @@ func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
 	for _, n := range gpus {
 		g, err := cat.Lookup(n)
 		if err != nil {
-			return usagef("--gpus: %v", err)
+			return usagef("--gpus: %w", err)
 		}
 		if g.RunsCUDA() != nil {
 			notCUDA = append(notCUDA, fmt.Sprintf("%s (%s)", g.Name, g.Vendor))
@@ -145,7 +145,7 @@ func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
 		return nil
 	}
 	if g, err := cat.Lookup(have); err != nil {
-		return usagef("--have: %v", err)
+		return usagef("--have: %w", err)
 	} else if err := g.RunsCUDA(); err != nil {
 		return usagef("--have: %v", err)
 	}

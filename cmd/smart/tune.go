@@ -345,7 +345,7 @@ func (t *tuneSetup) stencil(ctx context.Context, file, gpuName, kind, path, ocLi
 			fmt.Fprintf(t.e.stderr, "tuning for the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
 		}
 		if t.gpu, err = t.cat.Lookup(gpuName); err != nil {
-			return usagef("--gpu: %v", err)
+			return usagef("--gpu: %w", err)
 		}
 		switch kind {
 		case "sim":

@@ -273,7 +273,7 @@ func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocNam
 		}
 		gpu, err := cat.Lookup(gpuName)
 		if err != nil {
-			return nil, nil, usagef("--gpu: %v", err)
+			return nil, nil, usagef("--gpu: %w", err)
 		}
 		oc, err := smart.ParseCombination(ocName)
 		if err != nil {

@@ -8,13 +8,14 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/models"
+	"smart/models/rows"
 )
 
 // Evaluator answers time queries with a trained runtime model: source "predicted", with the
 // device field saying which model and data stand behind the number.
 type Evaluator struct {
 	model *models.Model
-	feat  *Featurizer
+	feat  *rows.Featurizer
 	cat   *catalog.Catalog
 	about string
 }
@@ -25,7 +26,7 @@ func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
 	if m.Regressor == nil || m.Header.Inputs == nil {
 		return nil, fmt.Errorf("model %s is not a runtime model built from data sets", m.Header.Kind)
 	}
-	f, err := NewFeaturizer(*m.Header.Inputs)
+	f, err := rows.New(*m.Header.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -57,14 +58,14 @@ func (e *Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measurem
 	if q.Stencil != nil {
 		m.StencilID = q.Stencil.ID()
 	} else {
-		m.Kernel = e.feat.in.Kernel
+		m.Kernel = e.feat.Inputs().Kernel
 	}
 	// A stencil the model cannot read is the caller's mistake, not a variant that fails.
 	if err := e.feat.Accepts(q.Stencil); err != nil {
 		return smart.Measurement{}, err
 	}
 	var gpu smart.GPU
-	if e.feat.in.GPU {
+	if e.feat.Inputs().GPU {
 		var err error
 		if gpu, err = e.cat.Lookup(q.GPU); err != nil {
 			return smart.Measurement{}, err

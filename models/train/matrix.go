@@ -13,6 +13,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/models"
+	"smart/models/rows"
 )
 
 // Options say how data sets become a matrix.
@@ -119,7 +120,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		}
 	}
 	if kernel != nil && opt.Task == models.Select {
-		return nil, fmt.Errorf("data set %s holds the foreign kernel %s; OC selection needs stencil data sets (smart bench)", dirs[0], kernel.Name)
+		return nil, fmt.Errorf("data set %s holds the foreign kernel %s; OC selection needs stencil data sets", dirs[0], kernel.Name)
 	}
 	in := models.Inputs{Stencil: kernel == nil, Tensor: opt.Tensor && kernel == nil, Setting: opt.Task == models.Runtime}
 	simulated := false
@@ -132,11 +133,11 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		for _, p := range kernel.Params {
 			in.KernelParams = append(in.KernelParams, p.Name)
 		}
-		if analytic && isConvolution(in.KernelParams) {
-			in.Analytic = AnalyticConv
+		if analytic && rows.IsConvolution(in.KernelParams) {
+			in.Analytic = rows.AnalyticConv
 		}
 	} else if analytic {
-		in.Analytic = AnalyticStencil
+		in.Analytic = rows.AnalyticStencil
 	}
 	gpus := map[string]bool{}
 	for _, src := range srcs {
@@ -157,7 +158,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	for g := range gpus {
 		gpu, err := cat.Lookup(g)
 		if err != nil {
-			return nil, fmt.Errorf("GPU %q of the data is not in the GPU catalogue (%v); add it to a catalogue file and pass it with --gpus", g, err)
+			return nil, fmt.Errorf("a GPU of the data: %w", err)
 		}
 		s.GPUs[g] = gpu
 	}
@@ -176,7 +177,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		in = *opt.Inputs
 	}
 	s.Classes = opt.Classes
-	f, err := NewFeaturizer(in)
+	f, err := rows.New(in)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func newRef(src source) models.DataRef {
 	return ref
 }
 
-func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
+func (s *Set) runtimeRows(srcs []source, f *rows.Featurizer) error {
 	for _, src := range srcs {
 		ref := newRef(src)
 		for _, m := range src.rows {
@@ -330,20 +331,38 @@ func (s *Set) runtimeRows(srcs []source, f *Featurizer) error {
 	return nil
 }
 
+// LabelsError is a selection matrix's error for a data set whose labels cannot be used: Err
+// when they cannot be read (none written yet), else they were computed from Labelled rows and
+// the data set now holds Rows (rows appended since, by a tuning record or a resumed run). Either
+// way the data set needs labelling (dataset.Label).
+type LabelsError struct {
+	Dir            string
+	Err            error
+	Labelled, Rows int
+}
+
+func (e *LabelsError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%s: %s was computed from %d rows, but the data set now holds %d", e.Dir, dataset.LabelsFile, e.Labelled, e.Rows)
+}
+
+func (e *LabelsError) Unwrap() error { return e.Err }
+
 type instanceKey struct{ stencil, gpu string }
 
-func (s *Set) selectRows(srcs []source, f *Featurizer) error {
+func (s *Set) selectRows(srcs []source, f *rows.Featurizer) error {
 	var first string
 	for _, src := range srcs {
 		labels, err := dataset.ReadLabels(src.dir)
 		if err != nil {
-			return fmt.Errorf("%w (run smart dataset label %s)", err, src.dir)
+			return &LabelsError{Dir: src.dir, Err: err}
 		}
 		// Rows appended since the labelling (smart tune --record, a resumed smart bench) would
 		// be left out of the labels without a word: the best OCs may have changed.
 		if labels.Rows != src.read {
-			return fmt.Errorf("%s: %s was computed from %d rows, but the data set now holds %d; run smart dataset label %s again",
-				src.dir, dataset.LabelsFile, labels.Rows, src.read, src.dir)
+			return &LabelsError{Dir: src.dir, Labelled: labels.Rows, Rows: src.read}
 		}
 		classes := make([]models.Class, len(labels.Classes))
 		for i, c := range labels.Classes {
@@ -355,7 +374,7 @@ func (s *Set) selectRows(srcs []source, f *Featurizer) error {
 		case first == "" && !sameClasses(s.Classes, classes):
 			return fmt.Errorf("data set %s is labelled with OC classes %s; the model predicts %s", src.dir, classNames(classes), classNames(s.Classes))
 		case !sameClasses(s.Classes, classes):
-			return fmt.Errorf("data sets %s and %s are labelled with different OC classes; merge them (smart dataset merge) and label the merged set", first, src.dir)
+			return fmt.Errorf("data sets %s and %s are labelled with different OC classes; merge them and label the merged set", first, src.dir)
 		}
 		if first == "" {
 			first = src.dir

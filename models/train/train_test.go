@@ -17,6 +17,7 @@ import (
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
+	"smart/models/rows"
 )
 
 func TestLoadRuntime(t *testing.T) {
@@ -64,7 +65,7 @@ func TestAnalyticColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := slices.Index(set.Data.Features, roofline.FeatureName)
-	if col < 0 || set.Inputs.Analytic != AnalyticStencil || set.Data.Features[col+1] != "roofline_ok" {
+	if col < 0 || set.Inputs.Analytic != rows.AnalyticStencil || set.Data.Features[col+1] != "roofline_ok" {
 		t.Fatalf("columns %v, analytic %q", set.Data.Features, set.Inputs.Analytic)
 	}
 	ok := 0
@@ -383,8 +384,8 @@ func TestLoadSelectStaleLabels(t *testing.T) {
 	}{
 		{"fresh labels", 0, false, Options{Task: models.Select}, ""},
 		{"fresh labels, dims kept", 0, false, Options{Task: models.Select, Dims: 3}, ""},
-		{"rows appended", 3, false, Options{Task: models.Select}, "labels.json was computed from %d rows, but the data set now holds %d; run smart dataset label %s again"},
-		{"rows appended, dims kept", 3, false, Options{Task: models.Select, Dims: 3}, "labels.json was computed from %d rows, but the data set now holds %d; run smart dataset label %s again"},
+		{"rows appended", 3, false, Options{Task: models.Select}, "%[3]s: labels.json was computed from %[1]d rows, but the data set now holds %[2]d"},
+		{"rows appended, dims kept", 3, false, Options{Task: models.Select, Dims: 3}, "%[3]s: labels.json was computed from %[1]d rows, but the data set now holds %[2]d"},
 		{"rows appended, runtime", 3, false, Options{Task: models.Runtime}, ""},
 		{"rows appended and labelled again", 3, true, Options{Task: models.Select}, ""},
 	}
@@ -411,8 +412,13 @@ func TestLoadSelectStaleLabels(t *testing.T) {
 				return
 			}
 			want := fmt.Sprintf(tc.want, labels.Rows, labels.Rows+tc.appends, dir)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("error %v; want one saying %q", err, want)
+			if err == nil || err.Error() != want {
+				t.Errorf("error %v; want %q", err, want)
+			}
+			// The facts the command line's advice is made of (cmd/smart: smart dataset label DIR).
+			var le *LabelsError
+			if !errors.As(err, &le) || le.Dir != dir || le.Labelled != labels.Rows || le.Rows != labels.Rows+tc.appends {
+				t.Errorf("error %#v; want a *LabelsError of %s, %d and %d rows", err, dir, labels.Rows, labels.Rows+tc.appends)
 			}
 		})
 	}

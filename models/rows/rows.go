@@ -1,4 +1,7 @@
-package train
+// Package rows builds the rows learned models read, from stencils (or foreign kernel
+// configurations), OCs, settings and GPUs, as a models.Inputs describes them. Training
+// (models/train) and inference (predict, tuner) share it, so a model sees the same columns in both.
+package rows
 
 import (
 	"fmt"
@@ -11,9 +14,7 @@ import (
 	"smart/models/roofline"
 )
 
-// Featurizer builds model rows from stencils (or foreign kernel configurations), OCs, settings
-// and GPUs, as a models.Inputs describes them. Training and prediction share it, so a model sees
-// the same columns in both.
+// Featurizer builds the rows of one models.Inputs.
 type Featurizer struct {
 	in    models.Inputs
 	names []string
@@ -26,8 +27,8 @@ const (
 	AnalyticConv    = "roofline-conv"
 )
 
-// NewFeaturizer checks in and returns its featurizer.
-func NewFeaturizer(in models.Inputs) (*Featurizer, error) {
+// New checks in and returns its featurizer.
+func New(in models.Inputs) (*Featurizer, error) {
 	f := &Featurizer{in: in}
 	switch {
 	case in.Kernel == "" && in.Dims != 2 && in.Dims != 3:
@@ -183,9 +184,9 @@ func (f *Featurizer) convEstimate(set smart.Setting, gpu smart.GPU) (float64, bo
 	return e.TimeMs, true
 }
 
-// isConvolution reports whether a foreign kernel's parameters are those of the convolution the
+// IsConvolution reports whether a foreign kernel's parameters are those of the convolution the
 // analytic model knows.
-func isConvolution(params []string) bool {
+func IsConvolution(params []string) bool {
 	for _, p := range []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_padding", "use_shmem"} {
 		if !slices.Contains(params, p) {
 			return false

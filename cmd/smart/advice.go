@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"smart/catalog"
+	"smart/models"
+	"smart/models/train"
+	"smart/predict"
+	"smart/tuner"
+)
+
+// advice is what the command line adds to a library error it prints: the command or flag that
+// answers it. Libraries say what is wrong in their own terms; they know no flags. The advice
+// follows the whole message, so it reads right wherever in the chain the error sits; cmd is the
+// command that failed, for flags only some commands have.
+func advice(cmd string, err error) string {
+	var (
+		notFound *catalog.NotFoundError
+		labels   *train.LabelsError
+		noModel  *predict.NoModelError
+	)
+	switch {
+	case errors.As(err, &notFound) && len(notFound.Similar) > 0:
+		return " (smart gpus lists the catalogue)"
+	case errors.As(err, &notFound):
+		return " (add your own with --catalog FILE)"
+	case errors.Is(err, models.ErrNotModel):
+		return "; give a file written by smart train"
+	case errors.As(err, &labels) && labels.Err != nil:
+		return fmt.Sprintf(" (run smart dataset label %s)", labels.Dir)
+	case errors.As(err, &labels):
+		return fmt.Sprintf("; run smart dataset label %s again", labels.Dir)
+	case errors.As(err, &noModel):
+		a := fmt.Sprintf("; train a model on %d-D stencils of order %d (smart bench, smart train)", noModel.Dims, noModel.Order)
+		if cmd == "predict" || cmd == "recommend" {
+			a += " and pass it with --model"
+		}
+		return a
+	case errors.Is(err, tuner.ErrNotClassifier):
+		return " (smart train --task select)"
+	}
+	return ""
+}

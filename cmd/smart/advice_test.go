@@ -1,0 +1,73 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAdvice: a library error reaches the user with the flag or command that answers it, which
+// the library (TestLibraryErrorsNameNoFlags at the root) does not name. lib is the library's
+// message and advice what the command line adds; the two must be adjacent, advice ending a line.
+func TestAdvice(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFiles(t, map[string]string{
+		"o5.json":       `{"dims": 2, "offsets": [[0,0],[5,0],[-5,0]]}`,
+		"notamodel.txt": "hello\n",
+		"t4.json":       `{"results":[{"configuration":{"a":1},"invalidity":"correct","measurements":[{"name":"time","value":1}]}]}`,
+		"nameless.json": ktCache(""),
+		"x.json":        ktCache("X"),
+		"y.json":        ktCache("Y"),
+	})
+	unlabelled := filepath.Join(dir, "unlabelled")
+	if code, _, errs := runCLI(t, "", benchArgs(unlabelled)...); code != 0 {
+		t.Fatalf("bench: %s", errs)
+	}
+	for _, c := range []struct {
+		name        string
+		args        []string
+		code        int
+		lib, advice string
+	}{
+		{"GPU with close names", []string{"predict", "--gpu", "a1000", readmeStencil}, 2,
+			`--gpu: unknown GPU "a1000"; did you mean`, "? (smart gpus lists the catalogue)"},
+		{"GPU unlike any", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2,
+			`--gpus: unknown GPU "nosuch"; the catalogue has`, " (add your own with --catalog FILE)"},
+		{"order beyond the models", []string{"predict", "--gpu", "a100", f["o5.json"]}, 1,
+			"has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4 and reads no farther",
+			"; train a model on 2-D stencils of order 5 (smart bench, smart train) and pass it with --model"},
+		{"not a model file", []string{"predict", "--gpu", "a100", "--model", f["notamodel.txt"], readmeStencil}, 1,
+			`not a smart model file (it does not start with "smart-model")`, "; give a file written by smart train"},
+		{"runtime model as classifier", []string{"tune", "j3d7pt", "--gpu", "h100", "--evaluator", "sim", "--method", "pipeline",
+			"--budget", "4", "--classifier", "../../data/models/runtime-3d.smartmodel.gz"}, 1,
+			"the OC classifier is not a selection model built from data sets", " (smart train --task select)"},
+		{"select model of unlabelled data", []string{"train", "--task", "select", "--out", filepath.Join(dir, "m"), "--data", unlabelled}, 1,
+			"labels.json", " (run smart dataset label " + unlabelled + ")"},
+		{"import without a device", []string{"dataset", "import", "--out", filepath.Join(dir, "i1"), f["nameless.json"]}, 1,
+			"nameless.json: the file does not name its device", `; name it (e.g. --device "AMD Instinct MI250X")`},
+		{"import without a kernel", []string{"dataset", "import", "--device", "X", "--out", filepath.Join(dir, "i2"), f["t4.json"]}, 1,
+			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name the kernel (e.g. --kernel convolution_kernel)"},
+		{"import of two devices", []string{"dataset", "import", "--out", filepath.Join(dir, "i3"), f["x.json"], f["y.json"]}, 1,
+			`the files were measured on 2 devices ("X", "Y")`, "; pass --allow-mixed to import them into one data set, or import each on its own"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := runCLI(t, "", c.args...)
+			if code != c.code || !strings.Contains(errs, c.lib) || !strings.Contains(errs, c.advice+"\n") {
+				t.Errorf("exit %d, stderr %q; want exit %d, %q and %q ending a line", code, errs, c.code, c.lib, c.advice)
+			}
+			if i, j := strings.Index(errs, c.lib), strings.Index(errs, c.advice); i < 0 || j < i {
+				t.Errorf("stderr %q: the advice %q does not follow %q", errs, c.advice, c.lib)
+			}
+		})
+	}
+	// A command without --model names none.
+	code, _, errs := runCLI(t, "", "tune", f["o5.json"], "--gpu", "h100", "--evaluator", "model:embedded", "--budget", "4")
+	if code != 1 || !strings.HasSuffix(errs, "; train a model on 2-D stencils of order 5 (smart bench, smart train)\n") {
+		t.Errorf("tune of a stencil beyond the models: exit %d, stderr %q", code, errs)
+	}
+}
+
+// ktCache is a Kernel Tuner cache of one configuration measured on device.
+func ktCache(device string) string {
+	return `{"device_name":"` + device + `","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"objective":"time","cache":{"1":{"a":1,"time":2,"times":[1,2,3]}}}`
+}

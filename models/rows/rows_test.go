@@ -1,0 +1,126 @@
+package rows_test
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/features"
+	"smart/generator"
+	"smart/models"
+	"smart/models/roofline"
+	"smart/models/rows"
+)
+
+func TestNewRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   models.Inputs
+		want string
+	}{
+		{"dims", models.Inputs{Dims: 4, Stencil: true}, "dims is 4"},
+		{"foreign stencil", models.Inputs{Kernel: "conv", Stencil: true}, "no stencil features"},
+		{"unknown analytic", models.Inputs{Dims: 2, Setting: true, GPU: true, Analytic: "magic"}, `unknown analytic model "magic"`},
+		{"analytic without setting", models.Inputs{Dims: 2, Stencil: true, GPU: true, Analytic: rows.AnalyticStencil}, "needs a stencil, its OC and setting"},
+		{"analytic without GPU", models.Inputs{Dims: 2, Setting: true, Analytic: rows.AnalyticStencil}, "needs the GPU"},
+		{"no columns", models.Inputs{Dims: 2}, "no columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := rows.New(tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New(%+v) = %v, want an error containing %q", tc.in, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStencilRow holds a row to its parts: the features package's vectors in the documented
+// column order (models.Inputs), then the analytic model's ln time and whether it answered.
+func TestStencilRow(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, err := cat.Lookup("a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rows.New(models.Inputs{Dims: 2, Stencil: true, Tensor: true, Setting: true, GPU: true, Analytic: rows.AnalyticStencil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Concat(features.StencilNames(0), features.TensorNames(2, 0), features.SettingNames(2), features.GPUNames(), []string{roofline.FeatureName, "roofline_ok"})
+	if !slices.Equal(f.Names(), names) {
+		t.Fatalf("names %v, want %v", f.Names(), names)
+	}
+	oc := smart.Combination(smart.ST)
+	for _, tc := range []struct {
+		setting string
+		runs    bool // whether the analytic model answers
+	}{
+		{"bx=128,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=2", true},
+		{"bx=2048,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=2", false}, // more threads than a block holds
+	} {
+		set, err := smart.ParseSetting(tc.setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := f.Row(st, oc, set, gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, _ := features.Stencil(st, 0)
+		tv, _ := features.Tensor(st, 0)
+		setv, _ := features.Setting(2, oc, set)
+		gv, _ := features.GPU(gpu)
+		ana := []float64{0, 0}
+		tuning, err := smart.DecodeTuning(2, oc, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := roofline.Feature(st, tuning, gpu); (err == nil) != tc.runs {
+			t.Fatalf("%s: analytic model error %v, want it to answer: %v", tc.setting, err, tc.runs)
+		} else if err == nil {
+			ana = []float64{v, 1}
+		}
+		want := slices.Concat(sv, tv, setv, gv, ana)
+		if len(row) != len(want) {
+			t.Fatalf("%s: row of %d columns, want %d", tc.setting, len(row), len(want))
+		}
+		for i := range want {
+			if math.Float64bits(row[i]) != math.Float64bits(want[i]) {
+				t.Errorf("%s: column %s is %v, want %v", tc.setting, names[i], row[i], want[i])
+			}
+		}
+	}
+	j3, _ := generator.NamedStencil("j3d7pt", 0, 0)
+	if _, err := f.Row(j3, oc, nil, gpu); err == nil || !strings.Contains(err.Error(), "trained on 2-D stencils") {
+		t.Errorf("a 3-D stencil in a 2-D model's row: %v", err)
+	}
+}
+
+// TestKernelRow: a foreign kernel's columns are its parameters, in the order the inputs name them.
+func TestKernelRow(t *testing.T) {
+	params := []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_padding", "use_shmem"}
+	if !rows.IsConvolution(params) || rows.IsConvolution(params[1:]) {
+		t.Fatal("IsConvolution does not tell the convolution's parameters")
+	}
+	f, err := rows.New(models.Inputs{Kernel: "convolution_kernel", KernelParams: []string{"tile_size_x", "block_size_x"}, Setting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := f.Row(nil, 0, smart.Setting{"block_size_x": 32, "tile_size_x": 2, "use_shmem": 1}, smart.GPU{})
+	if err != nil || !slices.Equal(row, []float64{2, 32}) {
+		t.Fatalf("row %v (%v), want [2 32]", row, err)
+	}
+	if _, err := f.Row(nil, 0, smart.Setting{"block_size_x": 32}, smart.GPU{}); err == nil || !strings.Contains(err.Error(), "lacks parameter tile_size_x") {
+		t.Errorf("a setting without a column's parameter: %v", err)
+	}
+}
