@@ -15,7 +15,7 @@ import (
 	"smart/catalog"
 	"smart/generator"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 func TestNewInterval(t *testing.T) {

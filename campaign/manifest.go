@@ -33,7 +33,7 @@ import (
 	"smart/internal/atomicfile"
 	"smart/internal/csvfile"
 	"smart/predict"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // Format is the version tag of manifest.json.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // testSpace is a small stencil space: each parameter of the OC takes a few values, and blocks

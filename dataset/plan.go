@@ -14,7 +14,7 @@ import (
 
 	"smart"
 	"smart/generator"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // Plan says which variants a benchmark measures: for every stencil and OC, Samples settings drawn

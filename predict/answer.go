@@ -12,6 +12,7 @@ import (
 
 	"smart"
 	"smart/models/roofline"
+	"smart/space"
 )
 
 // answer is how one GPU is predicted: the same whether it is the GPU asked about, a row of the
@@ -202,13 +203,13 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 	floors := map[int]float64{} // by fused steps
 	var cands []candidate
 	for k, f := range pl.res.found {
-		sp, err := newSettingSpace(st, f.OC, g)
+		sp, err := space.LazyForStencil(st, f.OC, g)
 		if err != nil {
 			continue
 		}
 		var best *candidate
 		for i, set := range f.Top {
-			if v, ok := sp.positions(set); !ok || !sp.valid(v) || math.IsNaN(pl.there[k][i]) {
+			if v, ok := sp.Positions(set); !ok || !sp.Valid(v) || math.IsNaN(pl.there[k][i]) {
 				continue // not a setting of g's space (too large a block, say), or none on from
 			}
 			t, err := smart.DecodeTuning(st.Dims, f.OC, set)

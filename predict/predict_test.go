@@ -15,7 +15,7 @@ import (
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 func defaultPredictor(t testing.TB) *Predictor {

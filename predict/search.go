@@ -11,6 +11,7 @@ import (
 
 	"smart"
 	"smart/features"
+	"smart/space"
 )
 
 // Pass is how hard the setting search works for one OC on one GPU: Samples valid settings
@@ -137,7 +138,7 @@ func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combinat
 // (after seeds, where valid on gpu), then a greedy descent over neighbouring settings from the
 // best of them. It returns nil when oc has no valid setting.
 func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
-	sp, err := newSettingSpace(st, oc, gpu)
+	sp, err := space.LazyForStencil(st, oc, gpu)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		t float64
 	}
 	seen := map[string]bool{}
-	kb := make([]byte, len(sp.params))
+	kb := make([]byte, sp.Len())
 	key := func(v []int) string { // value positions are below 256: PowersOfTwo up to 2^20 at most
 		for i, x := range v {
 			kb[i] = byte(x)
@@ -159,7 +160,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		}
 		sets := make([]smart.Setting, len(vs))
 		for i, v := range vs {
-			sets[i] = sp.setting(v)
+			sets[i] = sp.Setting(v)
 		}
 		ts, err := scorer(oc, sets)
 		if err != nil {
@@ -173,7 +174,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 	}
 	var first [][]int
 	for _, s := range seeds {
-		if v, ok := sp.positions(s); ok && sp.valid(v) && !seen[key(v)] {
+		if v, ok := sp.Positions(s); ok && sp.Valid(v) && !seen[key(v)] {
 			seen[key(v)] = true
 			first = append(first, v)
 		}
@@ -182,7 +183,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		if tries%4096 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if v, ok := sp.draw(rng); ok && !seen[key(v)] {
+		if v, ok := sp.Draw(rng); ok && !seen[key(v)] {
 			seen[key(v)] = true
 			first = append(first, v)
 		}
@@ -200,7 +201,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		var next [][]int
 		from := make([]int, 0)
 		for i, c := range cur {
-			for _, w := range sp.neighbours(c.v) {
+			for _, w := range sp.Neighbours(c.v) {
 				if k := key(w); !seen[k] {
 					seen[k] = true
 					next = append(next, w)
@@ -227,9 +228,9 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
-	f := &Found{OC: oc, Setting: sp.setting(all[0].v), TimeMs: all[0].t, Evaluated: len(all)}
+	f := &Found{OC: oc, Setting: sp.Setting(all[0].v), TimeMs: all[0].t, Evaluated: len(all)}
 	for _, c := range all[:min(8, len(all))] {
-		f.Top, f.TopMs = append(f.Top, sp.setting(c.v)), append(f.TopMs, c.t)
+		f.Top, f.TopMs = append(f.Top, sp.Setting(c.v)), append(f.TopMs, c.t)
 	}
 	if math.IsNaN(f.TimeMs) || math.IsInf(f.TimeMs, 0) || f.TimeMs <= 0 {
 		return nil, fmt.Errorf("the best score of %s is %v ms (%s)", oc, f.TimeMs, f.Setting)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // hugeSpace has 10^8 settings: eight parameters of ten values, five of them powers of two.

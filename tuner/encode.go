@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // encoder turns candidates into rows for the in-loop models. Each parameter of the union of the

@@ -7,7 +7,7 @@ import (
 
 	"smart"
 	"smart/tuner"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // bowl times a setting by its distance from bx=64, by=4 in log2, plus 0.5 ms with shared memory.

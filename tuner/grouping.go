@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // pairCV is the coefficient of variation of VS_ab: the best value of parameter b for each value

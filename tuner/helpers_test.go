@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // testSpace is a small constrained space: a and b powers of two with a*b <= 32, c a flag, d an

@@ -9,7 +9,7 @@ import (
 
 	"smart"
 	"smart/dataset"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // KernelTuner is a Kernel Tuner cache (or T4 file) opened for tuning: the replaying Evaluator

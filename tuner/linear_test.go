@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // pairSpace has two flags, a tile extent of three values and a block size of six: the pairs

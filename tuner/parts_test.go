@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 func TestSamplerDrawsEachOnce(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // pmnf is a performance model normal form fitted to one metric (csTuner Equation 3): an

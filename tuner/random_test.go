@@ -7,7 +7,7 @@ import (
 	"math"
 	"testing"
 
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // bigSpace has 16^10 = 2^40 settings and no constraints: far more than any test draws.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // Variant is one space searched: the settings of one optimization combination. A foreign kernel

@@ -10,7 +10,7 @@ import (
 	"smart"
 	"smart/models"
 	"smart/models/rows"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // StencilVariants builds the setting space of each combination for stencil st on gpu

@@ -18,7 +18,7 @@ import (
 	"smart/dataset/gpuinfo"
 	"smart/internal/atomicfile"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // defaultSimGPU is the GPU simulated when none is named: the A100 that StencilMART and the

@@ -8,6 +8,7 @@ import (
 	"smart/catalog"
 	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
+	"smart/space"
 )
 
 // limitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name
@@ -94,7 +95,7 @@ Examples:
 	if err != nil {
 		return usagef("--setting: %v", err)
 	}
-	if err := checkInSpace(ctx, st, oc, gpu, set); err != nil {
+	if err := space.CheckStencilSetting(ctx, st, oc, gpu, set); err != nil {
 		return usagef("--setting: %v", err)
 	}
 	t, err := smart.DecodeTuning(st.Dims, oc, set)

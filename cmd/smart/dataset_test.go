@@ -16,7 +16,7 @@ import (
 	"smart/dataset/gpuinfo"
 	"smart/internal/ktdata"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // benchArgs is a small simulated run: two 2-D stencils, three OCs, three settings each.

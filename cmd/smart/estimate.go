@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // estimateOutput is what smart estimate --json prints.
@@ -125,7 +124,7 @@ Examples:
 // estimate models setting of st under oc on g once the search space has accepted it, with the
 // constants of cal (nil: the literature's).
 func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU, cal *calibrate.File) (roofline.Estimate, error) {
-	if err := checkInSpace(ctx, st, oc, g, setting); err != nil {
+	if err := space.CheckStencilSetting(ctx, st, oc, g, setting); err != nil {
 		return roofline.Estimate{}, err
 	}
 	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
@@ -141,32 +140,6 @@ func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, sett
 		return roofline.Estimate{}, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
 	}
 	return est, nil
-}
-
-// checkInSpace rejects a setting outside the search space of st under oc on gpu with the error
-// smart space --check gives, so that estimate and codegen take exactly the settings the space
-// holds (the ones the tuners search and the data sets measure).
-func checkInSpace(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, set smart.Setting) error {
-	params, err := space.StencilParams(st, oc, gpu)
-	if err != nil {
-		return err
-	}
-	// Check reads a parameter's values only to look the setting's value up, so narrowing each
-	// list to that value keeps every verdict and message while the space is generated from one
-	// candidate instead of ~10^5 (a value not in the list keeps it, for the message).
-	for i, p := range params {
-		if v, ok := set[p.Name]; ok && slices.Contains(p.Values, v) {
-			params[i].Values = []int{v}
-		}
-	}
-	sp, err := space.New(ctx, params)
-	if err != nil {
-		return fmt.Errorf("setting space of %s under %s: %w", st.Name, oc, err)
-	}
-	if err := sp.Check(set); err != nil {
-		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, err)
-	}
-	return nil
 }
 
 func printEstimate(e *env, o estimateOutput) {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -12,7 +9,6 @@ import (
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
-	"smart/tuner/space"
 )
 
 // smart estimate works for every combination with its default setting on every catalogued
@@ -167,51 +163,5 @@ func TestEstimateDefaultOutsideSpace(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "the default setting bx=32,by=8,shared=1,const=1: invalid setting for BASE on A100-40GB: bx=32 is not one of its values [1 2 4 8]") ||
 		!strings.Contains(errs, "give one that fits with --setting") {
 		t.Errorf("exit %d, stderr %q", code, errs)
-	}
-}
-
-// checkInSpace narrows each parameter's values to the setting's before generating the space;
-// its verdicts and messages must be those of the whole space's Check, for settings in the space
-// and for each of them with one parameter changed to another of its values or to any integer.
-func TestCheckInSpaceMatchesSpace(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	gpu := smart.SM80()
-	for _, name := range []string{"j2d9pt", "j3d7pt"} {
-		st, err := loadStencil(&env{}, name, smart.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ocName := range []string{"BASE", "ST_BM_RT_TB", "ST_CM_PR", "BM_TB"} {
-			oc, _ := smart.ParseCombination(ocName)
-			sp, err := space.ForStencil(st, oc, gpu)
-			if err != nil {
-				t.Fatal(err)
-			}
-			params := sp.Params()
-			for range 100 {
-				set, err := sp.Random(rng)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := params[rng.IntN(len(params))]
-				switch rng.IntN(3) {
-				case 0:
-					set[p.Name] = p.Values[rng.IntN(len(p.Values))]
-				case 1:
-					set[p.Name] = rng.IntN(2000) - 2
-				}
-				want := ""
-				if err := sp.Check(set); err != nil {
-					want = fmt.Sprintf("invalid setting for %s on %s: %v", oc, gpu.Name, err)
-				}
-				got := ""
-				if err := checkInSpace(context.Background(), st, oc, gpu, set); err != nil {
-					got = err.Error()
-				}
-				if got != want {
-					t.Errorf("%s %s %s: checkInSpace says %q, the space %q", name, oc, set, got, want)
-				}
-			}
-		}
 	}
 }

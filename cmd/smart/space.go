@@ -11,7 +11,7 @@ import (
 
 	"smart"
 	"smart/catalog"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 func runSpace(ctx context.Context, e *env, args []string) error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // smallStencil is a 2-D 5-point star on a 40x24 grid: small spaces, quick tests.

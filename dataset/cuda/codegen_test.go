@@ -10,7 +10,7 @@ import (
 
 	"smart"
 	"smart/generator"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // named returns a named shape (a family needs dims and order) on its default grid.

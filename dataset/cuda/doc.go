@@ -17,7 +17,7 @@
 // grids (SmallCopy) from random data against a plain float64 reference loop, under
 // AddressSanitizer with poisoned guard zones around the grid, and reports per variant whether
 // the PTX compile and the CPU check passed (a barrier in divergent code hangs there, so every
-// run has a timeout). Sample draws the settings to verify from the setting space (tuner/space).
+// run has a timeout). Sample draws the settings to verify from the setting space (space).
 //
 // Runner measures variants on a GPU: one harness process per stencil (cxx/gpu_harness.h) holds
 // the context, the grids and a reference result, loads the modules through the driver API as

@@ -15,7 +15,7 @@ import (
 
 	"smart"
 	"smart/generator"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // emulatedRunner is a Runner whose harness and modules run on the CPU under the emulation

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"smart"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // ErrNoSetting is returned by Sample when an OC has no valid setting on the verification grid
@@ -43,7 +43,7 @@ func VerifySteps(t smart.Tuning) int {
 	return 2
 }
 
-// Sample draws n settings of oc uniformly at random from the setting space (tuner/space) of
+// Sample draws n settings of oc uniformly at random from the setting space (space) of
 // st's verification copy on gpu and returns the variants to verify, each on SmallCopy(st) with
 // VerifySteps steps. An OC with no valid setting there gives ErrNoSetting.
 func Sample(st *smart.Stencil, oc smart.Combination, n int, gpu smart.GPU, rng *rand.Rand) ([]Variant, error) {

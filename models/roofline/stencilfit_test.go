@@ -8,7 +8,7 @@ import (
 
 	"smart"
 	"smart/generator"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // TestModelWithLiterature: the literature's calibration is Model's, term for term.

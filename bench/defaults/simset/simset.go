@@ -24,7 +24,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/models/roofline"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // Options say what to simulate.

@@ -11,7 +11,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/generator"
-	"smart/tuner/space"
+	"smart/space"
 )
 
 // TestFitsMatchesGPUSpaces holds the union space filtered by Fits equal to each GPU's own

@@ -418,3 +418,29 @@ func product(v []int) int {
 	}
 	return n
 }
+
+// CheckStencilSetting rejects a setting outside the space of st under oc on gpu with the error
+// the whole space's Check gives, without generating the whole space: what a single estimate or
+// code generation needs (the settings the tuners search and the data sets measure).
+func CheckStencilSetting(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, set smart.Setting) error {
+	params, err := StencilParams(st, oc, gpu)
+	if err != nil {
+		return err
+	}
+	// Check reads a parameter's values only to look the setting's value up, so narrowing each
+	// list to that value keeps every verdict and message while the space is generated from one
+	// candidate instead of ~10^5 (a value not in the list keeps it, for the message).
+	for i, p := range params {
+		if v, ok := set[p.Name]; ok && slices.Contains(p.Values, v) {
+			params[i].Values = []int{v}
+		}
+	}
+	sp, err := New(ctx, params)
+	if err != nil {
+		return fmt.Errorf("setting space of %s under %s: %w", st.Name, oc, err)
+	}
+	if err := sp.Check(set); err != nil {
+		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package space
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -423,5 +424,51 @@ func TestExplicitConstraintsAlone(t *testing.T) {
 	s := mustNew(t, params)
 	if got := s.Count().Int64(); got != 5290560 {
 		t.Errorf("ST_CM_RT with the explicit constraints alone has %d settings, want 5290560", got)
+	}
+}
+
+// CheckStencilSetting narrows each parameter's values to the setting's before generating the space;
+// its verdicts and messages must be those of the whole space's Check, for settings in the space
+// and for each of them with one parameter changed to another of its values or to any integer.
+func TestCheckStencilSettingMatchesSpace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	gpu := smart.SM80()
+	for _, name := range []string{"j2d9pt", "j3d7pt"} {
+		st, err := generator.NamedStencil(name, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ocName := range []string{"BASE", "ST_BM_RT_TB", "ST_CM_PR", "BM_TB"} {
+			oc, _ := smart.ParseCombination(ocName)
+			sp, err := ForStencil(st, oc, gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := sp.Params()
+			for range 100 {
+				set, err := sp.Random(rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := params[rng.IntN(len(params))]
+				switch rng.IntN(3) {
+				case 0:
+					set[p.Name] = p.Values[rng.IntN(len(p.Values))]
+				case 1:
+					set[p.Name] = rng.IntN(2000) - 2
+				}
+				want := ""
+				if err := sp.Check(set); err != nil {
+					want = fmt.Sprintf("invalid setting for %s on %s: %v", oc, gpu.Name, err)
+				}
+				got := ""
+				if err := CheckStencilSetting(context.Background(), st, oc, gpu, set); err != nil {
+					got = err.Error()
+				}
+				if got != want {
+					t.Errorf("%s %s %s: CheckStencilSetting says %q, the space %q", name, oc, set, got, want)
+				}
+			}
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package predict
+package space
 
 import (
 	"math/rand/v2"
@@ -7,11 +7,10 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/generator"
-	"smart/tuner/space"
 )
 
-// shape builds a named stencil on a given grid.
-func shape(t testing.TB, name string, dims, order int, grid [3]int) *smart.Stencil {
+// lazyShape builds a named stencil on a given grid.
+func lazyShape(t testing.TB, name string, dims, order int, grid [3]int) *smart.Stencil {
 	t.Helper()
 	offs, err := generator.Named(name, dims, order)
 	if err != nil {
@@ -31,7 +30,7 @@ func shape(t testing.TB, name string, dims, order int, grid [3]int) *smart.Stenc
 	return st
 }
 
-func gpu(t testing.TB, name string) smart.GPU {
+func lazyGPU(t testing.TB, name string) smart.GPU {
 	t.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
@@ -44,29 +43,29 @@ func gpu(t testing.TB, name string) smart.GPU {
 	return g
 }
 
-// TestSettingSpaceAgreesWithSpace compares the sampler's view of small spaces with the chain of
-// trees of tuner/space: every draw and neighbour is valid there, valid agrees with Check on
+// TestLazyAgreesWithSpace compares the lazy view of small stencil spaces with the chain of
+// trees: every draw and neighbour is valid there, valid agrees with Check on
 // every setting of the space and on every setting one parameter away, and draw can reach every
 // setting of the space (each of its values passes the checks of its level, early ones
 // included, so it has a positive probability).
-func TestSettingSpaceAgreesWithSpace(t *testing.T) {
+func TestLazyAgreesWithSpace(t *testing.T) {
 	cases := []struct {
 		st  *smart.Stencil
 		oc  smart.Combination
 		gpu string
 	}{
-		{shape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.TB), "P100"},
-		{shape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.ST | smart.RT | smart.PR | smart.TB), "T4"},
-		{shape(t, "star", 2, 2, [3]int{68, 36, 1}), smart.Combination(smart.ST | smart.CM), "A100"},
-		{shape(t, "star", 2, 1, [3]int{34, 34, 1}), smart.Combination(smart.BM | smart.TB), "V100"},
+		{lazyShape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.TB), "P100"},
+		{lazyShape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.ST | smart.RT | smart.PR | smart.TB), "T4"},
+		{lazyShape(t, "star", 2, 2, [3]int{68, 36, 1}), smart.Combination(smart.ST | smart.CM), "A100"},
+		{lazyShape(t, "star", 2, 1, [3]int{34, 34, 1}), smart.Combination(smart.BM | smart.TB), "V100"},
 	}
 	for _, c := range cases {
-		g := gpu(t, c.gpu)
-		ref, err := space.ForStencil(c.st, c.oc, g)
+		g := lazyGPU(t, c.gpu)
+		ref, err := ForStencil(c.st, c.oc, g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ss, err := newSettingSpace(c.st, c.oc, g)
+		ss, err := LazyForStencil(c.st, c.oc, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,13 +73,13 @@ func TestSettingSpaceAgreesWithSpace(t *testing.T) {
 		all := map[string]bool{}
 		for s := range ref.All() {
 			all[s.String()] = true
-			v, ok := ss.positions(s)
-			if !ok || !ss.valid(v) {
+			v, ok := ss.Positions(s)
+			if !ok || !ss.Valid(v) {
 				t.Fatalf("%s: %s is in the space but the sampler rejects it", name, s)
 			}
-			for _, w := range ss.neighbours(v) {
-				if err := ref.Check(ss.setting(w)); err != nil {
-					t.Fatalf("%s: neighbour %s of %s is invalid: %v", name, ss.setting(w), s, err)
+			for _, w := range ss.Neighbours(v) {
+				if err := ref.Check(ss.Setting(w)); err != nil {
+					t.Fatalf("%s: neighbour %s of %s is invalid: %v", name, ss.Setting(w), s, err)
 				}
 			}
 			// Every single-parameter change the sampler calls invalid must be invalid.
@@ -88,15 +87,15 @@ func TestSettingSpaceAgreesWithSpace(t *testing.T) {
 				for x := range p.Values {
 					w := append([]int(nil), v...)
 					w[i] = x
-					if got, want := ss.valid(w), ref.Check(ss.setting(w)) == nil; got != want {
-						t.Fatalf("%s: valid(%s) = %v, Check says %v", name, ss.setting(w), got, want)
+					if got, want := ss.Valid(w), ref.Check(ss.Setting(w)) == nil; got != want {
+						t.Fatalf("%s: valid(%s) = %v, Check says %v", name, ss.Setting(w), got, want)
 					}
 				}
 			}
 		}
 		buf := make([]int, ss.reads)
 		for s := range ref.All() {
-			v, _ := ss.positions(s)
+			v, _ := ss.Positions(s)
 			for l := range ss.params {
 				if !ss.ok(v, l, buf) {
 					t.Fatalf("%s: draw cannot reach %s: the checks of %s reject its prefix", name, s, ss.params[l].Name)
@@ -105,18 +104,18 @@ func TestSettingSpaceAgreesWithSpace(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(3, 4))
 		for range 1000 {
-			if v, ok := ss.draw(rng); ok && !all[ss.setting(v).String()] {
-				t.Fatalf("%s: drew %s, which is not in the space", name, ss.setting(v))
+			if v, ok := ss.Draw(rng); ok && !all[ss.Setting(v).String()] {
+				t.Fatalf("%s: drew %s, which is not in the space", name, ss.Setting(v))
 			}
 		}
 	}
 }
 
 func BenchmarkDraw(b *testing.B) {
-	st := shape(b, "j3d27pt", 3, 1, [3]int{})
-	g := gpu(b, "A100")
+	st := lazyShape(b, "j3d27pt", 3, 1, [3]int{})
+	g := lazyGPU(b, "A100")
 	for _, oc := range []smart.Combination{smart.Combination(smart.ST | smart.BM | smart.RT | smart.PR | smart.TB), smart.Combination(smart.CM)} {
-		ss, err := newSettingSpace(st, oc, g)
+		ss, err := LazyForStencil(st, oc, g)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -124,7 +123,7 @@ func BenchmarkDraw(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			fail := 0
 			for b.Loop() {
-				if _, ok := ss.draw(rng); !ok {
+				if _, ok := ss.Draw(rng); !ok {
 					fail++
 				}
 			}

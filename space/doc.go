@@ -59,4 +59,9 @@
 // the resource constraint and the tile constraints link. That is the structure the stencil
 // space has: block sizes, merging, unrolling and fused steps compete for the same registers and
 // shared memory, while where the coefficients live does not.
+//
+// Where generating a space costs more than the work it serves (a single prediction, estimate
+// or code generation), Lazy keeps the parameters and their constraints only: it draws valid
+// settings parameter by parameter, checks settings and lists their neighbours, with the
+// generator's own checks; CheckStencilSetting checks one setting with Check's messages.
 package space
