@@ -6,8 +6,8 @@ import (
 	"math"
 
 	"smart"
-	"smart/tuner"
 	"smart/space"
+	"smart/tuner"
 )
 
 // bowl times a setting by its distance from bx=64, by=4 in log2, plus 0.5 ms with shared memory.
