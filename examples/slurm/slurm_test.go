@@ -120,7 +120,8 @@ exec %q "$@"
 		if m["JobState"] == "COMPLETED" {
 			break
 		}
-		if (m["JobState"] != "PENDING" && m["JobState"] != "RUNNING") || m["Reason"] == "DependencyNeverSatisfied" {
+		// CONFIGURING and COMPLETING are the moments between: a job on its way in or out.
+		if !slices.Contains([]string{"PENDING", "CONFIGURING", "RUNNING", "COMPLETING"}, m["JobState"]) || m["Reason"] == "DependencyNeverSatisfied" {
 			t.Fatalf("merge job %s is %s (%s):\n%s", merge, m["JobState"], m["Reason"], logs())
 		}
 		if k := job(t, env, task); !released && k["JobState"] == "PENDING" && k["Restarts"] == "1" {
