@@ -60,7 +60,6 @@ func cacheKeys(t *testing.T, path string) ([]string, map[string]smart.Setting) {
 // cache keys are the valid settings of space.json's parameters and restrictions, no more and no
 // fewer. The settings agree one by one too.
 func TestKernelTunerSpaces(t *testing.T) {
-	dir := ktdata.Require(t)
 	tests := []struct {
 		kernel string
 		count  int64
@@ -76,6 +75,7 @@ func TestKernelTunerSpaces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.kernel, func(t *testing.T) {
+			dir := ktdata.Require(t, tc.kernel)
 			data, err := os.ReadFile(filepath.Join(dir, tc.kernel, "space.json"))
 			if err != nil {
 				t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // and on convolution A100 it is the only setting within 95% of itself, so reaching 95% means
 // finding it exactly.
 func TestKernelTunerReplay(t *testing.T) {
-	path := filepath.Join(ktdata.Require(t), "convolution_milo", "A100.json.gz")
+	path := filepath.Join(ktdata.Require(t, "convolution_milo"), "convolution_milo", "A100.json.gz")
 	ctx := context.Background()
 	k, err := OpenKernelTuner(ctx, path, "")
 	if err != nil {

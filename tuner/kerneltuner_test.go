@@ -28,7 +28,7 @@ func TestOpenKernelTunerWithoutSpaceJSON(t *testing.T) {
 	}{
 		{"small", func(*testing.T) string { return small }, "3", 1.5},
 		{"convolution A100", func(t *testing.T) string {
-			data, err := os.ReadFile(filepath.Join(ktdata.Require(t), "convolution_milo", "A100.json.gz"))
+			data, err := os.ReadFile(filepath.Join(ktdata.Require(t, "convolution_milo"), "convolution_milo", "A100.json.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 // Command crossgpu validates the analytic model's cross-GPU scaling on real measurements: Kernel
 // Tuner's 2-D convolution measured on six GPUs (the cache files of
-// ../shared/datasets/kernel-tuner/convolution_milo). For every ordered pair of GPUs (A, B) it
+// data/kernel-tuner/convolution_milo). For every ordered pair of GPUs (A, B) it
 // scales every configuration measured on A to B with the model (roofline.ScaleConv, calibrated on
 // A's measurements only) and with the baseline (one constant ratio per pair, the median of B/A
 // over a random 10% of the configurations), and prints the mean absolute percentage error
@@ -36,7 +36,7 @@ import (
 )
 
 // DefaultDir is where the shared data set lives.
-const DefaultDir = "../shared/datasets/kernel-tuner/convolution_milo"
+const DefaultDir = "data/kernel-tuner/convolution_milo"
 
 // gpuFiles are the cache files of the data set, in table order.
 var gpuFiles = []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"}

@@ -9,7 +9,7 @@
 //     recommendation is predict.Predictor.Recommend with the embedded models, as smart recommend
 //     runs it. It also reports how the setting smart picks on each GPU fares under the analytic
 //     model against the best of the random rows.
-//   - the six-GPU Kernel Tuner convolution (imported measurements, ../shared/datasets): for
+//   - the six-GPU Kernel Tuner convolution (imported measurements, data/kernel-tuner): for
 //     each GPU a gbdt runtime model is trained on the other five GPUs (leave-one-GPU-out, the
 //     GPU's catalogue features and the analytic convolution model among its columns), and every
 //     configuration valid on all six is an instance: the predicted fastest GPU against the
@@ -60,7 +60,7 @@ const (
 )
 
 // DefaultKT is where the Kernel Tuner convolution caches are.
-const DefaultKT = "../shared/datasets/kernel-tuner/convolution_milo"
+const DefaultKT = "data/kernel-tuner/convolution_milo"
 
 // Accuracy is one line of the result table.
 type Accuracy struct {

@@ -140,7 +140,7 @@ func TestBenchShardsMerge(t *testing.T) {
 }
 
 func TestDatasetImportCLI(t *testing.T) {
-	root := ktdata.Require(t)
+	root := ktdata.Require(t, "convolution_milo")
 	out := filepath.Join(t.TempDir(), "kt")
 	code, stdout, errs := runCLI(t, "", "dataset", "import", filepath.Join(root, "convolution_milo/A100.json.gz"), "--out", out)
 	if code != 0 || !strings.Contains(stdout, "compile_error 6, launch_error 155") || !strings.Contains(stdout, "A100-40GB") {

@@ -81,11 +81,11 @@ asks for the same settings first, gets them from DIR without running them, and g
 stopped; DIR trains models like any data set.
 
 Examples:
-  smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
+  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
   smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
-  smart tune --evaluator replay:datasets/kernel-tuner/dedispersion_milo/W7800.json.gz --method bayes --budget 100
-  smart tune --evaluator replay:datasets/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
-    --surrogate transfer:datasets/kernel-tuner/convolution_milo/A4000.json.gz,datasets/kernel-tuner/convolution_milo/W7800.json.gz
+  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W7800.json.gz --method bayes --budget 100
+  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
+    --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
   smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")

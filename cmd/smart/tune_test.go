@@ -16,12 +16,12 @@ import (
 )
 
 func TestTuneKernelTunerCLI(t *testing.T) {
-	root := ktdata.Require(t)
+	root := ktdata.Require(t, "convolution_milo")
 	for _, method := range []string{"random", "bayes"} {
 		t.Run(method, func(t *testing.T) {
 			dir := t.TempDir()
 			trace := filepath.Join(dir, "trace.csv")
-			code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(root, "dedispersion_milo/W7800.json.gz"),
+			code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(root, "convolution_milo/W7800.json.gz"),
 				"--method", method, "--budget", "25", "--seed", "3", "--json", "--trace", trace)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
@@ -286,7 +286,7 @@ func TestTuneUsageErrors(t *testing.T) {
 // TestTuneTransferCLI tunes a Kernel Tuner cache with a prior from the same kernel on other
 // GPUs, and refuses priors that are no such thing.
 func TestTuneTransferCLI(t *testing.T) {
-	root := ktdata.Require(t)
+	root := ktdata.Require(t, "convolution_milo")
 	conv := func(gpu string) string { return filepath.Join(root, "convolution_milo", gpu+".json.gz") }
 	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+conv("W6600"), "--method", "bayes", "--budget", "10",
 		"--surrogate", "transfer:"+conv("A4000")+","+conv("W7800"), "--json")
@@ -308,7 +308,6 @@ func TestTuneTransferCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"--method", "bayes", "--surrogate", "transfer:" + conv("W6600")}, "the GPU being tuned"},
-		{[]string{"--method", "bayes", "--surrogate", "transfer:" + filepath.Join(root, "dedispersion_milo", "A4000.json.gz")}, "holds kernel dedispersion_kernel"},
 		{[]string{"--method", "bayes", "--surrogate", "sim"}, "transfer:CACHE"},
 		{[]string{"--method", "iterml", "--surrogate", "transfer:" + conv("A4000")}, "pipeline and bayes"},
 		{[]string{"--method", "pipeline", "--classifier", "embedded"}, "a Kernel Tuner kernel has none"},
@@ -319,12 +318,19 @@ func TestTuneTransferCLI(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
 	}
+	if other, ok := ktdata.Dir("dedispersion_milo"); ok {
+		code, _, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+conv("W6600"), "--budget", "5", "--method", "bayes",
+			"--surrogate", "transfer:"+filepath.Join(other, "dedispersion_milo", "A4000.json.gz"))
+		if code != 2 || !strings.Contains(errs, "holds kernel dedispersion_kernel") {
+			t.Errorf("a prior of another kernel: exit %d, stderr %q", code, errs)
+		}
+	}
 }
 
 // TestTuneBenchCLI compares two strategies on two GPUs' caches of one kernel: each GPU's
 // transfer prior is the other's cache, and the optimum is read from the whole cache.
 func TestTuneBenchCLI(t *testing.T) {
-	root := ktdata.Require(t)
+	root := ktdata.Require(t, "dedispersion_milo")
 	files := []string{filepath.Join(root, "dedispersion_milo", "W6600.json.gz"), filepath.Join(root, "dedispersion_milo", "W7800.json.gz")}
 	code, stdout, errs := runCLI(t, "", append([]string{"tune-bench", "--methods", "random,bayes-transfer", "--seeds", "2",
 		"--random-seeds", "3", "--budget", "300", "--ratios", "", "--json"}, files...)...)
@@ -360,7 +366,7 @@ func TestTuneBenchCLI(t *testing.T) {
 // TestTuneBenchInterrupted: Ctrl-C during tune-bench prints the rows whose seeds all finished
 // and says how far it got (exit 1).
 func TestTuneBenchInterrupted(t *testing.T) {
-	root := ktdata.Require(t)
+	root := ktdata.Require(t, "dedispersion_milo")
 	files := []string{filepath.Join(root, "dedispersion_milo", "W6600.json.gz"), filepath.Join(root, "dedispersion_milo", "W7800.json.gz")}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -78,8 +78,8 @@ GPUs given on the command line (never the file's own), so they run only on Kerne
 whose kernel was given for more than one GPU.
 
 Examples:
-  smart tune-bench datasets/kernel-tuner/*/[AMW]*[0-9].json.gz
-  smart tune-bench datasets/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
+  smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz
+  smart tune-bench data/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
   smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`)
 	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
 	seeds := fs.Int("seeds", 20, "seeds per strategy and data set")

@@ -1,6 +1,7 @@
-// Package ktdata locates the measured Kernel Tuner data the tests replay: SMART_KT_DATA when
-// set, else datasets/kernel-tuner in the shared folder beside the module's checkout
-// (../shared/datasets/kernel-tuner from the repository root).
+// Package ktdata locates the measured Kernel Tuner data the tests replay: SMART_KT_DATA when set,
+// else the copy in the repository (data/kernel-tuner: the convolution), else datasets/kernel-tuner
+// in the shared folder beside the module's checkout (../shared/datasets/kernel-tuner from the
+// repository root), which also holds the dedispersion.
 package ktdata
 
 import (
@@ -9,22 +10,34 @@ import (
 	"testing"
 )
 
-// Dir returns the data directory and whether it exists.
-func Dir() (string, bool) {
-	dir := os.Getenv("SMART_KT_DATA")
-	if dir == "" {
-		dir = filepath.Join(moduleRoot(), "..", "shared", "datasets", "kernel-tuner")
+// dirs are the places to look, in order.
+func dirs() []string {
+	if dir := os.Getenv("SMART_KT_DATA"); dir != "" {
+		return []string{dir}
 	}
-	_, err := os.Stat(dir)
-	return dir, err == nil
+	root := moduleRoot()
+	return []string{filepath.Join(root, "data", "kernel-tuner"), filepath.Join(root, "..", "shared", "datasets", "kernel-tuner")}
 }
 
-// Require returns the data directory, or skips the test when it is missing.
-func Require(t testing.TB) string {
+// Dir returns the first data directory that holds the kernel's folder (e.g. "convolution_milo"),
+// and whether there is one.
+func Dir(kernel string) (string, bool) {
+	ds := dirs()
+	for _, d := range ds {
+		if _, err := os.Stat(filepath.Join(d, kernel)); err == nil {
+			return d, true
+		}
+	}
+	return ds[len(ds)-1], false
+}
+
+// Require returns the data directory that holds the kernel's folder, or skips the test when
+// none does.
+func Require(t testing.TB, kernel string) string {
 	t.Helper()
-	dir, ok := Dir()
+	dir, ok := Dir(kernel)
 	if !ok {
-		t.Skipf("Kernel Tuner data not found at %s (set SMART_KT_DATA)", dir)
+		t.Skipf("Kernel Tuner data of %s not found in %v (set SMART_KT_DATA)", kernel, dirs())
 	}
 	return dir
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // ConvProblem is Kernel Tuner's 2-D convolution benchmark (convolution_milo of the Kernel Tuner
-// benchmark hub, the kernel of ../shared/datasets/kernel-tuner/convolution_milo): a
+// benchmark hub, the kernel of data/kernel-tuner/convolution_milo): a
 // FilterW x FilterH float32 filter in constant memory applied to a Width x Height float32 image
 // stored with a border of the filter's size. A block of BlockX x BlockY threads computes
 // BlockX*TileX x BlockY*TileY outputs, each thread TileX x TileY of them a block apart, reading
