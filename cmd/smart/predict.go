@@ -347,8 +347,23 @@ func gridString(g []int) string {
 // modelSummary says in a line what a model was trained on and how well it did.
 func modelSummary(m predict.ModelInfo) string {
 	var parts []string
+	// Data sets measured on one GPU are summed per GPU: a model may learn from a dozen of them.
+	measured := map[string][2]int{} // GPU -> rows, data sets
+	var gpus []string
 	for _, d := range m.Data {
+		if len(d.GPUs) == 1 && d.Sources["simulated"] == 0 && d.Sources["measured"] == d.Rows {
+			if _, ok := measured[d.GPUs[0]]; !ok {
+				gpus = append(gpus, d.GPUs[0])
+			}
+			v := measured[d.GPUs[0]]
+			measured[d.GPUs[0]] = [2]int{v[0] + d.Rows, v[1] + 1}
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, sourceCounts(d.Sources), len(d.GPUs), d.Path))
+	}
+	for _, g := range gpus {
+		v := measured[g]
+		parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d data sets)", v[0], g, v[1]))
 	}
 	s := "trained on " + strings.Join(parts, "; ")
 	if m.CV != nil && m.CV.Accuracy > 0 {
