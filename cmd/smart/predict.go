@@ -363,7 +363,11 @@ func modelSummary(m predict.ModelInfo) string {
 	}
 	for _, g := range gpus {
 		v := measured[g]
-		parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d data sets)", v[0], g, v[1]))
+		sets := "data sets"
+		if v[1] == 1 {
+			sets = "data set"
+		}
+		parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d %s)", v[0], g, v[1], sets))
 	}
 	s := "trained on " + strings.Join(parts, "; ")
 	if m.CV != nil && m.CV.Accuracy > 0 {
