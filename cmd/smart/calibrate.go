@@ -73,9 +73,10 @@ Examples:
 		}
 	}
 	bar := newProgress(e, "fitting", len(fitData.Groups)+1)
-	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: *level, Progress: func(done, _ int) { bar.Update(done) }})
-	bar.Stop(len(fitData.Groups) + 1)
+	fitted := 0
+	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: *level, Progress: func(done, _ int) { fitted = done; bar.Update(done) }})
 	if err != nil {
+		bar.Stop(fitted)
 		return err
 	}
 	f.Command = "smart calibrate " + strings.Join(args, " ")
