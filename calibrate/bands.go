@@ -2,15 +2,11 @@ package calibrate
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 
 	"smart/data"
-	"smart/internal/atomicfile"
-	"smart/internal/jsonerr"
 )
 
 // BandsFormat names the layout of a file of learned models' intervals.
@@ -49,22 +45,20 @@ func (b *Bands) Lookup(model, basis string) *Band {
 
 // DecodeBands parses and checks a bands file; name is for errors.
 func DecodeBands(name string, r io.Reader) (*Bands, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
-	if err != nil || len(raw) > maxFileBytes {
-		return nil, fmt.Errorf("intervals %s: unreadable or over %d bytes", name, maxFileBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var b Bands
-	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("intervals %s: %w", name, jsonerr.Describe(err))
+	if err := decodeJSON("intervals", name, r, &b); err != nil {
+		return nil, err
 	}
 	if b.Format != BandsFormat {
 		return nil, fmt.Errorf("intervals %s: format %q; this smart reads %q", name, b.Format, BandsFormat)
 	}
 	for i, bd := range b.Bands {
-		if !(bd.Level > 0 && bd.Level < 1) || !(bd.LogLo <= bd.LogHi) || math.Abs(bd.LogLo) > 10 || math.Abs(bd.LogHi) > 10 || bd.Model == "" || bd.Basis == "" {
-			return nil, fmt.Errorf("intervals %s: band %d (%s, %s) is not an interval: level %g, bounds %g to %g", name, i+1, bd.Model, bd.Basis, bd.Level, bd.LogLo, bd.LogHi)
+		err := bd.check()
+		if err == nil && (bd.Model == "" || bd.Basis == "") {
+			err = errors.New("it names no model or basis")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("intervals %s: band %d (%s, %s): %w", name, i+1, bd.Model, bd.Basis, err)
 		}
 	}
 	return &b, nil
@@ -73,18 +67,10 @@ func DecodeBands(name string, r io.Reader) (*Bands, error) {
 // WriteBands writes b to path atomically; an existing file is replaced only where it is a bands
 // file itself.
 func WriteBands(path string, b *Bands) error {
-	if old, err := os.Open(path); err == nil {
-		_, derr := DecodeBands(path, old)
-		old.Close()
-		if derr != nil {
-			return fmt.Errorf("writing intervals %s: it exists and is not an intervals file", path)
-		}
+	if !ours(path, func(f io.Reader) error { _, err := DecodeBands(path, f); return err }) {
+		return fmt.Errorf("writing intervals %s: it exists and is not an intervals file", path)
 	}
-	raw, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(raw, '\n'))
+	return writeJSON(path, b)
 }
 
 // DefaultBands returns the embedded intervals of the embedded runtime models.

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
 
 	"smart/data"
@@ -19,18 +19,9 @@ const maxFileBytes = 1 << 20
 
 // Decode parses and checks a calibration file's contents; name is for errors.
 func Decode(name string, r io.Reader) (*File, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading calibration %s: %w", name, err)
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("calibration %s: over %d bytes; not a calibration file", name, maxFileBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f File
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("calibration %s: %w", name, jsonerr.Describe(err))
+	if err := decodeJSON("calibration", name, r, &f); err != nil {
+		return nil, err
 	}
 	if f.Format != Format {
 		return nil, fmt.Errorf("calibration %s: format %q; this smart reads %q", name, f.Format, Format)
@@ -38,9 +29,8 @@ func Decode(name string, r io.Reader) (*File, error) {
 	if err := f.Calibration.Check(); err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", name, err)
 	}
-	iv := f.Interval
-	if !(iv.Level > 0 && iv.Level < 1) || math.IsNaN(iv.LogLo) || math.IsNaN(iv.LogHi) || iv.LogLo > iv.LogHi || math.Abs(iv.LogLo) > 10 || math.Abs(iv.LogHi) > 10 {
-		return nil, fmt.Errorf("calibration %s: interval level %g from %g to %g (log of measured/modelled); want a level in (0, 1) and bounds lo <= hi within ±10", name, iv.Level, iv.LogLo, iv.LogHi)
+	if err := f.Interval.check(); err != nil {
+		return nil, fmt.Errorf("calibration %s: %w", name, err)
 	}
 	if len(f.FittedOn) == 0 {
 		return nil, fmt.Errorf("calibration %s: field fitted_on is empty; a calibration names the data sets it was fitted on", name)
@@ -67,24 +57,53 @@ func Write(path string, f *File, replace bool) error {
 	if err := CheckWritable(path, replace); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing calibration %s: %w", path, err)
-	}
-	return atomicfile.Write(path, append(data, '\n'))
+	return writeJSON(path, f)
 }
 
 // CheckWritable reports, before any work, why Write could not write path: an existing file
 // that is not a calibration file (unless replace), or a directory that cannot take it.
 func CheckWritable(path string, replace bool) error {
-	if !replace {
-		if _, err := os.Stat(path); err == nil {
-			if _, rerr := Read(path); rerr != nil {
-				return fmt.Errorf("writing calibration %s: %w", path, ErrNotCalibration)
-			}
-		}
+	if !replace && !ours(path, func(f io.Reader) error { _, err := Decode(path, f); return err }) {
+		return fmt.Errorf("writing calibration %s: %w", path, ErrNotCalibration)
 	}
 	return atomicfile.Check(path)
+}
+
+// ours reports whether the file at path is missing or decodes as one of this package's files.
+func ours(path string, decode func(io.Reader) error) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	return decode(f) == nil
+}
+
+// decodeJSON reads one of this package's files (kind names it in errors, name is its path) into
+// v: at most maxFileBytes, no unknown field.
+func decodeJSON(kind, name string, r io.Reader, v any) error {
+	raw, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	if err != nil {
+		return fmt.Errorf("reading %s %s: %w", kind, name, err)
+	}
+	if len(raw) > maxFileBytes {
+		return fmt.Errorf("%s %s: over %d bytes; not a %s file", kind, name, maxFileBytes, kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s %s: %w", kind, name, jsonerr.Describe(err))
+	}
+	return nil
+}
+
+// writeJSON writes v to path, indented, atomically.
+func writeJSON(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, append(raw, '\n'))
 }
 
 // Default returns the embedded calibration: the constants fitted to smart's own measurements.

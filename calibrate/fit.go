@@ -57,6 +57,15 @@ type Interval struct {
 	From     string  `json:"from"` // whose errors, on what
 }
 
+// check reports why iv is no interval a fit gives: a level outside (0, 1), bounds out of order or
+// beyond ±10 (a factor of 22,000).
+func (iv Interval) check() error {
+	if !(iv.Level > 0 && iv.Level < 1) || !(iv.LogLo <= iv.LogHi) || math.Abs(iv.LogLo) > 10 || math.Abs(iv.LogHi) > 10 {
+		return fmt.Errorf("interval level %g from %g to %g (log of measured/modelled); want a level in (0, 1) and bounds lo <= hi within ±10", iv.Level, iv.LogLo, iv.LogHi)
+	}
+	return nil
+}
+
 // Around returns the interval around a modelled time.
 func (iv Interval) Around(ms float64) smart.Interval {
 	return smart.Interval{Level: iv.Level, LoMs: ms * math.Exp(iv.LogLo), HiMs: ms * math.Exp(iv.LogHi), From: iv.From}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"smart"
 )
@@ -171,4 +172,25 @@ func tailOffsets(f *os.File, size int64) (end, lastStart int64, err error) {
 		return 0, 0, nil
 	}
 	return end, 0, nil
+}
+
+// Glob expands patterns (filepath.Glob's, blanks trimmed, empty ones skipped) into the data
+// set directories they name, in order; a pattern that names none is an error, so that a
+// mistyped path is not a silently smaller input.
+func Glob(patterns []string) ([]string, error) {
+	var out []string
+	for _, p := range patterns {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %s: %w", p, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s names no data set", p)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -400,4 +401,19 @@ func TestCreateRefusesForeignFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
+}
+
+func TestGlob(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a1", "a2", "b"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	got, err := Glob([]string{filepath.Join(dir, "a*"), " ", " " + filepath.Join(dir, "b") + " "})
+	want := []string{filepath.Join(dir, "a1"), filepath.Join(dir, "a2"), filepath.Join(dir, "b")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Glob: %v, %v; want %v", got, err, want)
+	}
+	if _, err := Glob([]string{filepath.Join(dir, "a*"), filepath.Join(dir, "c*")}); err == nil || !strings.Contains(err.Error(), "c*") {
+		t.Errorf("a pattern naming nothing: %v", err)
+	}
 }

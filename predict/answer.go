@@ -50,6 +50,18 @@ type answered struct {
 	err  error
 }
 
+// entry returns m's value for key, adding a zero one first where there is none, under mu.
+func entry[T any](mu *sync.Mutex, m map[string]*T, key string) *T {
+	mu.Lock()
+	defer mu.Unlock()
+	e := m[key]
+	if e == nil {
+		e = new(T)
+		m[key] = e
+	}
+	return e
+}
+
 func (p *Predictor) newSession(in Input) (*session, error) {
 	sel, rt, err := p.Models.For(in.Stencil)
 	if err != nil {
@@ -62,13 +74,7 @@ func (p *Predictor) newSession(in Input) (*session, error) {
 // else (Transfer) from the search of the nearest measured GPU, each setting found there scaled
 // to g; else with the defaults.
 func (s *session) answer(ctx context.Context, g smart.GPU) (answer, error) {
-	s.mu.Lock()
-	e := s.answers[g.Name]
-	if e == nil {
-		e = &answered{}
-		s.answers[g.Name] = e
-	}
-	s.mu.Unlock()
+	e := entry(&s.mu, s.answers, g.Name)
 	e.once.Do(func() { e.a, e.err = s.compute(ctx, g) })
 	return e.a, e.err
 }
@@ -136,13 +142,7 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 // the classifier has not seen from's measurements (Predictor.ScreenAll), the most probable
 // classes' otherwise.
 func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, error) {
-	s.mu.Lock()
-	e := s.pools[from.Name]
-	if e == nil {
-		e = &pool{}
-		s.pools[from.Name] = e
-	}
-	s.mu.Unlock()
+	e := entry(&s.mu, s.pools, from.Name)
 	e.once.Do(func() {
 		p := s.p
 		classes, err := classify(s.sel, s.in.Stencil, from)

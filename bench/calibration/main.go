@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -26,20 +25,9 @@ import (
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
+	"smart/dataset"
 	"smart/models/roofline"
 )
-
-func glob(patterns string) ([]string, error) {
-	var out []string
-	for _, g := range strings.Split(patterns, ",") {
-		m, err := filepath.Glob(strings.TrimSpace(g))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m...)
-	}
-	return out, nil
-}
 
 // Residual is the median ln(modelled/measured) over a group of variants.
 type Residual struct {
@@ -116,11 +104,11 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	fitDirs, err := glob(fitGlobs)
+	fitDirs, err := dataset.Glob(strings.Split(fitGlobs, ","))
 	if err != nil {
 		return nil, err
 	}
-	testDirs, err := glob(testGlobs)
+	testDirs, err := dataset.Glob(strings.Split(testGlobs, ","))
 	if err != nil {
 		return nil, err
 	}
@@ -185,20 +173,9 @@ func main() {
 		enc.Encode(rep)
 		return
 	}
-	for _, part := range []struct {
-		title string
-		rows  []calibrate.Score
-	}{{"leave one stencil out (fit on the others); measured rows against the simulated model, literature -> fitted", rep.Calibration.LeaveOneOut},
-		{"other GPUs (fit on every fit stencil); measured rows against the simulated model, literature -> fitted", rep.Calibration.Test}} {
-		fmt.Println(part.title + ":")
-		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "gpu\tstencil\tn\tratio\tMAPE\tSpearman\tbest share\t\tratio\tMAPE\tSpearman\tbest share\tcoverage\t")
-		for _, r := range part.rows {
-			b, a := r.Before, r.After
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.0f%%\t%.2f\t%.2f\t->\t%.2f\t%.0f%%\t%.2f\t%.2f\t%.0f%%\t\n", r.GPU, r.Stencil, b.N,
-				b.MedianRatio, 100*b.MAPE, b.Spearman, b.BestShare, a.MedianRatio, 100*a.MAPE, a.Spearman, a.BestShare, 100*r.Coverage)
-		}
-		tw.Flush()
+	if err := rep.Calibration.WriteTables(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "calibration:", err)
+		os.Exit(1)
 	}
 	fmt.Println("per OC, median over stencils of the Spearman within the OC (leave one out):")
 	ocs := make([]string, 0, len(rep.PerOC))

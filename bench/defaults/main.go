@@ -112,18 +112,8 @@ func (c *config) load(calFile, measured string) error {
 			return err
 		}
 	}
-	for _, g := range strings.Split(measured, ",") {
-		if g = strings.TrimSpace(g); g == "" {
-			continue
-		}
-		m, err := filepath.Glob(g)
-		if err != nil {
-			return err
-		}
-		if len(m) == 0 {
-			return fmt.Errorf("-measured: %s matches no data set", g)
-		}
-		c.measured = append(c.measured, m...)
+	if c.measured, err = dataset.Glob(strings.Split(measured, ",")); err != nil {
+		return fmt.Errorf("-measured: %w", err)
 	}
 	return nil
 }

@@ -27,11 +27,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
+	"smart/dataset"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
@@ -44,18 +44,6 @@ var (
 	h100 = []string{"data/measured/h100-sxm/classic", "data/measured/h100-sxm/more", "data/measured/h100-sxm/random/*"}
 	h200 = []string{"data/measured/h200/random/*", "data/measured/h200/resample/*"}
 )
-
-func glob(patterns []string) ([]string, error) {
-	var out []string
-	for _, p := range patterns {
-		m, err := filepath.Glob(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m...)
-	}
-	return out, nil
-}
 
 // key identifies a variant across GPUs.
 func key(id string, oc smart.Combination, s smart.Setting) string {
@@ -111,11 +99,11 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 	if err != nil {
 		return nil, err
 	}
-	dirs100, err := glob(h100)
+	dirs100, err := dataset.Glob(h100)
 	if err != nil {
 		return nil, err
 	}
-	dirs200, err := glob(h200)
+	dirs200, err := dataset.Glob(h200)
 	if err != nil {
 		return nil, err
 	}

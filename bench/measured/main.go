@@ -29,7 +29,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,13 +143,9 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	var dirs []string
-	for _, g := range strings.Split(*data, ",") {
-		m, err := filepath.Glob(strings.TrimSpace(g))
-		if err != nil || len(m) == 0 {
-			fail(fmt.Errorf("-data %s: no data set", g))
-		}
-		dirs = append(dirs, m...)
+	dirs, err := dataset.Glob(strings.Split(*data, ","))
+	if err != nil {
+		fail(fmt.Errorf("-data: %w", err))
 	}
 	var reps []*Report
 	for _, dir := range dirs {

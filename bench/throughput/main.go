@@ -293,13 +293,9 @@ func run(globs []string, order string, scale bool, c2, c3 float64, cores int, st
 	if err != nil {
 		return nil, err
 	}
-	var sets []string
-	for _, g := range globs {
-		m, err := filepath.Glob(strings.TrimSpace(g))
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, m...)
+	sets, err := dataset.Glob(globs)
+	if err != nil {
+		return nil, err
 	}
 	if len(sets) == 0 {
 		return nil, fmt.Errorf("no data set matches %v", globs)
