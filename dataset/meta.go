@@ -90,6 +90,15 @@ type Kernel struct {
 	Files       []string `json:"files,omitempty"` // where it was imported from
 }
 
+// Names are the kernel's parameter names, in order.
+func (k Kernel) Names() []string {
+	out := make([]string, len(k.Params))
+	for i, p := range k.Params {
+		out[i] = p.Name
+	}
+	return out
+}
+
 // Param is one tunable parameter of a foreign kernel and its values.
 type Param struct {
 	Name   string `json:"name"`

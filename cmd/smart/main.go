@@ -48,6 +48,7 @@ func commands() []command {
 		{"calibrate", "fit the analytic model's constants to measured data sets, with held-out scores", runCalibrate},
 		{"train", "train an OC-selection or runtime model on data sets", runTrain},
 		{"eval", "score a model per GPU: cross-validation, leave-one-GPU-out", runEval},
+		{"transfer", "predict a kernel's every setting on a GPU it was never measured on, from other GPUs and a few shots", runTransfer},
 		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},
 		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
 		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes", runTune},

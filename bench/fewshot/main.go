@@ -1,0 +1,282 @@
+// Command fewshot scores package transfer where the answer is known: each GPU of Kernel
+// Tuner's convolution and dedispersion caches left out and predicted from the other five (its
+// own vendor's where there are any), and the H200 predicted from the H100 on the stencils both
+// measured, for k = 0, 4, 8, 16 and 32 shots chosen by transfer.ChooseShots and measured (read
+// from the target's own file). The target is left out of every choice: the share, the shots and
+// the correction see only the sources and the shots.
+//
+// Usage:
+//
+//	go run ./bench/fewshot [-kt DIR] [-from GLOBS] [-to GLOBS] [-k 0,4,8,16,32] [-json]
+//
+// -kt is the folder holding convolution_milo and dedispersion_milo (default: SMART_KT_DATA,
+// data/kernel-tuner, ../shared/datasets/kernel-tuner, the first that has each).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/internal/ktdata"
+	"smart/transfer"
+)
+
+// Row is one target at one budget.
+type Row struct {
+	Case       string  `json:"case"` // kernel or "stencils"
+	Target     string  `json:"target"`
+	Vendor     string  `json:"vendor"`
+	K          int     `json:"k"`
+	Kernels    int     `json:"kernels"` // stencils averaged over (1 for a Kernel Tuner kernel)
+	Share      float64 `json:"share"`
+	Correction string  `json:"correction"`
+	transfer.Score
+	Seconds float64 `json:"predict_seconds"` // Predict's wall time, one kernel
+}
+
+var kts = map[string][]string{ // file -> device name for files without one
+	"A100": nil, "A4000": nil, "A6000": nil, "MI250X": {"MI250X"}, "W6600": nil, "W7800": nil,
+}
+
+func main() {
+	ktDir := flag.String("kt", "", "folder holding the Kernel Tuner kernels' folders")
+	from := flag.String("from", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*", "the H100's data sets")
+	to := flag.String("to", "data/measured/h200/resample/*,data/measured/h200/random/*", "the H200's data sets of the same settings")
+	ks := flag.String("k", "0,4,8,16,32", "shot budgets")
+	asJSON := flag.Bool("json", false, "print JSON")
+	flag.Parse()
+	budgets, err := parseInts(*ks)
+	if err == nil {
+		var rows []Row
+		rows, err = run(*ktDir, *from, *to, budgets)
+		if err == nil {
+			if *asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				err = enc.Encode(rows)
+			} else {
+				print(rows)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fewshot:", err)
+		os.Exit(1)
+	}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 0 {
+			return nil, fmt.Errorf("-k: %q is no budget", f)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func run(ktDir, from, to string, budgets []int) ([]Row, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, kernel := range []string{"convolution_milo", "dedispersion_milo"} {
+		dir := ktDir
+		if dir == "" {
+			d, ok := ktdata.Dir(kernel)
+			if !ok {
+				fmt.Fprintf(os.Stderr, "fewshot: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
+				continue
+			}
+			dir = d
+		}
+		files, err := openKT(filepath.Join(dir, kernel), cat)
+		if err != nil {
+			return nil, err
+		}
+		for t := range files {
+			var srcs []transfer.Source
+			for s, f := range files {
+				if s != t {
+					srcs = append(srcs, transfer.Source{GPU: f.GPU, Rows: f.Rows})
+				}
+			}
+			for _, k := range budgets {
+				r, err := score(srcs, files[t].GPU, files[t].Rows, k)
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s, k=%d: %w", kernel, files[t].GPU.Name, k, err)
+				}
+				r.Case, r.Target, r.Vendor, r.K, r.Kernels = strings.TrimSuffix(kernel, "_milo"), files[t].GPU.Name, files[t].GPU.Vendor, k, 1
+				rows = append(rows, r)
+			}
+		}
+	}
+	st, err := stencils(from, to, cat, budgets)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, st...), nil
+}
+
+func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
+	var out []*transfer.File
+	for _, name := range []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"} {
+		dev := ""
+		if d := kts[name]; d != nil {
+			dev = d[0]
+		}
+		f, err := transfer.Open(filepath.Join(dir, name+".json.gz"), dev, cat)
+		if err != nil {
+			return nil, err
+		}
+		if f.GPU.Name == "" {
+			return nil, fmt.Errorf("%s: the catalogue lacks %q", f.Path, f.Device)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// score predicts the target with k shots chosen and then read from its own rows.
+func score(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measurement, k int) (Row, error) {
+	shots, err := transfer.ChooseShots(srcs, transfer.Target{GPU: tgt}, k, transfer.Settings{})
+	if err != nil {
+		return Row{}, err
+	}
+	target := transfer.Target{GPU: tgt, Shots: lookup(measured, shots)}
+	start := time.Now()
+	p, err := transfer.Predict(srcs, target, transfer.Settings{})
+	if err != nil {
+		return Row{}, err
+	}
+	sec := time.Since(start).Seconds()
+	return Row{Share: p.Share, Correction: p.Correction, Score: transfer.Compare(p, measured), Seconds: sec}, nil
+}
+
+// lookup is the target's rows of the chosen settings: what measuring them would give.
+func lookup(rows []smart.Measurement, want []transfer.Variant) []smart.Measurement {
+	idx := map[string]smart.Measurement{}
+	for _, m := range rows {
+		idx[m.OC.String()+"|"+m.Setting.String()] = m
+	}
+	var out []smart.Measurement
+	for _, v := range want {
+		if m, ok := idx[v.OC.String()+"|"+v.Setting.String()]; ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// stencils scores H100 -> H200 on each stencil both measured, averaging the stencils' scores.
+func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, error) {
+	a, err := readGlobs(from)
+	if err != nil || len(a) == 0 {
+		return nil, err
+	}
+	b, err := readGlobs(to)
+	if err != nil || len(b) == 0 {
+		return nil, err
+	}
+	h100, err := cat.Lookup(a[0].GPU)
+	if err != nil {
+		return nil, err
+	}
+	h200, err := cat.Lookup(b[0].GPU)
+	if err != nil {
+		return nil, err
+	}
+	byA, byB := split(a), split(b)
+	var rows []Row
+	for _, k := range budgets {
+		sum := Row{Case: "stencils", Target: h200.Name, Vendor: h200.Vendor, K: k}
+		var scores []transfer.Score
+		for _, id := range slices.Sorted(maps.Keys(byB)) {
+			if len(byA[id]) == 0 {
+				continue
+			}
+			r, err := score([]transfer.Source{{GPU: h100, Rows: byA[id]}}, h200, byB[id], k)
+			if err != nil {
+				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
+			}
+			scores = append(scores, r.Score)
+			sum.Share, sum.Correction, sum.Seconds = r.Share, r.Correction, max(sum.Seconds, r.Seconds)
+		}
+		sum.Kernels = len(scores)
+		sum.Score = meanScore(scores)
+		rows = append(rows, sum)
+	}
+	return rows, nil
+}
+
+func meanScore(s []transfer.Score) transfer.Score {
+	var m transfer.Score
+	n := float64(len(s))
+	cov := 0.0
+	for _, x := range s {
+		m.N += x.N
+		m.MAPE += x.MAPE / n
+		m.Spearman += x.Spearman / n
+		m.Top1 += x.Top1 / n
+		m.Top5 += x.Top5 / n
+		cov += x.Coverage / n
+	}
+	m.Coverage = cov
+	return m
+}
+
+func split(rows []smart.Measurement) map[string][]smart.Measurement {
+	out := map[string][]smart.Measurement{}
+	for _, m := range rows {
+		if m.Source == smart.Measured {
+			out[m.StencilID] = append(out[m.StencilID], m)
+		}
+	}
+	return out
+}
+
+func readGlobs(s string) ([]smart.Measurement, error) {
+	dirs, err := dataset.Glob(strings.Split(s, ","))
+	if err != nil {
+		return nil, err
+	}
+	var all []smart.Measurement
+	for _, d := range dirs {
+		_, rows, err := dataset.ReadAll(d)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
+}
+
+func print(rows []Row) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tSpearman\ttop1\ttop5\tcoverage\tn\t")
+	for _, r := range rows {
+		cov := "-"
+		if !math.IsNaN(r.Coverage) {
+			cov = fmt.Sprintf("%.2f", r.Coverage)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t\n", r.Case, r.Target, r.K, r.Share,
+			r.Correction, r.MAPE, r.Spearman, r.Top1, r.Top5, cov, r.N)
+	}
+	w.Flush()
+}

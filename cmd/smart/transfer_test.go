@@ -1,0 +1,110 @@
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"smart/dataset"
+	"smart/transfer"
+)
+
+const convDir = "../../data/kernel-tuner/convolution_milo/"
+
+// partialCache writes the first n settings the budget names, as the A4000's cache has them.
+func partialCache(t *testing.T, settings []transfer.Variant) string {
+	t.Helper()
+	f, err := os.Open(convDir + "A4000.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]json.RawMessage
+	if err := json.NewDecoder(z).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	var cache map[string]json.RawMessage
+	json.Unmarshal(c["tune_params_keys"], &keys)
+	json.Unmarshal(c["cache"], &cache)
+	keep := map[string]json.RawMessage{}
+	for _, v := range settings {
+		var vals []string
+		for _, k := range keys {
+			vals = append(vals, strconv.Itoa(v.Setting[k]))
+		}
+		key := strings.Join(vals, ",")
+		keep[key] = cache[key]
+	}
+	c["cache"], _ = json.Marshal(keep)
+	b, _ := json.Marshal(c)
+	path := filepath.Join(t.TempDir(), "A4000-shots.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTransferBudgetShotsAndCache(t *testing.T) {
+	from := convDir + "A100.json.gz," + convDir + "A6000.json.gz"
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--budget", "8", "--json")
+	if code != 0 {
+		t.Fatalf("--budget: exit %d: %s", code, stderr)
+	}
+	var shots []transfer.Variant
+	if err := json.Unmarshal([]byte(stdout), &shots); err != nil || len(shots) != 8 {
+		t.Fatalf("--budget 8 printed %d settings (%v)", len(shots), err)
+	}
+	out := filepath.Join(t.TempDir(), "pred.json")
+	code, stdout, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--shots", partialCache(t, shots), "-o", out, "--top", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"RTX-A4000, predicted from A100-40GB, RTX-A6000", "8 settings measured on RTX-A4000 correct", "80% interval", "wrote " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
+	if err != nil || len(f.Rows) != 4362 {
+		t.Fatalf("the cache written reads back with %d rows: %v", len(f.Rows), err)
+	}
+	// The same -o again is refused without --force, and nothing is lost.
+	before, _ := os.ReadFile(out)
+	code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "-o", out)
+	after, _ := os.ReadFile(out)
+	if code != 1 || !strings.Contains(stderr, "--force") || string(before) != string(after) {
+		t.Errorf("overwrite without --force: exit %d, %s", code, stderr)
+	}
+}
+
+func TestTransferRefuses(t *testing.T) {
+	a100 := convDir + "A100.json.gz"
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no --to", []string{"--from", a100}, 2, "--to"},
+		{"unknown GPU without shots", []string{"--from", a100, "--to", "quantum-9000"}, 1, "--shots"},
+		{"file without its device", []string{"--from", convDir + "MI250X.json.gz", "--to", "a100"}, 1, "@GPU"},
+		{"missing file", []string{"--from", "nope.json", "--to", "a100"}, 1, "nope.json"},
+		{"bad level", []string{"--from", a100, "--to", "a100", "--level", "2"}, 2, "--level"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", append([]string{"transfer"}, c.args...)...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, c.code, stderr, c.want)
+			}
+		})
+	}
+}

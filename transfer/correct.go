@@ -1,0 +1,218 @@
+package transfer
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// MinShotsForParams is the number of shots from which a correction beyond the level is tried:
+// fewer cannot tell a parameter's effect from noise.
+const MinShotsForParams = 8
+
+// ridge is the penalty on the parameters' effects (in ln time, per one-hot column): an effect
+// seen in one shot is halved.
+const ridge = 1.0
+
+// correction is what the shots teach: an amount added to each setting's ln prediction.
+type correction struct {
+	kind string
+	n    int
+	fit  func(v *variant) float64
+	loo  []float64 // ln(shot/prediction) of each shot predicted without it
+}
+
+func (c correction) at(v *variant) float64 {
+	if c.fit == nil {
+		return 0
+	}
+	return c.fit(v)
+}
+
+// fitter fits a correction to shots and their residuals ln(shot) - pred.
+type fitter func(shots []*variant, r []float64) func(*variant) float64
+
+// correct fits the corrections the shots allow and keeps the one whose left-out predictions
+// err least (the simpler on a tie).
+func (st *state) correct() correction {
+	var shots []*variant
+	var r []float64
+	for _, k := range st.keys {
+		if v := st.vars[k]; v.shotOK && v.n > 0 {
+			shots = append(shots, v)
+			r = append(r, v.shot-v.pred)
+		}
+	}
+	if len(shots) == 0 {
+		return correction{kind: CorrectNone}
+	}
+	cands := []struct {
+		kind string
+		f    fitter
+	}{{CorrectLevel, fitLevel}}
+	if len(shots) >= MinShotsForParams {
+		enc := newEncoder(st)
+		cands = append(cands,
+			struct {
+				kind string
+				f    fitter
+			}{CorrectSpread, fitSpread},
+			struct {
+				kind string
+				f    fitter
+			}{CorrectParams, enc.fitRidge})
+	}
+	best := correction{}
+	bestErr := math.Inf(1)
+	for _, c := range cands {
+		loo := leaveOneOut(c.f, shots, r)
+		e := 0.0
+		for _, x := range loo {
+			e += x * x
+		}
+		if e < bestErr*(1-1e-9) {
+			best = correction{kind: c.kind, n: len(shots), fit: c.f(shots, r), loo: loo}
+			bestErr = e
+		}
+	}
+	return best
+}
+
+func leaveOneOut(f fitter, shots []*variant, r []float64) []float64 {
+	if len(shots) < 2 {
+		return nil
+	}
+	out := make([]float64, len(shots))
+	for i := range shots {
+		s := slices.Delete(slices.Clone(shots), i, i+1)
+		rr := slices.Delete(slices.Clone(r), i, i+1)
+		out[i] = r[i] - f(s, rr)(shots[i])
+	}
+	return out
+}
+
+// fitLevel moves every setting by the median residual: the target's level.
+func fitLevel(_ []*variant, r []float64) func(*variant) float64 {
+	med := median(r)
+	return func(*variant) float64 { return med }
+}
+
+// fitSpread adds to the level a slope on the sources' shape: the target stretches or shrinks
+// the differences between settings.
+func fitSpread(shots []*variant, r []float64) func(*variant) float64 {
+	x := make([]float64, len(shots))
+	for i, v := range shots {
+		x[i] = v.shape
+	}
+	a, b := stat.LinearRegression(x, r, nil, false)
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return fitLevel(shots, r)
+	}
+	return func(v *variant) float64 { return a + b*v.shape }
+}
+
+// encoder turns a setting into one-hot columns, one per value of each parameter (the OC
+// counting as one) but its first.
+type encoder struct {
+	cols  map[string]int // "param=value" -> column, from 1 (0 is the intercept)
+	width int
+}
+
+func newEncoder(st *state) encoder {
+	values := map[string]map[string]bool{}
+	for _, k := range st.keys {
+		for name, val := range params(st.vars[k]) {
+			if values[name] == nil {
+				values[name] = map[string]bool{}
+			}
+			values[name][val] = true
+		}
+	}
+	e := encoder{cols: map[string]int{}, width: 1}
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		vals := make([]string, 0, len(values[n]))
+		for v := range values[n] {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		for _, v := range vals[1:] {
+			e.cols[n+"="+v] = e.width
+			e.width++
+		}
+	}
+	return e
+}
+
+// params are a setting's parameters as text, the OC among them.
+func params(v *variant) map[string]string {
+	out := map[string]string{"oc": v.row.OC.String()}
+	for name, val := range v.row.Setting {
+		out[name] = strconv.Itoa(val)
+	}
+	return out
+}
+
+func (e encoder) row(v *variant, dst []float64) {
+	clear(dst)
+	dst[0] = 1
+	for name, val := range params(v) {
+		if c, ok := e.cols[name+"="+val]; ok {
+			dst[c] = 1
+		}
+	}
+}
+
+// fitRidge adds to the level each parameter value's effect, shrunk towards none.
+func (e encoder) fitRidge(shots []*variant, r []float64) func(*variant) float64 {
+	n, p := len(shots), e.width
+	x := mat.NewDense(n, p, nil)
+	row := make([]float64, p)
+	for i, v := range shots {
+		e.row(v, row)
+		x.SetRow(i, row)
+	}
+	var a mat.SymDense
+	a.SymOuterK(1, x.T())
+	for j := 1; j < p; j++ {
+		a.SetSym(j, j, a.At(j, j)+ridge)
+	}
+	var xr mat.VecDense
+	xr.MulVec(x.T(), mat.NewVecDense(n, slices.Clone(r)))
+	var chol mat.Cholesky
+	if !chol.Factorize(&a) {
+		return fitLevel(shots, r)
+	}
+	var beta mat.VecDense
+	if err := chol.SolveVecTo(&beta, &xr); err != nil {
+		return fitLevel(shots, r)
+	}
+	b := beta.RawVector().Data
+	return func(v *variant) float64 {
+		s := b[0]
+		for name, val := range params(v) {
+			if c, ok := e.cols[name+"="+val]; ok {
+				s += b[c]
+			}
+		}
+		return s
+	}
+}
+
+// median of x, which it leaves as it is.
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,141 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+)
+
+// File is one GPU's measurements of kernels, read from a Kernel Tuner cache or T4 file or a
+// smart data set.
+type File struct {
+	Path   string
+	Device string              // as the file names it
+	GPU    smart.GPU           // the catalogue's entry; a zero GPU where the catalogue lacks it
+	Rows   []smart.Measurement // every row, of one GPU
+	// Kernel describes a Kernel Tuner file's kernel (its parameters in the cache's key order);
+	// nil for a data set.
+	Kernel *dataset.Kernel
+}
+
+// ErrNoMeasured is the error of a file without measured or imported rows.
+var ErrNoMeasured = errors.New("no measured or imported rows")
+
+// ErrSeveralGPUs is the error of a data set holding several GPUs' rows.
+var ErrSeveralGPUs = errors.New("the data set holds rows of several GPUs")
+
+// Open reads path: a Kernel Tuner cache (.json, .json.gz) or T4 file, or a data set directory.
+// device names the GPU of a file that does not (the MI250X caches of benchmark_hub) or renames
+// it; the catalogue resolves the name, and a name it lacks leaves GPU zero.
+func Open(path, device string, cat *catalog.Catalog) (*File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path}
+	if st.IsDir() {
+		meta, rows, err := dataset.ReadAll(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(meta.Devices) > 1 {
+			return nil, fmt.Errorf("%s: %w (%d devices); give one GPU's data set each", path, ErrSeveralGPUs, len(meta.Devices))
+		}
+		f.Rows = rows
+		if len(meta.Devices) == 1 {
+			f.Device = meta.Devices[0].Name
+			if f.Device == "" {
+				f.Device = meta.Devices[0].GPU
+			}
+		}
+	} else {
+		kt, err := dataset.ReadKernelTuner(path, dataset.ImportOptions{Device: device})
+		if err != nil {
+			return nil, err
+		}
+		f.Rows, f.Device, f.Kernel = kt.Rows, kt.Device.Name, &kt.Kernel
+	}
+	if device != "" {
+		f.Device = device
+	}
+	// Only what a GPU did can teach what another will do.
+	f.Rows = slices.DeleteFunc(f.Rows, func(m smart.Measurement) bool {
+		return m.Source != smart.Measured && m.Source != smart.Imported
+	})
+	if len(f.Rows) == 0 {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoMeasured)
+	}
+	name := f.Device
+	if name == "" {
+		name = f.Rows[0].GPU
+	}
+	if g, err := cat.Lookup(name); err == nil {
+		f.GPU = g
+	} else if g, err2 := cat.Lookup(f.Rows[0].GPU); f.Rows[0].GPU != "" && err2 == nil {
+		f.GPU = g
+	}
+	return f, nil
+}
+
+// Kernels splits the file's rows by kernel or stencil, in the order they first appear.
+func (f *File) Kernels() (ids []string, rows map[string][]smart.Measurement) {
+	rows = map[string][]smart.Measurement{}
+	for _, m := range f.Rows {
+		id := rowID(m)
+		if _, ok := rows[id]; !ok {
+			ids = append(ids, id)
+		}
+		rows[id] = append(rows[id], m)
+	}
+	return ids, rows
+}
+
+// ErrSeveralKernels is the error of files that hold several kernels where none was named.
+var ErrSeveralKernels = errors.New("the files hold several kernels")
+
+// Select picks the rows of one kernel from each file: kernel names it (a stencil's ID or a
+// Kernel Tuner kernel's name); empty takes the only one the files hold. A file without the
+// kernel gives no source.
+func Select(files []*File, kernel string) ([]Source, error) {
+	ids := map[string]bool{}
+	var order []string
+	for _, f := range files {
+		got, _ := f.Kernels()
+		for _, id := range got {
+			if !ids[id] {
+				ids[id] = true
+				order = append(order, id)
+			}
+		}
+	}
+	want := ""
+	switch {
+	case kernel != "":
+		for _, id := range order {
+			if id == "stencil "+kernel || id == "kernel "+kernel {
+				want = id
+			}
+		}
+		if want == "" {
+			return nil, fmt.Errorf("no file holds kernel %q (they hold %s)", kernel, strings.Join(order, ", "))
+		}
+	case len(order) == 1:
+		want = order[0]
+	default:
+		return nil, fmt.Errorf("%w (%s): name one", ErrSeveralKernels, strings.Join(order, ", "))
+	}
+	var out []Source
+	for _, f := range files {
+		_, rows := f.Kernels()
+		if len(rows[want]) > 0 {
+			out = append(out, Source{GPU: f.GPU, Rows: rows[want]})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,430 @@
+package transfer
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"smart"
+	"smart/calibrate"
+)
+
+// Source is one kernel's measurements on one GPU.
+type Source struct {
+	GPU  smart.GPU // its catalogue entry; a zero GPU where the catalogue lacks it
+	Rows []smart.Measurement
+}
+
+// Target is the GPU predicted for.
+type Target struct {
+	// GPU is its catalogue entry (or a user's catalogue file's); a zero GPU where there is none,
+	// and then the shots alone set its level.
+	GPU   smart.GPU
+	Name  string              // what to call a target the catalogue lacks
+	Shots []smart.Measurement // settings of the kernel measured on the target, if any
+}
+
+// Settings tune a prediction; the zero value is the default.
+type Settings struct {
+	// Share weighs bandwidth against compute in the hardware ratio, in (0, 1]; 0 fits it on the
+	// sources where at least three share the target's vendor, and takes DefaultShare otherwise.
+	Share float64
+	// Level is the coverage of the intervals, in (0, 1); 0 means 0.8.
+	Level float64
+	// FP64 compares the GPUs' double-precision FLOPS rather than single-precision.
+	FP64 bool
+}
+
+// DefaultShare is the hardware ratio's weight of bandwidth where the sources cannot fit one:
+// half, the choice that assumes nothing of the kernel.
+const DefaultShare = 0.5
+
+// Corrections the shots can make, simplest first.
+const (
+	CorrectNone   = "none"
+	CorrectLevel  = "level"
+	CorrectSpread = "level and spread"
+	CorrectParams = "level and parameters"
+)
+
+// Prediction is the target's predicted time for every setting the sources ran.
+type Prediction struct {
+	Target  string   `json:"target"`
+	GPU     string   `json:"gpu,omitempty"`     // the target's catalogue name; empty where it has none
+	Sources []string `json:"sources"`           // the GPUs whose measurements it rests on
+	Ignored []string `json:"ignored,omitempty"` // sources of another vendor than the target's
+	// Share is the hardware ratio's weight of bandwidth (0 where the level came from shots
+	// alone); ShareFitted says whether the sources fitted it.
+	Share       float64 `json:"share"`
+	ShareFitted bool    `json:"share_fitted"`
+	Shots       int     `json:"shots"`      // settings measured on the target that taught it
+	Correction  string  `json:"correction"` // what the shots corrected
+	// Interval bounds ln(measured/predicted) at its level; nil where there were no errors to
+	// measure it on (one source and fewer than four shots).
+	Interval *calibrate.Interval `json:"interval,omitempty"`
+	Basis    string              `json:"basis"` // what stands behind the times, in a sentence
+	Variants []Variant           `json:"variants"`
+}
+
+// Variant is one setting's prediction.
+type Variant struct {
+	Kernel    string            `json:"kernel,omitempty"`
+	StencilID string            `json:"stencil_id,omitempty"`
+	OC        smart.Combination `json:"oc"`
+	Setting   smart.Setting     `json:"setting"`
+	TimeMs    float64           `json:"time_ms"`         // predicted; a shot's is its measured time
+	LoMs      float64           `json:"lo_ms,omitempty"` // the interval; zero without one
+	HiMs      float64           `json:"hi_ms,omitempty"`
+	Shot      bool              `json:"shot,omitempty"`   // measured on the target
+	Failed    bool              `json:"failed,omitempty"` // failed on every source that ran it
+	Sources   int               `json:"sources"`          // sources that ran it successfully
+}
+
+// Errors of inputs a prediction cannot rest on.
+var (
+	ErrNoSources = errors.New("no source measurements")
+	ErrNoLevel   = errors.New("the target's level is unknown: neither the catalogue's description of it and of every source nor a successful shot gives it")
+)
+
+// variant is the working state of one setting.
+type variant struct {
+	row    smart.Measurement // a row naming it
+	shape  float64           // mean of the sources' ln time about their levels
+	n      int               // sources that ran it ok
+	pred   float64           // ln predicted time before the shots' correction
+	shot   float64           // ln measured time on the target; NaN when not a shot
+	shotOK bool
+	given  bool // among the target's shots, ok or not
+}
+
+// Predict predicts the target's time for every setting in the sources.
+func Predict(sources []Source, target Target, s Settings) (*Prediction, error) {
+	st, err := newState(sources, target, s)
+	if err != nil {
+		return nil, err
+	}
+	if !st.hw && st.shotCount() == 0 {
+		return nil, ErrNoLevel
+	}
+	return st.predict(), nil
+}
+
+// state is a prediction in the making.
+type state struct {
+	s       Settings
+	target  Target
+	used    []*index // the sources answering
+	ignored []string
+	share   float64
+	fitted  bool
+	hw      bool // every GPU involved has what the hardware ratio needs
+	id      string
+	keys    []string
+	vars    map[string]*variant
+	level   float64 // ln level of the target before the shots
+}
+
+// index is one source's ln times by setting.
+type index struct {
+	gpu    smart.GPU
+	name   string
+	ln     map[string]float64 // ok rows only
+	center float64
+}
+
+func newState(sources []Source, target Target, s Settings) (*state, error) {
+	if s.Level == 0 {
+		s.Level = 0.8
+	}
+	if !(s.Level > 0 && s.Level < 1) || s.Share < 0 || s.Share > 1 {
+		return nil, fmt.Errorf("settings: level %g must lie in (0, 1) and share %g in [0, 1]", s.Level, s.Share)
+	}
+	st := &state{s: s, target: target, vars: map[string]*variant{}}
+	if err := st.index(sources); err != nil {
+		return nil, err
+	}
+	st.hw = hardwareKnown(target.GPU, s.FP64)
+	for _, ix := range st.used {
+		st.hw = st.hw && hardwareKnown(ix.gpu, s.FP64)
+	}
+	if err := st.addShots(target.Shots); err != nil {
+		return nil, err
+	}
+	st.centers()
+	st.fitShare()
+	return st, nil
+}
+
+// rowID names the kernel a row belongs to.
+func rowID(m smart.Measurement) string {
+	if m.StencilID != "" {
+		return "stencil " + m.StencilID
+	}
+	return "kernel " + m.Kernel
+}
+
+func variantKey(m smart.Measurement) string { return m.OC.String() + "|" + m.Setting.String() }
+
+func okTime(m smart.Measurement) bool {
+	return m.Status == smart.StatusOK && m.TimeMs > 0 && !math.IsInf(m.TimeMs, 0) && !math.IsNaN(m.TimeMs)
+}
+
+// index reads the sources, keeping those of the target's vendor where there are any.
+func (st *state) index(sources []Source) error {
+	var all []*index
+	for i, src := range sources {
+		name := cmp.Or(src.GPU.Name, fmt.Sprintf("source %d", i+1))
+		ix := &index{gpu: src.GPU, name: name, ln: map[string]float64{}}
+		for _, m := range src.Rows {
+			if err := st.sameKernel(m, name); err != nil {
+				return err
+			}
+			k := variantKey(m)
+			if _, ok := st.vars[k]; !ok {
+				st.vars[k] = &variant{row: m, shot: math.NaN()}
+				st.keys = append(st.keys, k)
+			}
+			if okTime(m) {
+				if _, dup := ix.ln[k]; !dup {
+					ix.ln[k] = math.Log(m.TimeMs)
+				}
+			}
+		}
+		if len(ix.ln) > 0 {
+			all = append(all, ix)
+		}
+	}
+	if len(all) == 0 {
+		return ErrNoSources
+	}
+	vendor := st.target.GPU.Vendor
+	for _, ix := range all {
+		if vendor == "" || ix.gpu.Vendor == vendor {
+			st.used = append(st.used, ix)
+		}
+	}
+	if len(st.used) == 0 {
+		st.used = all // no source of the target's vendor: every source is better than none
+	} else {
+		for _, ix := range all {
+			if !slices.Contains(st.used, ix) {
+				st.ignored = append(st.ignored, ix.name)
+			}
+		}
+	}
+	return nil
+}
+
+func (st *state) sameKernel(m smart.Measurement, where string) error {
+	id := rowID(m)
+	if st.id == "" {
+		st.id = id
+	}
+	if id != st.id {
+		return fmt.Errorf("%s: rows of %s and of %s: give one kernel's rows", where, st.id, id)
+	}
+	return nil
+}
+
+func (st *state) addShots(shots []smart.Measurement) error {
+	for _, m := range shots {
+		if err := st.sameKernel(m, "shots"); err != nil {
+			return err
+		}
+		k := variantKey(m)
+		v, ok := st.vars[k]
+		if !ok {
+			v = &variant{row: m, shot: math.NaN()}
+			st.vars[k] = v
+			st.keys = append(st.keys, k)
+		}
+		v.given = true
+		if okTime(m) && !v.shotOK {
+			v.shot, v.shotOK = math.Log(m.TimeMs), true
+		}
+	}
+	return nil
+}
+
+func (st *state) shotCount() int {
+	n := 0
+	for _, v := range st.vars {
+		if v.shotOK {
+			n++
+		}
+	}
+	return n
+}
+
+// centers sets each source's level: its mean ln time over the settings every source ran (over
+// its own settings where they share none), and each setting's shape about those levels.
+func (st *state) centers() {
+	var common []string
+	for _, k := range st.keys {
+		all := true
+		for _, ix := range st.used {
+			if _, ok := ix.ln[k]; !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			common = append(common, k)
+		}
+	}
+	for _, ix := range st.used {
+		ix.center = meanOver(ix.ln, common)
+	}
+	for _, k := range st.keys {
+		v := st.vars[k]
+		v.shape, v.n = 0, 0
+		for _, ix := range st.used {
+			if t, ok := ix.ln[k]; ok {
+				v.shape += t - ix.center
+				v.n++
+			}
+		}
+		if v.n > 0 {
+			v.shape /= float64(v.n)
+		}
+	}
+}
+
+// meanOver is the mean of ln over keys, or over all of ln where none of keys is in it.
+func meanOver(ln map[string]float64, keys []string) float64 {
+	sum, n := 0.0, 0
+	for _, k := range keys {
+		if t, ok := ln[k]; ok {
+			sum += t
+			n++
+		}
+	}
+	if n == 0 {
+		for _, t := range ln {
+			sum += t
+			n++
+		}
+	}
+	return sum / float64(n)
+}
+
+// hardwareKnown reports whether g has what the hardware ratio needs.
+func hardwareKnown(g smart.GPU, fp64 bool) bool { return g.BandwidthGBs > 0 && flops(g, fp64) > 0 }
+
+func flops(g smart.GPU, fp64 bool) float64 {
+	if fp64 {
+		return g.FP64TFLOPS
+	}
+	return g.FP32TFLOPS
+}
+
+// hardware is a GPU's ln time scale at a share: lower on a faster GPU.
+func hardware(g smart.GPU, share float64, fp64 bool) float64 {
+	return -share*math.Log(g.BandwidthGBs) - (1-share)*math.Log(flops(g, fp64))
+}
+
+// levelFrom is the target's ln level as the sources say it at a share.
+func levelFrom(srcs []*index, tgt smart.GPU, share float64, fp64 bool) float64 {
+	sum := 0.0
+	for _, ix := range srcs {
+		sum += ix.center + hardware(tgt, share, fp64) - hardware(ix.gpu, share, fp64)
+	}
+	return sum / float64(len(srcs))
+}
+
+// fitShare chooses the share: the settings' where given; else, with three or more sources, the
+// one that best predicts each source's level from the others' (on a grid of twentieths, ties to
+// the nearer to DefaultShare); else DefaultShare.
+func (st *state) fitShare() {
+	switch {
+	case !st.hw:
+		return
+	case st.s.Share > 0:
+		st.share = st.s.Share
+	case len(st.used) >= 3:
+		best, bestErr := DefaultShare, math.Inf(1)
+		for i := 0; i <= 20; i++ {
+			share := float64(i) / 20
+			e := 0.0
+			for j, held := range st.used {
+				others := slices.Delete(slices.Clone(st.used), j, j+1)
+				d := levelFrom(others, held.gpu, share, st.s.FP64) - held.center
+				e += d * d
+			}
+			if e < bestErr-1e-12 || (math.Abs(e-bestErr) <= 1e-12 && math.Abs(share-DefaultShare) < math.Abs(best-DefaultShare)) {
+				best, bestErr = share, e
+			}
+		}
+		st.share, st.fitted = best, true
+	default:
+		st.share = DefaultShare
+	}
+	st.level = levelFrom(st.used, st.target.GPU, st.share, st.s.FP64)
+}
+
+func (st *state) predict() *Prediction {
+	p := &Prediction{Target: st.targetName(), GPU: st.target.GPU.Name, Ignored: st.ignored,
+		Share: st.share, ShareFitted: st.fitted}
+	for _, ix := range st.used {
+		p.Sources = append(p.Sources, ix.name)
+	}
+	for _, k := range st.keys {
+		v := st.vars[k]
+		v.pred = v.shape + st.level
+	}
+	c := st.correct()
+	p.Shots, p.Correction = c.n, c.kind
+	p.Interval = st.interval(c)
+	p.Basis = st.basis(p)
+	for _, k := range st.keys {
+		v := st.vars[k]
+		out := Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC,
+			Setting: v.row.Setting.Clone(), Sources: v.n}
+		switch {
+		case v.shotOK:
+			out.TimeMs, out.Shot = math.Exp(v.shot), true
+		case v.n == 0:
+			out.Failed = true
+		default:
+			ln := v.pred + c.at(v)
+			out.TimeMs = math.Exp(ln)
+			if p.Interval != nil {
+				out.LoMs, out.HiMs = math.Exp(ln+p.Interval.LogLo), math.Exp(ln+p.Interval.LogHi)
+			}
+		}
+		p.Variants = append(p.Variants, out)
+	}
+	slices.SortStableFunc(p.Variants, func(a, b Variant) int {
+		if a.Failed != b.Failed {
+			if a.Failed {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.TimeMs, b.TimeMs)
+	})
+	return p
+}
+
+func (st *state) basis(p *Prediction) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the %s's measurements on %s", strings.TrimPrefix(st.id, "stencil "), strings.Join(p.Sources, ", "))
+	if st.hw {
+		how := "the default share"
+		if p.ShareFitted {
+			how = "a share fitted on the sources"
+		} else if st.s.Share > 0 {
+			how = "the given share"
+		}
+		fmt.Fprintf(&b, ", moved to %s by the catalogue's bandwidth and FLOPS (%s, %.2f bandwidth)", p.Target, how, p.Share)
+	}
+	if p.Shots > 0 {
+		fmt.Fprintf(&b, "; %d settings measured on %s correct the %s", p.Shots, p.Target, p.Correction)
+	} else {
+		b.WriteString("; no setting measured on the target (zero-shot)")
+	}
+	return b.String()
+}

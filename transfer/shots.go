@@ -1,0 +1,71 @@
+package transfer
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// ChooseShots says which k settings to measure on the target first, so that the shots teach
+// Predict most: the zero-shot ranking's fastest (where the optimum most likely is), then one
+// from each of k-1 equal strata of the ranking, each the setting of its stratum whose parameter
+// values the shots chosen so far (and the target's shots already measured) cover least, the
+// faster on a tie. The ranking needs no level, so a GPU the catalogue lacks can be given.
+// Settings that failed on every source are never chosen; fewer than k come back where fewer
+// remain.
+func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("a budget of %d shots: give zero or more", k)
+	}
+	st, err := newState(sources, target, s)
+	if err != nil {
+		return nil, err
+	}
+	var ranked []*variant
+	covered := map[string]int{}
+	for _, key := range st.keys {
+		v := st.vars[key]
+		switch {
+		case v.given:
+			for name, val := range params(v) {
+				covered[name+"="+val]++
+			}
+		case v.n > 0:
+			ranked = append(ranked, v)
+		}
+	}
+	slices.SortStableFunc(ranked, func(a, b *variant) int { return cmp.Compare(a.shape, b.shape) })
+	k = min(k, len(ranked))
+	var out []Variant
+	take := func(v *variant) {
+		for name, val := range params(v) {
+			covered[name+"="+val]++
+		}
+		out = append(out, Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC,
+			Setting: v.row.Setting.Clone(), Sources: v.n})
+	}
+	if k == 0 {
+		return nil, nil
+	}
+	take(ranked[0])
+	rest := ranked[1:]
+	for i := range k - 1 {
+		stratum := rest[i*len(rest)/(k-1) : (i+1)*len(rest)/(k-1)]
+		best, bestNew := -1, -1
+		for j, v := range stratum {
+			fresh := 0
+			for name, val := range params(v) {
+				if covered[name+"="+val] == 0 {
+					fresh++
+				}
+			}
+			if fresh > bestNew {
+				best, bestNew = j, fresh
+			}
+		}
+		if best >= 0 {
+			take(stratum[best])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,272 @@
+package transfer
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/internal/ktdata"
+)
+
+func gpu(name, vendor string, bw, fp32 float64) smart.GPU {
+	return smart.GPU{Name: name, Vendor: vendor, BandwidthGBs: bw, FP32TFLOPS: fp32}
+}
+
+// kernelRows are a kernel's settings x=1..n, y=0..1, timed base(x,y) times scale, with effect
+// multiplying the y=1 settings.
+func kernelRows(g smart.GPU, n int, scale, effect float64) []smart.Measurement {
+	var out []smart.Measurement
+	for x := 1; x <= n; x++ {
+		for y := 0; y <= 1; y++ {
+			t := scale * (1 + float64(x*x%7)) * (1 + 0.5*float64(y))
+			if y == 1 {
+				t *= effect
+			}
+			out = append(out, smart.Measurement{Kernel: "k", GPU: g.Name, Setting: smart.Setting{"x": x, "y": y},
+				Status: smart.StatusOK, TimeMs: t, Source: smart.Imported})
+		}
+	}
+	return out
+}
+
+// hwScale is the hardware ratio's time scale of g at share.
+func hwScale(g smart.GPU, share float64) float64 {
+	return math.Pow(g.BandwidthGBs, -share) * math.Pow(g.FP32TFLOPS, -(1-share))
+}
+
+func TestZeroShotExactWhereTheHardwareRatioHolds(t *testing.T) {
+	a, b, tgt := gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 500, 40), gpu("T", "NVIDIA", 2000, 20)
+	src := []Source{{GPU: a, Rows: kernelRows(a, 20, hwScale(a, DefaultShare), 1)}, {GPU: b, Rows: kernelRows(b, 20, hwScale(b, DefaultShare), 1)}}
+	p, err := Predict(src, Target{GPU: tgt}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Share != DefaultShare || p.ShareFitted || p.Correction != CorrectNone || p.Shots != 0 {
+		t.Errorf("share %g fitted %v correction %q shots %d", p.Share, p.ShareFitted, p.Correction, p.Shots)
+	}
+	s := Compare(p, kernelRows(tgt, 20, hwScale(tgt, DefaultShare), 1))
+	if s.N != 40 || s.MAPE > 1e-9 || s.Top1 != 1 || s.Top5 != 1 || math.Abs(s.Spearman-1) > 1e-12 {
+		t.Errorf("score %+v, want exact", s)
+	}
+	for i := 1; i < len(p.Variants); i++ {
+		if p.Variants[i].TimeMs < p.Variants[i-1].TimeMs {
+			t.Fatalf("variants not fastest first at %d", i)
+		}
+	}
+}
+
+func TestShareFittedOnThreeSources(t *testing.T) {
+	const share = 0.8
+	gs := []smart.GPU{gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 500, 40), gpu("C", "NVIDIA", 3000, 15)}
+	var src []Source
+	for _, g := range gs {
+		src = append(src, Source{GPU: g, Rows: kernelRows(g, 10, hwScale(g, share), 1)})
+	}
+	tgt := gpu("T", "NVIDIA", 2000, 60)
+	p, err := Predict(src, Target{GPU: tgt}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ShareFitted || math.Abs(p.Share-share) > 1e-9 {
+		t.Errorf("share %g fitted %v, want %g fitted", p.Share, p.ShareFitted, share)
+	}
+	if s := Compare(p, kernelRows(tgt, 10, hwScale(tgt, share), 1)); s.MAPE > 1e-6 {
+		t.Errorf("MAPE %g, want 0", s.MAPE)
+	}
+	// The interval of exact sources is a point.
+	if p.Interval == nil || math.Abs(p.Interval.LogLo) > 1e-9 || math.Abs(p.Interval.LogHi) > 1e-9 {
+		t.Errorf("interval %+v, want [0, 0]", p.Interval)
+	}
+}
+
+func TestShotsCorrectLevelThenParameters(t *testing.T) {
+	a, b := gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 500, 40)
+	src := []Source{{GPU: a, Rows: kernelRows(a, 20, 1, 1)}, {GPU: b, Rows: kernelRows(b, 20, 2, 1)}}
+	tgt := gpu("T", "NVIDIA", 2000, 20)
+	for _, tc := range []struct {
+		name   string
+		effect float64 // of y=1 on the target alone
+		k      int
+		want   string
+		mape   float64 // at most; the level alone errs by 23% on the second
+	}{
+		{"level from 4", 1, 4, CorrectLevel, 1e-9},
+		{"parameter from 16", 1.6, 16, CorrectParams, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			truth := kernelRows(tgt, 20, 3.7, tc.effect)
+			vs, err := ChooseShots(src, Target{GPU: tgt}, tc.k, Settings{})
+			if err != nil || len(vs) != tc.k {
+				t.Fatalf("%d shots, %v", len(vs), err)
+			}
+			shots := pick(truth, vs)
+			p, err := Predict(src, Target{GPU: tgt, Shots: shots}, Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Correction != tc.want || p.Shots != tc.k {
+				t.Errorf("correction %q from %d shots, want %q from %d", p.Correction, p.Shots, tc.want, tc.k)
+			}
+			if s := Compare(p, truth); s.MAPE > tc.mape || s.Top1 != 1 {
+				t.Errorf("score %+v, want MAPE at most %g%% and the optimum", s, tc.mape)
+			}
+		})
+	}
+}
+
+func pick(rows []smart.Measurement, vs []Variant) []smart.Measurement {
+	var out []smart.Measurement
+	for _, v := range vs {
+		for _, m := range rows {
+			if m.Setting.String() == v.Setting.String() {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func TestOtherVendorLeftOutAndUnknownTarget(t *testing.T) {
+	a, m := gpu("A", "NVIDIA", 1000, 10), gpu("M", "AMD", 1000, 10)
+	amd := kernelRows(m, 5, 50, 3) // another program: slower, another ranking
+	src := []Source{{GPU: a, Rows: kernelRows(a, 5, 1, 1)}, {GPU: m, Rows: amd}}
+	p, err := Predict(src, Target{GPU: gpu("T", "NVIDIA", 1000, 10)}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sources) != 1 || p.Sources[0] != "A" || len(p.Ignored) != 1 || p.Ignored[0] != "M" {
+		t.Errorf("sources %v ignored %v", p.Sources, p.Ignored)
+	}
+	if p.Interval != nil {
+		t.Errorf("one source and no shots gave an interval %+v", p.Interval)
+	}
+	if _, err := Predict(src[:1], Target{Name: "mystery"}, Settings{}); !errors.Is(err, ErrNoLevel) {
+		t.Errorf("unknown target without shots: %v, want ErrNoLevel", err)
+	}
+	truth := kernelRows(a, 5, 2.5, 1)
+	p, err = Predict(src[:1], Target{Name: "mystery", Shots: truth[:3]}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Compare(p, truth); s.MAPE > 1e-9 || p.Target != "mystery" {
+		t.Errorf("shots alone: MAPE %g target %q", s.MAPE, p.Target)
+	}
+}
+
+func TestFailuresAndShotChoice(t *testing.T) {
+	a := gpu("A", "NVIDIA", 1000, 10)
+	rows := kernelRows(a, 10, 1, 1)
+	rows[3].Status, rows[3].TimeMs = smart.StatusLaunchError, 0
+	src := []Source{{GPU: a, Rows: rows}}
+	tgt := Target{GPU: gpu("T", "NVIDIA", 800, 10), Shots: rows[5:6]}
+	p, err := Predict(src, tgt, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := p.Variants[len(p.Variants)-1]
+	if !last.Failed || last.Setting.String() != rows[3].Setting.String() {
+		t.Errorf("last variant %+v, want the failed one", last)
+	}
+	vs, err := ChooseShots(src, tgt, 100, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 20 settings, one failed everywhere, one already a shot.
+	seen := map[string]bool{}
+	for _, v := range vs {
+		k := v.Setting.String()
+		if seen[k] || k == rows[3].Setting.String() || k == rows[5].Setting.String() {
+			t.Errorf("shot %s repeated, failed or already measured", k)
+		}
+		seen[k] = true
+	}
+	if len(vs) != 18 {
+		t.Errorf("%d shots, want the 18 left", len(vs))
+	}
+	best, _ := ChooseShots(src, tgt, 1, Settings{})
+	if best[0].Setting.String() != p.Variants[0].Setting.String() && !p.Variants[0].Shot {
+		t.Errorf("first shot %s, want the predicted fastest %s", best[0].Setting, p.Variants[0].Setting)
+	}
+}
+
+func TestOneKernelOnly(t *testing.T) {
+	a := gpu("A", "NVIDIA", 1000, 10)
+	rows := kernelRows(a, 3, 1, 1)
+	rows[0].Kernel = "other"
+	if _, err := Predict([]Source{{GPU: a, Rows: rows}}, Target{GPU: a}, Settings{}); err == nil {
+		t.Error("rows of two kernels accepted")
+	}
+}
+
+// TestKernelTunerRoundTrip: the cache written reads back through the importer with the
+// predicted times, and the convolution's zero-shot prediction is close to the A4000's own.
+func TestKernelTunerRoundTrip(t *testing.T) {
+	dir := filepath.Join(ktdata.Require(t, "convolution_milo"), "convolution_milo")
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*File
+	for _, n := range []string{"A100", "A6000", "A4000"} {
+		f, err := Open(filepath.Join(dir, n+".json.gz"), "", cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	src, err := Select(files[:2], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Predict(src, Target{GPU: files[2].GPU}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Compare(p, files[2].Rows); s.MAPE > 30 || s.Spearman < 0.9 || s.Top5 < 0.95 {
+		t.Errorf("A4000 from A100 and A6000: %+v", s)
+	}
+	out := filepath.Join(t.TempDir(), "pred.json")
+	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); !errors.Is(err, ErrExists) {
+		t.Errorf("second write without force: %v", err)
+	}
+	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, v := range p.Variants {
+		want[v.Setting.String()] = v.TimeMs
+	}
+	ok := 0
+	for _, m := range back.Rows {
+		if m.Status == smart.StatusOK {
+			ok++
+			if math.Abs(m.TimeMs-want[m.Setting.String()]) > 1e-9*want[m.Setting.String()] {
+				t.Fatalf("%s: read back %g, wrote %g", m.Setting, m.TimeMs, want[m.Setting.String()])
+			}
+		}
+	}
+	if ok == 0 || len(back.Rows) != len(p.Variants) {
+		t.Errorf("read back %d rows (%d ok), wrote %d", len(back.Rows), ok, len(p.Variants))
+	}
+	ds := filepath.Join(t.TempDir(), "ds")
+	if err := WriteDataSet(ds, p, files[0].Kernel.Names(), nil, []dataset.Kernel{*files[0].Kernel}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := dataset.ReadAll(ds)
+	if err != nil || len(rows) != len(p.Variants) {
+		t.Fatalf("data set read back %d rows (%v), wrote %d", len(rows), err, len(p.Variants))
+	}
+	for _, m := range rows {
+		if m.Source != smart.Predicted || m.GPU != "RTX-A4000" || (m.Status == smart.StatusOK && m.TimeMs != want[m.Setting.String()]) {
+			t.Fatalf("row %+v: want predicted on the RTX-A4000 at %g", m, want[m.Setting.String()])
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package transfer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"smart"
+	"smart/dataset"
+	"smart/internal/atomicfile"
+)
+
+// ErrExists is the error of an output file that is already there.
+var ErrExists = errors.New("the file exists")
+
+// ktCache is the part of Kernel Tuner's cache format a prediction fills in, with smart's note
+// of what the times are.
+type ktCache struct {
+	DeviceName     string                     `json:"device_name"`
+	KernelName     string                     `json:"kernel_name"`
+	ProblemSize    []int                      `json:"problem_size,omitempty"`
+	TuneParamsKeys []string                   `json:"tune_params_keys"`
+	TuneParams     map[string][]int           `json:"tune_params"`
+	Objective      string                     `json:"objective"`
+	Cache          map[string]json.RawMessage `json:"cache"`
+	Smart          ktNote                     `json:"smart"`
+}
+
+type ktNote struct {
+	Source   smart.Source `json:"source"` // always predicted
+	Basis    string       `json:"basis"`
+	Sources  []string     `json:"sources"`
+	Shots    int          `json:"shots"`
+	Interval any          `json:"interval,omitempty"`
+}
+
+// KernelTunerCache is p as a Kernel Tuner cache of kernel k on device: "time" is the predicted
+// time (a shot's measured one), "time_lo" and "time_hi" the interval, "predicted" false only
+// for shots; a setting every source failed is a "RuntimeFailedConfig". The top-level "smart"
+// object says what the times rest on.
+func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string) ([]byte, error) {
+	c := ktCache{DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]int{},
+		Objective: "time", Cache: map[string]json.RawMessage{},
+		Smart: ktNote{Source: smart.Predicted, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
+	if p.Interval != nil {
+		c.Smart.Interval = p.Interval
+	}
+	for _, prm := range k.Params {
+		c.TuneParamsKeys = append(c.TuneParamsKeys, prm.Name)
+		c.TuneParams[prm.Name] = prm.Values
+	}
+	for _, v := range p.Variants {
+		key, rec, err := ktRecord(k, v)
+		if err != nil {
+			return nil, err
+		}
+		c.Cache[key] = rec
+	}
+	return json.MarshalIndent(c, "", " ")
+}
+
+func ktRecord(k dataset.Kernel, v Variant) (string, json.RawMessage, error) {
+	vals := make([]string, len(k.Params))
+	rec := map[string]any{}
+	for i, prm := range k.Params {
+		x, ok := v.Setting[prm.Name]
+		if !ok {
+			return "", nil, fmt.Errorf("setting %s lacks the kernel's parameter %s", v.Setting, prm.Name)
+		}
+		vals[i] = strconv.Itoa(x)
+		rec[prm.Name] = x
+	}
+	switch {
+	case v.Failed:
+		rec["time"] = "RuntimeFailedConfig"
+	default:
+		rec["time"], rec["times"] = v.TimeMs, []float64{v.TimeMs}
+		if v.HiMs > 0 {
+			rec["time_lo"], rec["time_hi"] = v.LoMs, v.HiMs
+		}
+	}
+	rec["predicted"] = !v.Shot
+	b, err := json.Marshal(rec)
+	return strings.Join(vals, ","), b, err
+}
+
+// WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an
+// existing file is replaced only with force.
+func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device string, force bool) error {
+	if _, err := os.Stat(path); err == nil && !force {
+		return fmt.Errorf("%s: %w", path, ErrExists)
+	}
+	b, err := p.KernelTunerCache(k, device)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, append(b, '\n'))
+}
+
+// WriteDataSet writes p's settings as a new data set in dir: rows whose source is predicted and
+// whose device says what from, on the target's catalogue name (shots keep their measured time
+// and also say predicted: the file holds one source). stencils are the stencils the rows are
+// of (none for a foreign kernel), kernels the foreign kernels; params the columns.
+func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) error {
+	device := "transfer from " + strings.Join(p.Sources, ", ")
+	meta := dataset.Meta{Sources: []smart.Source{smart.Predicted}, Params: params, Kernels: kernels,
+		Devices: []dataset.Device{{GPU: p.GPU, Name: device}}}
+	w, err := dataset.Create(dir, meta)
+	if err != nil {
+		return err
+	}
+	for _, st := range stencils {
+		if err := w.AddStencil(st); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	rows := make([]smart.Measurement, 0, len(p.Variants))
+	for _, v := range p.Variants {
+		m := smart.Measurement{StencilID: v.StencilID, Kernel: v.Kernel, GPU: p.GPU, OC: v.OC,
+			Setting: v.Setting, Source: smart.Predicted, Device: device, Status: smart.StatusOK, TimeMs: v.TimeMs}
+		if v.Failed {
+			m.Status, m.TimeMs, m.Error = smart.StatusLaunchError, 0, "failed on every source GPU"
+		}
+		rows = append(rows, m)
+	}
+	if err := w.Append(rows...); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
