@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"gonum.org/v1/gonum/floats"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -115,11 +117,23 @@ func fitSpread(shots []*variant, r []float64) func(*variant) float64 {
 	return func(v *variant) float64 { return a + b*v.shape }
 }
 
-// encoder turns a setting into one-hot columns, one per value of each parameter (the OC
-// counting as one) but its first.
+// maxLevels is the most values a parameter is one-hot encoded with; one with more (a block
+// size swept over a range) is one column, its logarithm, so the ridge stays small.
+const maxLevels = 8
+
+// encoder turns a setting into columns: one-hot, one per value of each parameter (the OC
+// counting as one) but its first; or, for a parameter of many values, the value's logarithm
+// about its mean.
 type encoder struct {
-	cols  map[string]int // "param=value" -> column, from 1 (0 is the intercept)
-	width int
+	cols    map[string]int // "param=value" -> column, from 1 (0 is the intercept)
+	numeric map[string]numericCol
+	width   int
+}
+
+type numericCol struct {
+	col         int
+	mean, sd    float64
+	logarithmic bool
 }
 
 func newEncoder(st *state) encoder {
@@ -132,18 +146,17 @@ func newEncoder(st *state) encoder {
 			values[name][val] = true
 		}
 	}
-	e := encoder{cols: map[string]int{}, width: 1}
-	names := make([]string, 0, len(values))
-	for n := range values {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		vals := make([]string, 0, len(values[n]))
-		for v := range values[n] {
-			vals = append(vals, v)
+	e := encoder{cols: map[string]int{}, numeric: map[string]numericCol{}, width: 1}
+	for _, n := range slices.Sorted(maps.Keys(values)) {
+		vals := slices.Sorted(maps.Keys(values[n]))
+		if len(vals) > maxLevels {
+			if c, ok := numericColumn(vals); ok {
+				c.col = e.width
+				e.numeric[n] = c
+				e.width++
+				continue
+			}
 		}
-		sort.Strings(vals)
 		for _, v := range vals[1:] {
 			e.cols[n+"="+v] = e.width
 			e.width++
@@ -152,21 +165,46 @@ func newEncoder(st *state) encoder {
 	return e
 }
 
-// params are a setting's parameters as text, the OC among them.
-func params(v *variant) map[string]string {
-	out := map[string]string{"oc": v.row.OC.String()}
-	for name, val := range v.row.Setting {
-		out[name] = strconv.Itoa(val)
+// numericColumn scales a parameter's values (as text) to mean 0 and deviation 1, on a log
+// scale where all are positive; false where one is not a number.
+func numericColumn(vals []string) (numericCol, bool) {
+	c := numericCol{logarithmic: true}
+	xs := make([]float64, len(vals))
+	for i, v := range vals {
+		x, err := strconv.Atoi(v)
+		if err != nil {
+			return c, false
+		}
+		xs[i] = float64(x)
+		c.logarithmic = c.logarithmic && x > 0
 	}
-	return out
+	if c.logarithmic {
+		for i := range xs {
+			xs[i] = math.Log(xs[i])
+		}
+	}
+	c.mean, c.sd = stat.MeanStdDev(xs, nil)
+	return c, c.sd > 0
 }
 
+func (c numericCol) value(v string) float64 {
+	x, _ := strconv.Atoi(v)
+	f := float64(x)
+	if c.logarithmic {
+		f = math.Log(f)
+	}
+	return (f - c.mean) / c.sd
+}
+
+// row writes v's columns into dst.
 func (e encoder) row(v *variant, dst []float64) {
 	clear(dst)
 	dst[0] = 1
 	for name, val := range params(v) {
 		if c, ok := e.cols[name+"="+val]; ok {
 			dst[c] = 1
+		} else if n, ok := e.numeric[name]; ok {
+			dst[n.col] = n.value(val)
 		}
 	}
 }
@@ -197,13 +235,9 @@ func (e encoder) fitRidge(shots []*variant, r []float64) func(*variant) float64 
 	}
 	b := beta.RawVector().Data
 	return func(v *variant) float64 {
-		s := b[0]
-		for name, val := range params(v) {
-			if c, ok := e.cols[name+"="+val]; ok {
-				s += b[c]
-			}
-		}
-		return s
+		x := make([]float64, p)
+		e.row(v, x)
+		return floats.Dot(b, x)
 	}
 }
 
@@ -215,4 +249,13 @@ func median(x []float64) float64 {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
 	return s[len(s)/2]
+}
+
+// params are a setting's parameters as text, the OC among them.
+func params(v *variant) map[string]string {
+	out := map[string]string{"oc": v.row.OC.String()}
+	for name, val := range v.row.Setting {
+		out[name] = strconv.Itoa(val)
+	}
+	return out
 }

@@ -17,9 +17,9 @@ type Score struct {
 	// them ran).
 	Top1 float64 `json:"top1"`
 	Top5 float64 `json:"top5"`
-	// Coverage is the share of the N measured times inside the predicted interval; NaN
+	// Coverage is the share of the N measured times inside the predicted interval; nil
 	// without an interval.
-	Coverage float64 `json:"coverage"`
+	Coverage *float64 `json:"coverage,omitempty"`
 }
 
 // Compare scores p against measured, the target's rows of the kernel.
@@ -35,7 +35,7 @@ func Compare(p *Prediction, measured []smart.Measurement) Score {
 			}
 		}
 	}
-	s := Score{Coverage: math.NaN()}
+	var s Score
 	var pred, meas []float64
 	in, ranked := 0, 0
 	best1, best5 := math.Inf(1), math.Inf(1)
@@ -71,7 +71,8 @@ func Compare(p *Prediction, measured []smart.Measurement) Score {
 	s.Spearman = rankcorr.Spearman(pred, meas)
 	s.Top1, s.Top5 = share(opt, best1), share(opt, best5)
 	if p.Interval != nil {
-		s.Coverage = float64(in) / float64(s.N)
+		cov := float64(in) / float64(s.N)
+		s.Coverage = &cov
 	}
 	return s
 }

@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,16 +227,22 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 func meanScore(s []transfer.Score) transfer.Score {
 	var m transfer.Score
 	n := float64(len(s))
-	cov := 0.0
+	cov, withCov := 0.0, 0
 	for _, x := range s {
 		m.N += x.N
 		m.MAPE += x.MAPE / n
 		m.Spearman += x.Spearman / n
 		m.Top1 += x.Top1 / n
 		m.Top5 += x.Top5 / n
-		cov += x.Coverage / n
+		if x.Coverage != nil {
+			cov += *x.Coverage
+			withCov++
+		}
 	}
-	m.Coverage = cov
+	if withCov > 0 {
+		cov /= float64(withCov)
+		m.Coverage = &cov
+	}
 	return m
 }
 
@@ -272,8 +277,8 @@ func print(rows []Row) {
 	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tSpearman\ttop1\ttop5\tcoverage\tn\t")
 	for _, r := range rows {
 		cov := "-"
-		if !math.IsNaN(r.Coverage) {
-			cov = fmt.Sprintf("%.2f", r.Coverage)
+		if r.Coverage != nil {
+			cov = fmt.Sprintf("%.2f", *r.Coverage)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t\n", r.Case, r.Target, r.K, r.Share,
 			r.Correction, r.MAPE, r.Spearman, r.Top1, r.Top5, cov, r.N)
