@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"smart"
 	"sort"
 	"strconv"
 
@@ -251,9 +252,16 @@ func median(x []float64) float64 {
 	return s[len(s)/2]
 }
 
-// params are a setting's parameters as text, the OC among them.
+// optimizations are the OC's parts, each a parameter on or off: what one optimization does on
+// the target is learnt from every OC that has it.
+var optimizations = []smart.Optimization{smart.ST, smart.BM, smart.CM, smart.RT, smart.PR, smart.TB}
+
+// params are a setting's parameters as text, each optimization of its OC among them.
 func params(v *variant) map[string]string {
-	out := map[string]string{"oc": v.row.OC.String()}
+	out := map[string]string{}
+	for _, o := range optimizations {
+		out["oc."+o.String()] = strconv.FormatBool(v.row.OC.Has(o))
+	}
 	for name, val := range v.row.Setting {
 		out[name] = strconv.Itoa(val)
 	}

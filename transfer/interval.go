@@ -3,7 +3,6 @@ package transfer
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"smart/calibrate"
@@ -48,54 +47,42 @@ func (st *state) targetName() string {
 	return cmp.Or(st.target.GPU.Name, st.target.Name, "the target")
 }
 
-// heldOut is ln(measured/predicted) of source h's settings predicted from the other sources;
-// levelKnown centres them, as a level from shots would.
+// heldOut is ln(measured/predicted) of source h's settings predicted from the other sources,
+// kernel by kernel; levelKnown centres them, as a level from shots would.
 func (st *state) heldOut(h int, levelKnown bool) []float64 {
 	held := st.used[h]
 	others := slices.Delete(slices.Clone(st.used), h, h+1)
-	centers := make([]float64, len(others))
-	var common []string
-	for _, k := range st.keys {
-		all := true
-		for _, o := range append([]*index{held}, others...) {
-			if _, ok := o.ln[k]; !ok {
-				all = false
-				break
+	var rs []float64
+	for _, id := range st.ids {
+		keys := st.byID[id]
+		common := commonKeys(keys, append([]*index{held}, others...))
+		centers := map[*index]float64{}
+		for _, o := range others {
+			if c, ok := meanOver(o.ln, common, keys); ok {
+				centers[o] = c
 			}
 		}
-		if all {
-			common = append(common, k)
-		}
-	}
-	for i, o := range others {
-		centers[i] = meanOver(o.ln, common)
-	}
-	level := 0.0
-	if st.hw {
-		for i, o := range others {
-			level += centers[i] + hardware(held.gpu, st.share, st.s.FP64) - hardware(o.gpu, st.share, st.s.FP64)
-		}
-		level /= float64(len(others))
-	}
-	step := max(1, len(st.keys)/maxHeldRows)
-	var rs []float64
-	for i := 0; i < len(st.keys); i += step {
-		k := st.keys[i]
-		t, ok := held.ln[k]
+		level, ok := st.levelFrom(others, func(ix *index) (float64, bool) { c, ok := centers[ix]; return c, ok }, held.gpu, st.share)
 		if !ok {
 			continue
 		}
-		shape, n := 0.0, 0
-		for j, o := range others {
-			if u, ok := o.ln[k]; ok {
-				shape += u - centers[j]
-				n++
+		step := max(1, len(keys)/maxHeldRows)
+		for i := 0; i < len(keys); i += step {
+			t, ok := held.ln[keys[i]]
+			if !ok {
+				continue
+			}
+			shape, n := 0.0, 0
+			for _, o := range others {
+				if u, ok := o.ln[keys[i]]; ok {
+					shape += u - centers[o]
+					n++
+				}
+			}
+			if n > 0 {
+				rs = append(rs, t-(shape/float64(n)+level))
 			}
 		}
-		if n == 0 {
-			continue
-		}
-		rs = append(rs, t-(shape/float64(n)+level))
 	}
 	if (levelKnown || !st.hw) && len(rs) > 0 {
 		m := median(rs)
@@ -103,5 +90,5 @@ func (st *state) heldOut(h int, levelKnown bool) []float64 {
 			rs[i] -= m
 		}
 	}
-	return slices.DeleteFunc(rs, func(r float64) bool { return math.IsNaN(r) })
+	return rs
 }

@@ -99,9 +99,13 @@ func (f *File) Kernels() (ids []string, rows map[string][]smart.Measurement) {
 // ErrSeveralKernels is the error of files that hold several kernels where none was named.
 var ErrSeveralKernels = errors.New("the files hold several kernels")
 
+// AllKernels selects every kernel of the files: one prediction for them all, whose shots teach
+// each kernel what the target does to the others.
+const AllKernels = "all"
+
 // Select picks the rows of one kernel from each file: kernel names it (a stencil's ID or a
-// Kernel Tuner kernel's name); empty takes the only one the files hold. A file without the
-// kernel gives no source.
+// Kernel Tuner kernel's name, or AllKernels); empty takes the only one the files hold. A file
+// without the kernel gives no source.
 func Select(files []*File, kernel string) ([]Source, error) {
 	ids := map[string]bool{}
 	var order []string
@@ -116,6 +120,12 @@ func Select(files []*File, kernel string) ([]Source, error) {
 	}
 	want := ""
 	switch {
+	case kernel == AllKernels:
+		var out []Source
+		for _, f := range files {
+			out = append(out, Source{GPU: f.GPU, Rows: f.Rows})
+		}
+		return out, nil
 	case kernel != "":
 		for _, id := range order {
 			if id == "stencil "+kernel || id == "kernel "+kernel {

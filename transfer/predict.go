@@ -97,7 +97,8 @@ type variant struct {
 	pred   float64           // ln predicted time before the shots' correction
 	shot   float64           // ln measured time on the target; NaN when not a shot
 	shotOK bool
-	given  bool // among the target's shots, ok or not
+	given  bool   // among the target's shots, ok or not
+	id     string // the kernel's
 }
 
 // Predict predicts the target's time for every setting in the sources.
@@ -120,11 +121,12 @@ type state struct {
 	ignored []string
 	share   float64
 	fitted  bool
-	hw      bool // every GPU involved has what the hardware ratio needs
-	id      string
+	hw      bool     // every GPU involved has what the hardware ratio needs
+	ids     []string // the kernels, in the order they first appear
+	byID    map[string][]string
 	keys    []string
 	vars    map[string]*variant
-	level   float64 // ln level of the target before the shots
+	level   map[string]float64 // each kernel's ln level on the target before the shots
 }
 
 // index is one source's ln times by setting.
@@ -132,7 +134,7 @@ type index struct {
 	gpu    smart.GPU
 	name   string
 	ln     map[string]float64 // ok rows only
-	center float64
+	center map[string]float64 // its level of each kernel it ran
 }
 
 func newState(sources []Source, target Target, s Settings) (*state, error) {
@@ -142,7 +144,7 @@ func newState(sources []Source, target Target, s Settings) (*state, error) {
 	if !(s.Level > 0 && s.Level < 1) || s.Share < 0 || s.Share > 1 {
 		return nil, fmt.Errorf("settings: level %g must lie in (0, 1) and share %g in [0, 1]", s.Level, s.Share)
 	}
-	st := &state{s: s, target: target, vars: map[string]*variant{}}
+	st := &state{s: s, target: target, vars: map[string]*variant{}, byID: map[string][]string{}}
 	if err := st.index(sources); err != nil {
 		return nil, err
 	}
@@ -166,7 +168,9 @@ func rowID(m smart.Measurement) string {
 	return "kernel " + m.Kernel
 }
 
-func variantKey(m smart.Measurement) string { return m.OC.String() + "|" + m.Setting.String() }
+func variantKey(m smart.Measurement) string {
+	return rowID(m) + "|" + m.OC.String() + "|" + m.Setting.String()
+}
 
 func okTime(m smart.Measurement) bool {
 	return m.Status == smart.StatusOK && m.TimeMs > 0 && !math.IsInf(m.TimeMs, 0) && !math.IsNaN(m.TimeMs)
@@ -177,16 +181,9 @@ func (st *state) index(sources []Source) error {
 	var all []*index
 	for i, src := range sources {
 		name := cmp.Or(src.GPU.Name, fmt.Sprintf("source %d", i+1))
-		ix := &index{gpu: src.GPU, name: name, ln: map[string]float64{}}
+		ix := &index{gpu: src.GPU, name: name, ln: map[string]float64{}, center: map[string]float64{}}
 		for _, m := range src.Rows {
-			if err := st.sameKernel(m, name); err != nil {
-				return err
-			}
-			k := variantKey(m)
-			if _, ok := st.vars[k]; !ok {
-				st.vars[k] = &variant{row: m, shot: math.NaN()}
-				st.keys = append(st.keys, k)
-			}
+			k := st.add(m)
 			if okTime(m) {
 				if _, dup := ix.ln[k]; !dup {
 					ix.ln[k] = math.Log(m.TimeMs)
@@ -218,29 +215,24 @@ func (st *state) index(sources []Source) error {
 	return nil
 }
 
-func (st *state) sameKernel(m smart.Measurement, where string) error {
-	id := rowID(m)
-	if st.id == "" {
-		st.id = id
+// add makes m's setting known and returns its key.
+func (st *state) add(m smart.Measurement) string {
+	k := variantKey(m)
+	if _, ok := st.vars[k]; !ok {
+		id := rowID(m)
+		st.vars[k] = &variant{row: m, shot: math.NaN(), id: id}
+		st.keys = append(st.keys, k)
+		if len(st.byID[id]) == 0 {
+			st.ids = append(st.ids, id)
+		}
+		st.byID[id] = append(st.byID[id], k)
 	}
-	if id != st.id {
-		return fmt.Errorf("%s: rows of %s and of %s: give one kernel's rows", where, st.id, id)
-	}
-	return nil
+	return k
 }
 
 func (st *state) addShots(shots []smart.Measurement) error {
 	for _, m := range shots {
-		if err := st.sameKernel(m, "shots"); err != nil {
-			return err
-		}
-		k := variantKey(m)
-		v, ok := st.vars[k]
-		if !ok {
-			v = &variant{row: m, shot: math.NaN()}
-			st.vars[k] = v
-			st.keys = append(st.keys, k)
-		}
+		v := st.vars[st.add(m)]
 		v.given = true
 		if okTime(m) && !v.shotOK {
 			v.shot, v.shotOK = math.Log(m.TimeMs), true
@@ -259,31 +251,23 @@ func (st *state) shotCount() int {
 	return n
 }
 
-// centers sets each source's level: its mean ln time over the settings every source ran (over
-// its own settings where they share none), and each setting's shape about those levels.
+// centers sets each source's level of each kernel: its mean ln time over the kernel's settings
+// every source ran (over its own where they share none), and each setting's shape about them.
 func (st *state) centers() {
-	var common []string
-	for _, k := range st.keys {
-		all := true
+	for _, id := range st.ids {
+		common := commonKeys(st.byID[id], st.used)
 		for _, ix := range st.used {
-			if _, ok := ix.ln[k]; !ok {
-				all = false
-				break
+			if c, ok := meanOver(ix.ln, common, st.byID[id]); ok {
+				ix.center[id] = c
 			}
 		}
-		if all {
-			common = append(common, k)
-		}
-	}
-	for _, ix := range st.used {
-		ix.center = meanOver(ix.ln, common)
 	}
 	for _, k := range st.keys {
 		v := st.vars[k]
 		v.shape, v.n = 0, 0
 		for _, ix := range st.used {
 			if t, ok := ix.ln[k]; ok {
-				v.shape += t - ix.center
+				v.shape += t - ix.center[v.id]
 				v.n++
 			}
 		}
@@ -293,22 +277,40 @@ func (st *state) centers() {
 	}
 }
 
-// meanOver is the mean of ln over keys, or over all of ln where none of keys is in it.
-func meanOver(ln map[string]float64, keys []string) float64 {
-	sum, n := 0.0, 0
+// commonKeys are the keys every source ran successfully.
+func commonKeys(keys []string, srcs []*index) []string {
+	var out []string
 	for _, k := range keys {
-		if t, ok := ln[k]; ok {
-			sum += t
-			n++
+		all := true
+		for _, ix := range srcs {
+			if _, ok := ix.ln[k]; !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, k)
 		}
 	}
-	if n == 0 {
-		for _, t := range ln {
-			sum += t
-			n++
+	return out
+}
+
+// meanOver is the mean of ln over keys, or over fallback where none of keys is in it; false
+// where neither is.
+func meanOver(ln map[string]float64, keys, fallback []string) (float64, bool) {
+	for _, ks := range [][]string{keys, fallback} {
+		sum, n := 0.0, 0
+		for _, k := range ks {
+			if t, ok := ln[k]; ok {
+				sum += t
+				n++
+			}
+		}
+		if n > 0 {
+			return sum / float64(n), true
 		}
 	}
-	return sum / float64(n)
+	return 0, false
 }
 
 // hardwareKnown reports whether g has what the hardware ratio needs.
@@ -326,13 +328,30 @@ func hardware(g smart.GPU, share float64, fp64 bool) float64 {
 	return -share*math.Log(g.BandwidthGBs) - (1-share)*math.Log(flops(g, fp64))
 }
 
-// levelFrom is the target's ln level as the sources say it at a share.
-func levelFrom(srcs []*index, tgt smart.GPU, share float64, fp64 bool) float64 {
-	sum := 0.0
+// levelFrom is the target's ln level of a kernel as the sources that ran it say it at a share
+// (their own level where the hardware is unknown: the shots then move it); false where none ran it.
+func (st *state) levelFrom(srcs []*index, centers func(*index) (float64, bool), tgt smart.GPU, share float64) (float64, bool) {
+	sum, n := 0.0, 0
 	for _, ix := range srcs {
-		sum += ix.center + hardware(tgt, share, fp64) - hardware(ix.gpu, share, fp64)
+		c, ok := centers(ix)
+		if !ok {
+			continue
+		}
+		if st.hw {
+			c += hardware(tgt, share, st.s.FP64) - hardware(ix.gpu, share, st.s.FP64)
+		}
+		sum += c
+		n++
 	}
-	return sum / float64(len(srcs))
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// centerOf reads a source's level of one kernel.
+func centerOf(id string) func(*index) (float64, bool) {
+	return func(ix *index) (float64, bool) { c, ok := ix.center[id]; return c, ok }
 }
 
 // fitShare chooses the share: the settings' where given; else, with three or more sources, the
@@ -341,7 +360,6 @@ func levelFrom(srcs []*index, tgt smart.GPU, share float64, fp64 bool) float64 {
 func (st *state) fitShare() {
 	switch {
 	case !st.hw:
-		return
 	case st.s.Share > 0:
 		st.share = st.s.Share
 	case len(st.used) >= 3:
@@ -351,8 +369,11 @@ func (st *state) fitShare() {
 			e := 0.0
 			for j, held := range st.used {
 				others := slices.Delete(slices.Clone(st.used), j, j+1)
-				d := levelFrom(others, held.gpu, share, st.s.FP64) - held.center
-				e += d * d
+				for id, c := range held.center {
+					if l, ok := st.levelFrom(others, centerOf(id), held.gpu, share); ok {
+						e += (l - c) * (l - c)
+					}
+				}
 			}
 			if e < bestErr-1e-12 || (math.Abs(e-bestErr) <= 1e-12 && math.Abs(share-DefaultShare) < math.Abs(best-DefaultShare)) {
 				best, bestErr = share, e
@@ -362,7 +383,10 @@ func (st *state) fitShare() {
 	default:
 		st.share = DefaultShare
 	}
-	st.level = levelFrom(st.used, st.target.GPU, st.share, st.s.FP64)
+	st.level = map[string]float64{}
+	for _, id := range st.ids {
+		st.level[id], _ = st.levelFrom(st.used, centerOf(id), st.target.GPU, st.share)
+	}
 }
 
 func (st *state) predict() *Prediction {
@@ -373,7 +397,7 @@ func (st *state) predict() *Prediction {
 	}
 	for _, k := range st.keys {
 		v := st.vars[k]
-		v.pred = v.shape + st.level
+		v.pred = v.shape + st.level[v.id]
 	}
 	c := st.correct()
 	p.Shots, p.Correction = c.n, c.kind
@@ -411,7 +435,11 @@ func (st *state) predict() *Prediction {
 
 func (st *state) basis(p *Prediction) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the %s's measurements on %s", strings.TrimPrefix(st.id, "stencil "), strings.Join(p.Sources, ", "))
+	what := strings.TrimPrefix(st.ids[0], "stencil ")
+	if len(st.ids) > 1 {
+		what = fmt.Sprintf("%d kernels", len(st.ids))
+	}
+	fmt.Fprintf(&b, "the %s's measurements on %s", what, strings.Join(p.Sources, ", "))
 	if st.hw {
 		how := "the default share"
 		if p.ShareFitted {

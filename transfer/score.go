@@ -22,54 +22,77 @@ type Score struct {
 	Coverage *float64 `json:"coverage,omitempty"`
 }
 
-// Compare scores p against measured, the target's rows of the kernel.
+// Compare scores p against measured, the target's rows of the same kernels. Spearman, Top1
+// and Top5 are each kernel's, averaged over the kernels.
 func Compare(p *Prediction, measured []smart.Measurement) Score {
 	got := map[string]float64{}
-	opt := math.Inf(1)
+	opt := map[string]float64{}
 	for _, m := range measured {
 		if okTime(m) {
 			k := variantKey(m)
 			if _, dup := got[k]; !dup {
 				got[k] = m.TimeMs
-				opt = min(opt, m.TimeMs)
+				id := rowID(m)
+				if o, ok := opt[id]; !ok || m.TimeMs < o {
+					opt[id] = m.TimeMs
+				}
 			}
 		}
 	}
+	type perKernel struct {
+		pred, meas   []float64
+		ranked       int
+		best1, best5 float64
+	}
+	ks := map[string]*perKernel{}
 	var s Score
-	var pred, meas []float64
-	in, ranked := 0, 0
-	best1, best5 := math.Inf(1), math.Inf(1)
+	in := 0
 	for _, v := range p.Variants {
 		if v.Failed {
 			continue
 		}
-		t, ok := got[variantKey(smart.Measurement{OC: v.OC, Setting: v.Setting})]
-		if ranked < 5 {
+		m := smart.Measurement{Kernel: v.Kernel, StencilID: v.StencilID, OC: v.OC, Setting: v.Setting}
+		id := rowID(m)
+		pk := ks[id]
+		if pk == nil {
+			pk = &perKernel{best1: math.Inf(1), best5: math.Inf(1)}
+			ks[id] = pk
+		}
+		t, ok := got[variantKey(m)]
+		if pk.ranked < 5 {
 			if ok {
-				best5 = min(best5, t)
-				if ranked == 0 {
-					best1 = t
+				pk.best5 = min(pk.best5, t)
+				if pk.ranked == 0 {
+					pk.best1 = t
 				}
 			}
-			ranked++
+			pk.ranked++
 		}
 		if !ok || v.Shot {
 			continue
 		}
-		pred = append(pred, v.TimeMs)
-		meas = append(meas, t)
+		pk.pred, pk.meas = append(pk.pred, v.TimeMs), append(pk.meas, t)
 		s.MAPE += math.Abs(v.TimeMs-t) / t
 		if t >= v.LoMs && t <= v.HiMs {
 			in++
 		}
+		s.N++
 	}
-	s.N = len(pred)
 	if s.N == 0 {
 		return s
 	}
 	s.MAPE *= 100 / float64(s.N)
-	s.Spearman = rankcorr.Spearman(pred, meas)
-	s.Top1, s.Top5 = share(opt, best1), share(opt, best5)
+	n := 0
+	for id, pk := range ks {
+		if len(pk.pred) == 0 {
+			continue
+		}
+		s.Spearman += rankcorr.Spearman(pk.pred, pk.meas)
+		s.Top1 += share(opt[id], pk.best1)
+		s.Top5 += share(opt[id], pk.best5)
+		n++
+	}
+	s.Spearman, s.Top1, s.Top5 = s.Spearman/float64(n), s.Top1/float64(n), s.Top5/float64(n)
 	if p.Interval != nil {
 		cov := float64(in) / float64(s.N)
 		s.Coverage = &cov

@@ -9,8 +9,9 @@ import (
 // ChooseShots says which k settings to measure on the target first, so that the shots teach
 // Predict most: the zero-shot ranking's fastest (where the optimum most likely is), then one
 // from each of k-1 equal strata of the ranking, each the setting of its stratum whose parameter
-// values the shots chosen so far (and the target's shots already measured) cover least, the
-// faster on a tie. The ranking needs no level, so a GPU the catalogue lacks can be given.
+// values (and kernel) the shots chosen so far and the target's shots already measured cover
+// least, the nearer the stratum's middle on a tie: a typical setting of its part of the
+// ranking, so that the shots' level is the target's and not that of the ranking's extremes. The ranking needs no level, so a GPU the catalogue lacks can be given.
 // Settings that failed on every source are never chosen; fewer than k come back where fewer
 // remain.
 func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant, error) {
@@ -27,7 +28,7 @@ func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant,
 		v := st.vars[key]
 		switch {
 		case v.given:
-			for name, val := range params(v) {
+			for name, val := range spread(v) {
 				covered[name+"="+val]++
 			}
 		case v.n > 0:
@@ -38,7 +39,7 @@ func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant,
 	k = min(k, len(ranked))
 	var out []Variant
 	take := func(v *variant) {
-		for name, val := range params(v) {
+		for name, val := range spread(v) {
 			covered[name+"="+val]++
 		}
 		out = append(out, Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC,
@@ -52,9 +53,16 @@ func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant,
 	for i := range k - 1 {
 		stratum := rest[i*len(rest)/(k-1) : (i+1)*len(rest)/(k-1)]
 		best, bestNew := -1, -1
-		for j, v := range stratum {
+		mid := len(stratum) / 2
+		for d := range len(stratum) {
+			// From the stratum's middle outwards: a typical setting of its part of the ranking.
+			j := mid + (d+1)/2*(1-2*(d%2))
+			if j < 0 || j >= len(stratum) {
+				continue
+			}
+			v := stratum[j]
 			fresh := 0
-			for name, val := range params(v) {
+			for name, val := range spread(v) {
 				if covered[name+"="+val] == 0 {
 					fresh++
 				}
@@ -68,4 +76,11 @@ func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant,
 		}
 	}
 	return out, nil
+}
+
+// spread is what the shots should spread over: the parameters and the kernel.
+func spread(v *variant) map[string]string {
+	out := params(v)
+	out["kernel"] = v.id
+	return out
 }

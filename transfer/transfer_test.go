@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"smart"
@@ -193,12 +194,27 @@ func TestFailuresAndShotChoice(t *testing.T) {
 	}
 }
 
-func TestOneKernelOnly(t *testing.T) {
+// TestShotsOfOneKernelTeachAnother: predicted together, kernels share the target's level, so
+// shots of one kernel correct the other, which the target never ran.
+func TestShotsOfOneKernelTeachAnother(t *testing.T) {
 	a := gpu("A", "NVIDIA", 1000, 10)
-	rows := kernelRows(a, 3, 1, 1)
-	rows[0].Kernel = "other"
-	if _, err := Predict([]Source{{GPU: a, Rows: rows}}, Target{GPU: a}, Settings{}); err == nil {
-		t.Error("rows of two kernels accepted")
+	k1, k2 := kernelRows(a, 6, 1, 1), kernelRows(a, 6, 10, 1)
+	for i := range k2 {
+		k2[i].Kernel = "k2"
+	}
+	truth1, truth2 := kernelRows(a, 6, 2.5, 1), kernelRows(a, 6, 25, 1)
+	for i := range truth2 {
+		truth2[i].Kernel = "k2"
+	}
+	p, err := Predict([]Source{{GPU: a, Rows: append(k1, k2...)}}, Target{Name: "mystery", Shots: truth1[:4]}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Compare(p, append(truth1, truth2...)); s.N != 20 || s.MAPE > 1e-9 || s.Top1 != 1 {
+		t.Errorf("score %+v, want both kernels exact", s)
+	}
+	if !strings.Contains(p.Basis, "2 kernels") {
+		t.Errorf("basis %q", p.Basis)
 	}
 }
 

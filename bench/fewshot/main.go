@@ -18,6 +18,8 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,6 +46,8 @@ type Row struct {
 	Correction string  `json:"correction"`
 	transfer.Score
 	Seconds float64 `json:"predict_seconds"` // Predict's wall time, one kernel
+	// Baseline is the MAPE of one constant ratio (see baseline), for comparison.
+	Baseline float64 `json:"baseline_mape_pct"`
 }
 
 var kts = map[string][]string{ // file -> device name for files without one
@@ -165,25 +169,86 @@ func score(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measurement, 
 		return Row{}, err
 	}
 	sec := time.Since(start).Seconds()
-	return Row{Share: p.Share, Correction: p.Correction, Score: transfer.Compare(p, measured), Seconds: sec}, nil
+	var used []transfer.Source
+	for _, src := range srcs {
+		if slices.Contains(p.Sources, src.GPU.Name) {
+			used = append(used, src)
+		}
+	}
+	return Row{Share: p.Share, Correction: p.Correction, Score: transfer.Compare(p, measured), Seconds: sec,
+		Baseline: baseline(used, tgt, measured, k)}, nil
+}
+
+// baseline is the MAPE of one constant ratio from a source's times to the target's, averaged
+// over the sources: with k = 0 the ratio of the two GPUs' bandwidths, else the median ratio of
+// k settings drawn at random (a fixed seed) from those both ran.
+func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measurement, k int) float64 {
+	truth := map[string]float64{}
+	for _, m := range measured {
+		if m.Status == smart.StatusOK && m.TimeMs > 0 {
+			truth[key(m)] = m.TimeMs
+		}
+	}
+	sum := 0.0
+	for _, src := range srcs {
+		var both []string
+		have := map[string]float64{}
+		for _, m := range src.Rows {
+			if _, ok := truth[key(m)]; ok && m.Status == smart.StatusOK && m.TimeMs > 0 {
+				both = append(both, key(m))
+				have[key(m)] = m.TimeMs
+			}
+		}
+		slices.Sort(both)
+		both = slices.Compact(both)
+		ratio := src.GPU.BandwidthGBs / tgt.BandwidthGBs
+		drawn := map[string]bool{}
+		if k > 0 {
+			rng := rand.New(rand.NewPCG(1, uint64(k)))
+			var logs []float64
+			for _, i := range rng.Perm(len(both))[:min(k, len(both))] {
+				drawn[both[i]] = true
+				logs = append(logs, math.Log(truth[both[i]]/have[both[i]]))
+			}
+			slices.Sort(logs)
+			ratio = math.Exp(logs[len(logs)/2])
+			if len(logs)%2 == 0 {
+				ratio = math.Exp((logs[len(logs)/2-1] + logs[len(logs)/2]) / 2)
+			}
+		}
+		e, n := 0.0, 0
+		for _, kk := range both {
+			if !drawn[kk] {
+				e += math.Abs(have[kk]*ratio-truth[kk]) / truth[kk]
+				n++
+			}
+		}
+		sum += 100 * e / float64(n)
+	}
+	return sum / float64(len(srcs))
+}
+
+func key(m smart.Measurement) string {
+	return m.StencilID + "|" + m.Kernel + "|" + m.OC.String() + "|" + m.Setting.String()
 }
 
 // lookup is the target's rows of the chosen settings: what measuring them would give.
 func lookup(rows []smart.Measurement, want []transfer.Variant) []smart.Measurement {
 	idx := map[string]smart.Measurement{}
 	for _, m := range rows {
-		idx[m.OC.String()+"|"+m.Setting.String()] = m
+		idx[key(m)] = m
 	}
 	var out []smart.Measurement
 	for _, v := range want {
-		if m, ok := idx[v.OC.String()+"|"+v.Setting.String()]; ok {
+		if m, ok := idx[key(smart.Measurement{StencilID: v.StencilID, Kernel: v.Kernel, OC: v.OC, Setting: v.Setting})]; ok {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
-// stencils scores H100 -> H200 on each stencil both measured, averaging the stencils' scores.
+// stencils scores H100 -> H200 on each stencil both measured, averaging the stencils' scores,
+// and on all of them predicted together.
 func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, error) {
 	a, err := readGlobs(from)
 	if err != nil || len(a) == 0 {
@@ -206,6 +271,7 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 	for _, k := range budgets {
 		sum := Row{Case: "stencils", Target: h200.Name, Vendor: h200.Vendor, K: k}
 		var scores []transfer.Score
+		baselineSum := 0.0
 		for _, id := range slices.Sorted(maps.Keys(byB)) {
 			if len(byA[id]) == 0 {
 				continue
@@ -215,11 +281,30 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
 			}
 			scores = append(scores, r.Score)
+			baselineSum += r.Baseline
 			sum.Share, sum.Correction, sum.Seconds = r.Share, r.Correction, max(sum.Seconds, r.Seconds)
 		}
 		sum.Kernels = len(scores)
+		sum.Baseline = baselineSum / float64(len(scores))
 		sum.Score = meanScore(scores)
 		rows = append(rows, sum)
+	}
+	// Pooled: one prediction of every stencil, k shots in all, which share the H200's level.
+	var src, truth []smart.Measurement
+	n := 0
+	for _, id := range slices.Sorted(maps.Keys(byB)) {
+		if len(byA[id]) > 0 {
+			src, truth = append(src, byA[id]...), append(truth, byB[id]...)
+			n++
+		}
+	}
+	for _, k := range budgets {
+		r, err := score([]transfer.Source{{GPU: h100, Rows: src}}, h200, truth, k)
+		if err != nil {
+			return nil, fmt.Errorf("stencils pooled, k=%d: %w", k, err)
+		}
+		r.Case, r.Target, r.Vendor, r.K, r.Kernels = "stencils pooled", h200.Name, h200.Vendor, k, n
+		rows = append(rows, r)
 	}
 	return rows, nil
 }
@@ -274,14 +359,14 @@ func readGlobs(s string) ([]smart.Measurement, error) {
 
 func print(rows []Row) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tSpearman\ttop1\ttop5\tcoverage\tn\t")
+	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\t")
 	for _, r := range rows {
 		cov := "-"
 		if r.Coverage != nil {
 			cov = fmt.Sprintf("%.2f", *r.Coverage)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t\n", r.Case, r.Target, r.K, r.Share,
-			r.Correction, r.MAPE, r.Spearman, r.Top1, r.Top5, cov, r.N)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t\n", r.Case, r.Target, r.K, r.Share,
+			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N)
 	}
 	w.Flush()
 }
