@@ -452,3 +452,38 @@ func TestGuideLimitsUnknownCapability(t *testing.T) {
 		t.Errorf("capability 10.0 with 256 KB per SM: %v", err)
 	}
 }
+
+func TestSelect(t *testing.T) {
+	c := mustDefault(t)
+	tests := []struct {
+		vendor, arch string
+		want         []string // nil: an error on field
+		field        string
+	}{
+		{"", "Kepler", []string{"K80", "K40"}, ""},
+		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada"}, ""},
+		{"AMD", "", []string{"MI250X", "W6600", "W7800"}, ""},
+		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell"}, ""},
+		{"", "Keppler", nil, "arch"},
+		{"Intel", "", nil, "vendor"},
+		{"AMD", "Hopper", nil, ""},
+	}
+	for _, tc := range tests {
+		gpus, err := c.Select(tc.vendor, tc.arch)
+		var got []string
+		for _, g := range gpus {
+			got = append(got, g.Name)
+		}
+		var se *SelectError
+		switch {
+		case tc.want == nil && (!errors.As(err, &se) || se.Field != tc.field):
+			t.Errorf("Select(%q, %q): error %v, want a SelectError on %q", tc.vendor, tc.arch, err, tc.field)
+		case tc.want != nil && (err != nil || !slices.Equal(got, tc.want)):
+			t.Errorf("Select(%q, %q) = %v, %v; want %v", tc.vendor, tc.arch, got, err, tc.want)
+		}
+	}
+	all, err := c.Select("", "")
+	if err != nil || len(all) != c.Len() {
+		t.Errorf("Select(\"\", \"\"): %d GPUs, %v; want all %d", len(all), err, c.Len())
+	}
+}
