@@ -202,7 +202,7 @@ func limitsOf(cc string) (guideLimits, bool) {
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM = 48, 48, 16
 	case "3.7":
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM, l.regsPerSM = 112, 48, 16, 131072
-	case "5.0", "6.0":
+	case "6.0":
 		l.sharedPerSMKB, l.sharedPerBlockKB = 64, 48
 	case "5.2", "6.1":
 		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 48
