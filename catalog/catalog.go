@@ -68,7 +68,9 @@ func Load(path string) (*Catalog, error) {
 // over c. An entry whose name resolves to a GPU of c overrides that GPU field by field: the
 // fields it gives replace the old ones, its sources are added to the old ones, and every field
 // it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
-// entry is a new GPU and must be complete. c itself is not changed.
+// entry is a new GPU and must be complete. Every entry must pass Validate, and an NVIDIA one of
+// a compute capability the CUDA C++ Programming Guide's table covers must have that
+// capability's per-SM and per-block limits. c itself is not changed.
 func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -148,12 +150,14 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 		}
 		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonerr.Describe(err))
 	}
-	if err := Validate(g); err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			fe.File = file
+	for _, check := range []func(smart.GPU) error{Validate, checkGuideLimits} {
+		if err := check(g); err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				fe.File = file
+			}
+			return smart.GPU{}, err
 		}
-		return smart.GPU{}, err
 	}
 	return g, nil
 }

@@ -288,13 +288,6 @@ func TestValidateRules(t *testing.T) {
 		{"shared_per_sm_kb", func(g *smart.GPU) { g.SharedPerSMKB = 1 << 53 }}, // KiB to bytes would overflow
 		{"fp32_tflops", func(g *smart.GPU) { g.FP32TFLOPS = 1e300 }},
 		{"aliases[0]", func(g *smart.GPU) { g.Aliases[0] = " - " }},
-		// The per-capability limits are the Programming Guide's for 7.0.
-		{"shared_per_sm_kb", func(g *smart.GPU) { g.SharedPerSMKB = 128 }},
-		{"shared_per_block_kb", func(g *smart.GPU) { g.SharedPerBlockKB = 48 }},
-		{"max_threads_per_sm", func(g *smart.GPU) { g.MaxThreadsPerSM = 1536 }},
-		{"max_blocks_per_sm", func(g *smart.GPU) { g.MaxBlocksPerSM = 16 }},
-		{"regs_per_sm", func(g *smart.GPU) { g.RegsPerSM = 131072 }},
-		{"shared_per_sm_kb", func(g *smart.GPU) { g.ComputeCapability = "7.5" }},
 	}
 	for _, tc := range tests {
 		g := clone(good)
@@ -438,18 +431,46 @@ func TestEmbeddedGuideLimitsCited(t *testing.T) {
 	}
 }
 
-// A capability the table lacks (a GPU newer than this build) is not held to any table; a
-// known one is, whatever the GPU's name.
-func TestGuideLimitsUnknownCapability(t *testing.T) {
-	g, _ := mustDefault(t).Lookup("RTX-5090")
-	g.Name, g.ComputeCapability, g.SharedPerSMKB, g.MaxBlocksPerSM = "Future", "13.0", 256, 64
-	if err := Validate(g); err != nil {
-		t.Errorf("unknown capability: %v", err)
+// The per-capability limits are the Programming Guide's: a catalogue entry that differs, or
+// names another capability, fails to load; Validate alone (a hypothetical GPU) and a capability
+// the table lacks (a GPU newer than this build) are not held to the table.
+func TestGuideLimits(t *testing.T) {
+	v100, _ := mustDefault(t).Lookup("V100")
+	tests := []struct {
+		field  string
+		change func(g *smart.GPU)
+	}{
+		{"shared_per_sm_kb", func(g *smart.GPU) { g.SharedPerSMKB = 128 }},
+		{"shared_per_block_kb", func(g *smart.GPU) { g.SharedPerBlockKB = 48 }},
+		{"max_threads_per_sm", func(g *smart.GPU) { g.MaxThreadsPerSM = 1536 }},
+		{"max_blocks_per_sm", func(g *smart.GPU) { g.MaxBlocksPerSM = 16 }},
+		{"regs_per_sm", func(g *smart.GPU) { g.RegsPerSM = 131072 }},
+		{"shared_per_sm_kb", func(g *smart.GPU) { g.ComputeCapability = "7.5" }},
+		{"", func(g *smart.GPU) { g.ComputeCapability = "13.0"; g.SharedPerSMKB = 256 }},
 	}
-	g.ComputeCapability = "10.0"
-	var fe *FieldError
-	if err := Validate(g); !errors.As(err, &fe) || fe.Field != "shared_per_sm_kb" || !strings.Contains(err.Error(), "228") {
-		t.Errorf("capability 10.0 with 256 KB per SM: %v", err)
+	for _, tc := range tests {
+		g := clone(v100)
+		tc.change(&g)
+		if err := Validate(g); err != nil {
+			t.Errorf("%s: Validate: %v; the table is the catalogue's check", tc.field, err)
+		}
+		err := checkGuideLimits(g)
+		var fe *FieldError
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("capability %s the table lacks: %v", g.ComputeCapability, err)
+		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
+			t.Errorf("%s: error %v, want a FieldError on %s", tc.field, err, tc.field)
+		}
+	}
+	g, _ := mustDefault(t).Lookup("RTX-5090")
+	g.ComputeCapability, g.SharedPerSMKB, g.SharedPerBlockKB = "10.0", 228, 227
+	if err := checkGuideLimits(g); err == nil || !strings.Contains(err.Error(), "compute capability 10.0 has 2048") {
+		t.Errorf("capability 10.0 with 1536 threads per SM: %v", err)
+	}
+	path := writeFile(t, `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "shared_per_sm_kb": 96, "sources": {"shared_per_sm_kb": "a typo"}}]}`)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `field "shared_per_sm_kb": is 96, but compute capability 7.5 has 64`) {
+		t.Errorf("an override off the guide's table: %v", err)
 	}
 }
 

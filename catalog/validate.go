@@ -136,9 +136,6 @@ func Validate(g smart.GPU) error {
 	case g.Dies > 1 && g.SMs%g.Dies != 0:
 		return bad("dies", "is %d, which does not divide the %d SMs evenly", g.Dies, g.SMs)
 	}
-	if err := checkGuideLimits(g); err != nil {
-		return err
-	}
 	if err := validatePrice(g); err != nil {
 		return err
 	}
@@ -227,8 +224,9 @@ func limitsOf(cc string) (guideLimits, bool) {
 }
 
 // checkGuideLimits holds an NVIDIA GPU of a compute capability the guide's table covers to that
-// table: these limits are the capability's, not the product's, so a differing value is a typo
-// or the wrong capability.
+// table: these limits are the capability's, not the product's, so in a catalogue entry a
+// differing value is a typo or the wrong capability. Validate leaves it out: a hypothetical GPU
+// (smart space --shared-kb) changes a real one's limits on purpose. The error is a *FieldError.
 func checkGuideLimits(g smart.GPU) error {
 	if g.Vendor != "NVIDIA" {
 		return nil
