@@ -15,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"smart"
 	"smart/data"
@@ -67,7 +68,9 @@ func Load(path string) (*Catalog, error) {
 // over c. An entry whose name resolves to a GPU of c overrides that GPU field by field: the
 // fields it gives replace the old ones, its sources are added to the old ones, and every field
 // it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
-// entry is a new GPU and must be complete. c itself is not changed.
+// entry is a new GPU and must be complete. Every entry must pass Validate, and an NVIDIA one of
+// a compute capability the CUDA C++ Programming Guide's table covers must have that
+// capability's per-SM and per-block limits. c itself is not changed.
 func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -147,12 +150,14 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 		}
 		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonerr.Describe(err))
 	}
-	if err := Validate(g); err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			fe.File = file
+	for _, check := range []func(smart.GPU) error{Validate, checkGuideLimits} {
+		if err := check(g); err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				fe.File = file
+			}
+			return smart.GPU{}, err
 		}
-		return smart.GPU{}, err
 	}
 	return g, nil
 }
@@ -264,4 +269,56 @@ func clone(g smart.GPU) smart.GPU {
 		g.Price = &p
 	}
 	return g
+}
+
+// SelectError is Select's error for a vendor or architecture no GPU has (Field "vendor" or
+// "arch", with the catalogue's values in Known), or for a vendor and an architecture that no GPU
+// has together (Field empty).
+type SelectError struct {
+	Field, Value string
+	Known        []string
+	Vendor, Arch string
+}
+
+func (e *SelectError) Error() string {
+	switch e.Field {
+	case "vendor":
+		return fmt.Sprintf("no GPU of vendor %q; the catalogue's vendors are %s", e.Value, strings.Join(e.Known, ", "))
+	case "arch":
+		return fmt.Sprintf("no GPU of architecture %q; the catalogue's architectures are %s", e.Value, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("no GPU of vendor %s has architecture %s", e.Vendor, e.Arch)
+}
+
+// Select returns copies of the GPUs of vendor and of architecture arch (an empty one matches
+// any), compared ignoring case, spaces and punctuation, in catalogue order. Where none matches
+// the error is a *SelectError.
+func (c *Catalog) Select(vendor, arch string) ([]smart.GPU, error) {
+	var out []smart.GPU
+	var vendors, arches []string
+	for _, g := range c.gpus {
+		if !slices.Contains(vendors, g.Vendor) {
+			vendors = append(vendors, g.Vendor)
+		}
+		if !slices.Contains(arches, g.Arch) {
+			arches = append(arches, g.Arch)
+		}
+		if (vendor == "" || normalize(vendor) == normalize(g.Vendor)) && (arch == "" || normalize(arch) == normalize(g.Arch)) {
+			out = append(out, clone(g))
+		}
+	}
+	has := func(values []string, v string) bool {
+		return slices.ContainsFunc(values, func(x string) bool { return normalize(x) == normalize(v) })
+	}
+	slices.Sort(vendors)
+	slices.Sort(arches)
+	switch {
+	case vendor != "" && !has(vendors, vendor):
+		return nil, &SelectError{Field: "vendor", Value: vendor, Known: vendors}
+	case arch != "" && !has(arches, arch):
+		return nil, &SelectError{Field: "arch", Value: arch, Known: arches}
+	case len(out) == 0:
+		return nil, &SelectError{Vendor: vendor, Arch: arch}
+	}
+	return out, nil
 }

@@ -140,7 +140,7 @@ func TestLookupUnknownSuggests(t *testing.T) {
 		query   string
 		similar string // must be among the suggestions
 	}{
-		{"a10", "A10G"},
+		{"a10x", "A10G"},
 		{"h10", "H100-SXM"},
 		{"A100 80", "A100-80GB"},
 		{"W660", "W6600"},
@@ -201,21 +201,21 @@ func TestMergeOverride(t *testing.T) {
 
 func TestMergeNewGPU(t *testing.T) {
 	base, _ := mustDefault(t).Lookup("RTX-A4000")
-	body := fmt.Sprintf(`{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4090", "aliases": ["NVIDIA GeForce RTX 4090"],
-		"vendor": "NVIDIA", "arch": "Ada Lovelace", "compute_capability": "8.9", "sms": 128, "memory_gb": 24,
-		"bandwidth_gbs": 1008, "l2_mb": 72, "shared_per_sm_kb": 100, "shared_per_block_kb": 99, "regs_per_sm": %d,
+	body := fmt.Sprintf(`{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4080", "aliases": ["NVIDIA GeForce RTX 4080"],
+		"vendor": "NVIDIA", "arch": "Ada Lovelace", "compute_capability": "8.9", "sms": 76, "memory_gb": 16,
+		"bandwidth_gbs": 716.8, "l2_mb": 64, "shared_per_sm_kb": 100, "shared_per_block_kb": 99, "regs_per_sm": %d,
 		"regs_per_block": %d, "max_regs_per_thread": 255, "max_threads_per_sm": 1536, "max_threads_per_block": 1024,
-		"max_blocks_per_sm": 24, "fp64_tflops": 1.29, "fp32_tflops": 82.6, "boost_clock_mhz": 2520,
+		"max_blocks_per_sm": 24, "fp64_tflops": 0.76, "fp32_tflops": 48.7, "boost_clock_mhz": 2505,
 		"constant_memory_kb": 64, "warp_size": 32, "price": null, "sources": {"*": "NVIDIA Ada whitepaper"}}]}`, base.RegsPerSM, base.RegsPerBlock)
 	c, err := Load(writeFile(t, body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := c.Lookup("nvidia geforce rtx 4090")
-	if err != nil || g.SMs != 128 {
+	g, err := c.Lookup("nvidia geforce rtx 4080")
+	if err != nil || g.SMs != 76 {
 		t.Fatalf("new GPU: %+v, %v", g, err)
 	}
-	if got := c.Names(); got[len(got)-1] != "RTX-4090" {
+	if got := c.Names(); got[len(got)-1] != "RTX-4080" {
 		t.Errorf("new GPU not appended: %v", got)
 	}
 }
@@ -315,5 +315,196 @@ func ExampleCatalog_Lookup() {
 	fmt.Println(err)
 	// Output:
 	// A100-40GB 108 1555 2.74
-	// unknown GPU "h10"; did you mean H100-SXM?
+	// unknown GPU "h10"; did you mean H100-SXM, A10, H100-PCIe?
+}
+
+// The GPUs added from Kepler to Blackwell, with golden values from their datasheets and
+// whitepapers, independent of the JSON file. The K80 is one GK210 (what CUDA shows as a device):
+// half the board's memory, bandwidth and peaks.
+func TestEmbeddedKeplerToBlackwell(t *testing.T) {
+	c := mustDefault(t)
+	tests := []struct {
+		name, cc  string
+		sms       int
+		memory    float64
+		bandwidth float64
+		fp32      float64
+	}{
+		{"K80", "3.7", 13, 12, 240, 4.365},
+		{"K40", "3.5", 15, 12, 288, 5.04},
+		{"M40", "5.2", 24, 12, 288, 7},
+		{"P4", "6.1", 20, 8, 192, 5.5},
+		{"P40", "6.1", 30, 24, 346, 12},
+		{"GTX-1080-Ti", "6.1", 28, 11, 484, 11.34},
+		{"V100-32GB", "7.0", 80, 32, 900, 15.7},
+		{"V100-PCIe", "7.0", 80, 16, 900, 14},
+		{"V100-PCIe-32GB", "7.0", 80, 32, 900, 14},
+		{"TITAN-V", "7.0", 80, 12, 652.8, 14.9},
+		{"Quadro-RTX-6000", "7.5", 72, 24, 672, 16.3},
+		{"Quadro-RTX-8000", "7.5", 72, 48, 672, 16.3},
+		{"A10", "8.6", 72, 24, 600, 31.2},
+		{"A30", "8.0", 56, 24, 933, 10.3},
+		{"A40", "8.6", 84, 48, 696, 37.4},
+		{"RTX-3090", "8.6", 82, 24, 936, 35.6},
+		{"RTX-4090", "8.9", 128, 24, 1008, 82.6},
+		{"L40", "8.9", 142, 48, 864, 90.5},
+		{"RTX-6000-Ada", "8.9", 142, 48, 960, 91.1},
+		{"H100-PCIe", "9.0", 114, 80, 2000, 51},
+		{"GH200", "9.0", 132, 96, 4000, 67},
+		{"GH200-144GB", "9.0", 132, 144, 4900, 67},
+		{"RTX-5090", "12.0", 170, 32, 1792, 104.8},
+		{"RTX-PRO-6000-Blackwell", "12.0", 188, 96, 1792, 125},
+	}
+	for _, tc := range tests {
+		g, err := c.Lookup(tc.name)
+		if err != nil {
+			t.Errorf("catalogue lacks %s: %v", tc.name, err)
+			continue
+		}
+		if g.ComputeCapability != tc.cc || g.SMs != tc.sms || g.MemoryGB != tc.memory || g.BandwidthGBs != tc.bandwidth || g.FP32TFLOPS != tc.fp32 || g.Dies != 0 {
+			t.Errorf("%s: CC %s, %d SMs, %v GB, %v GB/s, %v TFLOPS, %d dies; want %s, %d, %v, %v, %v, 0",
+				tc.name, g.ComputeCapability, g.SMs, g.MemoryGB, g.BandwidthGBs, g.FP32TFLOPS, g.Dies, tc.cc, tc.sms, tc.memory, tc.bandwidth, tc.fp32)
+		}
+	}
+}
+
+// The name NVML (nvidia-smi) reports for each NVIDIA GPU resolves to its entry; a GPU added
+// to the catalogue without its NVML name fails here.
+func TestNVMLNames(t *testing.T) {
+	c := mustDefault(t)
+	nvml := map[string]string{
+		"Tesla K80": "K80", "Tesla K40m": "K40", "Tesla K40c": "K40", "Tesla M40": "M40",
+		"Tesla P4": "P4", "Tesla P40": "P40", "Tesla P100-SXM2-16GB": "P100", "NVIDIA GeForce GTX 1080 Ti": "GTX-1080-Ti",
+		"Tesla V100-SXM2-16GB": "V100", "Tesla V100-SXM2-32GB": "V100-32GB", "Tesla V100-PCIE-16GB": "V100-PCIe",
+		"Tesla V100-PCIE-32GB": "V100-PCIe-32GB", "NVIDIA TITAN V": "TITAN-V", "Tesla T4": "T4",
+		"NVIDIA GeForce RTX 2080 Ti": "RTX-2080-Ti", "Quadro RTX 6000": "Quadro-RTX-6000", "Quadro RTX 8000": "Quadro-RTX-8000",
+		"NVIDIA A10": "A10", "NVIDIA A10G": "A10G", "NVIDIA A30": "A30", "NVIDIA A40": "A40",
+		"NVIDIA A100-SXM4-40GB": "A100-40GB", "NVIDIA A100-PCIE-40GB": "A100-40GB", "NVIDIA A100-SXM4-80GB": "A100-80GB",
+		"NVIDIA RTX A4000": "RTX-A4000", "NVIDIA RTX A6000": "RTX-A6000", "NVIDIA GeForce RTX 3090": "RTX-3090",
+		"NVIDIA L4": "L4", "NVIDIA L40": "L40", "NVIDIA L40S": "L40S", "NVIDIA GeForce RTX 4090": "RTX-4090",
+		"NVIDIA RTX 6000 Ada Generation": "RTX-6000-Ada", "NVIDIA H100 80GB HBM3": "H100-SXM", "NVIDIA H100 PCIe": "H100-PCIe",
+		"NVIDIA H200": "H200", "NVIDIA GH200 480GB": "GH200", "NVIDIA GH200 144G HBM3e": "GH200-144GB",
+		"NVIDIA GeForce RTX 5090": "RTX-5090", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": "RTX-PRO-6000-Blackwell",
+	}
+	covered := map[string]bool{}
+	for name, canonical := range nvml {
+		g, err := c.Lookup(name)
+		if err != nil || g.Name != canonical {
+			t.Errorf("Lookup(%q) = %q, %v; want %s", name, g.Name, err, canonical)
+		}
+		covered[canonical] = true
+	}
+	for _, g := range c.GPUs() {
+		if g.Vendor == "NVIDIA" && !covered[g.Name] {
+			t.Errorf("%s: no NVML name in this test; add the name nvidia-smi reports to its aliases and here", g.Name)
+		}
+	}
+}
+
+// Every name and alias resolves to the GPU that lists it: no alias is shadowed by another GPU's.
+func TestEveryAliasResolvesToItsGPU(t *testing.T) {
+	c := mustDefault(t)
+	for _, g := range c.GPUs() {
+		for _, key := range append([]string{g.Name}, g.Aliases...) {
+			if got, err := c.Lookup(key); err != nil || got.Name != g.Name {
+				t.Errorf("Lookup(%q) = %q, %v; want %s", key, got.Name, err, g.Name)
+			}
+		}
+	}
+}
+
+// The per-capability limits of every embedded NVIDIA GPU cite the guide's column of its own
+// compute capability, and the table here knows every capability the catalogue uses.
+func TestEmbeddedGuideLimitsCited(t *testing.T) {
+	for _, g := range mustDefault(t).GPUs() {
+		if g.Vendor != "NVIDIA" {
+			continue
+		}
+		if _, ok := limitsOf(g.ComputeCapability); !ok {
+			t.Errorf("%s: compute capability %s is missing from limitsOf", g.Name, g.ComputeCapability)
+		}
+		for _, field := range []string{"shared_per_sm_kb", "shared_per_block_kb", "regs_per_sm", "max_threads_per_sm", "max_blocks_per_sm"} {
+			if want := "column " + g.ComputeCapability; !strings.HasSuffix(g.Sources[field], want) {
+				t.Errorf("%s: source of %s is %q; want the guide's %s", g.Name, field, g.Sources[field], want)
+			}
+		}
+	}
+}
+
+// The per-capability limits are the Programming Guide's: a catalogue entry that differs, or
+// names another capability, fails to load; Validate alone (a hypothetical GPU) and a capability
+// the table lacks (a GPU newer than this build) are not held to the table.
+func TestGuideLimits(t *testing.T) {
+	v100, _ := mustDefault(t).Lookup("V100")
+	tests := []struct {
+		field  string
+		change func(g *smart.GPU)
+	}{
+		{"shared_per_sm_kb", func(g *smart.GPU) { g.SharedPerSMKB = 128 }},
+		{"shared_per_block_kb", func(g *smart.GPU) { g.SharedPerBlockKB = 48 }},
+		{"max_threads_per_sm", func(g *smart.GPU) { g.MaxThreadsPerSM = 1536 }},
+		{"max_blocks_per_sm", func(g *smart.GPU) { g.MaxBlocksPerSM = 16 }},
+		{"regs_per_sm", func(g *smart.GPU) { g.RegsPerSM = 131072 }},
+		{"shared_per_sm_kb", func(g *smart.GPU) { g.ComputeCapability = "7.5" }},
+		{"", func(g *smart.GPU) { g.ComputeCapability = "13.0"; g.SharedPerSMKB = 256 }},
+	}
+	for _, tc := range tests {
+		g := clone(v100)
+		tc.change(&g)
+		if err := Validate(g); err != nil {
+			t.Errorf("%s: Validate: %v; the table is the catalogue's check", tc.field, err)
+		}
+		err := checkGuideLimits(g)
+		var fe *FieldError
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("capability %s the table lacks: %v", g.ComputeCapability, err)
+		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
+			t.Errorf("%s: error %v, want a FieldError on %s", tc.field, err, tc.field)
+		}
+	}
+	g, _ := mustDefault(t).Lookup("RTX-5090")
+	g.ComputeCapability, g.SharedPerSMKB, g.SharedPerBlockKB = "10.0", 228, 227
+	if err := checkGuideLimits(g); err == nil || !strings.Contains(err.Error(), "compute capability 10.0 has 2048") {
+		t.Errorf("capability 10.0 with 1536 threads per SM: %v", err)
+	}
+	path := writeFile(t, `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "shared_per_sm_kb": 96, "sources": {"shared_per_sm_kb": "a typo"}}]}`)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `field "shared_per_sm_kb": is 96, but compute capability 7.5 has 64`) {
+		t.Errorf("an override off the guide's table: %v", err)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	c := mustDefault(t)
+	tests := []struct {
+		vendor, arch string
+		want         []string // nil: an error on field
+		field        string
+	}{
+		{"", "Kepler", []string{"K80", "K40"}, ""},
+		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada"}, ""},
+		{"AMD", "", []string{"MI250X", "W6600", "W7800"}, ""},
+		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell"}, ""},
+		{"", "Keppler", nil, "arch"},
+		{"Intel", "", nil, "vendor"},
+		{"AMD", "Hopper", nil, ""},
+	}
+	for _, tc := range tests {
+		gpus, err := c.Select(tc.vendor, tc.arch)
+		var got []string
+		for _, g := range gpus {
+			got = append(got, g.Name)
+		}
+		var se *SelectError
+		switch {
+		case tc.want == nil && (!errors.As(err, &se) || se.Field != tc.field):
+			t.Errorf("Select(%q, %q): error %v, want a SelectError on %q", tc.vendor, tc.arch, err, tc.field)
+		case tc.want != nil && (err != nil || !slices.Equal(got, tc.want)):
+			t.Errorf("Select(%q, %q) = %v, %v; want %v", tc.vendor, tc.arch, got, err, tc.want)
+		}
+	}
+	all, err := c.Select("", "")
+	if err != nil || len(all) != c.Len() {
+		t.Errorf("Select(\"\", \"\"): %d GPUs, %v; want all %d", len(all), err, c.Len())
+	}
 }

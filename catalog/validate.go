@@ -178,3 +178,81 @@ func validatePrice(g smart.GPU) error {
 	}
 	return nil
 }
+
+// guideLimits are the per-SM and per-block limits of a compute capability, in the units of the
+// catalogue's fields.
+type guideLimits struct {
+	sharedPerSMKB, sharedPerBlockKB, regsPerSM, regsPerBlock, maxRegsPerThread      int
+	maxThreadsPerSM, maxThreadsPerBlock, maxBlocksPerSM, constantMemoryKB, warpSize int
+}
+
+// limitsOf returns the limits of compute capability cc as the CUDA C++ Programming Guide's table
+// "Technical Specifications per Compute Capability" gives them (shared memory per block: the
+// opt-in maximum), and false for a capability the table here lacks. Capability 12.0's 100 KB per
+// SM is the table's figure and what the driver reports; the Blackwell tuning guide's 128 KB is
+// the unified L1 and shared memory.
+func limitsOf(cc string) (guideLimits, bool) {
+	l := guideLimits{regsPerSM: 65536, regsPerBlock: 65536, maxRegsPerThread: 255, maxThreadsPerSM: 2048,
+		maxThreadsPerBlock: 1024, maxBlocksPerSM: 32, constantMemoryKB: 64, warpSize: 32}
+	switch cc {
+	case "3.5":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM = 48, 48, 16
+	case "3.7":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM, l.regsPerSM = 112, 48, 16, 131072
+	case "6.0":
+		l.sharedPerSMKB, l.sharedPerBlockKB = 64, 48
+	case "5.2", "6.1":
+		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 48
+	case "7.0":
+		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 96
+	case "7.5":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 64, 64, 1024, 16
+	case "8.0":
+		l.sharedPerSMKB, l.sharedPerBlockKB = 164, 163
+	case "8.6":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 100, 99, 1536, 16
+	case "8.9":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 100, 99, 1536, 24
+	case "9.0", "10.0":
+		l.sharedPerSMKB, l.sharedPerBlockKB = 228, 227
+	case "12.0":
+		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM = 100, 99, 1536
+	default:
+		return guideLimits{}, false
+	}
+	return l, true
+}
+
+// checkGuideLimits holds an NVIDIA GPU of a compute capability the guide's table covers to that
+// table: these limits are the capability's, not the product's, so in a catalogue entry a
+// differing value is a typo or the wrong capability. Validate leaves it out: a hypothetical GPU
+// (smart space --shared-kb) changes a real one's limits on purpose. The error is a *FieldError.
+func checkGuideLimits(g smart.GPU) error {
+	if g.Vendor != "NVIDIA" {
+		return nil
+	}
+	l, ok := limitsOf(g.ComputeCapability)
+	if !ok {
+		return nil
+	}
+	for _, f := range []struct {
+		name      string
+		got, want int
+	}{
+		{"shared_per_sm_kb", g.SharedPerSMKB, l.sharedPerSMKB},
+		{"shared_per_block_kb", g.SharedPerBlockKB, l.sharedPerBlockKB},
+		{"regs_per_sm", g.RegsPerSM, l.regsPerSM},
+		{"regs_per_block", g.RegsPerBlock, l.regsPerBlock},
+		{"max_regs_per_thread", g.MaxRegsPerThread, l.maxRegsPerThread},
+		{"max_threads_per_sm", g.MaxThreadsPerSM, l.maxThreadsPerSM},
+		{"max_threads_per_block", g.MaxThreadsPerBlk, l.maxThreadsPerBlock},
+		{"max_blocks_per_sm", g.MaxBlocksPerSM, l.maxBlocksPerSM},
+		{"constant_memory_kb", g.ConstantMemoryKB, l.constantMemoryKB},
+		{"warp_size", g.WarpSize, l.warpSize},
+	} {
+		if f.got != f.want {
+			return &FieldError{GPU: g.Name, Field: f.name, Problem: fmt.Sprintf("is %d, but compute capability %s has %d (CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability'); correct the value or the compute_capability", f.got, g.ComputeCapability, f.want)}
+		}
+	}
+	return nil
+}

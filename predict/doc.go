@@ -1,12 +1,13 @@
 // Package predict answers what smart predict and smart recommend print: for a stencil on a
 // GPU, the probability of each optimization-combination (OC) class (a classifier, StencilMART
 // IV-D), the best setting of the most promising OCs found by searching their setting spaces
-// with a runtime regressor (IV-E), its time per step, and the same on every catalogued GPU; and
+// with a runtime regressor (IV-E), its time per step, and the same on the GPUs the models were
+// trained on, those with a price, or (Predictor.AllGPUs) every catalogued GPU; and
 // the GPUs ranked by time and by cost (V-D, "to rent or not to rent a cloud GPU"), with an HTML
 // report whose charts gonum/plot draws as inline SVG.
 //
 // The models are the defaults embedded in the binary (data/models, trained by bench/defaults on
-// data the analytic model simulates for the 13 catalogued NVIDIA GPUs) or the user's own
+// data the analytic model simulates for 13 NVIDIA GPUs, P100 to H200) or the user's own
 // (smart train). Every number carries its Provenance, read from the model file's header: the
 // data sets behind the model, their sources (measured, imported, simulated) and GPUs. So a
 // model trained on measurements of a GPU says "trained on measurements of this GPU" for it and

@@ -39,7 +39,12 @@ type Predictor struct {
 	// from real kernels rather than from the analytic model, whose picks, measured on the H100,
 	// ran 2-25x slower than the best of random settings (docs/performance.md, "Measured on an H100").
 	Transfer bool
-	Seed     uint64
+	// AllGPUs puts every catalogued GPU in the table of every GPU and in a recommendation that
+	// names none. Without it they hold the GPUs the models were trained on (simulated or
+	// measured), those with a price and the GPU asked about: the catalogue's others are
+	// described by their hardware alone, further from what the models learned.
+	AllGPUs bool
+	Seed    uint64
 	// Calibration gives the analytic model's constants for each choice's second opinion and
 	// bounds a runtime model asked about a stencil outside its training range (nil: the
 	// literature's constants, no bound).
@@ -99,7 +104,7 @@ type Prediction struct {
 	// pick is often not the fastest of them on real hardware (docs/performance.md, "Predictions measured on
 	// the H100"), and timing a few kernels takes seconds.
 	Measure string `json:"measure"`
-	// GPUs are every catalogued GPU, fastest first, predicted with the same models: the
+	// GPUs are the GPUs of the table (Predictor.AllGPUs), fastest first, predicted with the same models: the
 	// defaults, also where Best is from a model of measurements (of the GPU or, Transfer,
 	// another), so that the table is the same whichever GPUs have one.
 	GPUs     []GPUTime   `json:"gpus"`
@@ -233,7 +238,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
 	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
-	if pr.GPUs, err = s.across(ctx, p.Catalog.GPUs()); err != nil {
+	if pr.GPUs, err = s.across(ctx, s.tableGPUs(g.Name)); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
@@ -280,6 +285,39 @@ func nearer(g, a, b smart.GPU) bool {
 		return a.Arch == g.Arch
 	}
 	return math.Abs(math.Log(a.BandwidthGBs/g.BandwidthGBs)) < math.Abs(math.Log(b.BandwidthGBs/g.BandwidthGBs))
+}
+
+// tableGPUs returns, in catalogue order, the GPUs of the table of every GPU and of a
+// recommendation that names none: every GPU with AllGPUs; else those the session's models were
+// trained on, those with an embedded model of their own measurements, those with a price, and
+// extra (names or aliases).
+func (s *session) tableGPUs(extra ...string) []smart.GPU {
+	all := s.p.Catalog.GPUs()
+	if s.p.AllGPUs {
+		return all
+	}
+	keep := map[string]bool{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if g, err := s.p.Catalog.Lookup(n); err == nil {
+				keep[g.Name] = true
+			}
+		}
+	}
+	for _, m := range []*Model{s.sel, s.rt} {
+		for _, d := range m.Header.Data {
+			add(d.GPUs...)
+		}
+	}
+	add(s.p.Models.MeasuredGPUs(s.in.Stencil.Dims)...)
+	add(extra...)
+	var out []smart.GPU
+	for _, g := range all {
+		if keep[g.Name] || g.Price != nil {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // Across predicts the stencil's best OC, setting and time on each of gpus, each as it would be

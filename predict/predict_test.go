@@ -561,3 +561,54 @@ func TestPredictAll(t *testing.T) {
 		t.Errorf("yield's error: %v", err)
 	}
 }
+
+// TestTableGPUs: without AllGPUs the table of every GPU and a recommendation that names none
+// hold the GPUs the models were trained on, those with a price and the GPU asked about, in
+// catalogue order; with it, the whole catalogue.
+func TestTableGPUs(t *testing.T) {
+	p := defaultPredictor(t)
+	// A price makes a GPU the models never saw one to consider.
+	priced, err := p.Catalog.Merge([]byte(`{"format": "smart-gpus/1", "gpus": [{"name": "K40",
+		"price": {"usd_per_hour": 0.1, "provider": "Lab", "region": "eu", "instance": "node3", "read": "2026-11-20"},
+		"sources": {"price": "internal rate card"}}]}`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Catalog = priced
+	trained := []string{"P100", "V100", "T4", "RTX-2080-Ti", "A10G", "L4", "A100-40GB", "A100-80GB", "L40S", "H100-SXM", "H200", "RTX-A4000", "RTX-A6000"}
+	names := func(rows []GPUTime) []string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.GPU)
+		}
+		slices.Sort(out)
+		return out
+	}
+	sorted := func(s ...string) []string { return slices.Sorted(slices.Values(s)) }
+	in := Input{Stencil: sample(t, "j2d9pt")}
+	pr, err := p.Predict(context.Background(), in, "Tesla K80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(pr.GPUs), sorted(append(trained, "K40", "K80")...); !slices.Equal(got, want) {
+		t.Errorf("table %v, want %v", got, want)
+	}
+	rec, err := p.Recommend(context.Background(), in, nil, "", Workload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recNames []string
+	for _, g := range rec.GPUs {
+		recNames = append(recNames, g.GPU)
+	}
+	if got, want := sorted(recNames...), sorted(append(trained, "K40")...); !slices.Equal(got, want) {
+		t.Errorf("recommended %v, want %v", got, want)
+	}
+	p.AllGPUs = true
+	if pr, err = p.Predict(context.Background(), in, "K80"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(pr.GPUs), sorted(p.Catalog.Names()...); !slices.Equal(got, want) {
+		t.Errorf("AllGPUs: table %v, want the catalogue %v", got, want)
+	}
+}

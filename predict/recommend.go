@@ -64,19 +64,19 @@ type Versus struct {
 	Advice          string  `json:"advice"`
 }
 
-// Recommend predicts the stencil on gpus (nil: the whole catalogue), each as smart predict
-// would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
+// Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),
+// each as smart predict would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
 // when missing.
 func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have string, w Workload) (*Recommendation, error) {
 	st := in.Stencil
 	if w.Steps == 0 && w.Hours == 0 {
 		w.Steps = int64(st.Steps)
 	}
-	list, err := p.gpuList(gpus, have)
+	s, err := p.newSession(in)
 	if err != nil {
 		return nil, err
 	}
-	s, err := p.newSession(in)
+	list, err := s.gpuList(gpus, have)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +154,11 @@ func rankAll(times []GPUTime, w Workload, have string) (*Recommendation, error) 
 }
 
 // gpuList resolves the GPUs to rank.
-func (p *Predictor) gpuList(names []string, have string) ([]smart.GPU, error) {
+func (s *session) gpuList(names []string, have string) ([]smart.GPU, error) {
+	p := s.p
 	var list []smart.GPU
 	if len(names) == 0 {
-		list = p.Catalog.GPUs()
+		list = s.tableGPUs()
 	}
 	for _, n := range names {
 		g, err := p.Catalog.Lookup(n)

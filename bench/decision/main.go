@@ -221,7 +221,10 @@ func simulatedOne(ctx context.Context, work string, dims, n, samples int, seed, 
 	if err != nil {
 		return nil, err
 	}
-	gpus := simset.NVIDIA(cat)
+	gpus, err := simset.Trained(cat)
+	if err != nil {
+		return nil, err
+	}
 	train, err := simset.Stencils(dims, trainN, 0, trainSeed)
 	if err != nil {
 		return nil, err

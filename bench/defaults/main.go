@@ -131,7 +131,10 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	gpus := simset.NVIDIA(cat)
+	gpus, err := simset.Trained(cat)
+	if err != nil {
+		return err
+	}
 	man := &predict.Manifest{Format: predict.ManifestFormat,
 		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d -calibration %s -measured %s", c.stencils[2], c.stencils[3], c.samples,
 			cmp.Or(c.calName, "none"), cmp.Or(strings.Join(c.measured, ","), `""`))}

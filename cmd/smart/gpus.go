@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -10,19 +11,25 @@ import (
 )
 
 func runGPUs(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "gpus", "[--json] [--catalog FILE]", `
+	flags := newFlags(e, "gpus", "[--vendor NAME] [--arch NAME] [--json] [--catalog FILE]", `
 Lists the GPU catalogue: name, architecture, compute capability, SMs (compute units on AMD),
 memory, DRAM bandwidth, FP64 and FP32 peaks and the on-demand price per GPU-hour where the GPU is
 rented. Every number cites its source: --json prints the full entries with their "sources".
+--vendor and --arch keep the GPUs of one vendor (NVIDIA, AMD) or architecture (Kepler, ...,
+Blackwell), ignoring case. A K80 entry is one of the board's two GK210 GPUs, the device CUDA and
+nvidia-smi show.
 --catalog merges your own file over the embedded one (same format as data/gpus.json; an entry
 named like a catalogued GPU overrides the fields it gives, and must cite a source for each).
 
 Examples:
   smart gpus
+  smart gpus --arch hopper
   smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
   smart gpus --catalog mygpus.json`)
 	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
+	vendor := flags.String("vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")
+	arch := flags.String("arch", "", "list only the GPUs of this architecture, e.g. Ampere")
 	rest, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -34,12 +41,20 @@ Examples:
 	if err != nil {
 		return err
 	}
+	gpus, err := cat.Select(*vendor, *arch)
+	if err != nil {
+		flag := "--vendor and --arch"
+		if se := (*catalog.SelectError)(nil); errors.As(err, &se) && se.Field != "" {
+			flag = "--" + se.Field
+		}
+		return usagef("%s: %w (smart gpus lists every GPU)", flag, err)
+	}
 	if *asJSON {
-		return writeJSON(e, cat.GPUs())
+		return writeJSON(e, gpus)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tarch\tCC\tSMs\tmemory GB\tGB/s\tFP64 TF\tFP32 TF\t$/GPU-h\tinstance\t")
-	for _, g := range cat.GPUs() {
+	for _, g := range gpus {
 		cc, price, inst := g.ComputeCapability, "-", "-"
 		if cc == "" {
 			cc = "-"

@@ -56,3 +56,39 @@ func TestGPUsCatalogFile(t *testing.T) {
 		t.Errorf("--help: exit %d:\n%s", code, out)
 	}
 }
+
+func TestGPUsFilters(t *testing.T) {
+	tests := []struct {
+		args      []string
+		code      int
+		want, not []string
+	}{
+		{[]string{"--arch", "hopper"}, 0, []string{"H100-SXM", "H100-PCIe", "H200", "GH200"}, []string{"A100", "RTX-5090"}},
+		{[]string{"--vendor", "amd"}, 0, []string{"MI250X", "W6600", "W7800"}, []string{"NVIDIA", "A100", "Hopper"}},
+		{[]string{"--vendor", "NVIDIA", "--arch", "Kepler"}, 0, []string{"K80", "K40"}, []string{"M40", "P100"}},
+		{[]string{"--arch", "keplr"}, 2, []string{"--arch", "Kepler", "Blackwell"}, nil},
+		{[]string{"--vendor", "intel"}, 2, []string{"--vendor", "AMD, NVIDIA"}, nil},
+		{[]string{"--vendor", "amd", "--arch", "ampere"}, 2, []string{"--vendor and --arch"}, nil},
+	}
+	for _, tc := range tests {
+		code, out, errs := runCLI(t, "", append([]string{"gpus"}, tc.args...)...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, errs)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out+errs, w) {
+				t.Errorf("%v: output lacks %q:\n%s%s", tc.args, w, out, errs)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%v: output has %q:\n%s", tc.args, n, out)
+			}
+		}
+	}
+	code, out, errs := runCLI(t, "", "gpus", "--arch", "kepler", "--json")
+	var gpus []smart.GPU
+	if err := json.Unmarshal([]byte(out), &gpus); code != 0 || err != nil || len(gpus) != 2 {
+		t.Errorf("--arch kepler --json: exit %d, %d GPUs, %v: %s", code, len(gpus), err, errs)
+	}
+}

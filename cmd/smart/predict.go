@@ -22,12 +22,14 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 Predicts, without a GPU and without measuring, the best optimization combination (OC) of a
 stencil on a GPU with the probability of each OC class, the best setting of the most probable
 OCs (found by searching their setting spaces with the runtime model) and its time per step,
-ready to pass to 'smart codegen', and the predicted time on every catalogued GPU.
+ready to pass to 'smart codegen', and the predicted time on other GPUs: those the models were
+trained on (simulated or measured) and those one can rent, or with --all-gpus every catalogued GPU
+(smart gpus; the others are predicted from their hardware description alone).
 
 Every number says what stands behind it: "trained on measurements of this GPU", "predicted
 from other GPUs" (a model trained on measurements of others, through the GPU's features), or
 "simulated" (a model trained on the analytic model's times). The embedded default models are
-trained on simulated data for the 13 catalogued NVIDIA GPUs (data/models/README.md). A GPU
+trained on simulated data for 13 NVIDIA GPUs, P100 to H200 (data/models/README.md). A GPU
 whose measurements train an embedded runtime model (the H100: data/measured/models.json) is
 searched with it, while the table of every GPU keeps the defaults for all, so that its times
 compare. Another NVIDIA GPU is searched with the model of the nearest GPU measured (the same
@@ -54,6 +56,7 @@ Examples:
 	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 	candidates := fs.Int("candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
 	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
+	allGPUs := fs.Bool("all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -76,6 +79,7 @@ Examples:
 		p.Budget.Classes = *candidates
 	}
 	p.Transfer = *transfer
+	p.AllGPUs = *allGPUs
 	gpu, err := defaultGPU(*gpuName)
 	if err != nil {
 		return err
@@ -113,11 +117,20 @@ Examples:
 	switch {
 	case *asJSON:
 	case len(preds) == 1:
-		printPrediction(e.stdout, preds[0])
+		printPrediction(e.stdout, preds[0], *allGPUs)
 	default:
 		printPredictionRows(e.stdout, preds)
 	}
 	return nil
+}
+
+// gpuColumn is the width of a table's GPU column: 12, or the longest name.
+func gpuColumn(names []string) int {
+	w := 12
+	for _, n := range names {
+		w = max(w, len(n))
+	}
+	return w
 }
 
 // newPredictor loads the default models, the catalogue and the user's models in their place.
@@ -217,7 +230,7 @@ func intervalLevel(cs ...*predict.Choice) string {
 	return "interval"
 }
 
-func printPrediction(w io.Writer, pr *predict.Prediction) {
+func printPrediction(w io.Writer, pr *predict.Prediction, allGPUs bool) {
 	s := pr.Stencil
 	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, s.Steps, s.ID)
 	fmt.Fprintf(w, "on %s\n\n", pr.GPU)
@@ -265,9 +278,18 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 	}
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
-	fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
+	if allGPUs {
+		fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
+	} else {
+		fmt.Fprintf(w, "The GPUs the models were trained on and those with a price, fastest first (each under its own best OC)\n")
+	}
 	ref := pr.Best
-	fmt.Fprintf(w, "  %-12s %-13s %10s %15s %8s  %-16s %s\n", "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
+	names := make([]string, len(pr.GPUs))
+	for i, g := range pr.GPUs {
+		names[i] = g.GPU
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(w, "  %-*s %-13s %10s %15s %8s  %-16s %s\n", col, "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
 			continue
@@ -280,15 +302,18 @@ func printPrediction(w io.Writer, pr *predict.Prediction) {
 		if g.Best.Bounded != nil {
 			src += ", " + g.Best.Bounded.By
 		}
-		fmt.Fprintf(w, "  %-12s %-13s %10.4g %15s %7.2fx  %-16s %s%s\n", g.GPU, g.Arch, g.Best.TimeMs, intervalText(g.Best), ref.TimeMs/g.Best.TimeMs, g.Best.OC, src, mark)
+		fmt.Fprintf(w, "  %-*s %-13s %10.4g %15s %7.2fx  %-16s %s%s\n", col, g.GPU, g.Arch, g.Best.TimeMs, intervalText(g.Best), ref.TimeMs/g.Best.TimeMs, g.Best.OC, src, mark)
 	}
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
-			fmt.Fprintf(w, "  %-12s not predicted: %s\n", g.GPU, g.Reason)
+			fmt.Fprintf(w, "  %-*s not predicted: %s\n", col, g.GPU, g.Reason)
 		}
 	}
 	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
 	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
+	if !allGPUs {
+		fmt.Fprintln(w, "  (--all-gpus adds every other catalogued GPU, predicted from its hardware description alone)")
+	}
 	fmt.Fprintln(w, "\nModels")
 	for _, m := range pr.Models {
 		fmt.Fprintf(w, "  %s: %s %s, %s\n", m.Name, m.Kind, m.Task, modelSummary(m))

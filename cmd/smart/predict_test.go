@@ -35,8 +35,8 @@ func TestPredictEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"j3d7pt: 3-D, order 1, 7 points", "on A100-40GB", "OC classes, most probable first",
-		"simulated: analytic model, no measurements of this GPU", "=> use ", "Every catalogued GPU", "<- asked",
-		"W7800        not predicted: AMD GPU: smart's kernels are CUDA", "trained on"} {
+		"simulated: analytic model, no measurements of this GPU", "=> use ", "The GPUs the models were trained on and those with a price", "<- asked",
+		"--all-gpus adds every other catalogued GPU", "trained on"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -273,5 +273,25 @@ func TestModelSummary(t *testing.T) {
 	want := "trained on 100 rows (100 simulated measurements, 2 GPUs): sim; 42 rows measured on the H100-SXM (2 data sets); 7 rows measured on the H200 (1 data set); 6-fold MAPE 49.7%"
 	if got := modelSummary(m); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// The table of predict and the GPUs of recommend keep to those the models were trained on and
+// those with a price unless --all-gpus; long names widen the GPU column.
+func TestPredictAllGPUs(t *testing.T) {
+	code, out, errs := runCLI(t, "", "predict", "--gpu", "a100", "j2d9pt")
+	if code != 0 || strings.Contains(out, "K40") || !strings.Contains(out, "H200") || !strings.Contains(out, "--all-gpus adds") {
+		t.Errorf("default table: exit %d: %s\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "", "predict", "--gpu", "a100", "--all-gpus", "j2d9pt")
+	if code != 0 || !strings.Contains(out, "Every catalogued GPU") || !strings.Contains(out, "\n  K40   ") || !strings.Contains(out, "\n  RTX-PRO-6000-Blackwell Blackwell ") {
+		t.Errorf("--all-gpus: exit %d: %s\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "", "recommend", "j2d9pt", "--all-gpus", "--have", "tesla k80")
+	if code != 0 || !strings.Contains(out, " K80 ") || !strings.Contains(out, "(yours)") || !strings.Contains(out, " GH200-144GB ") {
+		t.Errorf("recommend --all-gpus: exit %d: %s\n%s", code, errs, out)
+	}
+	if code, _, errs = runCLI(t, "", "recommend", "j2d9pt", "--all-gpus", "--gpus", "a100"); code != 2 || !strings.Contains(errs, "--all-gpus") {
+		t.Errorf("--gpus with --all-gpus: exit %d: %s", code, errs)
 	}
 }

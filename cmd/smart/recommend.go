@@ -29,7 +29,9 @@ what stands behind its number).
 
 Costs are for --steps time steps (default: the stencil's own steps), or, with --hours, for renting
 that long (each GPU then does as many steps as it can). GPUs without a price (not rented by the
-catalogued provider) are ranked by time only. --html writes one self-contained page with the
+catalogued provider) are ranked by time only. Without --gpus it ranks the GPUs the models were
+trained on (simulated or measured) and those with a price; --all-gpus ranks every catalogued GPU,
+the others predicted from their hardware description alone. --html writes one self-contained page with the
 charts (time, cost and best OC per GPU), the tables and the data sources. Several files or a
 directory give one row per stencil (and one section each in the page).
 
@@ -37,7 +39,8 @@ Examples:
   smart recommend data/stencils/j3d7pt.json --have v100 --steps 100000
   smart recommend j2d9pt --gpus a100,h100,l4,t4,a10g --hours 10 --html report.html
   smart recommend stencils/ --json | jq '{stencil: .stencil.name, fastest, most_cost_efficient}'`)
-	gpuList := fs.String("gpus", "", "comma-separated GPUs to rank (default: the whole catalogue)")
+	gpuList := fs.String("gpus", "", "comma-separated GPUs to rank (default: those the models were trained on and those with a price)")
+	allGPUs := fs.Bool("all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
 	have := fs.String("have", "", "the GPU you have, to compare against")
 	steps := fs.Int64("steps", 0, "time steps to price (default: the stencil's steps)")
 	hours := fs.Float64("hours", 0, "price renting for this many hours instead of a number of steps")
@@ -60,6 +63,8 @@ Examples:
 		return usagef("--hours is %g; give at most %g (a century)", *hours, float64(maxHours))
 	case *steps > 0 && *hours > 0:
 		return usagef("give --steps or --hours, not both")
+	case *allGPUs && *gpuList != "":
+		return usagef("give --gpus or --all-gpus, not both")
 	}
 	var gpus []string
 	for _, g := range strings.Split(*gpuList, ",") {
@@ -76,6 +81,7 @@ Examples:
 	if err != nil {
 		return err
 	}
+	p.AllGPUs = *allGPUs
 	if err := checkGPUNames(p.Catalog, gpus, *have); err != nil {
 		return err
 	}
@@ -163,7 +169,12 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 	if len(r.GPUs) > 0 {
 		fastest = r.GPUs[0].Best
 	}
-	fmt.Fprintf(w, "  %-4s %-12s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
+	names := make([]string, len(r.GPUs))
+	for i, g := range r.GPUs {
+		names[i] = g.GPU
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(w, "  %-4s %-*s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", col, "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
 	for _, g := range r.GPUs {
 		if g.Best == nil {
 			continue
@@ -196,11 +207,11 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 		if g.Best.Bounded != nil {
 			src += ", " + g.Best.Bounded.By
 		}
-		fmt.Fprintf(w, "  %-4d %-12s %10.4g %15s %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, g.GPU, g.Best.TimeMs, intervalText(g.Best), amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, src, mark)
+		fmt.Fprintf(w, "  %-4d %-*s %10.4g %15s %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, col, g.GPU, g.Best.TimeMs, intervalText(g.Best), amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, src, mark)
 	}
 	for _, g := range r.GPUs {
 		if g.Best == nil {
-			fmt.Fprintf(w, "  -    %-12s not predicted: %s\n", g.GPU, g.Reason)
+			fmt.Fprintf(w, "  -    %-*s not predicted: %s\n", col, g.GPU, g.Reason)
 		}
 	}
 	fmt.Fprintln(w)
@@ -219,7 +230,12 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 }
 
 func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {
-	fmt.Fprintf(w, "%-24s %-12s %10s %-22s %10s  %s\n", "stencil", "fastest", "ms/step", "most cost-efficient", "cost", "advice")
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.GPUs[0].GPU)
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(w, "%-24s %-*s %10s %-22s %10s  %s\n", "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
 	for _, r := range recs {
 		fast, cheap, cost := r.GPUs[0], "-", "-"
 		for _, g := range r.GPUs {
@@ -231,6 +247,6 @@ func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {
 		if r.Have != nil {
 			advice = r.Have.Advice
 		}
-		fmt.Fprintf(w, "%-24s %-12s %10.4g %-22s %10s  %s\n", r.Stencil.Name, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
+		fmt.Fprintf(w, "%-24s %-*s %10.4g %-22s %10s  %s\n", r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
 	}
 }

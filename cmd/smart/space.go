@@ -24,7 +24,8 @@ random valid settings in the k=v,... form other commands take; --check says whet
 is valid and which constraint rejects it (exit status 1 when invalid). The resource limits are
 those of --gpu from the catalogue, sm_80 (A100) by default; --gpu-regs and --shared-kb override
 the registers per thread and shared memory per block (raising the per-SM amounts they would
-exceed), for a GPU the catalogue would still accept.
+exceed): a hypothetical GPU, no longer held to its compute capability's limits, whose numbers
+must stay consistent.
 
 Examples:
   smart space j3d7pt
@@ -65,7 +66,7 @@ Examples:
 	}
 	if *regs > 0 || *sharedKB > 0 {
 		// A hypothetical GPU: the per-block limits raise the per-SM ones they would exceed, and
-		// the result must still be a GPU the catalogue would accept.
+		// the result must still pass catalog.Validate.
 		if *regs > 0 {
 			gpu.MaxRegsPerThread = *regs
 			gpu.RegsPerBlock, gpu.RegsPerSM = max(gpu.RegsPerBlock, *regs), max(gpu.RegsPerSM, *regs)

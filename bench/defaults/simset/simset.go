@@ -1,7 +1,7 @@
 // Package simset builds the simulated data sets that the embedded default models are trained
 // on (bench/defaults) and that their decisions are checked against (bench/decision): random
 // stencils drawn with StencilMART's Algorithm 1, with varied grids and element types, timed by
-// the analytic model (models/roofline) on every catalogued NVIDIA GPU under every optimization
+// the analytic model (models/roofline) on the NVIDIA GPUs of Trained under every optimization
 // combination, at settings drawn uniformly from the ones valid on that GPU.
 //
 // Drawing settings is the slow part of `smart bench` (generating a 3-D stencil's 30 setting
@@ -34,7 +34,7 @@ type Options struct {
 	MaxOrder int    // orders 1..MaxOrder in turn; 0 means smart.DefaultMaxOrder
 	Samples  int    // settings per stencil, OC and GPU
 	Seed     uint64 // of the stencils, their grids and the draws
-	// GPUs are the GPUs to simulate; nil means every NVIDIA GPU of the catalogue.
+	// GPUs are the GPUs to simulate; nil means those of Trained.
 	GPUs []smart.GPU
 	// Progress, if not nil, is called after each stencil.
 	Progress func(done, total int)
@@ -79,16 +79,22 @@ func Stencils(dims, n, maxOrder int, seed uint64) ([]*smart.Stencil, error) {
 	return sts, nil
 }
 
-// NVIDIA returns the catalogue's NVIDIA GPUs: those smart's CUDA kernels run on and the
-// analytic model describes.
-func NVIDIA(cat *catalog.Catalog) []smart.GPU {
-	var out []smart.GPU
-	for _, g := range cat.GPUs() {
-		if g.Vendor == "NVIDIA" {
-			out = append(out, g)
+// Trained returns the NVIDIA GPUs the embedded default models are trained on, as
+// data/models/defaults.json lists them (a test keeps the two alike): the catalogue's NVIDIA GPUs
+// when those models were built. The GPUs catalogued since are predicted from their hardware
+// description; naming them here and rebuilding the models (go generate ./data) would train on
+// their simulations too, and change every default model.
+func Trained(cat *catalog.Catalog) ([]smart.GPU, error) {
+	names := []string{"P100", "V100", "T4", "RTX-2080-Ti", "A10G", "L4", "A100-40GB", "A100-80GB", "L40S", "H100-SXM", "H200", "RTX-A4000", "RTX-A6000"}
+	out := make([]smart.GPU, len(names))
+	for i, n := range names {
+		g, err := cat.Lookup(n)
+		if err != nil {
+			return nil, fmt.Errorf("simset: the GPUs the default models are trained on: %w", err)
 		}
+		out[i] = g
 	}
-	return out
+	return out, nil
 }
 
 // Union returns a GPU whose per-block limits are the largest of gpus: every setting valid on
@@ -210,7 +216,9 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 	}
 	gpus := opt.GPUs
 	if gpus == nil {
-		gpus = NVIDIA(cat)
+		if gpus, err = Trained(cat); err != nil {
+			return nil, err
+		}
 	}
 	sts, err := Stencils(opt.Dims, opt.Stencils, opt.MaxOrder, opt.Seed)
 	if err != nil {

@@ -5,12 +5,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"smart"
 	"smart/catalog"
+	"smart/data"
 	"smart/dataset"
 	"smart/generator"
+	"smart/predict"
 	"smart/space"
 )
 
@@ -21,7 +24,10 @@ func TestFitsMatchesGPUSpaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpus := NVIDIA(cat)
+	gpus, err := Trained(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
 	union := Union(gpus)
 	box4 := shape(t, "box", 3, 3, [3]int{24, 24, 24})
 	star2 := shape(t, "star", 2, 2, [3]int{96, 64, 1})
@@ -87,7 +93,11 @@ func TestDrawUniform(t *testing.T) {
 		t.Fatal(err)
 	}
 	oc := smart.Combination(smart.TB)
-	u, err := space.ForStencil(st, oc, Union(NVIDIA(cat)))
+	gpus, err := Trained(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := space.ForStencil(st, oc, Union(gpus))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +193,32 @@ func TestBuild(t *testing.T) {
 	for _, g := range gpus {
 		if per[g.Name] < want*9/10 || per[g.Name] > want {
 			t.Errorf("%s: %d ok rows, want about %d", g.Name, per[g.Name], want)
+		}
+	}
+}
+
+// Trained names the GPUs every embedded default model lists as trained on, in their order.
+func TestTrainedAreTheManifests(t *testing.T) {
+	cat, _ := catalog.Default()
+	gpus, err := Trained(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range gpus {
+		names = append(names, g.Name)
+	}
+	b, err := data.ModelFile(predict.ManifestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := predict.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range man.Models {
+		if !slices.Equal(m.Training.GPUs, names) {
+			t.Errorf("%s is trained on %v; Trained gives %v", m.File, m.Training.GPUs, names)
 		}
 	}
 }
