@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,7 +152,7 @@ func printShots(e *env, sources []transfer.Source, target transfer.Target, k int
 	if asJSON {
 		return writeJSON(e, vs)
 	}
-	fmt.Fprintf(e.stdout, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), target.Name)
+	fmt.Fprintf(e.stdout, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), cmp.Or(target.GPU.Name, target.Name))
 	for i, v := range vs {
 		fmt.Fprintf(e.stdout, "%3d  %s\n", i+1, variantText(v))
 	}
