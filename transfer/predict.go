@@ -36,6 +36,9 @@ type Settings struct {
 	Level float64
 	// FP64 compares the GPUs' double-precision FLOPS rather than single-precision.
 	FP64 bool
+	// SourceLevel answers, where nothing gives the target's level, at the sources' own: a
+	// ranking of the settings rather than their times (a tuner's prior), not ErrNoLevel.
+	SourceLevel bool
 }
 
 // DefaultShare is the hardware ratio's weight of bandwidth where the sources cannot fit one:
@@ -107,7 +110,7 @@ func Predict(sources []Source, target Target, s Settings) (*Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.hw && st.shotCount() == 0 {
+	if !st.hw && st.shotCount() == 0 && !s.SourceLevel {
 		return nil, ErrNoLevel
 	}
 	return st.predict(), nil
@@ -449,9 +452,12 @@ func (st *state) basis(p *Prediction) string {
 		}
 		fmt.Fprintf(&b, ", moved to %s by the catalogue's bandwidth and FLOPS (%s, %.2f bandwidth)", p.Target, how, p.Share)
 	}
-	if p.Shots > 0 {
+	switch {
+	case p.Shots > 0:
 		fmt.Fprintf(&b, "; %d settings measured on %s correct the %s", p.Shots, p.Target, p.Correction)
-	} else {
+	case !st.hw:
+		b.WriteString(", at the sources' level: nothing gives the target's, so the times rank the settings and are not its times")
+	default:
 		b.WriteString("; no setting measured on the target (zero-shot)")
 	}
 	return b.String()

@@ -20,7 +20,8 @@ type KernelTuner struct {
 	Replay *dataset.Replay
 	Kernel dataset.Kernel
 	Space  *space.Space
-	Device string // the device that measured the file
+	Device string              // the device that measured the file
+	Rows   []smart.Measurement // the file's configurations, as read
 	// Note, when not empty, says in a sentence for the user how the space was made: that no
 	// space.json was found, so the space is the file's configurations.
 	Note string
@@ -64,7 +65,7 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	// its constrained space), so a setting it lacks is an error of the replay
 	// (dataset.ErrNotMeasured), not a failed variant.
 	rep := dataset.NewReplay(f.Rows, []dataset.Kernel{f.Kernel})
-	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Note: note}, nil
+	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Rows: f.Rows, Note: note}, nil
 }
 
 // heldOnly constrains params (in the file's order) to the settings of rows. Parameter k gets

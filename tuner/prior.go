@@ -13,20 +13,56 @@ import (
 // priorTimes answers what a prior (Bayes.Prior, Pipeline.Surrogate) says of candidates, asking
 // it once per candidate (the trees encode the runs again at every fit).
 type priorTimes struct {
-	ctx   context.Context
-	r     *Run
-	prior smart.Evaluator
-	memo  map[string]float64
-	err   error // the first failure of the prior other than a setting it lacks
+	ctx      context.Context
+	r        *Run
+	prior    smart.Evaluator
+	learning Learning // the prior's learning for this search, if it learns
+	fed      int      // runs told to it
+	memo     map[string]float64
+	err      error // the first failure of the prior other than a setting it lacks
+}
+
+// A Learner is a prior that learns from a search's runs on the target (FewShot).
+type Learner interface {
+	// Learn starts what one search learns: searches sharing the Learner learn apart.
+	Learn() Learning
+}
+
+// Learning is one search's learning prior.
+type Learning interface {
+	smart.Evaluator
+	// Observe tells it a run and its objective value (+Inf for a failure), and reports
+	// whether what it says of any setting changed.
+	Observe(m smart.Measurement, value float64) (changed bool)
 }
 
 func newPriorTimes(ctx context.Context, r *Run, prior smart.Evaluator) *priorTimes {
-	return &priorTimes{ctx: ctx, r: r, prior: prior, memo: map[string]float64{}}
+	p := &priorTimes{ctx: ctx, r: r, prior: prior, memo: map[string]float64{}}
+	if l, ok := prior.(Learner); ok {
+		p.learning = l.Learn()
+		p.prior = p.learning
+	}
+	return p
+}
+
+// learn tells a learning prior the runs since the last call, forgetting what it said before
+// where that changed.
+func (p *priorTimes) learn() {
+	if p.learning == nil {
+		return
+	}
+	h := p.r.History()
+	for ; p.fed < len(h); p.fed++ {
+		if p.learning.Observe(h[p.fed].Measurement, h[p.fed].Value) {
+			clear(p.memo)
+		}
+	}
 }
 
 // time is the prior's objective of c; +Inf where the prior fails the setting or, replayed,
 // lacks it.
 func (p *priorTimes) time(c Candidate) float64 {
+	p.learn()
 	k := p.r.variantKey(c)
 	if t, ok := p.memo[string(k)]; ok {
 		return t
