@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -77,33 +76,34 @@ func ParamNames(dims int, oc Combination) []string {
 // String writes the setting as "k=v,..." with stencil parameters in their usual order and any
 // other names after them alphabetically; ParseSetting reads it back.
 func (s Setting) String() string {
-	keys := make([]string, 0, len(s))
+	type ranked struct {
+		name string
+		rank int
+	}
+	keys := make([]ranked, 0, len(s))
 	for k := range s {
-		keys = append(keys, k)
-	}
-	rank := func(k string) int {
-		if i := slices.Index(paramOrder, k); i >= 0 {
-			return i
+		r := slices.Index(paramOrder, k)
+		if r < 0 {
+			r = len(paramOrder)
 		}
-		return len(paramOrder)
+		keys = append(keys, ranked{k, r})
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := rank(keys[i]), rank(keys[j])
-		if ri != rj {
-			return ri < rj
+	slices.SortFunc(keys, func(a, b ranked) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
 		}
-		return keys[i] < keys[j]
+		return strings.Compare(a.name, b.name)
 	})
-	var b strings.Builder
+	b := make([]byte, 0, 8*len(keys))
 	for i, k := range keys {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.Itoa(s[k]))
+		b = append(b, k.name...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, int64(s[k.name]), 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // ParseSetting reads "k=v,k=v" (spaces allowed around items). Names are letters, digits and '_'.

@@ -13,6 +13,7 @@ import (
 	"smart"
 	"smart/models/roofline"
 	"smart/space"
+	"smart/transfer"
 )
 
 // answer is how one GPU is predicted: the same whether it is the GPU asked about, a row of the
@@ -42,6 +43,10 @@ type pool struct {
 	res   searched
 	there [][]float64 // the analytic model's time on the pool's GPU of each found's Top settings; NaN: none
 	err   error
+	// What a transfer from the pool's GPU reads (transferSource), made once for every target.
+	found     map[string]Found
+	rows      []smart.Measurement
+	thereByID map[string]float64
 }
 
 type answered struct {
@@ -166,6 +171,7 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, 
 				}
 			}
 		}
+		e.found, e.rows, e.thereByID = transferSource(st, from, e)
 	})
 	return e, e.err
 }
@@ -180,11 +186,11 @@ func (s *session) budget(rt *Model, g smart.GPU, classes []ClassProb) Budget {
 	return b
 }
 
-// transfer predicts g from the settings found on from by the model of from's measurements: each
-// setting's time there times the analytic model's ratio of it on g over on from, the ratio
-// carrying what the two GPUs' bandwidth, caches and occupancy make of that kernel. Per OC the
-// setting fastest on g after scaling (and the copy floor), of the few best found; the
-// Budget.Refine fastest OCs.
+// transfer predicts g from the settings found on from by the model of from's measurements
+// (package transfer): each setting's time there times the analytic model's ratio of it on g
+// over on from, the ratio carrying what the two GPUs' bandwidth, caches and occupancy make of
+// that kernel. Per OC the setting fastest on g after scaling (and the copy floor), of the few
+// best found; the Budget.Refine fastest OCs.
 func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, classes []ClassProb) []Choice {
 	st := in.Stencil
 	prob := map[smart.Combination]float64{}
@@ -195,50 +201,46 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 	}
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
 		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
+	found := pl.found
+	pred, err := transfer.Predict([]transfer.Source{{GPU: from, Rows: pl.rows}}, transfer.Target{GPU: g},
+		transfer.Settings{Ratio: analyticRatio(st, pl.thereByID)})
+	if err != nil {
+		return nil
+	}
 	type candidate struct {
 		found          *Found
 		scaled         Scaled
 		floored, learn float64
 	}
 	floors := map[int]float64{} // by fused steps
-	var cands []candidate
-	for k, f := range pl.res.found {
-		sp, err := space.LazyForStencil(st, f.OC, g)
+	best := map[smart.Combination]*candidate{}
+	for _, v := range pred.Variants {
+		if v.Failed {
+			continue // not a setting of g's space (too large a block, say), or none on from
+		}
+		f := found[v.OC.String()+"|"+v.Setting.String()]
+		t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting)
 		if err != nil {
 			continue
 		}
-		var best *candidate
-		for i, set := range f.Top {
-			if v, ok := sp.Positions(set); !ok || !sp.Valid(v) || math.IsNaN(pl.there[k][i]) {
-				continue // not a setting of g's space (too large a block, say), or none on from
-			}
-			t, err := smart.DecodeTuning(st.Dims, f.OC, set)
-			if err != nil {
+		floor, ok := floors[t.TT]
+		if !ok {
+			if floor, err = roofline.Floor(st, t.TT, g, p.constants()); err != nil {
 				continue
 			}
-			// The ratio is the literature model's: its machine terms are from the datasheets
-			// of both GPUs, where the calibration's were fitted on one of them.
-			here, err := roofline.Model(st, t, g)
-			if err != nil {
-				continue
-			}
-			floor, ok := floors[t.TT]
-			if !ok {
-				if floor, err = roofline.Floor(st, t.TT, g, p.constants()); err != nil {
-					continue
-				}
-				floors[t.TT] = floor
-			}
-			r := here.TimeMs / pl.there[k][i]
-			c := candidate{found: &Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i] * r, Evaluated: f.Evaluated},
-				scaled: Scaled{GPU: from.Name, TimeMs: f.TopMs[i], Ratio: r}}
-			c.learn, c.floored = c.found.TimeMs, max(c.found.TimeMs, floor)
-			if best == nil || c.floored < best.floored || (c.floored == best.floored && c.learn < best.learn) {
-				best = &c
-			}
+			floors[t.TT] = floor
 		}
-		if best != nil {
-			cands = append(cands, *best)
+		c := candidate{found: &Found{OC: f.OC, Setting: f.Setting, TimeMs: v.TimeMs, Evaluated: f.Evaluated},
+			scaled: Scaled{GPU: from.Name, TimeMs: f.TimeMs, Ratio: v.TimeMs / f.TimeMs}}
+		c.learn, c.floored = c.found.TimeMs, max(c.found.TimeMs, floor)
+		if b := best[f.OC]; b == nil || c.floored < b.floored || (c.floored == b.floored && c.learn < b.learn) {
+			best[f.OC] = &c
+		}
+	}
+	var cands []candidate
+	for _, f := range pl.res.found {
+		if c := best[f.OC]; c != nil {
+			cands = append(cands, *c)
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -255,6 +257,60 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 	}
 	sortChoices(out)
 	return out
+}
+
+// transferSource is what from's search found as a transfer source: each OC's best settings
+// with the model's time there (rows), by "OC|setting" (found, its time the model's there), and
+// the analytic model's time of each there.
+func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Found, []smart.Measurement, map[string]float64) {
+	found := map[string]Found{}
+	there := map[string]float64{}
+	var rows []smart.Measurement
+	for k, f := range pl.res.found {
+		for i, set := range f.Top {
+			if math.IsNaN(pl.there[k][i]) {
+				continue
+			}
+			key := f.OC.String() + "|" + set.String()
+			found[key] = Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i], Evaluated: f.Evaluated}
+			there[key] = pl.there[k][i]
+			rows = append(rows, smart.Measurement{StencilID: st.ID(), GPU: from.Name, OC: f.OC, Setting: set,
+				Status: smart.StatusOK, TimeMs: f.TopMs[i], Source: smart.Predicted})
+		}
+	}
+	return found, rows, there
+}
+
+// analyticRatio is the literature analytic model's time of a setting on the target over its
+// time on the source (there): its machine terms are from the datasheets of both GPUs, where the
+// calibration's were fitted on one of them. False for a setting outside the target's space.
+func analyticRatio(st *smart.Stencil, there map[string]float64) func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool) {
+	spaces := map[smart.Combination]*space.Lazy{}
+	return func(v transfer.Variant, _, to smart.GPU) (float64, bool) {
+		sp, ok := spaces[v.OC]
+		if !ok {
+			var err error
+			if sp, err = space.LazyForStencil(st, v.OC, to); err != nil {
+				sp = nil
+			}
+			spaces[v.OC] = sp
+		}
+		if sp == nil {
+			return 0, false
+		}
+		if pos, ok := sp.Positions(v.Setting); !ok || !sp.Valid(pos) {
+			return 0, false
+		}
+		t, err := smart.DecodeTuning(st.Dims, v.OC, v.Setting)
+		if err != nil {
+			return 0, false
+		}
+		here, err := roofline.Model(st, t, to)
+		if err != nil {
+			return 0, false
+		}
+		return here.TimeMs / there[v.OC.String()+"|"+v.Setting.String()], true
+	}
 }
 
 // across answers every GPU of gpus in parallel.

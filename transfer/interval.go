@@ -72,6 +72,12 @@ func (st *state) heldOut(h int, levelKnown bool) []float64 {
 			if !ok {
 				continue
 			}
+			if st.s.Ratio != nil {
+				if pred, n := st.scaled(keys[i], st.vars[keys[i]], others, held.gpu); n > 0 {
+					rs = append(rs, t-pred)
+				}
+				continue
+			}
 			shape, n := 0.0, 0
 			for _, o := range others {
 				if u, ok := o.ln[keys[i]]; ok {

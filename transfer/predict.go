@@ -39,6 +39,10 @@ type Settings struct {
 	// SourceLevel answers, where nothing gives the target's level, at the sources' own: a
 	// ranking of the settings rather than their times (a tuner's prior), not ErrNoLevel.
 	SourceLevel bool
+	// Ratio, when set, scales each source's time of a setting to the target's by a ratio of
+	// the setting's own (an analytic model's time of it on the two GPUs), in place of the
+	// hardware ratio and the sources' shape; false leaves that source out of the setting.
+	Ratio func(v Variant, from, to smart.GPU) (float64, bool)
 }
 
 // DefaultShare is the hardware ratio's weight of bandwidth where the sources cannot fit one:
@@ -110,7 +114,7 @@ func Predict(sources []Source, target Target, s Settings) (*Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.hw && st.shotCount() == 0 && !s.SourceLevel {
+	if !st.hw && s.Ratio == nil && st.shotCount() == 0 && !s.SourceLevel {
 		return nil, ErrNoLevel
 	}
 	return st.predict(), nil
@@ -362,7 +366,7 @@ func centerOf(id string) func(*index) (float64, bool) {
 // the nearer to DefaultShare); else DefaultShare.
 func (st *state) fitShare() {
 	switch {
-	case !st.hw:
+	case !st.hw || st.s.Ratio != nil:
 	case st.s.Share > 0:
 		st.share = st.s.Share
 	case len(st.used) >= 3:
@@ -401,6 +405,9 @@ func (st *state) predict() *Prediction {
 	for _, k := range st.keys {
 		v := st.vars[k]
 		v.pred = v.shape + st.level[v.id]
+		if st.s.Ratio != nil {
+			v.pred, v.n = st.scaled(k, v, st.used, st.target.GPU)
+		}
 	}
 	c := st.correct()
 	p.Shots, p.Correction = c.n, c.kind
@@ -436,6 +443,31 @@ func (st *state) predict() *Prediction {
 	return p
 }
 
+// scaled is the mean over srcs of ln of v's (key's) time there times Ratio's, and how many
+// answered.
+func (st *state) scaled(key string, v *variant, srcs []*index, to smart.GPU) (float64, int) {
+	sum, n := 0.0, 0
+	for _, ix := range srcs {
+		t, ok := ix.ln[key]
+		if !ok {
+			continue
+		}
+		if r, ok := st.s.Ratio(v.public(), ix.gpu, to); ok && r > 0 && !math.IsInf(r, 1) {
+			sum += t + math.Log(r)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
+}
+
+// public is v as a Variant with no prediction yet.
+func (v *variant) public() Variant {
+	return Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC, Setting: v.row.Setting}
+}
+
 func (st *state) basis(p *Prediction) string {
 	var b strings.Builder
 	what := strings.TrimPrefix(st.ids[0], "stencil ")
@@ -443,7 +475,10 @@ func (st *state) basis(p *Prediction) string {
 		what = fmt.Sprintf("%d kernels", len(st.ids))
 	}
 	fmt.Fprintf(&b, "the %s's measurements on %s", what, strings.Join(p.Sources, ", "))
-	if st.hw {
+	switch {
+	case st.s.Ratio != nil:
+		fmt.Fprintf(&b, ", each setting's time scaled to %s by its own ratio of the two GPUs", p.Target)
+	case st.hw:
 		how := "the default share"
 		if p.ShareFitted {
 			how = "a share fitted on the sources"
@@ -455,7 +490,7 @@ func (st *state) basis(p *Prediction) string {
 	switch {
 	case p.Shots > 0:
 		fmt.Fprintf(&b, "; %d settings measured on %s correct the %s", p.Shots, p.Target, p.Correction)
-	case !st.hw:
+	case !st.hw && st.s.Ratio == nil:
 		b.WriteString(", at the sources' level: nothing gives the target's, so the times rank the settings and are not its times")
 	default:
 		b.WriteString("; no setting measured on the target (zero-shot)")

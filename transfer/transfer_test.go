@@ -286,3 +286,36 @@ func TestKernelTunerRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRatioScalesEachSetting: a ratio of each setting's own replaces the hardware ratio, and a
+// setting the ratio cannot scale is predicted to fail.
+func TestRatioScalesEachSetting(t *testing.T) {
+	a, tgt := gpu("A", "NVIDIA", 1000, 10), gpu("T", "NVIDIA", 3000, 10)
+	ratio := func(v Variant, from, to smart.GPU) (float64, bool) {
+		if from.Name != "A" || to.Name != "T" {
+			t.Errorf("ratio asked from %s to %s", from.Name, to.Name)
+		}
+		return 1 + float64(v.Setting["x"])/10, v.Setting["x"] != 3
+	}
+	rows := kernelRows(a, 5, 1, 1)
+	p, err := Predict([]Source{{GPU: a, Rows: rows}}, Target{GPU: tgt}, Settings{Ratio: ratio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range p.Variants {
+		x := v.Setting["x"]
+		if x == 3 {
+			if !v.Failed {
+				t.Errorf("x=3 unscaled but predicted %g", v.TimeMs)
+			}
+			continue
+		}
+		for _, m := range rows {
+			if m.Setting.String() == v.Setting.String() {
+				if want := m.TimeMs * (1 + float64(x)/10); math.Abs(v.TimeMs-want) > 1e-12*want {
+					t.Errorf("%s: %g, want %g", v.Setting, v.TimeMs, want)
+				}
+			}
+		}
+	}
+}
