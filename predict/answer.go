@@ -203,7 +203,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
 	found := pl.found
 	pred, err := transfer.Predict([]transfer.Source{{GPU: from, Rows: pl.rows}}, transfer.Target{GPU: g},
-		transfer.Settings{Ratio: analyticRatio(st, pl.thereByID)})
+		transfer.Settings{Ratio: analyticRatio(st, pl.thereByID), RatioName: "the analytic model's"})
 	if err != nil {
 		return nil
 	}

@@ -22,6 +22,8 @@ type File struct {
 	// Kernel describes a Kernel Tuner file's kernel (its parameters in the cache's key order);
 	// nil for a data set.
 	Kernel *dataset.Kernel
+	// Stencils are a data set's stencils by ID (those its rows are of).
+	Stencils map[string]*smart.Stencil
 }
 
 // ErrNoMeasured is the error of a file without measured or imported rows.
@@ -70,6 +72,18 @@ func Open(path, device string, cat *catalog.Catalog) (*File, error) {
 	})
 	if len(f.Rows) == 0 {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoMeasured)
+	}
+	if st.IsDir() {
+		f.Stencils = map[string]*smart.Stencil{}
+		for _, m := range f.Rows {
+			if _, done := f.Stencils[m.StencilID]; m.StencilID != "" && !done {
+				s, err := dataset.ReadStencil(path, m.StencilID)
+				if err != nil {
+					return nil, err
+				}
+				f.Stencils[m.StencilID] = s
+			}
+		}
 	}
 	name := f.Device
 	if name == "" {

@@ -43,6 +43,8 @@ type Settings struct {
 	// the setting's own (an analytic model's time of it on the two GPUs), in place of the
 	// hardware ratio and the sources' shape; false leaves that source out of the setting.
 	Ratio func(v Variant, from, to smart.GPU) (float64, bool)
+	// RatioName says what Ratio is, for the basis (e.g. "the calibrated analytic model's").
+	RatioName string
 }
 
 // DefaultShare is the hardware ratio's weight of bandwidth where the sources cannot fit one:
@@ -470,14 +472,14 @@ func (v *variant) public() Variant {
 
 func (st *state) basis(p *Prediction) string {
 	var b strings.Builder
-	what := strings.TrimPrefix(st.ids[0], "stencil ")
+	what := st.ids[0]
 	if len(st.ids) > 1 {
 		what = fmt.Sprintf("%d kernels", len(st.ids))
 	}
 	fmt.Fprintf(&b, "the %s's measurements on %s", what, strings.Join(p.Sources, ", "))
 	switch {
 	case st.s.Ratio != nil:
-		fmt.Fprintf(&b, ", each setting's time scaled to %s by its own ratio of the two GPUs", p.Target)
+		fmt.Fprintf(&b, ", each setting's time scaled to %s by %s ratio of its times on the two GPUs", p.Target, cmp.Or(st.s.RatioName, "a"))
 	case st.hw:
 		how := "the default share"
 		if p.ShareFitted {

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/ktdata"
@@ -158,13 +159,17 @@ func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
 
 // score predicts the target with k shots chosen and then read from its own rows.
 func score(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measurement, k int) (Row, error) {
-	shots, err := transfer.ChooseShots(srcs, transfer.Target{GPU: tgt}, k, transfer.Settings{})
+	return scoreWith(srcs, tgt, measured, k, transfer.Settings{})
+}
+
+func scoreWith(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measurement, k int, set transfer.Settings) (Row, error) {
+	shots, err := transfer.ChooseShots(srcs, transfer.Target{GPU: tgt}, k, set)
 	if err != nil {
 		return Row{}, err
 	}
 	target := transfer.Target{GPU: tgt, Shots: lookup(measured, shots)}
 	start := time.Now()
-	p, err := transfer.Predict(srcs, target, transfer.Settings{})
+	p, err := transfer.Predict(srcs, target, set)
 	if err != nil {
 		return Row{}, err
 	}
@@ -306,7 +311,58 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 		r.Case, r.Target, r.Vendor, r.K, r.Kernels = "stencils pooled", h200.Name, h200.Vendor, k, n
 		rows = append(rows, r)
 	}
+	an, err := analytic(from, byA, byB, h100, h200, budgets)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, an...), nil
+}
+
+// analytic scores H100 -> H200 with each setting scaled by the calibrated analytic model's
+// ratio of its time on the two GPUs (transfer.Settings.Ratio), stencil by stencil.
+func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 smart.GPU, budgets []int) ([]Row, error) {
+	cal, err := calibrate.Default()
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := dataset.Glob(strings.Split(from, ","))
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, k := range budgets {
+		sum := Row{Case: "stencils analytic", Target: h200.Name, Vendor: h200.Vendor, K: k}
+		var scores []transfer.Score
+		for _, id := range slices.Sorted(maps.Keys(byB)) {
+			st := stencilIn(dirs, id)
+			if len(byA[id]) == 0 || st == nil {
+				continue
+			}
+			ratio := transfer.AnalyticRatio(map[string]*smart.Stencil{id: st}, &cal.Calibration)
+			r, err := scoreWith([]transfer.Source{{GPU: h100, Rows: byA[id]}}, h200, byB[id], k, transfer.Settings{Ratio: ratio})
+			if err != nil {
+				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
+			}
+			scores = append(scores, r.Score)
+			sum.Baseline += r.Baseline
+			sum.Correction, sum.Seconds = r.Correction, max(sum.Seconds, r.Seconds)
+		}
+		sum.Kernels = len(scores)
+		sum.Baseline /= float64(len(scores))
+		sum.Score = meanScore(scores)
+		rows = append(rows, sum)
+	}
 	return rows, nil
+}
+
+// stencilIn is stencil id as the first of dirs that holds it says it, nil where none does.
+func stencilIn(dirs []string, id string) *smart.Stencil {
+	for _, d := range dirs {
+		if st, err := dataset.ReadStencil(d, id); err == nil {
+			return st
+		}
+	}
+	return nil
 }
 
 func meanScore(s []transfer.Score) transfer.Score {

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"text/tabwriter"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/transfer"
@@ -44,6 +46,7 @@ Examples:
 	share := fs.Float64("share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
 	level := fs.Float64("level", 0.8, "coverage of the intervals, in (0, 1)")
 	fp64 := fs.Bool("fp64", false, "compare the GPUs' double-precision FLOPS")
+	ratio := fs.String("ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting; the default for stencils)")
 	catFile := fs.String("catalog", "", "GPU catalogue file merged over the embedded one")
 	asJSON := fs.Bool("json", false, "print JSON")
 	rest, err := parseFlags(fs, args)
@@ -80,6 +83,12 @@ Examples:
 		return err
 	}
 	set := transfer.Settings{Share: *share, Level: *level, FP64: *fp64}
+	if set.Ratio, err = transferRatio(*ratio, srcFiles); err != nil {
+		return err
+	}
+	if set.Ratio != nil {
+		set.RatioName = "the calibrated analytic model's"
+	}
 	if *budget >= 0 {
 		return printShots(e, sources, target, *budget, set, *asJSON)
 	}
@@ -98,6 +107,28 @@ Examples:
 	}
 	printTransfer(e, p, *top, *out, *dsOut)
 	return nil
+}
+
+// transferRatio reads --ratio: the calibrated analytic model's ratio for stencils unless
+// hardware is asked for; a Kernel Tuner kernel has no model.
+func transferRatio(flag string, files []*transfer.File) (func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool), error) {
+	stencils := map[string]*smart.Stencil{}
+	for _, f := range files {
+		maps.Copy(stencils, f.Stencils)
+	}
+	switch {
+	case flag == "hardware" || (flag == "" && len(stencils) == 0):
+		return nil, nil
+	case flag != "analytic" && flag != "":
+		return nil, usagef("--ratio %q: give hardware or analytic", flag)
+	case len(stencils) == 0:
+		return nil, usagef("--ratio analytic needs stencils (smart data sets); a Kernel Tuner kernel moves by --ratio hardware")
+	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		return nil, err
+	}
+	return transfer.AnalyticRatio(stencils, &cal.Calibration), nil
 }
 
 // openTransferFiles opens FILE or FILE@GPU each.

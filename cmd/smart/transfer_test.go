@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"smart"
 	"smart/dataset"
 	"smart/transfer"
 )
@@ -106,5 +107,45 @@ func TestTransferRefuses(t *testing.T) {
 				t.Errorf("exit %d (want %d), stderr %q lacks %q", code, c.code, stderr, c.want)
 			}
 		})
+	}
+}
+
+// TestTransferStencilDataSet: a stencil's H100 data set moves to the H200 by the calibrated
+// analytic model's ratio of each setting, and the data set written holds every setting as
+// predicted, with the stencil.
+func TestTransferStencilDataSet(t *testing.T) {
+	src := "../../data/measured/h100-sxm/random/j3d19pt"
+	out := filepath.Join(t.TempDir(), "h200")
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", src, "--to", "h200", "--dataset", out, "--top", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "scaled to H200 by the calibrated analytic model's ratio") {
+		t.Errorf("basis:\n%s", stdout)
+	}
+	meta, rows, err := dataset.ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, srcRows, err := dataset.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]bool{}
+	for _, m := range srcRows {
+		if m.Source == smart.Measured {
+			settings[m.OC.String()+" "+m.Setting.String()] = true
+		}
+	}
+	if len(rows) != len(settings) || len(meta.Sources) != 1 || meta.Sources[0] != smart.Predicted {
+		t.Fatalf("%d rows (sources %v), want the %d measured settings as predicted", len(rows), meta.Sources, len(settings))
+	}
+	for _, m := range rows {
+		if m.GPU != "H200" || !strings.HasPrefix(m.Device, "transfer from H100-SXM") {
+			t.Fatalf("row %+v", m)
+		}
+	}
+	if _, err := dataset.ReadStencil(out, rows[0].StencilID); err != nil {
+		t.Errorf("the stencil is not in the data set: %v", err)
 	}
 }
