@@ -43,6 +43,9 @@ type Settings struct {
 	// the setting's own (an analytic model's time of it on the two GPUs), in place of the
 	// hardware ratio and the sources' shape; false leaves that source out of the setting.
 	Ratio func(v Variant, from, to smart.GPU) (float64, bool)
+	// AllVendors keeps the sources of other vendors than the target's: their ranking of the
+	// settings can still inform a search where their times cannot.
+	AllVendors bool
 	// RatioName says what Ratio is, for the basis (e.g. "the calibrated analytic model's").
 	RatioName string
 }
@@ -207,6 +210,9 @@ func (st *state) index(sources []Source) error {
 		return ErrNoSources
 	}
 	vendor := st.target.GPU.Vendor
+	if st.s.AllVendors {
+		vendor = ""
+	}
 	for _, ix := range all {
 		if vendor == "" || ix.gpu.Vendor == vendor {
 			st.used = append(st.used, ix)

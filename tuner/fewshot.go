@@ -23,13 +23,14 @@ type FewShot struct {
 	sources  []transfer.Source
 	target   smart.GPU
 	zero     map[string]float64 // the zero-shot times by setting; +Inf: failed on every source
-	MaxShots int                // runs learnt from; 0 means 32
+	MaxShots int                // runs learnt from; 0 means 32, negative none
+	Settings transfer.Settings  // of its predictions
 }
 
 // NewFewShot predicts target (a zero GPU where the catalogue lacks it: the runs then set the
 // level) from sources, whose rows hold the search's objective as their time.
-func NewFewShot(sources []transfer.Source, target smart.GPU, what string) (*FewShot, error) {
-	f := &FewShot{What: what, sources: sources, target: target}
+func NewFewShot(sources []transfer.Source, target smart.GPU, what string, s transfer.Settings) (*FewShot, error) {
+	f := &FewShot{What: what, sources: sources, target: target, Settings: s}
 	times, err := f.predict(nil)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func NewFewShot(sources []transfer.Source, target smart.GPU, what string) (*FewS
 // FewShotFrom is the FewShot of Kernel Tuner files of one kernel on other GPUs for target,
 // minimising Kernel Tuner's objective (the mean time); the catalogue describes the files' GPUs
 // (one it lacks is a source without a description, and the runs set the level).
-func FewShotFrom(files []*KernelTuner, target smart.GPU, cat *catalog.Catalog) (*FewShot, error) {
+func FewShotFrom(files []*KernelTuner, target smart.GPU, cat *catalog.Catalog, s transfer.Settings) (*FewShot, error) {
 	var srcs []transfer.Source
 	var devs []string
 	for _, k := range files {
@@ -54,13 +55,13 @@ func FewShotFrom(files []*KernelTuner, target smart.GPU, cat *catalog.Catalog) (
 		srcs = append(srcs, transfer.Source{GPU: g, Rows: rows})
 		devs = append(devs, k.Device)
 	}
-	return NewFewShot(srcs, target, "imported measurements on "+strings.Join(devs, ", "))
+	return NewFewShot(srcs, target, "imported measurements on "+strings.Join(devs, ", "), s)
 }
 
 func fewShotKey(oc smart.Combination, s smart.Setting) string { return oc.String() + "|" + s.String() }
 
 func (f *FewShot) predict(shots []smart.Measurement) (map[string]float64, error) {
-	p, err := transfer.Predict(f.sources, transfer.Target{GPU: f.target, Shots: shots}, transfer.Settings{SourceLevel: true})
+	p, err := transfer.Predict(f.sources, transfer.Target{GPU: f.target, Shots: shots}, f.settingsOf())
 	if err != nil {
 		return nil, fmt.Errorf("fewshot prior: %w", err)
 	}
@@ -73,6 +74,12 @@ func (f *FewShot) predict(shots []smart.Measurement) (map[string]float64, error)
 		out[fewShotKey(v.OC, v.Setting)] = t
 	}
 	return out, nil
+}
+
+func (f *FewShot) settingsOf() transfer.Settings {
+	s := f.Settings
+	s.SourceLevel = true
+	return s
 }
 
 // Evaluate implements smart.Evaluator: the zero-shot prediction.
@@ -95,7 +102,7 @@ func answer(times map[string]float64, what string, q smart.Query) (smart.Measure
 
 // Learn implements Learner.
 func (f *FewShot) Learn() Learning {
-	return &fewShotRun{f: f, times: f.zero, max: cmp.Or(f.MaxShots, 32)}
+	return &fewShotRun{f: f, times: f.zero, max: max(0, cmp.Or(f.MaxShots, 32))}
 }
 
 // fewShotRun is one search's FewShot: it refits when its successful shots reach 1, 2, 4, 8,

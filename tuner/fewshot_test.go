@@ -28,7 +28,7 @@ func fewShotSources(n int) []transfer.Source {
 // TestFewShotLearnsApart: each search's learning prior moves to the target's level as its runs
 // come in, at powers of two, and leaves the FewShot and other searches as they were.
 func TestFewShotLearnsApart(t *testing.T) {
-	f, err := NewFewShot(fewShotSources(20), smart.GPU{}, "A, B")
+	f, err := NewFewShot(fewShotSources(20), smart.GPU{}, "A, B", transfer.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
