@@ -53,21 +53,13 @@ func (st *state) correct() correction {
 	if len(shots) == 0 {
 		return correction{kind: CorrectNone}
 	}
-	cands := []struct {
+	type candidate struct {
 		kind string
 		f    fitter
-	}{{CorrectLevel, fitLevel}}
+	}
+	cands := []candidate{{CorrectLevel, fitLevel}}
 	if len(shots) >= MinShotsForParams {
-		enc := newEncoder(st)
-		cands = append(cands,
-			struct {
-				kind string
-				f    fitter
-			}{CorrectSpread, fitSpread},
-			struct {
-				kind string
-				f    fitter
-			}{CorrectParams, enc.fitRidge})
+		cands = append(cands, candidate{CorrectSpread, fitSpread}, candidate{CorrectParams, newEncoder(st).fitRidge})
 	}
 	best := correction{}
 	bestErr := math.Inf(1)

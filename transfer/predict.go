@@ -164,9 +164,7 @@ func newState(sources []Source, target Target, s Settings) (*state, error) {
 	for _, ix := range st.used {
 		st.hw = st.hw && hardwareKnown(ix.gpu, s.FP64)
 	}
-	if err := st.addShots(target.Shots); err != nil {
-		return nil, err
-	}
+	st.addShots(target.Shots)
 	st.centers()
 	st.fitShare()
 	return st, nil
@@ -245,7 +243,7 @@ func (st *state) add(m smart.Measurement) string {
 	return k
 }
 
-func (st *state) addShots(shots []smart.Measurement) error {
+func (st *state) addShots(shots []smart.Measurement) {
 	for _, m := range shots {
 		v := st.vars[st.add(m)]
 		v.given = true
@@ -253,7 +251,6 @@ func (st *state) addShots(shots []smart.Measurement) error {
 			v.shot, v.shotOK = math.Log(m.TimeMs), true
 		}
 	}
-	return nil
 }
 
 func (st *state) shotCount() int {
