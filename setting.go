@@ -80,20 +80,21 @@ func (s Setting) String() string {
 		name string
 		rank int
 	}
-	keys := make([]ranked, 0, len(s))
+	var buf [24]ranked // a stencil setting has at most 17 names: no allocation
+	keys := buf[:0]
 	for k := range s {
-		r := slices.Index(paramOrder, k)
-		if r < 0 {
-			r = len(paramOrder)
-		}
-		keys = append(keys, ranked{k, r})
+		keys = append(keys, ranked{k, paramRank(k)})
 	}
-	slices.SortFunc(keys, func(a, b ranked) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
+	// Insertion sort: a setting has a handful of names.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0; j-- {
+			a, b := keys[j-1], keys[j]
+			if a.rank < b.rank || (a.rank == b.rank && a.name < b.name) {
+				break
+			}
+			keys[j-1], keys[j] = b, a
 		}
-		return strings.Compare(a.name, b.name)
-	})
+	}
 	b := make([]byte, 0, 8*len(keys))
 	for i, k := range keys {
 		if i > 0 {
@@ -104,6 +105,16 @@ func (s Setting) String() string {
 		b = strconv.AppendInt(b, int64(s[k.name]), 10)
 	}
 	return string(b)
+}
+
+// paramRank is a parameter's place in paramOrder, after them all for any other name.
+func paramRank(name string) int {
+	for i, p := range paramOrder {
+		if p == name {
+			return i
+		}
+	}
+	return len(paramOrder)
 }
 
 // ParseSetting reads "k=v,k=v" (spaces allowed around items). Names are letters, digits and '_'.

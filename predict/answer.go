@@ -218,7 +218,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		if v.Failed {
 			continue // not a setting of g's space (too large a block, say), or none on from
 		}
-		f := found[v.OC.String()+"|"+v.Setting.String()]
+		f := found[v.Key()]
 		t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting)
 		if err != nil {
 			continue
@@ -260,7 +260,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 }
 
 // transferSource is what from's search found as a transfer source: each OC's best settings
-// with the model's time there (rows), by "OC|setting" (found, its time the model's there), and
+// with the model's time there (rows), by transfer.Key (found, its time the model's there), and
 // the analytic model's time of each there.
 func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Found, []smart.Measurement, map[string]float64) {
 	found := map[string]Found{}
@@ -271,11 +271,12 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 			if math.IsNaN(pl.there[k][i]) {
 				continue
 			}
-			key := f.OC.String() + "|" + set.String()
+			m := smart.Measurement{StencilID: st.ID(), GPU: from.Name, OC: f.OC, Setting: set,
+				Status: smart.StatusOK, TimeMs: f.TopMs[i], Source: smart.Predicted}
+			key := transfer.Key(m)
 			found[key] = Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i], Evaluated: f.Evaluated}
 			there[key] = pl.there[k][i]
-			rows = append(rows, smart.Measurement{StencilID: st.ID(), GPU: from.Name, OC: f.OC, Setting: set,
-				Status: smart.StatusOK, TimeMs: f.TopMs[i], Source: smart.Predicted})
+			rows = append(rows, m)
 		}
 	}
 	return found, rows, there
@@ -309,7 +310,7 @@ func analyticRatio(st *smart.Stencil, there map[string]float64) func(transfer.Va
 		if err != nil {
 			return 0, false
 		}
-		return here.TimeMs / there[v.OC.String()+"|"+v.Setting.String()], true
+		return here.TimeMs / there[v.Key()], true
 	}
 }
 

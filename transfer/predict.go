@@ -81,7 +81,7 @@ type Prediction struct {
 	Variants []Variant           `json:"variants"`
 }
 
-// Variant is one setting's prediction.
+// Variant is one setting's prediction; its Setting is the map of a row given, shared.
 type Variant struct {
 	Kernel    string            `json:"kernel,omitempty"`
 	StencilID string            `json:"stencil_id,omitempty"`
@@ -93,6 +93,15 @@ type Variant struct {
 	Shot      bool              `json:"shot,omitempty"`   // measured on the target
 	Failed    bool              `json:"failed,omitempty"` // failed on every source that ran it
 	Sources   int               `json:"sources"`          // sources that ran it successfully
+	key       string
+}
+
+// Key identifies the variant's kernel, OC and setting as Key does a row's.
+func (v Variant) Key() string {
+	if v.key != "" {
+		return v.key
+	}
+	return Key(smart.Measurement{Kernel: v.Kernel, StencilID: v.StencilID, OC: v.OC, Setting: v.Setting})
 }
 
 // Errors of inputs a prediction cannot rest on.
@@ -178,7 +187,9 @@ func rowID(m smart.Measurement) string {
 	return "kernel " + m.Kernel
 }
 
-func variantKey(m smart.Measurement) string {
+// Key identifies a row's kernel, OC and setting: the rows of one setting on several GPUs share
+// it.
+func Key(m smart.Measurement) string {
 	return rowID(m) + "|" + m.OC.String() + "|" + m.Setting.String()
 }
 
@@ -230,7 +241,7 @@ func (st *state) index(sources []Source) error {
 
 // add makes m's setting known and returns its key.
 func (st *state) add(m smart.Measurement) string {
-	k := variantKey(m)
+	k := Key(m)
 	if _, ok := st.vars[k]; !ok {
 		id := rowID(m)
 		st.vars[k] = &variant{row: m, shot: math.NaN(), id: id}
@@ -421,7 +432,7 @@ func (st *state) predict() *Prediction {
 	for _, k := range st.keys {
 		v := st.vars[k]
 		out := Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC,
-			Setting: v.row.Setting.Clone(), Sources: v.n}
+			Setting: v.row.Setting, Sources: v.n, key: k}
 		switch {
 		case v.shotOK:
 			out.TimeMs, out.Shot = math.Exp(v.shot), true
@@ -457,7 +468,7 @@ func (st *state) scaled(key string, v *variant, srcs []*index, to smart.GPU) (fl
 		if !ok {
 			continue
 		}
-		if r, ok := st.s.Ratio(v.public(), ix.gpu, to); ok && r > 0 && !math.IsInf(r, 1) {
+		if r, ok := st.s.Ratio(v.public(key), ix.gpu, to); ok && r > 0 && !math.IsInf(r, 1) {
 			sum += t + math.Log(r)
 			n++
 		}
@@ -468,9 +479,9 @@ func (st *state) scaled(key string, v *variant, srcs []*index, to smart.GPU) (fl
 	return sum / float64(n), n
 }
 
-// public is v as a Variant with no prediction yet.
-func (v *variant) public() Variant {
-	return Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC, Setting: v.row.Setting}
+// public is v, whose key is key, as a Variant with no prediction yet.
+func (v *variant) public(key string) Variant {
+	return Variant{Kernel: v.row.Kernel, StencilID: v.row.StencilID, OC: v.row.OC, Setting: v.row.Setting, key: key}
 }
 
 func (st *state) basis(p *Prediction) string {

@@ -29,7 +29,7 @@ func Compare(p *Prediction, measured []smart.Measurement) Score {
 	opt := map[string]float64{}
 	for _, m := range measured {
 		if okTime(m) {
-			k := variantKey(m)
+			k := Key(m)
 			if _, dup := got[k]; !dup {
 				got[k] = m.TimeMs
 				id := rowID(m)
@@ -58,7 +58,7 @@ func Compare(p *Prediction, measured []smart.Measurement) Score {
 			pk = &perKernel{best1: math.Inf(1), best5: math.Inf(1)}
 			ks[id] = pk
 		}
-		t, ok := got[variantKey(m)]
+		t, ok := got[Key(m)]
 		if pk.ranked < 5 {
 			if ok {
 				pk.best5 = min(pk.best5, t)
