@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"smart"
+	"smart/app"
 	"smart/catalog"
-	"smart/models/roofline"
 	"smart/tuner"
 )
 
@@ -107,12 +106,10 @@ Examples:
 	case !(*share > 0 && *share <= 1):
 		return usagef("--share must lie in (0, 1]")
 	}
-	contenders, err := benchContenders(*methods, *seeds, *randomSeeds)
-	if err != nil {
-		return err
-	}
-	for i := range contenders {
-		contenders[i].FirstSeed = *firstSeed
+	contenders, err := app.Contenders(strings.Split(strings.ReplaceAll(*methods, " ", ""), ","), *seeds, *randomSeeds, *firstSeed)
+	var ne *app.NameError
+	if errors.As(err, &ne) {
+		return usagef("--methods: unknown strategy %q; use %s", ne.Name, app.JoinList(ne.Known, "or"))
 	}
 	var ratioList []float64
 	for _, f := range strings.FieldsFunc(*ratios, func(r rune) bool { return r == ',' }) {
@@ -122,22 +119,24 @@ Examples:
 		}
 		ratioList = append(ratioList, v)
 	}
-	cases, sources, err := benchCases(ctx, e, files, *simStencil, *gpuName, *ocName)
+	cases, err := tuneBenchCases(ctx, e, files, *simStencil, *gpuName, *ocName)
 	if err != nil {
 		return err
 	}
 	for _, c := range contenders {
-		if c.ForCase != nil && !slices.ContainsFunc(cases, func(cs tuner.Case) bool { return cs.Prior != nil }) {
+		if c.ForCase != nil && !slices.ContainsFunc(cases, func(cs app.Case) bool { return cs.Prior != nil }) {
 			return usagef("--methods %s needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)", c.Name)
 		}
 	}
 	out := tuneBenchOutput{Share: *share, Budget: *budget}
-	for i, c := range cases {
-		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: sources[i]})
+	var tcs []tuner.Case
+	for _, c := range cases {
+		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: c.Source})
+		tcs = append(tcs, c.Case)
 	}
-	bar := newProgress(e, "searches", tuner.Searches(cases, contenders))
+	bar := newProgress(e, "searches", tuner.Searches(tcs, contenders))
 	n := 0
-	reach, err := tuner.Compare(ctx, cases, contenders, *budget, *share, *parallel, func() { n++; bar.Update(n) })
+	reach, err := tuner.Compare(ctx, tcs, contenders, *budget, *share, *parallel, func() { n++; bar.Update(n) })
 	var stopped error
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
@@ -147,7 +146,7 @@ Examples:
 		bar.Stop(n)
 		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
 		stopped = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are printed above: %w",
-			n, tuner.Searches(cases, contenders), len(complete), len(reach), err)
+			n, tuner.Searches(tcs, contenders), len(complete), len(reach), err)
 		reach, ratioList = complete, nil
 	}
 	for _, r := range reach {
@@ -156,29 +155,10 @@ Examples:
 		out.Reach = append(out.Reach, o)
 	}
 	if len(ratioList) > 0 {
-		std := []tuner.Contender{
-			{Name: "random", New: func() tuner.Method { return &tuner.Random{} }, Seeds: *seeds, FirstSeed: *firstSeed},
-			{Name: "iterml", Seeds: *seeds, FirstSeed: *firstSeed, ForBudget: func(b int) tuner.Method {
-				return &tuner.IterML{Pick: max(1, b/4), Threads: 1}
-			}},
-		}
 		bar := newProgress(e, "standards", len(cases)*2**seeds*len(ratioList))
 		n := 0
-		for _, c := range cases {
-			// Shares whose budget exceeds --budget are left out: they say nothing new and cost most.
-			var rs []float64
-			for _, r := range ratioList {
-				if r*float64(c.Size) <= float64(*budget) {
-					rs = append(rs, r)
-				} else {
-					n += 2 * *seeds
-				}
-			}
-			s, err := tuner.Standards(ctx, c, std, rs, *parallel, func() { n++; bar.Update(n) })
-			if err != nil {
-				return err
-			}
-			out.Standards = append(out.Standards, s...)
+		if out.Standards, err = app.Standards(ctx, cases, ratioList, *seeds, *firstSeed, *budget, *parallel, func() { n++; bar.Update(n) }); err != nil {
+			return err
 		}
 	}
 	if *asJSON {
@@ -191,106 +171,29 @@ Examples:
 	return stopped
 }
 
-// benchContenders builds the compared strategies with the settings of the headline comparison:
-// every strategy but exhaustive (whose search finds each case's optimum), and NAME-transfer
-// for those that take a prior, given the case's.
-func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, error) {
-	compared := strategyNames(func(s tuner.Strategy) bool { return s.Name == "exhaustive" })
-	transfer := strategyNames(func(s tuner.Strategy) bool { return !s.Reads(tuner.OptionPrior) })
-	for _, name := range transfer {
-		compared = append(compared, name+"-transfer")
+// tuneBenchCases opens the Kernel Tuner caches and the simulated stencil's space.
+func tuneBenchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]app.Case, error) {
+	cases, err := app.KernelTunerCases(ctx, files, e.stderr)
+	if err != nil || sim == "" {
+		return cases, err
 	}
-	var out []tuner.Contender
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if !slices.Contains(compared, name) {
-			return nil, usagef("--methods: unknown strategy %q; use %s", name, joinList(compared, "or"))
-		}
-		base, withPrior := strings.CutSuffix(name, "-transfer")
-		s, _ := tuner.LookupStrategy(base) // in compared, so known
-		o := tuner.Options{Threads: 1}     // a search per CPU already
-		c := tuner.Contender{Name: name, Seeds: seeds}
-		switch {
-		case withPrior:
-			c.ForCase = func(cs tuner.Case) tuner.Method {
-				if cs.Prior == nil {
-					return nil
-				}
-				o := o
-				o.Prior = cs.Prior
-				return s.New(o)
-			}
-		case base == "random":
-			c.New, c.Seeds = func() tuner.Method { return s.New(o) }, randomSeeds
-		default:
-			c.New = func() tuner.Method { return s.New(o) }
-		}
-		out = append(out, c)
+	st, err := loadStencil(e, sim, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// benchCases opens the data sets and finds their optima.
-func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]tuner.Case, []smart.Source, error) {
-	var cases []tuner.Case
-	var sources []smart.Source
-	var kts []*tuner.KernelTuner
-	for _, f := range files {
-		k, err := tuner.OpenKernelTuner(ctx, f, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		if k.Note != "" {
-			fmt.Fprintln(e.stderr, k.Note)
-		}
-		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
-		c := tuner.Case{Name: name, Problem: k.Problem()}
-		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f, err)
-		}
-		cases, sources, kts = append(cases, c), append(sources, smart.Imported), append(kts, k)
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
 	}
-	// The transfer strategies' prior: the same kernel measured on the other GPUs given.
-	for i, k := range kts {
-		var others []*tuner.KernelTuner
-		for j, o := range kts {
-			if j != i && o.Kernel.Name == k.Kernel.Name && o.Device != k.Device {
-				others = append(others, o)
-			}
-		}
-		if len(others) > 0 {
-			cases[i].Prior = tuner.TransferFrom(others)
-		}
+	if _, err := cat.Lookup(gpuName); err != nil {
+		return nil, usagef("--gpu: %w", err)
 	}
-	if sim != "" {
-		st, err := loadStencil(e, sim, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-		if err != nil {
-			return nil, nil, err
-		}
-		cat, err := catalog.Default()
-		if err != nil {
-			return nil, nil, err
-		}
-		gpu, err := cat.Lookup(gpuName)
-		if err != nil {
-			return nil, nil, usagef("--gpu: %w", err)
-		}
-		oc, err := smart.ParseCombination(ocName)
-		if err != nil {
-			return nil, nil, usagef("--oc: %v", err)
-		}
-		vs, err := tuner.StencilVariants(ctx, st, []smart.Combination{oc}, gpu)
-		if err != nil {
-			return nil, nil, err
-		}
-		c := tuner.Case{Name: fmt.Sprintf("%s %s on %s (simulated)", st.Name, oc, gpu.Name),
-			Problem: tuner.Problem{Variants: vs, Evaluator: roofline.Evaluator{Catalog: cat}, Stencil: st, GPU: gpu.Name}}
-		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
-			return nil, nil, err
-		}
-		cases, sources = append(cases, c), append(sources, smart.Simulated)
+	oc, err := smart.ParseCombination(ocName)
+	if err != nil {
+		return nil, usagef("--oc: %v", err)
 	}
-	return cases, sources, nil
+	c, err := app.SimulatedCase(ctx, st, oc, gpuName, cat)
+	return append(cases, c), err
 }
 
 func finite(v float64) *float64 {
