@@ -4,26 +4,17 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"smart"
+	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/dataset/cuda"
-	"smart/dataset/gpuinfo"
 	"smart/internal/atomicfile"
-	"smart/models/roofline"
-	"smart/space"
 )
-
-// defaultSimGPU is the GPU simulated when none is named: the A100 that StencilMART and the
-// search space's default limits (smart.SM80) describe.
-const defaultSimGPU = "A100-40GB"
 
 func runBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", `
@@ -56,7 +47,7 @@ Examples:
 	samples := fs.Int("samples", 20, "settings drawn per stencil and OC")
 	ocList := fs.String("oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
 	backend := fs.String("backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
+	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
 	deviceIdx := fs.Int("device", 0, "NVML index of the GPU to measure on (cuda)")
 	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
@@ -74,7 +65,6 @@ Examples:
 	if err != nil {
 		return err
 	}
-	start := time.Now() // --time counts drawing the settings too (minutes for many stencils)
 	if len(settings) > 0 && flagsGiven(fs, "samples") {
 		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
 	}
@@ -121,260 +111,47 @@ Examples:
 	if err != nil {
 		return err
 	}
-
-	var gpu smart.GPU
-	var device dataset.Device
-	var source smart.Source
-	var eval smart.Evaluator
-	var observer dataset.Observer
-	switch *backend {
-	case "sim":
-		if *gpuName == "" {
-			*gpuName = defaultSimGPU
-			fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
-		}
-		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return usagef("--gpu: %w", err)
-		}
-		source = smart.Simulated
-		device = simDevice(gpu)
-		eval = roofline.Evaluator{Catalog: cat}
-	case "cuda":
-		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
+	switch {
+	case *backend != app.Sim && *backend != app.CUDA:
+		return usagef("--backend is %q; use cuda or sim", *backend)
+	case *backend == app.Sim && *gpuName == "":
+		*gpuName = app.DefaultSimGPU
+		fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
+	}
+	var drawing *progress
+	bg, err := app.Bench{Stencils: stencils, OCs: ocs, Samples: *samples, Seed: *seed, Settings: variants, Shard: shard,
+		Backend: *backend, GPU: *gpuName, Catalog: cat, Out: *out, Batch: *batch, Time: *stopAfter, Notes: e.stderr,
+		CUDA: app.CUDAOptions{Device: *deviceIdx, Reps: *reps, BuildDir: *buildDir, Cut: cmp.Or(*cutFactor, -1)},
+		Drawing: func(done, total int) {
+			if drawing == nil {
+				drawing = newProgress(e, "drawing settings", total)
+			}
+			drawing.Update(done)
+		}}.Open(ctx)
+	if err != nil {
+		return settingFlag(err, map[string]string{"GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir"})
+	}
+	defer bg.Close()
+	gpu := bg.Backend.GPU
+	if *dryRun {
+		done, torn, err := bg.Done()
 		if err != nil {
 			return err
 		}
-		defer g.Close()
-		g.runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
-		gpu, device, source, observer, eval = g.gpu, g.device, smart.Measured, g.dev, g.runner
-	default:
-		return usagef("--backend is %q; use cuda or sim", *backend)
+		return printDryRun(e, *asJSON, bg.Plan, shard, gpu, bg.Items, done, torn, *out)
 	}
-
-	if err := gpu.RunsCUDA(); err != nil {
-		return usagef("--gpu: %v", err)
-	}
-	var plan *dataset.Plan
-	if variants != nil {
-		if plan, err = dataset.NewExplicitPlan(stencils, variants); err != nil {
-			return usagef("--setting: %v", err)
-		}
-	} else {
-		plan, err = dataset.NewPlan(stencils, ocs, *samples, *seed)
-	}
-	if err != nil {
-		return err
-	}
-	meta := dataset.Meta{Sources: []smart.Source{source}, Devices: []dataset.Device{device},
-		Params: dataset.StencilParams(), Plan: plan, Shard: shard}
-
-	exists, err := dataset.CheckRun(*out, meta)
-	if err != nil {
-		return err
-	}
-	if cr, ok := eval.(*cuda.Runner); ok && exists && cr.Cut.Stencil > 0 {
-		if old, err := dataset.ReadMeta(*out); err == nil && old.Format == dataset.FormatV1 {
-			// Its rows.csv has no column to mark a cut row.
-			fmt.Fprintf(e.stderr, "%s is a data set of format %s: its variants are measured in full (--cut 0)\n", *out, dataset.FormatV1)
-			cr.Cut.Stencil = -1
-		}
-	}
-	var items []dataset.Item
-	if exists {
-		// A resumed run measures the settings it drew when it started.
-		if items, err = dataset.LoadItems(*out, stencils); err != nil {
-			return err
-		}
-	}
-	drawn := items == nil
-	if drawn {
-		inShard := 0
-		for _, st := range stencils {
-			if plan.InShard(st.ID(), shard) {
-				inShard++
-			}
-		}
-		bar := newProgress(e, "drawing settings", inShard)
-		if items, err = planItems(ctx, plan, stencils, gpu, shard, bar); err != nil {
-			return err
-		}
-		if variants != nil && len(items) > 0 && !slices.ContainsFunc(items, func(it dataset.Item) bool { return it.Invalid == "" }) {
-			it := items[0]
-			return usagef("--setting: %s %s fits no stencil: %s: %s", it.OC, it.Setting, it.Stencil.Name, it.Invalid)
-		}
-	}
-
-	if *dryRun {
-		done := 0
-		var torn *dataset.Torn
-		if exists {
-			if done, torn, err = dataset.CountDone(*out, gpu.Name, items); err != nil {
-				return err
-			}
-		}
-		return printDryRun(e, *asJSON, plan, shard, gpu, items, done, torn, *out)
-	}
-
-	w, torn, err := dataset.OpenWriter(*out, meta)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if torn != nil {
-		fmt.Fprintf(e.stderr, "resuming %s: %s; it was cut off and will be measured again\n", *out, torn)
-	}
-	if drawn {
-		if err := dataset.SaveItems(*out, items); err != nil {
-			return err
-		}
-	}
-	for _, st := range stencils {
-		if plan.InShard(st.ID(), shard) {
-			if err := w.AddStencil(st); err != nil {
-				return err
-			}
-		}
-	}
-	bar := newProgress(e, "bench", len(items))
-	if cr, ok := eval.(*cuda.Runner); ok && *batch == 0 {
-		*batch = cr.BatchSize()
-	}
-	stop := *stopAfter
-	if stop > 0 {
-		stop = max(stop-time.Since(start), time.Nanosecond) // spent already: stop before the first batch
-	}
-	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: stop,
-		Progress: func(done, _ int) { bar.Update(done) }}
-	sum, runErr := r.Run(ctx, w, items)
+	bar := newProgress(e, "bench", len(bg.Items))
+	sum, runErr := bg.Run(ctx, func(done, _ int) { bar.Update(done) })
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
-		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
-		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth(), UUID: device.UUID, Rows: w.Len()}
-		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := printBenchSummary(e, *asJSON, *out, source, gpu, sum); err != nil {
+	if err := printBenchSummary(e, *asJSON, *out, bg.Backend.Source, gpu, sum); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
 	return nil
-}
-
-// deviceGPU is the catalogue entry of the device NVML reports as name: --gpu (given) names it
-// where the catalogue does not know the name, and may not relabel a device the catalogue knows
-// as another GPU (the rows would say they were measured on a GPU they were not).
-func deviceGPU(cat *catalog.Catalog, given, name string, index int) (smart.GPU, error) {
-	found, err := cat.Lookup(name)
-	switch {
-	case given == "" && err != nil:
-		return smart.GPU{}, fmt.Errorf("GPU %d reports itself as %q: %v; name it with --gpu or add it with --catalog", index, name, err)
-	case given == "":
-		return found, nil
-	}
-	g, gerr := cat.Lookup(given)
-	switch {
-	case gerr != nil:
-		return smart.GPU{}, usagef("--gpu: %w", gerr)
-	case err == nil && found.Name != g.Name:
-		return smart.GPU{}, usagef("--gpu %s, but GPU %d is %q, the catalogue's %s: the rows would name the wrong GPU; leave --gpu out", given, index, name, found.Name)
-	}
-	return g, nil
-}
-
-// cudaDevice describes the GPU NVML found, the catalogue's gpu, for a data set's meta.json.
-func cudaDevice(info gpuinfo.Info, gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: info.Name, UUID: info.UUID, Driver: info.Driver, CUDA: info.CUDA, CC: info.ComputeCapability}
-}
-
-// simDevice describes the analytic model of gpu as a data set's device.
-func simDevice(gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
-}
-
-// gpuBackend is an NVIDIA GPU found through NVML and the runner that measures on it.
-type gpuBackend struct {
-	nv     *gpuinfo.NVML
-	dev    *gpuinfo.Device
-	gpu    smart.GPU      // its catalogue entry
-	device dataset.Device // its description for a data set
-	runner *cuda.Runner
-}
-
-// openGPU opens GPU index through NVML and sets up its runner; given names the catalogue entry
-// where the catalogue does not know the device.
-func openGPU(cat *catalog.Catalog, given string, index, reps int, buildDir string) (*gpuBackend, error) {
-	nv, err := gpuinfo.Open()
-	if err != nil {
-		return nil, err
-	}
-	b := &gpuBackend{nv: nv}
-	if b.dev, err = nv.Device(index); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	info := b.dev.Info()
-	if b.gpu, err = deviceGPU(cat, given, info.Name, index); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	b.device = cudaDevice(info, b.gpu)
-	if b.runner, err = cudaRunner(info, b.gpu, reps, buildDir); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	return b, nil
-}
-
-// Close ends the runner's harness processes and compiles, and NVML.
-func (b *gpuBackend) Close() error {
-	b.runner.Close()
-	return b.nv.Close()
-}
-
-// cudaRunner sets up the nvcc-and-CUDA-events backend for the device NVML found.
-func cudaRunner(info gpuinfo.Info, gpu smart.GPU, reps int, buildDir string) (*cuda.Runner, error) {
-	nvcc, err := cuda.FindNVCC()
-	if err != nil {
-		return nil, err
-	}
-	arch, err := cuda.ArchOf(info.ComputeCapability)
-	if err != nil {
-		return nil, fmt.Errorf("GPU %s: %w", info.Name, err)
-	}
-	if buildDir == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no build directory: %w; name one with --build-dir", err)
-		}
-		buildDir = filepath.Join(dir, "smart", "nvcc")
-	}
-	return &cuda.Runner{Compiler: cuda.NVCC(nvcc, arch), CacheDir: buildDir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: reps}, nil
-}
-
-// planItems draws the plan's settings stencil by stencil, so the bar moves while the search
-// spaces are generated (the slow part).
-func planItems(ctx context.Context, plan *dataset.Plan, stencils []*smart.Stencil, gpu smart.GPU, shard *dataset.Shard, bar *progress) ([]dataset.Item, error) {
-	built, perStencil := 0, max(len(plan.OCs), len(plan.Settings))
-	spaces := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
-		// Called before the stencil's space is built: report the stencils finished so far.
-		bar.Update(built / perStencil)
-		built++
-		return space.ForStencilContext(ctx, st, oc, g)
-	}
-	items, err := plan.Items(ctx, stencils, gpu, spaces, shard)
-	if err != nil {
-		return nil, err
-	}
-	bar.Update(bar.total)
-	return items, nil
 }
 
 // repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold

@@ -11,12 +11,11 @@ import (
 	"time"
 
 	"smart"
+	"smart/app"
 	"smart/campaign"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
-	"smart/models/roofline"
 	"smart/predict"
 )
 
@@ -179,30 +178,21 @@ Examples:
 	if err != nil {
 		return err
 	}
-	run := &campaign.Run{Manifest: m}
-	var runner *cuda.Runner
-	switch *backend {
-	case "sim":
-		if *gpuName == "" {
-			return usagef("--gpu is required with --backend sim: the GPU to simulate (smart gpus lists them)")
-		}
-		gpu, err := cat.Lookup(*gpuName)
-		if err != nil {
-			return usagef("--gpu: %w", err)
-		}
-		run.GPU, run.Device, run.Source, run.Evaluator = gpu.Name, simDevice(gpu), smart.Simulated, roofline.Evaluator{Catalog: cat}
-	case "cuda":
-		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		runner = g.runner
-		runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
-		run.GPU, run.Device, run.Source, run.Evaluator, run.Observer = g.gpu.Name, g.device, smart.Measured, runner, g.dev
-		run.Batch = runner.BatchSize()
-	default:
+	if *backend != app.Sim && *backend != app.CUDA {
 		return usagef("--backend is %q; use cuda or sim", *backend)
+	}
+	if *backend == app.Sim && *gpuName == "" {
+		return usagef("--gpu is required with --backend sim: the GPU to simulate (smart gpus lists them)")
+	}
+	be, err := app.Open(app.EvaluatorName{Kind: *backend}, nil, *gpuName, cat,
+		app.CUDAOptions{Device: *deviceIdx, Reps: *reps, BuildDir: *buildDir, Cut: cmp.Or(*cutFactor, -1)}, e.stderr)
+	if err != nil {
+		return settingFlag(err, map[string]string{"GPU": "--gpu", "BuildDir": "--build-dir"})
+	}
+	defer be.Close()
+	run := &campaign.Run{Manifest: m, GPU: be.GPU.Name, Device: be.Device, Source: be.Source, Evaluator: be.Evaluator, Observer: be.Observer}
+	if be.Runner != nil {
+		run.Batch = be.Runner.BatchSize()
 	}
 	if *out == "" {
 		*out = filepath.Join("data", "measured", strings.ToLower(run.GPU), "campaign")
@@ -221,12 +211,11 @@ Examples:
 		Rows2D: call.Rows2D, Rows3D: call.Rows3D, Cut: call.Cut, Seconds: call.End.Sub(call.Start).Seconds(),
 		RowsPerMin: call.RowsPerMinute(), StencilsDone: call.StencilsDone, Stencils: len(m.Entries), Stopped: call.Stopped,
 		CompileS: call.CompileS, GPUS: call.GPUS, WaitS: call.WaitS, Compiles: call.Compiles, Starts: call.Starts}
-	if runner != nil && runner.CopyBandwidth() > 0 {
-		rep.CopyGBs = runner.CopyBandwidth()
-		rec := dataset.CopyMeasurement{At: time.Now(), Device: run.Device.Name, GBs: rep.CopyGBs, UUID: run.Device.UUID, Rows: call.Rows}
-		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
-			runErr = err
-		}
+	if be.Runner != nil {
+		rep.CopyGBs = be.Runner.CopyBandwidth()
+	}
+	if err := app.AppendCopyBandwidth(*out, be, call.Rows, nil); err != nil && runErr == nil {
+		runErr = err
 	}
 	if runErr != nil {
 		rep.Error = runErr.Error()

@@ -82,7 +82,7 @@ Examples:
     --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
   smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`)
-	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
+	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
 	method := fs.String("method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")

@@ -88,7 +88,7 @@ Examples:
 	share := fs.Float64("share", 0.95, "the goal: best <= optimum/share")
 	ratios := fs.String("ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
 	simStencil := fs.String("sim", "", "also compare on this stencil's space under the analytic model")
-	gpuName := fs.String("gpu", defaultSimGPU, "GPU of the simulated stencil")
+	gpuName := fs.String("gpu", app.DefaultSimGPU, "GPU of the simulated stencil")
 	ocName := fs.String("oc", "ST_TB", "OC of the simulated stencil")
 	parallel := fs.Int("parallel", 0, "searches run at once (0: one per CPU)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
