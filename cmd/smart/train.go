@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"smart/app"
 	"smart/catalog"
 	"smart/models"
 	"smart/models/kinds"
@@ -114,10 +116,6 @@ Examples:
 	if err != nil {
 		return usagef("--task: %v", err)
 	}
-	kind, err := all.Lookup(*kindName, task)
-	if err != nil {
-		return usagef("--model: %v", err)
-	}
 	params, err := models.ParseParams(*paramText)
 	if err != nil {
 		return usagef("--param: %v", err)
@@ -126,69 +124,73 @@ Examples:
 	if err != nil {
 		return err
 	}
-	set, err := train.Load(dirs, train.Options{Task: task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: *noAnalytic, Dims: *dims})
-	if errors.Is(err, train.ErrMixedDims) {
+	t := app.Train{Data: dirs, Task: task, Kind: *kindName, Kinds: all, Params: params, CV: *cv, Seed: *seed,
+		Catalog: cat, NoAnalytic: *noAnalytic, Dims: *dims, Out: out}
+	set, err := t.Load()
+	switch {
+	case errors.Is(err, train.ErrMixedDims):
 		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
-	}
-	if err != nil {
-		return err
-	}
-	if set.Dropped > 0 {
+	case err != nil:
+		return settingFlag(err, map[string]string{"Kind": "--model"})
+	case set.Dropped > 0:
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, *dims)
 	}
 	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
-	result := trainResult{Model: out, Kind: *kindName, Task: task, Rows: set.Data.Rows(), Features: len(set.Data.Features), Data: set.Refs}
-	if *cv > 0 {
-		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", *cv), *cv)
-		bar.Update(0)
-		p, err := train.CrossValidate(ctx, all, *kindName, set, *cv, *seed, params, bar.Update)
-		if err != nil {
-			return paramUsage(fmt.Errorf("cross-validation: %w", err))
-		}
-		r := train.Score(set, p)
-		r.Kind, r.Folds = *kindName, *cv
-		result.CV = &r
-	}
-	var bar *progress
-	last := 0
-	f, h, err := train.Fit(ctx, all, *kindName, set, params, func(r models.Round) {
-		if bar == nil {
-			bar = newProgress(e, "train "+*kindName, r.Rounds)
-		}
-		last = r.Round
-		bar.label = fmt.Sprintf("train %s %s %.4g", *kindName, r.Metric, r.Train)
-		if !math.IsNaN(r.Valid) {
-			bar.label += fmt.Sprintf(" valid %.4g", r.Valid)
-		}
-		bar.Update(r.Round)
-	})
+	var fitted func()
+	t.CrossValidation, t.Round, fitted = trainProgress(e, *kindName, *cv)
+	trained, err := t.Fit(ctx, set)
+	fitted()
 	if err != nil {
 		return paramUsage(err)
 	}
-	if bar != nil && last < bar.total {
-		bar.Update(bar.total) // early stopping ended before the last round
-	}
-	if result.CV != nil {
-		h.CV = result.CV.Summary()
-	}
-	if err := models.Save(out, h, f); err != nil {
-		return err
-	}
-	if imp, ok := f.(interface {
+	result := trainResult{Model: out, Kind: *kindName, Task: task, Rows: set.Data.Rows(), Features: len(set.Data.Features),
+		Data: set.Refs, CV: trained.CV, Hyper: trained.Header.Hyper}
+	if imp, ok := trained.Fitted.(interface {
 		Importance([]string) []models.Importance
 	}); ok {
 		result.Importance = topImportance(imp.Importance(set.Data.Features), 10)
 	}
-	result.Hyper = h.Hyper
 	if *asJSON {
 		return writeJSON(e, result)
 	}
-	w := e.stdout
+	printTrained(e.stdout, result)
+	return nil
+}
+
+// trainProgress draws the bars of the cross-validation and of the final fit's rounds; done
+// closes the fit's bar where early stopping ended it before its last round.
+func trainProgress(e *env, kind string, folds int) (cv func(done, total int), round func(models.Round), done func()) {
+	var bar *progress
+	last := 0
+	if folds > 0 {
+		cvBar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", folds), folds)
+		cvBar.Update(0)
+		cv = func(done, _ int) { cvBar.Update(done) }
+	}
+	round = func(r models.Round) {
+		if bar == nil {
+			bar = newProgress(e, "train "+kind, r.Rounds)
+		}
+		last = r.Round
+		bar.label = fmt.Sprintf("train %s %s %.4g", kind, r.Metric, r.Train)
+		if !math.IsNaN(r.Valid) {
+			bar.label += fmt.Sprintf(" valid %.4g", r.Valid)
+		}
+		bar.Update(r.Round)
+	}
+	return cv, round, func() {
+		if bar != nil && last < bar.total {
+			bar.Update(bar.total)
+		}
+	}
+}
+
+func printTrained(w io.Writer, result trainResult) {
 	if result.CV != nil {
 		printReport(w, *result.CV)
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", *kindName, task, result.Rows, result.Features, h.Hyper)
+	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", result.Kind, result.Task, result.Rows, result.Features, result.Hyper)
 	if len(result.Importance) > 0 {
 		fmt.Fprint(w, "most important features (gain, splits):")
 		for _, im := range result.Importance {
@@ -196,8 +198,7 @@ Examples:
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "wrote %s\n", out)
-	return nil
+	fmt.Fprintf(w, "wrote %s\n", result.Model)
 }
 
 // paramUsage makes a kind's refusal of its hyper-parameters a usage error (exit 2): the fix is
