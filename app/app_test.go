@@ -1,12 +1,17 @@
 package app
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"smart"
 	"smart/catalog"
+	"smart/dataset"
 )
 
 func TestParseEvaluator(t *testing.T) {
@@ -119,5 +124,68 @@ func TestContenders(t *testing.T) {
 	var ne *NameError
 	if _, err := Contenders([]string{"random", "nope"}, 1, 1, 0); !errors.As(err, &ne) || ne.Name != "nope" || !slices.Equal(ne.Known, names) {
 		t.Errorf("Contenders(nope) = %v, want a NameError naming nope", err)
+	}
+}
+
+// TestBenchResume: a bench on the analytic model writes every variant it draws; opened again
+// with the same settings it finds the run, reads the same variants and has nothing left to do.
+func TestBenchResume(t *testing.T) {
+	sts, err := dataset.RandomStencils(2, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Bench{Stencils: sts, OCs: []smart.Combination{0, smart.Combination(smart.ST)}, Samples: 3, Seed: 1,
+		Backend: Sim, GPU: DefaultSimGPU, Out: filepath.Join(t.TempDir(), "runs")}
+	drawn := 0
+	b.Drawing = func(done, total int) { drawn = done }
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := bg.Run(context.Background(), nil)
+	if err != nil || bg.Exists || drawn != 2 || sum.Written != len(bg.Items) || len(bg.Items) != 2*2*3 {
+		t.Fatalf("first run: %+v, %v; exists %v, drew %d stencils, %d items", sum, err, bg.Exists, drawn, len(bg.Items))
+	}
+	again, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, torn, err := again.Done()
+	if !again.Exists || err != nil || torn != nil || done != len(bg.Items) || !slices.EqualFunc(again.Items, bg.Items, func(a, b dataset.Item) bool {
+		return a.OC == b.OC && a.Setting.String() == b.Setting.String() && a.Stencil.ID() == b.Stencil.ID()
+	}) {
+		t.Fatalf("resumed: exists %v, %d of %d done, torn %v, %v; or other items", again.Exists, done, len(bg.Items), torn, err)
+	}
+	if sum, err := again.Run(context.Background(), nil); err != nil || sum.Written != 0 || sum.Skipped != len(bg.Items) {
+		t.Errorf("resumed run: %+v, %v; want nothing written, all skipped", sum, err)
+	}
+}
+
+// TestBenchRefuses: the wrong backend, an unknown GPU and settings that fit no stencil are
+// SettingErrors of their fields, and write nothing.
+func TestBenchRefuses(t *testing.T) {
+	sts, err := dataset.RandomStencils(1, 3, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge, _ := smart.ParseSetting("bx=4096,by=1,bz=1,shared=0,const=0")
+	for _, c := range []struct {
+		bench Bench
+		field string
+	}{
+		{Bench{Backend: "model:x.model", GPU: DefaultSimGPU}, "Backend"},
+		{Bench{Backend: Sim, GPU: "nosuch"}, "GPU"},
+		{Bench{Backend: Sim, GPU: DefaultSimGPU, Settings: []dataset.Variant{{OC: 0, Setting: huge}}}, "Settings"},
+	} {
+		b := c.bench
+		b.Stencils, b.Samples, b.Out = sts, 2, filepath.Join(t.TempDir(), "runs")
+		_, err := b.Open(context.Background())
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != c.field || !se.Wrong {
+			t.Errorf("%s %s: %v, want a SettingError of %s", b.Backend, b.GPU, err, c.field)
+		}
+		if _, serr := os.Stat(b.Out); !errors.Is(serr, os.ErrNotExist) {
+			t.Errorf("%s %s: the refused bench wrote %s", b.Backend, b.GPU, b.Out)
+		}
 	}
 }
