@@ -84,8 +84,14 @@ func (bg *Benching) open(ctx context.Context) error {
 		if bg.Plan, err = dataset.NewExplicitPlan(b.Stencils, b.Settings); err != nil {
 			return &SettingError{Field: "Settings", Err: err, Wrong: true}
 		}
-	} else if bg.Plan, err = dataset.NewPlan(b.Stencils, cmpOr(b.OCs, smart.Combinations()), b.Samples, b.Seed); err != nil {
-		return err
+	} else {
+		ocs := b.OCs
+		if ocs == nil {
+			ocs = smart.Combinations()
+		}
+		if bg.Plan, err = dataset.NewPlan(b.Stencils, ocs, b.Samples, b.Seed); err != nil {
+			return err
+		}
 	}
 	if bg.Exists, err = dataset.CheckRun(b.Out, bg.meta()); err != nil {
 		return err
@@ -107,13 +113,6 @@ func (bg *Benching) open(ctx context.Context) error {
 		return bg.draw(ctx)
 	}
 	return nil
-}
-
-func cmpOr[T any](a, b []T) []T {
-	if a == nil {
-		return b
-	}
-	return a
 }
 
 func (bg *Benching) meta() dataset.Meta {
