@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,8 +17,8 @@ import (
 	"smart/internal/atomicfile"
 )
 
-func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", `
+// benchHelp is the description of --help, with examples.
+const benchHelp = `
 Measures stencils under optimization combinations (OCs) into a data set (StencilMART section
 V-A): for every stencil and OC, --samples settings drawn uniformly at random from the valid
 ones on the GPU, each evaluated once and appended to DIR/rows.csv as it finishes.
@@ -39,119 +40,164 @@ Examples:
   smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1
   smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine
   smart bench heat.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/heat-pick
-  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`)
-	random := fs.Int("random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
-	dims := fs.Int("dims", 3, "dimensions of the random stencils, 2 or 3")
-	orderMax := fs.Int("order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
-	seed := fs.Uint64("seed", 1, "seed of the random stencils and of the settings drawn")
-	samples := fs.Int("samples", 20, "settings drawn per stencil and OC")
-	ocList := fs.String("oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
-	backend := fs.String("backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
-	deviceIdx := fs.Int("device", 0, "NVML index of the GPU to measure on (cuda)")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
-	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
-	batch := fs.Int("batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
-	reps := fs.Int("reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
-	cutFactor := fs.Float64("cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
-	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	var settings repeatedFlag
-	fs.Var(&settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
+  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`
+
+// benchOpts are the flags of the command.
+type benchOpts struct {
+	random      int
+	dims        int
+	orderMax    int
+	seed        uint64
+	samples     int
+	ocList      string
+	backend     string
+	gpuName     string
+	deviceIdx   int
+	catalogFile string
+	out         string
+	shardFlag   string
+	batch       int
+	stopAfter   time.Duration
+	reps        int
+	cutFactor   float64
+	buildDir    string
+	dryRun      bool
+	asJSON      bool
+	settings    repeatedFlag
+}
+
+func (o *benchOpts) register(fs *flag.FlagSet) {
+	fs.IntVar(&o.random, "random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
+	fs.IntVar(&o.dims, "dims", 3, "dimensions of the random stencils, 2 or 3")
+	fs.IntVar(&o.orderMax, "order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random stencils and of the settings drawn")
+	fs.IntVar(&o.samples, "samples", 20, "settings drawn per stencil and OC")
+	fs.StringVar(&o.ocList, "oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
+	fs.StringVar(&o.backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&o.gpuName, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU to measure on (cuda)")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&o.out, "out", "", "data set directory (created, or resumed when it holds this run)")
+	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
+	fs.IntVar(&o.batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
+	fs.DurationVar(&o.stopAfter, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
+	fs.IntVar(&o.reps, "reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
+	fs.Float64Var(&o.cutFactor, "cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
+	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
+	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	var o benchOpts
+	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", benchHelp)
+	o.register(fs)
+	fs.Var(&o.settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(settings) > 0 && flagsGiven(fs, "samples") {
-		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
-	}
-	if *out == "" {
-		return usagef("--out DIR is required: the data set directory")
-	}
-	if err := atomicfile.CheckDir(*out); err != nil {
-		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
-	}
-	if *samples < 1 {
-		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)
-	}
-	if *batch < 0 {
-		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", *batch)
-	}
-	if *cutFactor != 0 && *cutFactor < 1.5 {
-		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", *cutFactor)
-	}
-	if *stopAfter < 0 {
-		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
-	}
-	shard, err := dataset.ParseShard(*shardFlag)
-	if err != nil {
-		return usagef("--shard: %v", err)
-	}
-	ocs, err := parseOCs(*ocList)
-	if err != nil {
-		return usagef("--oc: %v", err)
-	}
-	var variants []dataset.Variant
-	if len(settings) > 0 {
-		if !flagsGiven(fs, "oc") {
-			ocs = nil // --setting names the OC unless --oc is given
-		}
-		if variants, err = parseVariants(settings, ocs); err != nil {
-			return usagef("--setting: %v", err)
-		}
-	}
-	stencils, err := benchStencils(e, paths, *random, *dims, *orderMax, *seed)
+	b, err := o.bench(e, fs, paths)
 	if err != nil {
 		return err
-	}
-	cat, err := catalog.Load(*catalogFile)
-	if err != nil {
-		return err
-	}
-	switch {
-	case *backend != app.Sim && *backend != app.CUDA:
-		return usagef("--backend is %q; use cuda or sim", *backend)
-	case *backend == app.Sim && *gpuName == "":
-		*gpuName = app.DefaultSimGPU
-		fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
 	}
 	var drawing *progress
-	bg, err := app.Bench{Stencils: stencils, OCs: ocs, Samples: *samples, Seed: *seed, Settings: variants, Shard: shard,
-		Backend: *backend, GPU: *gpuName, Catalog: cat, Out: *out, Batch: *batch, Time: *stopAfter, Notes: e.stderr,
-		CUDA: app.CUDAOptions{Device: *deviceIdx, Reps: *reps, BuildDir: *buildDir, Cut: cmp.Or(*cutFactor, -1)},
-		Drawing: func(done, total int) {
-			if drawing == nil {
-				drawing = newProgress(e, "drawing settings", total)
-			}
-			drawing.Update(done)
-		}}.Open(ctx)
+	b.Drawing = func(done, total int) {
+		if drawing == nil {
+			drawing = newProgress(e, "drawing settings", total)
+		}
+		drawing.Update(done)
+	}
+	bg, err := b.Open(ctx)
 	if err != nil {
 		return settingFlag(err, map[string]string{"GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir"})
 	}
 	defer bg.Close()
-	gpu := bg.Backend.GPU
-	if *dryRun {
+	if o.dryRun {
 		done, torn, err := bg.Done()
 		if err != nil {
 			return err
 		}
-		return printDryRun(e, *asJSON, bg.Plan, shard, gpu, bg.Items, done, torn, *out)
+		return printDryRun(e, o.asJSON, bg.Plan, b.Shard, bg.Backend.GPU, bg.Items, done, torn, o.out)
 	}
 	bar := newProgress(e, "bench", len(bg.Items))
 	sum, runErr := bg.Run(ctx, func(done, _ int) { bar.Update(done) })
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if err := printBenchSummary(e, *asJSON, *out, bg.Backend.Source, gpu, sum); err != nil {
+	if err := printBenchSummary(e, o.asJSON, o.out, bg.Backend.Source, bg.Backend.GPU, sum); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
 	return nil
+}
+
+// check refuses flags that cannot work together, before any file is read.
+func (o *benchOpts) check(fs *flag.FlagSet) error {
+	switch {
+	case len(o.settings) > 0 && flagsGiven(fs, "samples"):
+		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
+	case o.out == "":
+		return usagef("--out DIR is required: the data set directory")
+	}
+	if err := atomicfile.CheckDir(o.out); err != nil {
+		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
+	}
+	switch {
+	case o.samples < 1:
+		return usagef("--samples is %d; draw at least 1 setting per OC", o.samples)
+	case o.batch < 0:
+		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", o.batch)
+	case o.cutFactor != 0 && o.cutFactor < 1.5:
+		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", o.cutFactor)
+	case o.stopAfter < 0:
+		return usagef("--time is %v; give a positive duration such as 9m", o.stopAfter)
+	}
+	return nil
+}
+
+// bench checks the flags and reads the stencils into the benchmark they describe.
+func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, error) {
+	if err := o.check(fs); err != nil {
+		return app.Bench{}, err
+	}
+	shard, err := dataset.ParseShard(o.shardFlag)
+	if err != nil {
+		return app.Bench{}, usagef("--shard: %v", err)
+	}
+	ocs, err := parseOCs(o.ocList)
+	if err != nil {
+		return app.Bench{}, usagef("--oc: %v", err)
+	}
+	var variants []dataset.Variant
+	if len(o.settings) > 0 {
+		if !flagsGiven(fs, "oc") {
+			ocs = nil // --setting names the OC unless --oc is given
+		}
+		if variants, err = parseVariants(o.settings, ocs); err != nil {
+			return app.Bench{}, usagef("--setting: %v", err)
+		}
+	}
+	stencils, err := benchStencils(e, paths, o.random, o.dims, o.orderMax, o.seed)
+	if err != nil {
+		return app.Bench{}, err
+	}
+	cat, err := catalog.Load(o.catalogFile)
+	if err != nil {
+		return app.Bench{}, err
+	}
+	switch {
+	case o.backend != app.Sim && o.backend != app.CUDA:
+		return app.Bench{}, usagef("--backend is %q; use cuda or sim", o.backend)
+	case o.backend == app.Sim && o.gpuName == "":
+		o.gpuName = app.DefaultSimGPU
+		fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
+	}
+	return app.Bench{Stencils: stencils, OCs: ocs, Samples: o.samples, Seed: o.seed, Settings: variants, Shard: shard,
+		Backend: o.backend, GPU: o.gpuName, Catalog: cat, Out: o.out, Batch: o.batch, Time: o.stopAfter, Notes: e.stderr,
+		CUDA: app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir, Cut: cmp.Or(o.cutFactor, -1)}}, nil
 }
 
 // repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold

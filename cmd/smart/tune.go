@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,8 +49,8 @@ type tuneOutput struct {
 	Trace    []any  `json:"trace"`
 }
 
-func runTune(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "tune", "[STENCIL-FILE] --evaluator cuda|sim|model:PATH|replay:PATH [flags]", `
+// tuneHelp is the description of --help, with examples.
+const tuneHelp = `
 Searches for the fastest setting with as few evaluations as possible and prints it with its
 time, the evaluations used and where the time comes from. Methods:
   random      uniform sampling without replacement (the baseline)
@@ -81,102 +82,145 @@ Examples:
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
     --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
   smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
-  smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`)
-	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
-	method := fs.String("method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
-	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
-	budget := fs.Int("budget", 200, "most evaluations, failed ones included (0: no limit)")
-	timeLimit := fs.Duration("time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
-	seed := fs.Uint64("seed", 1, "seed of every random choice of the search")
-	ocList := fs.String("oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
-	clfPath := fs.String("classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
-	surFlag := fs.String("surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
-	variants := fs.Int("variants", 2, "ranked OCs the pipeline searches")
-	modelName := fs.String("model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
-	pickRatio := fs.Float64("pick-ratio", 0.01, "share of the space IterML samples per iteration")
-	cutRatio := fs.Float64("cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
-	initial := fs.Int("initial", 128, "random settings csTuner measures first")
-	batch := fs.Int("batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	tracePath := fs.String("trace", "", "write the trace (best time after each evaluation) to this CSV file")
-	emitPath := fs.String("emit", "", "write the CUDA source of the best stencil setting to this file")
-	force := fs.Bool("force", false, "overwrite the --trace and --emit files even if smart did not write them")
-	catFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	reps := fs.Int("reps", 5, "timed runs per variant (cuda)")
-	deviceIdx := fs.Int("device", 0, "NVML index of the GPU (cuda)")
-	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	recordDir := fs.String("record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
+  smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`
+
+// tuneOpts are the flags of the command.
+type tuneOpts struct {
+	gpuName   string
+	method    string
+	evalFlag  string
+	budget    int
+	timeLimit time.Duration
+	seed      uint64
+	ocList    string
+	clfPath   string
+	surFlag   string
+	variants  int
+	modelName string
+	pickRatio float64
+	cutRatio  float64
+	initial   int
+	batch     int
+	asJSON    bool
+	tracePath string
+	emitPath  string
+	force     bool
+	catFile   string
+	reps      int
+	deviceIdx int
+	buildDir  string
+	recordDir string
+}
+
+func (o *tuneOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.StringVar(&o.method, "method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
+	fs.StringVar(&o.evalFlag, "evaluator", "", "cuda, sim, model:PATH or replay:PATH")
+	fs.IntVar(&o.budget, "budget", 200, "most evaluations, failed ones included (0: no limit)")
+	fs.DurationVar(&o.timeLimit, "time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of every random choice of the search")
+	fs.StringVar(&o.ocList, "oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
+	fs.StringVar(&o.clfPath, "classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
+	fs.StringVar(&o.surFlag, "surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
+	fs.IntVar(&o.variants, "variants", 2, "ranked OCs the pipeline searches")
+	fs.StringVar(&o.modelName, "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
+	fs.Float64Var(&o.pickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
+	fs.Float64Var(&o.cutRatio, "cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
+	fs.IntVar(&o.initial, "initial", 128, "random settings csTuner measures first")
+	fs.IntVar(&o.batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
+	fs.BoolVar(&o.asJSON, "json", false, "print the result as one JSON object")
+	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
+	fs.StringVar(&o.emitPath, "emit", "", "write the CUDA source of the best stencil setting to this file")
+	fs.BoolVar(&o.force, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.IntVar(&o.reps, "reps", 5, "timed runs per variant (cuda)")
+	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU (cuda)")
+	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.StringVar(&o.recordDir, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
+}
+
+func runTune(ctx context.Context, e *env, args []string) error {
+	var o tuneOpts
+	fs := newFlags(e, "tune", "[STENCIL-FILE] --evaluator cuda|sim|model:PATH|replay:PATH [flags]", tuneHelp)
+	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(files) > 1:
-		return usagef("give at most one stencil file")
-	case *evalFlag == "":
-		return usagef("give the evaluator with --evaluator: cuda, sim, model:PATH or replay:PATH")
-	case *budget < 0 || *timeLimit < 0:
-		return usagef("--budget and --time must not be negative")
-	}
-	name, err := app.ParseEvaluator(*evalFlag)
-	if err != nil {
-		return evaluatorUsage(err)
-	}
-	switch {
-	case *recordDir != "" && name.Kind != app.CUDA && name.Kind != app.Sim:
-		return usagef("--record keeps the runs of --evaluator cuda or sim; %s runs nothing worth keeping", name.Kind)
-	case *recordDir != "" && len(files) == 0:
-		return usagef("--record keeps the runs of a stencil; give a stencil file")
-	case len(files) == 0 && name.Kind != app.Replay:
-		return usagef("give a stencil file, or tune a Kernel Tuner cache with --evaluator replay:CACHE")
-	}
-	// The method before any file is opened, so that a misspelt one costs nothing.
-	opts, err := methodOptions(*method, *modelName, *pickRatio, *cutRatio, *initial, *variants, *batch)
+	t, err := o.tune(e, files)
 	if err != nil {
 		return err
-	}
-	cat, err := catalog.Load(*catFile)
-	if err != nil {
-		return err
-	}
-	t := app.Tune{Evaluator: *evalFlag, GPU: *gpuName, Strategy: *method, Options: opts, Classifier: *clfPath,
-		Prior: *surFlag, Budget: tuner.Budget{Evaluations: *budget, Time: *timeLimit}, Seed: *seed, Record: *recordDir,
-		Catalog: cat, CUDA: app.CUDAOptions{Device: *deviceIdx, Reps: *reps, BuildDir: *buildDir}, Notes: e.stderr}
-	if len(files) > 0 {
-		if t.Stencil, t.OCs, err = tuneStencil(e, files[0], *ocList, name.Kind, &t.GPU); err != nil {
-			return err
-		}
 	}
 	tg, err := t.Open(ctx)
 	if err != nil {
 		return tuneFlags(err)
 	}
 	defer tg.Close()
-	if err := checkTuneRun(e, tg, *method, *surFlag, *tracePath, *emitPath, *force); err != nil {
+	if err := checkTuneRun(e, tg, o.method, o.surFlag, o.tracePath, o.emitPath, o.force); err != nil {
 		return err
 	}
-	var bar *progress
-	tg.SetProgress(func(n, total int) {
-		if bar == nil {
-			bar = newProgress(e, "tune", total)
-		}
-		bar.Update(n)
-	})
+	return o.search(ctx, e, tg)
+}
+
+// tune checks the flags and reads the stencil file into the tuning they describe.
+func (o *tuneOpts) tune(e *env, files []string) (app.Tune, error) {
+	switch {
+	case len(files) > 1:
+		return app.Tune{}, usagef("give at most one stencil file")
+	case o.evalFlag == "":
+		return app.Tune{}, usagef("give the evaluator with --evaluator: cuda, sim, model:PATH or replay:PATH")
+	case o.budget < 0 || o.timeLimit < 0:
+		return app.Tune{}, usagef("--budget and --time must not be negative")
+	}
+	name, err := app.ParseEvaluator(o.evalFlag)
+	if err != nil {
+		return app.Tune{}, evaluatorUsage(err)
+	}
+	switch {
+	case o.recordDir != "" && name.Kind != app.CUDA && name.Kind != app.Sim:
+		return app.Tune{}, usagef("--record keeps the runs of --evaluator cuda or sim; %s runs nothing worth keeping", name.Kind)
+	case o.recordDir != "" && len(files) == 0:
+		return app.Tune{}, usagef("--record keeps the runs of a stencil; give a stencil file")
+	case len(files) == 0 && name.Kind != app.Replay:
+		return app.Tune{}, usagef("give a stencil file, or tune a Kernel Tuner cache with --evaluator replay:CACHE")
+	}
+	// The method before any file is opened, so that a misspelt one costs nothing.
+	opts, err := methodOptions(o.method, o.modelName, o.pickRatio, o.cutRatio, o.initial, o.variants, o.batch)
+	if err != nil {
+		return app.Tune{}, err
+	}
+	cat, err := catalog.Load(o.catFile)
+	if err != nil {
+		return app.Tune{}, err
+	}
+	t := app.Tune{Evaluator: o.evalFlag, GPU: o.gpuName, Strategy: o.method, Options: opts, Classifier: o.clfPath,
+		Prior: o.surFlag, Budget: tuner.Budget{Evaluations: o.budget, Time: o.timeLimit}, Seed: o.seed, Record: o.recordDir,
+		Catalog: cat, CUDA: app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir}, Notes: e.stderr}
+	if len(files) > 0 {
+		t.Stencil, t.OCs, err = tuneStencil(e, files[0], o.ocList, name.Kind, &t.GPU)
+	}
+	return t, err
+}
+
+// search runs the opened tuning with a progress bar and reports it.
+func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 	if err := tg.Prepare(ctx); err != nil {
 		return tuneFlags(err)
 	}
+	bar := newProgress(e, "tune", tg.Total())
+	tg.SetProgress(func(n, _ int) { bar.Update(n) })
 	res, err := tg.Search(ctx)
-	if total := tg.Total(); res.Evaluations < total && bar != nil {
+	if res.Evaluations < tg.Total() {
 		bar.Stop(res.Evaluations) // the search ended before the budget
 	}
-	if err != nil && *recordDir != "" && tg.Recording() {
-		err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, *recordDir)
+	if err != nil && tg.Recording() {
+		err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, o.recordDir)
 	}
 	interrupted := errors.Is(err, context.Canceled) && res.Evaluations > 0
 	if err != nil && !interrupted {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
 	}
-	return tuneResult(e, tg, res, err, *asJSON, *tracePath, *emitPath, *timeLimit)
+	return tuneResult(e, tg, res, err, o.asJSON, o.tracePath, o.emitPath, o.timeLimit)
 }
 
 // tuneResult prints the result, then writes the trace and the kernel: a file that cannot be
