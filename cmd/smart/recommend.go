@@ -219,19 +219,7 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 		if r.Workload.Hours > 0 {
 			amount = fmt.Sprintf("%.3g", g.StepsDone)
 		}
-		mark := ""
-		switch g.GPU {
-		case r.Fastest:
-			mark = " <- fastest"
-		case r.Cheapest:
-			mark = " <- most cost-efficient"
-		}
-		if r.Fastest == r.Cheapest && g.GPU == r.Fastest {
-			mark = " <- fastest and most cost-efficient"
-		}
-		if r.Have != nil && g.GPU == r.Have.GPU {
-			mark += " (yours)"
-		}
+		mark := recommendationMark(r, g.GPU)
 		src := string(g.Best.Source.Basis)
 		if g.Best.Bounded != nil {
 			src += ", " + g.Best.Bounded.By
@@ -256,6 +244,25 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+}
+
+// recommendationMark says what GPU is of the recommendation r: the fastest, the most
+// cost-efficient, the user's own.
+func recommendationMark(r *predict.Recommendation, gpu string) string {
+	mark := ""
+	switch gpu {
+	case r.Fastest:
+		mark = " <- fastest"
+	case r.Cheapest:
+		mark = " <- most cost-efficient"
+	}
+	if r.Fastest == r.Cheapest && gpu == r.Fastest {
+		mark = " <- fastest and most cost-efficient"
+	}
+	if r.Have != nil && gpu == r.Have.GPU {
+		mark += " (yours)"
+	}
+	return mark
 }
 
 func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {
