@@ -12,6 +12,8 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/models"
+	"smart/models/kinds"
 )
 
 func TestParseEvaluator(t *testing.T) {
@@ -187,5 +189,55 @@ func TestBenchRefuses(t *testing.T) {
 		if _, serr := os.Stat(b.Out); !errors.Is(serr, os.ErrNotExist) {
 			t.Errorf("%s %s: the refused bench wrote %s", b.Backend, b.GPU, b.Out)
 		}
+	}
+}
+
+// TestTrain: a runtime model trained with cross-validation on a simulated bench is saved with
+// its scores, loads, and has the data set in its header; without Out nothing is written.
+func TestTrain(t *testing.T) {
+	sts, err := dataset.RandomStencils(4, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "runs")
+	b := Bench{Stencils: sts, OCs: []smart.Combination{0, smart.Combination(smart.ST)}, Samples: 4, Seed: 1, Backend: Sim, GPU: DefaultSimGPU, Out: data}
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bg.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	folds := 0
+	tr := Train{Data: []string{data}, Task: models.Runtime, Kind: "forest", Params: map[string]string{"trees": "5"}, CV: 2, Seed: 1,
+		Out: filepath.Join(dir, "rt.model"), CrossValidation: func(done, total int) { folds = max(folds, done) }}
+	set, err := tr.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Fit(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(tr.Out, kinds.All())
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case got.CV == nil || got.CV.Folds != 2 || folds != 2 || m.Header.CV == nil:
+		t.Errorf("cross-validation: report %+v, %d folds reported, saved scores %v", got.CV, folds, m.Header.CV)
+	case len(m.Header.Data) != 1 || m.Header.Data[0].Path != data || m.Header.Kind != "forest":
+		t.Errorf("saved header: kind %s, data %+v", m.Header.Kind, m.Header.Data)
+	}
+	tr.Out, tr.CV = "", 0
+	if _, err := tr.Fit(context.Background(), set); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("a fit without Out wrote files: %v", entries)
+	}
+	var se *SettingError
+	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(); !errors.As(err, &se) || se.Field != "Kind" {
+		t.Errorf("an unknown kind: %v, want a SettingError of Kind", err)
 	}
 }

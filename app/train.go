@@ -18,12 +18,12 @@ type Train struct {
 	Kind       string       // a kind of Kinds
 	Kinds      models.Kinds // nil: kinds.All()
 	Params     map[string]string
-	CV         int    // cross-validation folds before the final fit; 0: none
-	Seed       uint64 // of the folds
-	Catalog    *catalog.Catalog
-	NoAnalytic bool // leave the analytic model's time out of the columns
-	Dims       int  // keep only the stencils of this many dimensions; 0: all
-	Out        string
+	CV         int              // cross-validation folds before the final fit; 0: none
+	Seed       uint64           // of the folds
+	Catalog    *catalog.Catalog // nil: the embedded catalogue
+	NoAnalytic bool             // leave the analytic model's time out of the columns
+	Dims       int              // keep only the stencils of this many dimensions; 0: all
+	Out        string           // the model file; "": not saved (the caller saves Trained)
 	// CrossValidation, when set, gets the folds done; Round each round of the final fit.
 	CrossValidation func(done, total int)
 	Round           func(models.Round)
@@ -49,16 +49,10 @@ func (t Train) Load() (*train.Set, error) {
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
 	}
-	cat := t.Catalog
-	if cat == nil {
-		if cat, err = catalog.Default(); err != nil {
-			return nil, err
-		}
-	}
-	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: t.NoAnalytic, Dims: t.Dims})
+	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims})
 }
 
-// Fit cross-validates on set, fits the model on all of it and saves it to Out.
+// Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
 func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 	out := &Trained{}
 	if t.CV > 0 {
@@ -81,6 +75,9 @@ func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 	}
 	if out.CV != nil {
 		out.Header.CV = out.CV.Summary()
+	}
+	if t.Out == "" {
+		return out, nil
 	}
 	if err := models.Save(t.Out, out.Header, out.Fitted); err != nil {
 		return nil, err
