@@ -12,8 +12,10 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/generator"
 	"smart/models"
 	"smart/models/kinds"
+	"smart/tuner"
 )
 
 func TestParseEvaluator(t *testing.T) {
@@ -239,5 +241,76 @@ func TestTrain(t *testing.T) {
 	var se *SettingError
 	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(); !errors.As(err, &se) || se.Field != "Kind" {
 		t.Errorf("an unknown kind: %v, want a SettingError of Kind", err)
+	}
+}
+
+// TestTuneRefuses: what a tuning cannot do is a SettingError (or NameError) of the field to
+// change, found before anything is written.
+func TestTuneRefuses(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := "../data/kernel-tuner/convolution_milo/A100.json.gz"
+	record := filepath.Join(t.TempDir(), "runs")
+	st5 := Tune{Evaluator: Sim, Stencil: st, GPU: DefaultSimGPU, OCs: []smart.Combination{0}, Strategy: "random", Budget: tuner.Budget{Evaluations: 5}}
+	with := func(f func(*Tune)) Tune { c := st5; f(&c); return c }
+	for _, c := range []struct {
+		name  string
+		tune  Tune
+		field string // "": a NameError
+	}{
+		{"unknown strategy", with(func(t *Tune) { t.Strategy = "nope" }), ""},
+		{"unknown evaluator", with(func(t *Tune) { t.Evaluator = "foo" }), ""},
+		{"record of a replay", with(func(t *Tune) { t.Evaluator, t.Record = Replay+":"+cache, record }), "Record"},
+		{"no stencil on sim", with(func(t *Tune) { t.Stencil = nil }), "Stencil"},
+		{"unknown GPU", with(func(t *Tune) { t.GPU = "nosuch" }), "GPU"},
+		{"AMD GPU", with(func(t *Tune) { t.GPU = "mi250x" }), "GPU"},
+		{"transfer as a stencil's evaluator", with(func(t *Tune) { t.Evaluator = Transfer + ":" + cache }), "Evaluator"},
+		{"prior of random", with(func(t *Tune) { t.Prior, t.Record = Sim, record }), "Prior"},
+		{"transfer prior of a stencil", with(func(t *Tune) { t.Strategy, t.Prior, t.Record = "bayes", Transfer+":"+cache, record }), "Prior"},
+		{"classifier of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "random", Classifier: Embedded}, "Classifier"},
+		{"sim prior of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "bayes", Prior: Sim}, "Prior"},
+	} {
+		_, err := func() (tuner.Result, error) {
+			tg, err := c.tune.Open(context.Background())
+			if err != nil {
+				return tuner.Result{}, err
+			}
+			defer tg.Close()
+			return tg.Search(context.Background())
+		}()
+		var se *SettingError
+		var ne *NameError
+		switch {
+		case c.field == "" && !errors.As(err, &ne):
+			t.Errorf("%s: %v, want a NameError", c.name, err)
+		case c.field != "" && (!errors.As(err, &se) || se.Field != c.field):
+			t.Errorf("%s: %v, want a SettingError of %s", c.name, err, c.field)
+		}
+		if _, serr := os.Stat(record); !errors.Is(serr, os.ErrNotExist) {
+			t.Fatalf("%s: the refused tuning wrote %s", c.name, record)
+		}
+	}
+}
+
+// TestTuneKernelTuner: a Kernel Tuner cache is tuned on its own parameters with the same
+// kernel's caches of other GPUs as the prior, on Kernel Tuner's objective.
+func TestTuneKernelTuner(t *testing.T) {
+	dir := "../data/kernel-tuner/convolution_milo/"
+	tg, err := Tune{Evaluator: Replay + ":" + dir + "A100.json.gz", Strategy: "bayes", Prior: Transfer + ":" + dir + "A4000.json.gz",
+		Budget: tuner.Budget{Evaluations: 20}, Seed: 1}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	res, err := tg.Search(context.Background())
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case tg.Kernel != "convolution_kernel" || !tg.MeanObjective || tg.Source != smart.Imported || tg.Problem.Stencil != nil:
+		t.Errorf("opened %s (mean objective %v, %s)", tg.Kernel, tg.MeanObjective, tg.Source)
+	case tg.Prior == "" || res.Evaluations != 20 || res.Best.Setting == nil:
+		t.Errorf("prior %q, %d evaluations, best %v", tg.Prior, res.Evaluations, res.Best.Setting)
 	}
 }
