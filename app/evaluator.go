@@ -83,13 +83,11 @@ type CUDAOptions struct {
 type Backend struct {
 	Evaluator smart.Evaluator
 	GPU       smart.GPU
-	Source    smart.Source
-	Device    dataset.Device   // the device a data set names
+	Source    smart.Source     // of cuda, sim and model; a replay's rows say their own
+	Device    dataset.Device   // the device a data set names (cuda and sim)
 	Observer  dataset.Observer // NVML's readings of the GPU (cuda; nil otherwise)
 	Runner    *cuda.Runner     // the runner of cuda (nil otherwise)
-	// Embedded says which model model:embedded resolved to, with what it was trained on.
-	Embedded string
-	nv       *gpuinfo.NVML
+	nv        *gpuinfo.NVML
 }
 
 // Close ends the runner's harness processes and compiles, and NVML.
@@ -113,16 +111,17 @@ func Open(name EvaluatorName, st *smart.Stencil, gpu string, cat *catalog.Catalo
 	if err != nil {
 		return nil, &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
-	b := &Backend{GPU: g, Source: smart.Simulated, Device: SimDevice(g)}
+	b := &Backend{GPU: g}
 	switch name.Kind {
 	case Sim:
-		b.Evaluator = roofline.Evaluator{Catalog: cat}
+		b.Evaluator, b.Source, b.Device = roofline.Evaluator{Catalog: cat}, smart.Simulated, SimDevice(g)
 	case Model:
+		b.Source = smart.Predicted
 		if st == nil {
 			return nil, wrong("Evaluator", name.String(), "a runtime model answers for a stencil; give one")
 		}
-		b.Evaluator, b.Embedded, err = modelEvaluator(name.Path, st, g, cat, notes)
-	case Replay:
+		b.Evaluator, _, err = modelEvaluator(name.Path, st, g, cat, notes)
+	case Replay: // the rows say where their times come from
 		if b.Evaluator, err = dataset.OpenReplay(name.Path, dataset.ImportOptions{}); err != nil {
 			err = &SettingError{Field: "Evaluator", Value: name.String(), Err: err}
 		}
