@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/app"
 	"smart/bench/defaults/simset"
 	"smart/calibrate"
 	"smart/catalog"
@@ -40,7 +41,6 @@ import (
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/roofline"
-	"smart/models/train"
 	"smart/predict"
 )
 
@@ -213,35 +213,30 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if task == models.Runtime {
 		dirs = append(dirs, c.measured...)
 	}
-	set, err := train.Load(dirs, train.Options{Task: task, Dims: dims})
-	if err != nil {
-		return predict.Entry{}, err
-	}
-	params := selectParams
+	t := app.Train{Data: dirs, Task: task, Kind: "gbdt", Kinds: kinds, Params: selectParams, Dims: dims}
 	if task == models.Runtime {
-		params = runtimeParams
+		t.Params = runtimeParams
+	} else {
+		t.CV, t.Seed = 5, 1
 	}
 	start := time.Now()
-	var cv *models.Metrics
-	if task == models.Select {
-		p, err := train.CrossValidate(ctx, kinds, "gbdt", set, 5, 1, params, nil)
-		if err != nil {
-			return predict.Entry{}, err
-		}
-		r := train.Score(set, p)
-		r.Kind, r.Folds = "gbdt", 5
-		cv = r.Summary()
-		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (%s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
-	}
-	f, h, err := train.Fit(ctx, kinds, "gbdt", set, params, func(r models.Round) {
+	t.Round = func(r models.Round) {
 		if r.Round%25 == 0 {
 			fmt.Fprintf(os.Stderr, "%d-D %s: round %d of %d, %s %.4g (validation %.4g) after %s\n", dims, task, r.Round, r.Rounds, r.Metric, r.Train, r.Valid, time.Since(start).Round(time.Second))
 		}
-	})
+	}
+	set, err := t.Load()
 	if err != nil {
 		return predict.Entry{}, err
 	}
-	h.CV = cv
+	trained, err := t.Fit(ctx, set)
+	if err != nil {
+		return predict.Entry{}, err
+	}
+	if r := trained.CV; r != nil {
+		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (with the fit: %s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
+	}
+	f, h := trained.Fitted, trained.Header
 	for i := range h.Data {
 		if h.Data[i].Path == dir {
 			h.Data[i].Path = about // a temporary directory means nothing to a user

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"smart/app"
 	"smart/catalog"
 	"smart/models"
 	"smart/models/train"
@@ -20,8 +21,11 @@ func advice(cmd string, err error) string {
 		notFound *catalog.NotFoundError
 		labels   *train.LabelsError
 		noModel  *predict.NoModelError
+		device   *app.UnknownDeviceError
 	)
 	switch {
+	case errors.As(err, &device):
+		return "; name it with --gpu or add it with --catalog"
 	case errors.As(err, &notFound) && len(notFound.Similar) > 0:
 		return " (smart gpus lists the catalogue)"
 	case errors.As(err, &notFound):

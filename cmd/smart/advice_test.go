@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"smart/app"
+	"smart/catalog"
 )
 
 // TestAdvice: a library error reaches the user with the flag or command that answers it, which
@@ -70,4 +73,17 @@ func TestAdvice(t *testing.T) {
 // ktCache is a Kernel Tuner cache of one configuration measured on device.
 func ktCache(device string) string {
 	return `{"device_name":"` + device + `","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"objective":"time","cache":{"1":{"a":1,"time":2,"times":[1,2,3]}}}`
+}
+
+// TestAdviceUnknownDevice: a GPU NVML names that the catalogue lacks gets the flags that name
+// it, not the catalogue's advice alone.
+func TestAdviceUnknownDevice(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = app.DeviceGPU(cat, "", "NVIDIA Prototype X", 0)
+	if got := advice("bench", err); got != "; name it with --gpu or add it with --catalog" {
+		t.Errorf("advice(%v) = %q", err, got)
+	}
 }

@@ -3,30 +3,22 @@ package main
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"smart"
+	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/dataset/cuda"
-	"smart/dataset/gpuinfo"
 	"smart/internal/atomicfile"
-	"smart/models/roofline"
-	"smart/space"
 )
 
-// defaultSimGPU is the GPU simulated when none is named: the A100 that StencilMART and the
-// search space's default limits (smart.SM80) describe.
-const defaultSimGPU = "A100-40GB"
-
-func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", `
+// benchHelp is the description of --help, with examples.
+const benchHelp = `
 Measures stencils under optimization combinations (OCs) into a data set (StencilMART section
 V-A): for every stencil and OC, --samples settings drawn uniformly at random from the valid
 ones on the GPU, each evaluated once and appended to DIR/rows.csv as it finishes.
@@ -48,218 +40,92 @@ Examples:
   smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1
   smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine
   smart bench heat.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/heat-pick
-  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`)
-	random := fs.Int("random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
-	dims := fs.Int("dims", 3, "dimensions of the random stencils, 2 or 3")
-	orderMax := fs.Int("order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
-	seed := fs.Uint64("seed", 1, "seed of the random stencils and of the settings drawn")
-	samples := fs.Int("samples", 20, "settings drawn per stencil and OC")
-	ocList := fs.String("oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
-	backend := fs.String("backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
-	deviceIdx := fs.Int("device", 0, "NVML index of the GPU to measure on (cuda)")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	out := fs.String("out", "", "data set directory (created, or resumed when it holds this run)")
-	shardFlag := fs.String("shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
-	batch := fs.Int("batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
-	reps := fs.Int("reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
-	cutFactor := fs.Float64("cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
-	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	dryRun := fs.Bool("dry-run", false, "generate and check everything, count the work, run nothing")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	var settings repeatedFlag
-	fs.Var(&settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
+  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`
+
+// benchOpts are the flags of the command.
+type benchOpts struct {
+	random      int
+	dims        int
+	orderMax    int
+	seed        uint64
+	samples     int
+	ocList      string
+	backend     string
+	gpuName     string
+	deviceIdx   int
+	catalogFile string
+	out         string
+	shardFlag   string
+	batch       int
+	stopAfter   time.Duration
+	reps        int
+	cutFactor   float64
+	buildDir    string
+	dryRun      bool
+	asJSON      bool
+	settings    repeatedFlag
+}
+
+func (o *benchOpts) register(fs *flag.FlagSet) {
+	fs.IntVar(&o.random, "random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
+	fs.IntVar(&o.dims, "dims", 3, "dimensions of the random stencils, 2 or 3")
+	fs.IntVar(&o.orderMax, "order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random stencils and of the settings drawn")
+	fs.IntVar(&o.samples, "samples", 20, "settings drawn per stencil and OC")
+	fs.StringVar(&o.ocList, "oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
+	fs.StringVar(&o.backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&o.gpuName, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU to measure on (cuda)")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&o.out, "out", "", "data set directory (created, or resumed when it holds this run)")
+	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
+	fs.IntVar(&o.batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
+	fs.DurationVar(&o.stopAfter, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
+	fs.IntVar(&o.reps, "reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
+	fs.Float64Var(&o.cutFactor, "cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
+	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
+	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	var o benchOpts
+	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", benchHelp)
+	o.register(fs)
+	fs.Var(&o.settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	start := time.Now() // --time counts drawing the settings too (minutes for many stencils)
-	if len(settings) > 0 && flagsGiven(fs, "samples") {
-		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
-	}
-	if *out == "" {
-		return usagef("--out DIR is required: the data set directory")
-	}
-	if err := atomicfile.CheckDir(*out); err != nil {
-		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
-	}
-	if *samples < 1 {
-		return usagef("--samples is %d; draw at least 1 setting per OC", *samples)
-	}
-	if *batch < 0 {
-		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", *batch)
-	}
-	if *cutFactor != 0 && *cutFactor < 1.5 {
-		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", *cutFactor)
-	}
-	if *stopAfter < 0 {
-		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
-	}
-	shard, err := dataset.ParseShard(*shardFlag)
-	if err != nil {
-		return usagef("--shard: %v", err)
-	}
-	ocs, err := parseOCs(*ocList)
-	if err != nil {
-		return usagef("--oc: %v", err)
-	}
-	var variants []dataset.Variant
-	if len(settings) > 0 {
-		if !flagsGiven(fs, "oc") {
-			ocs = nil // --setting names the OC unless --oc is given
-		}
-		if variants, err = parseVariants(settings, ocs); err != nil {
-			return usagef("--setting: %v", err)
-		}
-	}
-	stencils, err := benchStencils(e, paths, *random, *dims, *orderMax, *seed)
+	b, err := o.bench(e, fs, paths)
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.Load(*catalogFile)
-	if err != nil {
-		return err
+	var drawing *progress
+	b.Drawing = func(done, total int) {
+		if drawing == nil {
+			drawing = newProgress(e, "drawing settings", total)
+		}
+		drawing.Update(done)
 	}
-
-	var gpu smart.GPU
-	var device dataset.Device
-	var source smart.Source
-	var eval smart.Evaluator
-	var observer dataset.Observer
-	switch *backend {
-	case "sim":
-		if *gpuName == "" {
-			*gpuName = defaultSimGPU
-			fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", defaultSimGPU)
-		}
-		if gpu, err = cat.Lookup(*gpuName); err != nil {
-			return usagef("--gpu: %w", err)
-		}
-		source = smart.Simulated
-		device = simDevice(gpu)
-		eval = roofline.Evaluator{Catalog: cat}
-	case "cuda":
-		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
+	bg, err := b.Open(ctx)
+	if err != nil {
+		return settingFlag(err, map[string]string{"GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir"})
+	}
+	defer bg.Close()
+	if o.dryRun {
+		done, torn, err := bg.Done()
 		if err != nil {
 			return err
 		}
-		defer g.Close()
-		g.runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
-		gpu, device, source, observer, eval = g.gpu, g.device, smart.Measured, g.dev, g.runner
-	default:
-		return usagef("--backend is %q; use cuda or sim", *backend)
+		return printDryRun(e, o.asJSON, bg.Plan, b.Shard, bg.Backend.GPU, bg.Items, done, torn, o.out)
 	}
-
-	if err := gpu.RunsCUDA(); err != nil {
-		return usagef("--gpu: %v", err)
-	}
-	var plan *dataset.Plan
-	if variants != nil {
-		if plan, err = dataset.NewExplicitPlan(stencils, variants); err != nil {
-			return usagef("--setting: %v", err)
-		}
-	} else {
-		plan, err = dataset.NewPlan(stencils, ocs, *samples, *seed)
-	}
-	if err != nil {
-		return err
-	}
-	meta := dataset.Meta{Sources: []smart.Source{source}, Devices: []dataset.Device{device},
-		Params: dataset.StencilParams(), Plan: plan, Shard: shard}
-
-	exists, err := dataset.CheckRun(*out, meta)
-	if err != nil {
-		return err
-	}
-	if cr, ok := eval.(*cuda.Runner); ok && exists && cr.Cut.Stencil > 0 {
-		if old, err := dataset.ReadMeta(*out); err == nil && old.Format == dataset.FormatV1 {
-			// Its rows.csv has no column to mark a cut row.
-			fmt.Fprintf(e.stderr, "%s is a data set of format %s: its variants are measured in full (--cut 0)\n", *out, dataset.FormatV1)
-			cr.Cut.Stencil = -1
-		}
-	}
-	var items []dataset.Item
-	if exists {
-		// A resumed run measures the settings it drew when it started.
-		if items, err = dataset.LoadItems(*out, stencils); err != nil {
-			return err
-		}
-	}
-	drawn := items == nil
-	if drawn {
-		inShard := 0
-		for _, st := range stencils {
-			if plan.InShard(st.ID(), shard) {
-				inShard++
-			}
-		}
-		bar := newProgress(e, "drawing settings", inShard)
-		if items, err = planItems(ctx, plan, stencils, gpu, shard, bar); err != nil {
-			return err
-		}
-		if variants != nil && len(items) > 0 && !slices.ContainsFunc(items, func(it dataset.Item) bool { return it.Invalid == "" }) {
-			it := items[0]
-			return usagef("--setting: %s %s fits no stencil: %s: %s", it.OC, it.Setting, it.Stencil.Name, it.Invalid)
-		}
-	}
-
-	if *dryRun {
-		done := 0
-		var torn *dataset.Torn
-		if exists {
-			if done, torn, err = dataset.CountDone(*out, gpu.Name, items); err != nil {
-				return err
-			}
-		}
-		return printDryRun(e, *asJSON, plan, shard, gpu, items, done, torn, *out)
-	}
-
-	w, torn, err := dataset.OpenWriter(*out, meta)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if torn != nil {
-		fmt.Fprintf(e.stderr, "resuming %s: %s; it was cut off and will be measured again\n", *out, torn)
-	}
-	if drawn {
-		if err := dataset.SaveItems(*out, items); err != nil {
-			return err
-		}
-	}
-	for _, st := range stencils {
-		if plan.InShard(st.ID(), shard) {
-			if err := w.AddStencil(st); err != nil {
-				return err
-			}
-		}
-	}
-	bar := newProgress(e, "bench", len(items))
-	if cr, ok := eval.(*cuda.Runner); ok && *batch == 0 {
-		*batch = cr.BatchSize()
-	}
-	stop := *stopAfter
-	if stop > 0 {
-		stop = max(stop-time.Since(start), time.Nanosecond) // spent already: stop before the first batch
-	}
-	r := &dataset.Runner{Evaluator: eval, GPU: gpu.Name, Batch: *batch, Observer: observer, StopAfter: stop,
-		Progress: func(done, _ int) { bar.Update(done) }}
-	sum, runErr := r.Run(ctx, w, items)
+	bar := newProgress(e, "bench", len(bg.Items))
+	sum, runErr := bg.Run(ctx, func(done, _ int) { bar.Update(done) })
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if cr, ok := eval.(*cuda.Runner); ok && cr.CopyBandwidth() > 0 {
-		fmt.Fprintf(e.stderr, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", device.Name, cr.CopyBandwidth())
-		rec := dataset.CopyMeasurement{At: time.Now(), Device: device.Name, GBs: cr.CopyBandwidth(), UUID: device.UUID, Rows: w.Len()}
-		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := printBenchSummary(e, *asJSON, *out, source, gpu, sum); err != nil {
+	if err := printBenchSummary(e, o.asJSON, o.out, bg.Backend.Source, bg.Backend.GPU, sum); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -268,113 +134,70 @@ Examples:
 	return nil
 }
 
-// deviceGPU is the catalogue entry of the device NVML reports as name: --gpu (given) names it
-// where the catalogue does not know the name, and may not relabel a device the catalogue knows
-// as another GPU (the rows would say they were measured on a GPU they were not).
-func deviceGPU(cat *catalog.Catalog, given, name string, index int) (smart.GPU, error) {
-	found, err := cat.Lookup(name)
+// check refuses flags that cannot work together, before any file is read.
+func (o *benchOpts) check(fs *flag.FlagSet) error {
 	switch {
-	case given == "" && err != nil:
-		return smart.GPU{}, fmt.Errorf("GPU %d reports itself as %q: %v; name it with --gpu or add it with --catalog", index, name, err)
-	case given == "":
-		return found, nil
+	case len(o.settings) > 0 && flagsGiven(fs, "samples"):
+		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
+	case o.out == "":
+		return usagef("--out DIR is required: the data set directory")
 	}
-	g, gerr := cat.Lookup(given)
+	if err := atomicfile.CheckDir(o.out); err != nil {
+		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
+	}
 	switch {
-	case gerr != nil:
-		return smart.GPU{}, usagef("--gpu: %w", gerr)
-	case err == nil && found.Name != g.Name:
-		return smart.GPU{}, usagef("--gpu %s, but GPU %d is %q, the catalogue's %s: the rows would name the wrong GPU; leave --gpu out", given, index, name, found.Name)
+	case o.samples < 1:
+		return usagef("--samples is %d; draw at least 1 setting per OC", o.samples)
+	case o.batch < 0:
+		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", o.batch)
+	case o.cutFactor != 0 && o.cutFactor < 1.5:
+		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", o.cutFactor)
+	case o.stopAfter < 0:
+		return usagef("--time is %v; give a positive duration such as 9m", o.stopAfter)
 	}
-	return g, nil
+	return nil
 }
 
-// cudaDevice describes the GPU NVML found, the catalogue's gpu, for a data set's meta.json.
-func cudaDevice(info gpuinfo.Info, gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: info.Name, UUID: info.UUID, Driver: info.Driver, CUDA: info.CUDA, CC: info.ComputeCapability}
-}
-
-// simDevice describes the analytic model of gpu as a data set's device.
-func simDevice(gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
-}
-
-// gpuBackend is an NVIDIA GPU found through NVML and the runner that measures on it.
-type gpuBackend struct {
-	nv     *gpuinfo.NVML
-	dev    *gpuinfo.Device
-	gpu    smart.GPU      // its catalogue entry
-	device dataset.Device // its description for a data set
-	runner *cuda.Runner
-}
-
-// openGPU opens GPU index through NVML and sets up its runner; given names the catalogue entry
-// where the catalogue does not know the device.
-func openGPU(cat *catalog.Catalog, given string, index, reps int, buildDir string) (*gpuBackend, error) {
-	nv, err := gpuinfo.Open()
+// bench checks the flags and reads the stencils into the benchmark they describe.
+func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, error) {
+	if err := o.check(fs); err != nil {
+		return app.Bench{}, err
+	}
+	shard, err := dataset.ParseShard(o.shardFlag)
 	if err != nil {
-		return nil, err
+		return app.Bench{}, usagef("--shard: %v", err)
 	}
-	b := &gpuBackend{nv: nv}
-	if b.dev, err = nv.Device(index); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	info := b.dev.Info()
-	if b.gpu, err = deviceGPU(cat, given, info.Name, index); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	b.device = cudaDevice(info, b.gpu)
-	if b.runner, err = cudaRunner(info, b.gpu, reps, buildDir); err != nil {
-		nv.Close()
-		return nil, err
-	}
-	return b, nil
-}
-
-// Close ends the runner's harness processes and compiles, and NVML.
-func (b *gpuBackend) Close() error {
-	b.runner.Close()
-	return b.nv.Close()
-}
-
-// cudaRunner sets up the nvcc-and-CUDA-events backend for the device NVML found.
-func cudaRunner(info gpuinfo.Info, gpu smart.GPU, reps int, buildDir string) (*cuda.Runner, error) {
-	nvcc, err := cuda.FindNVCC()
+	ocs, err := parseOCs(o.ocList)
 	if err != nil {
-		return nil, err
+		return app.Bench{}, usagef("--oc: %v", err)
 	}
-	arch, err := cuda.ArchOf(info.ComputeCapability)
-	if err != nil {
-		return nil, fmt.Errorf("GPU %s: %w", info.Name, err)
-	}
-	if buildDir == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no build directory: %w; name one with --build-dir", err)
+	var variants []dataset.Variant
+	if len(o.settings) > 0 {
+		if !flagsGiven(fs, "oc") {
+			ocs = nil // --setting names the OC unless --oc is given
 		}
-		buildDir = filepath.Join(dir, "smart", "nvcc")
+		if variants, err = parseVariants(o.settings, ocs); err != nil {
+			return app.Bench{}, usagef("--setting: %v", err)
+		}
 	}
-	return &cuda.Runner{Compiler: cuda.NVCC(nvcc, arch), CacheDir: buildDir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: reps}, nil
-}
-
-// planItems draws the plan's settings stencil by stencil, so the bar moves while the search
-// spaces are generated (the slow part).
-func planItems(ctx context.Context, plan *dataset.Plan, stencils []*smart.Stencil, gpu smart.GPU, shard *dataset.Shard, bar *progress) ([]dataset.Item, error) {
-	built, perStencil := 0, max(len(plan.OCs), len(plan.Settings))
-	spaces := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
-		// Called before the stencil's space is built: report the stencils finished so far.
-		bar.Update(built / perStencil)
-		built++
-		return space.ForStencilContext(ctx, st, oc, g)
-	}
-	items, err := plan.Items(ctx, stencils, gpu, spaces, shard)
+	stencils, err := benchStencils(e, paths, o.random, o.dims, o.orderMax, o.seed)
 	if err != nil {
-		return nil, err
+		return app.Bench{}, err
 	}
-	bar.Update(bar.total)
-	return items, nil
+	cat, err := catalog.Load(o.catalogFile)
+	if err != nil {
+		return app.Bench{}, err
+	}
+	switch {
+	case o.backend != app.Sim && o.backend != app.CUDA:
+		return app.Bench{}, usagef("--backend is %q; use cuda or sim", o.backend)
+	case o.backend == app.Sim && o.gpuName == "":
+		o.gpuName = app.DefaultSimGPU
+		fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
+	}
+	return app.Bench{Stencils: stencils, OCs: ocs, Samples: o.samples, Seed: o.seed, Settings: variants, Shard: shard,
+		Backend: o.backend, GPU: o.gpuName, Catalog: cat, Out: o.out, Batch: o.batch, Time: o.stopAfter, Notes: e.stderr,
+		CUDA: app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir, Cut: cmp.Or(o.cutFactor, -1)}}, nil
 }
 
 // repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold

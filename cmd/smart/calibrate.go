@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -10,8 +11,8 @@ import (
 	"smart/catalog"
 )
 
-func runCalibrate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "calibrate", "--data DIR [--data DIR...] [--test DIR...] -o FILE [flags]", `
+// calibrateHelp is the description of --help, with examples.
+const calibrateHelp = `
 Fits the analytic stencil model's free constants (rates, latencies, barrier and spill costs, a
 factor per OC) to measured data sets, and writes them with the data sets they came from to FILE
 (format smart-calibration/1; smart's embedded calibration is data/calibration/stencil.json).
@@ -27,66 +28,90 @@ per stencil, plus once: about 5 s a fit on two cores.
 
 Examples:
   smart calibrate --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/more -o /tmp/cal.json
-  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/more --test data/measured/h200/random/j3d19pt -o /tmp/cal.json --json`)
-	var fit, test dirList
-	fs.Var(&fit, "data", "measured data set to fit on (repeatable, or comma-separated)")
-	fs.Var(&test, "test", "measured data set of another GPU to score the fit on (repeatable)")
-	out := fs.String("o", "", "calibration file to write")
-	level := fs.Float64("level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
-	force := fs.Bool("force", false, "replace -o even where it is not a calibration file")
-	catFile := fs.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	asJSON := fs.Bool("json", false, "print the calibration file's contents as JSON")
+  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/more --test data/measured/h200/random/j3d19pt -o /tmp/cal.json --json`
+
+// calibrateOpts are the flags of the command.
+type calibrateOpts struct {
+	fit, test dirList
+	out       string
+	level     float64
+	force     bool
+	catFile   string
+	asJSON    bool
+}
+
+func (o *calibrateOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "o", "", "calibration file to write")
+	fs.Float64Var(&o.level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
+	fs.BoolVar(&o.force, "force", false, "replace -o even where it is not a calibration file")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.BoolVar(&o.asJSON, "json", false, "print the calibration file's contents as JSON")
+}
+
+func runCalibrate(ctx context.Context, e *env, args []string) error {
+	var o calibrateOpts
+	fs := newFlags(e, "calibrate", "--data DIR [--data DIR...] [--test DIR...] -o FILE [flags]", calibrateHelp)
+	o.register(fs)
+	fs.Var(&o.fit, "data", "measured data set to fit on (repeatable, or comma-separated)")
+	fs.Var(&o.test, "test", "measured data set of another GPU to score the fit on (repeatable)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(rest) > 0:
-		return usagef("unexpected argument %q; give data sets with --data", rest[0])
-	case len(fit) == 0:
-		return usagef("give the measured data sets to fit on with --data")
-	case *out == "":
-		return usagef("give the file to write with -o")
-	case !(*level > 0 && *level < 1):
-		return usagef("--level %g: give a coverage between 0 and 1, e.g. 0.8", *level)
-	}
-	if err := calibrate.CheckWritable(*out, *force); err != nil {
-		if errors.Is(err, calibrate.ErrNotCalibration) {
-			return fmt.Errorf("%w; nothing was written: give another -o or --force", err)
-		}
-		return err
-	}
-	cat, err := catalog.Load(*catFile)
+	fitData, testData, err := o.load(rest)
 	if err != nil {
 		return err
-	}
-	fitData, err := calibrate.Load(fit, cat)
-	if err != nil {
-		return err
-	}
-	var testData *calibrate.Data
-	if len(test) > 0 {
-		if testData, err = calibrate.Load(test, cat); err != nil {
-			return err
-		}
 	}
 	bar := newProgress(e, "fitting", len(fitData.Groups)+1)
 	fitted := 0
-	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: *level, Progress: func(done, _ int) { fitted = done; bar.Update(done) }})
+	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: o.level, Progress: func(done, _ int) { fitted = done; bar.Update(done) }})
 	if err != nil {
 		bar.Stop(fitted)
 		return err
 	}
 	f.Command = "smart calibrate " + strings.Join(args, " ")
-	if err := calibrate.Write(*out, f, *force); err != nil {
+	if err := calibrate.Write(o.out, f, o.force); err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.asJSON {
 		return writeJSON(e, f)
 	}
 	if err := f.WriteTables(e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
+	fmt.Fprintf(e.stdout, "wrote %s\n", o.out)
 	return nil
+}
+
+// load checks the flags and -o, and reads the data sets to fit on and to test on.
+func (o *calibrateOpts) load(rest []string) (fitData, testData *calibrate.Data, err error) {
+	switch {
+	case len(rest) > 0:
+		return nil, nil, usagef("unexpected argument %q; give data sets with --data", rest[0])
+	case len(o.fit) == 0:
+		return nil, nil, usagef("give the measured data sets to fit on with --data")
+	case o.out == "":
+		return nil, nil, usagef("give the file to write with -o")
+	case !(o.level > 0 && o.level < 1):
+		return nil, nil, usagef("--level %g: give a coverage between 0 and 1, e.g. 0.8", o.level)
+	}
+	if err := calibrate.CheckWritable(o.out, o.force); err != nil {
+		if errors.Is(err, calibrate.ErrNotCalibration) {
+			return nil, nil, fmt.Errorf("%w; nothing was written: give another -o or --force", err)
+		}
+		return nil, nil, err
+	}
+	cat, err := catalog.Load(o.catFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fitData, err = calibrate.Load(o.fit, cat); err != nil {
+		return nil, nil, err
+	}
+	if len(o.test) > 0 {
+		if testData, err = calibrate.Load(o.test, cat); err != nil {
+			return nil, nil, err
+		}
+	}
+	return fitData, testData, nil
 }

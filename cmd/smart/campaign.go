@@ -3,20 +3,19 @@ package main
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"smart"
+	"smart/app"
 	"smart/campaign"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
-	"smart/models/roofline"
 	"smart/predict"
 )
 
@@ -51,8 +50,8 @@ func runCampaign(ctx context.Context, e *env, args []string) error {
 	return usagef("unknown subcommand %q; the subcommands are plan, run and status", args[0])
 }
 
-func runCampaignPlan(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign plan", "--out DIR [flags]", `
+// campaignPlanHelp is the description of --help, with examples.
+const campaignPlanHelp = `
 Draws a campaign manifest into DIR: random stencils of StencilMART's generator (Algorithm 1),
 2-D and 3-D in turn, orders 1 to --max-order in equal shares, a quarter float32, on grids far
 beyond the L2 cache, every tenth again on a grid 4x (2-D) or 8x (3-D) larger; and for every
@@ -62,29 +61,48 @@ seeded: the same flags draw the same manifest. DIR must not hold a manifest; one
 is never rewritten (data sets name it by its hash). The default campaign takes a few minutes.
 
 Example:
-  smart campaign plan --per-dims 4 --out /tmp/small-campaign`)
-	out := fs.String("out", "", "new manifest directory")
+  smart campaign plan --per-dims 4 --out /tmp/small-campaign`
+
+// campaignPlanOpts are the flags of the command.
+type campaignPlanOpts struct {
+	out       string
+	perDims   int
+	maxOrder  int
+	seed      uint64
+	uniform   int
+	predicted int
+	gpuName   string
+}
+
+func (o *campaignPlanOpts) register(fs *flag.FlagSet, def campaign.Spec) {
+	fs.StringVar(&o.out, "out", "", "new manifest directory")
+	fs.IntVar(&o.perDims, "per-dims", def.PerDims, "random stencils of each dimensionality")
+	fs.IntVar(&o.maxOrder, "max-order", def.MaxOrder, "orders 1 to this, in equal shares")
+	fs.Uint64Var(&o.seed, "seed", def.Seed, "seed of the stencils and of the uniform draws")
+	fs.IntVar(&o.uniform, "uniform", def.Uniform, "settings drawn uniformly per stencil and OC")
+	fs.IntVar(&o.predicted, "predicted", def.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
+	fs.StringVar(&o.gpuName, "gpu", def.GPU, "GPU whose limits bound the settings and whose model predicts")
+}
+
+func runCampaignPlan(ctx context.Context, e *env, args []string) error {
+	var o campaignPlanOpts
+	fs := newFlags(e, "campaign plan", "--out DIR [flags]", campaignPlanHelp)
 	def := campaign.DefaultSpec()
-	perDims := fs.Int("per-dims", def.PerDims, "random stencils of each dimensionality")
-	maxOrder := fs.Int("max-order", def.MaxOrder, "orders 1 to this, in equal shares")
-	seed := fs.Uint64("seed", def.Seed, "seed of the stencils and of the uniform draws")
-	uniform := fs.Int("uniform", def.Uniform, "settings drawn uniformly per stencil and OC")
-	predicted := fs.Int("predicted", def.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
-	gpuName := fs.String("gpu", def.GPU, "GPU whose limits bound the settings and whose model predicts")
+	o.register(fs, def)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
+	if o.out == "" {
 		return usagef("--out DIR is required: the new manifest's directory")
 	}
-	if err := atomicfile.CheckDir(*out); err != nil {
+	if err := atomicfile.CheckDir(o.out); err != nil {
 		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
 	}
 	cat, err := catalog.Default()
 	if err != nil {
 		return err
 	}
-	gpu, err := cat.Lookup(*gpuName)
+	gpu, err := cat.Lookup(o.gpuName)
 	if err != nil {
 		return usagef("--gpu: %w", err)
 	}
@@ -93,13 +111,13 @@ Example:
 		return err
 	}
 	spec := def
-	spec.PerDims, spec.MaxOrder, spec.Seed, spec.Uniform, spec.Predicted, spec.GPU = *perDims, *maxOrder, *seed, *uniform, *predicted, gpu.Name
+	spec.PerDims, spec.MaxOrder, spec.Seed, spec.Uniform, spec.Predicted, spec.GPU = o.perDims, o.maxOrder, o.seed, o.uniform, o.predicted, gpu.Name
 	bar := newProgress(e, "drawing the campaign", 1)
 	m, err := campaign.Plan(ctx, spec, gpu, ms, func(done, total int) { bar.total = total; bar.Update(done) })
 	if err != nil {
 		return err
 	}
-	if err := m.Save(*out); err != nil {
+	if err := m.Save(o.out); err != nil {
 		return err
 	}
 	items, invalid := 0, 0
@@ -109,7 +127,7 @@ Example:
 			invalid++
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", *out, len(m.Entries), items, invalid, m.Hash())
+	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", o.out, len(m.Entries), items, invalid, m.Hash())
 	return nil
 }
 
@@ -138,8 +156,8 @@ type campaignReport struct {
 	ByStatus     map[string]int `json:"-"`
 }
 
-func runCampaignRun(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign run", "[flags]", `
+// campaignRunHelp is the description of --help, with examples.
+const campaignRunHelp = `
 Measures the campaign manifest's variants that the GPU's campaign data set lacks, in the
 manifest's order, until all are measured or --time has passed, and logs the call (start, end,
 card, driver, rows) in the data set's calls.csv. The data set is data/measured/GPU/campaign
@@ -150,88 +168,76 @@ analytic model instead, to try a campaign without a GPU (rows say "simulated").
 
 Examples:
   smart campaign plan --per-dims 2 --out /tmp/try-campaign
-  smart campaign run --manifest /tmp/try-campaign --backend sim --gpu h100-sxm --out /tmp/try-campaign-sim --time 30s`)
-	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
-	out := fs.String("out", "", "data set directory (default data/measured/GPU/campaign)")
-	backend := fs.String("backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	gpuName := fs.String("gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
-	deviceIdx := fs.Int("device", 0, "NVML index of the GPU to measure on (cuda)")
-	stopAfter := fs.Duration("time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
-	reps := fs.Int("reps", 5, "timed samples per variant measured in full (cuda; at least 5)")
-	cutFactor := fs.Float64("cut", 3, "cuda: cut variants over this many times their stencil's fastest so far; 0: never")
-	buildDir := fs.String("build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	asJSON := fs.Bool("json", false, "print the call's summary as JSON")
+  smart campaign run --manifest /tmp/try-campaign --backend sim --gpu h100-sxm --out /tmp/try-campaign-sim --time 30s`
+
+// campaignRunOpts are the flags of the command.
+type campaignRunOpts struct {
+	manifestDir string
+	out         string
+	backend     string
+	gpuName     string
+	deviceIdx   int
+	stopAfter   time.Duration
+	reps        int
+	cutFactor   float64
+	buildDir    string
+	asJSON      bool
+}
+
+func (o *campaignRunOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.manifestDir, "manifest", defaultManifest, "campaign manifest directory")
+	fs.StringVar(&o.out, "out", "", "data set directory (default data/measured/GPU/campaign)")
+	fs.StringVar(&o.backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&o.gpuName, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
+	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU to measure on (cuda)")
+	fs.DurationVar(&o.stopAfter, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
+	fs.IntVar(&o.reps, "reps", 5, "timed samples per variant measured in full (cuda; at least 5)")
+	fs.Float64Var(&o.cutFactor, "cut", 3, "cuda: cut variants over this many times their stencil's fastest so far; 0: never")
+	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the call's summary as JSON")
+}
+
+func runCampaignRun(ctx context.Context, e *env, args []string) error {
+	var o campaignRunOpts
+	fs := newFlags(e, "campaign run", "[flags]", campaignRunHelp)
+	o.register(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *stopAfter < 0 {
-		return usagef("--time is %v; give a positive duration such as 9m", *stopAfter)
+	switch {
+	case o.stopAfter < 0:
+		return usagef("--time is %v; give a positive duration such as 9m", o.stopAfter)
+	case o.cutFactor != 0 && o.cutFactor < 1.5:
+		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", o.cutFactor)
 	}
-	if *cutFactor != 0 && *cutFactor < 1.5 {
-		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", *cutFactor)
-	}
-	start := time.Now()
-	m, err := campaign.Load(*manifestDir)
+	m, err := campaign.Load(o.manifestDir)
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.Default()
-	if err != nil {
-		return err
-	}
-	run := &campaign.Run{Manifest: m}
-	var runner *cuda.Runner
-	switch *backend {
-	case "sim":
-		if *gpuName == "" {
-			return usagef("--gpu is required with --backend sim: the GPU to simulate (smart gpus lists them)")
-		}
-		gpu, err := cat.Lookup(*gpuName)
-		if err != nil {
-			return usagef("--gpu: %w", err)
-		}
-		run.GPU, run.Device, run.Source, run.Evaluator = gpu.Name, simDevice(gpu), smart.Simulated, roofline.Evaluator{Catalog: cat}
-	case "cuda":
-		g, err := openGPU(cat, *gpuName, *deviceIdx, *reps, *buildDir)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		runner = g.runner
-		runner.Cut.Stencil = cmp.Or(*cutFactor, -1)
-		run.GPU, run.Device, run.Source, run.Evaluator, run.Observer = g.gpu.Name, g.device, smart.Measured, runner, g.dev
-		run.Batch = runner.BatchSize()
-	default:
-		return usagef("--backend is %q; use cuda or sim", *backend)
-	}
-	if *out == "" {
-		*out = filepath.Join("data", "measured", strings.ToLower(run.GPU), "campaign")
-	}
-	run.Out = *out
-	if *stopAfter > 0 {
-		run.StopAfter = max(*stopAfter-time.Since(start), time.Nanosecond)
+	switch {
+	case o.backend != app.Sim && o.backend != app.CUDA:
+		return usagef("--backend is %q; use cuda or sim", o.backend)
+	case o.backend == app.Sim && o.gpuName == "":
+		return usagef("--gpu is required with --backend sim: the GPU to simulate (smart gpus lists them)")
 	}
 	bar := newProgress(e, "campaign", len(m.Items()))
-	run.Progress = func(done, _ int) { bar.Update(done) }
-	call, runErr := run.Do(ctx)
+	call, runErr := app.Campaign{Manifest: m, Backend: o.backend, GPU: o.gpuName, Out: o.out, Time: o.stopAfter, Notes: e.stderr,
+		CUDA:     app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir, Cut: cmp.Or(o.cutFactor, -1)},
+		Progress: func(done, _ int) { bar.Update(done) }}.Run(ctx)
+	if call.Out == "" { // the backend did not open
+		return settingFlag(runErr, map[string]string{"GPU": "--gpu", "BuildDir": "--build-dir"})
+	}
 	if call.Stopped {
 		bar.Stop(0)
 	}
-	rep := campaignReport{Out: *out, Manifest: m.Hash(), GPU: call.GPU, Source: call.Source, Rows: call.Rows, OK: call.OK,
+	rep := campaignReport{Out: call.Out, Manifest: m.Hash(), GPU: call.GPU, Source: call.Source, Rows: call.Rows, OK: call.OK,
 		Rows2D: call.Rows2D, Rows3D: call.Rows3D, Cut: call.Cut, Seconds: call.End.Sub(call.Start).Seconds(),
 		RowsPerMin: call.RowsPerMinute(), StencilsDone: call.StencilsDone, Stencils: len(m.Entries), Stopped: call.Stopped,
-		CompileS: call.CompileS, GPUS: call.GPUS, WaitS: call.WaitS, Compiles: call.Compiles, Starts: call.Starts}
-	if runner != nil && runner.CopyBandwidth() > 0 {
-		rep.CopyGBs = runner.CopyBandwidth()
-		rec := dataset.CopyMeasurement{At: time.Now(), Device: run.Device.Name, GBs: rep.CopyGBs, UUID: run.Device.UUID, Rows: call.Rows}
-		if err := dataset.AppendCopyBandwidth(*out, rec); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
+		CompileS: call.CompileS, GPUS: call.GPUS, WaitS: call.WaitS, Compiles: call.Compiles, Starts: call.Starts, CopyGBs: call.CopyGBs}
 	if runErr != nil {
 		rep.Error = runErr.Error()
 	}
-	if *asJSON {
+	if o.asJSON {
 		if err := writeJSON(e, rep); err != nil {
 			return err
 		}

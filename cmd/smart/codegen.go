@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"smart"
@@ -35,8 +36,8 @@ func limitsGPU(catFile, name string) (smart.GPU, error) {
 	return g, nil
 }
 
-func runCodegen(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [--gpu NAME] [-o FILE] [--json]", `
+// codegenHelp is the description of --help, with examples.
+const codegenHelp = `
 Writes the CUDA source of a stencil under an optimization combination (OC) and a setting: the
 kernels, their launch configuration and a host function run(a, b, stream) that applies all of the
 stencil's time steps, ping-ponging two buffers that both hold the initial grid, and returns the
@@ -52,14 +53,33 @@ are printed as JSON.
 
 Examples:
   smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
-  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`)
-	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
-	setText := flags.String("setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
-	gpuName := flags.String("gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")
-	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	outPath := flags.String("o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
-	asJSON := flags.Bool("json", false, "print the launch configuration and the source as JSON")
-	force := flags.Bool("force", false, "overwrite the -o file even if it is not a source smart generated")
+  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`
+
+// codegenOpts are the flags of the command.
+type codegenOpts struct {
+	ocName  string
+	setText string
+	gpuName string
+	catFile string
+	outPath string
+	asJSON  bool
+	force   bool
+}
+
+func (o *codegenOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.ocName, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
+	fs.StringVar(&o.setText, "setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.StringVar(&o.outPath, "o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
+	fs.BoolVar(&o.asJSON, "json", false, "print the launch configuration and the source as JSON")
+	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a source smart generated")
+}
+
+func runCodegen(ctx context.Context, e *env, args []string) error {
+	var o codegenOpts
+	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [--gpu NAME] [-o FILE] [--json]", codegenHelp)
+	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -67,31 +87,31 @@ Examples:
 	switch {
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case *ocName == "":
+	case o.ocName == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
 	}
-	if *outPath != "" && *outPath != "-" {
-		if err := checkOutput("-o", *outPath, *force, cudaSource()); err != nil {
+	if o.outPath != "" && o.outPath != "-" {
+		if err := checkOutput("-o", o.outPath, o.force, cudaSource()); err != nil {
 			return err
 		}
 	}
 	// The OC first: the hint for a missing setting names it.
-	oc, err := smart.ParseCombination(*ocName)
+	oc, err := smart.ParseCombination(o.ocName)
 	if err != nil {
 		return usagef("--oc: %v", err)
 	}
-	if *setText == "" {
-		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], *ocName)
+	if o.setText == "" {
+		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], o.ocName)
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
 	}
-	gpu, err := limitsGPU(*catFile, *gpuName)
+	gpu, err := limitsGPU(o.catFile, o.gpuName)
 	if err != nil {
 		return err
 	}
-	set, err := smart.ParseSetting(*setText)
+	set, err := smart.ParseSetting(o.setText)
 	if err != nil {
 		return usagef("--setting: %v", err)
 	}
@@ -106,20 +126,25 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if *outPath == "-" {
-		*outPath = ""
+	return o.write(e, k)
+}
+
+// write writes the kernel to -o (or stdout) and describes its launches.
+func (o *codegenOpts) write(e *env, k *cuda.Kernel) error {
+	if o.outPath == "-" {
+		o.outPath = ""
 	}
-	if *asJSON {
-		return writeCodegenJSON(e, k, *outPath)
+	if o.asJSON {
+		return writeCodegenJSON(e, k, o.outPath)
 	}
-	if *outPath == "" {
+	if o.outPath == "" {
 		_, err := fmt.Fprint(e.stdout, k.File())
 		return err
 	}
-	if err := atomicfile.Write(*outPath, []byte(k.File())); err != nil {
+	if err := atomicfile.Write(o.outPath, []byte(k.File())); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: namespace %s, %d time steps\n", *outPath, k.Name, k.Steps)
+	fmt.Fprintf(e.stdout, "wrote %s: namespace %s, %d time steps\n", o.outPath, k.Name, k.Steps)
 	for _, l := range k.Launches {
 		fmt.Fprintf(e.stdout, "  %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %d step(s) per launch, %d launch(es)\n",
 			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -48,8 +49,8 @@ func datasetUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'smart dataset <subcommand> --help' for its flags and an example.")
 }
 
-func runDatasetImport(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "dataset import", "FILE... --out DIR [flags]", `
+// datasetImportHelp is the description of --help, with examples.
+const datasetImportHelp = `
 Reads Kernel Tuner cache files (.json or .json.gz) and T4 result files into a new data set:
 every configuration becomes a row with source "imported", the device the file names and, where
 the catalogue knows that device, its GPU name. Failed configurations are rows too
@@ -63,33 +64,51 @@ one data set only with --allow-mixed. A configuration given twice (a cache and i
 kept once.
 
 Example:
-  smart dataset import convolution_milo/*.json.gz --device "AMD Instinct MI250X" --allow-mixed --out kt-conv`)
-	out := fs.String("out", "", "new data set directory")
-	device := fs.String("device", "", "device of files that do not name one")
-	kernel := fs.String("kernel", "", "kernel of T4 files with no space.json beside them")
-	allowMixed := fs.Bool("allow-mixed", false, "let files of several devices go into one data set")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print the per-file summary as JSON")
+  smart dataset import convolution_milo/*.json.gz --device "AMD Instinct MI250X" --allow-mixed --out kt-conv`
+
+// datasetImportOpts are the flags of the command.
+type datasetImportOpts struct {
+	out         string
+	device      string
+	kernel      string
+	allowMixed  bool
+	catalogFile string
+	asJSON      bool
+}
+
+func (o *datasetImportOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "out", "", "new data set directory")
+	fs.StringVar(&o.device, "device", "", "device of files that do not name one")
+	fs.StringVar(&o.kernel, "kernel", "", "kernel of T4 files with no space.json beside them")
+	fs.BoolVar(&o.allowMixed, "allow-mixed", false, "let files of several devices go into one data set")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.BoolVar(&o.asJSON, "json", false, "print the per-file summary as JSON")
+}
+
+func runDatasetImport(ctx context.Context, e *env, args []string) error {
+	var o datasetImportOpts
+	fs := newFlags(e, "dataset import", "FILE... --out DIR [flags]", datasetImportHelp)
+	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if *out == "" || len(files) == 0 {
+	if o.out == "" || len(files) == 0 {
 		return usagef("give the files to import and --out DIR")
 	}
-	cat, err := catalog.Load(*catalogFile)
+	cat, err := catalog.Load(o.catalogFile)
 	if err != nil {
 		return err
 	}
 	bar := newProgress(e, "import", len(files))
-	opt := dataset.ImportOptions{Device: *device, Kernel: *kernel, AllowMixed: *allowMixed,
+	opt := dataset.ImportOptions{Device: o.device, Kernel: o.kernel, AllowMixed: o.allowMixed,
 		Resolve: func(d string) (string, bool) {
 			g, err := cat.Lookup(d)
 			return g.Name, err == nil
 		},
 		Progress: func(done, _ int) { bar.Update(done) },
 	}
-	sums, err := dataset.Import(ctx, *out, files, opt)
+	sums, err := dataset.Import(ctx, o.out, files, opt)
 	switch {
 	case errors.As(err, new(*dataset.MixedError)):
 		return fmt.Errorf("%w; pass --allow-mixed to import them into one data set, or import each on its own", err)
@@ -100,7 +119,7 @@ Example:
 	case err != nil:
 		return err
 	}
-	if *asJSON {
+	if o.asJSON {
 		return writeJSON(e, sums)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
@@ -112,7 +131,7 @@ Example:
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
+	fmt.Fprintf(e.stdout, "wrote %s\n", o.out)
 	return nil
 }
 
@@ -169,16 +188,29 @@ Example:
 	return nil
 }
 
-func runDatasetStats(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "dataset stats", "DIR [--json]", `
+// datasetStatsHelp is the description of --help, with examples.
+const datasetStatsHelp = `
 Summarises a data set: rows by GPU, OC (or imported kernel) and status; for how many stencils
 each OC is the best on each GPU (StencilMART Fig. 2); and, per GPU, the ratio of each stencil's
 worst OC to its best (Fig. 1), OCs compared by their fastest ok setting and OCs that never ran
 left out. Imported kernels get their fastest configuration.
 
 Example:
-  smart dataset stats runs/a100-sim`)
-	asJSON := fs.Bool("json", false, "print the statistics as JSON")
+  smart dataset stats runs/a100-sim`
+
+// datasetStatsOpts are the flags of the command.
+type datasetStatsOpts struct {
+	asJSON bool
+}
+
+func (o *datasetStatsOpts) register(fs *flag.FlagSet) {
+	fs.BoolVar(&o.asJSON, "json", false, "print the statistics as JSON")
+}
+
+func runDatasetStats(ctx context.Context, e *env, args []string) error {
+	var o datasetStatsOpts
+	fs := newFlags(e, "dataset stats", "DIR [--json]", datasetStatsHelp)
+	o.register(fs)
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -190,7 +222,7 @@ Example:
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.asJSON {
 		return writeJSON(e, s)
 	}
 	w := e.stdout
@@ -198,6 +230,39 @@ Example:
 	if s.Torn != nil {
 		fmt.Fprintf(w, "rows.csv %s; left out\n", s.Torn)
 	}
+	printStatusCounts(w, s)
+	if len(s.BestOC) > 0 {
+		fmt.Fprintln(w, "\nBest OC: stencils for which it is the fastest (StencilMART Fig. 2)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "GPU\tOC\tstencils\t")
+		for _, b := range s.BestOC {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", b.GPU, b.OC, b.Stencils)
+		}
+		tw.Flush()
+	}
+	if len(s.Gap) > 0 {
+		fmt.Fprintln(w, "\nWorst OC over best OC per stencil (StencilMART Fig. 1)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
+		for _, g := range s.Gap {
+			fmt.Fprintf(tw, "%s\t%d\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", g.GPU, g.Stencils, g.Min, g.Median, g.Mean, g.Max)
+		}
+		tw.Flush()
+	}
+	if len(s.Kernels) > 0 {
+		fmt.Fprintln(w, "\nFastest configuration per device and kernel")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
+		for _, k := range s.Kernels {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%.1fx\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, k.Spread, k.Setting)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// printStatusCounts is the table of rows by GPU, OC (or kernel) and status.
+func printStatusCounts(w io.Writer, s *dataset.Stats) {
 	statuses := []smart.Status{smart.StatusOK, smart.StatusCompileError, smart.StatusLaunchError, smart.StatusWrongResult, smart.StatusTimeout, smart.StatusInvalid}
 	fmt.Fprintln(w, "\nRows by GPU, OC and status")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -214,34 +279,6 @@ Example:
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	if len(s.BestOC) > 0 {
-		fmt.Fprintln(w, "\nBest OC: stencils for which it is the fastest (StencilMART Fig. 2)")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tOC\tstencils\t")
-		for _, b := range s.BestOC {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", b.GPU, b.OC, b.Stencils)
-		}
-		tw.Flush()
-	}
-	if len(s.Gap) > 0 {
-		fmt.Fprintln(w, "\nWorst OC over best OC per stencil (StencilMART Fig. 1)")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
-		for _, g := range s.Gap {
-			fmt.Fprintf(tw, "%s\t%d\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", g.GPU, g.Stencils, g.Min, g.Median, g.Mean, g.Max)
-		}
-		tw.Flush()
-	}
-	if len(s.Kernels) > 0 {
-		fmt.Fprintln(w, "\nFastest configuration per device and kernel")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
-		for _, k := range s.Kernels {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%.1fx\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, k.Spread, k.Setting)
-		}
-		tw.Flush()
-	}
-	return nil
 }
 
 // provenance says where a data set's numbers come from.
@@ -264,8 +301,8 @@ func provenance(m dataset.Meta) string {
 	return fmt.Sprintf("%s on %s", strings.Join(srcs, "+"), strings.Join(devs, "; "))
 }
 
-func runDatasetLabel(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "dataset label", "DIR [--classes 5] [--json]", `
+// datasetLabelHelp is the description of --help, with examples.
+const datasetLabelHelp = `
 Labels a data set for OC selection (StencilMART section III-C): the best OC of each stencil on
 each GPU is the OC whose fastest ok setting is fastest. OCs whose best times correlate across
 the stencils (Pearson correlation; anticorrelated OCs count as dissimilar) are merged, the most
@@ -279,10 +316,25 @@ each stencil's times by its best OC's time first, so OCs correlate when they gai
 against the best together.
 
 Example:
-  smart dataset label runs/a100-sim --classes 5 --relative`)
-	classes := fs.Int("classes", dataset.DefaultClasses, "number of OC classes")
-	relative := fs.Bool("relative", false, "correlate times divided by each stencil's best time, not the times (see above)")
-	asJSON := fs.Bool("json", false, "print labels.json's content")
+  smart dataset label runs/a100-sim --classes 5 --relative`
+
+// datasetLabelOpts are the flags of the command.
+type datasetLabelOpts struct {
+	classes  int
+	relative bool
+	asJSON   bool
+}
+
+func (o *datasetLabelOpts) register(fs *flag.FlagSet) {
+	fs.IntVar(&o.classes, "classes", dataset.DefaultClasses, "number of OC classes")
+	fs.BoolVar(&o.relative, "relative", false, "correlate times divided by each stencil's best time, not the times (see above)")
+	fs.BoolVar(&o.asJSON, "json", false, "print labels.json's content")
+}
+
+func runDatasetLabel(ctx context.Context, e *env, args []string) error {
+	var o datasetLabelOpts
+	fs := newFlags(e, "dataset label", "DIR [--classes 5] [--json]", datasetLabelHelp)
+	o.register(fs)
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -290,14 +342,14 @@ Example:
 	if len(dirs) != 1 {
 		return usagef("give one data set directory")
 	}
-	if *classes < 1 {
-		return usagef("--classes is %d; use 1 or more", *classes)
+	if o.classes < 1 {
+		return usagef("--classes is %d; use 1 or more", o.classes)
 	}
-	l, err := dataset.LabelWith(dirs[0], dataset.LabelOptions{Classes: *classes, Relative: *relative})
+	l, err := dataset.LabelWith(dirs[0], dataset.LabelOptions{Classes: o.classes, Relative: o.relative})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.asJSON {
 		return writeJSON(e, l)
 	}
 	w := e.stdout

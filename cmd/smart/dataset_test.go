@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/gpuinfo"
@@ -193,7 +194,7 @@ func BenchmarkSimRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	gpu, _ := cat.Lookup(defaultSimGPU)
+	gpu, _ := cat.Lookup(app.DefaultSimGPU)
 	sts, _ := dataset.RandomStencils(4, 3, 4, 1)
 	plan, _ := dataset.NewPlan(sts, smart.Combinations(), 20, 1)
 	items, err := plan.Items(ctx, sts, gpu, func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
@@ -303,37 +304,6 @@ func TestBenchSetting(t *testing.T) {
 		}
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%v: the refused run wrote %s", c.args, dir)
-		}
-	}
-}
-
-// TestDeviceGPU: --gpu names a device the catalogue does not know, and may not relabel one it
-// knows as another GPU.
-func TestDeviceGPU(t *testing.T) {
-	cat, err := catalog.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		given, device string
-		want          string // the GPU, or a fragment of the error
-		usage         bool
-	}{
-		{"", "NVIDIA H100 80GB HBM3", "H100-SXM", false},
-		{"h100-sxm", "NVIDIA H100 80GB HBM3", "H100-SXM", false},
-		{"a100", "NVIDIA H100 80GB HBM3", "the rows would name the wrong GPU", true},
-		{"", "NVIDIA Prototype X", "reports itself as", false},
-		{"h100-sxm", "NVIDIA Prototype X", "H100-SXM", false},
-		{"nosuch", "NVIDIA Prototype X", "--gpu", true},
-	} {
-		g, err := deviceGPU(cat, c.given, c.device, 0)
-		switch {
-		case err == nil && g.Name != c.want:
-			t.Errorf("--gpu %q on %q: %s, want %s", c.given, c.device, g.Name, c.want)
-		case err != nil && !strings.Contains(err.Error(), c.want):
-			t.Errorf("--gpu %q on %q: %v, want %q", c.given, c.device, err, c.want)
-		case err != nil && errors.As(err, new(usageError)) != c.usage:
-			t.Errorf("--gpu %q on %q: %v is a usage error: %v", c.given, c.device, err, !c.usage)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -28,8 +29,8 @@ type estimateOutput struct {
 	Interval  *smart.Interval   `json:"interval,omitempty"`
 }
 
-func runEstimate(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "estimate", "FILE --gpu NAME --oc OC [--setting k=v,...] [--json] [--catalog FILE]", `
+// estimateHelp is the description of --help, with examples.
+const estimateHelp = `
 Prints the analytic model's time per step of a stencil under an optimization combination and
 setting on a catalogued NVIDIA GPU, with its breakdown: DRAM bytes, FLOPs, loads per point,
 occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, compute, latency,
@@ -45,13 +46,31 @@ smart space --check gives for it.
 
 Examples:
   smart estimate j3d7pt --gpu a100 --oc ST_TB
-  smart estimate stencil.json --gpu "NVIDIA A100-PCIE-40GB" --oc ST_BM --setting bx=64,by=4,bz=1,shared=1,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1 --json`)
-	gpuName := flags.String("gpu", "", "GPU name or alias from the catalogue (smart gpus)")
-	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
-	settingText := flags.String("setting", "", "parameter setting k=v,... (default: see above)")
-	asJSON := flags.Bool("json", false, "print the estimate as JSON")
-	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	literature := flags.Bool("literature", false, "use the literature's constants, not the calibrated ones")
+  smart estimate stencil.json --gpu "NVIDIA A100-PCIE-40GB" --oc ST_BM --setting bx=64,by=4,bz=1,shared=1,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1 --json`
+
+// estimateOpts are the flags of the command.
+type estimateOpts struct {
+	gpuName     string
+	ocName      string
+	settingText string
+	asJSON      bool
+	catFile     string
+	literature  bool
+}
+
+func (o *estimateOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
+	fs.StringVar(&o.ocName, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
+	fs.StringVar(&o.settingText, "setting", "", "parameter setting k=v,... (default: see above)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the estimate as JSON")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.BoolVar(&o.literature, "literature", false, "use the literature's constants, not the calibrated ones")
+}
+
+func runEstimate(ctx context.Context, e *env, args []string) error {
+	var o estimateOpts
+	flags := newFlags(e, "estimate", "FILE --gpu NAME --oc OC [--setting k=v,...] [--json] [--catalog FILE]", estimateHelp)
+	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -59,51 +78,32 @@ Examples:
 	switch {
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case *gpuName == "":
+	case o.gpuName == "":
 		return usagef("give the GPU with --gpu (smart gpus lists them)")
-	case *ocName == "":
+	case o.ocName == "":
 		return usagef("give the optimization combination with --oc, e.g. --oc ST_TB or --oc BASE")
 	}
-	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	st, oc, g, err := o.inputs(e, files[0])
 	if err != nil {
 		return err
-	}
-	oc, err := smart.ParseCombination(*ocName)
-	if err != nil {
-		return usagef("--oc: %v", err)
-	}
-	cat, err := catalog.Load(*catFile)
-	if err != nil {
-		return err
-	}
-	g, err := cat.Lookup(*gpuName)
-	if err != nil {
-		return usagef("--gpu: %w", err)
-	}
-	// Before the space: an AMD GPU has a space too, but no estimate.
-	if err := roofline.CheckGPU(g); err != nil {
-		return usagef("--gpu: %v", err)
-	}
-	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
-		return fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", files[0], gridText(st), err)
 	}
 	setting := roofline.DefaultSetting(st, oc)
-	if *settingText != "" {
-		if setting, err = smart.ParseSetting(*settingText); err != nil {
+	if o.settingText != "" {
+		if setting, err = smart.ParseSetting(o.settingText); err != nil {
 			return usagef("--setting: %v", err)
 		}
 	}
 	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
-		DefaultSetting: *settingText == "", Source: smart.Simulated, Constants: "literature"}
+		DefaultSetting: o.settingText == "", Source: smart.Simulated, Constants: "literature"}
 	var cal *calibrate.File
-	if !*literature {
+	if !o.literature {
 		if cal, err = calibrate.Default(); err != nil {
 			return err
 		}
 		out.Constants = "calibrated"
 	}
 	est, err := estimate(ctx, st, oc, setting, g, cal)
-	if err != nil && *settingText == "" {
+	if err != nil && o.settingText == "" {
 		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
 	}
 	if err != nil {
@@ -114,11 +114,39 @@ Examples:
 		iv := cal.Interval.Around(est.TimeMs)
 		out.Interval = &iv
 	}
-	if *asJSON {
+	if o.asJSON {
 		return writeJSON(e, out)
 	}
 	printEstimate(e, out)
 	return nil
+}
+
+// inputs reads the stencil, --oc and --gpu, and checks that the GPU can hold the stencil.
+func (o *estimateOpts) inputs(e *env, file string) (*smart.Stencil, smart.Combination, smart.GPU, error) {
+	st, err := loadStencil(e, file, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, 0, smart.GPU{}, err
+	}
+	oc, err := smart.ParseCombination(o.ocName)
+	if err != nil {
+		return nil, 0, smart.GPU{}, usagef("--oc: %v", err)
+	}
+	cat, err := catalog.Load(o.catFile)
+	if err != nil {
+		return nil, 0, smart.GPU{}, err
+	}
+	g, err := cat.Lookup(o.gpuName)
+	if err != nil {
+		return nil, 0, smart.GPU{}, usagef("--gpu: %w", err)
+	}
+	// Before the space: an AMD GPU has a space too, but no estimate.
+	if err := roofline.CheckGPU(g); err != nil {
+		return nil, 0, smart.GPU{}, usagef("--gpu: %v", err)
+	}
+	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
+		return nil, 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, gridText(st), err)
+	}
+	return st, oc, g, nil
 }
 
 // estimate models setting of st under oc on g once the search space has accepted it, with the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 	"smart/models/train"
 )
 
-func runEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", "MODEL --data DIR [--data DIR...] [--cv K | --holdout-gpu NAME|all] [--json]", `
+// evalHelp is the description of --help, with examples.
+const evalHelp = `
 Scores a model on data sets, per GPU and over all rows.
 
 Selection models: accuracy, the confusion matrix (rows: true class, columns: predicted), the
@@ -36,14 +37,31 @@ features (leave-one-GPU-out); 'all' holds out each GPU in turn.
 Examples:
   smart eval models/select-a100.model --data runs/a100-sim-test
   smart eval rt.model --data runs/a100-sim --cv 5 --json
-  smart eval conv.model --data runs/conv --holdout-gpu all`)
-	var dirs dirList
-	fs.Var(&dirs, "data", "data set directory (repeat, or separate with commas)")
-	cv := fs.Int("cv", 0, "cross-validate with this many folds (retrains the model's kind)")
-	holdout := fs.String("holdout-gpu", "", "GPU to hold out (train on the others), or all")
-	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print the report as JSON, one line per report (JSON Lines; one per held-out GPU with --holdout-gpu all)")
+  smart eval conv.model --data runs/conv --holdout-gpu all`
+
+// evalOpts are the flags of the command.
+type evalOpts struct {
+	dirs        dirList
+	cv          int
+	holdout     string
+	seed        uint64
+	catalogFile string
+	asJSON      bool
+}
+
+func (o *evalOpts) register(fs *flag.FlagSet) {
+	fs.IntVar(&o.cv, "cv", 0, "cross-validate with this many folds (retrains the model's kind)")
+	fs.StringVar(&o.holdout, "holdout-gpu", "", "GPU to hold out (train on the others), or all")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cross-validation folds")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON, one line per report (JSON Lines; one per held-out GPU with --holdout-gpu all)")
+}
+
+func runEval(ctx context.Context, e *env, args []string) error {
+	var o evalOpts
+	fs := newFlags(e, "eval", "MODEL --data DIR [--data DIR...] [--cv K | --holdout-gpu NAME|all] [--json]", evalHelp)
+	o.register(fs)
+	fs.Var(&o.dirs, "data", "data set directory (repeat, or separate with commas)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -51,59 +69,93 @@ Examples:
 	switch {
 	case len(pos) != 1:
 		return usagef("give one model file")
-	case len(dirs) == 0:
+	case len(o.dirs) == 0:
 		return usagef("--data DIR is required")
-	case *cv == 1 || *cv < 0:
-		return usagef("--cv is %d; use 2 or more folds", *cv)
-	case *cv > 0 && *holdout != "":
+	case o.cv == 1 || o.cv < 0:
+		return usagef("--cv is %d; use 2 or more folds", o.cv)
+	case o.cv > 0 && o.holdout != "":
 		return usagef("give --cv or --holdout-gpu, not both")
 	}
-	all := kinds.All()
-	m, err := models.Load(pos[0], all)
+	m, set, err := o.load(e, pos[0])
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.Load(*catalogFile)
+	reports, err := o.score(ctx, e, m, set)
 	if err != nil {
 		return err
+	}
+	if o.asJSON {
+		for _, r := range reports {
+			if err := writeJSON(e, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], m.Header.Kind, m.Header.Task, trainingData(m.Header))
+	if o.holdout == "all" {
+		printHoldoutTable(e.stdout, reports)
+		return nil
+	}
+	for _, r := range reports {
+		printReport(e.stdout, r)
+	}
+	return nil
+}
+
+// load reads the model and builds the data sets' rows as it was trained on them.
+func (o *evalOpts) load(e *env, path string) (*models.Model, *train.Set, error) {
+	m, err := models.Load(path, kinds.All())
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := catalog.Load(o.catalogFile)
+	if err != nil {
+		return nil, nil, err
 	}
 	h := m.Header
 	if h.Inputs == nil {
-		return fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", pos[0])
+		return nil, nil, fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", path)
 	}
-	set, err := train.Load(dirs, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
+	set, err := train.Load(o.dirs, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if set.Dropped > 0 {
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D, as the model is\n", set.Dropped, h.Inputs.Dims)
 	}
 	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
+	return m, set, nil
+}
+
+// score cross-validates the model's kind, holds GPUs out, or scores the model itself.
+func (o *evalOpts) score(ctx context.Context, e *env, m *models.Model, set *train.Set) ([]train.Report, error) {
+	h, all := m.Header, kinds.All()
 	var reports []train.Report
 	switch {
-	case *cv > 0:
-		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", *cv), *cv)
+	case o.cv > 0:
+		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", o.cv), o.cv)
 		bar.Update(0)
-		p, err := train.CrossValidate(ctx, all, h.Kind, set, *cv, *seed, h.Params, bar.Update)
+		p, err := train.CrossValidate(ctx, all, h.Kind, set, o.cv, o.seed, h.Params, bar.Update)
 		if err != nil {
-			return fmt.Errorf("cross-validation: %w", err)
+			return nil, fmt.Errorf("cross-validation: %w", err)
 		}
 		r := train.Score(set, p)
-		r.Folds = *cv
+		r.Folds = o.cv
 		reports = append(reports, r)
-	case *holdout != "":
-		gpus := []string{*holdout}
-		if *holdout == "all" {
+	case o.holdout != "":
+		gpus := []string{o.holdout}
+		if o.holdout == "all" {
 			gpus = set.GPUNames()
-		} else if !slices.Contains(set.GPUNames(), *holdout) {
-			return usagef("--holdout-gpu %s: the data holds %s; name one of them or all", *holdout, strings.Join(set.GPUNames(), ", "))
+		} else if !slices.Contains(set.GPUNames(), o.holdout) {
+			return nil, usagef("--holdout-gpu %s: the data holds %s; name one of them or all", o.holdout, strings.Join(set.GPUNames(), ", "))
 		}
 		bar := newProgress(e, "leave-one-GPU-out", len(gpus))
 		bar.Update(0)
 		for i, g := range gpus {
 			test, p, err := train.Holdout(ctx, all, h.Kind, set, g, h.Params, nil)
 			if err != nil {
-				return fmt.Errorf("holding out %s: %w", g, err)
+				return nil, fmt.Errorf("holding out %s: %w", g, err)
 			}
 			r := train.Score(test, p)
 			r.Holdout = g
@@ -113,34 +165,17 @@ Examples:
 	default:
 		p, err := train.Predict(m, set)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r := train.Score(set, p)
-		if overlap := trainedOn(h, dirs); overlap != "" {
+		if overlap := trainedOn(h, o.dirs); overlap != "" {
 			fmt.Fprintf(e.stderr, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
 		}
-		reports = append(reports, r)
+		reports = append(reports, train.Score(set, p))
 	}
 	for i := range reports {
 		reports[i].Kind = h.Kind
 	}
-	if *asJSON {
-		for _, r := range reports {
-			if err := writeJSON(e, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], h.Kind, h.Task, trainingData(h))
-	if *holdout == "all" {
-		printHoldoutTable(e.stdout, reports)
-		return nil
-	}
-	for _, r := range reports {
-		printReport(e.stdout, r)
-	}
-	return nil
+	return reports, nil
 }
 
 // trainedOn returns the given data sets the model was trained on, or "".

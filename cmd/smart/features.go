@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +14,8 @@ import (
 	"smart/features"
 )
 
-func runFeatures(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "features", "[--json] [--tensor] [--max-order R] FILE...", `
+// featuresHelp is the description of --help, with examples.
+const featuresHelp = `
 Prints the features learned models read for each stencil: StencilMART's Table II (order, nnz,
 sparsity, and per order n = 1..R the points at Chebyshev distance n and their ratio to all
 points at that distance) plus extents, axis and diagonal points, FLOPs per point, symmetry,
@@ -23,10 +24,25 @@ R is the maximum order, 4 by default (a 9x9 or 9x9x9 tensor). FILE - reads stdin
 
 Examples:
   smart features data/stencils/j3d27pt.json
-  smart features --json --tensor data/stencils/j2d5pt.json | jq '.features.nnz'`)
-	asJSON := flags.Bool("json", false, "print one JSON object per file, one per line (JSON Lines)")
-	tensor := flags.Bool("tensor", false, "include the binary tensor")
-	maxOrder := flags.Int("max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
+  smart features --json --tensor data/stencils/j2d5pt.json | jq '.features.nnz'`
+
+// featuresOpts are the flags of the command.
+type featuresOpts struct {
+	asJSON   bool
+	tensor   bool
+	maxOrder int
+}
+
+func (o *featuresOpts) register(fs *flag.FlagSet) {
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per file, one per line (JSON Lines)")
+	fs.BoolVar(&o.tensor, "tensor", false, "include the binary tensor")
+	fs.IntVar(&o.maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
+}
+
+func runFeatures(ctx context.Context, e *env, args []string) error {
+	var o featuresOpts
+	flags := newFlags(e, "features", "[--json] [--tensor] [--max-order R] FILE...", featuresHelp)
+	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -34,34 +50,11 @@ Examples:
 	if len(files) == 0 {
 		return usagef("give one or more stencil files")
 	}
-	if *maxOrder < 1 || *maxOrder > smart.MaxMaxOrder {
-		return usagef("--max-order is %d; use 1 to %d", *maxOrder, smart.MaxMaxOrder)
+	if o.maxOrder < 1 || o.maxOrder > smart.MaxMaxOrder {
+		return usagef("--max-order is %d; use 1 to %d", o.maxOrder, smart.MaxMaxOrder)
 	}
-	names := features.StencilNames(*maxOrder)
-	var reports []featureReport
-	var errs []error
-	for _, path := range files {
-		s, err := loadStencil(e, path, smart.Limits{MaxOrder: *maxOrder})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		rep := featureReport{File: path, Name: s.Name, ID: s.ID(), MaxOrder: *maxOrder,
-			Features: namedValues{names: names}}
-		if rep.Features.values, err = features.Stencil(s, *maxOrder); err != nil {
-			errs = append(errs, fmt.Errorf("stencil file %s: %w", path, err))
-			continue
-		}
-		if *tensor {
-			rep.TensorShape = features.TensorShape(s.Dims, *maxOrder)
-			if rep.Tensor, err = features.Tensor(s, *maxOrder); err != nil {
-				errs = append(errs, fmt.Errorf("stencil file %s: %w", path, err))
-				continue
-			}
-		}
-		reports = append(reports, rep)
-	}
-	if *asJSON {
+	reports, errs := o.reports(e, files)
+	if o.asJSON {
 		for _, rep := range reports {
 			if err := writeJSON(e, rep); err != nil {
 				return err
@@ -76,6 +69,33 @@ Examples:
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reports computes the features of every stencil file; errs are those of the files that fail.
+func (o *featuresOpts) reports(e *env, files []string) (reports []featureReport, errs []error) {
+	names := features.StencilNames(o.maxOrder)
+	for _, path := range files {
+		s, err := loadStencil(e, path, smart.Limits{MaxOrder: o.maxOrder})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rep := featureReport{File: path, Name: s.Name, ID: s.ID(), MaxOrder: o.maxOrder,
+			Features: namedValues{names: names}}
+		if rep.Features.values, err = features.Stencil(s, o.maxOrder); err != nil {
+			errs = append(errs, fmt.Errorf("stencil file %s: %w", path, err))
+			continue
+		}
+		if o.tensor {
+			rep.TensorShape = features.TensorShape(s.Dims, o.maxOrder)
+			if rep.Tensor, err = features.Tensor(s, o.maxOrder); err != nil {
+				errs = append(errs, fmt.Errorf("stencil file %s: %w", path, err))
+				continue
+			}
+		}
+		reports = append(reports, rep)
+	}
+	return reports, errs
 }
 
 // featureReport is one file's entry of --json.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
+
 	"flag"
 	"fmt"
 	"math"
 	"regexp"
+	"smart/app"
 	"strconv"
 	"time"
 )
@@ -52,4 +55,21 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf("--%s takes %s, not %s", name, takes, value)
 	}
 	return fmt.Sprintf("--%s %s is out of range: it takes %s%s", name, value, takes, wide)
+}
+
+// settingFlag names the flag of the setting an app.SettingError refuses: flags maps the
+// settings' fields to the command's flags. A value that must change is a usage error.
+func settingFlag(err error, flags map[string]string) error {
+	var se *app.SettingError
+	if !errors.As(err, &se) || flags[se.Field] == "" {
+		return err
+	}
+	head := flags[se.Field]
+	if se.Value != "" {
+		head += " " + se.Value
+	}
+	if se.Wrong {
+		return usagef("%s: %w", head, se.Err)
+	}
+	return fmt.Errorf("%s: %w", head, se.Err)
 }

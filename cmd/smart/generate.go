@@ -16,8 +16,9 @@ import (
 	"smart/internal/atomicfile"
 )
 
-func runGenerate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "generate", "[--shape NAME[,NAME...] | --dims D --order N [--count K] [--seed S]] [flags]", `
+// generateHelp is the description of --help, with examples.
+func generateHelp() string {
+	return `
 Writes stencil files. Without --shape it draws random stencils of exactly the given order with
 StencilMART's Algorithm 1: order 1 keeps a random non-empty subset of the centre's neighbours,
 order n a random non-empty subset of the order-n neighbours of the points kept at order n-1.
@@ -29,7 +30,7 @@ With --shape it writes named shapes: the families star, box, cross (diagonals) a
 (L1 ball) need --dims and --order; the classics (j2d5pt, j3d7pt, j3d27pt, ...) need neither.
 
 Shapes:
-`+shapeList()+`
+` + shapeList() + `
 
 --out - writes to stdout (one stencil); --out DIR writes DIR/<name>.json and is needed for
 several. Coefficients are derived (positive, summing to 1); edit the file to set your own.
@@ -40,97 +41,71 @@ running the same command again is harmless.
 Examples:
   smart generate --dims 3 --order 2 --count 10 --seed 1 --out stencils/
   smart generate --shape box --dims 3 --order 2 --out box3d-o2.json
-  smart generate --shape j3d7pt --dtype float32 --grid 256x256x256 --out -`)
-	shape := fs.String("shape", "", "named shape(s), comma-separated (see the list above); empty for random stencils")
-	dims := fs.Int("dims", 0, "dimensions, 2 or 3 (random stencils and shape families)")
-	order := fs.Int("order", 0, fmt.Sprintf("order: the largest Chebyshev distance, 1 to %d (random stencils and shape families)", smart.MaxMaxOrder))
-	count := fs.Int("count", 1, "number of random stencils")
-	seed := fs.Uint64("seed", 1, "seed of the random stencils")
-	first := fs.Int("first", 0, "index of the first random stencil (to extend a set without redrawing it)")
-	keep := fs.Float64("keep", generator.DefaultKeep, "probability of keeping each candidate neighbour, in (0, 1]")
-	dtype := fs.String("dtype", string(smart.Float64), "element type: float64 or float32")
-	grid := fs.String("grid", "", "grid extents x,y[,z] or XxYxZ (default 8192x8192 in 2-D, 512x512x512 in 3-D)")
-	steps := fs.Int("steps", smart.DefaultSteps, "time steps")
-	out := fs.String("out", "-", "output file, directory, or - for stdout")
-	force := fs.Bool("force", false, "overwrite existing stencil files that differ from the generated ones")
+  smart generate --shape j3d7pt --dtype float32 --grid 256x256x256 --out -`
+}
+
+// generateOpts are the flags of the command.
+type generateOpts struct {
+	shape string
+	dims  int
+	order int
+	count int
+	seed  uint64
+	first int
+	keep  float64
+	dtype string
+	grid  string
+	steps int
+	out   string
+	force bool
+}
+
+func (o *generateOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.shape, "shape", "", "named shape(s), comma-separated (see the list above); empty for random stencils")
+	fs.IntVar(&o.dims, "dims", 0, "dimensions, 2 or 3 (random stencils and shape families)")
+	fs.IntVar(&o.order, "order", 0, fmt.Sprintf("order: the largest Chebyshev distance, 1 to %d (random stencils and shape families)", smart.MaxMaxOrder))
+	fs.IntVar(&o.count, "count", 1, "number of random stencils")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random stencils")
+	fs.IntVar(&o.first, "first", 0, "index of the first random stencil (to extend a set without redrawing it)")
+	fs.Float64Var(&o.keep, "keep", generator.DefaultKeep, "probability of keeping each candidate neighbour, in (0, 1]")
+	fs.StringVar(&o.dtype, "dtype", string(smart.Float64), "element type: float64 or float32")
+	fs.StringVar(&o.grid, "grid", "", "grid extents x,y[,z] or XxYxZ (default 8192x8192 in 2-D, 512x512x512 in 3-D)")
+	fs.IntVar(&o.steps, "steps", smart.DefaultSteps, "time steps")
+	fs.StringVar(&o.out, "out", "-", "output file, directory, or - for stdout")
+	fs.BoolVar(&o.force, "force", false, "overwrite existing stencil files that differ from the generated ones")
+}
+
+func runGenerate(ctx context.Context, e *env, args []string) error {
+	var o generateOpts
+	fs := newFlags(e, "generate", "[--shape NAME[,NAME...] | --dims D --order N [--count K] [--seed S]] [flags]", generateHelp())
+	o.register(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *count < 1 {
-		return usagef("--count is %d; give at least 1", *count)
-	}
-	if *first < 0 {
-		return usagef("--first is %d; give 0 or more", *first)
-	}
-	if *keep == 0 && flagsGiven(fs, "keep") { // generator.Spec reads 0 as its default
-		return usagef("--keep is 0; give a probability in (0, 1]")
-	}
-
-	var draw func(i int) (*smart.Stencil, error)
-	n := *count
-	if *shape != "" {
-		if flagsGiven(fs, "count", "seed", "keep", "first") {
-			return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
-		}
-		names := strings.Split(*shape, ",")
-		shapes := make([]generator.Shape, len(names))
-		for i, name := range names {
-			sh, err := generator.LookupShape(strings.TrimSpace(name))
-			if err != nil {
-				return usagef("--shape: %v", err)
-			}
-			shapes[i] = sh
-		}
-		n = len(shapes)
-		draw = func(i int) (*smart.Stencil, error) { return shapes[i].Stencil(*dims, *order) }
-	} else {
-		if *dims == 0 || *order == 0 {
-			return usagef("give --dims and --order for random stencils, or --shape NAME")
-		}
-		sp := generator.Spec{Dims: *dims, Order: *order, Keep: *keep, Seed: *seed}
-		draw = func(i int) (*smart.Stencil, error) { return sp.Stencil(*first + i) }
-	}
-	gridExt, err := parseGrid(*grid)
+	draw, n, err := o.drawer(fs)
 	if err != nil {
 		return err
 	}
-	toDir, err := outputIsDir(*out, n)
+	gridExt, err := parseGrid(o.grid)
+	if err != nil {
+		return err
+	}
+	toDir, err := outputIsDir(o.out, n)
 	if err != nil {
 		return err
 	}
 	if toDir {
-		if err := atomicfile.CheckDir(*out); err != nil {
+		if err := atomicfile.CheckDir(o.out); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return fmt.Errorf("creating the output directory: %w", err)
 		}
 	}
-
-	// stencil draws stencil i as it will be written, and the file it goes to ("" for stdout).
-	stencil := func(i int) (path string, data []byte, err error) {
-		s, err := draw(i)
-		if err != nil {
-			return "", nil, usagef("%v", err)
-		}
-		if err := customise(s, smart.Dtype(*dtype), gridExt, *steps); err != nil {
-			return "", nil, err
-		}
-		if data, err = generator.Marshal(s); err != nil {
-			return "", nil, err
-		}
-		switch {
-		case *out == "-":
-		case toDir:
-			path = filepath.Join(*out, s.Name+".json")
-		default:
-			path = *out
-		}
-		return path, data, nil
-	}
+	stencil := o.stencilFile(draw, gridExt, toDir)
 	// Generated files are there to be edited: one that differs is never replaced unasked, and
 	// all are checked before any is written so that a refusal leaves the directory as it was.
-	if *out != "-" && !*force {
+	if o.out != "-" && !o.force {
 		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("generate stopped checking the existing files after %d of %d stencils: %w", i, n, err)
@@ -144,7 +119,67 @@ Examples:
 			}
 		}
 	}
+	return o.write(ctx, e, n, stencil)
+}
 
+// drawer checks the flags and returns what draws stencil i of the n to write.
+func (o *generateOpts) drawer(fs *flag.FlagSet) (draw func(i int) (*smart.Stencil, error), n int, err error) {
+	switch {
+	case o.count < 1:
+		return nil, 0, usagef("--count is %d; give at least 1", o.count)
+	case o.first < 0:
+		return nil, 0, usagef("--first is %d; give 0 or more", o.first)
+	case o.keep == 0 && flagsGiven(fs, "keep"): // generator.Spec reads 0 as its default
+		return nil, 0, usagef("--keep is 0; give a probability in (0, 1]")
+	}
+	if o.shape == "" {
+		if o.dims == 0 || o.order == 0 {
+			return nil, 0, usagef("give --dims and --order for random stencils, or --shape NAME")
+		}
+		sp := generator.Spec{Dims: o.dims, Order: o.order, Keep: o.keep, Seed: o.seed}
+		return func(i int) (*smart.Stencil, error) { return sp.Stencil(o.first + i) }, o.count, nil
+	}
+	if flagsGiven(fs, "count", "seed", "keep", "first") {
+		return nil, 0, usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
+	}
+	names := strings.Split(o.shape, ",")
+	shapes := make([]generator.Shape, len(names))
+	for i, name := range names {
+		sh, err := generator.LookupShape(strings.TrimSpace(name))
+		if err != nil {
+			return nil, 0, usagef("--shape: %v", err)
+		}
+		shapes[i] = sh
+	}
+	return func(i int) (*smart.Stencil, error) { return shapes[i].Stencil(o.dims, o.order) }, len(shapes), nil
+}
+
+// stencilFile draws stencil i as it will be written, and the file it goes to ("" for stdout).
+func (o *generateOpts) stencilFile(draw func(i int) (*smart.Stencil, error), gridExt []int, toDir bool) func(i int) (string, []byte, error) {
+	return func(i int) (path string, data []byte, err error) {
+		s, err := draw(i)
+		if err != nil {
+			return "", nil, usagef("%v", err)
+		}
+		if err := customise(s, smart.Dtype(o.dtype), gridExt, o.steps); err != nil {
+			return "", nil, err
+		}
+		if data, err = generator.Marshal(s); err != nil {
+			return "", nil, err
+		}
+		switch {
+		case o.out == "-":
+		case toDir:
+			path = filepath.Join(o.out, s.Name+".json")
+		default:
+			path = o.out
+		}
+		return path, data, nil
+	}
+}
+
+// write writes the n stencils and says where.
+func (o *generateOpts) write(ctx context.Context, e *env, n int, stencil func(i int) (string, []byte, error)) error {
 	var bar *progress
 	if n >= 1000 {
 		bar = newProgress(e, "generate", n)
@@ -171,11 +206,11 @@ Examples:
 		}
 	}
 	switch {
-	case *out == "-":
+	case o.out == "-":
 	case n == 1:
 		fmt.Fprintf(e.stdout, "wrote %s\n", last)
 	default:
-		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, *out, filepath.Base(last))
+		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.out, filepath.Base(last))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +18,8 @@ import (
 	"smart/predict"
 )
 
-func runPredict(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "predict", "FILE|DIR... [--gpu NAME] [--model FILE] [--json]", `
+// predictHelp is the description of --help, with examples.
+const predictHelp = `
 Predicts, without a GPU and without measuring, the best optimization combination (OC) of a
 stencil on a GPU with the probability of each OC class, the best setting of the most probable
 OCs (found by searching their setting spaces with the runtime model) and its time per step,
@@ -48,46 +49,42 @@ Examples:
   smart predict --gpu a100 data/stencils/j3d7pt.json
   smart predict --gpu "Tesla V100-SXM2-16GB" j2d5pt --json | jq '.best'
   smart predict --gpu h100 stencils/ --model my-select.model --model my-runtime.model
-  smart predict --gpu a100 --transfer=false j3d7pt    # the simulated defaults, not the H100's model`)
-	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
-	var modelFiles dirList
-	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
-	candidates := fs.Int("candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
-	samples := fs.Int("samples", 192, "random settings scored per OC searched in depth, before the descent")
-	allGPUs := fs.Bool("all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
-	transfer := fs.Bool("transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
+  smart predict --gpu a100 --transfer=false j3d7pt    # the simulated defaults, not the H100's model`
+
+// predictOpts are the flags of the command.
+type predictOpts struct {
+	modelFiles  dirList
+	gpuName     string
+	catalogFile string
+	asJSON      bool
+	candidates  int
+	samples     int
+	allGPUs     bool
+	transfer    bool
+}
+
+func (o *predictOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
+	fs.IntVar(&o.candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
+	fs.IntVar(&o.samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
+	fs.BoolVar(&o.allGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
+	fs.BoolVar(&o.transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
+}
+
+func runPredict(ctx context.Context, e *env, args []string) error {
+	var o predictOpts
+	fs := newFlags(e, "predict", "FILE|DIR... [--gpu NAME] [--model FILE] [--json]", predictHelp)
+	o.register(fs)
+	fs.Var(&o.modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(rest) == 0:
-		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case *candidates < 1 && flagsGiven(fs, "candidates"):
-		return usagef("--candidates is %d; search at least 1 OC class", *candidates)
-	case *samples < 1 || *samples > maxSamples:
-		return usagef("--samples is %d; score 1 to %d settings", *samples, maxSamples)
-	}
-	p, err := newPredictor(*catalogFile, modelFiles)
+	p, gpu, err := o.predictor(fs, rest)
 	if err != nil {
 		return err
-	}
-	p.Budget.Deep.Samples = *samples
-	if p.ScreenAll = !flagsGiven(fs, "candidates"); !p.ScreenAll {
-		p.Budget.Classes = *candidates
-	}
-	p.Transfer = *transfer
-	p.AllGPUs = *allGPUs
-	gpu, err := defaultGPU(*gpuName)
-	if err != nil {
-		return err
-	}
-	if g, err := p.Catalog.Lookup(gpu); err != nil {
-		return usagef("--gpu: %w", err)
-	} else if err := g.RunsCUDA(); err != nil {
-		return usagef("--gpu: %v", err)
 	}
 	inputs, err := predictInputs(e, rest)
 	if err != nil {
@@ -105,7 +102,7 @@ Examples:
 		if bar != nil {
 			bar.Update(i + 1)
 		}
-		if *asJSON {
+		if o.asJSON {
 			return writeJSON(e, pr)
 		}
 		preds = append(preds, pr)
@@ -115,22 +112,45 @@ Examples:
 		return err
 	}
 	switch {
-	case *asJSON:
+	case o.asJSON:
 	case len(preds) == 1:
-		printPrediction(e.stdout, preds[0], *allGPUs)
+		printPrediction(e.stdout, preds[0], o.allGPUs)
 	default:
 		printPredictionRows(e.stdout, preds)
 	}
 	return nil
 }
 
-// gpuColumn is the width of a table's GPU column: 12, or the longest name.
-func gpuColumn(names []string) int {
-	w := 12
-	for _, n := range names {
-		w = max(w, len(n))
+// predictor checks the flags and sets up the predictor and the GPU they name.
+func (o *predictOpts) predictor(fs *flag.FlagSet, rest []string) (*predict.Predictor, string, error) {
+	switch {
+	case len(rest) == 0:
+		return nil, "", usagef("give a stencil file, a directory of them or an embedded sample name")
+	case o.candidates < 1 && flagsGiven(fs, "candidates"):
+		return nil, "", usagef("--candidates is %d; search at least 1 OC class", o.candidates)
+	case o.samples < 1 || o.samples > maxSamples:
+		return nil, "", usagef("--samples is %d; score 1 to %d settings", o.samples, maxSamples)
 	}
-	return w
+	p, err := newPredictor(o.catalogFile, o.modelFiles)
+	if err != nil {
+		return nil, "", err
+	}
+	p.Budget.Deep.Samples = o.samples
+	if p.ScreenAll = !flagsGiven(fs, "candidates"); !p.ScreenAll {
+		p.Budget.Classes = o.candidates
+	}
+	p.Transfer = o.transfer
+	p.AllGPUs = o.allGPUs
+	gpu, err := defaultGPU(o.gpuName)
+	if err != nil {
+		return nil, "", err
+	}
+	if g, err := p.Catalog.Lookup(gpu); err != nil {
+		return nil, "", usagef("--gpu: %w", err)
+	} else if err := g.RunsCUDA(); err != nil {
+		return nil, "", usagef("--gpu: %v", err)
+	}
+	return p, gpu, nil
 }
 
 // newPredictor loads the default models, the catalogue and the user's models in their place.
@@ -278,6 +298,11 @@ func printPrediction(w io.Writer, pr *predict.Prediction, allGPUs bool) {
 	}
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, predict.FileName(s.Name))
 	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+	printPredictionGPUs(w, pr, allGPUs)
+}
+
+// printPredictionGPUs is the table of every GPU, and the models and warnings behind it.
+func printPredictionGPUs(w io.Writer, pr *predict.Prediction, allGPUs bool) {
 	if allGPUs {
 		fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
 	} else {
@@ -402,4 +427,13 @@ func modelSummary(m predict.ModelInfo) string {
 		s += fmt.Sprintf("; %d-fold MAPE %.1f%%", m.CV.Folds, m.CV.MAPE)
 	}
 	return s
+}
+
+// gpuColumn is the width of a table's GPU column: 12, or the longest name.
+func gpuColumn(names []string) int {
+	w := 12
+	for _, n := range names {
+		w = max(w, len(n))
+	}
+	return w
 }

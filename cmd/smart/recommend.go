@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,8 +19,8 @@ import (
 // maxHours bounds --hours: a century of renting.
 const maxHours = 876600
 
-func runRecommend(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", `
+// recommendHelp is the description of --help, with examples.
+const recommendHelp = `
 Ranks GPUs for a stencil by predicted time per step and by cost (on-demand price x time), marks
 the fastest and the most cost-efficient, and says how much better they are than the GPU you have
 (--have): StencilMART's "to rent or not to rent a cloud GPU" (section V-D). Each GPU is
@@ -38,51 +39,53 @@ directory give one row per stencil (and one section each in the page).
 Examples:
   smart recommend data/stencils/j3d7pt.json --have v100 --steps 100000
   smart recommend j2d9pt --gpus a100,h100,l4,t4,a10g --hours 10 --html report.html
-  smart recommend stencils/ --json | jq '{stencil: .stencil.name, fastest, most_cost_efficient}'`)
-	gpuList := fs.String("gpus", "", "comma-separated GPUs to rank (default: those the models were trained on and those with a price)")
-	allGPUs := fs.Bool("all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
-	have := fs.String("have", "", "the GPU you have, to compare against")
-	steps := fs.Int64("steps", 0, "time steps to price (default: the stencil's steps)")
-	hours := fs.Float64("hours", 0, "price renting for this many hours instead of a number of steps")
-	htmlOut := fs.String("html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
-	force := fs.Bool("force", false, "overwrite the --html file even if it is not a report smart wrote")
-	var modelFiles dirList
-	fs.Var(&modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	asJSON := fs.Bool("json", false, "print one JSON object per stencil, one per line (JSON Lines)")
+  smart recommend stencils/ --json | jq '{stencil: .stencil.name, fastest, most_cost_efficient}'`
+
+// recommendOpts are the flags of the command.
+type recommendOpts struct {
+	steps       int64
+	modelFiles  dirList
+	gpuList     string
+	allGPUs     bool
+	have        string
+	hours       float64
+	htmlOut     string
+	force       bool
+	catalogFile string
+	asJSON      bool
+}
+
+func (o *recommendOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.gpuList, "gpus", "", "comma-separated GPUs to rank (default: those the models were trained on and those with a price)")
+	fs.BoolVar(&o.allGPUs, "all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
+	fs.StringVar(&o.have, "have", "", "the GPU you have, to compare against")
+	fs.Float64Var(&o.hours, "hours", 0, "price renting for this many hours instead of a number of steps")
+	fs.StringVar(&o.htmlOut, "html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
+	fs.BoolVar(&o.force, "force", false, "overwrite the --html file even if it is not a report smart wrote")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
+}
+
+func runRecommend(ctx context.Context, e *env, args []string) error {
+	var o recommendOpts
+	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", recommendHelp)
+	o.register(fs)
+	fs.Int64Var(&o.steps, "steps", 0, "time steps to price (default: the stencil's steps)")
+	fs.Var(&o.modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(rest) == 0:
-		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case *steps < 0 || !(*hours >= 0) || math.IsInf(*hours, 1), *hours == 0 && flagsGiven(fs, "hours"): // NaN too
-		return usagef("--steps and --hours must be positive")
-	case *hours > maxHours: // the steps done in them, and their cost, must stay finite
-		return usagef("--hours is %g; give at most %g (a century)", *hours, float64(maxHours))
-	case *steps > 0 && *hours > 0:
-		return usagef("give --steps or --hours, not both")
-	case *allGPUs && *gpuList != "":
-		return usagef("give --gpus or --all-gpus, not both")
-	}
-	var gpus []string
-	for _, g := range strings.Split(*gpuList, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			gpus = append(gpus, g)
-		}
-	}
-	if *htmlOut != "" {
-		if err := checkOutput("--html", *htmlOut, *force, outputKind{"a report", predict.IsReportFile}); err != nil {
-			return err
-		}
-	}
-	p, err := newPredictor(*catalogFile, modelFiles)
+	gpus, err := o.check(fs, rest)
 	if err != nil {
 		return err
 	}
-	p.AllGPUs = *allGPUs
-	if err := checkGPUNames(p.Catalog, gpus, *have); err != nil {
+	p, err := newPredictor(o.catalogFile, o.modelFiles)
+	if err != nil {
+		return err
+	}
+	p.AllGPUs = o.allGPUs
+	if err := checkGPUNames(p.Catalog, gpus, o.have); err != nil {
 		return err
 	}
 	inputs, err := predictInputs(e, rest)
@@ -92,41 +95,79 @@ Examples:
 	if err := checkGiven(p, inputs); err != nil {
 		return err
 	}
-	bar := newProgress(e, "recommend", len(inputs))
-	var recs []*predict.Recommendation
-	for i, in := range inputs {
-		r, err := p.Recommend(ctx, in, gpus, *have, predict.Workload{Steps: *steps, Hours: *hours})
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.File, err)
-		}
-		if len(inputs) > 1 {
-			bar.Update(i + 1)
-		}
-		recs = append(recs, r)
-		if *asJSON {
-			if err := writeJSON(e, r); err != nil {
-				return err
-			}
-		}
+	recs, err := o.recommend(ctx, e, p, inputs, gpus)
+	if err != nil {
+		return err
 	}
 	switch {
-	case *asJSON:
+	case o.asJSON:
 	case len(recs) == 1:
 		printRecommendation(e.stdout, recs[0])
 	default:
 		printRecommendationRows(e.stdout, recs)
 	}
-	if *htmlOut != "" {
+	if o.htmlOut != "" {
 		var b bytes.Buffer
 		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(*htmlOut, b.Bytes()); err != nil {
+		if err := atomicfile.Write(o.htmlOut, b.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %s\n", *htmlOut)
+		fmt.Fprintf(e.stderr, "wrote %s\n", o.htmlOut)
 	}
 	return nil
+}
+
+// check refuses flags that cannot work together and --html that names another file; it
+// returns the GPUs of --gpus.
+func (o *recommendOpts) check(fs *flag.FlagSet, rest []string) ([]string, error) {
+	switch {
+	case len(rest) == 0:
+		return nil, usagef("give a stencil file, a directory of them or an embedded sample name")
+	case o.steps < 0 || !(o.hours >= 0) || math.IsInf(o.hours, 1), o.hours == 0 && flagsGiven(fs, "hours"): // NaN too
+		return nil, usagef("--steps and --hours must be positive")
+	case o.hours > maxHours: // the steps done in them, and their cost, must stay finite
+		return nil, usagef("--hours is %g; give at most %g (a century)", o.hours, float64(maxHours))
+	case o.steps > 0 && o.hours > 0:
+		return nil, usagef("give --steps or --hours, not both")
+	case o.allGPUs && o.gpuList != "":
+		return nil, usagef("give --gpus or --all-gpus, not both")
+	}
+	var gpus []string
+	for _, g := range strings.Split(o.gpuList, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			gpus = append(gpus, g)
+		}
+	}
+	if o.htmlOut != "" {
+		if err := checkOutput("--html", o.htmlOut, o.force, outputKind{"a report", predict.IsReportFile}); err != nil {
+			return nil, err
+		}
+	}
+	return gpus, nil
+}
+
+// recommend ranks the GPUs for every input, printing each as JSON as it comes with --json.
+func (o *recommendOpts) recommend(ctx context.Context, e *env, p *predict.Predictor, inputs []predict.Input, gpus []string) ([]*predict.Recommendation, error) {
+	bar := newProgress(e, "recommend", len(inputs))
+	var recs []*predict.Recommendation
+	for i, in := range inputs {
+		r, err := p.Recommend(ctx, in, gpus, o.have, predict.Workload{Steps: o.steps, Hours: o.hours})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.File, err)
+		}
+		if len(inputs) > 1 {
+			bar.Update(i + 1)
+		}
+		recs = append(recs, r)
+		if o.asJSON {
+			if err := writeJSON(e, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return recs, nil
 }
 
 // checkGPUNames looks up the GPUs named on the command line before any prediction, so that a
@@ -190,19 +231,7 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 		if r.Workload.Hours > 0 {
 			amount = fmt.Sprintf("%.3g", g.StepsDone)
 		}
-		mark := ""
-		switch g.GPU {
-		case r.Fastest:
-			mark = " <- fastest"
-		case r.Cheapest:
-			mark = " <- most cost-efficient"
-		}
-		if r.Fastest == r.Cheapest && g.GPU == r.Fastest {
-			mark = " <- fastest and most cost-efficient"
-		}
-		if r.Have != nil && g.GPU == r.Have.GPU {
-			mark += " (yours)"
-		}
+		mark := recommendationMark(r, g.GPU)
 		src := string(g.Best.Source.Basis)
 		if g.Best.Bounded != nil {
 			src += ", " + g.Best.Bounded.By
@@ -227,6 +256,25 @@ func printRecommendation(w io.Writer, r *predict.Recommendation) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+}
+
+// recommendationMark says what GPU is of the recommendation r: the fastest, the most
+// cost-efficient, the user's own.
+func recommendationMark(r *predict.Recommendation, gpu string) string {
+	mark := ""
+	switch gpu {
+	case r.Fastest:
+		mark = " <- fastest"
+	case r.Cheapest:
+		mark = " <- most cost-efficient"
+	}
+	if r.Fastest == r.Cheapest && gpu == r.Fastest {
+		mark = " <- fastest and most cost-efficient"
+	}
+	if r.Have != nil && gpu == r.Have.GPU {
+		mark += " (yours)"
+	}
+	return mark
 }
 
 func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -14,8 +15,8 @@ import (
 	"smart/space"
 )
 
-func runSpace(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "space", "FILE [--oc OC|all] [--gpu NAME] [--sample N [--seed S] | --check k=v,...] [--json]", `
+// spaceHelp is the description of --help, with examples.
+const spaceHelp = `
 Prints the size of a stencil's setting space (csTuner Table I, powers of two, with the
 explicit constraints and the GPU's register, shared-memory and thread limits) for each
 optimization combination, and the groups of interdependent parameters whose product it is.
@@ -31,16 +32,37 @@ Examples:
   smart space j3d7pt
   smart space j3d7pt --oc ST_CM_RT --gpu v100
   smart space stencil.json --oc ST_BM --sample 5 --seed 1
-  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=1,sb=64,ufx=1,ufy=1,ufz=1`)
-	ocName := flags.String("oc", "all", "optimization combination, e.g. ST_BM_TB, BASE, or all")
-	gpuName := flags.String("gpu", "", "GPU whose limits apply, from the catalogue (smart gpus); default sm_80")
-	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	regs := flags.Int("gpu-regs", 0, "override the GPU's registers per thread")
-	sharedKB := flags.Int("shared-kb", 0, "override the GPU's shared memory per block, KiB")
-	sample := flags.Int("sample", 0, "print N distinct uniformly random valid settings")
-	seed := flags.Uint64("seed", 1, "random seed of --sample")
-	check := flags.String("check", "", "say whether setting k=v,... is valid and why not")
-	asJSON := flags.Bool("json", false, "print JSON")
+  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=1,sb=64,ufx=1,ufy=1,ufz=1`
+
+// spaceOpts are the flags of the command.
+type spaceOpts struct {
+	ocName   string
+	gpuName  string
+	catFile  string
+	regs     int
+	sharedKB int
+	sample   int
+	seed     uint64
+	check    string
+	asJSON   bool
+}
+
+func (o *spaceOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.ocName, "oc", "all", "optimization combination, e.g. ST_BM_TB, BASE, or all")
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU whose limits apply, from the catalogue (smart gpus); default sm_80")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.IntVar(&o.regs, "gpu-regs", 0, "override the GPU's registers per thread")
+	fs.IntVar(&o.sharedKB, "shared-kb", 0, "override the GPU's shared memory per block, KiB")
+	fs.IntVar(&o.sample, "sample", 0, "print N distinct uniformly random valid settings")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed of --sample")
+	fs.StringVar(&o.check, "check", "", "say whether setting k=v,... is valid and why not")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+}
+
+func runSpace(ctx context.Context, e *env, args []string) error {
+	var o spaceOpts
+	flags := newFlags(e, "space", "FILE [--oc OC|all] [--gpu NAME] [--sample N [--seed S] | --check k=v,...] [--json]", spaceHelp)
+	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -48,15 +70,15 @@ Examples:
 	switch {
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case *sample < 0:
+	case o.sample < 0:
 		return usagef("--sample must be positive")
-	case *sample > 0 && *check != "":
+	case o.sample > 0 && o.check != "":
 		return usagef("give --sample or --check, not both")
-	case *regs < 0 || *sharedKB < 0:
+	case o.regs < 0 || o.sharedKB < 0:
 		return usagef("--gpu-regs and --shared-kb must be positive")
 	}
 	// The GPU before the stencil: a misspelt name is a usage error (exit 2), as in tune.
-	gpu, err := limitsGPU(*catFile, *gpuName)
+	gpu, err := o.gpu()
 	if err != nil {
 		return err
 	}
@@ -64,43 +86,86 @@ Examples:
 	if err != nil {
 		return err
 	}
-	if *regs > 0 || *sharedKB > 0 {
-		// A hypothetical GPU: the per-block limits raise the per-SM ones they would exceed, and
-		// the result must still pass catalog.Validate.
-		if *regs > 0 {
-			gpu.MaxRegsPerThread = *regs
-			gpu.RegsPerBlock, gpu.RegsPerSM = max(gpu.RegsPerBlock, *regs), max(gpu.RegsPerSM, *regs)
-		}
-		if *sharedKB > 0 {
-			gpu.SharedPerBlockKB, gpu.SharedPerSMKB = *sharedKB, max(gpu.SharedPerSMKB, *sharedKB)
-		}
-		if err := catalog.Validate(gpu); err != nil {
-			return usagef("--gpu-regs or --shared-kb: %v", err)
-		}
-		if *regs > 0 {
-			gpu.Name += fmt.Sprintf(" (%d registers per thread)", *regs)
-		}
-		if *sharedKB > 0 {
-			gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", *sharedKB)
-		}
+	ocs, err := o.ocs()
+	if err != nil {
+		return err
 	}
-	var ocs []smart.Combination
-	if strings.TrimSpace(*ocName) == "" {
-		return usagef("--oc is empty; give an optimization combination (BASE for none), or all")
+	spaces, err := stencilSpaces(ctx, e, st, ocs, gpu)
+	if err != nil {
+		return err
 	}
-	if strings.EqualFold(*ocName, "all") {
-		if *sample > 0 || *check != "" {
-			return usagef("--sample and --check need one combination: give --oc")
-		}
-		ocs = smart.Combinations()
-	} else {
-		oc, err := smart.ParseCombination(*ocName)
-		if err != nil {
-			return usagef("--oc: %v", err)
-		}
-		ocs = []smart.Combination{oc}
+	switch {
+	case o.check != "":
+		return checkSetting(e, st, ocs[0], gpu, spaces[0], o.check, o.asJSON)
+	case o.sample > 0:
+		return sampleSettings(e, ocs[0], spaces[0], o.sample, o.seed, o.asJSON)
 	}
+	out := spaceOutput{Stencil: st.Name, StencilID: st.ID(), Dims: st.Dims, Order: st.Order(), Grid: st.Grid[:st.Dims], GPU: gpu.Name}
+	for i, s := range spaces {
+		c := ocSpace{OC: ocs[i], Settings: s.Count()}
+		for _, g := range s.Groups() {
+			c.Groups = append(c.Groups, groupOutput{Params: g.Params, Settings: g.Count})
+		}
+		if len(ocs) == 1 {
+			for _, p := range s.Params() {
+				c.Params = append(c.Params, paramOutput{Name: p.Name, Values: p.Values})
+			}
+		}
+		out.Combinations = append(out.Combinations, c)
+	}
+	if o.asJSON {
+		return writeJSON(e, out)
+	}
+	return printSpaces(e, out)
+}
 
+// gpu is the GPU of --gpu with the limits --gpu-regs and --shared-kb override.
+func (o *spaceOpts) gpu() (smart.GPU, error) {
+	gpu, err := limitsGPU(o.catFile, o.gpuName)
+	if err != nil || (o.regs == 0 && o.sharedKB == 0) {
+		return gpu, err
+	}
+	// A hypothetical GPU: the per-block limits raise the per-SM ones they would exceed, and
+	// the result must still pass catalog.Validate.
+	if o.regs > 0 {
+		gpu.MaxRegsPerThread = o.regs
+		gpu.RegsPerBlock, gpu.RegsPerSM = max(gpu.RegsPerBlock, o.regs), max(gpu.RegsPerSM, o.regs)
+	}
+	if o.sharedKB > 0 {
+		gpu.SharedPerBlockKB, gpu.SharedPerSMKB = o.sharedKB, max(gpu.SharedPerSMKB, o.sharedKB)
+	}
+	if err := catalog.Validate(gpu); err != nil {
+		return gpu, usagef("--gpu-regs or --shared-kb: %v", err)
+	}
+	if o.regs > 0 {
+		gpu.Name += fmt.Sprintf(" (%d registers per thread)", o.regs)
+	}
+	if o.sharedKB > 0 {
+		gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", o.sharedKB)
+	}
+	return gpu, nil
+}
+
+// ocs reads --oc: one combination, or all where neither --sample nor --check needs one.
+func (o *spaceOpts) ocs() ([]smart.Combination, error) {
+	if strings.TrimSpace(o.ocName) == "" {
+		return nil, usagef("--oc is empty; give an optimization combination (BASE for none), or all")
+	}
+	if strings.EqualFold(o.ocName, "all") {
+		if o.sample > 0 || o.check != "" {
+			return nil, usagef("--sample and --check need one combination: give --oc")
+		}
+		return smart.Combinations(), nil
+	}
+	oc, err := smart.ParseCombination(o.ocName)
+	if err != nil {
+		return nil, usagef("--oc: %v", err)
+	}
+	return []smart.Combination{oc}, nil
+}
+
+// stencilSpaces builds the spaces of st under ocs on gpu, with a bar for more than one.
+func stencilSpaces(ctx context.Context, e *env, st *smart.Stencil, ocs []smart.Combination, gpu smart.GPU) ([]*space.Space, error) {
 	var spaces []*space.Space
 	var bar *progress
 	if len(ocs) > 1 {
@@ -109,36 +174,14 @@ Examples:
 	for i, oc := range ocs {
 		s, err := space.ForStencilContext(ctx, st, oc, gpu)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		spaces = append(spaces, s)
 		if bar != nil {
 			bar.Update(i + 1)
 		}
 	}
-	switch {
-	case *check != "":
-		return checkSetting(e, st, ocs[0], gpu, spaces[0], *check, *asJSON)
-	case *sample > 0:
-		return sampleSettings(e, ocs[0], spaces[0], *sample, *seed, *asJSON)
-	}
-	out := spaceOutput{Stencil: st.Name, StencilID: st.ID(), Dims: st.Dims, Order: st.Order(), Grid: st.Grid[:st.Dims], GPU: gpu.Name}
-	for i, s := range spaces {
-		o := ocSpace{OC: ocs[i], Settings: s.Count()}
-		for _, g := range s.Groups() {
-			o.Groups = append(o.Groups, groupOutput{Params: g.Params, Settings: g.Count})
-		}
-		if len(ocs) == 1 {
-			for _, p := range s.Params() {
-				o.Params = append(o.Params, paramOutput{Name: p.Name, Values: p.Values})
-			}
-		}
-		out.Combinations = append(out.Combinations, o)
-	}
-	if *asJSON {
-		return writeJSON(e, out)
-	}
-	return printSpaces(e, out)
+	return spaces, nil
 }
 
 type spaceOutput struct {

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"smart/app"
 	"smart/catalog"
 	"smart/models"
 	"smart/models/kinds"
@@ -36,9 +39,9 @@ func (d *dirList) Set(v string) error {
 	return nil
 }
 
-func runTrain(ctx context.Context, e *env, args []string) error {
-	all := kinds.All()
-	fs := newFlags(e, "train", "--task select|runtime --data DIR [--data DIR...] [--model KIND] -o MODEL [flags]", `
+// trainHelp is the description of --help, with examples, naming the kinds of all.
+func trainHelp(all models.Kinds) string {
+	return `
 Trains a model on data sets and saves it in smart's model file format.
 
 --task select learns the best OC class of a stencil (StencilMART IV-D): one row per stencil and
@@ -53,7 +56,7 @@ sides; by configuration for a foreign kernel) and stores the scores in the model
 file also records the kind, hyper-parameters, feature schema, normalisation, class mapping and
 the data sets, sources and GPUs it was trained on.
 
-Kinds: `+strings.Join(all.Names(), ", ")+`
+Kinds: ` + strings.Join(all.Names(), ", ") + `
 Hyper-parameters (--param name=value,...): gbdt rounds, learning_rate, max_leaves, max_depth,
 growth (leafwise|depthwise), min_child_weight, min_data_in_leaf, lambda, min_gain, subsample,
 colsample, max_bins, early_stop, valid_fraction, threads; forest trees, max_leaves, max_depth,
@@ -66,129 +69,159 @@ convmlp also filters (e.g. 16-32) and pool; convmlp branch.
 Examples:
   smart train --task select --model gbdt --data runs/a100-sim -o models/select-a100.model
   smart train --task runtime --data runs/a100-sim --data runs/v100-sim --param rounds=500 -o rt.model
-  smart train --task runtime --model forest --data runs/conv --cv 0 -o conv-forest.model`)
-	var dirs dirList
-	fs.Var(&dirs, "data", "data set directory (repeat, or separate with commas)")
-	taskName := fs.String("task", "", "select (best OC class) or runtime (time per step)")
-	kindName := fs.String("model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
-	var out string
-	fs.StringVar(&out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
-	fs.StringVar(&out, "out", "", "model file to write (same as -o)")
-	force := fs.Bool("force", false, "overwrite the -o file even if it is not a model file")
-	paramText := fs.String("param", "", "hyper-parameters, name=value,... (see above)")
-	cv := fs.Int("cv", 5, "cross-validation folds before the final fit; 0 skips it")
-	seed := fs.Uint64("seed", 1, "seed of the cross-validation folds")
-	catalogFile := fs.String("catalog", "", "GPU catalogue file merged over the built-in one")
-	noAnalytic := fs.Bool("no-analytic", false, "leave the analytic model's time out of the columns")
-	dims := fs.Int("dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
-	asJSON := fs.Bool("json", false, "print the cross-validation report and model summary as JSON")
+  smart train --task runtime --model forest --data runs/conv --cv 0 -o conv-forest.model`
+}
+
+// trainOpts are the flags of the command.
+type trainOpts struct {
+	dirs        dirList
+	out         string
+	taskName    string
+	kindName    string
+	force       bool
+	paramText   string
+	cv          int
+	seed        uint64
+	catalogFile string
+	noAnalytic  bool
+	dims        int
+	asJSON      bool
+}
+
+func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
+	fs.Var(&o.dirs, "data", "data set directory (repeat, or separate with commas)")
+	fs.StringVar(&o.out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
+	fs.StringVar(&o.out, "out", "", "model file to write (same as -o)")
+	fs.StringVar(&o.taskName, "task", "", "select (best OC class) or runtime (time per step)")
+	fs.StringVar(&o.kindName, "model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
+	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a model file")
+	fs.StringVar(&o.paramText, "param", "", "hyper-parameters, name=value,... (see above)")
+	fs.IntVar(&o.cv, "cv", 5, "cross-validation folds before the final fit; 0 skips it")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cross-validation folds")
+	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.BoolVar(&o.noAnalytic, "no-analytic", false, "leave the analytic model's time out of the columns")
+	fs.IntVar(&o.dims, "dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the cross-validation report and model summary as JSON")
+}
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	all := kinds.All()
+	var o trainOpts
+	fs := newFlags(e, "train", "--task select|runtime --data DIR [--data DIR...] [--model KIND] -o MODEL [flags]", trainHelp(all))
+	o.register(fs, all)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	t, err := o.train(fs, rest, all)
+	if err != nil {
+		return err
+	}
+	set, err := t.Load()
+	switch {
+	case errors.Is(err, train.ErrMixedDims):
+		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
+	case err != nil:
+		return settingFlag(err, map[string]string{"Kind": "--model"})
+	case set.Dropped > 0:
+		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.dims)
+	}
+	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
+	var fitted func()
+	t.CrossValidation, t.Round, fitted = trainProgress(e, o.kindName, o.cv)
+	trained, err := t.Fit(ctx, set)
+	fitted()
+	if err != nil {
+		return paramUsage(err)
+	}
+	result := trainResult{Model: o.out, Kind: o.kindName, Task: t.Task, Rows: set.Data.Rows(), Features: len(set.Data.Features),
+		Data: set.Refs, CV: trained.CV, Hyper: trained.Header.Hyper}
+	if imp, ok := trained.Fitted.(interface {
+		Importance([]string) []models.Importance
+	}); ok {
+		result.Importance = topImportance(imp.Importance(set.Data.Features), 10)
+	}
+	if o.asJSON {
+		return writeJSON(e, result)
+	}
+	printTrained(e.stdout, result)
+	return nil
+}
+
+// train checks the flags into the training they describe, and -o before the training.
+func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (app.Train, error) {
 	switch {
 	case len(rest) > 0:
-		return usagef("unexpected arguments %v; give data sets with --data", rest)
-	case len(dirs) == 0:
-		return usagef("--data DIR is required")
-	case out == "":
-		return usagef("-o MODEL is required: the model file to write")
+		return app.Train{}, usagef("unexpected arguments %v; give data sets with --data", rest)
+	case len(o.dirs) == 0:
+		return app.Train{}, usagef("--data DIR is required")
+	case o.out == "":
+		return app.Train{}, usagef("-o MODEL is required: the model file to write")
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
-		return usagef("-o and --out both name the model file; give one")
-	}
-	switch {
-	case *cv == 1 || *cv < 0:
-		return usagef("--cv is %d; use 0 (none) or 2 or more folds", *cv)
-	case *dims != 0 && *dims != 2 && *dims != 3:
-		return usagef("--dims is %d; stencils are 2-D or 3-D", *dims)
+		return app.Train{}, usagef("-o and --out both name the model file; give one")
+	case o.cv == 1 || o.cv < 0:
+		return app.Train{}, usagef("--cv is %d; use 0 (none) or 2 or more folds", o.cv)
+	case o.dims != 0 && o.dims != 2 && o.dims != 3:
+		return app.Train{}, usagef("--dims is %d; stencils are 2-D or 3-D", o.dims)
 	}
 	outFlag := "-o"
 	if flagsGiven(fs, "out") {
 		outFlag = "--out"
 	}
 	// Replacing a model is retraining; replacing anything else is a slip of -o.
-	if err := checkOutput(outFlag, out, *force, outputKind{"a model file", models.IsModelFile}); err != nil {
-		return err // before the training, not after it
+	if err := checkOutput(outFlag, o.out, o.force, outputKind{"a model file", models.IsModelFile}); err != nil {
+		return app.Train{}, err // before the training, not after it
 	}
-	task, err := models.ParseTask(*taskName)
+	task, err := models.ParseTask(o.taskName)
 	if err != nil {
-		return usagef("--task: %v", err)
+		return app.Train{}, usagef("--task: %v", err)
 	}
-	kind, err := all.Lookup(*kindName, task)
+	params, err := models.ParseParams(o.paramText)
 	if err != nil {
-		return usagef("--model: %v", err)
+		return app.Train{}, usagef("--param: %v", err)
 	}
-	params, err := models.ParseParams(*paramText)
+	cat, err := catalog.Load(o.catalogFile)
 	if err != nil {
-		return usagef("--param: %v", err)
+		return app.Train{}, err
 	}
-	cat, err := catalog.Load(*catalogFile)
-	if err != nil {
-		return err
-	}
-	set, err := train.Load(dirs, train.Options{Task: task, Tensor: kind.Tensor, Catalog: cat, NoAnalytic: *noAnalytic, Dims: *dims})
-	if errors.Is(err, train.ErrMixedDims) {
-		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
-	}
-	if err != nil {
-		return err
-	}
-	if set.Dropped > 0 {
-		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, *dims)
-	}
-	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
-	result := trainResult{Model: out, Kind: *kindName, Task: task, Rows: set.Data.Rows(), Features: len(set.Data.Features), Data: set.Refs}
-	if *cv > 0 {
-		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", *cv), *cv)
-		bar.Update(0)
-		p, err := train.CrossValidate(ctx, all, *kindName, set, *cv, *seed, params, bar.Update)
-		if err != nil {
-			return paramUsage(fmt.Errorf("cross-validation: %w", err))
-		}
-		r := train.Score(set, p)
-		r.Kind, r.Folds = *kindName, *cv
-		result.CV = &r
-	}
+	return app.Train{Data: o.dirs, Task: task, Kind: o.kindName, Kinds: all, Params: params, CV: o.cv, Seed: o.seed,
+		Catalog: cat, NoAnalytic: o.noAnalytic, Dims: o.dims, Out: o.out}, nil
+}
+
+// trainProgress draws the bars of the cross-validation and of the final fit's rounds; done
+// closes the fit's bar where early stopping ended it before its last round.
+func trainProgress(e *env, kind string, folds int) (cv func(done, total int), round func(models.Round), done func()) {
 	var bar *progress
 	last := 0
-	f, h, err := train.Fit(ctx, all, *kindName, set, params, func(r models.Round) {
+	if folds > 0 {
+		cvBar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", folds), folds)
+		cvBar.Update(0)
+		cv = func(done, _ int) { cvBar.Update(done) }
+	}
+	round = func(r models.Round) {
 		if bar == nil {
-			bar = newProgress(e, "train "+*kindName, r.Rounds)
+			bar = newProgress(e, "train "+kind, r.Rounds)
 		}
 		last = r.Round
-		bar.label = fmt.Sprintf("train %s %s %.4g", *kindName, r.Metric, r.Train)
+		bar.label = fmt.Sprintf("train %s %s %.4g", kind, r.Metric, r.Train)
 		if !math.IsNaN(r.Valid) {
 			bar.label += fmt.Sprintf(" valid %.4g", r.Valid)
 		}
 		bar.Update(r.Round)
-	})
-	if err != nil {
-		return paramUsage(err)
 	}
-	if bar != nil && last < bar.total {
-		bar.Update(bar.total) // early stopping ended before the last round
+	return cv, round, func() {
+		if bar != nil && last < bar.total {
+			bar.Update(bar.total)
+		}
 	}
-	if result.CV != nil {
-		h.CV = result.CV.Summary()
-	}
-	if err := models.Save(out, h, f); err != nil {
-		return err
-	}
-	if imp, ok := f.(interface {
-		Importance([]string) []models.Importance
-	}); ok {
-		result.Importance = topImportance(imp.Importance(set.Data.Features), 10)
-	}
-	result.Hyper = h.Hyper
-	if *asJSON {
-		return writeJSON(e, result)
-	}
-	w := e.stdout
+}
+
+func printTrained(w io.Writer, result trainResult) {
 	if result.CV != nil {
 		printReport(w, *result.CV)
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", *kindName, task, result.Rows, result.Features, h.Hyper)
+	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", result.Kind, result.Task, result.Rows, result.Features, result.Hyper)
 	if len(result.Importance) > 0 {
 		fmt.Fprint(w, "most important features (gain, splits):")
 		for _, im := range result.Importance {
@@ -196,8 +229,7 @@ Examples:
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "wrote %s\n", out)
-	return nil
+	fmt.Fprintf(w, "wrote %s\n", result.Model)
 }
 
 // paramUsage makes a kind's refusal of its hyper-parameters a usage error (exit 2): the fix is

@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"smart"
+	"smart/app"
 	"smart/catalog"
-	"smart/models/roofline"
 	"smart/tuner"
 )
 
@@ -62,8 +62,8 @@ type tuneBenchReach struct {
 	Evaluations []int    `json:"evaluations"` // per seed; 0: not within the budget
 }
 
-func runTuneBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "tune-bench", "[KERNEL-TUNER-CACHE...] [--sim STENCIL] [flags]", `
+// tuneBenchHelp is the description of --help, with examples.
+const tuneBenchHelp = `
 Compares the tuning strategies on replayed measurements and on a simulated stencil space. For
 each data set it finds the optimum (every setting is replayed), runs every strategy from many
 seeds with the target optimum/--share, and prints the evaluations each needs (failed ones
@@ -80,108 +80,72 @@ whose kernel was given for more than one GPU.
 Examples:
   smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz
   smart tune-bench data/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
-  smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`)
-	methods := fs.String("methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
-	seeds := fs.Int("seeds", 20, "seeds per strategy and data set")
-	firstSeed := fs.Uint64("first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
-	randomSeeds := fs.Int("random-seeds", 100, "seeds of random sampling, which is cheap")
-	budget := fs.Int("budget", 2000, "most evaluations of one search")
-	share := fs.Float64("share", 0.95, "the goal: best <= optimum/share")
-	ratios := fs.String("ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
-	simStencil := fs.String("sim", "", "also compare on this stencil's space under the analytic model")
-	gpuName := fs.String("gpu", defaultSimGPU, "GPU of the simulated stencil")
-	ocName := fs.String("oc", "ST_TB", "OC of the simulated stencil")
-	parallel := fs.Int("parallel", 0, "searches run at once (0: one per CPU)")
-	asJSON := fs.Bool("json", false, "print the results as JSON")
+  smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`
+
+// tuneBenchOpts are the flags of the command.
+type tuneBenchOpts struct {
+	methods     string
+	seeds       int
+	firstSeed   uint64
+	randomSeeds int
+	budget      int
+	share       float64
+	ratios      string
+	simStencil  string
+	gpuName     string
+	ocName      string
+	parallel    int
+	asJSON      bool
+}
+
+func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.methods, "methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
+	fs.IntVar(&o.seeds, "seeds", 20, "seeds per strategy and data set")
+	fs.Uint64Var(&o.firstSeed, "first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
+	fs.IntVar(&o.randomSeeds, "random-seeds", 100, "seeds of random sampling, which is cheap")
+	fs.IntVar(&o.budget, "budget", 2000, "most evaluations of one search")
+	fs.Float64Var(&o.share, "share", 0.95, "the goal: best <= optimum/share")
+	fs.StringVar(&o.ratios, "ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
+	fs.StringVar(&o.simStencil, "sim", "", "also compare on this stencil's space under the analytic model")
+	fs.StringVar(&o.gpuName, "gpu", app.DefaultSimGPU, "GPU of the simulated stencil")
+	fs.StringVar(&o.ocName, "oc", "ST_TB", "OC of the simulated stencil")
+	fs.IntVar(&o.parallel, "parallel", 0, "searches run at once (0: one per CPU)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+}
+
+func runTuneBench(ctx context.Context, e *env, args []string) error {
+	var o tuneBenchOpts
+	fs := newFlags(e, "tune-bench", "[KERNEL-TUNER-CACHE...] [--sim STENCIL] [flags]", tuneBenchHelp)
+	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(files) == 0 && *simStencil == "":
-		return usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
-	case *seeds < 1 || *randomSeeds < 1 || *budget < 1:
-		return usagef("--seeds, --random-seeds and --budget must be at least 1")
-	case *parallel < 0:
-		return usagef("--parallel is %d; give 0 (one search per CPU) or more", *parallel)
-	case !(*share > 0 && *share <= 1):
-		return usagef("--share must lie in (0, 1]")
-	}
-	contenders, err := benchContenders(*methods, *seeds, *randomSeeds)
+	contenders, ratioList, err := o.check(files)
 	if err != nil {
 		return err
 	}
-	for i := range contenders {
-		contenders[i].FirstSeed = *firstSeed
-	}
-	var ratioList []float64
-	for _, f := range strings.FieldsFunc(*ratios, func(r rune) bool { return r == ',' }) {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return usagef("--ratios: %q is not a share in (0, 1]", f)
-		}
-		ratioList = append(ratioList, v)
-	}
-	cases, sources, err := benchCases(ctx, e, files, *simStencil, *gpuName, *ocName)
+	cases, err := tuneBenchCases(ctx, e, files, o.simStencil, o.gpuName, o.ocName)
 	if err != nil {
 		return err
 	}
 	for _, c := range contenders {
-		if c.ForCase != nil && !slices.ContainsFunc(cases, func(cs tuner.Case) bool { return cs.Prior != nil }) {
+		if c.ForCase != nil && !slices.ContainsFunc(cases, func(cs app.Case) bool { return cs.Prior != nil }) {
 			return usagef("--methods %s needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)", c.Name)
 		}
 	}
-	out := tuneBenchOutput{Share: *share, Budget: *budget}
-	for i, c := range cases {
-		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: sources[i]})
-	}
-	bar := newProgress(e, "searches", tuner.Searches(cases, contenders))
-	n := 0
-	reach, err := tuner.Compare(ctx, cases, contenders, *budget, *share, *parallel, func() { n++; bar.Update(n) })
-	var stopped error
+	out, stopped, err := o.compare(ctx, e, cases, contenders)
 	if err != nil {
-		if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if len(ratioList) > 0 && stopped == nil {
+		bar := newProgress(e, "standards", len(cases)*2*o.seeds*len(ratioList))
+		n := 0
+		if out.Standards, err = app.Standards(ctx, cases, ratioList, o.seeds, o.firstSeed, o.budget, o.parallel, func() { n++; bar.Update(n) }); err != nil {
 			return err
 		}
-		// Interrupted: report the rows whose every seed finished, then say so.
-		bar.Stop(n)
-		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
-		stopped = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are printed above: %w",
-			n, tuner.Searches(cases, contenders), len(complete), len(reach), err)
-		reach, ratioList = complete, nil
 	}
-	for _, r := range reach {
-		o := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
-		o.Median, o.P95 = finite(r.Quantile(0.5)), finite(r.Quantile(0.95))
-		out.Reach = append(out.Reach, o)
-	}
-	if len(ratioList) > 0 {
-		std := []tuner.Contender{
-			{Name: "random", New: func() tuner.Method { return &tuner.Random{} }, Seeds: *seeds, FirstSeed: *firstSeed},
-			{Name: "iterml", Seeds: *seeds, FirstSeed: *firstSeed, ForBudget: func(b int) tuner.Method {
-				return &tuner.IterML{Pick: max(1, b/4), Threads: 1}
-			}},
-		}
-		bar := newProgress(e, "standards", len(cases)*2**seeds*len(ratioList))
-		n := 0
-		for _, c := range cases {
-			// Shares whose budget exceeds --budget are left out: they say nothing new and cost most.
-			var rs []float64
-			for _, r := range ratioList {
-				if r*float64(c.Size) <= float64(*budget) {
-					rs = append(rs, r)
-				} else {
-					n += 2 * *seeds
-				}
-			}
-			s, err := tuner.Standards(ctx, c, std, rs, *parallel, func() { n++; bar.Update(n) })
-			if err != nil {
-				return err
-			}
-			out.Standards = append(out.Standards, s...)
-		}
-	}
-	if *asJSON {
+	if o.asJSON {
 		if err := writeJSON(e, out); err != nil {
 			return err
 		}
@@ -191,106 +155,89 @@ Examples:
 	return stopped
 }
 
-// benchContenders builds the compared strategies with the settings of the headline comparison:
-// every strategy but exhaustive (whose search finds each case's optimum), and NAME-transfer
-// for those that take a prior, given the case's.
-func benchContenders(list string, seeds, randomSeeds int) ([]tuner.Contender, error) {
-	compared := strategyNames(func(s tuner.Strategy) bool { return s.Name == "exhaustive" })
-	transfer := strategyNames(func(s tuner.Strategy) bool { return !s.Reads(tuner.OptionPrior) })
-	for _, name := range transfer {
-		compared = append(compared, name+"-transfer")
+// check reads the flags into the compared strategies and the shares of the standards.
+func (o *tuneBenchOpts) check(files []string) ([]tuner.Contender, []float64, error) {
+	switch {
+	case len(files) == 0 && o.simStencil == "":
+		return nil, nil, usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
+	case o.seeds < 1 || o.randomSeeds < 1 || o.budget < 1:
+		return nil, nil, usagef("--seeds, --random-seeds and --budget must be at least 1")
+	case o.parallel < 0:
+		return nil, nil, usagef("--parallel is %d; give 0 (one search per CPU) or more", o.parallel)
+	case !(o.share > 0 && o.share <= 1):
+		return nil, nil, usagef("--share must lie in (0, 1]")
 	}
-	var out []tuner.Contender
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if !slices.Contains(compared, name) {
-			return nil, usagef("--methods: unknown strategy %q; use %s", name, joinList(compared, "or"))
-		}
-		base, withPrior := strings.CutSuffix(name, "-transfer")
-		s, _ := tuner.LookupStrategy(base) // in compared, so known
-		o := tuner.Options{Threads: 1}     // a search per CPU already
-		c := tuner.Contender{Name: name, Seeds: seeds}
-		switch {
-		case withPrior:
-			c.ForCase = func(cs tuner.Case) tuner.Method {
-				if cs.Prior == nil {
-					return nil
-				}
-				o := o
-				o.Prior = cs.Prior
-				return s.New(o)
-			}
-		case base == "random":
-			c.New, c.Seeds = func() tuner.Method { return s.New(o) }, randomSeeds
-		default:
-			c.New = func() tuner.Method { return s.New(o) }
-		}
-		out = append(out, c)
+	contenders, err := app.Contenders(strings.Split(strings.ReplaceAll(o.methods, " ", ""), ","), o.seeds, o.randomSeeds, o.firstSeed)
+	var ne *app.NameError
+	if errors.As(err, &ne) {
+		return nil, nil, usagef("--methods: unknown strategy %q; use %s", ne.Name, app.JoinList(ne.Known, "or"))
+	} else if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	var ratioList []float64
+	for _, f := range strings.FieldsFunc(o.ratios, func(r rune) bool { return r == ',' }) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, nil, usagef("--ratios: %q is not a share in (0, 1]", f)
+		}
+		ratioList = append(ratioList, v)
+	}
+	return contenders, ratioList, nil
 }
 
-// benchCases opens the data sets and finds their optima.
-func benchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]tuner.Case, []smart.Source, error) {
-	var cases []tuner.Case
-	var sources []smart.Source
-	var kts []*tuner.KernelTuner
-	for _, f := range files {
-		k, err := tuner.OpenKernelTuner(ctx, f, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		if k.Note != "" {
-			fmt.Fprintln(e.stderr, k.Note)
-		}
-		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
-		c := tuner.Case{Name: name, Problem: k.Problem()}
-		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f, err)
-		}
-		cases, sources, kts = append(cases, c), append(sources, smart.Imported), append(kts, k)
+// compare runs the contenders on the cases; stopped reports an interruption, after which the
+// rows whose every seed finished are kept.
+func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, contenders []tuner.Contender) (out tuneBenchOutput, stopped, err error) {
+	out = tuneBenchOutput{Share: o.share, Budget: o.budget}
+	var tcs []tuner.Case
+	for _, c := range cases {
+		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: c.Source})
+		tcs = append(tcs, c.Case)
 	}
-	// The transfer strategies' prior: the same kernel measured on the other GPUs given.
-	for i, k := range kts {
-		var others []*tuner.KernelTuner
-		for j, o := range kts {
-			if j != i && o.Kernel.Name == k.Kernel.Name && o.Device != k.Device {
-				others = append(others, o)
-			}
+	bar := newProgress(e, "searches", tuner.Searches(tcs, contenders))
+	n := 0
+	reach, err := tuner.Compare(ctx, tcs, contenders, o.budget, o.share, o.parallel, func() { n++; bar.Update(n) })
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			return out, nil, err
 		}
-		if len(others) > 0 {
-			cases[i].Prior = tuner.TransferFrom(others)
-		}
+		bar.Stop(n)
+		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
+		stopped = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are printed above: %w",
+			n, tuner.Searches(tcs, contenders), len(complete), len(reach), err)
+		reach = complete
 	}
-	if sim != "" {
-		st, err := loadStencil(e, sim, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-		if err != nil {
-			return nil, nil, err
-		}
-		cat, err := catalog.Default()
-		if err != nil {
-			return nil, nil, err
-		}
-		gpu, err := cat.Lookup(gpuName)
-		if err != nil {
-			return nil, nil, usagef("--gpu: %w", err)
-		}
-		oc, err := smart.ParseCombination(ocName)
-		if err != nil {
-			return nil, nil, usagef("--oc: %v", err)
-		}
-		vs, err := tuner.StencilVariants(ctx, st, []smart.Combination{oc}, gpu)
-		if err != nil {
-			return nil, nil, err
-		}
-		c := tuner.Case{Name: fmt.Sprintf("%s %s on %s (simulated)", st.Name, oc, gpu.Name),
-			Problem: tuner.Problem{Variants: vs, Evaluator: roofline.Evaluator{Catalog: cat}, Stencil: st, GPU: gpu.Name}}
-		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
-			return nil, nil, err
-		}
-		cases, sources = append(cases, c), append(sources, smart.Simulated)
+	for _, r := range reach {
+		row := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
+		row.Median, row.P95 = finite(r.Quantile(0.5)), finite(r.Quantile(0.95))
+		out.Reach = append(out.Reach, row)
 	}
-	return cases, sources, nil
+	return out, stopped, nil
+}
+
+// tuneBenchCases opens the Kernel Tuner caches and the simulated stencil's space.
+func tuneBenchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]app.Case, error) {
+	cases, err := app.KernelTunerCases(ctx, files, e.stderr)
+	if err != nil || sim == "" {
+		return cases, err
+	}
+	st, err := loadStencil(e, sim, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cat.Lookup(gpuName); err != nil {
+		return nil, usagef("--gpu: %w", err)
+	}
+	oc, err := smart.ParseCombination(ocName)
+	if err != nil {
+		return nil, usagef("--oc: %v", err)
+	}
+	c, err := app.SimulatedCase(ctx, st, oc, gpuName, cat)
+	return append(cases, c), err
 }
 
 func finite(v float64) *float64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"text/tabwriter"
@@ -13,8 +14,8 @@ import (
 	"smart/dataset/cuda"
 )
 
-func runVerify(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "verify", "FILE... [--oc OC|all] [--samples N] [--seed S] [--json]", `
+// verifyHelp is the description of --help, with examples.
+const verifyHelp = `
 Checks the generated CUDA kernels of each stencil without a GPU. For every OC it draws --samples
 settings uniformly at random from the setting space of a small copy of the stencil (2-D
 (37+4r)x(33+4r), 3-D 21x19x17 grown with the order: odd extents, so tiles never fit exactly),
@@ -30,15 +31,35 @@ GPU need nvcc.
 
 Examples:
   smart verify j2d5pt j3d7pt
-  smart verify stencil.json --oc ST_RT_TB,TB --samples 5 --seed 7 --json`)
-	ocList := flags.String("oc", "all", "optimization combinations: all, or a comma-separated list such as ST_BM,TB")
-	samples := flags.Int("samples", 3, "random settings per stencil and OC")
-	seed := flags.Uint64("seed", 1, "seed of the settings and the input data")
-	gpuName := flags.String("gpu", "", "GPU whose limits bound the settings, from the catalogue (smart gpus); default sm_80")
-	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	jobs := flags.Int("jobs", 0, "batches compiled and run at once (default: the number of CPUs)")
-	timeout := flags.Duration("timeout", 2*time.Minute, "time a variant's CPU run may take before it counts as a hang")
-	asJSON := flags.Bool("json", false, "print the results as JSON")
+  smart verify stencil.json --oc ST_RT_TB,TB --samples 5 --seed 7 --json`
+
+// verifyOpts are the flags of the command.
+type verifyOpts struct {
+	ocList  string
+	samples int
+	seed    uint64
+	gpuName string
+	catFile string
+	jobs    int
+	timeout time.Duration
+	asJSON  bool
+}
+
+func (o *verifyOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.ocList, "oc", "all", "optimization combinations: all, or a comma-separated list such as ST_BM,TB")
+	fs.IntVar(&o.samples, "samples", 3, "random settings per stencil and OC")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the settings and the input data")
+	fs.StringVar(&o.gpuName, "gpu", "", "GPU whose limits bound the settings, from the catalogue (smart gpus); default sm_80")
+	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.IntVar(&o.jobs, "jobs", 0, "batches compiled and run at once (default: the number of CPUs)")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time a variant's CPU run may take before it counts as a hang")
+	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+}
+
+func runVerify(ctx context.Context, e *env, args []string) error {
+	var o verifyOpts
+	flags := newFlags(e, "verify", "FILE... [--oc OC|all] [--samples N] [--seed S] [--json]", verifyHelp)
+	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
 		return err
@@ -46,16 +67,16 @@ Examples:
 	switch {
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
-	case *samples < 1:
+	case o.samples < 1:
 		return usagef("--samples must be at least 1")
-	case *jobs < 0 || *timeout <= 0:
+	case o.jobs < 0 || o.timeout <= 0:
 		return usagef("--jobs and --timeout must be positive")
 	}
-	ocs, err := parseOCs(*ocList)
+	ocs, err := parseOCs(o.ocList)
 	if err != nil {
 		return usagef("--oc: %v", err)
 	}
-	gpu, err := limitsGPU(*catFile, *gpuName)
+	gpu, err := limitsGPU(o.catFile, o.gpuName)
 	if err != nil {
 		return err
 	}
@@ -63,32 +84,12 @@ Examples:
 	if err != nil {
 		return err
 	}
-	var variants []cuda.Variant
-	var origin []verifyOrigin // per variant
-	var skipped []string
-	for i, f := range files {
-		st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-		if err != nil {
-			return err
-		}
-		for _, oc := range ocs {
-			rng := rand.New(rand.NewPCG(*seed, uint64(i)<<8|uint64(oc)))
-			vs, err := cuda.Sample(st, oc, *samples, gpu, rng)
-			if errors.Is(err, cuda.ErrNoSetting) {
-				skipped = append(skipped, fmt.Sprintf("%s: %v", f, err))
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("stencil file %s: %w", f, err)
-			}
-			for range vs {
-				origin = append(origin, verifyOrigin{File: f, Name: st.Name, ID: st.ID()})
-			}
-			variants = append(variants, vs...)
-		}
+	variants, origin, skipped, err := o.sample(e, files, ocs, gpu)
+	if err != nil {
+		return err
 	}
 	bar := newProgress(e, "verify", len(variants))
-	v := cuda.Verifier{Tools: tools, Jobs: *jobs, Timeout: *timeout, Seed: *seed, Progress: func(done, _ int) { bar.Update(done) }}
+	v := cuda.Verifier{Tools: tools, Jobs: o.jobs, Timeout: o.timeout, Seed: o.seed, Progress: func(done, _ int) { bar.Update(done) }}
 	results, err := v.Verify(ctx, variants)
 	var stopped error
 	if err != nil {
@@ -106,14 +107,46 @@ Examples:
 		stopped = fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(done), len(results), err)
 		results, origin = done, from
 	}
+	return o.report(e, gpu, results, origin, skipped, stopped)
+}
+
+// sample draws the variants of every stencil file and OC, with the file each comes from;
+// skipped says which stencils an OC has no setting for.
+func (o *verifyOpts) sample(e *env, files []string, ocs []smart.Combination, gpu smart.GPU) (variants []cuda.Variant, origin []verifyOrigin, skipped []string, err error) {
+	for i, f := range files {
+		st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, oc := range ocs {
+			rng := rand.New(rand.NewPCG(o.seed, uint64(i)<<8|uint64(oc)))
+			vs, err := cuda.Sample(st, oc, o.samples, gpu, rng)
+			if errors.Is(err, cuda.ErrNoSetting) {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", f, err))
+				continue
+			}
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("stencil file %s: %w", f, err)
+			}
+			for range vs {
+				origin = append(origin, verifyOrigin{File: f, Name: st.Name, ID: st.ID()})
+			}
+			variants = append(variants, vs...)
+		}
+	}
+	return variants, origin, skipped, nil
+}
+
+// report prints the results and fails where a variant failed or the run was stopped.
+func (o *verifyOpts) report(e *env, gpu smart.GPU, results []cuda.Result, origin []verifyOrigin, skipped []string, stopped error) error {
 	failed := 0
 	for _, r := range results {
 		if !r.OK() {
 			failed++
 		}
 	}
-	if *asJSON {
-		out := verifyOutput{GPU: gpu.Name, Seed: *seed, Skipped: skipped, Failed: failed}
+	if o.asJSON {
+		out := verifyOutput{GPU: gpu.Name, Seed: o.seed, Skipped: skipped, Failed: failed}
 		for i, r := range results {
 			out.Results = append(out.Results, verifyRow{verifyOrigin: origin[i], Result: r})
 		}

@@ -1,0 +1,316 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/generator"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/tuner"
+)
+
+func TestParseEvaluator(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		want   EvaluatorName
+		noPath bool // the error says the path is missing
+		bad    bool // the name names no evaluator
+	}{
+		{name: "sim", want: EvaluatorName{Kind: Sim}},
+		{name: "cuda", want: EvaluatorName{Kind: CUDA}},
+		{name: "model:embedded", want: EvaluatorName{Kind: Model, Path: Embedded}},
+		{name: "replay:a/b:c", want: EvaluatorName{Kind: Replay, Path: "a/b:c"}},
+		{name: "transfer:a.json,b.json", want: EvaluatorName{Kind: Transfer, Path: "a.json,b.json"}},
+		{name: "model:", noPath: true},
+		{name: "replay", noPath: true},
+		{name: "foo", bad: true},
+		{name: "", bad: true},
+		{name: "Sim", bad: true},
+	} {
+		got, err := ParseEvaluator(c.name)
+		var ne *NameError
+		switch {
+		case !c.noPath && !c.bad && (err != nil || got != c.want):
+			t.Errorf("ParseEvaluator(%q) = %+v, %v; want %+v", c.name, got, err, c.want)
+		case (c.noPath || c.bad) && !errors.As(err, &ne):
+			t.Errorf("ParseEvaluator(%q) = %+v, %v; want a *NameError", c.name, got, err)
+		case c.noPath || c.bad:
+			if ne.NoPath != c.noPath || ne.Name != c.name {
+				t.Errorf("ParseEvaluator(%q): %+v, want NoPath %v", c.name, ne, c.noPath)
+			}
+			if !c.noPath && !strings.Contains(err.Error(), "cuda, sim, model:PATH") {
+				t.Errorf("ParseEvaluator(%q): %v does not list the evaluators", c.name, err)
+			}
+		}
+		if err == nil && got.String() != strings.TrimSuffix(c.name, ":") {
+			t.Errorf("ParseEvaluator(%q).String() = %q", c.name, got)
+		}
+	}
+}
+
+// TestDeviceGPU: a name given names a device the catalogue does not know, and may not relabel
+// one it knows as another GPU.
+func TestDeviceGPU(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		given, device string
+		want          string // the GPU, or a fragment of the error
+		field         string // the SettingError's field; "" none
+	}{
+		{"", "NVIDIA H100 80GB HBM3", "H100-SXM", ""},
+		{"h100-sxm", "NVIDIA H100 80GB HBM3", "H100-SXM", ""},
+		{"a100", "NVIDIA H100 80GB HBM3", "the rows would name the wrong GPU", "GPU"},
+		{"", "NVIDIA Prototype X", "reports itself as", ""},
+		{"h100-sxm", "NVIDIA Prototype X", "H100-SXM", ""},
+		{"nosuch", "NVIDIA Prototype X", "nosuch", "GPU"},
+	} {
+		g, err := DeviceGPU(cat, c.given, c.device, 0)
+		var se *SettingError
+		switch {
+		case err == nil && g.Name != c.want:
+			t.Errorf("given %q on %q: %s, want %s", c.given, c.device, g.Name, c.want)
+		case err != nil && !strings.Contains(err.Error(), c.want):
+			t.Errorf("given %q on %q: %v, want %q", c.given, c.device, err, c.want)
+		case err != nil && errors.As(err, &se) != (c.field != ""):
+			t.Errorf("given %q on %q: %v is a SettingError: %v", c.given, c.device, err, c.field == "")
+		case se != nil && (se.Field != c.field || !se.Wrong):
+			t.Errorf("given %q on %q: field %q (wrong %v), want %q", c.given, c.device, se.Field, se.Wrong, c.field)
+		}
+	}
+	var unknown *UnknownDeviceError
+	if _, err := DeviceGPU(cat, "", "NVIDIA Prototype X", 2); !errors.As(err, &unknown) || unknown.Index != 2 {
+		t.Errorf("an unknown device: %v, want an *UnknownDeviceError of GPU 2", err)
+	}
+}
+
+// TestContenders: every compared name builds a contender of that name; NAME-transfer only for
+// the strategies that read a prior; an unknown name is a NameError listing the known ones.
+func TestContenders(t *testing.T) {
+	names := ComparedNames()
+	for _, want := range []string{"random", "bayes", "bayes-transfer", "pipeline-transfer"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("ComparedNames() = %v, lacks %s", names, want)
+		}
+	}
+	for _, no := range []string{"exhaustive", "random-transfer", "cstuner-transfer"} {
+		if slices.Contains(names, no) {
+			t.Errorf("ComparedNames() = %v, holds %s", names, no)
+		}
+	}
+	cs, err := Contenders(names, 3, 7, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cs {
+		wantSeeds := 3
+		if c.Name == "random" {
+			wantSeeds = 7
+		}
+		switch {
+		case c.Name != names[i] || c.Seeds != wantSeeds || c.FirstSeed != 5:
+			t.Errorf("contender %d: %s, %d seeds from %d; want %s, %d from 5", i, c.Name, c.Seeds, c.FirstSeed, names[i], wantSeeds)
+		case strings.HasSuffix(c.Name, "-transfer") != (c.ForCase != nil):
+			t.Errorf("contender %s: ForCase set %v", c.Name, c.ForCase != nil)
+		}
+	}
+	var ne *NameError
+	if _, err := Contenders([]string{"random", "nope"}, 1, 1, 0); !errors.As(err, &ne) || ne.Name != "nope" || !slices.Equal(ne.Known, names) {
+		t.Errorf("Contenders(nope) = %v, want a NameError naming nope", err)
+	}
+}
+
+// TestBenchResume: a bench on the analytic model writes every variant it draws; opened again
+// with the same settings it finds the run, reads the same variants and has nothing left to do.
+func TestBenchResume(t *testing.T) {
+	sts, err := dataset.RandomStencils(2, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Bench{Stencils: sts, OCs: []smart.Combination{0, smart.Combination(smart.ST)}, Samples: 3, Seed: 1,
+		Backend: Sim, GPU: DefaultSimGPU, Out: filepath.Join(t.TempDir(), "runs")}
+	drawn := 0
+	b.Drawing = func(done, total int) { drawn = done }
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := bg.Run(context.Background(), nil)
+	if err != nil || bg.Exists || drawn != 2 || sum.Written != len(bg.Items) || len(bg.Items) != 2*2*3 {
+		t.Fatalf("first run: %+v, %v; exists %v, drew %d stencils, %d items", sum, err, bg.Exists, drawn, len(bg.Items))
+	}
+	again, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, torn, err := again.Done()
+	if !again.Exists || err != nil || torn != nil || done != len(bg.Items) || !slices.EqualFunc(again.Items, bg.Items, func(a, b dataset.Item) bool {
+		return a.OC == b.OC && a.Setting.String() == b.Setting.String() && a.Stencil.ID() == b.Stencil.ID()
+	}) {
+		t.Fatalf("resumed: exists %v, %d of %d done, torn %v, %v; or other items", again.Exists, done, len(bg.Items), torn, err)
+	}
+	if sum, err := again.Run(context.Background(), nil); err != nil || sum.Written != 0 || sum.Skipped != len(bg.Items) {
+		t.Errorf("resumed run: %+v, %v; want nothing written, all skipped", sum, err)
+	}
+}
+
+// TestBenchRefuses: the wrong backend, an unknown GPU and settings that fit no stencil are
+// SettingErrors of their fields, and write nothing.
+func TestBenchRefuses(t *testing.T) {
+	sts, err := dataset.RandomStencils(1, 3, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge, _ := smart.ParseSetting("bx=4096,by=1,bz=1,shared=0,const=0")
+	for _, c := range []struct {
+		bench Bench
+		field string
+	}{
+		{Bench{Backend: "model:x.model", GPU: DefaultSimGPU}, "Backend"},
+		{Bench{Backend: Sim, GPU: "nosuch"}, "GPU"},
+		{Bench{Backend: Sim, GPU: DefaultSimGPU, Settings: []dataset.Variant{{OC: 0, Setting: huge}}}, "Settings"},
+	} {
+		b := c.bench
+		b.Stencils, b.Samples, b.Out = sts, 2, filepath.Join(t.TempDir(), "runs")
+		_, err := b.Open(context.Background())
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != c.field || !se.Wrong {
+			t.Errorf("%s %s: %v, want a SettingError of %s", b.Backend, b.GPU, err, c.field)
+		}
+		if _, serr := os.Stat(b.Out); !errors.Is(serr, os.ErrNotExist) {
+			t.Errorf("%s %s: the refused bench wrote %s", b.Backend, b.GPU, b.Out)
+		}
+	}
+}
+
+// TestTrain: a runtime model trained with cross-validation on a simulated bench is saved with
+// its scores, loads, and has the data set in its header; without Out nothing is written.
+func TestTrain(t *testing.T) {
+	sts, err := dataset.RandomStencils(4, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "runs")
+	b := Bench{Stencils: sts, OCs: []smart.Combination{0, smart.Combination(smart.ST)}, Samples: 4, Seed: 1, Backend: Sim, GPU: DefaultSimGPU, Out: data}
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bg.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	folds := 0
+	tr := Train{Data: []string{data}, Task: models.Runtime, Kind: "forest", Params: map[string]string{"trees": "5"}, CV: 2, Seed: 1,
+		Out: filepath.Join(dir, "rt.model"), CrossValidation: func(done, total int) { folds = max(folds, done) }}
+	set, err := tr.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Fit(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(tr.Out, kinds.All())
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case got.CV == nil || got.CV.Folds != 2 || folds != 2 || m.Header.CV == nil:
+		t.Errorf("cross-validation: report %+v, %d folds reported, saved scores %v", got.CV, folds, m.Header.CV)
+	case len(m.Header.Data) != 1 || m.Header.Data[0].Path != data || m.Header.Kind != "forest":
+		t.Errorf("saved header: kind %s, data %+v", m.Header.Kind, m.Header.Data)
+	}
+	tr.Out, tr.CV = "", 0
+	if _, err := tr.Fit(context.Background(), set); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("a fit without Out wrote files: %v", entries)
+	}
+	var se *SettingError
+	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(); !errors.As(err, &se) || se.Field != "Kind" {
+		t.Errorf("an unknown kind: %v, want a SettingError of Kind", err)
+	}
+}
+
+// TestTuneRefuses: what a tuning cannot do is a SettingError (or NameError) of the field to
+// change, found before anything is written.
+func TestTuneRefuses(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := "../data/kernel-tuner/convolution_milo/A100.json.gz"
+	record := filepath.Join(t.TempDir(), "runs")
+	st5 := Tune{Evaluator: Sim, Stencil: st, GPU: DefaultSimGPU, OCs: []smart.Combination{0}, Strategy: "random", Budget: tuner.Budget{Evaluations: 5}}
+	with := func(f func(*Tune)) Tune { c := st5; f(&c); return c }
+	for _, c := range []struct {
+		name  string
+		tune  Tune
+		field string // "": a NameError
+	}{
+		{"unknown strategy", with(func(t *Tune) { t.Strategy = "nope" }), ""},
+		{"unknown evaluator", with(func(t *Tune) { t.Evaluator = "foo" }), ""},
+		{"record of a replay", with(func(t *Tune) { t.Evaluator, t.Record = Replay+":"+cache, record }), "Record"},
+		{"no stencil on sim", with(func(t *Tune) { t.Stencil = nil }), "Stencil"},
+		{"unknown GPU", with(func(t *Tune) { t.GPU = "nosuch" }), "GPU"},
+		{"AMD GPU", with(func(t *Tune) { t.GPU = "mi250x" }), "GPU"},
+		{"transfer as a stencil's evaluator", with(func(t *Tune) { t.Evaluator = Transfer + ":" + cache }), "Evaluator"},
+		{"prior of random", with(func(t *Tune) { t.Prior, t.Record = Sim, record }), "Prior"},
+		{"transfer prior of a stencil", with(func(t *Tune) { t.Strategy, t.Prior, t.Record = "bayes", Transfer+":"+cache, record }), "Prior"},
+		{"classifier of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "random", Classifier: Embedded}, "Classifier"},
+		{"sim prior of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "bayes", Prior: Sim}, "Prior"},
+	} {
+		_, err := func() (tuner.Result, error) {
+			tg, err := c.tune.Open(context.Background())
+			if err != nil {
+				return tuner.Result{}, err
+			}
+			defer tg.Close()
+			return tg.Search(context.Background())
+		}()
+		var se *SettingError
+		var ne *NameError
+		switch {
+		case c.field == "" && !errors.As(err, &ne):
+			t.Errorf("%s: %v, want a NameError", c.name, err)
+		case c.field != "" && (!errors.As(err, &se) || se.Field != c.field):
+			t.Errorf("%s: %v, want a SettingError of %s", c.name, err, c.field)
+		}
+		if _, serr := os.Stat(record); !errors.Is(serr, os.ErrNotExist) {
+			t.Fatalf("%s: the refused tuning wrote %s", c.name, record)
+		}
+	}
+}
+
+// TestTuneKernelTuner: a Kernel Tuner cache is tuned on its own parameters with the same
+// kernel's caches of other GPUs as the prior, on Kernel Tuner's objective.
+func TestTuneKernelTuner(t *testing.T) {
+	dir := "../data/kernel-tuner/convolution_milo/"
+	tg, err := Tune{Evaluator: Replay + ":" + dir + "A100.json.gz", Strategy: "bayes", Prior: Transfer + ":" + dir + "A4000.json.gz",
+		Budget: tuner.Budget{Evaluations: 20}, Seed: 1}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	res, err := tg.Search(context.Background())
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case tg.Kernel != "convolution_kernel" || !tg.MeanObjective || tg.Source != smart.Imported || tg.Problem.Stencil != nil:
+		t.Errorf("opened %s (mean objective %v, %s)", tg.Kernel, tg.MeanObjective, tg.Source)
+	case tg.Prior == "" || res.Evaluations != 20 || res.Best.Setting == nil:
+		t.Errorf("prior %q, %d evaluations, best %v", tg.Prior, res.Evaluations, res.Best.Setting)
+	}
+}

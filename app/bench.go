@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/space"
+)
+
+// Bench measures stencils under OCs into a data set (StencilMART section V-A): for every
+// stencil and OC, Samples settings drawn at random from the valid ones on the GPU, or the
+// Settings given, each evaluated once and appended as it finishes. A run stopped and started
+// again with the same settings skips what is done.
+type Bench struct {
+	Stencils []*smart.Stencil
+	OCs      []smart.Combination // nil: all
+	Samples  int                 // settings drawn per stencil and OC
+	Seed     uint64              // of the settings drawn
+	Settings []dataset.Variant   // measured instead of random ones, on every stencil
+	Shard    *dataset.Shard      // nil: every stencil
+	Backend  string              // the evaluator: cuda or sim
+	GPU      string              // catalogue name (cuda: "" finds it through NVML)
+	Catalog  *catalog.Catalog    // nil: the built-in catalogue
+	CUDA     CUDAOptions
+	Out      string        // the data set directory
+	Batch    int           // variants handed to the evaluator at once (0: its own)
+	Time     time.Duration // stop cleanly after this long, drawing the settings included (0: never)
+	Notes    io.Writer
+	// Drawing, when set, gets the stencils whose settings are drawn, of total.
+	Drawing func(done, total int)
+}
+
+// Benching is an opened Bench: its plan and the variants it measures.
+type Benching struct {
+	Backend *Backend
+	Plan    *dataset.Plan
+	Items   []dataset.Item // the variants of the shard, done or not
+	Exists  bool           // the data set holds this run already: Run resumes it
+	bench   Bench
+	drawn   bool // Items were drawn now, not read from the data set
+	start   time.Time
+}
+
+// Open opens the backend, draws the settings (or reads those of the run being resumed) and
+// checks that the data set directory holds no other run. Close it.
+func (b Bench) Open(ctx context.Context) (*Benching, error) {
+	bg := &Benching{bench: b, start: time.Now()}
+	name, err := ParseEvaluator(b.Backend)
+	if err == nil && name.Kind != CUDA && name.Kind != Sim {
+		err = wrong("Backend", b.Backend, "a bench runs on cuda or sim")
+	}
+	cat := b.Catalog
+	if err == nil && cat == nil {
+		cat, err = catalog.Default()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if bg.Backend, err = Open(name, nil, b.GPU, cat, b.CUDA, b.Notes); err != nil {
+		return nil, err
+	}
+	if err := bg.open(ctx); err != nil {
+		return nil, errors.Join(err, bg.Close())
+	}
+	return bg, nil
+}
+
+// Close ends the backend's processes.
+func (bg *Benching) Close() error { return bg.Backend.Close() }
+
+func (bg *Benching) open(ctx context.Context) error {
+	b, gpu := bg.bench, bg.Backend.GPU
+	if err := gpu.RunsCUDA(); err != nil {
+		return &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	var err error
+	if b.Settings != nil {
+		if bg.Plan, err = dataset.NewExplicitPlan(b.Stencils, b.Settings); err != nil {
+			return &SettingError{Field: "Settings", Err: err, Wrong: true}
+		}
+	} else {
+		ocs := b.OCs
+		if ocs == nil {
+			ocs = smart.Combinations()
+		}
+		if bg.Plan, err = dataset.NewPlan(b.Stencils, ocs, b.Samples, b.Seed); err != nil {
+			return err
+		}
+	}
+	if bg.Exists, err = dataset.CheckRun(b.Out, bg.meta()); err != nil {
+		return err
+	}
+	if r := bg.Backend.Runner; r != nil && bg.Exists && r.Cut.Stencil >= 0 {
+		if old, err := dataset.ReadMeta(b.Out); err == nil && old.Format == dataset.FormatV1 {
+			// Its rows.csv has no column to mark a cut row.
+			notef(b.Notes, "%s is a data set of format %s: its variants are measured in full, none cut short\n", b.Out, dataset.FormatV1)
+			r.Cut.Stencil = -1
+		}
+	}
+	if bg.Exists {
+		// A resumed run measures the settings it drew when it started.
+		if bg.Items, err = dataset.LoadItems(b.Out, b.Stencils); err != nil {
+			return err
+		}
+	}
+	if bg.drawn = bg.Items == nil; bg.drawn {
+		return bg.draw(ctx)
+	}
+	return nil
+}
+
+func (bg *Benching) meta() dataset.Meta {
+	be := bg.Backend
+	return dataset.Meta{Sources: []smart.Source{be.Source}, Devices: []dataset.Device{be.Device},
+		Params: dataset.StencilParams(), Plan: bg.Plan, Shard: bg.bench.Shard}
+}
+
+// draw draws the plan's settings stencil by stencil, so that Drawing moves while the search
+// spaces are generated (the slow part).
+func (bg *Benching) draw(ctx context.Context) error {
+	b, plan := bg.bench, bg.Plan
+	total := 0
+	for _, st := range b.Stencils {
+		if plan.InShard(st.ID(), b.Shard) {
+			total++
+		}
+	}
+	drawing := b.Drawing
+	if drawing == nil {
+		drawing = func(int, int) {}
+	}
+	built, perStencil := 0, max(len(plan.OCs), len(plan.Settings))
+	spaces := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, g smart.GPU) (*space.Space, error) {
+		// Called before the stencil's space is built: report the stencils finished so far.
+		drawing(built/perStencil, total)
+		built++
+		return space.ForStencilContext(ctx, st, oc, g)
+	}
+	items, err := plan.Items(ctx, b.Stencils, bg.Backend.GPU, spaces, b.Shard)
+	if err != nil {
+		return err
+	}
+	drawing(total, total)
+	if b.Settings != nil && len(items) > 0 && !slices.ContainsFunc(items, func(it dataset.Item) bool { return it.Invalid == "" }) {
+		it := items[0]
+		return wrong("Settings", "", "%s %s fits no stencil: %s: %s", it.OC, it.Setting, it.Stencil.Name, it.Invalid)
+	}
+	bg.Items = items
+	return nil
+}
+
+// Done counts the variants the data set holds already, and says where its last row was cut
+// off (nil: nowhere).
+func (bg *Benching) Done() (int, *dataset.Torn, error) {
+	if !bg.Exists {
+		return 0, nil, nil
+	}
+	return dataset.CountDone(bg.bench.Out, bg.Backend.GPU.Name, bg.Items)
+}
+
+// Run measures the variants the data set lacks; progress (nil: none) gets the variants done.
+// With a copy bandwidth measured by the GPU runner, it is appended to the data set too.
+func (bg *Benching) Run(ctx context.Context, progress func(done, total int)) (dataset.Summary, error) {
+	b, be := bg.bench, bg.Backend
+	w, torn, err := dataset.OpenWriter(b.Out, bg.meta())
+	if err != nil {
+		return dataset.Summary{}, err
+	}
+	defer w.Close()
+	if torn != nil {
+		notef(b.Notes, "resuming %s: %s; it was cut off and will be measured again\n", b.Out, torn)
+	}
+	if bg.drawn {
+		if err := dataset.SaveItems(b.Out, bg.Items); err != nil {
+			return dataset.Summary{}, err
+		}
+	}
+	for _, st := range b.Stencils {
+		if bg.Plan.InShard(st.ID(), b.Shard) {
+			if err := w.AddStencil(st); err != nil {
+				return dataset.Summary{}, err
+			}
+		}
+	}
+	batch := b.Batch
+	if be.Runner != nil && batch == 0 {
+		batch = be.Runner.BatchSize()
+	}
+	stop := b.Time
+	if stop > 0 {
+		stop = max(stop-time.Since(bg.start), time.Nanosecond) // spent already: stop before the first batch
+	}
+	r := &dataset.Runner{Evaluator: be.Evaluator, GPU: be.GPU.Name, Batch: batch, Observer: be.Observer, StopAfter: stop, Progress: progress}
+	sum, runErr := r.Run(ctx, w, bg.Items)
+	if err := AppendCopyBandwidth(b.Out, be, w.Len(), b.Notes); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return sum, runErr
+}
+
+// AppendCopyBandwidth appends the device-to-device copy bandwidth the GPU runner measured
+// (none: nothing) to the data set dir of rows rows, and notes it.
+func AppendCopyBandwidth(dir string, be *Backend, rows int, notes io.Writer) error {
+	if be.Runner == nil || be.Runner.CopyBandwidth() <= 0 {
+		return nil
+	}
+	gbs := be.Runner.CopyBandwidth()
+	notef(notes, "device-to-device copy on %s: %.0f GB/s (bytes read plus written)\n", be.Device.Name, gbs)
+	return dataset.AppendCopyBandwidth(dir, dataset.CopyMeasurement{At: time.Now(), Device: be.Device.Name, GBs: gbs, UUID: be.Device.UUID, Rows: rows})
+}

@@ -1,0 +1,81 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"smart/campaign"
+	"smart/catalog"
+)
+
+// Campaign is one call of the measurement campaign: the manifest's variants that the GPU's
+// campaign data set lacks, measured in the manifest's order on cuda (or simulated on sim)
+// until all are measured or Time has passed; the next call resumes it.
+type Campaign struct {
+	Manifest *campaign.Manifest
+	Backend  string // cuda or sim
+	GPU      string // catalogue name (sim: required; cuda: "" finds it through NVML)
+	Catalog  *catalog.Catalog
+	CUDA     CUDAOptions
+	Out      string        // the data set; "": CampaignDir(GPU)
+	Time     time.Duration // stop cleanly after this long (0: never)
+	Notes    io.Writer
+	Progress func(done, total int)
+}
+
+// CampaignCall is what a call did.
+type CampaignCall struct {
+	campaign.Call
+	Out     string
+	CopyGBs float64 // the device-to-device copy the GPU runner measured; 0: none
+}
+
+// CampaignDir is where the repository keeps the campaign data set of gpu.
+func CampaignDir(gpu string) string {
+	return filepath.Join("data", "measured", strings.ToLower(gpu), "campaign")
+}
+
+// Run opens the backend, measures and logs the call.
+func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
+	start := time.Now()
+	name, err := ParseEvaluator(c.Backend)
+	if err == nil && name.Kind != CUDA && name.Kind != Sim {
+		err = wrong("Backend", c.Backend, "a campaign runs on cuda or sim")
+	}
+	if err == nil && name.Kind == Sim && c.GPU == "" {
+		err = wrong("GPU", "", "none named: the analytic model simulates a GPU of the catalogue")
+	}
+	cat := c.Catalog
+	if err == nil && cat == nil {
+		cat, err = catalog.Default()
+	}
+	if err != nil {
+		return CampaignCall{}, err
+	}
+	be, err := Open(name, nil, c.GPU, cat, c.CUDA, c.Notes)
+	if err != nil {
+		return CampaignCall{}, err
+	}
+	defer be.Close()
+	run := &campaign.Run{Manifest: c.Manifest, Out: c.Out, GPU: be.GPU.Name, Device: be.Device, Source: be.Source,
+		Evaluator: be.Evaluator, Observer: be.Observer, Progress: c.Progress}
+	if be.Runner != nil {
+		run.Batch = be.Runner.BatchSize()
+	}
+	if run.Out == "" {
+		run.Out = CampaignDir(run.GPU)
+	}
+	if c.Time > 0 {
+		run.StopAfter = max(c.Time-time.Since(start), time.Nanosecond)
+	}
+	call, err := run.Do(ctx)
+	out := CampaignCall{Call: call, Out: run.Out}
+	if be.Runner != nil {
+		out.CopyGBs = be.Runner.CopyBandwidth()
+	}
+	return out, errors.Join(err, AppendCopyBandwidth(run.Out, be, call.Rows, nil))
+}

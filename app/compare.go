@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"smart"
+	"smart/catalog"
+	"smart/models/roofline"
+	"smart/tuner"
+)
+
+// transferSuffix marks a compared strategy that gets the case's prior: NAME-transfer.
+const transferSuffix = "-transfer"
+
+// ComparedNames are the strategies a comparison runs: every strategy but exhaustive (whose
+// search finds each case's optimum), and NAME-transfer for those that take a prior.
+func ComparedNames() []string {
+	compared := StrategyNames(func(s tuner.Strategy) bool { return s.Name == "exhaustive" })
+	for _, name := range StrategyNames(func(s tuner.Strategy) bool { return !s.Reads(tuner.OptionPrior) }) {
+		compared = append(compared, name+transferSuffix)
+	}
+	return compared
+}
+
+// Contenders builds the compared strategies of names (ComparedNames) with the settings of
+// the headline comparison: one thread each (a search per CPU already), seeds searches from
+// firstSeed, randomSeeds for random sampling, which is cheap; NAME-transfer runs NAME with the
+// case's prior, on the cases that have one.
+func Contenders(names []string, seeds, randomSeeds int, firstSeed uint64) ([]tuner.Contender, error) {
+	var out []tuner.Contender
+	for _, name := range names {
+		if !slices.Contains(ComparedNames(), name) {
+			return nil, &NameError{What: "strategy", Name: name, Known: ComparedNames()}
+		}
+		base, withPrior := strings.CutSuffix(name, transferSuffix)
+		s, _ := tuner.LookupStrategy(base) // among the compared, so known
+		o := tuner.Options{Threads: 1}
+		c := tuner.Contender{Name: name, Seeds: seeds, FirstSeed: firstSeed}
+		switch {
+		case withPrior:
+			c.ForCase = func(cs tuner.Case) tuner.Method {
+				if cs.Prior == nil {
+					return nil
+				}
+				o := o
+				o.Prior = cs.Prior
+				return s.New(o)
+			}
+		case base == "random":
+			c.New, c.Seeds = func() tuner.Method { return s.New(o) }, randomSeeds
+		default:
+			c.New = func() tuner.Method { return s.New(o) }
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Case is a compared case and where its times come from.
+type Case struct {
+	tuner.Case
+	Source smart.Source
+}
+
+// KernelTunerCases opens Kernel Tuner caches and finds their optima; each case's prior is the
+// same kernel measured on the other GPUs given. Notes gets how a cache's space was made.
+func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]Case, error) {
+	var cases []Case
+	var kts []*tuner.KernelTuner
+	for _, f := range files {
+		k, err := tuner.OpenKernelTuner(ctx, f, "")
+		if err != nil {
+			return nil, err
+		}
+		if k.Note != "" {
+			notef(notes, "%s\n", k.Note)
+		}
+		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
+		c := Case{Case: tuner.Case{Name: name, Problem: k.Problem()}, Source: smart.Imported}
+		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		cases, kts = append(cases, c), append(kts, k)
+	}
+	for i, k := range kts {
+		var others []*tuner.KernelTuner
+		for j, o := range kts {
+			if j != i && o.Kernel.Name == k.Kernel.Name && o.Device != k.Device {
+				others = append(others, o)
+			}
+		}
+		if len(others) > 0 {
+			cases[i].Prior = tuner.TransferFrom(others)
+		}
+	}
+	return cases, nil
+}
+
+// SimulatedCase is the space of stencil st under oc on gpu, timed by the analytic model,
+// with its optimum.
+func SimulatedCase(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu string, cat *catalog.Catalog) (Case, error) {
+	g, err := cat.Lookup(gpu)
+	if err != nil {
+		return Case{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	vs, err := tuner.StencilVariants(ctx, st, []smart.Combination{oc}, g)
+	if err != nil {
+		return Case{}, err
+	}
+	c := Case{Case: tuner.Case{Name: fmt.Sprintf("%s %s on %s (simulated)", st.Name, oc, g.Name),
+		Problem: tuner.Problem{Variants: vs, Evaluator: roofline.Evaluator{Catalog: cat}, Stencil: st, GPU: g.Name}}, Source: smart.Simulated}
+	if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
+		return Case{}, err
+	}
+	return c, nil
+}
+
+// Standards are IterML's two standards (Cui and Feng, section 5) on every case, for random
+// sampling and for IterML spending the budget in four iterations, at the shares of each space
+// whose budget is at most budget (larger ones say nothing new and cost most). done is called
+// after each search, and for each one skipped.
+func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, firstSeed uint64, budget, parallel int, done func()) ([]tuner.Standard, error) {
+	std := []tuner.Contender{
+		{Name: "random", New: func() tuner.Method { return &tuner.Random{} }, Seeds: seeds, FirstSeed: firstSeed},
+		{Name: "iterml", Seeds: seeds, FirstSeed: firstSeed, ForBudget: func(b int) tuner.Method {
+			return &tuner.IterML{Pick: max(1, b/4), Threads: 1}
+		}},
+	}
+	var out []tuner.Standard
+	for _, c := range cases {
+		var rs []float64
+		for _, r := range ratios {
+			if r*float64(c.Size) <= float64(budget) {
+				rs = append(rs, r)
+			} else {
+				for range 2 * seeds {
+					done()
+				}
+			}
+		}
+		s, err := tuner.Standards(ctx, c.Case, std, rs, parallel, done)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s...)
+	}
+	return out, nil
+}

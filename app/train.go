@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"smart/catalog"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/train"
+)
+
+// Train trains a model of a kind on data sets: Load builds the matrix, Fit cross-validates
+// it (CV folds grouped by stencil) and fits the model on all of it, and saves it to Out.
+type Train struct {
+	Data       []string     // data set directories
+	Task       models.Task  // select or runtime
+	Kind       string       // a kind of Kinds
+	Kinds      models.Kinds // nil: kinds.All()
+	Params     map[string]string
+	CV         int              // cross-validation folds before the final fit; 0: none
+	Seed       uint64           // of the folds
+	Catalog    *catalog.Catalog // nil: the embedded catalogue
+	NoAnalytic bool             // leave the analytic model's time out of the columns
+	Dims       int              // keep only the stencils of this many dimensions; 0: all
+	Out        string           // the model file; "": not saved (the caller saves Trained)
+	// CrossValidation, when set, gets the folds done; Round each round of the final fit.
+	CrossValidation func(done, total int)
+	Round           func(models.Round)
+}
+
+// Trained is a model fitted and saved, with its cross-validation report (nil: none).
+type Trained struct {
+	Fitted models.Fitted
+	Header *models.Header
+	CV     *train.Report
+}
+
+func (t Train) kinds() models.Kinds {
+	if t.Kinds == nil {
+		return kinds.All()
+	}
+	return t.Kinds
+}
+
+// Load builds the matrix of the data sets for the kind and task.
+func (t Train) Load() (*train.Set, error) {
+	kind, err := t.kinds().Lookup(t.Kind, t.Task)
+	if err != nil {
+		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
+	}
+	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims})
+}
+
+// Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
+func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
+	out := &Trained{}
+	if t.CV > 0 {
+		progress := func(done int) {
+			if t.CrossValidation != nil {
+				t.CrossValidation(done, t.CV)
+			}
+		}
+		p, err := train.CrossValidate(ctx, t.kinds(), t.Kind, set, t.CV, t.Seed, t.Params, progress)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation: %w", err)
+		}
+		r := train.Score(set, p)
+		r.Kind, r.Folds = t.Kind, t.CV
+		out.CV = &r
+	}
+	var err error
+	if out.Fitted, out.Header, err = train.Fit(ctx, t.kinds(), t.Kind, set, t.Params, t.Round); err != nil {
+		return nil, err
+	}
+	if out.CV != nil {
+		out.Header.CV = out.CV.Summary()
+	}
+	if t.Out == "" {
+		return out, nil
+	}
+	if err := models.Save(t.Out, out.Header, out.Fitted); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

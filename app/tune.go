@@ -1,0 +1,397 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/roofline"
+	"smart/predict"
+	"smart/tuner"
+)
+
+// Tune is a tuning: a stencil, or a Kernel Tuner kernel, searched on an evaluator and with a
+// strategy chosen by name. Open builds the problem; Search runs it.
+type Tune struct {
+	// Evaluator is cuda, sim, model:FILE, model:embedded or replay:PATH (ParseEvaluator);
+	// replay:CACHE with no Stencil tunes the kernel of a Kernel Tuner cache on its parameters.
+	Evaluator string
+	Stencil   *smart.Stencil
+	// GPU is the catalogue name of the GPU tuned for; cuda finds it through NVML where it is
+	// empty; a Kernel Tuner cache names the device of files that do not name theirs.
+	GPU      string
+	OCs      []smart.Combination // the OCs of a stencil searched; nil: all
+	Strategy string              // the name of one of tuner.Strategies
+	Options  tuner.Options       // the strategy's; Options.Prior is set from Prior
+	// Classifier ranks the OCs before the search: an OC selection model's file, or Embedded.
+	Classifier string
+	// Prior ranks settings before any run (strategies that read tuner.OptionPrior): sim,
+	// model:FILE or model:embedded for a stencil, transfer:CACHE[,CACHE...] (the same kernel
+	// measured on other GPUs) for a Kernel Tuner kernel.
+	Prior  string
+	Budget tuner.Budget // its Time counts opening the problem too
+	Seed   uint64
+	// Record is a data set directory every evaluation of a stencil on cuda or sim is appended
+	// to; a search started again with it asks for the same settings first, gets them from it
+	// without running them, and goes on where it stopped.
+	Record  string
+	Catalog *catalog.Catalog // nil: the built-in catalogue
+	CUDA    CUDAOptions
+	Notes   io.Writer // what a user should know on the way (nil: nothing)
+	// Progress, when set, gets the evaluations so far and the most there will be.
+	Progress func(evaluations, total int)
+}
+
+// Tuning is an opened Tune: its problem and what a report of the result says of it.
+type Tuning struct {
+	Problem tuner.Problem
+	Kernel  string    // the stencil's name, or the Kernel Tuner kernel's
+	GPU     smart.GPU // only the name, for a Kernel Tuner kernel
+	// MeanObjective is true for Kernel Tuner's objective, the mean time (else the median).
+	MeanObjective bool
+	Searched      int    // the strategy searches the first Searched variants
+	Ranker        string // the model that ranked the OCs, with what stands behind it; "" none
+	Prior         string // what ranked settings before any run, set by Search; "" nothing
+	Record        string // the data set of Tune.Record
+	// Source and Device say where the evaluator's times come from.
+	Source  smart.Source
+	Device  dataset.Device
+	Backend *Backend // nil for a Kernel Tuner kernel
+
+	tune     Tune
+	strategy tuner.Strategy
+	cat      *catalog.Catalog
+	start    time.Time
+	prepared bool
+	options  tuner.Options
+	writer   *dataset.Writer
+	recorder *dataset.Recorder
+}
+
+// StrategyNames lists the names of tuner.Strategies in its order, leaving out those skip
+// reports (nil: none).
+func StrategyNames(skip func(tuner.Strategy) bool) []string {
+	var names []string
+	for _, s := range tuner.Strategies() {
+		if skip == nil || !skip(s) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// LookupStrategy is tuner.LookupStrategy with a *NameError for a name that names none.
+func LookupStrategy(name string) (tuner.Strategy, error) {
+	s, ok := tuner.LookupStrategy(name)
+	if !ok {
+		return s, &NameError{What: "strategy", Name: name, Known: StrategyNames(nil)}
+	}
+	return s, nil
+}
+
+// Open builds the problem: the stencil's spaces on the GPU (or the cache's), the evaluator,
+// the OCs ranked by the classifier. Close it.
+func (t Tune) Open(ctx context.Context) (*Tuning, error) {
+	tg := &Tuning{tune: t, cat: t.Catalog, start: time.Now(), Record: t.Record}
+	var err error
+	if tg.strategy, err = LookupStrategy(t.Strategy); err != nil {
+		return nil, err
+	}
+	name, err := ParseEvaluator(t.Evaluator)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case t.Record != "" && name.Kind != CUDA && name.Kind != Sim:
+		return nil, wrong("Record", "", "only the runs of cuda and sim are kept; %s runs nothing worth keeping", name.Kind)
+	case t.Record != "" && t.Stencil == nil:
+		return nil, wrong("Record", "", "the runs of a stencil are kept; give one")
+	case t.Stencil == nil && name.Kind != Replay:
+		return nil, wrong("Stencil", "", "none given: only replay:CACHE tunes a Kernel Tuner cache's own kernel")
+	}
+	if tg.cat == nil {
+		if tg.cat, err = catalog.Default(); err != nil {
+			return nil, err
+		}
+	}
+	if t.Stencil == nil {
+		err = tg.openKernelTuner(ctx, name.Path)
+	} else {
+		err = tg.openStencil(ctx, name)
+	}
+	if err == nil && t.Classifier != "" {
+		err = tg.rank(t.Classifier)
+	}
+	if err != nil {
+		return nil, errors.Join(err, tg.Close())
+	}
+	tg.Searched = len(tg.Problem.Variants)
+	if n := t.Options.Variants; tg.strategy.Reads(tuner.OptionVariants) && n > 0 && n < tg.Searched {
+		tg.Searched = n
+	}
+	return tg, nil
+}
+
+// Close ends what the evaluator runs (the GPU runner's harness processes) and the record.
+func (tg *Tuning) Close() error {
+	var err error
+	if tg.writer != nil {
+		err = tg.writer.Close()
+	}
+	if tg.Backend != nil {
+		err = errors.Join(err, tg.Backend.Close())
+	}
+	return err
+}
+
+func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
+	k, err := tuner.OpenKernelTuner(ctx, path, tg.tune.GPU)
+	if err != nil {
+		return err
+	}
+	if k.Note != "" {
+		notef(tg.tune.Notes, "%s\n", k.Note)
+	}
+	tg.Problem, tg.Kernel, tg.MeanObjective = k.Problem(), k.Kernel.Name, true
+	tg.GPU.Name, tg.Source = k.Device, smart.Imported
+	notef(tg.tune.Notes, "tuning kernel %s as measured on %s (%s), %s settings: replayed from %s\n",
+		k.Kernel.Name, k.Device, smart.Imported, k.Space.Count(), path)
+	return nil
+}
+
+func (tg *Tuning) openStencil(ctx context.Context, name EvaluatorName) error {
+	t := tg.tune
+	b, err := Open(name, t.Stencil, t.GPU, tg.cat, t.CUDA, t.Notes)
+	if err != nil {
+		return err
+	}
+	tg.Backend, tg.GPU, tg.Source, tg.Device = b, b.GPU, b.Source, b.Device
+	if err := tg.GPU.RunsCUDA(); err != nil {
+		return &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	ocs := t.OCs
+	if ocs == nil {
+		ocs = smart.Combinations()
+	}
+	vs, err := tuner.StencilVariants(ctx, t.Stencil, ocs, tg.GPU)
+	if err != nil {
+		return err
+	}
+	tg.Problem = tuner.Problem{Variants: vs, Evaluator: b.Evaluator, Stencil: t.Stencil, GPU: tg.GPU.Name}
+	tg.Kernel = t.Stencil.Name
+	return nil
+}
+
+// rank orders the stencil's OCs with the classifier at path, or the embedded one.
+func (tg *Tuning) rank(path string) error {
+	if tg.Problem.Stencil == nil {
+		return wrong("Classifier", "", "only a stencil has OCs to rank; a Kernel Tuner kernel has none")
+	}
+	clf, err := tg.classifier(path)
+	if err != nil {
+		return err
+	}
+	var ocs []smart.Combination
+	byOC := map[smart.Combination]tuner.Variant{}
+	for _, v := range tg.Problem.Variants {
+		ocs = append(ocs, v.OC)
+		byOC[v.OC] = v
+	}
+	ranked, err := tuner.RankOCs(clf, tg.Problem.Stencil, tg.GPU, ocs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tg.Ranker, err)
+	}
+	tg.Problem.Variants = tg.Problem.Variants[:0]
+	for _, oc := range ranked {
+		tg.Problem.Variants = append(tg.Problem.Variants, byOC[oc])
+	}
+	return nil
+}
+
+// classifier loads the OC classifier at path, or the embedded one, and sets Ranker.
+func (tg *Tuning) classifier(path string) (*models.Model, error) {
+	if path != Embedded {
+		tg.Ranker = path
+		return models.Load(path, kinds.All())
+	}
+	ms, err := predict.Defaults()
+	if err != nil {
+		return nil, err
+	}
+	sel, _, err := ms.For(tg.Problem.Stencil)
+	if err != nil {
+		return nil, &SettingError{Field: "Classifier", Value: Embedded, Err: err}
+	}
+	tg.Ranker = fmt.Sprintf("%s (%s)", sel.Name, sel.Provenance(tg.GPU.Name).Text)
+	return sel.Model, nil
+}
+
+// OCs are the problem's OCs in its order.
+func (tg *Tuning) OCs() []string {
+	var names []string
+	for _, v := range tg.Problem.Variants {
+		names = append(names, v.OC.String())
+	}
+	return names
+}
+
+// Total is the most evaluations the search makes: the budget's, or the settings of the
+// problem where it has none.
+func (tg *Tuning) Total() int {
+	if n := tg.tune.Budget.Evaluations; n > 0 {
+		return n
+	}
+	n := 0
+	for _, v := range tg.Problem.Variants {
+		c, ok := v.Space.Len()
+		if !ok || c > math.MaxInt32 {
+			return math.MaxInt32
+		}
+		n += int(c)
+	}
+	return n
+}
+
+// Recorded counts the evaluations answered from the runs Record held before the search.
+func (tg *Tuning) Recorded() int {
+	if tg.recorder == nil {
+		return 0
+	}
+	return tg.recorder.Recorded()
+}
+
+// SetProgress sets the callback of Tune.Progress.
+func (tg *Tuning) SetProgress(f func(evaluations, total int)) { tg.tune.Progress = f }
+
+// Prepare builds the prior and opens the record, as Search does first where Prepare was not
+// called: a caller that tells their errors from the search's calls it.
+func (tg *Tuning) Prepare(ctx context.Context) error {
+	if tg.prepared {
+		return nil
+	}
+	t := tg.tune
+	if t.Prior != "" && !tg.strategy.Reads(tuner.OptionPrior) {
+		return wrong("Prior", "", "strategy %s takes none; %s do", t.Strategy, JoinList(StrategyNames(func(s tuner.Strategy) bool { return !s.Reads(tuner.OptionPrior) }), "and"))
+	}
+	tg.options = t.Options
+	if t.Prior != "" {
+		tg.Prior = t.Prior
+		sur, err := tg.prior(ctx, t.Prior)
+		if err != nil {
+			return err
+		}
+		tg.options.Prior = sur
+	}
+	if t.Record != "" {
+		if err := tg.record(t.Record); err != nil {
+			return err
+		}
+	}
+	tg.prepared = true
+	return nil
+}
+
+// Recording reports whether the evaluations go to Record.
+func (tg *Tuning) Recording() bool { return tg.writer != nil }
+
+// Search runs the strategy within the budget, after Prepare. An interrupted search (ctx
+// cancelled) returns what it found with the context's error.
+func (tg *Tuning) Search(ctx context.Context) (tuner.Result, error) {
+	if err := tg.Prepare(ctx); err != nil {
+		return tuner.Result{}, err
+	}
+	if tg.writer == nil {
+		return tg.search(ctx, tg.Problem, tg.options)
+	}
+	p := tg.Problem
+	p.Evaluator = tg.recorder
+	res, err := tg.search(ctx, p, tg.options)
+	return res, errors.Join(err, tg.writer.Close())
+}
+
+func (tg *Tuning) search(ctx context.Context, p tuner.Problem, opts tuner.Options) (tuner.Result, error) {
+	total := tg.Total()
+	if tg.tune.Progress != nil {
+		p.Progress = func(n int, _ float64) { tg.tune.Progress(n, total) }
+	}
+	b := tg.tune.Budget
+	if b.Time > 0 {
+		b.Time = max(b.Time-time.Since(tg.start), time.Nanosecond) // spent already: stop before the first round
+	}
+	return tuner.Search(ctx, p, b, tg.strategy.New(opts), tg.tune.Seed)
+}
+
+// record opens (or resumes) the data set dir and puts a Recorder in front of the evaluator.
+func (tg *Tuning) record(dir string) error {
+	meta := dataset.Meta{Sources: []smart.Source{tg.Source}, Devices: []dataset.Device{tg.Device}, Params: dataset.StencilParams()}
+	w, torn, err := dataset.OpenWriter(dir, meta)
+	if err != nil {
+		return &SettingError{Field: "Record", Err: err}
+	}
+	if torn != nil {
+		notef(tg.tune.Notes, "resuming %s: %s; it was cut off and will be run again\n", dir, torn)
+	}
+	if tg.recorder, err = dataset.NewRecorder(w, tg.Problem.Evaluator); err != nil {
+		w.Close()
+		return &SettingError{Field: "Record", Err: err}
+	}
+	if n := w.Len(); n > 0 {
+		notef(tg.tune.Notes, "%s holds %d runs of %s; the settings among them are not run again\n", dir, n, tg.Device.Name)
+	}
+	tg.writer = w
+	return nil
+}
+
+// prior builds the evaluator that ranks settings before any run: the analytic model or a
+// runtime model for a stencil, the same kernel's Kernel Tuner caches from other GPUs for a
+// Kernel Tuner kernel.
+func (tg *Tuning) prior(ctx context.Context, text string) (smart.Evaluator, error) {
+	name, err := ParseEvaluator(text)
+	if tg.Problem.Stencil == nil {
+		if err != nil || name.Kind != Transfer {
+			return nil, wrong("Prior", fmt.Sprintf("%q", text), "a Kernel Tuner kernel takes transfer:CACHE[,CACHE...], its caches from other GPUs")
+		}
+		return tg.transfer(ctx, name.Path)
+	}
+	switch {
+	case err == nil && name.Kind == Sim:
+		return roofline.Evaluator{Catalog: tg.cat}, nil
+	case err == nil && name.Kind == Model:
+		ev, what, err := modelEvaluator(name.Path, tg.Problem.Stencil, tg.GPU, tg.cat, tg.tune.Notes)
+		if what != "" {
+			tg.Prior += ": " + what
+		}
+		return ev, err
+	}
+	return nil, wrong("Prior", fmt.Sprintf("%q", text), "a stencil takes sim or model:PATH")
+}
+
+// transfer is the prior of a Kernel Tuner kernel: its caches of other GPUs, comma-separated.
+func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, error) {
+	var others []*tuner.KernelTuner
+	for _, f := range strings.Split(paths, ",") {
+		k, err := tuner.OpenKernelTuner(ctx, f, "")
+		if err != nil {
+			return nil, &SettingError{Field: "Prior", Err: err}
+		}
+		switch {
+		case k.Kernel.Name != tg.Kernel:
+			return nil, wrong("Prior", "", "%s holds kernel %s, not %s", f, k.Kernel.Name, tg.Kernel)
+		case k.Device == tg.GPU.Name:
+			return nil, wrong("Prior", "", "%s was measured on %s, the GPU being tuned: a prior must come from other GPUs", f, k.Device)
+		}
+		others = append(others, k)
+	}
+	tr := tuner.TransferFrom(others)
+	notef(tg.tune.Notes, "prior: %s's times on %s, predicted from %s\n", tg.Kernel, tg.GPU.Name, tr.What)
+	return tr, nil
+}
