@@ -314,3 +314,43 @@ func TestTuneKernelTuner(t *testing.T) {
 		t.Errorf("prior %q, %d evaluations, best %v", tg.Prior, res.Evaluations, res.Best.Setting)
 	}
 }
+
+// TestOpenTransferRefuses: each refusal names the setting to change.
+func TestOpenTransferRefuses(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := "../data/kernel-tuner/convolution_milo/"
+	for _, c := range []struct {
+		name  string
+		s     TransferSettings
+		field string
+	}{
+		{"a file without its GPU", TransferSettings{From: []string{conv + "MI250X.json.gz"}, To: "a100"}, "From"},
+		{"an unknown GPU without shots", TransferSettings{From: []string{conv + "A100.json.gz"}, To: "quantum-9000"}, "To"},
+		{"the analytic ratio for a Kernel Tuner kernel", TransferSettings{From: []string{conv + "A100.json.gz"}, To: "a6000", Ratio: "analytic"}, "Ratio"},
+		{"an unknown ratio", TransferSettings{From: []string{conv + "A100.json.gz"}, To: "a6000", Ratio: "magic"}, "Ratio"},
+		{"a kernel the files lack", TransferSettings{From: []string{conv + "A100.json.gz"}, To: "a6000", Kernel: "gemm"}, "Kernel"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.s.Catalog = cat
+			_, err := OpenTransfer(c.s)
+			var se *SettingError
+			if !errors.As(err, &se) || se.Field != c.field {
+				t.Errorf("error %v, want a SettingError of %s", err, c.field)
+			}
+		})
+	}
+	job, err := OpenTransfer(TransferSettings{From: []string{conv + "A100.json.gz", conv + "MI250X.json.gz@MI250X"}, To: "a6000", Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := job.Predict()
+	if err != nil || len(p.Sources) != 1 || p.Sources[0] != "A100-40GB" || len(p.Ignored) != 1 {
+		t.Errorf("sources %v ignored %v (%v): want the A100 alone", p.Sources, p.Ignored, err)
+	}
+	if err := job.Write(p, "", "", false); err != nil {
+		t.Errorf("writing nothing: %v", err)
+	}
+}

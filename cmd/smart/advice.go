@@ -26,6 +26,8 @@ func advice(cmd string, err error) string {
 	switch {
 	case errors.As(err, &device):
 		return "; name it with --gpu or add it with --catalog"
+	case errors.As(err, &notFound) && cmd == "transfer":
+		return " (add it with --catalog FILE, or give settings measured on it with --shots)"
 	case errors.As(err, &notFound) && len(notFound.Similar) > 0:
 		return " (smart gpus lists the catalogue)"
 	case errors.As(err, &notFound):

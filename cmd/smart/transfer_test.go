@@ -96,8 +96,8 @@ func TestTransferRefuses(t *testing.T) {
 		want string
 	}{
 		{"no --to", []string{"--from", a100}, 2, "--to"},
-		{"unknown GPU without shots", []string{"--from", a100, "--to", "quantum-9000"}, 1, "--shots"},
-		{"file without its device", []string{"--from", convDir + "MI250X.json.gz", "--to", "a100"}, 1, "@GPU"},
+		{"unknown GPU without shots", []string{"--from", a100, "--to", "quantum-9000"}, 2, "--shots"},
+		{"file without its device", []string{"--from", convDir + "MI250X.json.gz", "--to", "a100"}, 2, "@GPU"},
 		{"missing file", []string{"--from", "nope.json", "--to", "a100"}, 1, "nope.json"},
 		{"bad level", []string{"--from", a100, "--to", "a100", "--level", "2"}, 2, "--level"},
 	} {

@@ -1,0 +1,186 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"smart"
+	"smart/calibrate"
+	"smart/catalog"
+	"smart/dataset"
+	"smart/transfer"
+)
+
+// TransferSettings say what a transfer predicts from and for.
+type TransferSettings struct {
+	From   []string // one kernel's measurements on other GPUs: PATH, or PATH@GPU for a file that does not name its GPU
+	To     string   // the target: a catalogue name, or a name for a GPU the catalogue lacks (Shots then describe it)
+	Shots  []string // settings measured on the target, PATH or PATH@GPU each
+	Kernel string   // the kernel or stencil ID where the files hold several; transfer.AllKernels for all
+	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS) or "analytic"
+	// (the calibrated stencil model's ratio of each setting); "" takes analytic for stencils.
+	Ratio    string
+	Predict  transfer.Settings // share, level, FP64
+	Catalog  *catalog.Catalog
+	Embedded *calibrate.File // the calibration of the analytic ratio; nil: calibrate.Default
+}
+
+// TransferJob is a transfer opened: the sources, the target and how to move between them.
+type TransferJob struct {
+	Files    []*transfer.File
+	Sources  []transfer.Source
+	Target   transfer.Target
+	Settings transfer.Settings
+}
+
+// OpenTransfer reads the files and the target. A target the catalogue lacks needs shots.
+func OpenTransfer(s TransferSettings) (*TransferJob, error) {
+	files, err := openTransferFiles("From", s.From, s.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	t := &TransferJob{Files: files, Settings: s.Predict}
+	if t.Sources, err = transfer.Select(files, s.Kernel); err != nil {
+		return nil, &SettingError{Field: "Kernel", Err: err, Wrong: true}
+	}
+	if t.Target, err = transferTarget(s); err != nil {
+		return nil, err
+	}
+	if t.Settings.Ratio, err = analyticRatio(s, files); err != nil {
+		return nil, err
+	}
+	if t.Settings.Ratio != nil {
+		t.Settings.RatioName = "the calibrated analytic model's"
+	}
+	return t, nil
+}
+
+// openTransferFiles opens PATH or PATH@GPU each; field names the setting they came from.
+func openTransferFiles(field string, specs []string, cat *catalog.Catalog) ([]*transfer.File, error) {
+	var files []*transfer.File
+	for _, spec := range specs {
+		path, device, _ := strings.Cut(spec, "@")
+		f, err := transfer.Open(path, device, cat)
+		if errors.Is(err, dataset.ErrNoDevice) {
+			return nil, &SettingError{Field: field, Err: fmt.Errorf("%w: name its GPU as %s@GPU", err, path), Wrong: true}
+		}
+		if err != nil {
+			return nil, &SettingError{Field: field, Err: err}
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// transferTarget is the target GPU with its shots; one the catalogue lacks stands on the shots.
+func transferTarget(s TransferSettings) (transfer.Target, error) {
+	t := transfer.Target{Name: s.To}
+	g, err := s.Catalog.Lookup(s.To)
+	switch {
+	case err == nil:
+		t.GPU = g
+	case len(s.Shots) == 0:
+		return t, &SettingError{Field: "To", Err: fmt.Errorf("%w, and no settings measured on it describe it", err), Wrong: true}
+	}
+	if len(s.Shots) == 0 {
+		return t, nil
+	}
+	files, err := openTransferFiles("Shots", s.Shots, s.Catalog)
+	if err != nil {
+		return t, err
+	}
+	sel, err := transfer.Select(files, s.Kernel)
+	if err != nil {
+		return t, &SettingError{Field: "Shots", Err: err, Wrong: true}
+	}
+	for _, src := range sel {
+		t.Shots = append(t.Shots, src.Rows...)
+	}
+	return t, nil
+}
+
+// analyticRatio is the calibrated analytic model's ratio for stencils unless the hardware one
+// is asked for; a Kernel Tuner kernel has no model.
+func analyticRatio(s TransferSettings, files []*transfer.File) (func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool), error) {
+	stencils := map[string]*smart.Stencil{}
+	for _, f := range files {
+		maps.Copy(stencils, f.Stencils)
+	}
+	switch {
+	case s.Ratio == "hardware" || (s.Ratio == "" && len(stencils) == 0):
+		return nil, nil
+	case s.Ratio != "analytic" && s.Ratio != "":
+		return nil, wrong("Ratio", fmt.Sprintf("%q", s.Ratio), "give hardware or analytic")
+	case len(stencils) == 0:
+		return nil, wrong("Ratio", "analytic", "the analytic model moves stencils (smart data sets); a Kernel Tuner kernel moves by the hardware ratio")
+	}
+	cal := s.Embedded
+	if cal == nil {
+		var err error
+		if cal, err = calibrate.Default(); err != nil {
+			return nil, err
+		}
+	}
+	return transfer.AnalyticRatio(stencils, &cal.Calibration), nil
+}
+
+// Predict predicts every setting on the target.
+func (t *TransferJob) Predict() (*transfer.Prediction, error) {
+	return transfer.Predict(t.Sources, t.Target, t.Settings)
+}
+
+// ChooseShots says which k settings to measure on the target first.
+func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
+	return transfer.ChooseShots(t.Sources, t.Target, k, t.Settings)
+}
+
+// Write writes p as a Kernel Tuner cache (cache, which needs Kernel Tuner sources) and as a new
+// data set (dir), where they are not empty; an existing cache is replaced only with force.
+func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
+	var kernel *dataset.Kernel
+	stencils := map[string]*smart.Stencil{}
+	for _, f := range t.Files {
+		if f.Kernel != nil {
+			kernel = f.Kernel
+		}
+		maps.Copy(stencils, f.Stencils)
+	}
+	if cache != "" {
+		if kernel == nil {
+			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
+		}
+		if err := transfer.WriteKernelTuner(cache, p, *kernel, p.Target, force); err != nil {
+			return &SettingError{Field: "Cache", Err: err}
+		}
+	}
+	switch {
+	case dir == "":
+		return nil
+	case kernel != nil:
+		return transfer.WriteDataSet(dir, p, kernel.Names(), nil, []dataset.Kernel{*kernel})
+	}
+	var sts []*smart.Stencil
+	for _, id := range predictedStencils(p) {
+		st := stencils[id]
+		if st == nil {
+			return fmt.Errorf("no source data set holds stencil %s's definition", id)
+		}
+		sts = append(sts, st)
+	}
+	return transfer.WriteDataSet(dir, p, dataset.StencilParams(), sts, nil)
+}
+
+// predictedStencils are the stencils of p's variants, in the order they first appear.
+func predictedStencils(p *transfer.Prediction) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range p.Variants {
+		if v.StencilID != "" && !seen[v.StencilID] {
+			seen[v.StencilID] = true
+			out = append(out, v.StencilID)
+		}
+	}
+	return out
+}
