@@ -7,11 +7,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"smart"
 	"smart/catalog"
 )
 
-func runGPUs(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "gpus", "[--vendor NAME] [--arch NAME] [--json] [--catalog FILE]", `
+// gpusHelp is the description of --help, with examples.
+const gpusHelp = `
 Lists the GPU catalogue: name, architecture, compute capability, SMs (compute units on AMD),
 memory, DRAM bandwidth, FP64 and FP32 peaks and the on-demand price per GPU-hour where the GPU is
 rented. Every number cites its source: --json prints the full entries with their "sources".
@@ -25,7 +26,10 @@ Examples:
   smart gpus
   smart gpus --arch hopper
   smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
-  smart gpus --catalog mygpus.json`)
+  smart gpus --catalog mygpus.json`
+
+func runGPUs(ctx context.Context, e *env, args []string) error {
+	flags := newFlags(e, "gpus", "[--vendor NAME] [--arch NAME] [--json] [--catalog FILE]", gpusHelp)
 	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
 	vendor := flags.String("vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")
@@ -52,6 +56,11 @@ Examples:
 	if *asJSON {
 		return writeJSON(e, gpus)
 	}
+	return printGPUs(e, gpus)
+}
+
+// printGPUs is the catalogue's table.
+func printGPUs(e *env, gpus []smart.GPU) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tarch\tCC\tSMs\tmemory GB\tGB/s\tFP64 TF\tFP32 TF\t$/GPU-h\tinstance\t")
 	for _, g := range gpus {
