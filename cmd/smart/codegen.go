@@ -52,7 +52,7 @@ are printed as JSON.
 
 Examples:
   smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
-  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`)
+  smart codegen data/stencils/j2d9pt.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`)
 	ocName := flags.String("oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
 	setText := flags.String("setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
 	gpuName := flags.String("gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")

@@ -20,7 +20,7 @@ named like a catalogued GPU overrides the fields it gives, and must cite a sourc
 Examples:
   smart gpus
   smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
-  smart gpus --catalog mygpus.json`)
+  smart gpus --catalog docs/examples/mygpus.json`)
 	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
 	rest, err := parseFlags(flags, args)

@@ -29,8 +29,8 @@ exceed), for a GPU the catalogue would still accept.
 Examples:
   smart space j3d7pt
   smart space j3d7pt --oc ST_CM_RT --gpu v100
-  smart space stencil.json --oc ST_BM --sample 5 --seed 1
-  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=1,sb=64,ufx=1,ufy=1,ufz=1`)
+  smart space data/stencils/j2d9pt.json --oc ST_BM --sample 5 --seed 1
+  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=1`)
 	ocName := flags.String("oc", "all", "optimization combination, e.g. ST_BM_TB, BASE, or all")
 	gpuName := flags.String("gpu", "", "GPU whose limits apply, from the catalogue (smart gpus); default sm_80")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")

@@ -29,8 +29,8 @@ every variant passes. Needs clang-14 and g++ (Debian packages clang-14 and g++);
 GPU need nvcc.
 
 Examples:
-  smart verify j2d5pt j3d7pt
-  smart verify stencil.json --oc ST_RT_TB,TB --samples 5 --seed 7 --json`)
+  smart verify j2d5pt j3d7pt --samples 1
+  smart verify data/stencils/j2d9pt.json --oc ST_RT_TB,TB --samples 3 --seed 7 --json`)
 	ocList := flags.String("oc", "all", "optimization combinations: all, or a comma-separated list such as ST_BM,TB")
 	samples := flags.Int("samples", 3, "random settings per stencil and OC")
 	seed := flags.Uint64("seed", 1, "seed of the settings and the input data")
