@@ -45,10 +45,10 @@ the reason; if it fits none of the stencils nothing is measured.
 
 Examples:
   smart bench --backend sim --random 10 --dims 3 --samples 10 --out runs/a100-sim
-  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1   # needs a GPU; takes hours
   smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine   # needs a GPU
   smart bench data/stencils/j2d5pt.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/j2d5pt-pick   # needs a GPU
-  smart bench data/stencils/j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two   # needs a GPU`)
+  smart bench data/stencils/j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two   # needs a GPU
+  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1   # needs a GPU; takes hours`)
 	random := fs.Int("random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
 	dims := fs.Int("dims", 3, "dimensions of the random stencils, 2 or 3")
 	orderMax := fs.Int("order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")

@@ -86,8 +86,8 @@ Examples:
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W7800.json.gz --method bayes --budget 100
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
     --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
-  smart tune data/stencils/j3d7pt.json --evaluator cuda --method pipeline --classifier select-a100.model --budget 200 --emit best.cu   # needs a GPU
-  smart tune data/stencils/j3d7pt.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/j3d7pt-tune   # needs a GPU`)
+  smart tune data/stencils/j3d7pt.json --evaluator cuda --method pipeline --classifier select-a100.model --budget 200 --emit best.cu   # needs a GPU; takes minutes
+  smart tune data/stencils/j3d7pt.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/j3d7pt-tune   # needs a GPU; takes minutes`)
 	gpuName := fs.String("gpu", "", "GPU name or alias from the catalogue (sim: default "+defaultSimGPU+"; cuda: found through NVML)")
 	method := fs.String("method", "pipeline", joinList(strategyNames(nil), "or"))
 	evalFlag := fs.String("evaluator", "", "cuda, sim, model:PATH or replay:PATH")
