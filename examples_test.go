@@ -267,8 +267,9 @@ func parseMarkdown(name string, b []byte) []example {
 	return out
 }
 
-// helpExamples returns the examples of every command's --help, and of every subcommand's, in the
-// order 'smart help' lists them.
+// helpExamples returns the examples of every command's --help, or of its subcommands', in the
+// order 'smart help' lists them; a help without an example is an error ('smart help' promises
+// one).
 func helpExamples(bin string) (source, error) {
 	src := source{name: "help"}
 	list, err := exec.Command(bin, "help").Output()
@@ -285,6 +286,9 @@ func helpExamples(bin string) (source, error) {
 		for _, sub := range listed(out, "Subcommands:") {
 			names = append(names, []string{cmd, sub})
 		}
+		if len(names) > 1 {
+			names = names[1:] // a command with subcommands has its examples in theirs
+		}
 		for _, name := range names {
 			out, err := exec.Command(bin, append(name, "--help")...).Output()
 			if err != nil {
@@ -292,7 +296,11 @@ func helpExamples(bin string) (source, error) {
 			}
 			where := "smart " + strings.Join(name, " ") + " --help"
 			block++
-			for j, c := range helpCommands(out) {
+			cmds := helpCommands(out)
+			if len(cmds) == 0 {
+				return src, fmt.Errorf("%s has no example (a line under \"Examples:\" that starts with \"smart \")", where)
+			}
+			for j, c := range cmds {
 				src.examples = append(src.examples, example{where: fmt.Sprintf("%s #%d", where, j+1), command: c, block: block})
 			}
 		}

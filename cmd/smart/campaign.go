@@ -62,7 +62,7 @@ seeded: the same flags draw the same manifest. DIR must not hold a manifest; one
 is never rewritten (data sets name it by its hash). The default campaign takes a few minutes.
 
 Example:
-  smart campaign plan --per-dims 4 --out small-campaign`)
+  smart campaign plan --per-dims 1 --out small-campaign`)
 	out := fs.String("out", "", "new manifest directory")
 	def := campaign.DefaultSpec()
 	perDims := fs.Int("per-dims", def.PerDims, "random stencils of each dimensionality")
