@@ -29,8 +29,9 @@ import (
 //     scripts, output) do not run, except NAME=value lines, which set NAME for the examples after
 //     them in the block.
 //   - In --help, an example is a line under "Example:" or "Examples:" that starts with "smart ".
-//   - Examples of one source (a markdown file, or all --help texts in the order of 'smart help')
-//     run in order in one copy of the clone, so an example may read what an earlier one wrote.
+//   - Examples of one source run in order in one copy of the clone, so an example may read what
+//     an earlier one wrote. A source is a markdown file, or the --help texts, in the order of
+//     'smart help', of commands linked by the paths the clone lacks that their examples name.
 //   - A comment "needs a GPU" skips the example where nvidia-smi is absent; "takes a minute" (or
 //     minutes, or hours) skips it unless SMART_EXAMPLES=all. A tool it pipes to (jq, python3) or that it
 //     needs (clang-14 and g++ for smart verify) skips it when missing, as does a $SMART_...
@@ -60,7 +61,7 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources = append(sources, help)
+	sources = append(sources, splitByFiles(help, files)...)
 
 	var mu sync.Mutex
 	tally := map[string]int{}
@@ -308,6 +309,60 @@ func helpExamples(bin string) (source, error) {
 	return src, nil
 }
 
+// splitByFiles splits the --help examples into sources that share no file: the examples of two
+// commands stay together, in order, when both name a path the clone lacks (runs/a100-sim, written
+// by bench and read by train), so that the others run in parallel in copies of their own.
+func splitByFiles(help source, files []string) []source {
+	inClone := map[string]bool{}
+	for _, f := range files {
+		for p := f; p != "."; p = filepath.Dir(p) {
+			inClone[p] = true
+		}
+	}
+	group := map[int]int{} // block -> the first block of its group
+	var find func(int) int
+	find = func(b int) int {
+		if g, ok := group[b]; ok && g != b {
+			group[b] = find(g)
+			return group[b]
+		}
+		return b
+	}
+	owner := map[string]int{} // a path the clone lacks -> the first block naming it
+	for _, ex := range help.examples {
+		if _, ok := group[ex.block]; !ok {
+			group[ex.block] = ex.block
+		}
+		for _, m := range word.FindAllStringSubmatch(ex.command, -1) {
+			word := strings.TrimSuffix(m[1], "/")
+			if inClone[word] || !strings.Contains(m[1], "/") && filepath.Ext(word) == "" {
+				continue
+			}
+			if b, ok := owner[word]; ok {
+				group[find(ex.block)] = find(b)
+			} else {
+				owner[word] = ex.block
+			}
+		}
+	}
+	var out []source
+	index := map[int]int{} // group -> its source in out
+	for _, ex := range help.examples {
+		g := find(ex.block)
+		i, ok := index[g]
+		if !ok {
+			i = len(out)
+			index[g] = i
+			out = append(out, source{name: help.name + "/" + strings.Fields(ex.where)[1]})
+		}
+		out[i].examples = append(out[i].examples, ex)
+	}
+	return out
+}
+
+// word is a word of a command line, or of a flag's value, that is not a flag.
+var word = regexp.MustCompile(`(?:^|[\s=,:])([A-Za-z0-9_.][A-Za-z0-9_./-]*)`)
+
 // listed returns the first word of each line of the list under heading (up to a blank line).
 func listed(text []byte, heading string) []string {
 	var names []string
@@ -485,4 +540,34 @@ func TestSkipReason(t *testing.T) {
 func lookFails(tool string) bool {
 	_, err := exec.LookPath(tool)
 	return err != nil
+}
+
+// TestSplitByFiles: --help examples that name the same path the clone lacks stay together and in
+// order; one that names only the clone's files goes alone.
+func TestSplitByFiles(t *testing.T) {
+	help := source{name: "help", examples: []example{
+		{where: "smart generate --help #1", command: "smart generate --count 4 --out stencils/", block: 1},
+		{where: "smart show --help #1", command: "smart show data/stencils/j3d7pt.json", block: 2},
+		{where: "smart bench --help #1", command: "smart bench --random 8 --out runs/a", block: 3},
+		{where: "smart bench --help #2", command: "smart bench stencils/ --out runs/b", block: 3},
+		{where: "smart calibrate --help #1", command: "smart calibrate --data data/m -o cal.json", block: 4},
+		{where: "smart train --help #1", command: "smart train --data=runs/a -o m.model", block: 5},
+	}}
+	got := splitByFiles(help, []string{"data/stencils/j3d7pt.json", "data/m/rows.csv"})
+	var names []string
+	for _, src := range got {
+		var wheres []string
+		for _, ex := range src.examples {
+			wheres = append(wheres, ex.where)
+		}
+		names = append(names, src.name+": "+strings.Join(wheres, ", "))
+	}
+	want := []string{
+		"help/generate: smart generate --help #1, smart bench --help #1, smart bench --help #2, smart train --help #1",
+		"help/show: smart show --help #1",
+		"help/calibrate: smart calibrate --help #1",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("sources:\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
 }
