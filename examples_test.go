@@ -65,53 +65,19 @@ func TestExamples(t *testing.T) {
 
 	var mu sync.Mutex
 	tally := map[string]int{}
+	count := func(outcome string) {
+		mu.Lock()
+		defer mu.Unlock()
+		tally[outcome]++
+	}
 	t.Run("source", func(t *testing.T) {
 		for _, src := range sources {
-			if len(src.examples) == 0 {
-				continue
+			if len(src.examples) > 0 {
+				t.Run(src.name, func(t *testing.T) {
+					t.Parallel()
+					runSource(t, src, files, bin, count)
+				})
 			}
-			t.Run(src.name, func(t *testing.T) {
-				t.Parallel()
-				dir := t.TempDir()
-				if err := copyClone(files, dir); err != nil {
-					t.Fatal(err)
-				}
-				// bin/smart, where the README builds it; PATH finds it as smart.
-				if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(bin, filepath.Join(dir, "bin", "smart")); err != nil {
-					t.Fatal(err)
-				}
-				skippedBlock, skippedAt := -1, ""
-				for _, ex := range src.examples {
-					outcome := "run"
-					reason := ex.skipReason()
-					if reason == "" && ex.block == skippedBlock {
-						reason = "follows a skipped example (" + skippedAt + ")"
-					}
-					if reason != "" {
-						outcome = "skipped: " + reason
-						if skippedBlock != ex.block {
-							skippedBlock, skippedAt = ex.block, ex.where
-						}
-					}
-					mu.Lock()
-					tally[outcome]++
-					mu.Unlock()
-					t.Run(ex.where, func(t *testing.T) {
-						if outcome != "run" {
-							t.Skipf("%s (%s)", strings.TrimPrefix(outcome, "skipped: "), ex.command)
-						}
-						start := time.Now()
-						out, err := ex.run(t, dir)
-						if err != nil {
-							t.Errorf("%s: %s\n%v; its output:\n%s", ex.where, ex.command, err, tail(out, 4000))
-						}
-						t.Logf("%.1f s: %s", time.Since(start).Seconds(), ex.command)
-					})
-				}
-			})
 		}
 	})
 	keys := make([]string, 0, len(tally))
@@ -123,6 +89,48 @@ func TestExamples(t *testing.T) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		t.Logf("%3d of %d examples %s", tally[k], total, k)
+	}
+}
+
+// runSource runs the examples of src in order in a copy of the clone's files, and counts each
+// outcome ("run", or "skipped: " and the reason).
+func runSource(t *testing.T, src source, files []string, bin string, count func(outcome string)) {
+	dir := t.TempDir()
+	if err := copyClone(files, dir); err != nil {
+		t.Fatal(err)
+	}
+	// bin/smart, where the README builds it; PATH finds it as smart.
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, filepath.Join(dir, "bin", "smart")); err != nil {
+		t.Fatal(err)
+	}
+	skippedBlock, skippedAt := -1, ""
+	for _, ex := range src.examples {
+		reason := ex.skipReason()
+		if reason == "" && ex.block == skippedBlock {
+			reason = "follows a skipped example (" + skippedAt + ")"
+		}
+		if reason != "" && skippedBlock != ex.block {
+			skippedBlock, skippedAt = ex.block, ex.where
+		}
+		if reason != "" {
+			count("skipped: " + reason)
+		} else {
+			count("run")
+		}
+		t.Run(ex.where, func(t *testing.T) {
+			if reason != "" {
+				t.Skipf("%s (%s)", reason, ex.command)
+			}
+			start := time.Now()
+			out, err := ex.run(t, dir)
+			if err != nil {
+				t.Errorf("%s: %s\n%v; its output:\n%s", ex.where, ex.command, err, tail(out, 4000))
+			}
+			t.Logf("%.1f s: %s", time.Since(start).Seconds(), ex.command)
+		})
 	}
 }
 
