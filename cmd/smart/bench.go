@@ -36,11 +36,11 @@ repeat it for more. A setting outside a stencil's search space is a row of statu
 the reason; if it fits none of the stencils nothing is measured.
 
 Examples:
-  smart bench --backend sim --random 50 --dims 3 --samples 20 --out runs/a100-sim
-  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1
-  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine
-  smart bench heat.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/heat-pick
-  smart bench j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two`
+  smart bench --backend sim --random 10 --dims 3 --samples 10 --out runs/a100-sim
+  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine   # needs a GPU
+  smart bench data/stencils/j2d5pt.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/j2d5pt-pick   # needs a GPU
+  smart bench data/stencils/j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two   # needs a GPU
+  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1   # needs a GPU; takes hours`
 
 // benchOpts are the flags of the command.
 type benchOpts struct {

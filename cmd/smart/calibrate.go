@@ -27,8 +27,8 @@ rows count, timed in full (rows the measuring protocol cut short are skipped). A
 per stencil, plus once: about 5 s a fit on two cores.
 
 Examples:
-  smart calibrate --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/more -o /tmp/cal.json
-  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/more --test data/measured/h200/random/j3d19pt -o /tmp/cal.json --json`
+  smart calibrate --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/random/j3d19pt -o cal.json
+  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/random/j3d19pt --test data/measured/h200/random/j3d19pt,data/measured/h200/resample/j3d7pt -o cal.json --json`
 
 // calibrateOpts are the flags of the command.
 type calibrateOpts struct {

@@ -61,7 +61,7 @@ seeded: the same flags draw the same manifest. DIR must not hold a manifest; one
 is never rewritten (data sets name it by its hash). The default campaign takes a few minutes.
 
 Example:
-  smart campaign plan --per-dims 4 --out /tmp/small-campaign`
+  smart campaign plan --per-dims 1 --out small-campaign`
 
 // campaignPlanOpts are the flags of the command.
 type campaignPlanOpts struct {
@@ -167,8 +167,8 @@ variants far slower than the fastest so far are cut short (--cut). The sim backe
 analytic model instead, to try a campaign without a GPU (rows say "simulated").
 
 Examples:
-  smart campaign plan --per-dims 2 --out /tmp/try-campaign
-  smart campaign run --manifest /tmp/try-campaign --backend sim --gpu h100-sxm --out /tmp/try-campaign-sim --time 30s`
+  smart campaign plan --per-dims 2 --out try-campaign
+  smart campaign run --manifest try-campaign --backend sim --gpu h100-sxm --out try-campaign-sim --time 30s`
 
 // campaignRunOpts are the flags of the command.
 type campaignRunOpts struct {

@@ -53,7 +53,7 @@ are printed as JSON.
 
 Examples:
   smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
-  smart codegen stencil.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`
+  smart codegen data/stencils/j2d9pt.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`
 
 // codegenOpts are the flags of the command.
 type codegenOpts struct {

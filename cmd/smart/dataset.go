@@ -64,7 +64,7 @@ one data set only with --allow-mixed. A configuration given twice (a cache and i
 kept once.
 
 Example:
-  smart dataset import convolution_milo/*.json.gz --device "AMD Instinct MI250X" --allow-mixed --out kt-conv`
+  smart dataset import data/kernel-tuner/convolution_milo/{A100,A4000,A6000,MI250X,W6600,W7800}.json.gz --device "AMD Instinct MI250X" --allow-mixed --out runs/conv`
 
 // datasetImportOpts are the flags of the command.
 type datasetImportOpts struct {
@@ -157,8 +157,10 @@ only with --allow-mixed, which meta.json records; every row keeps its own device
 variant present in several inputs is kept once. --out must be new (or an empty directory); the
 merge is built beside it and moved into place when complete, so a failed one leaves nothing.
 
-Example:
-  smart dataset merge runs/v100-2d-1 runs/v100-2d-2 runs/v100-2d-3 runs/v100-2d-4 --out runs/v100-2d`)
+Examples:
+  smart bench --backend sim --random 8 --dims 2 --samples 3 --shard 1/2 --out runs/sim-2d-1
+  smart bench --backend sim --random 8 --dims 2 --samples 3 --shard 2/2 --out runs/sim-2d-2
+  smart dataset merge runs/sim-2d-1 runs/sim-2d-2 --out runs/sim-2d`)
 	out := fs.String("out", "", "new data set directory (missing or empty)")
 	allowMixed := fs.Bool("allow-mixed", false, "join data sets of different devices, sources or plans")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")

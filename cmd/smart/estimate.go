@@ -46,7 +46,7 @@ smart space --check gives for it.
 
 Examples:
   smart estimate j3d7pt --gpu a100 --oc ST_TB
-  smart estimate stencil.json --gpu "NVIDIA A100-PCIE-40GB" --oc ST_BM --setting bx=64,by=4,bz=1,shared=1,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1 --json`
+  smart estimate data/stencils/j3d7pt.json --gpu "NVIDIA A100-PCIE-40GB" --oc ST_BM --setting bx=64,by=4,bz=1,shared=1,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1,bmx=1,bmy=2,bmz=1 --json`
 
 // estimateOpts are the flags of the command.
 type estimateOpts struct {

@@ -35,9 +35,9 @@ its hyper-parameters on K folds grouped by stencil and scores the out-of-fold pr
 features (leave-one-GPU-out); 'all' holds out each GPU in turn.
 
 Examples:
-  smart eval models/select-a100.model --data runs/a100-sim-test
-  smart eval rt.model --data runs/a100-sim --cv 5 --json
-  smart eval conv.model --data runs/conv --holdout-gpu all`
+  smart eval select-a100.model --data runs/a100-sim --cv 5
+  smart eval rt.model --data data/measured/h100-sxm/random/j3d19pt,data/measured/h100-sxm/random/j3d125pt --json
+  smart eval conv-forest.model --data runs/conv --holdout-gpu all`
 
 // evalOpts are the flags of the command.
 type evalOpts struct {

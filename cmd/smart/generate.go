@@ -39,7 +39,7 @@ nothing is written, unless --force is given; one with the same content is left a
 running the same command again is harmless.
 
 Examples:
-  smart generate --dims 3 --order 2 --count 10 --seed 1 --out stencils/
+  smart generate --dims 3 --order 2 --count 4 --seed 1 --out stencils/
   smart generate --shape box --dims 3 --order 2 --out box3d-o2.json
   smart generate --shape j3d7pt --dtype float32 --grid 256x256x256 --out -`
 }

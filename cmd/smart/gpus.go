@@ -26,7 +26,7 @@ Examples:
   smart gpus
   smart gpus --arch hopper
   smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
-  smart gpus --catalog mygpus.json`
+  smart gpus --catalog docs/examples/mygpus.json`
 
 func runGPUs(ctx context.Context, e *env, args []string) error {
 	flags := newFlags(e, "gpus", "[--vendor NAME] [--arch NAME] [--json] [--catalog FILE]", gpusHelp)

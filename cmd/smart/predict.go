@@ -48,7 +48,7 @@ JSON object per stencil, one per line (JSON Lines). --gpu takes any catalogue na
 Examples:
   smart predict --gpu a100 data/stencils/j3d7pt.json
   smart predict --gpu "Tesla V100-SXM2-16GB" j2d5pt --json | jq '.best'
-  smart predict --gpu h100 stencils/ --model my-select.model --model my-runtime.model
+  smart predict --gpu h100 stencils/ --model select-a100.model --model rt.model
   smart predict --gpu a100 --transfer=false j3d7pt    # the simulated defaults, not the H100's model`
 
 // predictOpts are the flags of the command.

@@ -31,8 +31,8 @@ must stay consistent.
 Examples:
   smart space j3d7pt
   smart space j3d7pt --oc ST_CM_RT --gpu v100
-  smart space stencil.json --oc ST_BM --sample 5 --seed 1
-  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=1,sb=64,ufx=1,ufy=1,ufz=1`
+  smart space data/stencils/j2d9pt.json --oc ST_BM --sample 5 --seed 1
+  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=1`
 
 // spaceOpts are the flags of the command.
 type spaceOpts struct {

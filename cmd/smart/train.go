@@ -67,8 +67,8 @@ batch, lr, seed, hidden (units per layer, e.g. 256-128) or layers and width; con
 convmlp also filters (e.g. 16-32) and pool; convmlp branch.
 
 Examples:
-  smart train --task select --model gbdt --data runs/a100-sim -o models/select-a100.model
-  smart train --task runtime --data runs/a100-sim --data runs/v100-sim --param rounds=500 -o rt.model
+  smart train --task select --model gbdt --data runs/a100-sim -o select-a100.model
+  smart train --task runtime --dims 3 --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/more --cv 3 --param rounds=500 -o rt.model
   smart train --task runtime --model forest --data runs/conv --cv 0 -o conv-forest.model`
 }
 

@@ -32,7 +32,7 @@ from the others.
 Examples:
   smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000
   smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000 --budget 8
-  smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A4000.json.gz --to a6000 -o /tmp/A6000-predicted.json --force --json
+  smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A4000.json.gz --to a6000 -o A6000-predicted.json --force --json
   smart transfer --from data/measured/h100-sxm/random/j3d19pt --to h200 --top 5`
 
 // transferOpts are the flags of the command.

@@ -81,8 +81,8 @@ Examples:
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W7800.json.gz --method bayes --budget 100
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
     --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
-  smart tune heat.json --evaluator cuda --method pipeline --classifier select.model --budget 200 --emit best.cu
-  smart tune heat.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/heat-tune`
+  smart tune data/stencils/j3d7pt.json --evaluator cuda --method pipeline --classifier select-a100.model --budget 200 --emit best.cu   # needs a GPU; takes minutes
+  smart tune data/stencils/j3d7pt.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/j3d7pt-tune   # needs a GPU; takes minutes`
 
 // tuneOpts are the flags of the command.
 type tuneOpts struct {

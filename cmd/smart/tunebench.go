@@ -78,9 +78,9 @@ GPUs given on the command line (never the file's own), so they run only on Kerne
 whose kernel was given for more than one GPU.
 
 Examples:
-  smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz
-  smart tune-bench data/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 50 --json
-  smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --seeds 10`
+  smart tune-bench data/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 5 --json
+  smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --methods random,cstuner,bayes --seeds 5 --ratios ""
+  smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz   # takes minutes`
 
 // tuneBenchOpts are the flags of the command.
 type tuneBenchOpts struct {

@@ -30,8 +30,8 @@ every variant passes. Needs clang-14 and g++ (Debian packages clang-14 and g++);
 GPU need nvcc.
 
 Examples:
-  smart verify j2d5pt j3d7pt
-  smart verify stencil.json --oc ST_RT_TB,TB --samples 5 --seed 7 --json`
+  smart verify j2d5pt j3d7pt --samples 1
+  smart verify data/stencils/j2d9pt.json --oc ST_RT_TB,TB --samples 3 --seed 7 --json`
 
 // verifyOpts are the flags of the command.
 type verifyOpts struct {
