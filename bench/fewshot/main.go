@@ -1,6 +1,6 @@
 // Command fewshot scores package transfer where the answer is known: each GPU of Kernel
 // Tuner's convolution and dedispersion caches left out and predicted from the other five (its
-// own vendor's where there are any), and the H200 predicted from the H100 on the stencils both
+// own vendor's where there are any; each AMD GPU also from the three NVIDIA ones alone), and the H200 predicted from the H100 on the stencils both
 // measured, for k = 0, 4, 8, 16 and 32 shots chosen by transfer.ChooseShots and measured (read
 // from the target's own file). The target is left out of every choice: the share, the shots and
 // the correction see only the sources and the shots.
@@ -130,12 +130,43 @@ func run(ktDir, from, to string, budgets []int) ([]Row, error) {
 				rows = append(rows, r)
 			}
 		}
+		across, err := acrossVendors(strings.TrimSuffix(kernel, "_milo"), files, budgets)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, across...)
 	}
 	st, err := stencils(from, to, cat, budgets)
 	if err != nil {
 		return nil, err
 	}
 	return append(rows, st...), nil
+}
+
+// acrossVendors predicts each AMD GPU from the NVIDIA ones alone (no source of its own
+// vendor, so they answer).
+func acrossVendors(kernel string, files []*transfer.File, budgets []int) ([]Row, error) {
+	var nvidia []transfer.Source
+	for _, f := range files {
+		if f.GPU.Vendor == "NVIDIA" {
+			nvidia = append(nvidia, transfer.Source{GPU: f.GPU, Rows: f.Rows})
+		}
+	}
+	var rows []Row
+	for _, f := range files {
+		if f.GPU.Vendor != "AMD" {
+			continue
+		}
+		for _, k := range budgets {
+			r, err := score(nvidia, f.GPU, f.Rows, k)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s from NVIDIA, k=%d: %w", kernel, f.GPU.Name, k, err)
+			}
+			r.Case, r.Target, r.Vendor, r.K, r.Kernels = kernel+" from NVIDIA", f.GPU.Name, f.GPU.Vendor, k, 1
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
 }
 
 func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
