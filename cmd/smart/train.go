@@ -218,7 +218,7 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 
 func printTrained(w io.Writer, result trainResult) {
 	if result.CV != nil {
-		printReport(w, *result.CV)
+		result.CV.WriteTables(w)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", result.Kind, result.Task, result.Rows, result.Features, result.Hyper)
