@@ -276,7 +276,7 @@ func describeSet(s *train.Set) string {
 	}
 	fmt.Fprintf(&b, "data: %d rows of %d columns, %d %s, GPUs %s", s.Data.Rows(), len(s.Data.Features), len(groups), what, strings.Join(s.GPUNames(), ", "))
 	for _, r := range s.Refs {
-		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, sourceCounts(r.Sources))
+		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, models.SourceCounts(r.Sources))
 	}
 	if s.Data.Task == models.Select {
 		var names []string
@@ -289,17 +289,4 @@ func describeSet(s *train.Set) string {
 		fmt.Fprintf(&b, "\n  the analytic model's time (%s) is a column", s.Inputs.Analytic)
 	}
 	return b.String()
-}
-
-func sourceCounts(m map[string]int) string {
-	var parts []string
-	for _, k := range []string{"measured", "imported", "simulated", "predicted"} {
-		if n, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k))
-		}
-	}
-	if len(parts) == 0 {
-		return "no measurements" // a data set --dims left nothing of
-	}
-	return strings.Join(parts, ", ") + " measurements"
 }

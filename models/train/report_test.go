@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -98,19 +97,7 @@ func TestAssess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := map[string]string{"rounds": "20"}
-	f, h, err := Fit(context.Background(), k, "gbdt", set, params, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "m")
-	if err := models.Save(path, h, f); err != nil {
-		t.Fatal(err)
-	}
-	m, err := models.Load(path, k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := savedModel(t, set, "gbdt", map[string]string{"rounds": "20"})
 	tests := []struct {
 		opt      AssessOptions
 		holdouts []string
