@@ -144,7 +144,7 @@ func (o *estimateOpts) inputs(e *env, file string) (*smart.Stencil, smart.Combin
 		return nil, 0, smart.GPU{}, usagef("--gpu: %v", err)
 	}
 	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
-		return nil, 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, gridText(st), err)
+		return nil, 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
 	}
 	return st, oc, g, nil
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"smart/catalog"
 	"smart/models"
@@ -80,7 +77,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	reports, err := o.score(ctx, e, m, set)
+	reports, err := o.assess(ctx, e, m, set)
 	if err != nil {
 		return err
 	}
@@ -92,13 +89,14 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], m.Header.Kind, m.Header.Task, trainingData(m.Header))
+	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], m.Header.Kind, m.Header.Task, m.Header.TrainingData())
 	if o.holdout == "all" {
-		printHoldoutTable(e.stdout, reports)
-		return nil
+		return train.WriteHoldoutTable(e.stdout, reports)
 	}
 	for _, r := range reports {
-		printReport(e.stdout, r)
+		if err := r.WriteTables(e.stdout); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -128,164 +126,29 @@ func (o *evalOpts) load(e *env, path string) (*models.Model, *train.Set, error) 
 	return m, set, nil
 }
 
-// score cross-validates the model's kind, holds GPUs out, or scores the model itself.
-func (o *evalOpts) score(ctx context.Context, e *env, m *models.Model, set *train.Set) ([]train.Report, error) {
-	h, all := m.Header, kinds.All()
-	var reports []train.Report
-	switch {
-	case o.cv > 0:
-		bar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", o.cv), o.cv)
-		bar.Update(0)
-		p, err := train.CrossValidate(ctx, all, h.Kind, set, o.cv, o.seed, h.Params, bar.Update)
-		if err != nil {
-			return nil, fmt.Errorf("cross-validation: %w", err)
-		}
-		r := train.Score(set, p)
-		r.Folds = o.cv
-		reports = append(reports, r)
-	case o.holdout != "":
-		gpus := []string{o.holdout}
-		if o.holdout == "all" {
-			gpus = set.GPUNames()
-		} else if !slices.Contains(set.GPUNames(), o.holdout) {
-			return nil, usagef("--holdout-gpu %s: the data holds %s; name one of them or all", o.holdout, strings.Join(set.GPUNames(), ", "))
-		}
-		bar := newProgress(e, "leave-one-GPU-out", len(gpus))
-		bar.Update(0)
-		for i, g := range gpus {
-			test, p, err := train.Holdout(ctx, all, h.Kind, set, g, h.Params, nil)
-			if err != nil {
-				return nil, fmt.Errorf("holding out %s: %w", g, err)
-			}
-			r := train.Score(test, p)
-			r.Holdout = g
-			reports = append(reports, r)
-			bar.Update(i + 1)
-		}
-	default:
-		p, err := train.Predict(m, set)
-		if err != nil {
-			return nil, err
-		}
-		if overlap := trainedOn(h, o.dirs); overlap != "" {
-			fmt.Fprintf(e.stderr, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
-		}
-		reports = append(reports, train.Score(set, p))
+// assess scores the model with a progress bar, and says when the scores are in-sample.
+func (o *evalOpts) assess(ctx context.Context, e *env, m *models.Model, set *train.Set) ([]train.Report, error) {
+	label := "leave-one-GPU-out"
+	if o.cv > 0 {
+		label = fmt.Sprintf("cross-validation (%d folds)", o.cv)
 	}
-	for i := range reports {
-		reports[i].Kind = h.Kind
+	var bar *progress
+	opt := train.AssessOptions{Folds: o.cv, Seed: o.seed, Holdout: o.holdout, Progress: func(done, total int) {
+		if bar == nil {
+			bar = newProgress(e, label, total)
+		}
+		bar.Update(done)
+	}}
+	reports, err := train.Assess(ctx, kinds.All(), m, set, opt)
+	var notInData *train.GPUNotInDataError
+	if errors.As(err, &notInData) {
+		return nil, usagef("--holdout-gpu %s: the data holds %s; name one of them or all", notInData.GPU, strings.Join(notInData.Have, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if overlap := m.Header.TrainedOn(o.dirs); o.cv == 0 && o.holdout == "" && overlap != "" {
+		fmt.Fprintf(e.stderr, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
 	}
 	return reports, nil
-}
-
-// trainedOn returns the given data sets the model was trained on, or "".
-func trainedOn(h models.Header, dirs []string) string {
-	var both []string
-	for _, d := range dirs {
-		a, _ := filepath.Abs(d)
-		for _, ref := range h.Data {
-			if b, _ := filepath.Abs(ref.Path); a == b {
-				both = append(both, d)
-			}
-		}
-	}
-	return strings.Join(both, ", ")
-}
-
-func trainingData(h models.Header) string {
-	var parts []string
-	for _, d := range h.Data {
-		parts = append(parts, fmt.Sprintf("%s (%d rows; %s; GPUs %s)", d.Path, d.Rows, sourceCounts(d.Sources), strings.Join(d.GPUs, ",")))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// printReport writes a report as tables: one line per GPU and the total.
-func printReport(w io.Writer, r train.Report) {
-	how := "the saved model on this data"
-	switch {
-	case r.Folds > 0:
-		how = fmt.Sprintf("%d-fold cross-validation grouped by %s", r.Folds, r.Grouping)
-	case r.Holdout != "":
-		how = fmt.Sprintf("trained on the other GPUs, %s held out", r.Holdout)
-	}
-	fmt.Fprintf(w, "%s %s, %s, %d rows (%s)\n", r.Kind, r.Task, how, r.Rows, dataSources(r.Data))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	rows := r.PerGPU
-	if len(rows) != 1 { // with one GPU the total repeats it
-		rows = append(append([]train.Scores(nil), r.PerGPU...), r.Overall)
-	}
-	if r.Task == models.Select {
-		fmt.Fprintln(tw, "GPU\tinstances\taccuracy\tspeedup vs worst\tvs best fixed OC\tfixed OC\toracle share\tfixed OC share\t")
-		for _, s := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2fx\t%.2fx\t%s\t%.1f%%\t%.1f%%\t\n", gpuOrAll(s.GPU), s.Rows, 100*s.Accuracy,
-				s.SpeedupOverWorst, s.SpeedupOverFixed, s.FixedOC, 100*s.OracleShare, 100*s.FixedShare)
-		}
-		tw.Flush()
-		for _, s := range rows {
-			printConfusion(w, s)
-		}
-		return
-	}
-	fmt.Fprintln(tw, "GPU\trows\tMAPE\tp50\tp90\tp95\tp99\tmax\tpick share\tproblems\t")
-	for _, s := range rows {
-		p := s.Percentiles
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.0f%%\t%.1f%%\t%d\t\n", gpuOrAll(s.GPU), s.Rows, s.MAPE,
-			p["p50"], p["p90"], p["p95"], p["p99"], p["max"], 100*s.PickShare, s.Problems)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "MAPE, p50-max: mean and percentiles of the absolute percentage error of the predicted time per step")
-	fmt.Fprintln(w, "pick share: mean over the problems of best measured time / measured time of the variant predicted fastest")
-	fmt.Fprintln(w, "problems: the picks pick share averages: one per stencil on the GPU (one in all for a Kernel Tuner kernel)")
-}
-
-func printConfusion(w io.Writer, s train.Scores) {
-	fmt.Fprintf(w, "\nconfusion matrix, %s (rows: true class, columns: predicted):\n", gpuOrAll(s.GPU))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\t")
-	for _, c := range s.Classes {
-		fmt.Fprintf(tw, "%s\t", c)
-	}
-	fmt.Fprintln(tw)
-	for i, row := range s.Confusion {
-		fmt.Fprintf(tw, "%s\t", s.Classes[i])
-		for _, n := range row {
-			fmt.Fprintf(tw, "%d\t", n)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	if s.NotRun > 0 {
-		fmt.Fprintf(w, "%d predicted OCs did not run on their stencil (share 0)\n", s.NotRun)
-	}
-}
-
-func printHoldoutTable(w io.Writer, reports []train.Report) {
-	fmt.Fprintln(w, "leave-one-GPU-out: each GPU predicted by a model trained on the others")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "held-out GPU\trows\tMAPE\tp50\tp90\tpick share\t")
-	mean, share := 0.0, 0.0
-	for _, r := range reports {
-		s := r.Overall
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t\n", r.Holdout, s.Rows, s.MAPE, s.Percentiles["p50"], s.Percentiles["p90"], 100*s.PickShare)
-		mean += s.MAPE / float64(len(reports))
-		share += s.PickShare / float64(len(reports))
-	}
-	fmt.Fprintf(tw, "mean\t\t%.1f%%\t\t\t%.1f%%\t\n", mean, 100*share)
-	tw.Flush()
-}
-
-func gpuOrAll(g string) string {
-	if g == "" {
-		return "all"
-	}
-	return g
-}
-
-func dataSources(refs []models.DataRef) string {
-	var parts []string
-	for _, r := range refs {
-		parts = append(parts, r.Path+": "+sourceCounts(r.Sources))
-	}
-	return strings.Join(parts, "; ")
 }

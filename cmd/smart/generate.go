@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -102,24 +101,26 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("creating the output directory: %w", err)
 		}
 	}
-	stencil := o.stencilFile(draw, gridExt, toDir)
-	// Generated files are there to be edited: one that differs is never replaced unasked, and
-	// all are checked before any is written so that a refusal leaves the directory as it was.
-	if o.out != "-" && !o.force {
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("generate stopped checking the existing files after %d of %d stencils: %w", i, n, err)
-			}
-			path, data, err := stencil(i)
-			if err != nil {
-				return err
-			}
-			if err := checkUnchanged(path, data, toDir); err != nil {
-				return err
-			}
-		}
+	fw := generator.FileWriter{Force: o.force, Stream: e.stdout}
+	if n >= 1000 {
+		fw.Progress = newProgress(e, "generate", n).Update
 	}
-	return o.write(ctx, e, n, stencil)
+	last, err := fw.Write(ctx, n, o.stencilFile(draw, gridExt, toDir))
+	var changed *generator.ChangedError
+	switch {
+	case errors.As(err, &changed) && toDir:
+		return fmt.Errorf("%w: give another --out directory, delete the file, or give --force to overwrite it", err)
+	case errors.As(err, &changed):
+		return fmt.Errorf("%w: give another --out file, delete the file, or give --force to overwrite it", err)
+	case err != nil:
+		return err
+	case o.out == "-":
+	case n == 1:
+		fmt.Fprintf(e.stdout, "wrote %s\n", last)
+	default:
+		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.out, filepath.Base(last))
+	}
+	return nil
 }
 
 // drawer checks the flags and returns what draws stencil i of the n to write.
@@ -155,83 +156,33 @@ func (o *generateOpts) drawer(fs *flag.FlagSet) (draw func(i int) (*smart.Stenci
 }
 
 // stencilFile draws stencil i as it will be written, and the file it goes to ("" for stdout).
-func (o *generateOpts) stencilFile(draw func(i int) (*smart.Stencil, error), gridExt []int, toDir bool) func(i int) (string, []byte, error) {
-	return func(i int) (path string, data []byte, err error) {
+func (o *generateOpts) stencilFile(draw func(i int) (*smart.Stencil, error), gridExt []int, toDir bool) func(i int) (generator.File, error) {
+	return func(i int) (generator.File, error) {
 		s, err := draw(i)
 		if err != nil {
-			return "", nil, usagef("%v", err)
+			return generator.File{}, usagef("%v", err)
 		}
-		if err := customise(s, smart.Dtype(o.dtype), gridExt, o.steps); err != nil {
-			return "", nil, err
+		var dims *generator.GridDimsError
+		err = generator.Customise(s, smart.Dtype(o.dtype), gridExt, o.steps)
+		switch {
+		case errors.As(err, &dims):
+			return generator.File{}, usagef("--grid has %d extents but %s is %d-D", dims.Extents, dims.Stencil, dims.Dims)
+		case err != nil:
+			return generator.File{}, usagef("%v", err)
 		}
-		if data, err = generator.Marshal(s); err != nil {
-			return "", nil, err
+		f := generator.File{}
+		if f.Data, err = generator.Marshal(s); err != nil {
+			return f, err
 		}
 		switch {
 		case o.out == "-":
 		case toDir:
-			path = filepath.Join(o.out, s.Name+".json")
+			f.Path = filepath.Join(o.out, s.Name+".json")
 		default:
-			path = o.out
+			f.Path = o.out
 		}
-		return path, data, nil
+		return f, nil
 	}
-}
-
-// write writes the n stencils and says where.
-func (o *generateOpts) write(ctx context.Context, e *env, n int, stencil func(i int) (string, []byte, error)) error {
-	var bar *progress
-	if n >= 1000 {
-		bar = newProgress(e, "generate", n)
-	}
-	var last string
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("generate stopped after %d of %d stencils: %w", i, n, err)
-		}
-		path, data, err := stencil(i)
-		if err != nil {
-			return err
-		}
-		if path == "" {
-			if _, err := e.stdout.Write(data); err != nil {
-				return fmt.Errorf("writing to stdout: %w", err)
-			}
-		} else if err := atomicfile.Write(path, data); err != nil {
-			return err
-		}
-		last = path
-		if bar != nil {
-			bar.Update(i + 1)
-		}
-	}
-	switch {
-	case o.out == "-":
-	case n == 1:
-		fmt.Fprintf(e.stdout, "wrote %s\n", last)
-	default:
-		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.out, filepath.Base(last))
-	}
-	return nil
-}
-
-// checkUnchanged fails when path exists with content other than data; a missing file or the same
-// content (the same command run again) is fine.
-func checkUnchanged(path string, data []byte, inDir bool) error {
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("checking the existing %s: %w", path, err)
-	case bytes.Equal(old, data):
-		return nil
-	}
-	where := "another --out file"
-	if inDir {
-		where = "another --out directory"
-	}
-	return fmt.Errorf("%s exists and differs from the stencil generated for it (it may hold your edits); nothing was written: give %s, delete the file, or give --force to overwrite it", path, where)
 }
 
 // flagsGiven reports whether any of the named flags was given.
@@ -288,23 +239,6 @@ func parseGrid(text string) ([]int, error) {
 		return nil, usagef("--grid %q has %d extents; give 2 or 3", text, len(ext))
 	}
 	return ext, nil
-}
-
-// customise applies the element type, grid and steps of the command line and validates the
-// result, so a file that is written always parses.
-func customise(s *smart.Stencil, dtype smart.Dtype, grid []int, steps int) error {
-	s.Dtype, s.Steps = dtype, steps
-	if grid != nil {
-		if len(grid) != s.Dims {
-			return usagef("--grid has %d extents but %s is %d-D", len(grid), s.Name, s.Dims)
-		}
-		s.Grid = [3]int{1, 1, 1}
-		copy(s.Grid[:], grid)
-	}
-	if err := s.Validate(smart.Limits{MaxOrder: max(s.Order(), smart.DefaultMaxOrder)}); err != nil {
-		return usagef("stencil %s: %v", s.Name, err)
-	}
-	return nil
 }
 
 // shapeList formats the shapes for --help.

@@ -14,6 +14,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset/gpuinfo"
+	"smart/models"
 	"smart/models/kinds"
 	"smart/predict"
 )
@@ -409,7 +410,7 @@ func modelSummary(m predict.ModelInfo) string {
 			measured[d.GPUs[0]] = [2]int{v[0] + d.Rows, v[1] + 1}
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, sourceCounts(d.Sources), len(d.GPUs), d.Path))
+		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, models.SourceCounts(d.Sources), len(d.GPUs), d.Path))
 	}
 	for _, g := range gpus {
 		v := measured[g]

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"smart"
-	"smart/data"
+	"smart/generator"
 )
 
 func runShow(ctx context.Context, e *env, args []string) error {
@@ -49,42 +44,17 @@ Examples:
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintln(e.stdout, summary(s))
-		drawPattern(e.stdout, s)
+		fmt.Fprintln(e.stdout, s.Summary())
+		if err := s.WritePattern(e.stdout); err != nil {
+			return err
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// loadStencil reads and validates a stencil file; "-" is stdin, and a name with no such file
-// that names an embedded sample reads the sample. Errors start with "stencil file PATH:".
+// loadStencil reads a stencil file, stdin for "-", or an embedded sample (generator.Load).
 func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
-	var s *smart.Stencil
-	var err error
-	if path == "-" {
-		s, err = smart.ReadStencil(e.stdin, lim)
-	} else {
-		var f *os.File
-		f, err = os.Open(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if sample, serr := data.StencilFile(strings.TrimSuffix(path, ".json")); serr == nil {
-				s, err = smart.ParseStencil(sample, lim)
-			} else {
-				err = fmt.Errorf("no such file; the embedded samples are %s", strings.Join(data.StencilNames(), ", "))
-			}
-		case err == nil:
-			s, err = smart.ReadStencil(f, lim)
-			f.Close()
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("stencil file %s: %w", path, err)
-	}
-	if s.Name == "" && path != "-" {
-		// Messages and tables name the stencil; the file's name is the one the user knows.
-		s.Name = strings.TrimSuffix(filepath.Base(path), ".json")
-	}
-	return s, nil
+	return generator.Load(path, e.stdin, lim)
 }
 
 // stencilFile is a stencil with the file it was read from.
@@ -97,14 +67,9 @@ type stencilFile struct {
 func loadStencils(e *env, paths []string, lim smart.Limits) ([]stencilFile, error) {
 	var out []stencilFile
 	for _, p := range paths {
-		files := []string{p}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(p, "*.json")); err != nil {
-				return nil, err
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
-			}
+		files, err := generator.ExpandDirs([]string{p})
+		if err != nil {
+			return nil, err
 		}
 		for _, f := range files {
 			st, err := loadStencil(e, f, lim)
@@ -115,71 +80,4 @@ func loadStencils(e *env, paths []string, lim smart.Limits) ([]stencilFile, erro
 		}
 	}
 	return out, nil
-}
-
-// summary is the one-line description of a stencil.
-func summary(s *smart.Stencil) string {
-	name := s.Name
-	if name == "" {
-		name = "(unnamed)"
-	}
-	return fmt.Sprintf("%s: %d-D, order %d, %d points, grid %s, %s, %d steps, id %s",
-		name, s.Dims, s.Order(), s.NNZ(), gridText(s), s.Dtype, s.Steps, s.ID())
-}
-
-// gridText writes the grid's extents as 512x512x512.
-func gridText(s *smart.Stencil) string {
-	ext := make([]string, s.Dims)
-	for a := range ext {
-		ext[a] = fmt.Sprint(s.Grid[a])
-	}
-	return strings.Join(ext, "x")
-}
-
-// drawPattern writes the pattern as slices of the cube of radius max(order, 1).
-func drawPattern(w io.Writer, s *smart.Stencil) {
-	r := max(s.Order(), 1)
-	read := make(map[smart.Offset]bool, s.NNZ())
-	for _, p := range s.Points {
-		read[p.Off] = true
-	}
-	zr := 0
-	if s.Dims == 3 {
-		zr = r
-	}
-	for z := -zr; z <= zr; z++ {
-		if s.Dims == 3 {
-			fmt.Fprintf(w, "z = %s\n", signed(z))
-		}
-		var b strings.Builder
-		b.WriteString("  y\\x")
-		for x := -r; x <= r; x++ {
-			fmt.Fprintf(&b, "%3s", signed(x))
-		}
-		fmt.Fprintln(w, b.String())
-		for y := r; y >= -r; y-- {
-			b.Reset()
-			fmt.Fprintf(&b, "  %3s", signed(y))
-			for x := -r; x <= r; x++ {
-				o := smart.Offset{x, y, z}
-				mark := "."
-				switch {
-				case o == smart.Offset{}:
-					mark = "@"
-				case read[o]:
-					mark = "o"
-				}
-				fmt.Fprintf(&b, "%3s", mark)
-			}
-			fmt.Fprintln(w, b.String())
-		}
-	}
-}
-
-// signed writes an offset with its sign: -1, 0, +1.
-func signed(v int) string {
-	if v > 0 {
-		return fmt.Sprintf("+%d", v)
-	}
-	return fmt.Sprint(v)
 }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"strings"
-	"text/tabwriter"
 
 	"smart"
 	"smart/catalog"
@@ -90,7 +87,11 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	spaces, err := stencilSpaces(ctx, e, st, ocs, gpu)
+	var progress func(int)
+	if len(ocs) > 1 {
+		progress = newProgress(e, "spaces", len(ocs)).Update
+	}
+	spaces, err := space.ForCombinations(ctx, st, ocs, gpu, progress)
 	if err != nil {
 		return err
 	}
@@ -100,23 +101,11 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	case o.sample > 0:
 		return sampleSettings(e, ocs[0], spaces[0], o.sample, o.seed, o.asJSON)
 	}
-	out := spaceOutput{Stencil: st.Name, StencilID: st.ID(), Dims: st.Dims, Order: st.Order(), Grid: st.Grid[:st.Dims], GPU: gpu.Name}
-	for i, s := range spaces {
-		c := ocSpace{OC: ocs[i], Settings: s.Count()}
-		for _, g := range s.Groups() {
-			c.Groups = append(c.Groups, groupOutput{Params: g.Params, Settings: g.Count})
-		}
-		if len(ocs) == 1 {
-			for _, p := range s.Params() {
-				c.Params = append(c.Params, paramOutput{Name: p.Name, Values: p.Values})
-			}
-		}
-		out.Combinations = append(out.Combinations, c)
-	}
+	report := space.NewReport(st, gpu.Name, ocs, spaces)
 	if o.asJSON {
-		return writeJSON(e, out)
+		return writeJSON(e, report)
 	}
-	return printSpaces(e, out)
+	return report.WriteTable(e.stdout)
 }
 
 // gpu is the GPU of --gpu with the limits --gpu-regs and --shared-kb override.
@@ -125,23 +114,9 @@ func (o *spaceOpts) gpu() (smart.GPU, error) {
 	if err != nil || (o.regs == 0 && o.sharedKB == 0) {
 		return gpu, err
 	}
-	// A hypothetical GPU: the per-block limits raise the per-SM ones they would exceed, and
-	// the result must still pass catalog.Validate.
-	if o.regs > 0 {
-		gpu.MaxRegsPerThread = o.regs
-		gpu.RegsPerBlock, gpu.RegsPerSM = max(gpu.RegsPerBlock, o.regs), max(gpu.RegsPerSM, o.regs)
-	}
-	if o.sharedKB > 0 {
-		gpu.SharedPerBlockKB, gpu.SharedPerSMKB = o.sharedKB, max(gpu.SharedPerSMKB, o.sharedKB)
-	}
-	if err := catalog.Validate(gpu); err != nil {
+	gpu, err = catalog.Hypothetical(gpu, o.regs, o.sharedKB)
+	if err != nil {
 		return gpu, usagef("--gpu-regs or --shared-kb: %v", err)
-	}
-	if o.regs > 0 {
-		gpu.Name += fmt.Sprintf(" (%d registers per thread)", o.regs)
-	}
-	if o.sharedKB > 0 {
-		gpu.Name += fmt.Sprintf(" (%d KiB shared per block)", o.sharedKB)
 	}
 	return gpu, nil
 }
@@ -162,85 +137,6 @@ func (o *spaceOpts) ocs() ([]smart.Combination, error) {
 		return nil, usagef("--oc: %v", err)
 	}
 	return []smart.Combination{oc}, nil
-}
-
-// stencilSpaces builds the spaces of st under ocs on gpu, with a bar for more than one.
-func stencilSpaces(ctx context.Context, e *env, st *smart.Stencil, ocs []smart.Combination, gpu smart.GPU) ([]*space.Space, error) {
-	var spaces []*space.Space
-	var bar *progress
-	if len(ocs) > 1 {
-		bar = newProgress(e, "spaces", len(ocs))
-	}
-	for i, oc := range ocs {
-		s, err := space.ForStencilContext(ctx, st, oc, gpu)
-		if err != nil {
-			return nil, err
-		}
-		spaces = append(spaces, s)
-		if bar != nil {
-			bar.Update(i + 1)
-		}
-	}
-	return spaces, nil
-}
-
-type spaceOutput struct {
-	Stencil      string    `json:"stencil"`
-	StencilID    string    `json:"stencil_id"`
-	Dims         int       `json:"dims"`
-	Order        int       `json:"order"`
-	Grid         []int     `json:"grid"`
-	GPU          string    `json:"gpu"`
-	Combinations []ocSpace `json:"combinations"`
-}
-
-type ocSpace struct {
-	OC       smart.Combination `json:"oc"`
-	Settings *big.Int          `json:"settings"`
-	Groups   []groupOutput     `json:"groups"`
-	Params   []paramOutput     `json:"params,omitempty"`
-}
-
-type groupOutput struct {
-	Params   []string `json:"params"`
-	Settings uint64   `json:"settings"`
-}
-
-type paramOutput struct {
-	Name   string `json:"name"`
-	Values []int  `json:"values"`
-}
-
-func printSpaces(e *env, o spaceOutput) error {
-	grid := make([]string, len(o.Grid))
-	for i, n := range o.Grid {
-		grid[i] = fmt.Sprint(n)
-	}
-	fmt.Fprintf(e.stdout, "%s: %d-D, order %d, grid %s; resource limits of %s\n", o.Stencil, o.Dims, o.Order, strings.Join(grid, "x"), o.GPU)
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "OC\tsettings\tgroups (settings of each; the space is their product)")
-	total := new(big.Int)
-	for _, c := range o.Combinations {
-		var groups []string
-		for _, g := range c.Groups {
-			groups = append(groups, fmt.Sprintf("{%s}=%d", strings.Join(g.Params, ","), g.Settings))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.OC, c.Settings, strings.Join(groups, " x "))
-		total.Add(total, c.Settings)
-	}
-	if len(o.Combinations) > 1 {
-		fmt.Fprintf(tw, "all\t%s\t\n", total)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(o.Combinations) == 1 {
-		fmt.Fprintln(e.stdout, "\nparameter values (before the constraints):")
-		for _, p := range o.Combinations[0].Params {
-			fmt.Fprintf(e.stdout, "  %-7s %s\n", p.Name, strings.Trim(fmt.Sprint(p.Values), "[]"))
-		}
-	}
-	return nil
 }
 
 func sampleSettings(e *env, oc smart.Combination, s *space.Space, n int, seed uint64, asJSON bool) error {
@@ -265,23 +161,16 @@ func checkSetting(e *env, st *smart.Stencil, oc smart.Combination, gpu smart.GPU
 	if err != nil {
 		return usagef("--check: %v", err)
 	}
-	verdict := s.Check(set)
+	verdict := s.Verdict(oc, set)
 	if asJSON {
-		out := struct {
-			OC        smart.Combination `json:"oc"`
-			Setting   smart.Setting     `json:"setting"`
-			Valid     bool              `json:"valid"`
-			Violation *space.Violation  `json:"violation,omitempty"`
-		}{OC: oc, Setting: set, Valid: verdict == nil}
-		errors.As(verdict, &out.Violation)
-		if err := writeJSON(e, out); err != nil {
+		if err := writeJSON(e, verdict); err != nil {
 			return err
 		}
-	} else if verdict == nil {
+	} else if verdict.Valid {
 		fmt.Fprintf(e.stdout, "valid: %s is in the %s space of %s on %s\n", set, oc, st.Name, gpu.Name)
 	}
-	if verdict != nil {
-		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, verdict)
+	if !verdict.Valid {
+		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, verdict.Violation)
 	}
 	return nil
 }

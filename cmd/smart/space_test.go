@@ -20,7 +20,7 @@ func TestSpaceSizesJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got spaceOutput
+	var got space.Report
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSpaceGPU(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
-		var got spaceOutput
+		var got space.Report
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}

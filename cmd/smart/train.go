@@ -218,7 +218,7 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 
 func printTrained(w io.Writer, result trainResult) {
 	if result.CV != nil {
-		printReport(w, *result.CV)
+		result.CV.WriteTables(w)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", result.Kind, result.Task, result.Rows, result.Features, result.Hyper)
@@ -276,7 +276,7 @@ func describeSet(s *train.Set) string {
 	}
 	fmt.Fprintf(&b, "data: %d rows of %d columns, %d %s, GPUs %s", s.Data.Rows(), len(s.Data.Features), len(groups), what, strings.Join(s.GPUNames(), ", "))
 	for _, r := range s.Refs {
-		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, sourceCounts(r.Sources))
+		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, models.SourceCounts(r.Sources))
 	}
 	if s.Data.Task == models.Select {
 		var names []string
@@ -289,17 +289,4 @@ func describeSet(s *train.Set) string {
 		fmt.Fprintf(&b, "\n  the analytic model's time (%s) is a column", s.Inputs.Analytic)
 	}
 	return b.String()
-}
-
-func sourceCounts(m map[string]int) string {
-	var parts []string
-	for _, k := range []string{"measured", "imported", "simulated", "predicted"} {
-		if n, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k))
-		}
-	}
-	if len(parts) == 0 {
-		return "no measurements" // a data set --dims left nothing of
-	}
-	return strings.Join(parts, ", ") + " measurements"
 }

@@ -323,18 +323,3 @@ func TestTrainParamErrors(t *testing.T) {
 		t.Errorf("valid parameters: exit %d: %s", code, errs)
 	}
 }
-
-func TestSourceCounts(t *testing.T) {
-	for _, tt := range []struct {
-		in   map[string]int
-		want string
-	}{
-		{map[string]int{"simulated": 2, "measured": 3}, "3 measured, 2 simulated measurements"},
-		{map[string]int{"imported": 1}, "1 imported measurements"},
-		{map[string]int{}, "no measurements"},
-	} {
-		if got := sourceCounts(tt.in); got != tt.want {
-			t.Errorf("sourceCounts(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

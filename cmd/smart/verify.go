@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
-	"text/tabwriter"
 	"time"
 
 	"smart"
@@ -84,149 +81,34 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	variants, origin, skipped, err := o.sample(e, files, ocs, gpu)
+	stencils := make([]*smart.Stencil, len(files))
+	for i, f := range files {
+		if stencils[i], err = loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
+			return err
+		}
+	}
+	variants, origin, skipped, err := cuda.SampleFiles(files, stencils, ocs, o.samples, gpu, o.seed)
 	if err != nil {
 		return err
 	}
 	bar := newProgress(e, "verify", len(variants))
 	v := cuda.Verifier{Tools: tools, Jobs: o.jobs, Timeout: o.timeout, Seed: o.seed, Progress: func(done, _ int) { bar.Update(done) }}
-	results, err := v.Verify(ctx, variants)
-	var stopped error
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			return err
-		}
-		// Interrupted: report the variants that finished, then say so.
-		var done []cuda.Result
-		var from []verifyOrigin
-		for i, r := range results {
-			if r.Settled() {
-				done, from = append(done, r), append(from, origin[i])
-			}
-		}
-		stopped = fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(done), len(results), err)
-		results, origin = done, from
+	results, verr := v.Verify(ctx, variants)
+	if verr != nil && !errors.Is(verr, context.Canceled) {
+		return verr
 	}
-	return o.report(e, gpu, results, origin, skipped, stopped)
-}
-
-// sample draws the variants of every stencil file and OC, with the file each comes from;
-// skipped says which stencils an OC has no setting for.
-func (o *verifyOpts) sample(e *env, files []string, ocs []smart.Combination, gpu smart.GPU) (variants []cuda.Variant, origin []verifyOrigin, skipped []string, err error) {
-	for i, f := range files {
-		st, err := loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		for _, oc := range ocs {
-			rng := rand.New(rand.NewPCG(o.seed, uint64(i)<<8|uint64(oc)))
-			vs, err := cuda.Sample(st, oc, o.samples, gpu, rng)
-			if errors.Is(err, cuda.ErrNoSetting) {
-				skipped = append(skipped, fmt.Sprintf("%s: %v", f, err))
-				continue
-			}
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("stencil file %s: %w", f, err)
-			}
-			for range vs {
-				origin = append(origin, verifyOrigin{File: f, Name: st.Name, ID: st.ID()})
-			}
-			variants = append(variants, vs...)
-		}
-	}
-	return variants, origin, skipped, nil
-}
-
-// report prints the results and fails where a variant failed or the run was stopped.
-func (o *verifyOpts) report(e *env, gpu smart.GPU, results []cuda.Result, origin []verifyOrigin, skipped []string, stopped error) error {
-	failed := 0
-	for _, r := range results {
-		if !r.OK() {
-			failed++
-		}
-	}
+	report := cuda.NewReport(gpu.Name, o.seed, results, origin, skipped)
 	if o.asJSON {
-		out := verifyOutput{GPU: gpu.Name, Seed: o.seed, Skipped: skipped, Failed: failed}
-		for i, r := range results {
-			out.Results = append(out.Results, verifyRow{verifyOrigin: origin[i], Result: r})
-		}
-		if err := writeJSON(e, out); err != nil {
-			return err
-		}
+		err = writeJSON(e, report)
 	} else {
-		printVerifyTable(e, results, origin, skipped)
+		err = report.WriteTable(e.stdout)
 	}
-	if stopped != nil {
-		return stopped
+	if err != nil {
+		return err
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d variants failed verification", failed, len(results))
+	if verr != nil {
+		// Interrupted: the variants that finished are reported; say so.
+		return fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(report.Results), len(results), verr)
 	}
-	return nil
-}
-
-// verifyOrigin says which stencil file a verified variant comes from.
-type verifyOrigin struct {
-	File string `json:"file"`
-	Name string `json:"name,omitempty"`
-	ID   string `json:"id"` // of the stencil in the file; the verified copy has its own
-}
-
-type verifyRow struct {
-	verifyOrigin
-	cuda.Result
-}
-
-// MarshalJSON keeps the origin and the result side by side (both have an ID field).
-func (r verifyRow) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Stencil verifyOrigin `json:"stencil"`
-		cuda.Result
-	}{r.verifyOrigin, r.Result})
-}
-
-type verifyOutput struct {
-	GPU     string      `json:"gpu"` // whose limits bounded the settings
-	Seed    uint64      `json:"seed"`
-	Results []verifyRow `json:"results"`
-	Failed  int         `json:"failed"`
-	Skipped []string    `json:"skipped,omitempty"` // OCs without a valid setting on the verification grid
-}
-
-func printVerifyTable(e *env, results []cuda.Result, origin []verifyOrigin, skipped []string) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STENCIL\tOC\tSETTING\tPTX\tCPU\tMAX REL ERR")
-	failed := 0
-	for i, r := range results {
-		name := origin[i].Name
-		if name == "" {
-			name = origin[i].File
-		}
-		rel := fmt.Sprintf("%.1e", r.MaxRelErr)
-		if r.CPU.Status != smart.StatusOK {
-			rel = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, r.OC, r.Setting, r.PTX.Status, r.CPU.Status, rel)
-		if !r.OK() {
-			failed++
-		}
-	}
-	tw.Flush()
-	if failed > 0 {
-		fmt.Fprintln(e.stdout, "\nFailures:")
-		for i, r := range results {
-			if !r.OK() {
-				fmt.Fprintf(e.stdout, "  %s (%s): %s\n", origin[i].File, r.StencilID, r)
-			}
-		}
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(e.stdout, "skipped %s\n", s)
-	}
-	fmt.Fprintf(e.stdout, "%d variants: %d passed, %d failed", len(results), len(results)-failed, failed)
-	if len(skipped) > 0 {
-		// A pass says nothing of the OCs that were not run.
-		fmt.Fprintf(e.stdout, "; %d OC-stencil pairs skipped, unverified (above)", len(skipped))
-	}
-	fmt.Fprintln(e.stdout)
+	return report.Err()
 }

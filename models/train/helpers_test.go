@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/models"
+	"smart/models/kinds"
 )
 
 // testOCs are the OCs of the synthetic data sets.
@@ -112,4 +115,22 @@ func synthDataSetFrom(t testing.TB, n int, gpus []string, seed uint64, source sm
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// savedModel fits kind on set, saves the model and loads it back, as smart train and smart eval do.
+func savedModel(t testing.TB, set *Set, kind string, params map[string]string) *models.Model {
+	t.Helper()
+	f, h, err := Fit(context.Background(), kinds.All(), kind, set, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m")
+	if err := models.Save(path, h, f); err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(path, kinds.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

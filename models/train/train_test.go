@@ -301,24 +301,12 @@ func TestScoreGolden(t *testing.T) {
 // through the Evaluator: all three agree.
 func TestFitSaveLoad(t *testing.T) {
 	dir := synthDataSet(t, 15, []string{"A100-40GB", "V100"}, 5)
-	k := kinds.All()
 	set, err := Load([]string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"gbdt", "knn"} {
-		f, h, err := Fit(context.Background(), k, kind, set, map[string]string{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "m")
-		if err := models.Save(path, h, f); err != nil {
-			t.Fatal(err)
-		}
-		m, err := models.Load(path, k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := savedModel(t, set, kind, map[string]string{})
 		again, err := Load([]string{dir}, Options{Task: models.Runtime, Inputs: m.Header.Inputs})
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,129 @@
+package cuda
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"text/tabwriter"
+
+	"smart"
+)
+
+// Origin says which stencil file a verified variant comes from.
+type Origin struct {
+	File string `json:"file"`
+	Name string `json:"name,omitempty"`
+	ID   string `json:"id"` // of the stencil in the file; the verified copy has its own
+}
+
+// SampleFiles draws n variants of every stencil under every OC, the stencils read from files
+// (files[i] holds stencils[i]), each with the file it comes from. skipped says which stencils
+// an OC has no setting for (ErrNoSetting). The draws depend on seed, the stencil's index and
+// the OC only.
+func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combination, n int, gpu smart.GPU, seed uint64) (variants []Variant, origin []Origin, skipped []string, err error) {
+	for i, st := range stencils {
+		for _, oc := range ocs {
+			rng := rand.New(rand.NewPCG(seed, uint64(i)<<8|uint64(oc)))
+			vs, err := Sample(st, oc, n, gpu, rng)
+			if errors.Is(err, ErrNoSetting) {
+				skipped = append(skipped, fmt.Sprintf("%s: %v", files[i], err))
+				continue
+			}
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("stencil file %s: %w", files[i], err)
+			}
+			for range vs {
+				origin = append(origin, Origin{File: files[i], Name: st.Name, ID: st.ID()})
+			}
+			variants = append(variants, vs...)
+		}
+	}
+	return variants, origin, skipped, nil
+}
+
+// Report is the verification of variants drawn from stencil files.
+type Report struct {
+	GPU     string      `json:"gpu"` // whose limits bounded the settings
+	Seed    uint64      `json:"seed"`
+	Results []ReportRow `json:"results"`
+	Failed  int         `json:"failed"`
+	Skipped []string    `json:"skipped,omitempty"` // OCs without a valid setting on the verification grid
+}
+
+// ReportRow is a variant's result with the file it comes from.
+type ReportRow struct {
+	Origin
+	Result
+}
+
+// MarshalJSON keeps the origin and the result side by side (both have an ID field).
+func (r ReportRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Stencil Origin `json:"stencil"`
+		Result
+	}{r.Origin, r.Result})
+}
+
+// NewReport pairs results[i] with origin[i]; only the settled results are kept (Verify
+// returns unsettled ones when stopped).
+func NewReport(gpu string, seed uint64, results []Result, origin []Origin, skipped []string) *Report {
+	r := &Report{GPU: gpu, Seed: seed, Skipped: skipped}
+	for i, res := range results {
+		if !res.Settled() {
+			continue
+		}
+		r.Results = append(r.Results, ReportRow{origin[i], res})
+		if !res.OK() {
+			r.Failed++
+		}
+	}
+	return r
+}
+
+// Err says how many variants failed, or is nil.
+func (r *Report) Err() error {
+	if r.Failed > 0 {
+		return fmt.Errorf("%d of %d variants failed verification", r.Failed, len(r.Results))
+	}
+	return nil
+}
+
+// WriteTable writes a line per variant, the failures in full, the skipped OCs and a count.
+func (r *Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STENCIL\tOC\tSETTING\tPTX\tCPU\tMAX REL ERR")
+	for _, row := range r.Results {
+		name := row.Name
+		if name == "" {
+			name = row.File
+		}
+		rel := fmt.Sprintf("%.1e", row.MaxRelErr)
+		if row.CPU.Status != smart.StatusOK {
+			rel = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, row.OC, row.Setting, row.PTX.Status, row.CPU.Status, rel)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Failed > 0 {
+		fmt.Fprintln(w, "\nFailures:")
+		for _, row := range r.Results {
+			if !row.OK() {
+				fmt.Fprintf(w, "  %s (%s): %s\n", row.File, row.StencilID, row.Result)
+			}
+		}
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped %s\n", s)
+	}
+	fmt.Fprintf(w, "%d variants: %d passed, %d failed", len(r.Results), len(r.Results)-r.Failed, r.Failed)
+	if len(r.Skipped) > 0 {
+		// A pass says nothing of the OCs that were not run.
+		fmt.Fprintf(w, "; %d OC-stencil pairs skipped, unverified (above)", len(r.Skipped))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

@@ -1,0 +1,87 @@
+package cuda
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+// TestVerifyReport: unsettled results are left out, failures counted, listed and made an
+// error, and the JSON keeps the origin beside the result.
+func TestVerifyReport(t *testing.T) {
+	ok := Check{Status: smart.StatusOK}
+	results := []Result{
+		{StencilID: "c1", OC: smart.Combination(smart.ST), Setting: smart.Setting{"bx": 32}, PTX: ok, CPU: ok, MaxRelErr: 1.5e-15},
+		{StencilID: "c2", OC: smart.Combination(smart.TB), Setting: smart.Setting{"tt": 2}, PTX: ok, CPU: Check{Status: smart.StatusWrongResult, Detail: "x=3"}, MaxRelErr: 0.5},
+		{StencilID: "c3", OC: 0, PTX: ok}, // stopped before its CPU run
+	}
+	origin := []Origin{{File: "a.json", Name: "a", ID: "ida"}, {File: "b.json", ID: "idb"}, {File: "a.json", Name: "a", ID: "ida"}}
+	r := NewReport("A100", 7, results, origin, []string{"c.json: no valid setting"})
+	if len(r.Results) != 2 || r.Failed != 1 {
+		t.Fatalf("report keeps %d results, %d failed; want 2, 1", len(r.Results), r.Failed)
+	}
+	if err := r.Err(); err == nil || err.Error() != "1 of 2 variants failed verification" {
+		t.Errorf("Err() = %v", err)
+	}
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `STENCIL  OC  SETTING  PTX  CPU           MAX REL ERR
+a        ST  bx=32    ok   ok            1.5e-15
+b.json   TB  tt=2     ok   wrong_result  -
+
+Failures:
+  b.json (c2): TB tt=2: ptx ok, cpu wrong_result: x=3
+skipped c.json: no valid setting
+2 variants: 1 passed, 1 failed; 1 OC-stencil pairs skipped, unverified (above)
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant\n%s", b.String(), want)
+	}
+	js, err := json.Marshal(r.Results[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(js), `{"stencil":{"file":"a.json","name":"a","id":"ida"},"stencil_id":"c1","oc":"ST"`) {
+		t.Errorf("row JSON %s", js)
+	}
+	if NewReport("A100", 7, results[:1], origin[:1], nil).Err() != nil {
+		t.Error("a report without failures is an error")
+	}
+}
+
+// TestSampleFiles: the variants carry their files and are drawn alike from the same seed, and
+// an OC without a setting on the verification grid is skipped, not an error.
+func TestSampleFiles(t *testing.T) {
+	files := []string{"a.json", "b.json"}
+	stencils := []*smart.Stencil{named(t, "j2d5pt", 0, 0), named(t, "box", 3, 8)}
+	ocs := []smart.Combination{smart.Combination(smart.ST), smart.Combination(smart.TB)}
+	variants, origin, skipped, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.json", "a.json", "a.json", "a.json", "b.json", "b.json"}
+	if len(variants) != len(want) || len(origin) != len(want) {
+		t.Fatalf("%d variants, %d origins; want %d", len(variants), len(origin), len(want))
+	}
+	for i, o := range origin {
+		if o.File != want[i] || o.ID != stencils[i/4].ID() {
+			t.Errorf("variant %d comes from %+v, want %s", i, o, want[i])
+		}
+	}
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "b.json: TB on grid") {
+		t.Errorf("skipped %q", skipped)
+	}
+	again, _, _, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range again {
+		if again[i].Setting.String() != variants[i].Setting.String() {
+			t.Errorf("variant %d drawn as %s, then %s", i, variants[i].Setting, again[i].Setting)
+		}
+	}
+}

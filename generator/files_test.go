@@ -1,0 +1,101 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"smart"
+)
+
+func TestCustomise(t *testing.T) {
+	tests := []struct {
+		grid    []int
+		dtype   smart.Dtype
+		want    [3]int
+		dimsErr bool
+		invalid bool
+	}{
+		{nil, smart.Float32, [3]int{8192, 8192, 1}, false, false},
+		{[]int{64, 32}, smart.Float64, [3]int{64, 32, 1}, false, false},
+		{[]int{64, 32, 16}, smart.Float64, [3]int{}, true, false},
+		{[]int{64, 32}, "int8", [3]int{}, false, true},
+	}
+	for _, tt := range tests {
+		s, err := NamedStencil("j2d5pt", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Customise(s, tt.dtype, tt.grid, 7)
+		var dims *GridDimsError
+		switch {
+		case tt.dimsErr:
+			if !errors.As(err, &dims) || dims.Extents != 3 || dims.Dims != 2 || dims.Error() != "grid has 3 extents but j2d5pt is 2-D" {
+				t.Errorf("grid %v: %v", tt.grid, err)
+			}
+		case tt.invalid:
+			if err == nil || errors.As(err, &dims) {
+				t.Errorf("dtype %s: %v", tt.dtype, err)
+			}
+		case err != nil || s.Grid != tt.want || s.Dtype != tt.dtype || s.Steps != 7:
+			t.Errorf("grid %v: %v, %+v", tt.grid, err, s)
+		}
+	}
+}
+
+// TestFileWriter: files are written, the same content again is fine, a file with other content
+// stops everything before anything is written unless forced, files without a path go to the
+// stream, and a cancelled context writes nothing.
+func TestFileWriter(t *testing.T) {
+	dir := t.TempDir()
+	files := func(content string, paths ...string) func(i int) (File, error) {
+		return func(i int) (File, error) { return File{Path: paths[i], Data: []byte(content + paths[i])}, nil }
+	}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	var done []int
+	fw := FileWriter{Progress: func(n int) { done = append(done, n) }}
+	last, err := fw.Write(context.Background(), 2, files("v1 ", a, b))
+	if err != nil || last != b || !slices.Equal(done, []int{1, 2}) {
+		t.Fatalf("first write: last %q, progress %v, %v", last, done, err)
+	}
+	if _, err := fw.Write(context.Background(), 2, files("v1 ", a, b)); err != nil {
+		t.Errorf("the same files again: %v", err)
+	}
+	if err := os.WriteFile(b, []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := filepath.Join(dir, "c.json")
+	_, err = fw.Write(context.Background(), 2, files("v1 ", c, b))
+	var changed *ChangedError
+	if !errors.As(err, &changed) || changed.Path != b {
+		t.Errorf("an edited file: %v", err)
+	}
+	if _, err := os.Stat(c); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refusal wrote %s: %v", c, err)
+	}
+	fw.Force = true
+	if _, err := fw.Write(context.Background(), 2, files("v2 ", a, b)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "v2 "+b {
+		t.Errorf("forced: %s holds %q", b, got)
+	}
+	var stream bytes.Buffer
+	if last, err := (FileWriter{Stream: &stream}).Write(context.Background(), 1, files("s", "")); err != nil || last != "" || stream.String() != "s" {
+		t.Errorf("to the stream: %q, last %q, %v", stream.String(), last, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, force := range []bool{false, true} {
+		if _, err := (FileWriter{Force: force}).Write(ctx, 1, files("x", c)); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled (force %v): %v", force, err)
+		}
+	}
+	if _, err := os.Stat(c); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelled, yet %s: %v", c, err)
+	}
+}

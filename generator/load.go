@@ -1,0 +1,69 @@
+package generator
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"smart"
+	"smart/data"
+)
+
+// Load reads and validates a stencil file. Path "-" reads stdin; a path with no such file that
+// names an embedded sample (j3d7pt, or j3d7pt.json) reads the sample. A stencil without a name
+// takes the file's, the name its user knows. Errors start with "stencil file PATH:".
+func Load(path string, stdin io.Reader, lim smart.Limits) (*smart.Stencil, error) {
+	s, err := load(path, stdin, lim)
+	if err != nil {
+		return nil, fmt.Errorf("stencil file %s: %w", path, err)
+	}
+	if s.Name == "" && path != "-" {
+		s.Name = strings.TrimSuffix(filepath.Base(path), ".json")
+	}
+	return s, nil
+}
+
+func load(path string, stdin io.Reader, lim smart.Limits) (*smart.Stencil, error) {
+	if path == "-" {
+		return smart.ReadStencil(stdin, lim)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		sample, serr := data.StencilFile(strings.TrimSuffix(path, ".json"))
+		if serr != nil {
+			return nil, fmt.Errorf("no such file; the embedded samples are %s", strings.Join(data.StencilNames(), ", "))
+		}
+		return smart.ParseStencil(sample, lim)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return smart.ReadStencil(f, lim)
+}
+
+// ExpandDirs replaces each directory of paths with its *.json files, in name order; other
+// paths (files, embedded sample names, "-") stay as they are.
+func ExpandDirs(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(p, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("directory %s holds no stencil files (*.json)", p)
+		}
+		out = append(out, files...)
+	}
+	return out, nil
+}

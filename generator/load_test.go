@@ -1,0 +1,86 @@
+package generator
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/data"
+)
+
+// TestLoad: a file, stdin, an embedded sample by name, a stencil without a name, and the
+// errors of a missing file and a bad one, each naming the path.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	box, err := NamedStencil("box", 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxFile := filepath.Join(dir, "b.json")
+	if err := WriteFile(boxFile, box); err != nil {
+		t.Fatal(err)
+	}
+	boxName := box.Name
+	box.Name = ""
+	unnamed := filepath.Join(dir, "mine.json")
+	if err := WriteFile(unnamed, box); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sample, err := data.StencilFile("j3d7pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, stdin string
+		name, err   string
+	}{
+		{path: boxFile, name: boxName},
+		{path: "-", stdin: string(sample), name: "j3d7pt"},
+		{path: "j3d7pt", name: "j3d7pt"},
+		{path: "j3d7pt.json", name: "j3d7pt"},
+		{path: unnamed, name: "mine"},
+		{path: filepath.Join(dir, "none.json"), err: "stencil file " + filepath.Join(dir, "none.json") + ": no such file; the embedded samples are j2d13pt, "},
+		{path: bad, err: "stencil file " + bad + ": "},
+	}
+	for _, tt := range tests {
+		s, err := Load(tt.path, strings.NewReader(tt.stdin), smart.Limits{})
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("Load(%s) error %v, want one starting %q", tt.path, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("Load(%s): %v", tt.path, err)
+		case s.Name != tt.name:
+			t.Errorf("Load(%s) names the stencil %q, want %q", tt.path, s.Name, tt.name)
+		}
+	}
+}
+
+func TestExpandDirs(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"b.json", "a.json", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ExpandDirs([]string{"j3d7pt", dir, "-"})
+	want := []string{"j3d7pt", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), "-"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ExpandDirs = %q, %v; want %q", got, err, want)
+	}
+	if _, err := ExpandDirs([]string{empty}); err == nil || !strings.Contains(err.Error(), "holds no stencil files") {
+		t.Errorf("an empty directory: %v", err)
+	}
+}
