@@ -95,6 +95,21 @@ type DataRef struct {
 	Devices []string       `json:"devices,omitempty"` // devices as they named themselves
 }
 
+// SourceCounts writes the measurements of a data set per source, as "3 measured, 5 simulated
+// measurements", in a fixed order of the sources.
+func SourceCounts(sources map[string]int) string {
+	var parts []string
+	for _, k := range []string{"measured", "imported", "simulated", "predicted"} {
+		if n, ok := sources[k]; ok {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(parts) == 0 {
+		return "no measurements" // a data set that a filter on dimensions left nothing of
+	}
+	return strings.Join(parts, ", ") + " measurements"
+}
+
 // Metrics summarises a cross-validation. Percentages are in percent.
 type Metrics struct {
 	Folds    int    `json:"folds"`

@@ -356,3 +356,20 @@ func TestIsModelFile(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// TestSourceCounts: the sources in their fixed order, whatever the map's, and a data set of
+// none says so.
+func TestSourceCounts(t *testing.T) {
+	for _, tt := range []struct {
+		in   map[string]int
+		want string
+	}{
+		{map[string]int{"simulated": 2, "measured": 3}, "3 measured, 2 simulated measurements"},
+		{map[string]int{"predicted": 4, "imported": 1}, "1 imported, 4 predicted measurements"},
+		{map[string]int{}, "no measurements"},
+	} {
+		if got := models.SourceCounts(tt.in); got != tt.want {
+			t.Errorf("SourceCounts(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -64,6 +64,22 @@ type Versus struct {
 	Advice          string  `json:"advice"`
 }
 
+// RecommendAll recommends GPUs for each of ins as Recommend does, one after the other, and
+// hands each recommendation to yield as it comes. It stops at the first error, a
+// recommendation's (naming the input's file) or yield's.
+func (p *Predictor) RecommendAll(ctx context.Context, ins []Input, gpus []string, have string, w Workload, yield func(i int, r *Recommendation) error) error {
+	for i, in := range ins {
+		r, err := p.Recommend(ctx, in, gpus, have, w)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.File, err)
+		}
+		if err := yield(i, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),
 // each as smart predict would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
 // when missing.

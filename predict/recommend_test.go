@@ -152,3 +152,39 @@ func TestFormatUSD(t *testing.T) {
 		t.Errorf("%v and %v both print %s", a, b, FormatUSD(&a))
 	}
 }
+
+// TestRecommendAll: the recommendations come in the order of the inputs, as Recommend gives
+// them; an input's error names its file, and yield's error stops the run.
+func TestRecommendAll(t *testing.T) {
+	p := defaultPredictor(t)
+	ctx := context.Background()
+	ins := []Input{{Stencil: sample(t, "j2d5pt"), File: "a.json"}, {Stencil: sample(t, "j3d7pt"), File: "b.json"}}
+	gpus := []string{"a100", "t4"}
+	var got []*Recommendation
+	if err := p.RecommendAll(ctx, ins, gpus, "", Workload{}, func(i int, r *Recommendation) error {
+		if i != len(got) {
+			t.Errorf("recommendation %d came as the %d-th", i, len(got))
+		}
+		got = append(got, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range ins {
+		want, err := p.Recommend(ctx, in, gpus, "", Workload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i].Stencil.ID != want.Stencil.ID || got[i].Fastest != want.Fastest || got[i].GPUs[0].Best.TimeMs != want.GPUs[0].Best.TimeMs {
+			t.Errorf("input %d: got %s fastest %s, want %s fastest %s", i, got[i].Stencil.Name, got[i].Fastest, want.Stencil.Name, want.Fastest)
+		}
+	}
+	if err := p.RecommendAll(ctx, ins, []string{"nosuch"}, "", Workload{}, func(int, *Recommendation) error { return nil }); err == nil || !strings.HasPrefix(err.Error(), "a.json: ") {
+		t.Errorf("an unknown GPU: %v, want an error naming a.json", err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := p.RecommendAll(ctx, ins, gpus, "", Workload{}, func(int, *Recommendation) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("yield's error: got %v after %d calls, want stop after 1", err, calls)
+	}
+}
