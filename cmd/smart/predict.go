@@ -155,19 +155,14 @@ func defaultGPU(name string) (string, error) {
 	if name != "" {
 		return name, nil
 	}
-	nv, err := gpuinfo.Open()
-	if err != nil {
-		if errors.Is(err, gpuinfo.ErrNoGPU) {
-			return "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
-		}
-		return "", fmt.Errorf("finding the GPU: %w; name it with --gpu", err)
+	found, err := gpuinfo.FirstGPU()
+	switch {
+	case errors.Is(err, gpuinfo.ErrNoGPU):
+		return "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
+	case err != nil:
+		return "", fmt.Errorf("%w; name it with --gpu", err)
 	}
-	defer nv.Close()
-	dev, err := nv.Device(0)
-	if err != nil {
-		return "", fmt.Errorf("finding the GPU: %w; name it with --gpu", err)
-	}
-	return dev.Info().Name, nil
+	return found, nil
 }
 
 // predictInputs reads the stencils of files, directories (their *.json) and sample names.
