@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"smart"
 	"smart/app"
 	"smart/catalog"
-	"smart/internal/atomicfile"
 	"smart/predict"
 )
 
@@ -110,11 +108,7 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if o.htmlOut != "" {
-		var b bytes.Buffer
-		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(o.htmlOut, b.Bytes()); err != nil {
+		if err := predict.WriteHTMLFile(o.htmlOut, recs, time.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", o.htmlOut)
