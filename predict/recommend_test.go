@@ -188,3 +188,38 @@ func TestRecommendAll(t *testing.T) {
 		t.Errorf("yield's error: got %v after %d calls, want stop after 1", err, calls)
 	}
 }
+
+// TestCheckGPUNames: an unknown GPU to rank, an unknown or AMD GPU of the user's, and GPUs to
+// rank that are all AMD are refused, each saying which; AMD GPUs among NVIDIA ones are not.
+func TestCheckGPUNames(t *testing.T) {
+	p := defaultPredictor(t)
+	for _, c := range []struct {
+		name   string
+		gpus   []string
+		have   string
+		want   string // "" for no error
+		isHave bool
+	}{
+		{"NVIDIA", []string{"a100", "t4"}, "v100", "", false},
+		{"AMD among NVIDIA", []string{"a100", "w6600"}, "", "", false},
+		{"none", nil, "", "", false},
+		{"unknown to rank", []string{"a100", "nosuch"}, "", `unknown GPU "nosuch"`, false},
+		{"only AMD", []string{"w6600", "mi250x"}, "", "the GPUs to rank are only W6600 (AMD), MI250X (AMD); ", false},
+		{"unknown of yours", nil, "nosuch", `the GPU you have: unknown GPU "nosuch"`, true},
+		{"AMD of yours", []string{"w6600"}, "w6600", "the GPU you have: GPU W6600 is made by AMD", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := p.CheckGPUNames(c.gpus, c.have)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("got %v, want none", err)
+				}
+				return
+			}
+			var ge *GPUNameError
+			if !errors.As(err, &ge) || ge.Have != c.isHave || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("got %v (%T), want a GPUNameError (have %v) beginning %q", err, err, c.isHave, c.want)
+			}
+		})
+	}
+}

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
-	"smart"
 	"smart/app"
-	"smart/catalog"
 	"smart/predict"
 )
 
@@ -83,7 +82,7 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p.AllGPUs = o.allGPUs
-	if err := checkGPUNames(p.Catalog, gpus, o.have); err != nil {
+	if err := checkGPUNames(p, gpus, o.have); err != nil {
 		return err
 	}
 	inputs, err := predictInputs(e, rest)
@@ -164,29 +163,15 @@ func (o *recommendOpts) recommend(ctx context.Context, e *env, p *predict.Predic
 
 // checkGPUNames looks up the GPUs named on the command line before any prediction, so that a
 // misspelt one is a usage error (exit 2) as in tune, not a failure of the first stencil.
-func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
-	var notCUDA []string // "W6600 (AMD)"
-	for _, n := range gpus {
-		g, err := cat.Lookup(n)
-		if err != nil {
-			return usagef("--gpus: %w", err)
-		}
-		if g.RunsCUDA() != nil {
-			notCUDA = append(notCUDA, fmt.Sprintf("%s (%s)", g.Name, g.Vendor))
-		}
+func checkGPUNames(p *predict.Predictor, gpus []string, have string) error {
+	var ge *predict.GPUNameError
+	switch err := p.CheckGPUNames(gpus, have); {
+	case !errors.As(err, &ge):
+		return err
+	case len(ge.Others) > 0: // each would be a row "not predicted" and the ranking empty
+		return usagef("--gpus names only %s; %v, so none can be predicted: name NVIDIA GPUs (smart gpus lists them)", strings.Join(ge.Others, ", "), ge.Err)
+	case ge.Have:
+		return usagef("--have: %w", ge.Err)
 	}
-	if have == "" {
-		if len(gpus) > 0 && len(notCUDA) == len(gpus) {
-			// Each would be a row "not predicted" and the ranking empty: say why now.
-			return usagef("--gpus names only %s; %v, so none can be predicted: name NVIDIA GPUs (smart gpus lists them)",
-				strings.Join(notCUDA, ", "), smart.ErrNotCUDA)
-		}
-		return nil
-	}
-	if g, err := cat.Lookup(have); err != nil {
-		return usagef("--have: %w", err)
-	} else if err := g.RunsCUDA(); err != nil {
-		return usagef("--have: %v", err)
-	}
-	return nil
+	return usagef("--gpus: %w", ge.Err)
 }
