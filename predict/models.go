@@ -221,6 +221,28 @@ func (ms *Models) UseDir(dir string, kinds models.Kinds) error {
 // Given returns the models Use put in place of the defaults, in the order given.
 func (ms *Models) Given() []*Model { return ms.given }
 
+// UnusedModelError is a model given in place of a default that none of the stencils can use:
+// the defaults would answer in its place without a word.
+type UnusedModelError struct {
+	Model string // its name (file)
+	Dims  int    // the dimensions of the stencils it was trained on
+}
+
+func (e *UnusedModelError) Error() string {
+	return fmt.Sprintf("%s was trained on %d-D stencils; none of the stencils given is %d-D", e.Model, e.Dims, e.Dims)
+}
+
+// CheckGiven returns an *UnusedModelError for the first model given (Use) that none of ins can use.
+func (ms *Models) CheckGiven(ins []Input) error {
+	for _, m := range ms.given {
+		dims := m.Header.Inputs.Dims
+		if !slices.ContainsFunc(ins, func(in Input) bool { return in.Stencil.Dims == dims }) {
+			return &UnusedModelError{Model: m.Name, Dims: dims}
+		}
+	}
+	return nil
+}
+
 func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	mm, err := models.Decode(b, kinds)
 	if err != nil {

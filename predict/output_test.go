@@ -59,3 +59,32 @@ func TestRankAllSaysWhyNone(t *testing.T) {
 		t.Errorf("error %v; want the first 5 reasons and 'and 3 more'", err)
 	}
 }
+
+// TestWriteHTMLFile: the file holds the page WriteHTML writes, and is known as a report; a
+// path in a missing directory is an error that leaves nothing behind.
+func TestWriteHTMLFile(t *testing.T) {
+	r, err := rankAll([]GPUTime{timed("a", 1, 2)}, Workload{Steps: 10}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Stencil = StencilInfo{Name: "j2d5pt", Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
+	at := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+	var page bytes.Buffer
+	if err := WriteHTML(&page, []*Recommendation{r}, at); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := WriteHTMLFile(path, []*Recommendation{r}, at); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, page.Bytes()) {
+		t.Errorf("the file differs from the page (%v)", err)
+	}
+	if ok, err := IsReportFile(path); !ok || err != nil {
+		t.Errorf("IsReportFile = %v, %v", ok, err)
+	}
+	missing := filepath.Join(t.TempDir(), "no", "report.html")
+	if err := WriteHTMLFile(missing, []*Recommendation{r}, at); err == nil {
+		t.Error("a missing directory gave no error")
+	}
+}

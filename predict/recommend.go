@@ -64,6 +64,72 @@ type Versus struct {
 	Advice          string  `json:"advice"`
 }
 
+// GPUNameError is a GPU named to Recommend that cannot be ranked: one unknown to the catalogue
+// or, the user's, not running CUDA (Err); or, without a GPU of the user's, every GPU to rank
+// made by another vendor (Others), which would leave the ranking empty.
+type GPUNameError struct {
+	Have   bool     // the user's GPU, not one of those to rank
+	Others []string // every GPU to rank, as "W6600 (AMD)", where none runs CUDA
+	Err    error
+}
+
+func (e *GPUNameError) Error() string {
+	if len(e.Others) > 0 {
+		return fmt.Sprintf("the GPUs to rank are only %s; %v, so none can be predicted", strings.Join(e.Others, ", "), smart.ErrNotCUDA)
+	}
+	if e.Have {
+		return "the GPU you have: " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+func (e *GPUNameError) Unwrap() error { return e.Err }
+
+// CheckGPUNames looks up the GPUs to rank and the user's (have, "" for none) as Recommend
+// would, before any prediction, returning a *GPUNameError for the first that cannot be ranked.
+func (p *Predictor) CheckGPUNames(gpus []string, have string) error {
+	var others []string
+	for _, n := range gpus {
+		g, err := p.Catalog.Lookup(n)
+		if err != nil {
+			return &GPUNameError{Err: err}
+		}
+		if g.RunsCUDA() != nil {
+			others = append(others, fmt.Sprintf("%s (%s)", g.Name, g.Vendor))
+		}
+	}
+	if have == "" {
+		if len(gpus) > 0 && len(others) == len(gpus) {
+			return &GPUNameError{Others: others, Err: smart.ErrNotCUDA}
+		}
+		return nil
+	}
+	g, err := p.Catalog.Lookup(have)
+	if err == nil {
+		err = g.RunsCUDA()
+	}
+	if err != nil {
+		return &GPUNameError{Have: true, Err: err}
+	}
+	return nil
+}
+
+// RecommendAll recommends GPUs for each of ins as Recommend does, one after the other, and
+// hands each recommendation to yield as it comes. It stops at the first error, a
+// recommendation's (naming the input's file) or yield's.
+func (p *Predictor) RecommendAll(ctx context.Context, ins []Input, gpus []string, have string, w Workload, yield func(i int, r *Recommendation) error) error {
+	for i, in := range ins {
+		r, err := p.Recommend(ctx, in, gpus, have, w)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.File, err)
+		}
+		if err := yield(i, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),
 // each as smart predict would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
 // when missing.

@@ -152,3 +152,74 @@ func TestFormatUSD(t *testing.T) {
 		t.Errorf("%v and %v both print %s", a, b, FormatUSD(&a))
 	}
 }
+
+// TestRecommendAll: the recommendations come in the order of the inputs, as Recommend gives
+// them; an input's error names its file, and yield's error stops the run.
+func TestRecommendAll(t *testing.T) {
+	p := defaultPredictor(t)
+	ctx := context.Background()
+	ins := []Input{{Stencil: sample(t, "j2d5pt"), File: "a.json"}, {Stencil: sample(t, "j3d7pt"), File: "b.json"}}
+	gpus := []string{"a100", "t4"}
+	var got []*Recommendation
+	if err := p.RecommendAll(ctx, ins, gpus, "", Workload{}, func(i int, r *Recommendation) error {
+		if i != len(got) {
+			t.Errorf("recommendation %d came as the %d-th", i, len(got))
+		}
+		got = append(got, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range ins {
+		want, err := p.Recommend(ctx, in, gpus, "", Workload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i].Stencil.ID != want.Stencil.ID || got[i].Fastest != want.Fastest || got[i].GPUs[0].Best.TimeMs != want.GPUs[0].Best.TimeMs {
+			t.Errorf("input %d: got %s fastest %s, want %s fastest %s", i, got[i].Stencil.Name, got[i].Fastest, want.Stencil.Name, want.Fastest)
+		}
+	}
+	if err := p.RecommendAll(ctx, ins, []string{"nosuch"}, "", Workload{}, func(int, *Recommendation) error { return nil }); err == nil || !strings.HasPrefix(err.Error(), "a.json: ") {
+		t.Errorf("an unknown GPU: %v, want an error naming a.json", err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := p.RecommendAll(ctx, ins, gpus, "", Workload{}, func(int, *Recommendation) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("yield's error: got %v after %d calls, want stop after 1", err, calls)
+	}
+}
+
+// TestCheckGPUNames: an unknown GPU to rank, an unknown or AMD GPU of the user's, and GPUs to
+// rank that are all AMD are refused, each saying which; AMD GPUs among NVIDIA ones are not.
+func TestCheckGPUNames(t *testing.T) {
+	p := defaultPredictor(t)
+	for _, c := range []struct {
+		name   string
+		gpus   []string
+		have   string
+		want   string // "" for no error
+		isHave bool
+	}{
+		{"NVIDIA", []string{"a100", "t4"}, "v100", "", false},
+		{"AMD among NVIDIA", []string{"a100", "w6600"}, "", "", false},
+		{"none", nil, "", "", false},
+		{"unknown to rank", []string{"a100", "nosuch"}, "", `unknown GPU "nosuch"`, false},
+		{"only AMD", []string{"w6600", "mi250x"}, "", "the GPUs to rank are only W6600 (AMD), MI250X (AMD); ", false},
+		{"unknown of yours", nil, "nosuch", `the GPU you have: unknown GPU "nosuch"`, true},
+		{"AMD of yours", []string{"w6600"}, "w6600", "the GPU you have: GPU W6600 is made by AMD", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := p.CheckGPUNames(c.gpus, c.have)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("got %v, want none", err)
+				}
+				return
+			}
+			var ge *GPUNameError
+			if !errors.As(err, &ge) || ge.Have != c.isHave || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("got %v (%T), want a GPUNameError (have %v) beginning %q", err, err, c.isHave, c.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"smart"
+	"smart/internal/atomicfile"
 )
 
 // Colours of the charts: the fastest and most cost-efficient GPU, the user's, the others.
@@ -54,6 +55,16 @@ func IsReportFile(path string) (bool, error) {
 		return false, err
 	}
 	return bytes.Contains(head[:n], []byte(reportMark)), nil
+}
+
+// WriteHTMLFile writes the page of WriteHTML to path atomically: a failure leaves the file
+// as it was.
+func WriteHTMLFile(path string, recs []*Recommendation, generated time.Time) error {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, recs, generated); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // WriteHTML writes one self-contained HTML page for recommendations, one section per stencil:

@@ -129,53 +129,23 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	return o.write(e, k)
 }
 
-// write writes the kernel to -o (or stdout) and describes its launches.
+// write writes the kernel to -o (or stdout) and describes its launches, or prints it as JSON.
 func (o *codegenOpts) write(e *env, k *cuda.Kernel) error {
-	if o.outPath == "-" {
-		o.outPath = ""
+	path := o.outPath
+	if path == "-" {
+		path = ""
 	}
-	if o.asJSON {
-		return writeCodegenJSON(e, k, o.outPath)
-	}
-	if o.outPath == "" {
+	if path == "" && !o.asJSON {
 		_, err := fmt.Fprint(e.stdout, k.File())
 		return err
 	}
-	if err := atomicfile.Write(o.outPath, []byte(k.File())); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s: namespace %s, %d time steps\n", o.outPath, k.Name, k.Steps)
-	for _, l := range k.Launches {
-		fmt.Fprintf(e.stdout, "  %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %d step(s) per launch, %d launch(es)\n",
-			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)
-	}
-	return nil
-}
-
-// codegenOutput is the JSON form of a generated kernel.
-type codegenOutput struct {
-	Namespace     string            `json:"namespace"`
-	StencilID     string            `json:"stencil_id"`
-	OC            smart.Combination `json:"oc"`
-	Setting       smart.Setting     `json:"setting"`
-	Dtype         smart.Dtype       `json:"dtype"`
-	Steps         int               `json:"steps"`
-	Launches      []cuda.Launch     `json:"launches"`
-	ConstantBytes int               `json:"constant_bytes"`
-	File          string            `json:"file,omitempty"`   // where the source was written
-	Source        string            `json:"source,omitempty"` // the source, when not written to a file
-}
-
-func writeCodegenJSON(e *env, k *cuda.Kernel, path string) error {
-	out := codegenOutput{Namespace: k.Name, StencilID: k.StencilID, OC: k.OC, Setting: k.Setting, Dtype: k.Dtype,
-		Steps: k.Steps, Launches: k.Launches, ConstantBytes: k.ConstantBytes}
-	if path == "" {
-		out.Source = k.File()
-	} else {
+	if path != "" {
 		if err := atomicfile.Write(path, []byte(k.File())); err != nil {
 			return err
 		}
-		out.File = path
 	}
-	return writeJSON(e, out)
+	if o.asJSON {
+		return writeJSON(e, k.JSON(path))
+	}
+	return k.WriteSummary(e.stdout, path)
 }

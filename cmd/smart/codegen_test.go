@@ -51,7 +51,7 @@ func TestCodegenJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got codegenOutput
+	var got cuda.KernelJSON
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
 	}

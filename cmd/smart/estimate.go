@@ -4,30 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	"smart"
+	"smart/app"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
-	"smart/space"
 )
-
-// estimateOutput is what smart estimate --json prints.
-type estimateOutput struct {
-	Stencil        string            `json:"stencil"`
-	StencilID      string            `json:"stencil_id"`
-	GPU            string            `json:"gpu"`
-	OC             smart.Combination `json:"oc"`
-	Setting        smart.Setting     `json:"setting"`
-	DefaultSetting bool              `json:"default_setting"` // true when --setting was not given
-	Source         smart.Source      `json:"source"`
-	// Constants says which of the model's constants gave the estimate: "calibrated" (fitted to
-	// smart's measurements, with Interval from their held-out errors) or "literature".
-	Constants string            `json:"constants"`
-	Estimate  roofline.Estimate `json:"estimate"`
-	Interval  *smart.Interval   `json:"interval,omitempty"`
-}
 
 // estimateHelp is the description of --help, with examples.
 const estimateHelp = `
@@ -93,32 +76,24 @@ func runEstimate(ctx context.Context, e *env, args []string) error {
 			return usagef("--setting: %v", err)
 		}
 	}
-	out := estimateOutput{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting,
-		DefaultSetting: o.settingText == "", Source: smart.Simulated, Constants: "literature"}
 	var cal *calibrate.File
 	if !o.literature {
 		if cal, err = calibrate.Default(); err != nil {
 			return err
 		}
-		out.Constants = "calibrated"
 	}
-	est, err := estimate(ctx, st, oc, setting, g, cal)
+	est, err := app.EstimateSetting(ctx, st, oc, setting, g, cal)
 	if err != nil && o.settingText == "" {
 		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
 	}
 	if err != nil {
 		return usagef("--setting: %v", err) // as codegen: the setting given is the mistake
 	}
-	out.Estimate = est
-	if cal != nil {
-		iv := cal.Interval.Around(est.TimeMs)
-		out.Interval = &iv
-	}
+	est.DefaultSetting = o.settingText == ""
 	if o.asJSON {
-		return writeJSON(e, out)
+		return writeJSON(e, est)
 	}
-	printEstimate(e, out)
-	return nil
+	return est.WriteText(e.stdout)
 }
 
 // inputs reads the stencil, --oc and --gpu, and checks that the GPU can hold the stencil.
@@ -147,70 +122,4 @@ func (o *estimateOpts) inputs(e *env, file string) (*smart.Stencil, smart.Combin
 		return nil, 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
 	}
 	return st, oc, g, nil
-}
-
-// estimate models setting of st under oc on g once the search space has accepted it, with the
-// constants of cal (nil: the literature's).
-func estimate(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU, cal *calibrate.File) (roofline.Estimate, error) {
-	if err := space.CheckStencilSetting(ctx, st, oc, g, setting); err != nil {
-		return roofline.Estimate{}, err
-	}
-	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
-	if err != nil {
-		return roofline.Estimate{}, err
-	}
-	var constants *roofline.Calibration
-	if cal != nil {
-		constants = &cal.Calibration
-	}
-	est, err := roofline.ModelWith(st, tuning, g, constants)
-	if err != nil {
-		return roofline.Estimate{}, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
-	}
-	return est, nil
-}
-
-func printEstimate(e *env, o estimateOutput) {
-	w := e.stdout
-	est := o.Estimate
-	which := "given"
-	if o.DefaultSetting {
-		which = "default; choose your own with --setting"
-	}
-	name := o.Stencil
-	if name == "" {
-		name = o.StencilID
-	}
-	fmt.Fprintf(w, "%s on %s under %s\n", name, o.GPU, o.OC)
-	fmt.Fprintf(w, "setting     %s (%s)\n", o.Setting, which)
-	fmt.Fprintf(w, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
-	if iv := o.Interval; iv != nil {
-		fmt.Fprintf(w, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
-		fmt.Fprintln(w, "constants   calibrated: fitted to smart's measurements (data/calibration/stencil.json; --literature for the literature's)")
-	} else {
-		fmt.Fprintln(w, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")
-	}
-	fmt.Fprintf(w, "  DRAM      %.4g ms  %s per step; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
-	fmt.Fprintf(w, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
-	fmt.Fprintf(w, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
-	fmt.Fprintf(w, "  barriers  %.4g ms\n", est.BarrierMs)
-	fmt.Fprintf(w, "  launch    %.4g ms\n", est.LaunchMs)
-	fmt.Fprintf(w, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %d registers and %d bytes of shared memory per block\n",
-		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, est.Usage.RegsPerThread, est.Usage.SharedBytes)
-	if u := est.Usage; u.FusedRegs > 0 {
-		fmt.Fprintf(w, "            + %d registers per thread of the fused steps' partial sums, which the compiler spills beyond the block's share (not in the time above)\n", u.FusedRegs)
-	}
-	fmt.Fprintf(w, "waves       %.3g waves of %d blocks (the partial last wave costs %.0f%%); latency hiding reaches %.0f%% of the bound's rate\n",
-		est.Waves, est.Blocks, 100*(1/est.WaveEff-1), 100*est.LatencyEff)
-}
-
-// siBytes formats a byte count with an SI unit, as bandwidths are quoted.
-func siBytes(b float64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB"}
-	i := 0
-	for b >= 1000 && i < len(units)-1 {
-		b /= 1000
-		i++
-	}
-	return strings.TrimSpace(fmt.Sprintf("%.3g %s", b, units[i]))
 }

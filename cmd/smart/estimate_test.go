@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/models/roofline"
@@ -35,7 +36,7 @@ func TestEstimateEveryOCEveryGPU(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, errs)
 	}
-	var got estimateOutput
+	var got app.Estimate
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestEstimateEveryOCEveryGPU(t *testing.T) {
 		t.Errorf("interval %+v does not surround the estimate %v ms at level %v", iv, want.TimeMs, cal.Interval.Level)
 	}
 	code, out, errs = runCLI(t, "", "estimate", "j3d7pt", "--gpu", "a100", "--oc", "ST_TB", "--json", "--literature")
-	got = estimateOutput{}
+	got = app.Estimate{}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
 		t.Fatalf("--literature: exit %d, %v: %s", code, err, errs)
 	}

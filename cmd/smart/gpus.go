@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
-	"smart"
 	"smart/catalog"
 )
 
@@ -56,29 +53,5 @@ func runGPUs(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e, gpus)
 	}
-	return printGPUs(e, gpus)
-}
-
-// printGPUs is the catalogue's table.
-func printGPUs(e *env, gpus []smart.GPU) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "name\tarch\tCC\tSMs\tmemory GB\tGB/s\tFP64 TF\tFP32 TF\t$/GPU-h\tinstance\t")
-	for _, g := range gpus {
-		cc, price, inst := g.ComputeCapability, "-", "-"
-		if cc == "" {
-			cc = "-"
-		}
-		if g.Price != nil {
-			price = fmt.Sprintf("%.3f", g.Price.USDPerHour)
-			inst = g.Price.Instance
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%s\t%s\t\n", g.Name, g.Arch, cc, g.SMs, g.MemoryGB, g.BandwidthGBs,
-			g.FP64TFLOPS, g.FP32TFLOPS, price, inst)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, "\nSources: every number cites the datasheet, whitepaper or CUDA Programming Guide table it comes from")
-	fmt.Fprintln(e.stdout, "(smart gpus --json). Prices: on-demand, per GPU, with the provider, region and date read; - where not rented.")
-	return nil
+	return catalog.WriteTable(e.stdout, gpus)
 }

@@ -262,20 +262,6 @@ func near(v uint32, c uint8) bool {
 	return d >= -3 && d <= 3
 }
 
-// TestModelSummary: data sets measured on one GPU are summed per GPU; others are listed each.
-func TestModelSummary(t *testing.T) {
-	m := predict.ModelInfo{Data: []models.DataRef{
-		{Path: "sim", Rows: 100, GPUs: []string{"A100-40GB", "T4"}, Sources: map[string]int{"simulated": 100}},
-		{Path: "h100/a", Rows: 30, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 30}},
-		{Path: "h200/a", Rows: 7, GPUs: []string{"H200"}, Sources: map[string]int{"measured": 7}},
-		{Path: "h100/b", Rows: 12, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 12}},
-	}, CV: &models.Metrics{Folds: 6, MAPE: 49.7}}
-	want := "trained on 100 rows (100 simulated measurements, 2 GPUs): sim; 42 rows measured on the H100-SXM (2 data sets); 7 rows measured on the H200 (1 data set); 6-fold MAPE 49.7%"
-	if got := modelSummary(m); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-}
-
 // The table of predict and the GPUs of recommend keep to those the models were trained on and
 // those with a price unless --all-gpus; long names widen the GPU column.
 func TestPredictAllGPUs(t *testing.T) {

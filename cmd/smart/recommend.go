@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
 
-	"smart"
-	"smart/catalog"
-	"smart/internal/atomicfile"
+	"smart/app"
 	"smart/predict"
 )
 
@@ -80,20 +77,20 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := newPredictor(o.catalogFile, o.modelFiles)
+	p, err := app.OpenPredictor(o.catalogFile, o.modelFiles)
 	if err != nil {
 		return err
 	}
 	p.AllGPUs = o.allGPUs
-	if err := checkGPUNames(p.Catalog, gpus, o.have); err != nil {
+	if err := checkGPUNames(p, gpus, o.have); err != nil {
 		return err
 	}
 	inputs, err := predictInputs(e, rest)
 	if err != nil {
 		return err
 	}
-	if err := checkGiven(p, inputs); err != nil {
-		return err
+	if err := p.Models.CheckGiven(inputs); err != nil {
+		return usagef("--model %v", err)
 	}
 	recs, err := o.recommend(ctx, e, p, inputs, gpus)
 	if err != nil {
@@ -102,16 +99,15 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	switch {
 	case o.asJSON:
 	case len(recs) == 1:
-		printRecommendation(e.stdout, recs[0])
+		err = recs[0].WriteText(e.stdout)
 	default:
-		printRecommendationRows(e.stdout, recs)
+		err = predict.WriteRecommendationRows(e.stdout, recs)
+	}
+	if err != nil {
+		return err
 	}
 	if o.htmlOut != "" {
-		var b bytes.Buffer
-		if err := predict.WriteHTML(&b, recs, time.Now()); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(o.htmlOut, b.Bytes()); err != nil {
+		if err := predict.WriteHTMLFile(o.htmlOut, recs, time.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", o.htmlOut)
@@ -152,149 +148,30 @@ func (o *recommendOpts) check(fs *flag.FlagSet, rest []string) ([]string, error)
 func (o *recommendOpts) recommend(ctx context.Context, e *env, p *predict.Predictor, inputs []predict.Input, gpus []string) ([]*predict.Recommendation, error) {
 	bar := newProgress(e, "recommend", len(inputs))
 	var recs []*predict.Recommendation
-	for i, in := range inputs {
-		r, err := p.Recommend(ctx, in, gpus, o.have, predict.Workload{Steps: o.steps, Hours: o.hours})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.File, err)
-		}
+	err := p.RecommendAll(ctx, inputs, gpus, o.have, predict.Workload{Steps: o.steps, Hours: o.hours}, func(i int, r *predict.Recommendation) error {
 		if len(inputs) > 1 {
 			bar.Update(i + 1)
 		}
 		recs = append(recs, r)
 		if o.asJSON {
-			if err := writeJSON(e, r); err != nil {
-				return nil, err
-			}
+			return writeJSON(e, r)
 		}
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
 
 // checkGPUNames looks up the GPUs named on the command line before any prediction, so that a
 // misspelt one is a usage error (exit 2) as in tune, not a failure of the first stencil.
-func checkGPUNames(cat *catalog.Catalog, gpus []string, have string) error {
-	var notCUDA []string // "W6600 (AMD)"
-	for _, n := range gpus {
-		g, err := cat.Lookup(n)
-		if err != nil {
-			return usagef("--gpus: %w", err)
-		}
-		if g.RunsCUDA() != nil {
-			notCUDA = append(notCUDA, fmt.Sprintf("%s (%s)", g.Name, g.Vendor))
-		}
+func checkGPUNames(p *predict.Predictor, gpus []string, have string) error {
+	var ge *predict.GPUNameError
+	switch err := p.CheckGPUNames(gpus, have); {
+	case !errors.As(err, &ge):
+		return err
+	case len(ge.Others) > 0: // each would be a row "not predicted" and the ranking empty
+		return usagef("--gpus names only %s; %v, so none can be predicted: name NVIDIA GPUs (smart gpus lists them)", strings.Join(ge.Others, ", "), ge.Err)
+	case ge.Have:
+		return usagef("--have: %w", ge.Err)
 	}
-	if have == "" {
-		if len(gpus) > 0 && len(notCUDA) == len(gpus) {
-			// Each would be a row "not predicted" and the ranking empty: say why now.
-			return usagef("--gpus names only %s; %v, so none can be predicted: name NVIDIA GPUs (smart gpus lists them)",
-				strings.Join(notCUDA, ", "), smart.ErrNotCUDA)
-		}
-		return nil
-	}
-	if g, err := cat.Lookup(have); err != nil {
-		return usagef("--have: %w", err)
-	} else if err := g.RunsCUDA(); err != nil {
-		return usagef("--have: %v", err)
-	}
-	return nil
-}
-
-func printRecommendation(w io.Writer, r *predict.Recommendation) {
-	s := r.Stencil
-	fmt.Fprintf(w, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, gridString(s.Grid), s.Dtype, r.Workload)
-	total := "time"
-	if r.Workload.Hours > 0 {
-		total = "steps"
-	}
-	var fastest *predict.Choice
-	if len(r.GPUs) > 0 {
-		fastest = r.GPUs[0].Best
-	}
-	names := make([]string, len(r.GPUs))
-	for i, g := range r.GPUs {
-		names[i] = g.GPU
-	}
-	col := gpuColumn(names)
-	fmt.Fprintf(w, "  %-4s %-*s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", col, "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
-	for _, g := range r.GPUs {
-		if g.Best == nil {
-			continue
-		}
-		price, crank := "-", "-"
-		if g.Price != nil {
-			price = fmt.Sprintf("%.3f", g.Price.USDPerHour)
-		}
-		if g.CostRank > 0 {
-			crank = fmt.Sprint(g.CostRank)
-		}
-		amount := predict.FormatSeconds(g.Seconds)
-		if r.Workload.Hours > 0 {
-			amount = fmt.Sprintf("%.3g", g.StepsDone)
-		}
-		mark := recommendationMark(r, g.GPU)
-		src := string(g.Best.Source.Basis)
-		if g.Best.Bounded != nil {
-			src += ", " + g.Best.Bounded.By
-		}
-		fmt.Fprintf(w, "  %-4d %-*s %10.4g %15s %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, col, g.GPU, g.Best.TimeMs, intervalText(g.Best), amount, price, predict.FormatUSD(g.CostUSD), crank, g.Best.OC, src, mark)
-	}
-	for _, g := range r.GPUs {
-		if g.Best == nil {
-			fmt.Fprintf(w, "  -    %-*s not predicted: %s\n", col, g.GPU, g.Reason)
-		}
-	}
-	fmt.Fprintln(w)
-	if r.Have != nil {
-		fmt.Fprintf(w, "%s.\n", r.Have.Advice)
-	}
-	if len(r.Overlapping) > 0 {
-		fmt.Fprintf(w, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
-	}
-	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
-		fmt.Fprintf(w, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-}
-
-// recommendationMark says what GPU is of the recommendation r: the fastest, the most
-// cost-efficient, the user's own.
-func recommendationMark(r *predict.Recommendation, gpu string) string {
-	mark := ""
-	switch gpu {
-	case r.Fastest:
-		mark = " <- fastest"
-	case r.Cheapest:
-		mark = " <- most cost-efficient"
-	}
-	if r.Fastest == r.Cheapest && gpu == r.Fastest {
-		mark = " <- fastest and most cost-efficient"
-	}
-	if r.Have != nil && gpu == r.Have.GPU {
-		mark += " (yours)"
-	}
-	return mark
-}
-
-func printRecommendationRows(w io.Writer, recs []*predict.Recommendation) {
-	var names []string
-	for _, r := range recs {
-		names = append(names, r.GPUs[0].GPU)
-	}
-	col := gpuColumn(names)
-	fmt.Fprintf(w, "%-24s %-*s %10s %-22s %10s  %s\n", "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
-	for _, r := range recs {
-		fast, cheap, cost := r.GPUs[0], "-", "-"
-		for _, g := range r.GPUs {
-			if g.GPU == r.Cheapest {
-				cheap, cost = g.GPU, predict.FormatUSD(g.CostUSD)
-			}
-		}
-		advice := ""
-		if r.Have != nil {
-			advice = r.Have.Advice
-		}
-		fmt.Fprintf(w, "%-24s %-*s %10.4g %-22s %10s  %s\n", r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
-	}
+	return usagef("--gpus: %w", ge.Err)
 }

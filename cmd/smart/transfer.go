@@ -6,9 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"strings"
-	"text/tabwriter"
 
 	"smart/app"
 	"smart/catalog"
@@ -101,7 +98,14 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if o.asJSON {
 		return writeJSON(e, p)
 	}
-	o.print(e, p)
+	if err := p.WriteText(e.stdout, o.top); err != nil {
+		return err
+	}
+	for _, f := range []string{o.out, o.dataSet} {
+		if f != "" {
+			fmt.Fprintf(e.stdout, "wrote %s\n", f)
+		}
+	}
 	return nil
 }
 
@@ -125,6 +129,7 @@ func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
 		Predict: transfer.Settings{Share: o.share, Level: o.level, FP64: o.fp64}, Catalog: cat})
 }
 
+// printShots prints the settings to measure first on the target.
 func (o *transferOpts) printShots(e *env, job *app.TransferJob) error {
 	vs, err := job.ChooseShots(o.budget)
 	if err != nil {
@@ -133,47 +138,5 @@ func (o *transferOpts) printShots(e *env, job *app.TransferJob) error {
 	if o.asJSON {
 		return writeJSON(e, vs)
 	}
-	fmt.Fprintf(e.stdout, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), cmp.Or(job.Target.GPU.Name, job.Target.Name))
-	for i, v := range vs {
-		fmt.Fprintf(e.stdout, "%3d  %s\n", i+1, variantText(v))
-	}
-	return nil
-}
-
-func variantText(v transfer.Variant) string {
-	if v.OC == 0 && v.StencilID == "" {
-		return v.Setting.String()
-	}
-	return v.OC.String() + " " + v.Setting.String()
-}
-
-func (o *transferOpts) print(e *env, p *transfer.Prediction) {
-	fmt.Fprintf(e.stdout, "%s, predicted from %s", p.Target, strings.Join(p.Sources, ", "))
-	if len(p.Ignored) > 0 {
-		fmt.Fprintf(e.stdout, " (other vendor, left out: %s)", strings.Join(p.Ignored, ", "))
-	}
-	fmt.Fprintf(e.stdout, "\nbasis: %s\n", p.Basis)
-	if iv := p.Interval; iv != nil {
-		fmt.Fprintf(e.stdout, "%.0f%% interval: x%.2f to x%.2f of each time (from %s)\n", 100*iv.Level, math.Exp(iv.LogLo), math.Exp(iv.LogHi), iv.From)
-	} else {
-		fmt.Fprintln(e.stdout, "no interval: one source and fewer than 4 shots leave no errors to measure it on")
-	}
-	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\ttime ms\tinterval\t\tsetting")
-	for i, v := range p.Variants[:min(o.top, len(p.Variants))] {
-		iv, what := "", ""
-		if v.HiMs > 0 {
-			iv = fmt.Sprintf("%.4g-%.4g", v.LoMs, v.HiMs)
-		}
-		if v.Shot {
-			what = "measured"
-		}
-		fmt.Fprintf(w, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, variantText(v))
-	}
-	w.Flush()
-	for _, f := range []string{o.out, o.dataSet} {
-		if f != "" {
-			fmt.Fprintf(e.stdout, "wrote %s\n", f)
-		}
-	}
+	return transfer.WriteShots(e.stdout, cmp.Or(job.Target.GPU.Name, job.Target.Name), vs)
 }

@@ -75,6 +75,6 @@ func printVersion(w io.Writer, v versionOutput) {
 			fmt.Fprintf(w, "    stencils: %d, orders %d-%d, %s, %d settings per OC, on %s\n", r.Stencils, r.Orders[0], r.Orders[1],
 				strings.Join(dtypes, " and "), r.Samples, strings.Join(r.GPUs, ", "))
 		}
-		fmt.Fprintf(w, "    %s\n", modelSummary(m.ModelInfo))
+		fmt.Fprintf(w, "    %s\n", m.ModelInfo.Summary())
 	}
 }

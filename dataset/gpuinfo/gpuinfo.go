@@ -61,6 +61,23 @@ func OpenLibrary(lib nvml.Interface) (*NVML, error) {
 	return n, nil
 }
 
+// FirstGPU is the name of the system's first GPU (NVML's device 0): the GPU a caller means
+// where it names none. Without a driver or a GPU the error is ErrNoGPU.
+func FirstGPU() (string, error) { return firstGPU(nvml.New()) }
+
+func firstGPU(lib nvml.Interface) (string, error) {
+	n, err := OpenLibrary(lib)
+	if err != nil {
+		return "", fmt.Errorf("finding the GPU: %w", err)
+	}
+	defer n.Close()
+	dev, err := n.Device(0)
+	if err != nil {
+		return "", fmt.Errorf("finding the GPU: %w", err)
+	}
+	return dev.Info().Name, nil
+}
+
 // Close shuts NVML down.
 func (n *NVML) Close() error {
 	if ret := n.lib.Shutdown(); ret != nvml.SUCCESS {

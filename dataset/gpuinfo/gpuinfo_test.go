@@ -112,3 +112,16 @@ func TestCUDAVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstGPU: the first GPU's name, or ErrNoGPU where NVML finds no driver.
+func TestFirstGPU(t *testing.T) {
+	s := dgxa100.New()
+	if name, err := firstGPU(s); err != nil || name != "Mock NVIDIA A100-SXM4-40GB" {
+		t.Errorf("got %q, %v", name, err)
+	}
+	s = dgxa100.New()
+	s.InitFunc = func() nvml.Return { return nvml.ERROR_DRIVER_NOT_LOADED }
+	if _, err := firstGPU(s); !errors.Is(err, ErrNoGPU) {
+		t.Errorf("no driver: got %v, want ErrNoGPU", err)
+	}
+}

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"smart"
+	"smart/calibrate"
+	"smart/models/roofline"
+	"smart/space"
+)
+
+// Estimate is the analytic model's time of a stencil's setting under an OC on a GPU, with its
+// breakdown: what smart estimate prints.
+type Estimate struct {
+	Stencil        string            `json:"stencil"`
+	StencilID      string            `json:"stencil_id"`
+	GPU            string            `json:"gpu"`
+	OC             smart.Combination `json:"oc"`
+	Setting        smart.Setting     `json:"setting"`
+	DefaultSetting bool              `json:"default_setting"` // true when the caller gave no setting
+	Source         smart.Source      `json:"source"`
+	// Constants says which of the model's constants gave the estimate: "calibrated" (fitted to
+	// smart's measurements, with Interval from their held-out errors) or "literature".
+	Constants string            `json:"constants"`
+	Estimate  roofline.Estimate `json:"estimate"`
+	Interval  *smart.Interval   `json:"interval,omitempty"`
+}
+
+// EstimateSetting models setting of st under oc on g once the search space has accepted it,
+// with the constants of cal (nil: the literature's) and, with cal, the interval of its
+// held-out errors. Its errors are those of the setting.
+func EstimateSetting(ctx context.Context, st *smart.Stencil, oc smart.Combination, setting smart.Setting, g smart.GPU, cal *calibrate.File) (*Estimate, error) {
+	if err := space.CheckStencilSetting(ctx, st, oc, g, setting); err != nil {
+		return nil, err
+	}
+	tuning, err := smart.DecodeTuning(st.Dims, oc, setting)
+	if err != nil {
+		return nil, err
+	}
+	out := &Estimate{Stencil: st.Name, StencilID: st.ID(), GPU: g.Name, OC: oc, Setting: setting, Source: smart.Simulated, Constants: "literature"}
+	var constants *roofline.Calibration
+	if cal != nil {
+		constants, out.Constants = &cal.Calibration, "calibrated"
+	}
+	if out.Estimate, err = roofline.ModelWith(st, tuning, g, constants); err != nil {
+		return nil, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
+	}
+	if cal != nil {
+		iv := cal.Interval.Around(out.Estimate.TimeMs)
+		out.Interval = &iv
+	}
+	return out, nil
+}
+
+// WriteText writes the estimate and its breakdown as smart estimate prints it.
+func (o *Estimate) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	est := o.Estimate
+	which := "given"
+	if o.DefaultSetting {
+		which = "default; choose your own with --setting"
+	}
+	fmt.Fprintf(bw, "%s on %s under %s\n", cmp.Or(o.Stencil, o.StencilID), o.GPU, o.OC)
+	fmt.Fprintf(bw, "setting     %s (%s)\n", o.Setting, which)
+	fmt.Fprintf(bw, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
+	if iv := o.Interval; iv != nil {
+		fmt.Fprintf(bw, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
+		fmt.Fprintln(bw, "constants   calibrated: fitted to smart's measurements (data/calibration/stencil.json; --literature for the literature's)")
+	} else {
+		fmt.Fprintln(bw, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")
+	}
+	fmt.Fprintf(bw, "  DRAM      %.4g ms  %s per step; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
+	fmt.Fprintf(bw, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
+	fmt.Fprintf(bw, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
+	fmt.Fprintf(bw, "  barriers  %.4g ms\n", est.BarrierMs)
+	fmt.Fprintf(bw, "  launch    %.4g ms\n", est.LaunchMs)
+	fmt.Fprintf(bw, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %d registers and %d bytes of shared memory per block\n",
+		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, est.Usage.RegsPerThread, est.Usage.SharedBytes)
+	if u := est.Usage; u.FusedRegs > 0 {
+		fmt.Fprintf(bw, "            + %d registers per thread of the fused steps' partial sums, which the compiler spills beyond the block's share (not in the time above)\n", u.FusedRegs)
+	}
+	fmt.Fprintf(bw, "waves       %.3g waves of %d blocks (the partial last wave costs %.0f%%); latency hiding reaches %.0f%% of the bound's rate\n",
+		est.Waves, est.Blocks, 100*(1/est.WaveEff-1), 100*est.LatencyEff)
+	return bw.Flush()
+}
+
+// siBytes formats a byte count with an SI unit, as bandwidths are quoted.
+func siBytes(b float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for b >= 1000 && i < len(units)-1 {
+		b /= 1000
+		i++
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.3g %s", b, units[i]))
+}

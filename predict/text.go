@@ -1,0 +1,356 @@
+package predict
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"smart"
+	"smart/models"
+)
+
+// WriteText writes the prediction as smart predict prints it for one stencil: the OC classes,
+// the OCs searched, the choice with what stands behind it, and the table of GPUs (allGPUs says
+// whether the table holds every catalogued GPU, Predictor.AllGPUs).
+func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
+	bw := bufio.NewWriter(w)
+	s := pr.Stencil
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridList(s.Grid), s.Dtype, s.Steps, s.ID)
+	fmt.Fprintf(bw, "on %s\n\n", pr.GPU)
+	fmt.Fprintf(bw, "OC classes, most probable first (%s)\n", pr.ClassSource.line())
+	fmt.Fprintf(bw, "  %-6s %-16s %s\n", "p", "class", "OCs in the class")
+	for _, c := range pr.Classes {
+		fmt.Fprintf(bw, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
+	}
+	fmt.Fprintf(bw, "\n%s; the fastest searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
+	fmt.Fprintf(bw, "  %-16s %6s %10s %15s %9s %7s  %s\n", "OC", "class p", "ms/step", intervalLevel(pr.Best), "analytic", "scored", "best setting found")
+	for _, c := range pr.Candidates {
+		fmt.Fprintf(bw, "  %-16s %6.3f %10.4g %15s %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)
+	}
+	pr.writeChoice(bw)
+	pr.writeGPUs(bw, allGPUs)
+	return bw.Flush()
+}
+
+// screenedText says which OCs were screened on the GPU, and why all were where they were.
+func (pr *Prediction) screenedText() string {
+	all := 0
+	for _, c := range pr.Classes {
+		all += len(c.Members)
+	}
+	if pr.Screened == all && pr.ClassSource.Basis != BasisMeasured {
+		switch b := pr.Best; {
+		case b.Source.Basis == BasisMeasured:
+			return fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of it, the classifier has not)", all, pr.GPU)
+		case b.Scaled != nil:
+			return fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of the %s, the classifier has none)", all, pr.GPU, b.Scaled.GPU)
+		}
+	}
+	return fmt.Sprintf("%d OCs of the most probable classes screened on %s", pr.Screened, pr.GPU)
+}
+
+// writeChoice is the best choice with its interval, what answered it and how to use it.
+func (pr *Prediction) writeChoice(w io.Writer) {
+	s, b := pr.Stencil, pr.Best
+	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
+	if iv := b.Interval; iv != nil {
+		fmt.Fprintf(w, "   %.0f%% interval %.4g-%.4g ms per step, from the %s\n", 100*iv.Level, iv.LoMs, iv.HiMs, iv.From)
+	} else {
+		fmt.Fprintln(w, "   no interval: the model that answered has no measured errors on stencils it had not seen")
+	}
+	if bd := b.Bounded; bd != nil {
+		fmt.Fprintf(w, "   answered by the %s, not the runtime model (%.4g ms): %s\n", bd.By, bd.LearnedMs, bd.Why)
+	}
+	if a := b.Analytic; a != nil {
+		fmt.Fprintf(w, "   the calibrated analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
+	}
+	if sc := b.Scaled; sc != nil {
+		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: the analytic model's\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
+	}
+	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
+		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
+	}
+	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, FileName(s.Name))
+	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+}
+
+// writeGPUs is the table of every GPU, and the models and warnings behind it.
+func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
+	if allGPUs {
+		fmt.Fprintf(w, "Every catalogued GPU, fastest first (each under its own best OC)\n")
+	} else {
+		fmt.Fprintf(w, "The GPUs the models were trained on and those with a price, fastest first (each under its own best OC)\n")
+	}
+	ref := pr.Best
+	names := make([]string, len(pr.GPUs))
+	for i, g := range pr.GPUs {
+		names[i] = g.GPU
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(w, "  %-*s %-13s %10s %15s %8s  %-16s %s\n", col, "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
+	for _, g := range pr.GPUs {
+		if g.Best == nil {
+			continue
+		}
+		mark := ""
+		if g.GPU == pr.GPU {
+			mark = " <- asked"
+		}
+		fmt.Fprintf(w, "  %-*s %-13s %10.4g %15s %7.2fx  %-16s %s%s\n", col, g.GPU, g.Arch, g.Best.TimeMs, intervalText(g.Best), ref.TimeMs/g.Best.TimeMs, g.Best.OC, g.Best.sourceText(), mark)
+	}
+	for _, g := range pr.GPUs {
+		if g.Best == nil {
+			fmt.Fprintf(w, "  %-*s not predicted: %s\n", col, g.GPU, g.Reason)
+		}
+	}
+	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
+	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
+	if !allGPUs {
+		fmt.Fprintln(w, "  (--all-gpus adds every other catalogued GPU, predicted from its hardware description alone)")
+	}
+	fmt.Fprintln(w, "\nModels")
+	for _, m := range pr.Models {
+		fmt.Fprintf(w, "  %s: %s %s, %s\n", m.Name, m.Kind, m.Task, m.Summary())
+	}
+	for _, warn := range pr.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// WritePredictionRows writes several predictions as smart predict prints them: a row each,
+// then a note per kind of provenance naming the models behind it.
+func WritePredictionRows(w io.Writer, preds []*Prediction) error {
+	bw := bufio.NewWriter(w)
+	// The fastest GPU is set against the asked GPU's row of the same table, not against Best,
+	// which a model of the asked GPU's own measurements may have given.
+	fmt.Fprintf(bw, "%-24s %-10s %-16s %6s %10s  %-12s %8s  %s\n", "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
+	for _, pr := range preds {
+		fast := pr.GPUs[0]
+		fmt.Fprintf(bw, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+	}
+	fmt.Fprintln(bw, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
+	var texts []string
+	by := map[string][]string{}
+	for _, pr := range preds {
+		src := pr.Best.Source
+		if !slices.Contains(texts, src.Text) {
+			texts = append(texts, src.Text)
+		}
+		if !slices.Contains(by[src.Text], src.Model) {
+			by[src.Text] = append(by[src.Text], src.Model)
+		}
+	}
+	for _, t := range texts {
+		fmt.Fprintf(bw, "(times on %s: %s; %s)\n", preds[0].GPU, t, strings.Join(by[t], ", "))
+	}
+	return bw.Flush()
+}
+
+// WriteText writes the recommendation as smart recommend prints it for one stencil: the GPUs
+// ranked by time with their cost, then the advice and what stands behind the times.
+func (r *Recommendation) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	s := r.Stencil
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, gridList(s.Grid), s.Dtype, r.Workload)
+	total := "time"
+	if r.Workload.Hours > 0 {
+		total = "steps"
+	}
+	var fastest *Choice
+	if len(r.GPUs) > 0 {
+		fastest = r.GPUs[0].Best
+	}
+	names := make([]string, len(r.GPUs))
+	for i, g := range r.GPUs {
+		names[i] = g.GPU
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(bw, "  %-4s %-*s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", col, "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
+	for _, g := range r.GPUs {
+		if g.Best != nil {
+			r.writeRow(bw, g, col)
+		}
+	}
+	for _, g := range r.GPUs {
+		if g.Best == nil {
+			fmt.Fprintf(bw, "  -    %-*s not predicted: %s\n", col, g.GPU, g.Reason)
+		}
+	}
+	fmt.Fprintln(bw)
+	if r.Have != nil {
+		fmt.Fprintf(bw, "%s.\n", r.Have.Advice)
+	}
+	if len(r.Overlapping) > 0 {
+		fmt.Fprintf(bw, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
+	}
+	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
+		fmt.Fprintf(bw, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", warn)
+	}
+	return bw.Flush()
+}
+
+// writeRow is the row of a predicted GPU g in a column of width col.
+func (r *Recommendation) writeRow(w io.Writer, g Ranked, col int) {
+	price, crank := "-", "-"
+	if g.Price != nil {
+		price = fmt.Sprintf("%.3f", g.Price.USDPerHour)
+	}
+	if g.CostRank > 0 {
+		crank = fmt.Sprint(g.CostRank)
+	}
+	amount := FormatSeconds(g.Seconds)
+	if r.Workload.Hours > 0 {
+		amount = fmt.Sprintf("%.3g", g.StepsDone)
+	}
+	fmt.Fprintf(w, "  %-4d %-*s %10.4g %15s %10s %8s %10s %5s  %-16s %s%s\n", g.TimeRank, col, g.GPU, g.Best.TimeMs, intervalText(g.Best), amount, price, FormatUSD(g.CostUSD), crank, g.Best.OC, g.Best.sourceText(), r.mark(g.GPU))
+}
+
+// mark says what gpu is to the recommendation: the fastest, the most cost-efficient, the
+// user's own.
+func (r *Recommendation) mark(gpu string) string {
+	mark := ""
+	switch gpu {
+	case r.Fastest:
+		mark = " <- fastest"
+	case r.Cheapest:
+		mark = " <- most cost-efficient"
+	}
+	if r.Fastest == r.Cheapest && gpu == r.Fastest {
+		mark = " <- fastest and most cost-efficient"
+	}
+	if r.Have != nil && gpu == r.Have.GPU {
+		mark += " (yours)"
+	}
+	return mark
+}
+
+// WriteRecommendationRows writes several recommendations as smart recommend prints them: a row
+// each with the fastest and the most cost-efficient GPU.
+func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
+	bw := bufio.NewWriter(w)
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.GPUs[0].GPU)
+	}
+	col := gpuColumn(names)
+	fmt.Fprintf(bw, "%-24s %-*s %10s %-22s %10s  %s\n", "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
+	for _, r := range recs {
+		fast, cheap, cost := r.GPUs[0], "-", "-"
+		for _, g := range r.GPUs {
+			if g.GPU == r.Cheapest {
+				cheap, cost = g.GPU, FormatUSD(g.CostUSD)
+			}
+		}
+		advice := ""
+		if r.Have != nil {
+			advice = r.Have.Advice
+		}
+		fmt.Fprintf(bw, "%-24s %-*s %10.4g %-22s %10s  %s\n", r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
+	}
+	return bw.Flush()
+}
+
+// Summary says in a line what a model was trained on and how well it did.
+func (m ModelInfo) Summary() string {
+	var parts []string
+	// Data sets measured on one GPU are summed per GPU: a model may learn from a dozen of them.
+	measured := map[string][2]int{} // GPU -> rows, data sets
+	var gpus []string
+	for _, d := range m.Data {
+		if len(d.GPUs) == 1 && d.Sources["simulated"] == 0 && d.Sources["measured"] == d.Rows {
+			if _, ok := measured[d.GPUs[0]]; !ok {
+				gpus = append(gpus, d.GPUs[0])
+			}
+			v := measured[d.GPUs[0]]
+			measured[d.GPUs[0]] = [2]int{v[0] + d.Rows, v[1] + 1}
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, models.SourceCounts(d.Sources), len(d.GPUs), d.Path))
+	}
+	for _, g := range gpus {
+		v := measured[g]
+		sets := "data sets"
+		if v[1] == 1 {
+			sets = "data set"
+		}
+		parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d %s)", v[0], g, v[1], sets))
+	}
+	s := "trained on " + strings.Join(parts, "; ")
+	if m.CV != nil && m.CV.Accuracy > 0 {
+		s += fmt.Sprintf("; %d-fold accuracy %.1f%%", m.CV.Folds, 100*m.CV.Accuracy)
+	}
+	if m.CV != nil && m.CV.MAPE > 0 {
+		s += fmt.Sprintf("; %d-fold MAPE %.1f%%", m.CV.Folds, m.CV.MAPE)
+	}
+	return s
+}
+
+// line is the provenance as "model, text".
+func (p Provenance) line() string { return fmt.Sprintf("%s, %s", p.Model, p.Text) }
+
+// sourceText is the basis of a choice, and what bounded it where something did.
+func (c *Choice) sourceText() string {
+	src := string(c.Source.Basis)
+	if c.Bounded != nil {
+		src += ", " + c.Bounded.By
+	}
+	return src
+}
+
+// analyticMs is the analytic model's time of a choice's setting, or "-" without one.
+func analyticMs(c Choice) string {
+	if c.Analytic == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(c.Analytic.TimeMs, 'g', 4, 64)
+}
+
+// intervalText is a choice's interval as "lo-hi", or "-" without one.
+func intervalText(c *Choice) string {
+	if c == nil || c.Interval == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g-%.3g", c.Interval.LoMs, c.Interval.HiMs)
+}
+
+// intervalLevel is the level of the first interval among the choices ("interval" without one).
+func intervalLevel(cs ...*Choice) string {
+	for _, c := range cs {
+		if c != nil && c.Interval != nil {
+			return fmt.Sprintf("%.0f%% interval", 100*c.Interval.Level)
+		}
+	}
+	return "interval"
+}
+
+func ocList(ocs []smart.Combination) string {
+	names := make([]string, len(ocs))
+	for i, oc := range ocs {
+		names[i] = oc.String()
+	}
+	return strings.Join(names, " ")
+}
+
+// gridList is a grid's extents as 512x512x512.
+func gridList(g []int) string {
+	parts := make([]string, len(g))
+	for i, v := range g {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, "x")
+}
+
+// gpuColumn is the width of a table's GPU column: 12, or the longest name.
+func gpuColumn(names []string) int {
+	w := 12
+	for _, n := range names {
+		w = max(w, len(n))
+	}
+	return w
+}

@@ -1,0 +1,166 @@
+package predict
+
+import (
+	"bytes"
+	"testing"
+
+	"smart"
+	"smart/models"
+	"smart/models/roofline"
+)
+
+// samplePrediction is a small prediction of two OCs on two GPUs, built by hand.
+func samplePrediction() *Prediction {
+	src := Provenance{Basis: BasisSimulated, Model: "rt-2d", Text: "simulated: trained on the analytic model's times"}
+	best := &Choice{OC: smart.Combination(smart.ST), Probability: 0.75, Setting: smart.Setting{"bx": 32, "by": 8}, TimeMs: 0.5, Evaluated: 100,
+		Source: src, Codegen: "smart codegen j2d5pt --oc ST --setting bx=32,by=8",
+		Interval: &smart.Interval{Level: 0.8, LoMs: 0.25, HiMs: 1, From: "runtime model's held-out errors"},
+		Analytic: &roofline.Estimate{TimeMs: 0.6, Bound: "memory"}}
+	other := Choice{OC: smart.Combination(0), Probability: 0.25, Setting: smart.Setting{"bx": 64}, TimeMs: 2, Evaluated: 16, Source: src}
+	return &Prediction{
+		Stencil:     StencilInfo{Name: "j2d5pt", ID: "abc", Dims: 2, Order: 1, Points: 5, Dtype: smart.Float64, Grid: []int{64, 32}, Steps: 1000},
+		GPU:         "A100-40GB",
+		Classes:     []ClassProb{{OC: smart.Combination(smart.ST), Members: []smart.Combination{smart.Combination(smart.ST)}, Probability: 0.75}, {OC: 0, Members: []smart.Combination{0}, Probability: 0.25}},
+		ClassSource: Provenance{Basis: BasisSimulated, Model: "select-2d", Text: "simulated"},
+		Best:        best, Candidates: []Choice{*best, other}, Screened: 2,
+		Measure: "smart bench j2d5pt",
+		GPUs: []GPUTime{{GPU: "H100-SXM", Arch: "Hopper", Best: &Choice{OC: smart.Combination(smart.ST), TimeMs: 0.25, Source: src}},
+			{GPU: "A100-40GB", Arch: "Ampere", Best: best}, {GPU: "W6600", Arch: "RDNA2", Reason: "AMD GPU"}},
+		Models:   []ModelInfo{{Name: "rt-2d", Kind: "gbdt", Task: models.Runtime, Data: []models.DataRef{{Path: "sim", Rows: 10, GPUs: []string{"A100-40GB"}, Sources: map[string]int{"simulated": 10}}}}},
+		Warnings: []string{"a warning"},
+	}
+}
+
+// TestPredictionWriteText compares what smart predict prints for one stencil with text
+// checked by hand: the classes, the candidates, the choice with its interval and analytic
+// time, and the table, where the A100 (0.5 ms) is 0.5x the H100 (0.25 ms).
+func TestPredictionWriteText(t *testing.T) {
+	want := `j2d5pt: 2-D, order 1, 5 points, grid 64x32, float64, 1000 steps (id abc)
+on A100-40GB
+
+OC classes, most probable first (select-2d, simulated)
+  p      class            OCs in the class
+  0.750  ST               ST
+  0.250  BASE             BASE
+
+2 OCs of the most probable classes screened on A100-40GB; the fastest searched in depth (rt-2d, simulated: trained on the analytic model's times)
+  OC               class p    ms/step    80% interval  analytic  scored  best setting found
+  ST                0.750        0.5          0.25-1       0.6     100  bx=32,by=8
+  BASE              0.250          2               -         -      16  bx=64
+=> use ST: 0.5 ms per step, 0.5 s for the stencil's 1000 steps
+   80% interval 0.25-1 ms per step, from the runtime model's held-out errors
+   the calibrated analytic model gives 0.6 ms per step for this setting (memory-bound; smart estimate shows why)
+   smart codegen j2d5pt --oc ST --setting bx=32,by=8 -o j2d5pt.cu
+   on the GPU, time the 2 candidates before you choose (models misjudge real kernels):
+   smart bench j2d5pt
+
+The GPUs the models were trained on and those with a price, fastest first (each under its own best OC)
+  GPU          arch             ms/step    80% interval  speedup  OC               source
+  H100-SXM     Hopper              0.25               -    2.00x  ST               simulated
+  A100-40GB    Ampere               0.5          0.25-1    1.00x  ST               simulated <- asked
+  W6600        not predicted: AMD GPU
+  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be
+  if asked about, so smart recommend and smart predict --gpu GPU give the same times)
+  (--all-gpus adds every other catalogued GPU, predicted from its hardware description alone)
+
+Models
+  rt-2d: gbdt runtime, trained on 10 rows (10 simulated measurements, 1 GPUs): sim
+warning: a warning
+`
+	var b bytes.Buffer
+	if err := samplePrediction().WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestWritePredictionRows: one row per stencil, the asked GPU's time over the fastest's, and a
+// note per provenance naming its models once.
+func TestWritePredictionRows(t *testing.T) {
+	p := samplePrediction()
+	want := `stencil                  GPU        best OC               p    ms/step  fastest GPU   speedup  setting
+j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)
+(times on A100-40GB: simulated: trained on the analytic model's times; rt-2d)
+`
+	var b bytes.Buffer
+	if err := WritePredictionRows(&b, []*Prediction{p, p}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestRecommendationWriteText: 1000 steps of 2 ms on a $3.60 GPU take 2 s and cost $0.002;
+// 4 ms on a $0.90 GPU, 4 s and $0.001: the slow GPU is the most cost-efficient, and the user's.
+func TestRecommendationWriteText(t *testing.T) {
+	r, err := rankAll([]GPUTime{timed("fast", 2, 3.6), timed("slow-cheap", 4, 0.9), {GPU: "W6600", Reason: "AMD GPU"}}, Workload{Steps: 1000}, "slow-cheap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Stencil = StencilInfo{Name: "j2d5pt", Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: smart.Float64}
+	r.Have.Advice = "advice"
+	for _, g := range r.GPUs[:2] {
+		g.Best.Source = Provenance{Basis: BasisSimulated, Model: "rt-2d", Text: "simulated"}
+	}
+	want := `j2d5pt: 2-D, order 1, 5 points, grid 64x64, float64; priced for 1000 steps
+
+  rank GPU             ms/step        interval       time      $/h       cost $rank  best OC          source
+  1    fast                  2               -     2.00 s    3.600     $0.002     2  ST               simulated <- fastest
+  2    slow-cheap            4               -     4.00 s    0.900     $0.001     1  ST               simulated <- most cost-efficient (yours)
+  -    W6600        not predicted: AMD GPU
+
+advice.
+Times: rt-2d, simulated.
+`
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	want = `stencil                  fastest         ms/step most cost-efficient          cost  advice
+j2d5pt                   fast                  2 slow-cheap                 $0.001  advice
+`
+	b.Reset()
+	if err := WriteRecommendationRows(&b, []*Recommendation{r}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestModelSummary: data sets measured on one GPU are summed per GPU; others are listed each.
+func TestModelSummary(t *testing.T) {
+	m := ModelInfo{Data: []models.DataRef{
+		{Path: "sim", Rows: 100, GPUs: []string{"A100-40GB", "T4"}, Sources: map[string]int{"simulated": 100}},
+		{Path: "h100/a", Rows: 30, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 30}},
+		{Path: "h200/a", Rows: 7, GPUs: []string{"H200"}, Sources: map[string]int{"measured": 7}},
+		{Path: "h100/b", Rows: 12, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 12}},
+	}, CV: &models.Metrics{Folds: 6, MAPE: 49.7}}
+	want := "trained on 100 rows (100 simulated measurements, 2 GPUs): sim; 42 rows measured on the H100-SXM (2 data sets); 7 rows measured on the H200 (1 data set); 6-fold MAPE 49.7%"
+	if got := m.Summary(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestCheckGiven: a model given is refused only where no stencil has its dimensions.
+func TestCheckGiven(t *testing.T) {
+	ms := &Models{given: []*Model{{Model: &models.Model{Header: models.Header{Inputs: &models.Inputs{Dims: 3}}}, Name: "rt3.model"}}}
+	in2 := Input{Stencil: shape(t, "star", 2, 1, [3]int{})}
+	in3 := Input{Stencil: shape(t, "star", 3, 1, [3]int{})}
+	if err := ms.CheckGiven([]Input{in2, in3}); err != nil {
+		t.Errorf("a 3-D stencil among the inputs: %v", err)
+	}
+	err := ms.CheckGiven([]Input{in2})
+	want := "rt3.model was trained on 3-D stencils; none of the stencils given is 3-D"
+	if ue, ok := err.(*UnusedModelError); !ok || ue.Error() != want {
+		t.Errorf("only 2-D stencils: got %v, want %q", err, want)
+	}
+}

@@ -1,0 +1,62 @@
+package transfer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the prediction as smart transfer prints it: the target, the sources and
+// the basis, the interval, and the top fastest settings.
+func (p *Prediction) WriteText(w io.Writer, top int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s, predicted from %s", p.Target, strings.Join(p.Sources, ", "))
+	if len(p.Ignored) > 0 {
+		fmt.Fprintf(bw, " (other vendor, left out: %s)", strings.Join(p.Ignored, ", "))
+	}
+	fmt.Fprintf(bw, "\nbasis: %s\n", p.Basis)
+	if iv := p.Interval; iv != nil {
+		fmt.Fprintf(bw, "%.0f%% interval: x%.2f to x%.2f of each time (from %s)\n", 100*iv.Level, math.Exp(iv.LogLo), math.Exp(iv.LogHi), iv.From)
+	} else {
+		fmt.Fprintln(bw, "no interval: one source and fewer than 4 shots leave no errors to measure it on")
+	}
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tsetting")
+	for i, v := range p.Variants[:min(top, len(p.Variants))] {
+		iv, what := "", ""
+		if v.HiMs > 0 {
+			iv = fmt.Sprintf("%.4g-%.4g", v.LoMs, v.HiMs)
+		}
+		if v.Shot {
+			what = "measured"
+		}
+		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteShots writes the settings ChooseShots chose for target, numbered in the order to
+// measure them.
+func WriteShots(w io.Writer, target string, vs []Variant) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), target)
+	for i, v := range vs {
+		fmt.Fprintf(bw, "%3d  %s\n", i+1, v.Label())
+	}
+	return bw.Flush()
+}
+
+// Label is the variant's OC and setting as a person reads them; the setting alone for a
+// kernel without OCs.
+func (v Variant) Label() string {
+	if v.OC == 0 && v.StencilID == "" {
+		return v.Setting.String()
+	}
+	return v.OC.String() + " " + v.Setting.String()
+}

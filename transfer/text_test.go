@@ -1,0 +1,52 @@
+package transfer
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"smart"
+	"smart/calibrate"
+)
+
+// TestPredictionWriteText compares what smart transfer prints with text checked by hand: an
+// interval of ln 0.5 to ln 2 is x0.50 to x2.00 of each time, and top 2 keeps two rows.
+func TestPredictionWriteText(t *testing.T) {
+	p := &Prediction{Target: "A6000", Sources: []string{"A100", "A4000"}, Ignored: []string{"MI250X"}, Basis: "hardware ratio",
+		Interval: &calibrate.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(2), From: "the sources"},
+		Variants: []Variant{
+			{Setting: smart.Setting{"block_size_x": 16}, TimeMs: 1.5, LoMs: 0.75, HiMs: 3},
+			{OC: smart.Combination(smart.ST), StencilID: "s1", Setting: smart.Setting{"bx": 32}, TimeMs: 2, Shot: true},
+			{Setting: smart.Setting{"block_size_x": 64}, TimeMs: 4},
+		}}
+	want := `A6000, predicted from A100, A4000 (other vendor, left out: MI250X)
+basis: hardware ratio
+80% interval: x0.50 to x2.00 of each time (from the sources)
+rank  time ms  interval            setting
+1     1.5      0.75-3              block_size_x=16
+2     2                  measured  ST bx=32
+`
+	var b bytes.Buffer
+	if err := p.WriteText(&b, 2); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestWriteShots: the shots are numbered from 1 in the order given.
+func TestWriteShots(t *testing.T) {
+	vs := []Variant{{Setting: smart.Setting{"x": 1}}, {Setting: smart.Setting{"x": 2}}}
+	want := `measure these 2 settings on A6000 first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):
+  1  x=1
+  2  x=2
+`
+	var b bytes.Buffer
+	if err := WriteShots(&b, "A6000", vs); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
