@@ -91,7 +91,7 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	}
 	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
 		if errors.Is(err, transfer.ErrExists) {
-			return fmt.Errorf("%w; nothing was written: give another -o or --force", err)
+			return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
 		}
 		return settingFlag(err, transferFlags)
 	}

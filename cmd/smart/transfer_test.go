@@ -82,7 +82,7 @@ func TestTransferBudgetShotsAndCache(t *testing.T) {
 	before, _ := os.ReadFile(out)
 	code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "-o", out)
 	after, _ := os.ReadFile(out)
-	if code != 1 || !strings.Contains(stderr, "--force") || string(before) != string(after) {
+	if code != 1 || !strings.Contains(stderr, "smart transfer: -o: ") || !strings.Contains(stderr, "--force") || string(before) != string(after) {
 		t.Errorf("overwrite without --force: exit %d, %s", code, stderr)
 	}
 }
