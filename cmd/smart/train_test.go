@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/dataset"
 	"smart/models/train"
 )
@@ -139,7 +140,7 @@ func TestTrainSelect(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var res trainResult
+	var res app.TrainReport
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -321,20 +322,5 @@ func TestTrainParamErrors(t *testing.T) {
 		"--cv", "0", "-o", filepath.Join(t.TempDir(), "m"))
 	if code != 0 {
 		t.Errorf("valid parameters: exit %d: %s", code, errs)
-	}
-}
-
-func TestSourceCounts(t *testing.T) {
-	for _, tt := range []struct {
-		in   map[string]int
-		want string
-	}{
-		{map[string]int{"simulated": 2, "measured": 3}, "3 measured, 2 simulated measurements"},
-		{map[string]int{"imported": 1}, "1 imported measurements"},
-		{map[string]int{}, "no measurements"},
-	} {
-		if got := sourceCounts(tt.in); got != tt.want {
-			t.Errorf("sourceCounts(%v) = %q, want %q", tt.in, got, tt.want)
-		}
 	}
 }
