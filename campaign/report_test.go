@@ -26,3 +26,15 @@ func TestStatusReportText(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+func TestManifestInvalid(t *testing.T) {
+	var m Manifest
+	for _, why := range []string{"", "no valid setting", "", "no valid setting"} {
+		var it Item
+		it.Invalid = why
+		m.items = append(m.items, it)
+	}
+	if got := m.Invalid(); got != 2 {
+		t.Errorf("Invalid() = %d, want 2", got)
+	}
+}
