@@ -3,9 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +169,7 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 	if err != nil {
 		return app.Bench{}, usagef("--shard: %v", err)
 	}
-	ocs, err := parseOCs(o.ocList)
+	ocs, err := smart.ParseCombinations(o.ocList)
 	if err != nil {
 		return app.Bench{}, usagef("--oc: %v", err)
 	}
@@ -178,7 +178,9 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 		if !flagsGiven(fs, "oc") {
 			ocs = nil // --setting names the OC unless --oc is given
 		}
-		if variants, err = parseVariants(o.settings, ocs); err != nil {
+		if variants, err = dataset.ParseVariants(o.settings, ocs); errors.As(err, new(*dataset.NoOCError)) {
+			return app.Bench{}, usagef("--setting: %v or give one --oc", err)
+		} else if err != nil {
 			return app.Bench{}, usagef("--setting: %v", err)
 		}
 	}
@@ -213,55 +215,8 @@ func (r *repeatedFlag) Set(v string) error {
 	return nil
 }
 
-// parseVariants reads --setting values: OC:k=v,... or, when ocs holds a single OC, k=v,...
-func parseVariants(texts []string, ocs []smart.Combination) ([]dataset.Variant, error) {
-	var out []dataset.Variant
-	for _, text := range texts {
-		var oc smart.Combination
-		name, rest, named := strings.Cut(text, ":")
-		switch {
-		case named:
-			var err error
-			if oc, err = smart.ParseCombination(name); err != nil {
-				return nil, fmt.Errorf("%s: %w", text, err)
-			}
-			text = rest
-		case len(ocs) == 1:
-			oc = ocs[0]
-		default:
-			return nil, fmt.Errorf("%s names no OC: write OC:k=v,... or give one --oc", text)
-		}
-		set, err := smart.ParseSetting(text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", text, err)
-		}
-		out = append(out, dataset.Variant{OC: oc, Setting: set})
-	}
-	return out, nil
-}
-
-// parseOCs reads "all" or a comma-separated list of OC names.
-func parseOCs(list string) ([]smart.Combination, error) {
-	if strings.EqualFold(strings.TrimSpace(list), "all") {
-		return smart.Combinations(), nil
-	}
-	var ocs []smart.Combination
-	for _, name := range strings.Split(list, ",") {
-		if strings.TrimSpace(name) == "" {
-			// ParseCombination reads "" as BASE: an empty $OCS must not narrow a run to it.
-			return nil, fmt.Errorf("the list %q has an empty name; give OCs such as BASE,ST_RT, or all", list)
-		}
-		oc, err := smart.ParseCombination(name)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(ocs, oc) {
-			return nil, fmt.Errorf("%s is listed twice", oc)
-		}
-		ocs = append(ocs, oc)
-	}
-	return ocs, nil
-}
+// parseOCs serves verify.go, until it calls smart.ParseCombinations.
+func parseOCs(list string) ([]smart.Combination, error) { return smart.ParseCombinations(list) }
 
 // benchStencils reads the stencil files (directories: every *.json in them) or draws random ones.
 func benchStencils(e *env, paths []string, random, dims, orderMax int, seed uint64) ([]*smart.Stencil, error) {

@@ -226,7 +226,7 @@ func tuneStencil(e *env, file, ocList, kind string, gpu *string) (*smart.Stencil
 	if err != nil {
 		return nil, nil, err
 	}
-	ocs, err := parseOCs(ocList)
+	ocs, err := smart.ParseCombinations(ocList)
 	if err != nil {
 		return nil, nil, usagef("--oc: %v", err)
 	}
