@@ -26,6 +26,11 @@ const (
 	StatusInvalid      Status = "invalid" // the setting breaks a constraint or a resource limit
 )
 
+// Statuses lists every status, ok first: the order of reports that count rows by status.
+func Statuses() []Status {
+	return []Status{StatusOK, StatusCompileError, StatusLaunchError, StatusWrongResult, StatusTimeout, StatusInvalid}
+}
+
 // Cut says how a measuring protocol cut a variant's runs short: a variant far slower than the
 // fastest of its stencil (and of its OC) so far needs no exact time, only one that says "slow".
 type Cut string

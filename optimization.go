@@ -2,6 +2,7 @@ package smart
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -122,6 +123,30 @@ func ParseCombination(s string) (Combination, error) {
 		return 0, fmt.Errorf("%w; valid combinations: %s", err, validNames())
 	}
 	return c, nil
+}
+
+// ParseCombinations reads "all" (every combination) or a comma-separated list of OC names, each
+// named once.
+func ParseCombinations(list string) ([]Combination, error) {
+	if strings.EqualFold(strings.TrimSpace(list), "all") {
+		return Combinations(), nil
+	}
+	var ocs []Combination
+	for _, name := range strings.Split(list, ",") {
+		if strings.TrimSpace(name) == "" {
+			// ParseCombination reads "" as BASE: an empty $OCS must not narrow a run to it.
+			return nil, fmt.Errorf("the list %q has an empty name; give OCs such as BASE,ST_RT, or all", list)
+		}
+		oc, err := ParseCombination(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(ocs, oc) {
+			return nil, fmt.Errorf("%s is listed twice", oc)
+		}
+		ocs = append(ocs, oc)
+	}
+	return ocs, nil
 }
 
 func validNames() string {

@@ -200,3 +200,28 @@ func TestOptimizationString(t *testing.T) {
 		t.Errorf("ST|CM|TB writes as %q, want ST_CM_TB (Table I order)", got)
 	}
 }
+
+func TestParseCombinations(t *testing.T) {
+	st, stRT := Combination(0).With(ST), Combination(0).With(ST).With(RT)
+	for _, tt := range []struct {
+		list    string
+		want    []Combination
+		wantErr string
+	}{
+		{"all", Combinations(), ""},
+		{" ALL ", Combinations(), ""},
+		{"BASE,st_rt,ST", []Combination{0, stRT, st}, ""},
+		{"ST,", nil, "has an empty name"},
+		{"", nil, "has an empty name"},
+		{"ST,ST", nil, "ST is listed twice"},
+		{"ST,FOO", nil, "unknown optimization"},
+	} {
+		got, err := ParseCombinations(tt.list)
+		switch {
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%q: error %v, want one saying %q", tt.list, err, tt.wantErr)
+		case tt.wantErr == "" && (err != nil || !slices.Equal(got, tt.want)):
+			t.Errorf("%q: %v, %v; want %v", tt.list, got, err, tt.want)
+		}
+	}
+}

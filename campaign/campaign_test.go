@@ -345,6 +345,13 @@ func TestRunResumes(t *testing.T) {
 		Source: smart.Simulated}).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "manifest changed") {
 		t.Errorf("a data set of another manifest: %v", err)
 	}
+	status, err := m.Status(context.Background(), []string{parts})
+	if err != nil || len(status) != 1 || status[0].Done != len(m.Entries) || status[0].Rows != len(m.items) || len(status[0].Calls) != calls {
+		t.Errorf("status %+v, %v; want every stencil done, %d rows and %d calls", status, err, len(m.items), calls)
+	}
+	if _, err := other.Status(context.Background(), []string{parts}); err == nil || !strings.Contains(err.Error(), "was not measured from the manifest in "+dir) {
+		t.Errorf("the status of another manifest's data set: %v", err)
+	}
 }
 
 // TestPlanRedrawsRepeats: order-1 2-D stencils repeat within a few dozen draws; each repeat is

@@ -126,6 +126,7 @@ type Manifest struct {
 	stencils []*smart.Stencil
 	items    []Item
 	hash     string
+	dir      string // where Load read it; "" for a manifest drawn now
 }
 
 // Hash is the SHA-256 of manifest.json, which holds that of the items: it names the manifest
@@ -429,7 +430,7 @@ func Load(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("campaign manifest: %w", err)
 	}
-	m := &Manifest{}
+	m := &Manifest{dir: dir}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(m); err != nil {

@@ -3,11 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"smart"
@@ -114,18 +113,21 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	defer bg.Close()
 	if o.dryRun {
-		done, torn, err := bg.Done()
-		if err != nil {
+		r, err := bg.DryRun()
+		switch {
+		case err != nil:
 			return err
+		case o.asJSON:
+			return writeJSON(e, r)
 		}
-		return printDryRun(e, o.asJSON, bg.Plan, b.Shard, bg.Backend.GPU, bg.Items, done, torn, o.out)
+		return r.WriteText(e.stdout)
 	}
 	bar := newProgress(e, "bench", len(bg.Items))
 	sum, runErr := bg.Run(ctx, func(done, _ int) { bar.Update(done) })
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if err := printBenchSummary(e, o.asJSON, o.out, bg.Backend.Source, bg.Backend.GPU, sum); err != nil {
+	if err := printBench(e, bg.Report(sum), o.asJSON); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -167,7 +169,7 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 	if err != nil {
 		return app.Bench{}, usagef("--shard: %v", err)
 	}
-	ocs, err := parseOCs(o.ocList)
+	ocs, err := smart.ParseCombinations(o.ocList)
 	if err != nil {
 		return app.Bench{}, usagef("--oc: %v", err)
 	}
@@ -176,7 +178,9 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 		if !flagsGiven(fs, "oc") {
 			ocs = nil // --setting names the OC unless --oc is given
 		}
-		if variants, err = parseVariants(o.settings, ocs); err != nil {
+		if variants, err = dataset.ParseVariants(o.settings, ocs); errors.As(err, new(*dataset.NoOCError)) {
+			return app.Bench{}, usagef("--setting: %v or give one --oc", err)
+		} else if err != nil {
 			return app.Bench{}, usagef("--setting: %v", err)
 		}
 	}
@@ -209,56 +213,6 @@ func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
 func (r *repeatedFlag) Set(v string) error {
 	*r = append(*r, v)
 	return nil
-}
-
-// parseVariants reads --setting values: OC:k=v,... or, when ocs holds a single OC, k=v,...
-func parseVariants(texts []string, ocs []smart.Combination) ([]dataset.Variant, error) {
-	var out []dataset.Variant
-	for _, text := range texts {
-		var oc smart.Combination
-		name, rest, named := strings.Cut(text, ":")
-		switch {
-		case named:
-			var err error
-			if oc, err = smart.ParseCombination(name); err != nil {
-				return nil, fmt.Errorf("%s: %w", text, err)
-			}
-			text = rest
-		case len(ocs) == 1:
-			oc = ocs[0]
-		default:
-			return nil, fmt.Errorf("%s names no OC: write OC:k=v,... or give one --oc", text)
-		}
-		set, err := smart.ParseSetting(text)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", text, err)
-		}
-		out = append(out, dataset.Variant{OC: oc, Setting: set})
-	}
-	return out, nil
-}
-
-// parseOCs reads "all" or a comma-separated list of OC names.
-func parseOCs(list string) ([]smart.Combination, error) {
-	if strings.EqualFold(strings.TrimSpace(list), "all") {
-		return smart.Combinations(), nil
-	}
-	var ocs []smart.Combination
-	for _, name := range strings.Split(list, ",") {
-		if strings.TrimSpace(name) == "" {
-			// ParseCombination reads "" as BASE: an empty $OCS must not narrow a run to it.
-			return nil, fmt.Errorf("the list %q has an empty name; give OCs such as BASE,ST_RT, or all", list)
-		}
-		oc, err := smart.ParseCombination(name)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(ocs, oc) {
-			return nil, fmt.Errorf("%s is listed twice", oc)
-		}
-		ocs = append(ocs, oc)
-	}
-	return ocs, nil
 }
 
 // benchStencils reads the stencil files (directories: every *.json in them) or draws random ones.
@@ -294,115 +248,15 @@ func benchStencils(e *env, paths []string, random, dims, orderMax int, seed uint
 	return sts, nil
 }
 
-type dryRunReport struct {
-	Out       string         `json:"out"`
-	GPU       string         `json:"gpu"`
-	Stencils  int            `json:"stencils"`
-	InShard   int            `json:"stencils_in_shard"`
-	Shard     string         `json:"shard,omitempty"`
-	Variants  int            `json:"variants"`
-	Invalid   int            `json:"invalid"` // OCs with no valid setting, recorded without running
-	Done      int            `json:"done"`    // already in the data set
-	ToRun     int            `json:"to_run"`
-	PerOC     map[string]int `json:"per_oc"`
-	TornLine  int            `json:"torn_line,omitempty"`
-	PlanSeed  uint64         `json:"seed"`
-	PlanDraws int            `json:"samples"`
-}
-
-func printDryRun(e *env, asJSON bool, plan *dataset.Plan, shard *dataset.Shard, gpu smart.GPU, items []dataset.Item, done int, torn *dataset.Torn, out string) error {
-	r := dryRunReport{Out: out, GPU: gpu.Name, Stencils: len(plan.Stencils), Variants: len(items), Done: done,
-		ToRun: len(items) - done, PerOC: map[string]int{}, PlanSeed: plan.Seed, PlanDraws: plan.Samples}
-	inShard := map[string]bool{}
-	for _, it := range items {
-		inShard[it.Stencil.ID()] = true
-		r.PerOC[it.OC.String()]++
-		if it.Invalid != "" {
-			r.Invalid++
-		}
-	}
-	r.InShard = len(inShard)
-	if shard != nil {
-		r.Shard = shard.String()
-	}
-	if torn != nil {
-		r.TornLine = torn.Line
-	}
+func printBench(e *env, r app.BenchReport, asJSON bool) error {
 	if asJSON {
 		return writeJSON(e, r)
 	}
-	fmt.Fprintf(e.stdout, "dry run: nothing measured, nothing written to %s\n", out)
-	fmt.Fprintf(e.stdout, "GPU %s; %d stencils", gpu.Name, r.Stencils)
-	if shard != nil {
-		fmt.Fprintf(e.stdout, ", %d in shard %s", r.InShard, shard)
+	if err := r.WriteText(e.stdout); err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stdout, "; %d settings per OC, seed %d\n", plan.Samples, plan.Seed)
-	fmt.Fprintf(e.stdout, "%d variants: %d already in the data set, %d to run", r.Variants, done, r.ToRun)
-	if r.Invalid > 0 {
-		fmt.Fprintf(e.stdout, " (%d of them OCs with no valid setting, recorded as invalid)", r.Invalid)
-	}
-	fmt.Fprintln(e.stdout)
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "OC\tvariants")
-	for _, oc := range plan.OCs {
-		fmt.Fprintf(tw, "%s\t%d\n", oc, r.PerOC[oc.String()])
-	}
-	return tw.Flush()
-}
-
-type benchReport struct {
-	Out        string         `json:"out"`
-	Source     smart.Source   `json:"source"`
-	GPU        string         `json:"gpu"`
-	Variants   int            `json:"variants"`
-	Skipped    int            `json:"skipped"`
-	Written    int            `json:"written"`
-	ByStatus   map[string]int `json:"by_status"`
-	Cut        map[string]int `json:"cut,omitempty"` // ok rows cut short, by cut
-	Seconds    float64        `json:"seconds"`
-	RowsPerSec float64        `json:"rows_per_second"`
-	// Stopped says --time ended the run with variants left; the same command resumes it.
-	Stopped bool `json:"stopped"`
-}
-
-func printBenchSummary(e *env, asJSON bool, out string, source smart.Source, gpu smart.GPU, s dataset.Summary) error {
-	r := benchReport{Out: out, Source: source, GPU: gpu.Name, Variants: s.Total, Skipped: s.Skipped, Written: s.Written,
-		ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped}
-	for st, n := range s.ByStatus {
-		r.ByStatus[string(st)] = n
-	}
-	for c, n := range s.Cut {
-		if r.Cut == nil {
-			r.Cut = map[string]int{}
-		}
-		r.Cut[string(c)] = n
-	}
-	if s.Elapsed > 0 {
-		r.RowsPerSec = float64(s.Written) / s.Elapsed.Seconds()
-	}
-	if asJSON {
-		return writeJSON(e, r)
-	}
-	fmt.Fprintf(e.stdout, "%s: %d of %d variants written (%s on %s), %d were already there\n", out, s.Written, s.Total, source, gpu.Name, s.Skipped)
-	var parts []string
-	for _, st := range []smart.Status{smart.StatusOK, smart.StatusCompileError, smart.StatusLaunchError, smart.StatusWrongResult, smart.StatusTimeout, smart.StatusInvalid} {
-		if n := s.ByStatus[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", st, n))
-		}
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(e.stdout, "status: %s\n", strings.Join(parts, ", "))
-	}
-	if n := s.Cut[smart.CutSlow] + s.Cut[smart.CutStopped]; n > 0 {
-		fmt.Fprintf(e.stdout, "cut short (far slower than the fastest so far): %d timed by their checked run, %d stopped after their first launch\n",
-			s.Cut[smart.CutSlow], s.Cut[smart.CutStopped])
-	}
-	if s.ReadingErrors > 0 {
-		fmt.Fprintf(e.stdout, "NVML readings failed for %d batches; their rows have none\n", s.ReadingErrors)
-	}
-	fmt.Fprintf(e.stdout, "%s, %.0f rows/s\n", s.Elapsed.Round(time.Millisecond), r.RowsPerSec)
-	if s.Stopped {
-		fmt.Fprintf(e.stdout, "stopped by --time with %d variants left: run the same command again to resume\n", s.Total-s.Skipped-s.Written)
+	if r.Stopped {
+		fmt.Fprintf(e.stdout, "stopped by --time with %d variants left: run the same command again to resume\n", r.Variants-r.Skipped-r.Written)
 	}
 	return nil
 }

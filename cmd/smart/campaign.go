@@ -5,18 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
-	"text/tabwriter"
 	"time"
 
-	"smart"
 	"smart/app"
 	"smart/campaign"
-	"smart/catalog"
-	"smart/dataset"
 	"smart/internal/atomicfile"
-	"smart/predict"
 )
 
 var campaignCommands = []command{
@@ -98,62 +92,15 @@ func runCampaignPlan(ctx context.Context, e *env, args []string) error {
 	if err := atomicfile.CheckDir(o.out); err != nil {
 		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
 	}
-	cat, err := catalog.Default()
-	if err != nil {
-		return err
-	}
-	gpu, err := cat.Lookup(o.gpuName)
-	if err != nil {
-		return usagef("--gpu: %w", err)
-	}
-	ms, err := predict.Defaults()
-	if err != nil {
-		return err
-	}
 	spec := def
-	spec.PerDims, spec.MaxOrder, spec.Seed, spec.Uniform, spec.Predicted, spec.GPU = o.perDims, o.maxOrder, o.seed, o.uniform, o.predicted, gpu.Name
+	spec.PerDims, spec.MaxOrder, spec.Seed, spec.Uniform, spec.Predicted, spec.GPU = o.perDims, o.maxOrder, o.seed, o.uniform, o.predicted, o.gpuName
 	bar := newProgress(e, "drawing the campaign", 1)
-	m, err := campaign.Plan(ctx, spec, gpu, ms, func(done, total int) { bar.total = total; bar.Update(done) })
+	m, err := app.PlanCampaign(ctx, spec, o.out, func(done, total int) { bar.total = total; bar.Update(done) })
 	if err != nil {
-		return err
+		return settingFlag(err, map[string]string{"GPU": "--gpu"})
 	}
-	if err := m.Save(o.out); err != nil {
-		return err
-	}
-	items, invalid := 0, 0
-	for _, it := range m.Items() {
-		items++
-		if it.Invalid != "" {
-			invalid++
-		}
-	}
-	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", o.out, len(m.Entries), items, invalid, m.Hash())
+	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", o.out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
 	return nil
-}
-
-type campaignReport struct {
-	Out          string         `json:"out"`
-	Manifest     string         `json:"manifest"`
-	GPU          string         `json:"gpu"`
-	Source       smart.Source   `json:"source"`
-	Rows         int            `json:"rows"`
-	OK           int            `json:"ok"`
-	Rows2D       int            `json:"rows_2d"`
-	Rows3D       int            `json:"rows_3d"`
-	Cut          int            `json:"cut"`
-	Seconds      float64        `json:"seconds"`
-	RowsPerMin   float64        `json:"rows_per_minute"`
-	StencilsDone int            `json:"stencils_done"`
-	Stencils     int            `json:"stencils"`
-	Stopped      bool           `json:"stopped"`
-	CopyGBs      float64        `json:"copy_gb_per_s,omitempty"`
-	CompileS     float64        `json:"compile_s,omitempty"` // summed wall time of the compiler runs
-	GPUS         float64        `json:"gpu_s,omitempty"`     // running variants, harness start-ups included
-	WaitS        float64        `json:"wait_s,omitempty"`    // the GPU waiting for compiles
-	Compiles     int            `json:"compiles,omitempty"`
-	Starts       int            `json:"starts,omitempty"` // harness processes`
-	Error        string         `json:"error,omitempty"`
-	ByStatus     map[string]int `json:"-"`
 }
 
 // campaignRunHelp is the description of --help, with examples.
@@ -230,19 +177,8 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	if call.Stopped {
 		bar.Stop(0)
 	}
-	rep := campaignReport{Out: call.Out, Manifest: m.Hash(), GPU: call.GPU, Source: call.Source, Rows: call.Rows, OK: call.OK,
-		Rows2D: call.Rows2D, Rows3D: call.Rows3D, Cut: call.Cut, Seconds: call.End.Sub(call.Start).Seconds(),
-		RowsPerMin: call.RowsPerMinute(), StencilsDone: call.StencilsDone, Stencils: len(m.Entries), Stopped: call.Stopped,
-		CompileS: call.CompileS, GPUS: call.GPUS, WaitS: call.WaitS, Compiles: call.Compiles, Starts: call.Starts, CopyGBs: call.CopyGBs}
-	if runErr != nil {
-		rep.Error = runErr.Error()
-	}
-	if o.asJSON {
-		if err := writeJSON(e, rep); err != nil {
-			return err
-		}
-	} else {
-		printCampaignCall(e.stdout, rep)
+	if err := printCampaignCall(e, call.Report(m, runErr), o.asJSON); err != nil {
+		return err
 	}
 	if runErr != nil {
 		return fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
@@ -250,29 +186,17 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printCampaignCall(w io.Writer, r campaignReport) {
-	fmt.Fprintf(w, "%s: %d rows (%s on %s): %d ok, %d cut short; 2-D %d, 3-D %d\n", r.Out, r.Rows, r.Source, r.GPU, r.OK, r.Cut, r.Rows2D, r.Rows3D)
-	fmt.Fprintf(w, "%.0f s, %.0f rows a minute; %d of %d stencils of the manifest done\n", r.Seconds, r.RowsPerMin, r.StencilsDone, r.Stencils)
-	if r.Compiles > 0 {
-		fmt.Fprintf(w, "time: compilers %.0f s in %d runs, GPU %.0f s (%d harness processes), waiting for compiles %.0f s\n", r.CompileS, r.Compiles, r.GPUS, r.Starts, r.WaitS)
+func printCampaignCall(e *env, r app.CampaignReport, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e, r)
 	}
-	if r.CopyGBs > 0 {
-		fmt.Fprintf(w, "device-to-device copy: %.0f GB/s\n", r.CopyGBs)
+	if err := r.WriteText(e.stdout); err != nil {
+		return err
 	}
 	if r.Stopped {
-		fmt.Fprintln(w, "stopped by --time: run it again to resume")
+		fmt.Fprintln(e.stdout, "stopped by --time: run it again to resume")
 	}
-}
-
-type campaignStatus struct {
-	Out      string          `json:"out"`
-	GPU      string          `json:"gpu"`
-	Source   smart.Source    `json:"source"`
-	Rows     int             `json:"rows"`
-	Done     int             `json:"stencils_done"`
-	Started  int             `json:"stencils_started"`
-	Stencils int             `json:"stencils"`
-	Calls    []campaign.Call `json:"calls"`
+	return nil
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {
@@ -300,38 +224,12 @@ Example:
 			return nil
 		}
 	}
-	out := []campaignStatus{}
-	for _, dir := range dirs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		meta, rows, err := dataset.ReadAll(dir)
-		if err != nil {
-			return err
-		}
-		if meta.Plan == nil || meta.Plan.Manifest != m.Hash() {
-			return fmt.Errorf("%s was not measured from the manifest in %s", dir, *manifestDir)
-		}
-		calls, err := campaign.ReadCalls(dir)
-		if err != nil {
-			return err
-		}
-		s := campaignStatus{Out: dir, GPU: meta.Devices[0].GPU, Source: meta.Sources[0], Rows: len(rows), Stencils: len(m.Entries), Calls: calls}
-		s.Done, s.Started = m.Progress(rows)
-		out = append(out, s)
+	out, err := m.Status(ctx, dirs)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		return writeJSON(e, out)
 	}
-	for _, s := range out {
-		fmt.Fprintf(e.stdout, "%s (%s, %s): %d rows; %d of %d stencils done, %d begun\n", s.Out, s.GPU, s.Source, s.Rows, s.Done, s.Stencils, s.Started-s.Done)
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  start\tminutes\trows\tok\tcut\t2-D\t3-D\trows/min\tcard")
-		for _, c := range s.Calls {
-			fmt.Fprintf(tw, "  %s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\n", c.Start.Format("2006-01-02 15:04"), c.End.Sub(c.Start).Minutes(),
-				c.Rows, c.OK, c.Cut, c.Rows2D, c.Rows3D, c.RowsPerMinute(), c.UUID)
-		}
-		tw.Flush()
-	}
-	return nil
+	return out.WriteTables(e.stdout)
 }

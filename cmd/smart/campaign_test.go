@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"smart/app"
 	"smart/campaign"
 	"smart/dataset"
 )
@@ -51,7 +52,7 @@ func TestCampaignScript(t *testing.T) {
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("call %d: %v\n%s", call, err, b)
 		}
-		var rep campaignReport
+		var rep app.CampaignReport
 		b, err := os.ReadFile(filepath.Join(out, "call.json"))
 		if err == nil {
 			err = json.Unmarshal(b, &rep)

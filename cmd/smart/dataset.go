@@ -1,17 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
-	"text/tabwriter"
 
-	"smart"
 	"smart/catalog"
 	"smart/dataset"
 )
@@ -122,31 +117,11 @@ func runDatasetImport(ctx context.Context, e *env, args []string) error {
 	if o.asJSON {
 		return writeJSON(e, sums)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "file\tformat\tdevice\tGPU\tkernel\trows\tok\tfailed\tduplicates")
-	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", s.Path, s.Format, s.Device, cmp.Or(s.GPU, "-"), s.Kernel,
-			s.Rows, s.ByStatus[smart.StatusOK], failures(s.ByStatus), s.Duplicates)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := dataset.WriteFileSummaries(e.stdout, sums); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", o.out)
 	return nil
-}
-
-// failures writes the non-ok counts as "compile_error 6, launch_error 155", or 0.
-func failures(by map[smart.Status]int) string {
-	var parts []string
-	for _, st := range []smart.Status{smart.StatusCompileError, smart.StatusLaunchError, smart.StatusWrongResult, smart.StatusTimeout, smart.StatusInvalid} {
-		if n := by[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", st, n))
-		}
-	}
-	if len(parts) == 0 {
-		return "0"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func runDatasetMerge(ctx context.Context, e *env, args []string) error {
@@ -180,14 +155,7 @@ Examples:
 	if *asJSON {
 		return writeJSON(e, sum)
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d rows from %d data sets, %d duplicates left out\n", *out, sum.Rows, len(dirs), sum.Duplicates)
-	for _, d := range sum.Torn {
-		fmt.Fprintf(e.stdout, "%s ended in a torn line (a killed run), left out\n", d)
-	}
-	if len(sum.MissingShards) > 0 {
-		fmt.Fprintf(e.stdout, "shards %s of the plan are missing\n", strings.Join(sum.MissingShards, ", "))
-	}
-	return nil
+	return sum.WriteText(e.stdout, *out, len(dirs))
 }
 
 // datasetStatsHelp is the description of --help, with examples.
@@ -227,80 +195,7 @@ func runDatasetStats(ctx context.Context, e *env, args []string) error {
 	if o.asJSON {
 		return writeJSON(e, s)
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "%s: %d rows, %s\n", dirs[0], s.Rows, provenance(s.Meta))
-	if s.Torn != nil {
-		fmt.Fprintf(w, "rows.csv %s; left out\n", s.Torn)
-	}
-	printStatusCounts(w, s)
-	if len(s.BestOC) > 0 {
-		fmt.Fprintln(w, "\nBest OC: stencils for which it is the fastest (StencilMART Fig. 2)")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tOC\tstencils\t")
-		for _, b := range s.BestOC {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", b.GPU, b.OC, b.Stencils)
-		}
-		tw.Flush()
-	}
-	if len(s.Gap) > 0 {
-		fmt.Fprintln(w, "\nWorst OC over best OC per stencil (StencilMART Fig. 1)")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
-		for _, g := range s.Gap {
-			fmt.Fprintf(tw, "%s\t%d\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", g.GPU, g.Stencils, g.Min, g.Median, g.Mean, g.Max)
-		}
-		tw.Flush()
-	}
-	if len(s.Kernels) > 0 {
-		fmt.Fprintln(w, "\nFastest configuration per device and kernel")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
-		for _, k := range s.Kernels {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%.1fx\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, k.Spread, k.Setting)
-		}
-		tw.Flush()
-	}
-	return nil
-}
-
-// printStatusCounts is the table of rows by GPU, OC (or kernel) and status.
-func printStatusCounts(w io.Writer, s *dataset.Stats) {
-	statuses := []smart.Status{smart.StatusOK, smart.StatusCompileError, smart.StatusLaunchError, smart.StatusWrongResult, smart.StatusTimeout, smart.StatusInvalid}
-	fmt.Fprintln(w, "\nRows by GPU, OC and status")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "GPU\tOC or kernel\trows\t")
-	for _, st := range statuses {
-		fmt.Fprintf(tw, "%s\t", st)
-	}
-	fmt.Fprintln(tw)
-	for _, c := range s.Counts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t", c.GPU, cmp.Or(c.OC, c.Kernel), c.Rows)
-		for _, st := range statuses {
-			fmt.Fprintf(tw, "%d\t", c.ByStatus[st])
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-}
-
-// provenance says where a data set's numbers come from.
-func provenance(m dataset.Meta) string {
-	var devs []string
-	for _, d := range m.Devices {
-		s := d.Name
-		if d.GPU != "" && d.GPU != d.Name {
-			s = fmt.Sprintf("%s (%s)", d.GPU, d.Name)
-		}
-		if d.Driver != "" {
-			s += fmt.Sprintf(", driver %s, CUDA %s", d.Driver, d.CUDA)
-		}
-		devs = append(devs, s)
-	}
-	var srcs []string
-	for _, s := range m.Sources {
-		srcs = append(srcs, string(s))
-	}
-	return fmt.Sprintf("%s on %s", strings.Join(srcs, "+"), strings.Join(devs, "; "))
+	return s.WriteTables(e.stdout, dirs[0])
 }
 
 // datasetLabelHelp is the description of --help, with examples.
@@ -354,39 +249,9 @@ func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 	if o.asJSON {
 		return writeJSON(e, l)
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "%s: %d instances (stencil and GPU) labelled from %d rows, %s", dirs[0], len(l.Instances), l.Rows,
-		provenance(dataset.Meta{Sources: l.Sources, Devices: l.Devices}))
-	if l.Unlabelled > 0 {
-		fmt.Fprintf(w, "; %d had no ok time", l.Unlabelled)
+	if err := l.WriteTables(e.stdout, dirs[0]); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\n%d OCs ran, merged into %d classes:\n", len(l.OCs), len(l.Classes))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\twins\tmembers")
-	classes2 := slices.Clone(l.Classes)
-	slices.SortStableFunc(classes2, func(a, b dataset.Class) int { return b.Wins - a.Wins })
-	for _, c := range classes2 {
-		var names []string
-		for _, m := range c.Members {
-			names = append(names, m.String())
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Label, c.Wins, strings.Join(names, " "))
-	}
-	tw.Flush()
-	if len(l.Merges) > 0 {
-		fmt.Fprintln(w, "\nMerges, most correlated first:")
-		for _, m := range l.Merges {
-			fmt.Fprintf(w, "  %s + %s  (mean PCC %.3f)\n", ocNames(m.A), ocNames(m.B), m.Similarity)
-		}
-	}
-	fmt.Fprintf(w, "wrote %s/%s\n", dirs[0], dataset.LabelsFile)
+	fmt.Fprintf(e.stdout, "wrote %s/%s\n", dirs[0], dataset.LabelsFile)
 	return nil
-}
-
-func ocNames(ocs []smart.Combination) string {
-	var names []string
-	for _, oc := range ocs {
-		names = append(names, oc.String())
-	}
-	return "{" + strings.Join(names, " ") + "}"
 }

@@ -57,7 +57,7 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errs)
 	}
-	var rep benchReport
+	var rep app.BenchReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Written != 18 || rep.Source != "simulated" {
 		t.Fatalf("bench report %+v, %v", rep, err)
 	}
@@ -248,7 +248,7 @@ func TestBenchSetting(t *testing.T) {
 	args := []string{"bench", "--backend", "sim", "--gpu", "H100-SXM", "j3d7pt", "j2d5pt",
 		"--setting", "BASE:" + base3, "--setting", "TB:" + tb2, "--json", "--out", out}
 	code, stdout, errs := runCLI(t, "", args...)
-	var rep benchReport
+	var rep app.BenchReport
 	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || rep.Written != 4 {
 		t.Fatalf("exit %d, %+v, %v: %s", code, rep, err, errs)
 	}

@@ -122,7 +122,7 @@ func (o *evalOpts) load(e *env, path string) (*models.Model, *train.Set, error) 
 	if set.Dropped > 0 {
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D, as the model is\n", set.Dropped, h.Inputs.Dims)
 	}
-	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
+	fmt.Fprintf(e.stderr, "%s\n", set.Describe())
 	return m, set, nil
 }
 

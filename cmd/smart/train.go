@@ -5,11 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"smart/app"
@@ -126,7 +124,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case set.Dropped > 0:
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.dims)
 	}
-	fmt.Fprintf(e.stderr, "%s\n", describeSet(set))
+	fmt.Fprintf(e.stderr, "%s\n", set.Describe())
 	var fitted func()
 	t.CrossValidation, t.Round, fitted = trainProgress(e, o.kindName, o.cv)
 	trained, err := t.Fit(ctx, set)
@@ -134,18 +132,17 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return paramUsage(err)
 	}
-	result := trainResult{Model: o.out, Kind: o.kindName, Task: t.Task, Rows: set.Data.Rows(), Features: len(set.Data.Features),
-		Data: set.Refs, CV: trained.CV, Hyper: trained.Header.Hyper}
-	if imp, ok := trained.Fitted.(interface {
-		Importance([]string) []models.Importance
-	}); ok {
-		result.Importance = topImportance(imp.Importance(set.Data.Features), 10)
-	}
+	result := t.Report(set, trained)
 	if o.asJSON {
 		return writeJSON(e, result)
 	}
-	printTrained(e.stdout, result)
-	return nil
+	if result.CV != nil {
+		if err := result.CV.WriteTables(e.stdout); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	return result.WriteText(e.stdout)
 }
 
 // train checks the flags into the training they describe, and -o before the training.
@@ -216,22 +213,6 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 	}
 }
 
-func printTrained(w io.Writer, result trainResult) {
-	if result.CV != nil {
-		result.CV.WriteTables(w)
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", result.Kind, result.Task, result.Rows, result.Features, result.Hyper)
-	if len(result.Importance) > 0 {
-		fmt.Fprint(w, "most important features (gain, splits):")
-		for _, im := range result.Importance {
-			fmt.Fprintf(w, " %s (%.3g, %d)", im.Feature, im.Gain, im.Splits)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "wrote %s\n", result.Model)
-}
-
 // paramUsage makes a kind's refusal of its hyper-parameters a usage error (exit 2): the fix is
 // in --param, not in the data.
 func paramUsage(err error) error {
@@ -239,54 +220,4 @@ func paramUsage(err error) error {
 		return usagef("--param: %v", err)
 	}
 	return err
-}
-
-// trainResult is what smart train --json prints.
-type trainResult struct {
-	Model      string              `json:"model"`
-	Kind       string              `json:"kind"`
-	Task       models.Task         `json:"task"`
-	Rows       int                 `json:"rows"`
-	Features   int                 `json:"features"`
-	Data       []models.DataRef    `json:"data"`
-	CV         *train.Report       `json:"cv,omitempty"`
-	Hyper      any                 `json:"hyper"`
-	Importance []models.Importance `json:"importance,omitempty"`
-}
-
-func topImportance(imp []models.Importance, n int) []models.Importance {
-	imp = append([]models.Importance(nil), imp...)
-	sort.SliceStable(imp, func(i, j int) bool { return imp[i].Gain > imp[j].Gain })
-	for len(imp) > 0 && imp[len(imp)-1].Splits == 0 {
-		imp = imp[:len(imp)-1]
-	}
-	return imp[:min(n, len(imp))]
-}
-
-// describeSet says what a matrix was built from: rows, columns, sources and GPUs.
-func describeSet(s *train.Set) string {
-	var b strings.Builder
-	groups := map[string]bool{}
-	for _, g := range s.Data.Groups {
-		groups[g] = true
-	}
-	what := "stencils"
-	if s.Inputs.Kernel != "" {
-		what = "configurations of kernel " + s.Inputs.Kernel
-	}
-	fmt.Fprintf(&b, "data: %d rows of %d columns, %d %s, GPUs %s", s.Data.Rows(), len(s.Data.Features), len(groups), what, strings.Join(s.GPUNames(), ", "))
-	for _, r := range s.Refs {
-		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, models.SourceCounts(r.Sources))
-	}
-	if s.Data.Task == models.Select {
-		var names []string
-		for _, c := range s.Classes {
-			names = append(names, c.OC.String())
-		}
-		fmt.Fprintf(&b, "\n  %d classes: %s", len(s.Classes), strings.Join(names, " "))
-	}
-	if s.Inputs.Analytic != "" {
-		fmt.Fprintf(&b, "\n  the analytic model's time (%s) is a column", s.Inputs.Analytic)
-	}
-	return b.String()
 }

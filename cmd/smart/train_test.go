@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/dataset"
 	"smart/models/train"
 )
@@ -139,7 +140,7 @@ func TestTrainSelect(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var res trainResult
+	var res app.TrainReport
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -1,53 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"smart"
 	"smart/app"
 	"smart/catalog"
-	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
 	"smart/tuner"
 )
-
-// tuneOutput is what smart tune --json prints.
-type tuneOutput struct {
-	Method      string             `json:"method"`
-	Seed        uint64             `json:"seed"`
-	Kernel      string             `json:"kernel"` // stencil name or foreign kernel
-	GPU         string             `json:"gpu"`
-	BestOC      *smart.Combination `json:"best_oc"`      // null when nothing ran successfully
-	BestSetting smart.Setting      `json:"best_setting"` // null when nothing ran successfully
-	BestTimeMs  *float64           `json:"best_time_ms"` // null when nothing ran successfully
-	Objective   string             `json:"objective"`
-	Source      smart.Source       `json:"source"`
-	Device      string             `json:"device,omitempty"`
-	Evaluations int                `json:"evaluations"`
-	Failures    int                `json:"failures"`
-	Stop        tuner.Stop         `json:"stop"`
-	Seconds     float64            `json:"seconds"`
-	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
-	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
-	OCs        []string `json:"ocs"` // the variants searched, in rank order
-	// Classifier names the model that ranked the OCs (--classifier), empty when none did.
-	Classifier string `json:"classifier,omitempty"`
-	// Prior names what ranked settings before any run (--surrogate), empty when nothing did.
-	Prior string `json:"prior,omitempty"`
-	// Record is the data set of --record; Recorded counts the evaluations answered from what it
-	// held before this run (the rest ran now and were appended).
-	Record   string `json:"record,omitempty"`
-	Recorded int    `json:"recorded_evaluations,omitempty"`
-	Trace    []any  `json:"trace"`
-}
 
 // tuneHelp is the description of --help, with examples.
 const tuneHelp = `
@@ -227,11 +193,11 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 // written must not take the search with it. An interrupted search (err) still prints and writes
 // the best it found.
 func tuneResult(e *env, tg *app.Tuning, res tuner.Result, err error, asJSON bool, tracePath, emitPath string, timeLimit time.Duration) error {
-	if err := printTune(e, tg, asJSON, res); err != nil {
+	if err := printTune(e, tg.Report(res), asJSON); err != nil {
 		return err
 	}
 	if tracePath != "" {
-		if err := atomicfile.Write(tracePath, traceCSV(tg.Problem, res)); err != nil {
+		if err := atomicfile.Write(tracePath, app.TraceCSV(tg.Problem, res)); err != nil {
 			return err
 		}
 	}
@@ -244,7 +210,7 @@ func tuneResult(e *env, tg *app.Tuning, res tuner.Result, err error, asJSON bool
 		return noneRan(res, timeLimit)
 	}
 	if emitPath != "" {
-		if err := emitBest(emitPath, tg.Problem, res); err != nil {
+		if err := app.EmitBest(emitPath, tg.Problem, res); err != nil {
 			return err
 		}
 	}
@@ -260,7 +226,7 @@ func tuneStencil(e *env, file, ocList, kind string, gpu *string) (*smart.Stencil
 	if err != nil {
 		return nil, nil, err
 	}
-	ocs, err := parseOCs(ocList)
+	ocs, err := smart.ParseCombinations(ocList)
 	if err != nil {
 		return nil, nil, usagef("--oc: %v", err)
 	}
@@ -295,7 +261,7 @@ func checkTuneRun(e *env, tg *app.Tuning, method, surrogate, tracePath, emitPath
 	for _, out := range []struct {
 		flag, path string
 		kind       outputKind
-	}{{"--trace", tracePath, startingWith("a trace", traceHeader)}, {"--emit", emitPath, cudaSource()}} {
+	}{{"--trace", tracePath, startingWith("a trace", app.TraceHeader)}, {"--emit", emitPath, cudaSource()}} {
 		if out.path != "" {
 			if err := checkOutput(out.flag, out.path, force, out.kind); err != nil {
 				return err
@@ -377,111 +343,9 @@ func strategiesReading(o tuner.Option) string {
 	return app.JoinList(app.StrategyNames(func(s tuner.Strategy) bool { return !s.Reads(o) }), "and")
 }
 
-// traceHeader starts every trace: what tells a trace smart wrote from another file.
-const traceHeader = "evaluation,best_ms,time_ms,status,oc,setting\n"
-
-// traceCSV is the trace for plots: one line per evaluation.
-func traceCSV(p tuner.Problem, res tuner.Result) []byte {
-	var b bytes.Buffer
-	b.WriteString(traceHeader)
-	for i, o := range res.History {
-		best, t := "", ""
-		if !math.IsInf(res.Trace[i], 1) {
-			best = strconv.FormatFloat(res.Trace[i], 'g', 8, 64)
-		}
-		if o.OK() {
-			t = strconv.FormatFloat(o.Value, 'g', 8, 64)
-		}
-		oc := ""
-		if p.Stencil != nil {
-			oc = p.Variants[o.Variant].OC.String()
-		}
-		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,\"%s\"\n", o.N, best, t, o.Measurement.Status, oc, o.Setting)
-	}
-	return b.Bytes()
-}
-
-// emitBest writes the CUDA source of the best setting.
-func emitBest(path string, p tuner.Problem, res tuner.Result) error {
-	oc := p.Variants[res.Best.Variant].OC
-	tu, err := smart.DecodeTuning(p.Stencil.Dims, oc, res.Best.Setting)
-	if err != nil {
-		return err
-	}
-	k, err := cuda.Generate(p.Stencil, tu)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, []byte(k.File()))
-}
-
-// tuneReport is what smart tune prints of a result.
-func tuneReport(t *app.Tuning, res tuner.Result) tuneOutput {
-	o := tuneOutput{Method: res.Method, Seed: res.Seed, Kernel: t.Kernel, GPU: t.GPU.Name,
-		BestSetting: res.Best.Setting, Objective: "time_ms (median of the runs)", Evaluations: res.Evaluations,
-		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Prior: t.Prior, Trace: []any{}}
-	if t.MeanObjective {
-		o.Objective = "mean_ms (Kernel Tuner's objective)"
-	}
-	if res.Evaluations > 0 {
-		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
-	}
-	o.OCs, o.Classifier = t.OCs()[:t.Searched], t.Ranker
-	if t.Recording() {
-		o.Record, o.Recorded = t.Record, t.Recorded()
-	}
-	for _, v := range res.Trace {
-		if math.IsInf(v, 1) {
-			o.Trace = append(o.Trace, nil)
-		} else {
-			o.Trace = append(o.Trace, v)
-		}
-	}
-	if res.Best.Setting != nil {
-		v := res.Best.Value
-		o.BestTimeMs = &v
-		oc := t.Problem.Variants[res.Best.Variant].OC
-		o.BestOC = &oc
-		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
-	}
-	return o
-}
-
-func printTune(e *env, t *app.Tuning, asJSON bool, res tuner.Result) error {
-	o := tuneReport(t, res)
+func printTune(e *env, r app.TuneReport, asJSON bool) error {
 	if asJSON {
-		return writeJSON(e, o)
+		return writeJSON(e, r)
 	}
-	w := e.stdout
-	if o.BestTimeMs == nil {
-		// runTune then fails, saying why; with no evaluation there is nothing to report here.
-		if res.Evaluations > 0 {
-			fmt.Fprintf(w, "%s found no setting that runs: all %d evaluations failed\n", res.Method, res.Evaluations)
-		}
-		return nil
-	}
-	what := o.Kernel
-	if t.Problem.Stencil != nil {
-		what += " under " + o.BestOC.String()
-	}
-	fmt.Fprintf(w, "best setting of %s: %s\n", what, o.BestSetting)
-	fmt.Fprintf(w, "time: %.4g ms per step, %s", *o.BestTimeMs, o.Source)
-	if o.Device != "" {
-		fmt.Fprintf(w, " (%s)", o.Device)
-	}
-	fmt.Fprintf(w, "; objective %s\n", o.Objective)
-	fmt.Fprintf(w, "%s, seed %d: %d evaluations (%d failed), stopped: %s, %s (strategy %.3g ms per evaluation)\n",
-		res.Method, res.Seed, res.Evaluations, o.Failures, res.Stop, res.Elapsed.Round(time.Millisecond), o.OverheadMs)
-	if len(o.OCs) > 1 {
-		fmt.Fprintf(w, "OCs searched, in rank order: %s\n", strings.Join(o.OCs, ","))
-	}
-	for _, line := range [][2]string{{"OCs ranked by %s\n", o.Classifier}, {"settings ranked before any run by %s\n", o.Prior}} {
-		if line[1] != "" {
-			fmt.Fprintf(w, line[0], line[1])
-		}
-	}
-	if o.Record != "" {
-		fmt.Fprintf(w, "evaluations recorded in %s: %d answered from earlier runs, %d run now\n", o.Record, o.Recorded, res.Evaluations-o.Recorded)
-	}
-	return nil
+	return r.WriteText(e.stdout)
 }

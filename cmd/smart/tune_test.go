@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"smart/app"
 	"smart/internal/ktdata"
 )
 
@@ -337,7 +338,7 @@ func TestTuneBenchCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var out tuneBenchOutput
+	var out app.Comparison
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -5,62 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"smart"
 	"smart/app"
 	"smart/catalog"
 	"smart/tuner"
 )
-
-// kernelTunerBest is Kernel Tuner 1.4's best strategy per file, replaying the same caches with
-// default options (20 seeds, 10 for Bayesian optimization), as issue 9 quotes it: the median
-// evaluations to reach 95% of the optimum and how many runs got there.
-var kernelTunerBest = map[string]struct {
-	Strategy string
-	Median   int
-	Reached  string
-}{
-	"convolution_milo/A100":    {"genetic algorithm", 153, "17/20"},
-	"convolution_milo/A4000":   {"basin hopping", 58, "20/20"},
-	"convolution_milo/A6000":   {"basin hopping", 97, "19/20"},
-	"convolution_milo/MI250X":  {"basin hopping", 81, "19/20"},
-	"convolution_milo/W6600":   {"basin hopping", 102, "16/20"},
-	"convolution_milo/W7800":   {"genetic algorithm", 136, "20/20"},
-	"dedispersion_milo/MI250X": {"bayesian optimization", 57, "10/10"},
-	"dedispersion_milo/W6600":  {"dual annealing", 36, "20/20"},
-	"dedispersion_milo/W7800":  {"bayesian optimization", 23, "10/10"},
-}
-
-type tuneBenchOutput struct {
-	Share     float64          `json:"share"`
-	Budget    int              `json:"budget"`
-	Cases     []tuneBenchCase  `json:"cases"`
-	Reach     []tuneBenchReach `json:"reach"`
-	Standards []tuner.Standard `json:"standards,omitempty"`
-}
-
-type tuneBenchCase struct {
-	Name     string       `json:"name"`
-	Settings int          `json:"settings"`
-	Optimum  float64      `json:"optimum_ms"`
-	Source   smart.Source `json:"source"`
-}
-
-type tuneBenchReach struct {
-	Case        string   `json:"case"`
-	Method      string   `json:"method"`
-	Seeds       int      `json:"seeds"`
-	FirstSeed   uint64   `json:"first_seed"`
-	Reached     int      `json:"reached"`
-	Median      *float64 `json:"median"` // null when fewer than half the seeds got there
-	P95         *float64 `json:"p95"`
-	Evaluations []int    `json:"evaluations"` // per seed; 0: not within the budget
-}
 
 // tuneBenchHelp is the description of --help, with examples.
 const tuneBenchHelp = `
@@ -151,7 +104,9 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 		}
 		return stopped
 	}
-	printTuneBench(e, out)
+	if err := out.WriteTables(e.stdout); err != nil {
+		return err
+	}
 	return stopped
 }
 
@@ -187,11 +142,9 @@ func (o *tuneBenchOpts) check(files []string) ([]tuner.Contender, []float64, err
 
 // compare runs the contenders on the cases; stopped reports an interruption, after which the
 // rows whose every seed finished are kept.
-func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, contenders []tuner.Contender) (out tuneBenchOutput, stopped, err error) {
-	out = tuneBenchOutput{Share: o.share, Budget: o.budget}
+func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, contenders []tuner.Contender) (out app.Comparison, stopped, err error) {
 	var tcs []tuner.Case
 	for _, c := range cases {
-		out.Cases = append(out.Cases, tuneBenchCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: c.Source})
 		tcs = append(tcs, c.Case)
 	}
 	bar := newProgress(e, "searches", tuner.Searches(tcs, contenders))
@@ -199,7 +152,7 @@ func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, c
 	reach, err := tuner.Compare(ctx, tcs, contenders, o.budget, o.share, o.parallel, func() { n++; bar.Update(n) })
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			return out, nil, err
+			return app.Comparison{}, nil, err
 		}
 		bar.Stop(n)
 		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
@@ -207,12 +160,7 @@ func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, c
 			n, tuner.Searches(tcs, contenders), len(complete), len(reach), err)
 		reach = complete
 	}
-	for _, r := range reach {
-		row := tuneBenchReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
-		row.Median, row.P95 = finite(r.Quantile(0.5)), finite(r.Quantile(0.95))
-		out.Reach = append(out.Reach, row)
-	}
-	return out, stopped, nil
+	return app.NewComparison(o.share, o.budget, cases, reach), stopped, nil
 }
 
 // tuneBenchCases opens the Kernel Tuner caches and the simulated stencil's space.
@@ -238,69 +186,4 @@ func tuneBenchCases(ctx context.Context, e *env, files []string, sim, gpuName, o
 	}
 	c, err := app.SimulatedCase(ctx, st, oc, gpuName, cat)
 	return append(cases, c), err
-}
-
-func finite(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return &v
-}
-
-func printTuneBench(e *env, o tuneBenchOutput) {
-	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(e.stdout, "Evaluations to reach %.0f%% of the optimum (median, 95th percentile over seeds; '-': not within %d)\n\n", 100*o.Share, o.Budget)
-	fmt.Fprintln(w, "data set\tsettings\tmethod\tmedian\tp95\treached\tKernel Tuner best\t")
-	num := func(v *float64) string {
-		if v == nil {
-			return "-"
-		}
-		return strconv.Itoa(int(*v))
-	}
-	sizes := map[string]int{}
-	for _, c := range o.Cases {
-		sizes[c.Name] = c.Settings
-	}
-	last := ""
-	for _, r := range o.Reach {
-		name, kt := r.Case, ""
-		if name == last {
-			name = ""
-		} else if b, ok := kernelTunerBest[r.Case]; ok {
-			kt = fmt.Sprintf("%d (%s, %s)", b.Median, b.Strategy, b.Reached)
-		}
-		size := ""
-		if name != "" {
-			size = strconv.Itoa(sizes[r.Case])
-		}
-		last = r.Case
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t\n", name, size, r.Method, num(r.Median), num(r.P95), r.Reached, r.Seeds, kt)
-	}
-	w.Flush()
-	if len(o.Standards) == 0 {
-		return
-	}
-	fmt.Fprintf(e.stdout, "\nIterML's standards: optimum/best, median and 5th percentile over seeds, by share of the space sampled\n\n")
-	w = tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "data set\tshare\tevaluations\trandom median\trandom p5\titerml median\titerml p5\t")
-	byKey := map[string]tuner.Standard{}
-	var order []string
-	for _, s := range o.Standards {
-		k := s.Case + "|" + strconv.FormatFloat(s.Ratio, 'g', -1, 64)
-		if _, ok := byKey[k+"|random"]; !ok && s.Method == "random" {
-			order = append(order, k)
-		}
-		byKey[k+"|"+s.Method] = s
-	}
-	last = ""
-	for _, k := range order {
-		r, it := byKey[k+"|random"], byKey[k+"|iterml"]
-		name := r.Case
-		if name == last {
-			name = ""
-		}
-		last = r.Case
-		fmt.Fprintf(w, "%s\t%.2f%%\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", name, 100*r.Ratio, r.Budget, r.Median, r.P5, it.Median, it.P5)
-	}
-	w.Flush()
 }

@@ -69,7 +69,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	case o.jobs < 0 || o.timeout <= 0:
 		return usagef("--jobs and --timeout must be positive")
 	}
-	ocs, err := parseOCs(o.ocList)
+	ocs, err := smart.ParseCombinations(o.ocList)
 	if err != nil {
 		return usagef("--oc: %v", err)
 	}

@@ -1,0 +1,150 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"smart"
+	"smart/tuner"
+)
+
+// kernelTunerBest is Kernel Tuner 1.4's best strategy per file, replaying the same caches with
+// default options (20 seeds, 10 for Bayesian optimization), as issue 9 quotes it: the median
+// evaluations to reach 95% of the optimum and how many runs got there.
+var kernelTunerBest = map[string]struct {
+	Strategy string
+	Median   int
+	Reached  string
+}{
+	"convolution_milo/A100":    {"genetic algorithm", 153, "17/20"},
+	"convolution_milo/A4000":   {"basin hopping", 58, "20/20"},
+	"convolution_milo/A6000":   {"basin hopping", 97, "19/20"},
+	"convolution_milo/MI250X":  {"basin hopping", 81, "19/20"},
+	"convolution_milo/W6600":   {"basin hopping", 102, "16/20"},
+	"convolution_milo/W7800":   {"genetic algorithm", 136, "20/20"},
+	"dedispersion_milo/MI250X": {"bayesian optimization", 57, "10/10"},
+	"dedispersion_milo/W6600":  {"dual annealing", 36, "20/20"},
+	"dedispersion_milo/W7800":  {"bayesian optimization", 23, "10/10"},
+}
+
+// Comparison is a comparison of strategies on cases: the evaluations each needs to reach
+// Share of the optimum, and IterML's standards where they were computed.
+type Comparison struct {
+	Share     float64          `json:"share"`
+	Budget    int              `json:"budget"`
+	Cases     []ComparedCase   `json:"cases"`
+	Reach     []ComparedReach  `json:"reach"`
+	Standards []tuner.Standard `json:"standards,omitempty"`
+}
+
+// ComparedCase is a case of a Comparison: its size, optimum and where its times come from.
+type ComparedCase struct {
+	Name     string       `json:"name"`
+	Settings int          `json:"settings"`
+	Optimum  float64      `json:"optimum_ms"`
+	Source   smart.Source `json:"source"`
+}
+
+// ComparedReach is one strategy on one case, over its seeds.
+type ComparedReach struct {
+	Case        string   `json:"case"`
+	Method      string   `json:"method"`
+	Seeds       int      `json:"seeds"`
+	FirstSeed   uint64   `json:"first_seed"`
+	Reached     int      `json:"reached"`
+	Median      *float64 `json:"median"` // null when fewer than half the seeds got there
+	P95         *float64 `json:"p95"`
+	Evaluations []int    `json:"evaluations"` // per seed; 0: not within the budget
+}
+
+// NewComparison is the comparison of reach, tuner.Compare's result on cases with budget and
+// share.
+func NewComparison(share float64, budget int, cases []Case, reach []tuner.Reach) Comparison {
+	out := Comparison{Share: share, Budget: budget}
+	for _, c := range cases {
+		out.Cases = append(out.Cases, ComparedCase{Name: c.Name, Settings: c.Size, Optimum: c.Optimum, Source: c.Source})
+	}
+	for _, r := range reach {
+		row := ComparedReach{Case: r.Case, Method: r.Method, Seeds: len(r.Evaluations), FirstSeed: r.FirstSeed, Reached: r.Reached(), Evaluations: r.Evaluations}
+		row.Median, row.P95 = finite(r.Quantile(0.5)), finite(r.Quantile(0.95))
+		out.Reach = append(out.Reach, row)
+	}
+	return out
+}
+
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// WriteTables writes the evaluations each strategy needs per case, beside Kernel Tuner's best
+// where it is known, then the standards.
+func (o Comparison) WriteTables(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "Evaluations to reach %.0f%% of the optimum (median, 95th percentile over seeds; '-': not within %d)\n\n", 100*o.Share, o.Budget)
+	fmt.Fprintln(tw, "data set\tsettings\tmethod\tmedian\tp95\treached\tKernel Tuner best\t")
+	num := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return strconv.Itoa(int(*v))
+	}
+	sizes := map[string]int{}
+	for _, c := range o.Cases {
+		sizes[c.Name] = c.Settings
+	}
+	last := ""
+	for _, r := range o.Reach {
+		name, kt, size := r.Case, "", ""
+		if name == last {
+			name = ""
+		} else if b, ok := kernelTunerBest[r.Case]; ok {
+			kt = fmt.Sprintf("%d (%s, %s)", b.Median, b.Strategy, b.Reached)
+		}
+		if name != "" {
+			size = strconv.Itoa(sizes[r.Case])
+		}
+		last = r.Case
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t\n", name, size, r.Method, num(r.Median), num(r.P95), r.Reached, r.Seeds, kt)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return o.writeStandards(w)
+}
+
+// writeStandards writes random sampling's and IterML's standards side by side per case and
+// share.
+func (o Comparison) writeStandards(w io.Writer) error {
+	if len(o.Standards) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nIterML's standards: optimum/best, median and 5th percentile over seeds, by share of the space sampled\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "data set\tshare\tevaluations\trandom median\trandom p5\titerml median\titerml p5\t")
+	byKey := map[string]tuner.Standard{}
+	var order []string
+	for _, s := range o.Standards {
+		k := s.Case + "|" + strconv.FormatFloat(s.Ratio, 'g', -1, 64)
+		if _, ok := byKey[k+"|random"]; !ok && s.Method == "random" {
+			order = append(order, k)
+		}
+		byKey[k+"|"+s.Method] = s
+	}
+	last := ""
+	for _, k := range order {
+		r, it := byKey[k+"|random"], byKey[k+"|iterml"]
+		name := r.Case
+		if name == last {
+			name = ""
+		}
+		last = r.Case
+		fmt.Fprintf(tw, "%s\t%.2f%%\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", name, 100*r.Ratio, r.Budget, r.Median, r.P5, it.Median, it.P5)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,170 @@
+package dataset
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"smart"
+)
+
+// WriteFileSummaries writes a table of what each imported file held.
+func WriteFileSummaries(w io.Writer, sums []FileSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "file\tformat\tdevice\tGPU\tkernel\trows\tok\tfailed\tduplicates")
+	for _, s := range sums {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", s.Path, s.Format, s.Device, cmp.Or(s.GPU, "-"), s.Kernel,
+			s.Rows, s.ByStatus[smart.StatusOK], failures(s.ByStatus), s.Duplicates)
+	}
+	return tw.Flush()
+}
+
+// failures writes the non-ok counts as "compile_error 6, launch_error 155", or 0.
+func failures(by map[smart.Status]int) string {
+	var parts []string
+	for _, st := range smart.Statuses()[1:] {
+		if n := by[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteText says what the merge of inputs data sets into out wrote and left out.
+func (s MergeSummary) WriteText(w io.Writer, out string, inputs int) error {
+	fmt.Fprintf(w, "wrote %s: %d rows from %d data sets, %d duplicates left out\n", out, s.Rows, inputs, s.Duplicates)
+	for _, d := range s.Torn {
+		fmt.Fprintf(w, "%s ended in a torn line (a killed run), left out\n", d)
+	}
+	if len(s.MissingShards) > 0 {
+		_, err := fmt.Fprintf(w, "shards %s of the plan are missing\n", strings.Join(s.MissingShards, ", "))
+		return err
+	}
+	return nil
+}
+
+// Provenance says where a data set's numbers come from: its sources on its devices.
+func (m Meta) Provenance() string {
+	var devs []string
+	for _, d := range m.Devices {
+		s := d.Name
+		if d.GPU != "" && d.GPU != d.Name {
+			s = fmt.Sprintf("%s (%s)", d.GPU, d.Name)
+		}
+		if d.Driver != "" {
+			s += fmt.Sprintf(", driver %s, CUDA %s", d.Driver, d.CUDA)
+		}
+		devs = append(devs, s)
+	}
+	var srcs []string
+	for _, s := range m.Sources {
+		srcs = append(srcs, string(s))
+	}
+	return fmt.Sprintf("%s on %s", strings.Join(srcs, "+"), strings.Join(devs, "; "))
+}
+
+// WriteTables writes the statistics of the data set named name: rows by status, the best OCs,
+// the gap between worst and best OC, and the fastest configuration of each kernel.
+func (s *Stats) WriteTables(w io.Writer, name string) error {
+	fmt.Fprintf(w, "%s: %d rows, %s\n", name, s.Rows, s.Meta.Provenance())
+	if s.Torn != nil {
+		fmt.Fprintf(w, "rows.csv %s; left out\n", s.Torn)
+	}
+	if err := s.writeCounts(w); err != nil {
+		return err
+	}
+	if len(s.BestOC) > 0 {
+		fmt.Fprintln(w, "\nBest OC: stencils for which it is the fastest (StencilMART Fig. 2)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "GPU\tOC\tstencils\t")
+		for _, b := range s.BestOC {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", b.GPU, b.OC, b.Stencils)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(s.Gap) > 0 {
+		fmt.Fprintln(w, "\nWorst OC over best OC per stencil (StencilMART Fig. 1)")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
+		for _, g := range s.Gap {
+			fmt.Fprintf(tw, "%s\t%d\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", g.GPU, g.Stencils, g.Min, g.Median, g.Mean, g.Max)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(s.Kernels) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nFastest configuration per device and kernel")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
+	for _, k := range s.Kernels {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%.1fx\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, k.Spread, k.Setting)
+	}
+	return tw.Flush()
+}
+
+// writeCounts is the table of rows by GPU, OC (or kernel) and status.
+func (s *Stats) writeCounts(w io.Writer) error {
+	fmt.Fprintln(w, "\nRows by GPU, OC and status")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "GPU\tOC or kernel\trows\t")
+	for _, st := range smart.Statuses() {
+		fmt.Fprintf(tw, "%s\t", st)
+	}
+	fmt.Fprintln(tw)
+	for _, c := range s.Counts {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t", c.GPU, cmp.Or(c.OC, c.Kernel), c.Rows)
+		for _, st := range smart.Statuses() {
+			fmt.Fprintf(tw, "%d\t", c.ByStatus[st])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// WriteTables writes the labelling of the data set named name: the instances labelled, the
+// classes by wins, and the merges that made them.
+func (l *Labels) WriteTables(w io.Writer, name string) error {
+	fmt.Fprintf(w, "%s: %d instances (stencil and GPU) labelled from %d rows, %s", name, len(l.Instances), l.Rows,
+		Meta{Sources: l.Sources, Devices: l.Devices}.Provenance())
+	if l.Unlabelled > 0 {
+		fmt.Fprintf(w, "; %d had no ok time", l.Unlabelled)
+	}
+	fmt.Fprintf(w, "\n%d OCs ran, merged into %d classes:\n", len(l.OCs), len(l.Classes))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\twins\tmembers")
+	byWins := slices.Clone(l.Classes)
+	slices.SortStableFunc(byWins, func(a, b Class) int { return b.Wins - a.Wins })
+	for _, c := range byWins {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Label, c.Wins, joinOCs(c.Members))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(l.Merges) > 0 {
+		fmt.Fprintln(w, "\nMerges, most correlated first:")
+		for _, m := range l.Merges {
+			fmt.Fprintf(w, "  {%s} + {%s}  (mean PCC %.3f)\n", joinOCs(m.A), joinOCs(m.B), m.Similarity)
+		}
+	}
+	return nil
+}
+
+// joinOCs writes the names of ocs separated by spaces.
+func joinOCs(ocs []smart.Combination) string {
+	names := make([]string, len(ocs))
+	for i, oc := range ocs {
+		names[i] = oc.String()
+	}
+	return strings.Join(names, " ")
+}

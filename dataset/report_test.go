@@ -1,0 +1,103 @@
+package dataset
+
+import (
+	"bytes"
+	"testing"
+
+	"smart"
+)
+
+func TestReportsText(t *testing.T) {
+	base := smart.Combination(0)
+	st, tb := base.With(smart.ST), base.With(smart.ST).With(smart.TB)
+	h100 := Device{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3", Driver: "550.54", CUDA: "12.4"}
+	tests := []struct {
+		name  string
+		write func(*bytes.Buffer) error
+		want  string
+	}{
+		{"import", func(b *bytes.Buffer) error {
+			return WriteFileSummaries(b, []FileSummary{
+				{Path: "a.json.gz", Format: "cache", Device: "A100", GPU: "A100-40GB", Kernel: "conv", Rows: 10, ByStatus: map[smart.Status]int{smart.StatusOK: 3, smart.StatusLaunchError: 5, smart.StatusCompileError: 2}},
+				{Path: "b.json", Format: "t4", Device: "W6600", Kernel: "conv", Rows: 4, ByStatus: map[smart.Status]int{smart.StatusOK: 4}, Duplicates: 1},
+			})
+		}, `file       format  device  GPU        kernel  rows  ok  failed                           duplicates
+a.json.gz  cache   A100    A100-40GB  conv    10    3   compile_error 2, launch_error 5  0
+b.json     t4      W6600   -          conv    4     4   0                                1
+`},
+		{"merge", func(b *bytes.Buffer) error {
+			return MergeSummary{Rows: 12, Duplicates: 2, Torn: []string{"runs/b"}, MissingShards: []string{"3/4", "4/4"}}.WriteText(b, "runs/all", 2)
+		}, `wrote runs/all: 12 rows from 2 data sets, 2 duplicates left out
+runs/b ended in a torn line (a killed run), left out
+shards 3/4, 4/4 of the plan are missing
+`},
+		{"stats", func(b *bytes.Buffer) error {
+			s := &Stats{Meta: Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, Devices: []Device{h100, {Name: "A100-40GB"}}}, Rows: 9,
+				Torn:   &Torn{Line: 11, Bytes: 7},
+				Counts: []CountRow{{GPU: "H100-SXM", OC: "ST", Rows: 9, ByStatus: map[smart.Status]int{smart.StatusOK: 8, smart.StatusInvalid: 1}}},
+				BestOC: []BestOCRow{{GPU: "H100-SXM", OC: st, Stencils: 3}},
+				Gap:    []GapRow{{GPU: "H100-SXM", Stencils: 3, Min: 1, Median: 1.5, Mean: 1.625, Max: 2.375}},
+			}
+			return s.WriteTables(b, "runs/x")
+		}, `runs/x: 9 rows, measured+simulated on H100-SXM (NVIDIA H100 80GB HBM3), driver 550.54, CUDA 12.4; A100-40GB
+rows.csv line 11 (7 bytes) was cut short, as by a killed run; left out
+
+Rows by GPU, OC and status
+       GPU  OC or kernel  rows  ok  compile_error  launch_error  wrong_result  timeout  invalid
+  H100-SXM            ST     9   8              0             0             0        0        1
+
+Best OC: stencils for which it is the fastest (StencilMART Fig. 2)
+       GPU  OC  stencils
+  H100-SXM  ST         3
+
+Worst OC over best OC per stencil (StencilMART Fig. 1)
+       GPU  stencils    min  median   mean    max
+  H100-SXM         3  1.00x   1.50x  1.62x  2.38x
+`},
+		{"stats of a kernel", func(b *bytes.Buffer) error {
+			s := &Stats{Meta: Meta{Sources: []smart.Source{smart.Imported}, Devices: []Device{{Name: "W6600"}}}, Rows: 4,
+				Counts:  []CountRow{{GPU: "W6600", Kernel: "conv", Rows: 4, ByStatus: map[smart.Status]int{smart.StatusOK: 4}}},
+				Kernels: []KernelBest{{GPU: "W6600", Kernel: "conv", Rows: 4, OK: 4, BestMs: 1.23456, Setting: "bx=16", Spread: 3.04}},
+			}
+			return s.WriteTables(b, "runs/k")
+		}, `runs/k: 4 rows, imported on W6600
+
+Rows by GPU, OC and status
+    GPU  OC or kernel  rows  ok  compile_error  launch_error  wrong_result  timeout  invalid
+  W6600          conv     4   4              0             0             0        0        0
+
+Fastest configuration per device and kernel
+device  kernel  rows  ok  best ms  slowest/best  setting
+W6600   conv    4     4   1.235    3.0x          bx=16
+`},
+		{"labels", func(b *bytes.Buffer) error {
+			l := &Labels{Sources: []smart.Source{smart.Simulated}, Devices: []Device{{GPU: "A100-40GB", Name: "A100-40GB"}}, Rows: 40,
+				OCs:        []smart.Combination{base, st, tb},
+				Classes:    []Class{{Label: st, Members: []smart.Combination{st}, Wins: 1}, {Label: tb, Members: []smart.Combination{base, tb}, Wins: 3}},
+				Merges:     []MergeStep{{A: []smart.Combination{base}, B: []smart.Combination{tb}, Similarity: 0.8125}},
+				Instances:  make([]Instance, 4),
+				Unlabelled: 1,
+			}
+			return l.WriteTables(b, "runs/l")
+		}, `runs/l: 4 instances (stencil and GPU) labelled from 40 rows, simulated on A100-40GB; 1 had no ok time
+3 OCs ran, merged into 2 classes:
+class  wins  members
+ST_TB  3     BASE ST_TB
+ST     1     ST
+
+Merges, most correlated first:
+  {BASE} + {ST_TB}  (mean PCC 0.812)
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}
