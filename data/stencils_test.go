@@ -1,4 +1,4 @@
-package data
+package data_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/data"
 	"smart/generator"
 )
 
@@ -40,7 +41,7 @@ func TestSampleStencils(t *testing.T) {
 			}
 			continue
 		}
-		got, err := StencilFile(sh.Name)
+		got, err := data.StencilFile(sh.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func TestSampleStencils(t *testing.T) {
 	if *update {
 		return
 	}
-	names := StencilNames()
+	names := data.StencilNames()
 	if len(names) != len(classics) {
 		t.Errorf("samples %v, want one per classic %v", names, classics)
 	}
@@ -70,8 +71,8 @@ func TestSampleStencils(t *testing.T) {
 
 func TestStencilFileErrors(t *testing.T) {
 	for _, name := range []string{"nope", "../stencils/j3d7pt", ""} {
-		if _, err := StencilFile(name); err == nil || !strings.Contains(err.Error(), "the samples are j2d13pt, j2d17pt") {
-			t.Errorf("StencilFile(%q) error %v", name, err)
+		if _, err := data.StencilFile(name); err == nil || !strings.Contains(err.Error(), "the samples are j2d13pt, j2d17pt") {
+			t.Errorf("data.StencilFile(%q) error %v", name, err)
 		}
 	}
 }
