@@ -19,8 +19,8 @@ type TransferSettings struct {
 	To     string   // the target: a catalogue name, or a name for a GPU the catalogue lacks (Shots then describe it)
 	Shots  []string // settings measured on the target, PATH or PATH@GPU each
 	Kernel string   // the kernel or stencil ID where the files hold several; transfer.AllKernels for all
-	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS) or "analytic"
-	// (the calibrated stencil model's ratio of each setting); "" takes analytic for stencils.
+	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS; "" too) or
+	// "analytic" (the calibrated stencil model's ratio of each setting, for stencils).
 	Ratio    string
 	Predict  transfer.Settings // share, level, FP64
 	Catalog  *catalog.Catalog
@@ -101,15 +101,16 @@ func transferTarget(s TransferSettings) (transfer.Target, error) {
 	return t, nil
 }
 
-// analyticRatio is the calibrated analytic model's ratio for stencils unless the hardware one
-// is asked for; a Kernel Tuner kernel has no model.
+// analyticRatio is the calibrated analytic model's ratio where it is asked for: stencils only,
+// a Kernel Tuner kernel has no model. Not the default: it moves the H100's times to the H200
+// best, but puts a small GPU's at several times its copy floor (docs/results/transfer.md).
 func analyticRatio(s TransferSettings, files []*transfer.File) (func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool), error) {
 	stencils := map[string]*smart.Stencil{}
 	for _, f := range files {
 		maps.Copy(stencils, f.Stencils)
 	}
 	switch {
-	case s.Ratio == "hardware" || (s.Ratio == "" && len(stencils) == 0):
+	case s.Ratio == "hardware" || s.Ratio == "":
 		return nil, nil
 	case s.Ratio != "analytic" && s.Ratio != "":
 		return nil, wrong("Ratio", fmt.Sprintf("%q", s.Ratio), "give hardware or analytic")

@@ -18,8 +18,8 @@ Predicts one kernel's time for every setting on a GPU it was never measured on, 
 measurements on other GPUs: Kernel Tuner cache or T4 files, or smart data sets (one GPU each;
 name the GPU of a file that does not with FILE@GPU). Zero-shot, the sources' ranking is moved to
 the target's level by the catalogue's bandwidth and FLOPS of both GPUs (sources of the target's
-vendor answer alone where there are any); a stencil's data sets move by the calibrated analytic
-model's ratio of each setting instead (--ratio). --shots, settings measured on the target (a
+vendor answer alone where there are any); a stencil's data sets can move by the calibrated
+analytic model's ratio of each setting instead (--ratio analytic). --shots, settings measured on the target (a
 partial cache or data set), correct the level and, with 8 or more, how the target treats the
 parameters. A GPU the catalogue lacks can be described in a --catalog file, or by the shots
 alone. --budget K prints the K settings to measure first instead. The interval is
@@ -30,7 +30,7 @@ Examples:
   smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000
   smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000 --budget 8
   smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A4000.json.gz --to a6000 -o A6000-predicted.json --force --json
-  smart transfer --from data/measured/h100-sxm/random/j3d19pt --to h200 --top 5`
+  smart transfer --from data/measured/h100-sxm/random/j3d19pt --to h200 --ratio analytic --top 5`
 
 // transferOpts are the flags of the command.
 type transferOpts struct {
@@ -58,7 +58,7 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
 	fs.Float64Var(&o.level, "level", 0.8, "coverage of the intervals, in (0, 1)")
 	fs.BoolVar(&o.fp64, "fp64", false, "compare the GPUs' double-precision FLOPS")
-	fs.StringVar(&o.ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting; the default for stencils)")
+	fs.StringVar(&o.ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting, for stencils)")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 }

@@ -116,7 +116,7 @@ func TestTransferRefuses(t *testing.T) {
 func TestTransferStencilDataSet(t *testing.T) {
 	src := "../../data/measured/h100-sxm/random/j3d19pt"
 	out := filepath.Join(t.TempDir(), "h200")
-	code, stdout, stderr := runCLI(t, "", "transfer", "--from", src, "--to", "h200", "--dataset", out, "--top", "2")
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", src, "--to", "h200", "--ratio", "analytic", "--dataset", out, "--top", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
