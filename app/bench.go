@@ -1,8 +1,10 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/space"
 )
 
@@ -45,6 +48,28 @@ type Benching struct {
 	bench   Bench
 	drawn   bool // Items were drawn now, not read from the data set
 	start   time.Time
+}
+
+// Check refuses, before any file is read, settings that cannot be used.
+func (b Bench) Check() error {
+	switch {
+	case b.Out == "":
+		return wrong("Out", "", "required: the data set directory")
+	case b.Samples < 1:
+		return wrong("Samples", fmt.Sprint(b.Samples), "draw at least 1 setting per OC")
+	case b.Batch < 0:
+		return wrong("Batch", fmt.Sprint(b.Batch), "use 1 or more, or 0 for the backend's own")
+	}
+	if err := cmp.Or(b.CUDA.Check(), checkTime(b.Time)); err != nil {
+		return err
+	}
+	if name, err := ParseEvaluator(b.Backend); err != nil || (name.Kind != CUDA && name.Kind != Sim) {
+		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda or sim")
+	}
+	if err := atomicfile.CheckDir(b.Out); err != nil {
+		return &SettingError{Field: "Out", Err: err} // before drawing the settings, which can take minutes
+	}
+	return nil
 }
 
 // Open opens the backend, draws the settings (or reads those of the run being resumed) and

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -39,16 +41,26 @@ func CampaignDir(gpu string) string {
 	return filepath.Join("data", "measured", strings.ToLower(gpu), "campaign")
 }
 
+// Check refuses settings that cannot be used; it needs no manifest.
+func (c Campaign) Check() error {
+	if err := cmp.Or(checkTime(c.Time), c.CUDA.Check()); err != nil {
+		return err
+	}
+	name, err := ParseEvaluator(c.Backend)
+	switch {
+	case err != nil || (name.Kind != CUDA && name.Kind != Sim):
+		return wrong("Backend", fmt.Sprintf("%q", c.Backend), "use cuda or sim")
+	case name.Kind == Sim && c.GPU == "":
+		return wrong("GPU", "", "required with the sim backend: the GPU to simulate")
+	}
+	return nil
+}
+
 // Run opens the backend, measures and logs the call.
 func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 	start := time.Now()
-	name, err := ParseEvaluator(c.Backend)
-	if err == nil && name.Kind != CUDA && name.Kind != Sim {
-		err = wrong("Backend", c.Backend, "a campaign runs on cuda or sim")
-	}
-	if err == nil && name.Kind == Sim && c.GPU == "" {
-		err = wrong("GPU", "", "none named: the analytic model simulates a GPU of the catalogue")
-	}
+	err := c.Check()
+	name, _ := ParseEvaluator(c.Backend)
 	cat := c.Catalog
 	if err == nil && cat == nil {
 		cat, err = catalog.Default()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -59,6 +60,47 @@ func Contenders(names []string, seeds, randomSeeds int, firstSeed uint64) ([]tun
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// TuneBench are the settings of a comparison of the tuning strategies.
+type TuneBench struct {
+	Methods     []string  // of ComparedNames
+	Seeds       int       // searches per strategy and case
+	FirstSeed   uint64    // seed of the first search: hold out the seeds a strategy was chosen on
+	RandomSeeds int       // searches of random sampling, which is cheap
+	Budget      int       // most evaluations of one search
+	Share       float64   // the goal: best <= optimum/Share
+	Ratios      []float64 // shares of the space sampled for IterML's standards; nil: none
+	Parallel    int       // searches run at once; 0: one per CPU
+}
+
+// Check refuses settings that cannot be used, and builds the compared strategies.
+func (b TuneBench) Check() ([]tuner.Contender, error) {
+	for _, f := range []struct {
+		field string
+		n     int
+	}{{"Seeds", b.Seeds}, {"RandomSeeds", b.RandomSeeds}, {"Budget", b.Budget}} {
+		if f.n < 1 {
+			return nil, wrong(f.field, fmt.Sprint(f.n), "must be at least 1")
+		}
+	}
+	switch {
+	case b.Parallel < 0:
+		return nil, wrong("Parallel", fmt.Sprint(b.Parallel), "give 0 (one search per CPU) or more")
+	case !(b.Share > 0 && b.Share <= 1): // NaN too
+		return nil, wrong("Share", fmt.Sprint(b.Share), "must lie in (0, 1]")
+	}
+	for _, r := range b.Ratios {
+		if !(r > 0 && r <= 1) {
+			return nil, wrong("Ratios", fmt.Sprint(r), "is not a share in (0, 1]")
+		}
+	}
+	contenders, err := Contenders(b.Methods, b.Seeds, b.RandomSeeds, b.FirstSeed)
+	var ne *NameError
+	if errors.As(err, &ne) {
+		return nil, wrong("Methods", "", "unknown strategy %q; use %s", ne.Name, JoinList(ne.Known, "or"))
+	}
+	return contenders, err
 }
 
 // Case is a compared case and where its times come from.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"smart"
 	"smart/catalog"
@@ -264,4 +265,20 @@ func cudaRunner(info gpuinfo.Info, gpu smart.GPU, cu CUDAOptions) (*cuda.Runner,
 	r := &cuda.Runner{Compiler: cuda.NVCC(nvcc, arch), CacheDir: dir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: cu.Reps}
 	r.Cut.Stencil = cu.Cut
 	return r, nil
+}
+
+// Check refuses a cut factor so small that variants near the fastest would be cut.
+func (o CUDAOptions) Check() error {
+	if o.Cut > 0 && o.Cut < 1.5 {
+		return wrong("Cut", fmt.Sprint(o.Cut), "cut at a factor of at least 1.5, such as 3, or never")
+	}
+	return nil
+}
+
+// checkTime refuses a negative time limit.
+func checkTime(d time.Duration) error {
+	if d < 0 {
+		return wrong("Time", d.String(), "give a positive duration such as 9m")
+	}
+	return nil
 }

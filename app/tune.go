@@ -102,17 +102,15 @@ func LookupStrategy(name string) (tuner.Strategy, error) {
 // the OCs ranked by the classifier. Close it.
 func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	tg := &Tuning{tune: t, cat: t.Catalog, start: time.Now(), Record: t.Record}
-	var err error
-	if tg.strategy, err = LookupStrategy(t.Strategy); err != nil {
+	if err := t.Check(); err != nil {
 		return nil, err
 	}
+	tg.strategy, _ = tuner.LookupStrategy(t.Strategy) // Check found it
 	name, err := ParseEvaluator(t.Evaluator)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case t.Record != "" && name.Kind != CUDA && name.Kind != Sim:
-		return nil, wrong("Record", "", "only the runs of cuda and sim are kept; %s runs nothing worth keeping", name.Kind)
 	case t.Record != "" && t.Stencil == nil:
 		return nil, wrong("Record", "", "the runs of a stencil are kept; give one")
 	case t.Stencil == nil && name.Kind != Replay:
@@ -133,6 +131,9 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	}
 	if err != nil {
 		return nil, errors.Join(err, tg.Close())
+	}
+	if t.Strategy == "cstuner" && len(tg.Problem.Variants) > 1 {
+		return nil, errors.Join(wrong("OCs", "", "cstuner searches the space of one OC; choose it"), tg.Close())
 	}
 	tg.Searched = len(tg.Problem.Variants)
 	if n := t.Options.Variants; tg.strategy.Reads(tuner.OptionVariants) && n > 0 && n < tg.Searched {
@@ -394,4 +395,57 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 	tr := tuner.TransferFrom(others)
 	notef(tg.tune.Notes, "prior: %s's times on %s, predicted from %s\n", tg.Kernel, tg.GPU.Name, tr.What)
 	return tr, nil
+}
+
+// Check refuses, before anything is opened, a budget, a strategy or strategy options that
+// cannot be used, and a record of runs that are not worth keeping.
+func (t Tune) Check() error {
+	switch {
+	case t.Budget.Evaluations < 0:
+		return wrong("Budget", fmt.Sprint(t.Budget.Evaluations), "must not be negative (0: no limit)")
+	case t.Budget.Time < 0:
+		return wrong("Time", t.Budget.Time.String(), "must not be negative (0: no limit)")
+	}
+	if name, err := ParseEvaluator(t.Evaluator); err == nil && t.Record != "" && name.Kind != CUDA && name.Kind != Sim {
+		return wrong("Record", "", "keeps the runs of cuda or sim only; %s runs nothing worth keeping", name.Kind)
+	}
+	if s, known := tuner.LookupStrategy(t.Strategy); known && t.Prior != "" && !s.Reads(tuner.OptionPrior) {
+		return wrong("Prior", "", "is used by %s, not %s", StrategiesReading(tuner.OptionPrior), t.Strategy)
+	}
+	return checkOptions(t.Strategy, t.Options)
+}
+
+// checkOptions refuses the options that strategy name reads and cannot use, and a batch
+// given to a strategy that sizes its own.
+func checkOptions(name string, o tuner.Options) error {
+	s, known := tuner.LookupStrategy(name)
+	switch {
+	case o.Batch < 0:
+		return wrong("Batch", fmt.Sprint(o.Batch), "use 0 (the strategy's own) or more")
+	case o.Batch > 0 && known && !s.Reads(tuner.OptionBatch):
+		return wrong("Batch", fmt.Sprint(o.Batch), "sets the round of %s; %s sizes its own", StrategiesReading(tuner.OptionBatch), name)
+	case !known:
+		return wrong("Strategy", fmt.Sprintf("%q", name), "use %s", JoinList(StrategyNames(nil), "or"))
+	}
+	if s.Reads(tuner.OptionModel) {
+		if _, err := tuner.ParseModel(string(o.Model)); err != nil {
+			return &SettingError{Field: "Model", Err: err, Wrong: true}
+		}
+	}
+	switch {
+	case s.Reads(tuner.OptionPickRatio) && !(o.PickRatio > 0 && o.PickRatio <= 1): // NaN too
+		return wrong("PickRatio", fmt.Sprint(o.PickRatio), "must lie in (0, 1]")
+	case s.Reads(tuner.OptionCutRatio) && !(o.CutRatio >= 0 && o.CutRatio < 1):
+		return wrong("CutRatio", fmt.Sprint(o.CutRatio), "must lie in [0, 1)")
+	case s.Reads(tuner.OptionInitial) && o.Initial < 1:
+		return wrong("Initial", fmt.Sprint(o.Initial), "must be at least 1")
+	case s.Reads(tuner.OptionVariants) && o.Variants < 1:
+		return wrong("Variants", fmt.Sprint(o.Variants), "must be at least 1")
+	}
+	return nil
+}
+
+// StrategiesReading names the strategies that read option o, as "random and bayes".
+func StrategiesReading(o tuner.Option) string {
+	return JoinList(StrategyNames(func(s tuner.Strategy) bool { return !s.Reads(o) }), "and")
 }
