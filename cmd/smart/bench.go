@@ -7,13 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"time"
 
 	"smart"
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/internal/atomicfile"
 )
 
 // benchHelp is the description of --help, with examples.
@@ -41,25 +39,16 @@ Examples:
   smart bench data/stencils/j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two   # needs a GPU
   smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1   # needs a GPU; takes hours`
 
-// benchOpts are the flags of the command.
+// benchOpts are the flags of the command that app.Bench does not hold as given.
 type benchOpts struct {
+	b           app.Bench
 	random      int
 	dims        int
 	orderMax    int
-	seed        uint64
-	samples     int
 	ocList      string
-	backend     string
-	gpuName     string
-	deviceIdx   int
 	catalogFile string
-	out         string
 	shardFlag   string
-	batch       int
-	stopAfter   time.Duration
-	reps        int
 	cutFactor   float64
-	buildDir    string
 	dryRun      bool
 	asJSON      bool
 	settings    repeatedFlag
@@ -69,20 +58,20 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.random, "random", 0, "draw this many random stencils (StencilMART Algorithm 1) instead of reading files")
 	fs.IntVar(&o.dims, "dims", 3, "dimensions of the random stencils, 2 or 3")
 	fs.IntVar(&o.orderMax, "order-max", smart.DefaultMaxOrder, "largest order of the random stencils; orders 1 to this are drawn in turn")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random stencils and of the settings drawn")
-	fs.IntVar(&o.samples, "samples", 20, "settings drawn per stencil and OC")
+	fs.Uint64Var(&o.b.Seed, "seed", 1, "seed of the random stencils and of the settings drawn")
+	fs.IntVar(&o.b.Samples, "samples", 20, "settings drawn per stencil and OC")
 	fs.StringVar(&o.ocList, "oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
-	fs.StringVar(&o.backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	fs.StringVar(&o.gpuName, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
-	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU to measure on (cuda)")
+	fs.StringVar(&o.b.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&o.b.GPU, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.IntVar(&o.b.CUDA.Device, "device", 0, "NVML index of the GPU to measure on (cuda)")
 	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
-	fs.StringVar(&o.out, "out", "", "data set directory (created, or resumed when it holds this run)")
+	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
 	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
-	fs.IntVar(&o.batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	fs.DurationVar(&o.stopAfter, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
-	fs.IntVar(&o.reps, "reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
+	fs.IntVar(&o.b.Batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
+	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
+	fs.IntVar(&o.b.CUDA.Reps, "reps", 5, "timed samples per variant (cuda; at least 5), after its checked run")
 	fs.Float64Var(&o.cutFactor, "cut", 3, "cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
-	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.StringVar(&o.b.CUDA.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
 	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
 }
@@ -109,7 +98,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	bg, err := b.Open(ctx)
 	if err != nil {
-		return settingFlag(err, map[string]string{"GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir"})
+		return benchFlags(err)
 	}
 	defer bg.Close()
 	if o.dryRun {
@@ -136,34 +125,23 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// check refuses flags that cannot work together, before any file is read.
-func (o *benchOpts) check(fs *flag.FlagSet) error {
-	switch {
-	case len(o.settings) > 0 && flagsGiven(fs, "samples"):
-		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
-	case o.out == "":
-		return usagef("--out DIR is required: the data set directory")
-	}
-	if err := atomicfile.CheckDir(o.out); err != nil {
-		return fmt.Errorf("--out: %w", err) // before drawing the settings, which can take minutes
-	}
-	switch {
-	case o.samples < 1:
-		return usagef("--samples is %d; draw at least 1 setting per OC", o.samples)
-	case o.batch < 0:
-		return usagef("--batch is %d; use 1 or more, or 0 for the backend's own", o.batch)
-	case o.cutFactor != 0 && o.cutFactor < 1.5:
-		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", o.cutFactor)
-	case o.stopAfter < 0:
-		return usagef("--time is %v; give a positive duration such as 9m", o.stopAfter)
-	}
-	return nil
+// benchFlags names the flag of a setting app.Bench refused.
+func benchFlags(err error) error {
+	return settingFlag(err, map[string]string{"Out": "--out", "Samples": "--samples", "Batch": "--batch", "Cut": "--cut",
+		"Time": "--time", "Backend": "--backend", "GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir"})
 }
 
 // bench checks the flags and reads the stencils into the benchmark they describe.
 func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, error) {
-	if err := o.check(fs); err != nil {
-		return app.Bench{}, err
+	switch {
+	case len(o.settings) > 0 && flagsGiven(fs, "samples"):
+		return app.Bench{}, usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
+	case o.b.Out == "":
+		return app.Bench{}, usagef("--out DIR is required: the data set directory")
+	}
+	o.b.CUDA.Cut = cmp.Or(o.cutFactor, -1)
+	if err := o.b.Check(); err != nil {
+		return app.Bench{}, benchFlags(err)
 	}
 	shard, err := dataset.ParseShard(o.shardFlag)
 	if err != nil {
@@ -184,7 +162,7 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 			return app.Bench{}, usagef("--setting: %v", err)
 		}
 	}
-	stencils, err := benchStencils(e, paths, o.random, o.dims, o.orderMax, o.seed)
+	stencils, err := benchStencils(e, paths, o.random, o.dims, o.orderMax, o.b.Seed)
 	if err != nil {
 		return app.Bench{}, err
 	}
@@ -192,16 +170,13 @@ func (o *benchOpts) bench(e *env, fs *flag.FlagSet, paths []string) (app.Bench, 
 	if err != nil {
 		return app.Bench{}, err
 	}
-	switch {
-	case o.backend != app.Sim && o.backend != app.CUDA:
-		return app.Bench{}, usagef("--backend is %q; use cuda or sim", o.backend)
-	case o.backend == app.Sim && o.gpuName == "":
-		o.gpuName = app.DefaultSimGPU
+	if o.b.Backend == app.Sim && o.b.GPU == "" {
+		o.b.GPU = app.DefaultSimGPU
 		fmt.Fprintf(e.stderr, "simulating the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
 	}
-	return app.Bench{Stencils: stencils, OCs: ocs, Samples: o.samples, Seed: o.seed, Settings: variants, Shard: shard,
-		Backend: o.backend, GPU: o.gpuName, Catalog: cat, Out: o.out, Batch: o.batch, Time: o.stopAfter, Notes: e.stderr,
-		CUDA: app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir, Cut: cmp.Or(o.cutFactor, -1)}}, nil
+	b := o.b
+	b.Stencils, b.OCs, b.Settings, b.Shard, b.Catalog, b.Notes = stencils, ocs, variants, shard, cat, e.stderr
+	return b, nil
 }
 
 // repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold

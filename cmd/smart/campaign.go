@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"smart/app"
 	"smart/campaign"
@@ -57,49 +56,36 @@ is never rewritten (data sets name it by its hash). The default campaign takes a
 Example:
   smart campaign plan --per-dims 1 --out small-campaign`
 
-// campaignPlanOpts are the flags of the command.
-type campaignPlanOpts struct {
-	out       string
-	perDims   int
-	maxOrder  int
-	seed      uint64
-	uniform   int
-	predicted int
-	gpuName   string
-}
-
-func (o *campaignPlanOpts) register(fs *flag.FlagSet, def campaign.Spec) {
-	fs.StringVar(&o.out, "out", "", "new manifest directory")
-	fs.IntVar(&o.perDims, "per-dims", def.PerDims, "random stencils of each dimensionality")
-	fs.IntVar(&o.maxOrder, "max-order", def.MaxOrder, "orders 1 to this, in equal shares")
-	fs.Uint64Var(&o.seed, "seed", def.Seed, "seed of the stencils and of the uniform draws")
-	fs.IntVar(&o.uniform, "uniform", def.Uniform, "settings drawn uniformly per stencil and OC")
-	fs.IntVar(&o.predicted, "predicted", def.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
-	fs.StringVar(&o.gpuName, "gpu", def.GPU, "GPU whose limits bound the settings and whose model predicts")
+// registerSpec fills spec from the flags, its values the defaults.
+func registerSpec(fs *flag.FlagSet, spec *campaign.Spec) {
+	fs.IntVar(&spec.PerDims, "per-dims", spec.PerDims, "random stencils of each dimensionality")
+	fs.IntVar(&spec.MaxOrder, "max-order", spec.MaxOrder, "orders 1 to this, in equal shares")
+	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed of the stencils and of the uniform draws")
+	fs.IntVar(&spec.Uniform, "uniform", spec.Uniform, "settings drawn uniformly per stencil and OC")
+	fs.IntVar(&spec.Predicted, "predicted", spec.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
+	fs.StringVar(&spec.GPU, "gpu", spec.GPU, "GPU whose limits bound the settings and whose model predicts")
 }
 
 func runCampaignPlan(ctx context.Context, e *env, args []string) error {
-	var o campaignPlanOpts
 	fs := newFlags(e, "campaign plan", "--out DIR [flags]", campaignPlanHelp)
-	def := campaign.DefaultSpec()
-	o.register(fs, def)
+	out := fs.String("out", "", "new manifest directory")
+	spec := campaign.DefaultSpec()
+	registerSpec(fs, &spec)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.out == "" {
+	if *out == "" {
 		return usagef("--out DIR is required: the new manifest's directory")
 	}
-	if err := atomicfile.CheckDir(o.out); err != nil {
+	if err := atomicfile.CheckDir(*out); err != nil {
 		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
 	}
-	spec := def
-	spec.PerDims, spec.MaxOrder, spec.Seed, spec.Uniform, spec.Predicted, spec.GPU = o.perDims, o.maxOrder, o.seed, o.uniform, o.predicted, o.gpuName
 	bar := newProgress(e, "drawing the campaign", 1)
-	m, err := app.PlanCampaign(ctx, spec, o.out, func(done, total int) { bar.total = total; bar.Update(done) })
+	m, err := app.PlanCampaign(ctx, spec, *out, func(done, total int) { bar.total = total; bar.Update(done) })
 	if err != nil {
 		return settingFlag(err, map[string]string{"GPU": "--gpu"})
 	}
-	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", o.out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
+	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", *out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
 	return nil
 }
 
@@ -117,67 +103,51 @@ Examples:
   smart campaign plan --per-dims 2 --out try-campaign
   smart campaign run --manifest try-campaign --backend sim --gpu h100-sxm --out try-campaign-sim --time 30s`
 
-// campaignRunOpts are the flags of the command.
-type campaignRunOpts struct {
-	manifestDir string
-	out         string
-	backend     string
-	gpuName     string
-	deviceIdx   int
-	stopAfter   time.Duration
-	reps        int
-	cutFactor   float64
-	buildDir    string
-	asJSON      bool
+// registerCampaign fills c from the flags; cut is --cut, where 0 is never.
+func registerCampaign(fs *flag.FlagSet, c *app.Campaign, cut *float64) {
+	fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
+	fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&c.GPU, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
+	fs.IntVar(&c.CUDA.Device, "device", 0, "NVML index of the GPU to measure on (cuda)")
+	fs.DurationVar(&c.Time, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
+	fs.IntVar(&c.CUDA.Reps, "reps", 5, "timed samples per variant measured in full (cuda; at least 5)")
+	fs.Float64Var(cut, "cut", 3, "cuda: cut variants over this many times their stencil's fastest so far; 0: never")
+	fs.StringVar(&c.CUDA.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 }
 
-func (o *campaignRunOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.manifestDir, "manifest", defaultManifest, "campaign manifest directory")
-	fs.StringVar(&o.out, "out", "", "data set directory (default data/measured/GPU/campaign)")
-	fs.StringVar(&o.backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	fs.StringVar(&o.gpuName, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
-	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU to measure on (cuda)")
-	fs.DurationVar(&o.stopAfter, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
-	fs.IntVar(&o.reps, "reps", 5, "timed samples per variant measured in full (cuda; at least 5)")
-	fs.Float64Var(&o.cutFactor, "cut", 3, "cuda: cut variants over this many times their stencil's fastest so far; 0: never")
-	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	fs.BoolVar(&o.asJSON, "json", false, "print the call's summary as JSON")
+// campaignFlags names the flag of a setting app.Campaign refused.
+func campaignFlags(err error) error {
+	return settingFlag(err, map[string]string{"Time": "--time", "Cut": "--cut", "Backend": "--backend", "GPU": "--gpu", "BuildDir": "--build-dir"})
 }
 
 func runCampaignRun(ctx context.Context, e *env, args []string) error {
-	var o campaignRunOpts
+	var c app.Campaign
+	var cut float64
 	fs := newFlags(e, "campaign run", "[flags]", campaignRunHelp)
-	o.register(fs)
+	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
+	registerCampaign(fs, &c, &cut)
+	asJSON := fs.Bool("json", false, "print the call's summary as JSON")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case o.stopAfter < 0:
-		return usagef("--time is %v; give a positive duration such as 9m", o.stopAfter)
-	case o.cutFactor != 0 && o.cutFactor < 1.5:
-		return usagef("--cut is %v; give 0 (never) or a factor of at least 1.5, such as 3", o.cutFactor)
+	c.CUDA.Cut = cmp.Or(cut, -1)
+	if err := c.Check(); err != nil {
+		return campaignFlags(err)
 	}
-	m, err := campaign.Load(o.manifestDir)
+	m, err := campaign.Load(*manifestDir)
 	if err != nil {
 		return err
 	}
-	switch {
-	case o.backend != app.Sim && o.backend != app.CUDA:
-		return usagef("--backend is %q; use cuda or sim", o.backend)
-	case o.backend == app.Sim && o.gpuName == "":
-		return usagef("--gpu is required with --backend sim: the GPU to simulate (smart gpus lists them)")
-	}
 	bar := newProgress(e, "campaign", len(m.Items()))
-	call, runErr := app.Campaign{Manifest: m, Backend: o.backend, GPU: o.gpuName, Out: o.out, Time: o.stopAfter, Notes: e.stderr,
-		CUDA:     app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir, Cut: cmp.Or(o.cutFactor, -1)},
-		Progress: func(done, _ int) { bar.Update(done) }}.Run(ctx)
+	c.Manifest, c.Notes, c.Progress = m, e.stderr, func(done, _ int) { bar.Update(done) }
+	call, runErr := c.Run(ctx)
 	if call.Out == "" { // the backend did not open
-		return settingFlag(runErr, map[string]string{"GPU": "--gpu", "BuildDir": "--build-dir"})
+		return campaignFlags(runErr)
 	}
 	if call.Stopped {
 		bar.Stop(0)
 	}
-	if err := printCampaignCall(e, call.Report(m, runErr), o.asJSON); err != nil {
+	if err := printCampaignCall(e, call.Report(m, runErr), *asJSON); err != nil {
 		return err
 	}
 	if runErr != nil {

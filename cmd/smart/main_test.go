@@ -58,7 +58,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"show", "-", "-"}, "given twice"},
 		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
-		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel is -1"},
+		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel -1: give 0"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--batch", "8"}, "iterml sizes its own"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--cut-ratio", "NaN"}, "--cut-ratio"},
 	} {

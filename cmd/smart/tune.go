@@ -50,59 +50,43 @@ Examples:
   smart tune data/stencils/j3d7pt.json --evaluator cuda --method pipeline --classifier select-a100.model --budget 200 --emit best.cu   # needs a GPU; takes minutes
   smart tune data/stencils/j3d7pt.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/j3d7pt-tune   # needs a GPU; takes minutes`
 
-// tuneOpts are the flags of the command.
+// tuneOpts are the flags of the command that app.Tune does not hold as given.
 type tuneOpts struct {
-	gpuName   string
-	method    string
-	evalFlag  string
-	budget    int
-	timeLimit time.Duration
-	seed      uint64
+	t         app.Tune
 	ocList    string
-	clfPath   string
-	surFlag   string
-	variants  int
-	modelName string
-	pickRatio float64
-	cutRatio  float64
-	initial   int
-	batch     int
 	asJSON    bool
 	tracePath string
 	emitPath  string
 	force     bool
 	catFile   string
-	reps      int
-	deviceIdx int
-	buildDir  string
-	recordDir string
 }
 
 func (o *tuneOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
-	fs.StringVar(&o.method, "method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
-	fs.StringVar(&o.evalFlag, "evaluator", "", "cuda, sim, model:PATH or replay:PATH")
-	fs.IntVar(&o.budget, "budget", 200, "most evaluations, failed ones included (0: no limit)")
-	fs.DurationVar(&o.timeLimit, "time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of every random choice of the search")
+	t := &o.t
+	fs.StringVar(&t.GPU, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.StringVar(&t.Strategy, "method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
+	fs.StringVar(&t.Evaluator, "evaluator", "", "cuda, sim, model:PATH or replay:PATH")
+	fs.IntVar(&t.Budget.Evaluations, "budget", 200, "most evaluations, failed ones included (0: no limit)")
+	fs.DurationVar(&t.Budget.Time, "time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
+	fs.Uint64Var(&t.Seed, "seed", 1, "seed of every random choice of the search")
 	fs.StringVar(&o.ocList, "oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
-	fs.StringVar(&o.clfPath, "classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
-	fs.StringVar(&o.surFlag, "surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
-	fs.IntVar(&o.variants, "variants", 2, "ranked OCs the pipeline searches")
-	fs.StringVar(&o.modelName, "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
-	fs.Float64Var(&o.pickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
-	fs.Float64Var(&o.cutRatio, "cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
-	fs.IntVar(&o.initial, "initial", 128, "random settings csTuner measures first")
-	fs.IntVar(&o.batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
+	fs.StringVar(&t.Classifier, "classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
+	fs.StringVar(&t.Prior, "surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs):\nranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
+	fs.IntVar(&t.Options.Variants, "variants", 2, "ranked OCs the pipeline searches")
+	fs.StringVar((*string)(&t.Options.Model), "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
+	fs.Float64Var(&t.Options.PickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
+	fs.Float64Var(&t.Options.CutRatio, "cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
+	fs.IntVar(&t.Options.Initial, "initial", 128, "random settings csTuner measures first")
+	fs.IntVar(&t.Options.Batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as one JSON object")
 	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
 	fs.StringVar(&o.emitPath, "emit", "", "write the CUDA source of the best stencil setting to this file")
 	fs.BoolVar(&o.force, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the built-in one")
-	fs.IntVar(&o.reps, "reps", 5, "timed runs per variant (cuda)")
-	fs.IntVar(&o.deviceIdx, "device", 0, "NVML index of the GPU (cuda)")
-	fs.StringVar(&o.buildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	fs.StringVar(&o.recordDir, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
+	fs.IntVar(&t.CUDA.Reps, "reps", 5, "timed runs per variant (cuda)")
+	fs.IntVar(&t.CUDA.Device, "device", 0, "NVML index of the GPU (cuda)")
+	fs.StringVar(&t.CUDA.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.StringVar(&t.Record, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -122,7 +106,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		return tuneFlags(err)
 	}
 	defer tg.Close()
-	if err := checkTuneRun(e, tg, o.method, o.surFlag, o.tracePath, o.emitPath, o.force); err != nil {
+	if err := checkTuneRun(e, tg, o.tracePath, o.emitPath, o.force); err != nil {
 		return err
 	}
 	return o.search(ctx, e, tg)
@@ -133,35 +117,28 @@ func (o *tuneOpts) tune(e *env, files []string) (app.Tune, error) {
 	switch {
 	case len(files) > 1:
 		return app.Tune{}, usagef("give at most one stencil file")
-	case o.evalFlag == "":
+	case o.t.Evaluator == "":
 		return app.Tune{}, usagef("give the evaluator with --evaluator: cuda, sim, model:PATH or replay:PATH")
-	case o.budget < 0 || o.timeLimit < 0:
-		return app.Tune{}, usagef("--budget and --time must not be negative")
 	}
-	name, err := app.ParseEvaluator(o.evalFlag)
+	name, err := app.ParseEvaluator(o.t.Evaluator)
 	if err != nil {
 		return app.Tune{}, evaluatorUsage(err)
 	}
+	// The settings before any file is opened, so that a misspelt method costs nothing.
+	if err := o.t.Check(); err != nil {
+		return app.Tune{}, tuneFlags(err)
+	}
 	switch {
-	case o.recordDir != "" && name.Kind != app.CUDA && name.Kind != app.Sim:
-		return app.Tune{}, usagef("--record keeps the runs of --evaluator cuda or sim; %s runs nothing worth keeping", name.Kind)
-	case o.recordDir != "" && len(files) == 0:
+	case o.t.Record != "" && len(files) == 0:
 		return app.Tune{}, usagef("--record keeps the runs of a stencil; give a stencil file")
 	case len(files) == 0 && name.Kind != app.Replay:
 		return app.Tune{}, usagef("give a stencil file, or tune a Kernel Tuner cache with --evaluator replay:CACHE")
 	}
-	// The method before any file is opened, so that a misspelt one costs nothing.
-	opts, err := methodOptions(o.method, o.modelName, o.pickRatio, o.cutRatio, o.initial, o.variants, o.batch)
-	if err != nil {
+	t := o.t
+	if t.Catalog, err = catalog.Load(o.catFile); err != nil {
 		return app.Tune{}, err
 	}
-	cat, err := catalog.Load(o.catFile)
-	if err != nil {
-		return app.Tune{}, err
-	}
-	t := app.Tune{Evaluator: o.evalFlag, GPU: o.gpuName, Strategy: o.method, Options: opts, Classifier: o.clfPath,
-		Prior: o.surFlag, Budget: tuner.Budget{Evaluations: o.budget, Time: o.timeLimit}, Seed: o.seed, Record: o.recordDir,
-		Catalog: cat, CUDA: app.CUDAOptions{Device: o.deviceIdx, Reps: o.reps, BuildDir: o.buildDir}, Notes: e.stderr}
+	t.Notes = e.stderr
 	if len(files) > 0 {
 		t.Stencil, t.OCs, err = tuneStencil(e, files[0], o.ocList, name.Kind, &t.GPU)
 	}
@@ -180,13 +157,13 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 		bar.Stop(res.Evaluations) // the search ended before the budget
 	}
 	if err != nil && tg.Recording() {
-		err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, o.recordDir)
+		err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, o.t.Record)
 	}
 	interrupted := errors.Is(err, context.Canceled) && res.Evaluations > 0
 	if err != nil && !interrupted {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
 	}
-	return tuneResult(e, tg, res, err, o.asJSON, o.tracePath, o.emitPath, o.timeLimit)
+	return tuneResult(e, tg, res, err, o.asJSON, o.tracePath, o.emitPath, o.t.Budget.Time)
 }
 
 // tuneResult prints the result, then writes the trace and the kernel: a file that cannot be
@@ -237,16 +214,9 @@ func tuneStencil(e *env, file, ocList, kind string, gpu *string) (*smart.Stencil
 	return st, ocs, nil
 }
 
-// checkTuneRun refuses, before the search, what the opened problem cannot do, and says which
+// checkTuneRun refuses, before the search, what the opened problem cannot write, and says which
 // OCs the pipeline searches.
-func checkTuneRun(e *env, tg *app.Tuning, method, surrogate, tracePath, emitPath string, force bool) error {
-	s, _ := tuner.LookupStrategy(method) // Open found it
-	switch {
-	case method == "cstuner" && len(tg.Problem.Variants) > 1:
-		return usagef("--method cstuner searches the space of one OC; choose it with --oc")
-	case surrogate != "" && !s.Reads(tuner.OptionPrior):
-		return usagef("--surrogate is used by --method %s, not %s", strategiesReading(tuner.OptionPrior), method)
-	}
+func checkTuneRun(e *env, tg *app.Tuning, tracePath, emitPath string, force bool) error {
 	if n := len(tg.Problem.Variants); tg.Searched < n {
 		how := "in the order given; rank them with --classifier embedded or MODEL, or choose them with --oc"
 		if tg.Ranker != "" {
@@ -274,7 +244,9 @@ func checkTuneRun(e *env, tg *app.Tuning, method, surrogate, tracePath, emitPath
 // tuneFlags names the flag of a setting app.Tune refused.
 func tuneFlags(err error) error {
 	return settingFlag(err, map[string]string{"GPU": "--gpu", "Evaluator": "--evaluator", "Prior": "--surrogate",
-		"Classifier": "--classifier", "Record": "--record", "BuildDir": "--build-dir"})
+		"Classifier": "--classifier", "Record": "--record", "BuildDir": "--build-dir", "Budget": "--budget", "Time": "--time",
+		"Strategy": "--method", "Batch": "--batch", "Model": "--model", "PickRatio": "--pick-ratio", "CutRatio": "--cut-ratio",
+		"Initial": "--initial", "Variants": "--variants", "OCs": "--oc"})
 }
 
 // evaluatorUsage says in the words of --evaluator what is wrong with its name.
@@ -306,41 +278,6 @@ func noneRan(res tuner.Result, timeLimit time.Duration) error {
 		why += ": " + f.Error
 	}
 	return fmt.Errorf("%s: no setting ran successfully in %d evaluations (stopped: %s); the first failure: %s", res.Method, res.Evaluations, res.Stop, why)
-}
-
-// methodOptions checks the options of the strategy name that its flags set.
-func methodOptions(name, model string, pick, cut float64, initial, variants, batch int) (tuner.Options, error) {
-	s, known := tuner.LookupStrategy(name)
-	o := tuner.Options{Batch: batch, PickRatio: pick, CutRatio: cut, Initial: initial, Variants: variants}
-	switch {
-	case batch < 0:
-		return o, usagef("--batch is %d; use 0 (the method's own) or more", batch)
-	case batch > 0 && !s.Reads(tuner.OptionBatch):
-		return o, usagef("--batch sets the round of %s; %s sizes its own", strategiesReading(tuner.OptionBatch), name)
-	case !known:
-		return o, usagef("--method %q: use %s", name, app.JoinList(app.StrategyNames(nil), "or"))
-	}
-	if s.Reads(tuner.OptionModel) {
-		mdl, err := tuner.ParseModel(model)
-		if err != nil {
-			return o, usagef("--model: %v", err)
-		}
-		o.Model = mdl
-	}
-	switch {
-	case s.Reads(tuner.OptionPickRatio) && !(pick > 0 && pick <= 1), s.Reads(tuner.OptionCutRatio) && !(cut >= 0 && cut < 1): // NaN too
-		return o, usagef("--pick-ratio must lie in (0, 1] and --cut-ratio in [0, 1)")
-	case s.Reads(tuner.OptionInitial) && initial < 1:
-		return o, usagef("--initial must be at least 1")
-	case s.Reads(tuner.OptionVariants) && variants < 1:
-		return o, usagef("--variants must be at least 1")
-	}
-	return o, nil
-}
-
-// strategiesReading names the strategies that read option o, as "random and bayes".
-func strategiesReading(o tuner.Option) string {
-	return app.JoinList(app.StrategyNames(func(s tuner.Strategy) bool { return !s.Reads(o) }), "and")
 }
 
 func printTune(e *env, r app.TuneReport, asJSON bool) error {

@@ -264,7 +264,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"tune", "--evaluator", "sim"}, 2, "give a stencil file"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "annealing"}, 2, "--method"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "gpu"}, 2, "use cuda, sim"},
-		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--batch", "-1"}, 2, "--batch is -1"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--batch", "-1"}, 2, "--batch -1: use 0"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", "BASE,ST", "--method", "cstuner"}, 2, "searches the space of one OC"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--oc", ""}, 2, `the list "" has an empty name`}, // not BASE alone
 		{[]string{"verify", "j3d7pt", "--oc", "BASE,,ST"}, 2, `the list "BASE,,ST" has an empty name`},

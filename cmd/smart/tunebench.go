@@ -35,34 +35,29 @@ Examples:
   smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --methods random,cstuner,bayes --seeds 5 --ratios ""
   smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz   # takes minutes`
 
-// tuneBenchOpts are the flags of the command.
+// tuneBenchOpts are the flags of the command that app.TuneBench does not hold as given.
 type tuneBenchOpts struct {
-	methods     string
-	seeds       int
-	firstSeed   uint64
-	randomSeeds int
-	budget      int
-	share       float64
-	ratios      string
-	simStencil  string
-	gpuName     string
-	ocName      string
-	parallel    int
-	asJSON      bool
+	b          app.TuneBench
+	methods    string
+	ratios     string
+	simStencil string
+	gpuName    string
+	ocName     string
+	asJSON     bool
 }
 
 func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.methods, "methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
-	fs.IntVar(&o.seeds, "seeds", 20, "seeds per strategy and data set")
-	fs.Uint64Var(&o.firstSeed, "first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
-	fs.IntVar(&o.randomSeeds, "random-seeds", 100, "seeds of random sampling, which is cheap")
-	fs.IntVar(&o.budget, "budget", 2000, "most evaluations of one search")
-	fs.Float64Var(&o.share, "share", 0.95, "the goal: best <= optimum/share")
+	fs.IntVar(&o.b.Seeds, "seeds", 20, "seeds per strategy and data set")
+	fs.Uint64Var(&o.b.FirstSeed, "first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
+	fs.IntVar(&o.b.RandomSeeds, "random-seeds", 100, "seeds of random sampling, which is cheap")
+	fs.IntVar(&o.b.Budget, "budget", 2000, "most evaluations of one search")
+	fs.Float64Var(&o.b.Share, "share", 0.95, "the goal: best <= optimum/share")
 	fs.StringVar(&o.ratios, "ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
 	fs.StringVar(&o.simStencil, "sim", "", "also compare on this stencil's space under the analytic model")
 	fs.StringVar(&o.gpuName, "gpu", app.DefaultSimGPU, "GPU of the simulated stencil")
 	fs.StringVar(&o.ocName, "oc", "ST_TB", "OC of the simulated stencil")
-	fs.IntVar(&o.parallel, "parallel", 0, "searches run at once (0: one per CPU)")
+	fs.IntVar(&o.b.Parallel, "parallel", 0, "searches run at once (0: one per CPU)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 }
 
@@ -74,7 +69,7 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	contenders, ratioList, err := o.check(files)
+	contenders, err := o.check(files)
 	if err != nil {
 		return err
 	}
@@ -91,10 +86,11 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(ratioList) > 0 && stopped == nil {
-		bar := newProgress(e, "standards", len(cases)*2*o.seeds*len(ratioList))
+	b := o.b
+	if len(b.Ratios) > 0 && stopped == nil {
+		bar := newProgress(e, "standards", len(cases)*2*b.Seeds*len(b.Ratios))
 		n := 0
-		if out.Standards, err = app.Standards(ctx, cases, ratioList, o.seeds, o.firstSeed, o.budget, o.parallel, func() { n++; bar.Update(n) }); err != nil {
+		if out.Standards, err = app.Standards(ctx, cases, b.Ratios, b.Seeds, b.FirstSeed, b.Budget, b.Parallel, func() { n++; bar.Update(n) }); err != nil {
 			return err
 		}
 	}
@@ -111,33 +107,24 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 }
 
 // check reads the flags into the compared strategies and the shares of the standards.
-func (o *tuneBenchOpts) check(files []string) ([]tuner.Contender, []float64, error) {
-	switch {
-	case len(files) == 0 && o.simStencil == "":
-		return nil, nil, usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
-	case o.seeds < 1 || o.randomSeeds < 1 || o.budget < 1:
-		return nil, nil, usagef("--seeds, --random-seeds and --budget must be at least 1")
-	case o.parallel < 0:
-		return nil, nil, usagef("--parallel is %d; give 0 (one search per CPU) or more", o.parallel)
-	case !(o.share > 0 && o.share <= 1):
-		return nil, nil, usagef("--share must lie in (0, 1]")
+func (o *tuneBenchOpts) check(files []string) ([]tuner.Contender, error) {
+	if len(files) == 0 && o.simStencil == "" {
+		return nil, usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
 	}
-	contenders, err := app.Contenders(strings.Split(strings.ReplaceAll(o.methods, " ", ""), ","), o.seeds, o.randomSeeds, o.firstSeed)
-	var ne *app.NameError
-	if errors.As(err, &ne) {
-		return nil, nil, usagef("--methods: unknown strategy %q; use %s", ne.Name, app.JoinList(ne.Known, "or"))
-	} else if err != nil {
-		return nil, nil, err
-	}
-	var ratioList []float64
+	o.b.Methods = strings.Split(strings.ReplaceAll(o.methods, " ", ""), ",")
 	for _, f := range strings.FieldsFunc(o.ratios, func(r rune) bool { return r == ',' }) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, nil, usagef("--ratios: %q is not a share in (0, 1]", f)
+		if err != nil {
+			return nil, usagef("--ratios: %q is not a share in (0, 1]", f)
 		}
-		ratioList = append(ratioList, v)
+		o.b.Ratios = append(o.b.Ratios, v)
 	}
-	return contenders, ratioList, nil
+	contenders, err := o.b.Check()
+	if err != nil {
+		return nil, settingFlag(err, map[string]string{"Seeds": "--seeds", "RandomSeeds": "--random-seeds", "Budget": "--budget",
+			"Parallel": "--parallel", "Share": "--share", "Ratios": "--ratios", "Methods": "--methods"})
+	}
+	return contenders, nil
 }
 
 // compare runs the contenders on the cases; stopped reports an interruption, after which the
@@ -149,7 +136,7 @@ func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, c
 	}
 	bar := newProgress(e, "searches", tuner.Searches(tcs, contenders))
 	n := 0
-	reach, err := tuner.Compare(ctx, tcs, contenders, o.budget, o.share, o.parallel, func() { n++; bar.Update(n) })
+	reach, err := tuner.Compare(ctx, tcs, contenders, o.b.Budget, o.b.Share, o.b.Parallel, func() { n++; bar.Update(n) })
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			return app.Comparison{}, nil, err
@@ -160,7 +147,7 @@ func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, c
 			n, tuner.Searches(tcs, contenders), len(complete), len(reach), err)
 		reach = complete
 	}
-	return app.NewComparison(o.share, o.budget, cases, reach), stopped, nil
+	return app.NewComparison(o.b.Share, o.b.Budget, cases, reach), stopped, nil
 }
 
 // tuneBenchCases opens the Kernel Tuner caches and the simulated stencil's space.
