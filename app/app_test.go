@@ -260,7 +260,7 @@ func TestTuneRefuses(t *testing.T) {
 		tune  Tune
 		field string // "": a NameError
 	}{
-		{"unknown strategy", with(func(t *Tune) { t.Strategy = "nope" }), ""},
+		{"unknown strategy", with(func(t *Tune) { t.Strategy = "nope" }), "Strategy"},
 		{"unknown evaluator", with(func(t *Tune) { t.Evaluator = "foo" }), ""},
 		{"record of a replay", with(func(t *Tune) { t.Evaluator, t.Record = Replay+":"+cache, record }), "Record"},
 		{"no stencil on sim", with(func(t *Tune) { t.Stencil = nil }), "Stencil"},

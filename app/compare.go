@@ -193,3 +193,35 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 	}
 	return out, nil
 }
+
+// Run compares contenders (from Check) on the cases, then, unless interrupted, measures
+// IterML's standards at b.Ratios. progress reports each stage's searches, "searches" then
+// "standards", from 0. An interrupted comparison keeps the rows whose every seed finished, and
+// its error wraps context.Canceled; interrupted standards return nothing.
+func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Contender, progress func(stage string, done, total int)) (Comparison, error) {
+	var tcs []tuner.Case
+	for _, c := range cases {
+		tcs = append(tcs, c.Case)
+	}
+	total, n := tuner.Searches(tcs, contenders), 0
+	progress("searches", n, total)
+	reach, err := tuner.Compare(ctx, tcs, contenders, b.Budget, b.Share, b.Parallel, func() { n++; progress("searches", n, total) })
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			return Comparison{}, err
+		}
+		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
+		err = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are kept: %w",
+			n, total, len(complete), len(reach), err)
+		return NewComparison(b.Share, b.Budget, cases, complete), err
+	}
+	out := NewComparison(b.Share, b.Budget, cases, reach)
+	if len(b.Ratios) > 0 {
+		total, n = len(cases)*2*b.Seeds*len(b.Ratios), 0
+		progress("standards", n, total)
+		if out.Standards, err = Standards(ctx, cases, b.Ratios, b.Seeds, b.FirstSeed, b.Budget, b.Parallel, func() { n++; progress("standards", n, total) }); err != nil {
+			return Comparison{}, err
+		}
+	}
+	return out, nil
+}

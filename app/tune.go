@@ -89,15 +89,6 @@ func StrategyNames(skip func(tuner.Strategy) bool) []string {
 	return names
 }
 
-// LookupStrategy is tuner.LookupStrategy with a *NameError for a name that names none.
-func LookupStrategy(name string) (tuner.Strategy, error) {
-	s, ok := tuner.LookupStrategy(name)
-	if !ok {
-		return s, &NameError{What: "strategy", Name: name, Known: StrategyNames(nil)}
-	}
-	return s, nil
-}
-
 // Open builds the problem: the stencil's spaces on the GPU (or the cache's), the evaluator,
 // the OCs ranked by the classifier. Close it.
 func (t Tune) Open(ctx context.Context) (*Tuning, error) {

@@ -82,28 +82,26 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 			return usagef("--methods %s needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)", c.Name)
 		}
 	}
-	out, stopped, err := o.compare(ctx, e, cases, contenders)
-	if err != nil {
-		return err
-	}
-	b := o.b
-	if len(b.Ratios) > 0 && stopped == nil {
-		bar := newProgress(e, "standards", len(cases)*2*b.Seeds*len(b.Ratios))
-		n := 0
-		if out.Standards, err = app.Standards(ctx, cases, b.Ratios, b.Seeds, b.FirstSeed, b.Budget, b.Parallel, func() { n++; bar.Update(n) }); err != nil {
-			return err
+	var bar *progress
+	out, err := o.b.Run(ctx, cases, contenders, func(stage string, done, total int) {
+		if bar == nil || bar.label != stage {
+			bar = newProgress(e, stage, total) // each stage starts from 0
+		} else {
+			bar.Update(done)
 		}
+	})
+	stopped := errors.Is(err, context.Canceled) && out.Cases != nil
+	switch {
+	case stopped:
+		bar.Stop(bar.done)
+		err = fmt.Errorf("%w; they are printed above", err)
+	case err != nil:
+		return err
 	}
 	if o.asJSON {
-		if err := writeJSON(e, out); err != nil {
-			return err
-		}
-		return stopped
+		return errors.Join(writeJSON(e, out), err)
 	}
-	if err := out.WriteTables(e.stdout); err != nil {
-		return err
-	}
-	return stopped
+	return errors.Join(out.WriteTables(e.stdout), err)
 }
 
 // check reads the flags into the compared strategies and the shares of the standards.
@@ -127,29 +125,6 @@ func (o *tuneBenchOpts) check(files []string) ([]tuner.Contender, error) {
 	return contenders, nil
 }
 
-// compare runs the contenders on the cases; stopped reports an interruption, after which the
-// rows whose every seed finished are kept.
-func (o *tuneBenchOpts) compare(ctx context.Context, e *env, cases []app.Case, contenders []tuner.Contender) (out app.Comparison, stopped, err error) {
-	var tcs []tuner.Case
-	for _, c := range cases {
-		tcs = append(tcs, c.Case)
-	}
-	bar := newProgress(e, "searches", tuner.Searches(tcs, contenders))
-	n := 0
-	reach, err := tuner.Compare(ctx, tcs, contenders, o.b.Budget, o.b.Share, o.b.Parallel, func() { n++; bar.Update(n) })
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			return app.Comparison{}, nil, err
-		}
-		bar.Stop(n)
-		complete := slices.DeleteFunc(slices.Clone(reach), func(r tuner.Reach) bool { return !r.Complete() })
-		stopped = fmt.Errorf("interrupted after %d of %d searches; the %d rows of %d whose seeds all finished are printed above: %w",
-			n, tuner.Searches(tcs, contenders), len(complete), len(reach), err)
-		reach = complete
-	}
-	return app.NewComparison(o.b.Share, o.b.Budget, cases, reach), stopped, nil
-}
-
 // tuneBenchCases opens the Kernel Tuner caches and the simulated stencil's space.
 func tuneBenchCases(ctx context.Context, e *env, files []string, sim, gpuName, ocName string) ([]app.Case, error) {
 	cases, err := app.KernelTunerCases(ctx, files, e.stderr)
@@ -164,13 +139,10 @@ func tuneBenchCases(ctx context.Context, e *env, files []string, sim, gpuName, o
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cat.Lookup(gpuName); err != nil {
-		return nil, usagef("--gpu: %w", err)
-	}
 	oc, err := smart.ParseCombination(ocName)
 	if err != nil {
 		return nil, usagef("--oc: %v", err)
 	}
 	c, err := app.SimulatedCase(ctx, st, oc, gpuName, cat)
-	return append(cases, c), err
+	return append(cases, c), settingFlag(err, map[string]string{"GPU": "--gpu"})
 }
