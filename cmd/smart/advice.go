@@ -23,6 +23,7 @@ func advice(cmd string, err error) string {
 		noModel  *predict.NoModelError
 		device   *app.UnknownDeviceError
 		fit      *app.DefaultSettingError
+		noGPU    *app.NoGPUNamedError
 	)
 	switch {
 	case errors.As(err, &device):
@@ -45,6 +46,8 @@ func advice(cmd string, err error) string {
 			a += " and pass it with --model"
 		}
 		return a
+	case errors.As(err, &noGPU):
+		return "; name it with --gpu"
 	case errors.As(err, &fit):
 		return "; give one that fits with --setting"
 	case errors.Is(err, tuner.ErrNotClassifier):
