@@ -2,9 +2,13 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 
+	"smart"
 	"smart/catalog"
+	"smart/dataset/gpuinfo"
+	"smart/generator"
 	"smart/models/kinds"
 	"smart/predict"
 )
@@ -31,4 +35,89 @@ func OpenPredictor(catalogFile string, modelFiles []string) (*predict.Predictor,
 		}
 	}
 	return p, nil
+}
+
+// PredictSettings are the predictor of smart predict and smart recommend, and the GPU that
+// predict searches.
+type PredictSettings struct {
+	GPU     string   // catalogue name or alias of the GPU to search; "" for the GPU NVML finds
+	Catalog string   // GPU catalogue file merged over the embedded one; "" for none
+	Models  []string // smart train's files, in place of the defaults of their task and dimensions
+	// AllGPUs puts every catalogued GPU in the table, not only those the models were trained on
+	// and those with a price.
+	AllGPUs bool
+	// Candidates is how many of the most probable OC classes are searched in depth; 0 leaves
+	// the choice to the predictor (predict.Predictor.ScreenAll).
+	Candidates int
+	Samples    int // random settings scored per OC searched in depth; 0 keeps the default budget's
+	// NoTransfer searches a GPU without measurements of its own with the simulated default, not
+	// with the runtime model of the nearest GPU measured scaled by the analytic model.
+	NoTransfer bool
+}
+
+// Predictor opens the predictor of s.
+func (s PredictSettings) Predictor() (*predict.Predictor, error) {
+	p, err := OpenPredictor(s.Catalog, s.Models)
+	if err != nil {
+		return nil, err
+	}
+	if s.Samples > 0 {
+		p.Budget.Deep.Samples = s.Samples
+	}
+	if p.ScreenAll = s.Candidates == 0; !p.ScreenAll {
+		p.Budget.Classes = s.Candidates
+	}
+	p.Transfer = !s.NoTransfer
+	p.AllGPUs = s.AllGPUs
+	return p, nil
+}
+
+// NoGPUNamedError is a GPU that was not named and could not be found: Err is
+// gpuinfo.ErrNoGPU where the machine has none.
+type NoGPUNamedError struct{ Err error }
+
+func (e *NoGPUNamedError) Error() string { return e.Err.Error() }
+
+func (e *NoGPUNamedError) Unwrap() error { return e.Err }
+
+// SearchGPU is the catalogue name of the GPU that s names, or of the one NVML finds where it
+// names none; a GPU the catalogue lacks, or one that does not run CUDA, is a SettingError of
+// GPU.
+func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
+	gpu := s.GPU
+	if gpu == "" {
+		found, err := gpuinfo.FirstGPU()
+		if err != nil {
+			return "", &NoGPUNamedError{Err: err}
+		}
+		gpu = found
+	}
+	g, err := cat.Lookup(gpu)
+	if err != nil {
+		return "", &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	if err := g.RunsCUDA(); err != nil {
+		return "", &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	return gpu, nil
+}
+
+// PredictInputs reads the stencils of files, directories (their *.json), embedded sample names
+// and stdin ("-").
+func PredictInputs(paths []string, stdin io.Reader) ([]predict.Input, error) {
+	var out []predict.Input
+	for _, p := range paths {
+		files, err := generator.ExpandDirs([]string{p})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			st, err := generator.Load(f, stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, predict.Input{Stencil: st, File: f})
+		}
+	}
+	return out, nil
 }

@@ -22,6 +22,8 @@ func advice(cmd string, err error) string {
 		labels   *train.LabelsError
 		noModel  *predict.NoModelError
 		device   *app.UnknownDeviceError
+		fit      *app.DefaultSettingError
+		noGPU    *app.NoGPUNamedError
 	)
 	switch {
 	case errors.As(err, &device):
@@ -44,6 +46,10 @@ func advice(cmd string, err error) string {
 			a += " and pass it with --model"
 		}
 		return a
+	case errors.As(err, &noGPU):
+		return "; name it with --gpu"
+	case errors.As(err, &fit):
+		return "; give one that fits with --setting"
 	case errors.Is(err, tuner.ErrNotClassifier):
 		return " (smart train --task select)"
 	}

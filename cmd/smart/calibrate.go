@@ -34,7 +34,7 @@ Examples:
 type calibrateOpts struct {
 	fit, test dirList
 	out       string
-	level     float64
+	settings  calibrate.Settings // the level; the progress is the bar's
 	force     bool
 	catFile   string
 	asJSON    bool
@@ -42,7 +42,7 @@ type calibrateOpts struct {
 
 func (o *calibrateOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "o", "", "calibration file to write")
-	fs.Float64Var(&o.level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
+	fs.Float64Var(&o.settings.Level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
 	fs.BoolVar(&o.force, "force", false, "replace -o even where it is not a calibration file")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.BoolVar(&o.asJSON, "json", false, "print the calibration file's contents as JSON")
@@ -64,7 +64,8 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 	}
 	bar := newProgress(e, "fitting", len(fitData.Groups)+1)
 	fitted := 0
-	f, err := calibrate.Fit(ctx, fitData, testData, calibrate.Settings{Level: o.level, Progress: func(done, _ int) { fitted = done; bar.Update(done) }})
+	o.settings.Progress = func(done, _ int) { fitted = done; bar.Update(done) }
+	f, err := calibrate.Fit(ctx, fitData, testData, o.settings)
 	if err != nil {
 		bar.Stop(fitted)
 		return err
@@ -92,8 +93,8 @@ func (o *calibrateOpts) load(rest []string) (fitData, testData *calibrate.Data, 
 		return nil, nil, usagef("give the measured data sets to fit on with --data")
 	case o.out == "":
 		return nil, nil, usagef("give the file to write with -o")
-	case !(o.level > 0 && o.level < 1):
-		return nil, nil, usagef("--level %g: give a coverage between 0 and 1, e.g. 0.8", o.level)
+	case !(o.settings.Level > 0 && o.settings.Level < 1):
+		return nil, nil, usagef("--level %g: give a coverage between 0 and 1, e.g. 0.8", o.settings.Level)
 	}
 	if err := calibrate.CheckWritable(o.out, o.force); err != nil {
 		if errors.Is(err, calibrate.ErrNotCalibration) {

@@ -6,35 +6,19 @@ import (
 	"fmt"
 
 	"smart"
-	"smart/catalog"
+	"smart/app"
 	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
-	"smart/space"
 )
 
-// limitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name
-// (an unknown name, or a GPU that does not run CUDA, is a usage error of --gpu), or sm_80, the
-// A100's limits, when name is empty. catFile is read whenever it is given.
+// limitsGPU is app.LimitsGPU with the flag of its GPU: --gpu.
 func limitsGPU(catFile, name string) (smart.GPU, error) {
-	if name == "" && catFile == "" {
-		return smart.SM80(), nil
-	}
-	cat, err := catalog.Load(catFile) // read when given, so that a bad file is reported
-	if err != nil {
-		return smart.GPU{}, err
-	}
-	if name == "" {
-		return smart.SM80(), nil
-	}
-	g, err := cat.Lookup(name)
-	if err != nil {
-		return smart.GPU{}, usagef("--gpu: %w", err)
-	}
-	if err := g.RunsCUDA(); err != nil {
-		return smart.GPU{}, usagef("--gpu: %v", err) // the limits of a GPU smart's CUDA cannot run on
-	}
-	return g, nil
+	g, err := app.LimitsGPU(catFile, name)
+	return g, settingFlag(err, kernelFlags)
 }
+
+// kernelFlags name the flag of each field of app.KernelSettings and app.EstimateSettings.
+var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu"}
 
 // codegenHelp is the description of --help, with examples.
 const codegenHelp = `
@@ -57,20 +41,17 @@ Examples:
 
 // codegenOpts are the flags of the command.
 type codegenOpts struct {
-	ocName  string
-	setText string
-	gpuName string
-	catFile string
+	kernel  app.KernelSettings
 	outPath string
 	asJSON  bool
 	force   bool
 }
 
 func (o *codegenOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.ocName, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
-	fs.StringVar(&o.setText, "setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
-	fs.StringVar(&o.gpuName, "gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")
-	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.StringVar(&o.kernel.OC, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE (required)")
+	fs.StringVar(&o.kernel.Setting, "setting", "", "the OC's parameters as k=v,... (required; smart space FILE --oc OC lists them)")
+	fs.StringVar(&o.kernel.GPU, "gpu", "", "GPU whose limits the setting must meet, from the catalogue (smart gpus); default sm_80")
+	fs.StringVar(&o.kernel.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.StringVar(&o.outPath, "o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
 	fs.BoolVar(&o.asJSON, "json", false, "print the launch configuration and the source as JSON")
 	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a source smart generated")
@@ -87,7 +68,7 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case o.ocName == "":
+	case o.kernel.OC == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
 	}
 	if o.outPath != "" && o.outPath != "-" {
@@ -96,35 +77,19 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	// The OC first: the hint for a missing setting names it.
-	oc, err := smart.ParseCombination(o.ocName)
-	if err != nil {
-		return usagef("--oc: %v", err)
+	if _, err := app.ParseOC(o.kernel.OC); err != nil {
+		return settingFlag(err, kernelFlags)
 	}
-	if o.setText == "" {
-		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], o.ocName)
+	if o.kernel.Setting == "" {
+		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], o.kernel.OC)
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
 	}
-	gpu, err := limitsGPU(o.catFile, o.gpuName)
+	k, err := app.Generate(ctx, st, o.kernel)
 	if err != nil {
-		return err
-	}
-	set, err := smart.ParseSetting(o.setText)
-	if err != nil {
-		return usagef("--setting: %v", err)
-	}
-	if err := space.CheckStencilSetting(ctx, st, oc, gpu, set); err != nil {
-		return usagef("--setting: %v", err)
-	}
-	t, err := smart.DecodeTuning(st.Dims, oc, set)
-	if err != nil {
-		return usagef("--setting: %v", err)
-	}
-	k, err := cuda.Generate(st, t)
-	if err != nil {
-		return err
+		return settingFlag(err, kernelFlags)
 	}
 	return o.write(e, k)
 }

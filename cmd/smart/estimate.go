@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"smart"
 	"smart/app"
-	"smart/calibrate"
-	"smart/catalog"
-	"smart/models/roofline"
 )
 
 // estimateHelp is the description of --help, with examples.
@@ -33,21 +29,17 @@ Examples:
 
 // estimateOpts are the flags of the command.
 type estimateOpts struct {
-	gpuName     string
-	ocName      string
-	settingText string
-	asJSON      bool
-	catFile     string
-	literature  bool
+	estimate app.EstimateSettings
+	asJSON   bool
 }
 
 func (o *estimateOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
-	fs.StringVar(&o.ocName, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
-	fs.StringVar(&o.settingText, "setting", "", "parameter setting k=v,... (default: see above)")
+	fs.StringVar(&o.estimate.GPU, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
+	fs.StringVar(&o.estimate.OC, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
+	fs.StringVar(&o.estimate.Setting, "setting", "", "parameter setting k=v,... (default: see above)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the estimate as JSON")
-	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
-	fs.BoolVar(&o.literature, "literature", false, "use the literature's constants, not the calibrated ones")
+	fs.StringVar(&o.estimate.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
+	fs.BoolVar(&o.estimate.Literature, "literature", false, "use the literature's constants, not the calibrated ones")
 }
 
 func runEstimate(ctx context.Context, e *env, args []string) error {
@@ -61,65 +53,21 @@ func runEstimate(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case o.gpuName == "":
+	case o.estimate.GPU == "":
 		return usagef("give the GPU with --gpu (smart gpus lists them)")
-	case o.ocName == "":
+	case o.estimate.OC == "":
 		return usagef("give the optimization combination with --oc, e.g. --oc ST_TB or --oc BASE")
 	}
-	st, oc, g, err := o.inputs(e, files[0])
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
 	}
-	setting := roofline.DefaultSetting(st, oc)
-	if o.settingText != "" {
-		if setting, err = smart.ParseSetting(o.settingText); err != nil {
-			return usagef("--setting: %v", err)
-		}
-	}
-	var cal *calibrate.File
-	if !o.literature {
-		if cal, err = calibrate.Default(); err != nil {
-			return err
-		}
-	}
-	est, err := app.EstimateSetting(ctx, st, oc, setting, g, cal)
-	if err != nil && o.settingText == "" {
-		return fmt.Errorf("the default setting %s: %w; give one that fits with --setting", setting, err)
-	}
+	est, err := app.EstimateStencil(ctx, st, files[0], o.estimate)
 	if err != nil {
-		return usagef("--setting: %v", err) // as codegen: the setting given is the mistake
+		return settingFlag(err, kernelFlags)
 	}
-	est.DefaultSetting = o.settingText == ""
 	if o.asJSON {
 		return writeJSON(e, est)
 	}
 	return est.WriteText(e.stdout)
-}
-
-// inputs reads the stencil, --oc and --gpu, and checks that the GPU can hold the stencil.
-func (o *estimateOpts) inputs(e *env, file string) (*smart.Stencil, smart.Combination, smart.GPU, error) {
-	st, err := loadStencil(e, file, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return nil, 0, smart.GPU{}, err
-	}
-	oc, err := smart.ParseCombination(o.ocName)
-	if err != nil {
-		return nil, 0, smart.GPU{}, usagef("--oc: %v", err)
-	}
-	cat, err := catalog.Load(o.catFile)
-	if err != nil {
-		return nil, 0, smart.GPU{}, err
-	}
-	g, err := cat.Lookup(o.gpuName)
-	if err != nil {
-		return nil, 0, smart.GPU{}, usagef("--gpu: %w", err)
-	}
-	// Before the space: an AMD GPU has a space too, but no estimate.
-	if err := roofline.CheckGPU(g); err != nil {
-		return nil, 0, smart.GPU{}, usagef("--gpu: %v", err)
-	}
-	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
-		return nil, 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
-	}
-	return st, oc, g, nil
 }

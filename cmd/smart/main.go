@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"smart/internal/progressbar"
 )
 
 // env is what a command reads and writes besides its arguments.
@@ -64,7 +66,7 @@ func main() {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr),
-		columns: func() int { return terminalColumns(os.Stderr) }}
+		columns: func() int { return progressbar.TerminalColumns(os.Stderr) }}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
 

@@ -2,56 +2,32 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
 )
 
-// The rule for the files smart writes (docs/commands.md): an existing file is replaced only when
-// smart wrote it, as its contents show, or when --force is given. Anything else there (a notes
-// file, a source of the user's own) is refused before any work, and nothing is written.
-
-// outputKind recognises smart's own output of one kind from an existing file.
+// outputKind recognises smart's own output of one kind from an existing file (atomicfile.Kind).
 type outputKind struct {
-	what string                          // "a CUDA source", ..., for the refusal
-	ours func(path string) (bool, error) // whether smart wrote the file at path
+	what string
+	ours func(path string) (bool, error)
 }
 
-// checkOutput applies the rule to the file that flagName names, and checks that path can be
-// written (atomicfile.Check), so that a long run does not find out at its end. An empty file or
-// a device (/dev/null) is never refused.
+// checkOutput applies atomicfile.CheckReplace to the file that flagName names: a file smart did
+// not write is a usage error that says how to replace it.
 func checkOutput(flagName, path string, force bool, kind outputKind) error {
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > 0 && !force {
-		ours, err := kind.ours(path)
-		if err != nil {
-			return fmt.Errorf("checking the existing %s: %w", path, err)
-		}
-		if !ours {
-			return usagef("%s %s: the file exists and is not %s that smart wrote; nothing was written: choose another name, or give --force to overwrite it", flagName, path, kind.what)
-		}
+	err := atomicfile.CheckReplace(path, force, atomicfile.Kind{What: kind.what, Ours: kind.ours})
+	if ne := (*atomicfile.NotOursError)(nil); errors.As(err, &ne) {
+		return usagef("%s %s: %v; nothing was written: choose another name, or give --force to overwrite it", flagName, path, err)
 	}
-	return atomicfile.Check(path)
+	return err
 }
 
-// startingWith recognises a text output by its first bytes.
+// startingWith is atomicfile.StartingWith.
 func startingWith(what, prefix string) outputKind {
-	return outputKind{what, func(path string) (bool, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return false, err
-		}
-		defer f.Close()
-		head := make([]byte, len(prefix))
-		n, err := io.ReadFull(f, head)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			return false, err
-		}
-		return string(head[:n]) == prefix, nil
-	}}
+	k := atomicfile.StartingWith(what, prefix)
+	return outputKind{k.What, k.Ours}
 }
 
 // cudaSource recognises the kernels that codegen -o and tune --emit write.

@@ -47,23 +47,18 @@ Examples:
 
 // predictOpts are the flags of the command.
 type predictOpts struct {
-	modelFiles  dirList
-	gpuName     string
-	catalogFile string
-	asJSON      bool
-	candidates  int
-	samples     int
-	allGPUs     bool
-	transfer    bool
+	predict  app.PredictSettings
+	transfer bool // !predict.NoTransfer
+	asJSON   bool
 }
 
 func (o *predictOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.gpuName, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
-	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&o.predict.GPU, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
+	fs.StringVar(&o.predict.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
-	fs.IntVar(&o.candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
-	fs.IntVar(&o.samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
-	fs.BoolVar(&o.allGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
+	fs.IntVar(&o.predict.Candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
+	fs.IntVar(&o.predict.Samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
+	fs.BoolVar(&o.predict.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 	fs.BoolVar(&o.transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
 }
 
@@ -71,7 +66,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	var o predictOpts
 	fs := newFlags(e, "predict", "FILE|DIR... [--gpu NAME] [--model FILE] [--json]", predictHelp)
 	o.register(fs)
-	fs.Var(&o.modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -80,7 +75,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := predictInputs(e, rest)
+	inputs, err := app.PredictInputs(rest, e.stdin)
 	if err != nil {
 		return err
 	}
@@ -109,71 +104,33 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	case o.asJSON:
 		return nil
 	case len(preds) == 1:
-		return preds[0].WriteText(e.stdout, o.allGPUs)
+		return preds[0].WriteText(e.stdout, o.predict.AllGPUs)
 	}
 	return predict.WritePredictionRows(e.stdout, preds)
 }
 
 // predictor checks the flags and sets up the predictor and the GPU they name.
 func (o *predictOpts) predictor(fs *flag.FlagSet, rest []string) (*predict.Predictor, string, error) {
-	switch {
+	switch s := o.predict; {
 	case len(rest) == 0:
 		return nil, "", usagef("give a stencil file, a directory of them or an embedded sample name")
-	case o.candidates < 1 && flagsGiven(fs, "candidates"):
-		return nil, "", usagef("--candidates is %d; search at least 1 OC class", o.candidates)
-	case o.samples < 1 || o.samples > maxSamples:
-		return nil, "", usagef("--samples is %d; score 1 to %d settings", o.samples, maxSamples)
+	case s.Candidates < 1 && flagsGiven(fs, "candidates"):
+		return nil, "", usagef("--candidates is %d; search at least 1 OC class", s.Candidates)
+	case s.Samples < 1 || s.Samples > maxSamples:
+		return nil, "", usagef("--samples is %d; score 1 to %d settings", s.Samples, maxSamples)
 	}
-	p, err := app.OpenPredictor(o.catalogFile, o.modelFiles)
+	o.predict.NoTransfer = !o.transfer
+	p, err := o.predict.Predictor()
 	if err != nil {
 		return nil, "", err
 	}
-	p.Budget.Deep.Samples = o.samples
-	if p.ScreenAll = !flagsGiven(fs, "candidates"); !p.ScreenAll {
-		p.Budget.Classes = o.candidates
+	gpu, err := o.predict.SearchGPU(p.Catalog)
+	if errors.Is(err, gpuinfo.ErrNoGPU) {
+		return nil, "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
 	}
-	p.Transfer = o.transfer
-	p.AllGPUs = o.allGPUs
-	gpu, err := defaultGPU(o.gpuName)
-	if err != nil {
-		return nil, "", err
-	}
-	if g, err := p.Catalog.Lookup(gpu); err != nil {
-		return nil, "", usagef("--gpu: %w", err)
-	} else if err := g.RunsCUDA(); err != nil {
-		return nil, "", usagef("--gpu: %v", err)
-	}
-	return p, gpu, nil
+	return p, gpu, settingFlag(err, map[string]string{"GPU": "--gpu"})
 }
 
 // maxSamples bounds --samples, far above the default 192: a search of an OC scores this many
 // settings a few times over.
 const maxSamples = 1 << 20
-
-// defaultGPU returns name, or the GPU NVML finds when name is empty.
-func defaultGPU(name string) (string, error) {
-	if name != "" {
-		return name, nil
-	}
-	found, err := gpuinfo.FirstGPU()
-	switch {
-	case errors.Is(err, gpuinfo.ErrNoGPU):
-		return "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
-	case err != nil:
-		return "", fmt.Errorf("%w; name it with --gpu", err)
-	}
-	return found, nil
-}
-
-// predictInputs reads the stencils of files, directories (their *.json) and sample names.
-func predictInputs(e *env, paths []string) ([]predict.Input, error) {
-	files, err := loadStencils(e, paths, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]predict.Input, len(files))
-	for i, f := range files {
-		out[i] = predict.Input{Stencil: f.stencil, File: f.path}
-	}
-	return out, nil
-}

@@ -1,148 +1,27 @@
 package main
 
-import (
-	"fmt"
-	"io"
-	"strings"
-	"time"
-	"unicode/utf8"
-)
+import "smart/internal/progressbar"
 
-// progress draws a bar with rate and ETA on stderr. On a terminal it redraws one line, cut to
-// the terminal's width so that it never wraps (a wrapped line cannot be redrawn in place);
-// otherwise it prints a line at most every few seconds so logs stay short.
+// progress is the bar a command draws on stderr; label and total pass to the bar at each
+// update, for the commands that change them as the work goes.
 type progress struct {
-	w           io.Writer
-	label       string
-	total       int
-	start, last time.Time
-	interactive bool
-	columns     func() int // the terminal's width; nil: 80
-	now         func() time.Time
-	// done is the count last reported and doneAt when it was first reported, which the
-	// estimate of the time left starts from.
-	done   int
-	doneAt time.Duration
+	label string
+	total int
+	bar   *progressbar.Bar
 }
 
 func newProgress(e *env, label string, total int) *progress {
-	now := time.Now
-	t := now()
-	return &progress{w: e.stderr, label: label, total: total, start: t, interactive: e.interactive, columns: e.columns, now: now}
+	return &progress{label, total, progressbar.New(e.stderr, label, total, e.interactive, e.columns)}
 }
 
-// Update reports that done of total items are finished; it is cheap to call often.
+// Update is progressbar.Bar.Update.
 func (p *progress) Update(done int) {
-	t := p.now()
-	elapsed := t.Sub(p.start)
-	if done != p.done {
-		p.done, p.doneAt = done, elapsed
-	}
-	every := 5 * time.Second
-	if p.interactive {
-		every = 100 * time.Millisecond
-	}
-	if done < p.total && t.Sub(p.last) < every {
-		return
-	}
-	p.last = t
-	draw := func(bar int) string { return p.line(done, elapsed, bar) }
-	if p.interactive {
-		fmt.Fprintf(p.w, "\r%s\x1b[K", p.fit(draw))
-		if done >= p.total {
-			fmt.Fprintln(p.w)
-		}
-	} else {
-		fmt.Fprintln(p.w, draw(barWidth))
-	}
+	p.bar.Label, p.bar.Total = p.label, p.total
+	p.bar.Update(done)
 }
 
-// Stop closes the bar of work that ended early (a time budget, a target reached) at the count
-// actually done, instead of drawing it full.
+// Stop is progressbar.Bar.Stop.
 func (p *progress) Stop(done int) {
-	elapsed := p.now().Sub(p.start)
-	draw := func(bar int) string {
-		if done >= p.total {
-			return p.line(done, elapsed, bar)
-		}
-		return fmt.Sprintf("%s, stopped at %d of %d after %s", p.head(done, elapsed, bar), done, p.total, elapsed.Round(time.Millisecond))
-	}
-	if p.interactive {
-		fmt.Fprintf(p.w, "\r%s\x1b[K\n", p.fit(draw))
-	} else {
-		fmt.Fprintln(p.w, draw(barWidth))
-	}
-}
-
-// barWidth is the bar's width in characters where the terminal has room for it.
-const barWidth = 30
-
-// line is the bar, bar characters wide, with its estimate of the time left.
-func (p *progress) line(done int, elapsed time.Duration, bar int) string {
-	doneAt := elapsed // a count Update has not seen finished now
-	if done == p.done {
-		doneAt = p.doneAt
-	}
-	eta := "?"
-	switch left, ok := timeLeft(p.total, done, doneAt, elapsed); {
-	case done >= p.total:
-		eta = "done in " + elapsed.Round(time.Millisecond).String()
-	case !ok:
-	case left < 1e6:
-		eta = time.Duration(left * float64(time.Second)).Round(time.Second).String()
-	default: // beyond 11 days a Duration says nothing useful (and overflows near 292 years)
-		eta = "> 11 days"
-	}
-	return p.head(done, elapsed, bar) + " ETA " + eta
-}
-
-// fit draws the line to fit the terminal's width less one column (a character in the last
-// column makes some terminals wrap, and a wrapped line cannot be redrawn in place): first the
-// bar narrows, down to 5 characters, then the end of the line is cut.
-func (p *progress) fit(draw func(bar int) string) string {
-	cols := 80
-	if p.columns != nil {
-		cols = p.columns()
-	}
-	room := max(cols-1, 1)
-	line := draw(barWidth)
-	if over := utf8.RuneCountInString(line) - room; over > 0 {
-		line = draw(max(barWidth-over, 5))
-	}
-	if r := []rune(line); len(r) > room {
-		line = string(r[:room])
-	}
-	return line
-}
-
-// head is the bar, the count and the rate.
-func (p *progress) head(done int, elapsed time.Duration, bar int) string {
-	frac := 0.0
-	if p.total > 0 {
-		frac = float64(done) / float64(p.total)
-	}
-	filled := int(frac * float64(bar))
-	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%s [%s%s] %d/%d %5.1f%% %.1f/s", p.label, strings.Repeat("=", filled), strings.Repeat(" ", bar-filled),
-		done, p.total, 100*frac, rate)
-}
-
-// timeLeft estimates the seconds the total-done items still take, now, when the done-th
-// finished at doneAt: each item takes the mean time of those finished (doneAt/done), and the
-// time since doneAt is already spent on the next one. Taking the mean at the last finish, not
-// now, keeps the estimate from climbing while a slow item runs and dropping when it ends; the
-// items not yet started are never counted at less than their mean. ok is false before the
-// first 20 items (or 5% of them, where fewer) have finished: where items differ in cost, an
-// estimate from fewer is mostly noise (two slow ones among a campaign's first four put the
-// drawing of a 7.5-minute campaign at 14 minutes).
-func timeLeft(total, done int, doneAt, now time.Duration) (seconds float64, ok bool) {
-	if done >= total {
-		return 0, true
-	}
-	if done < min(20, max(1, total/20)) {
-		return 0, false
-	}
-	mean := doneAt.Seconds() / float64(done)
-	rest := float64(total - done)
-	return max(rest*mean-(now-doneAt).Seconds(), (rest-1)*mean), true
+	p.bar.Label, p.bar.Total = p.label, p.total
+	p.bar.Stop(done)
 }

@@ -40,26 +40,24 @@ Examples:
 
 // recommendOpts are the flags of the command.
 type recommendOpts struct {
-	steps       int64
-	modelFiles  dirList
-	gpuList     string
-	allGPUs     bool
-	have        string
-	hours       float64
-	htmlOut     string
-	force       bool
-	catalogFile string
-	asJSON      bool
+	predict app.PredictSettings // Catalog, Models and AllGPUs
+	steps   int64
+	gpuList string
+	have    string
+	hours   float64
+	htmlOut string
+	force   bool
+	asJSON  bool
 }
 
 func (o *recommendOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.gpuList, "gpus", "", "comma-separated GPUs to rank (default: those the models were trained on and those with a price)")
-	fs.BoolVar(&o.allGPUs, "all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
+	fs.BoolVar(&o.predict.AllGPUs, "all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
 	fs.StringVar(&o.have, "have", "", "the GPU you have, to compare against")
 	fs.Float64Var(&o.hours, "hours", 0, "price renting for this many hours instead of a number of steps")
 	fs.StringVar(&o.htmlOut, "html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
 	fs.BoolVar(&o.force, "force", false, "overwrite the --html file even if it is not a report smart wrote")
-	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&o.predict.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 }
 
@@ -68,7 +66,7 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", recommendHelp)
 	o.register(fs)
 	fs.Int64Var(&o.steps, "steps", 0, "time steps to price (default: the stencil's steps)")
-	fs.Var(&o.modelFiles, "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -77,15 +75,14 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := app.OpenPredictor(o.catalogFile, o.modelFiles)
+	p, err := o.predict.Predictor()
 	if err != nil {
 		return err
 	}
-	p.AllGPUs = o.allGPUs
 	if err := checkGPUNames(p, gpus, o.have); err != nil {
 		return err
 	}
-	inputs, err := predictInputs(e, rest)
+	inputs, err := app.PredictInputs(rest, e.stdin)
 	if err != nil {
 		return err
 	}
@@ -127,7 +124,7 @@ func (o *recommendOpts) check(fs *flag.FlagSet, rest []string) ([]string, error)
 		return nil, usagef("--hours is %g; give at most %g (a century)", o.hours, float64(maxHours))
 	case o.steps > 0 && o.hours > 0:
 		return nil, usagef("give --steps or --hours, not both")
-	case o.allGPUs && o.gpuList != "":
+	case o.predict.AllGPUs && o.gpuList != "":
 		return nil, usagef("give --gpus or --all-gpus, not both")
 	}
 	var gpus []string

@@ -34,31 +34,29 @@ Examples:
 
 // transferOpts are the flags of the command.
 type transferOpts struct {
-	from, shots  dirList
-	to, kernel   string
+	transfer     app.TransferSettings // all but the catalogue
 	budget, top  int
 	out, dataSet string
-	force, fp64  bool
-	share, level float64
-	ratio        string
+	force        bool
 	catFile      string
 	asJSON       bool
 }
 
 func (o *transferOpts) register(fs *flag.FlagSet) {
-	fs.Var(&o.from, "from", "measurements on other GPUs, FILE or FILE@GPU (repeatable, or comma-separated)")
-	fs.StringVar(&o.to, "to", "", "the GPU to predict for (catalogue name or alias)")
-	fs.Var(&o.shots, "shots", "settings measured on the target: a partial cache or data set (repeatable)")
+	s := &o.transfer
+	fs.Var((*dirList)(&s.From), "from", "measurements on other GPUs, FILE or FILE@GPU (repeatable, or comma-separated)")
+	fs.StringVar(&s.To, "to", "", "the GPU to predict for (catalogue name or alias)")
+	fs.Var((*dirList)(&s.Shots), "shots", "settings measured on the target: a partial cache or data set (repeatable)")
 	fs.IntVar(&o.budget, "budget", -1, "print the K settings to measure first on the target, and stop")
-	fs.StringVar(&o.kernel, "kernel", "", "the kernel or stencil ID, where the files hold several; all predicts them together")
+	fs.StringVar(&s.Kernel, "kernel", "", "the kernel or stencil ID, where the files hold several; all predicts them together")
 	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache")
 	fs.StringVar(&o.dataSet, "dataset", "", "write the predictions as a new smart data set in DIR")
 	fs.BoolVar(&o.force, "force", false, "replace -o where it exists")
 	fs.IntVar(&o.top, "top", 10, "settings to print, fastest first")
-	fs.Float64Var(&o.share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
-	fs.Float64Var(&o.level, "level", 0.8, "coverage of the intervals, in (0, 1)")
-	fs.BoolVar(&o.fp64, "fp64", false, "compare the GPUs' double-precision FLOPS")
-	fs.StringVar(&o.ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting, for stencils)")
+	fs.Float64Var(&s.Predict.Share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
+	fs.Float64Var(&s.Predict.Level, "level", 0.8, "coverage of the intervals, in (0, 1)")
+	fs.BoolVar(&s.Predict.FP64, "fp64", false, "compare the GPUs' double-precision FLOPS")
+	fs.StringVar(&s.Ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting, for stencils)")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 }
@@ -84,7 +82,7 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	}
 	p, err := job.Predict()
 	if errors.Is(err, transfer.ErrNoLevel) {
-		return fmt.Errorf("%w: describe %s in a --catalog file, or give settings measured on it with --shots", err, o.to)
+		return fmt.Errorf("%w: describe %s in a --catalog file, or give settings measured on it with --shots", err, o.transfer.To)
 	}
 	if err != nil {
 		return err
@@ -111,22 +109,22 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 
 // open checks the flags and opens the transfer they describe.
 func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
+	s := o.transfer
 	switch {
 	case len(rest) > 0:
 		return nil, usagef("unexpected argument %q; give the source files with --from", rest[0])
-	case len(o.from) == 0:
+	case len(s.From) == 0:
 		return nil, usagef("give the kernel's measurements on other GPUs with --from")
-	case o.to == "":
+	case s.To == "":
 		return nil, usagef("give the GPU to predict for with --to (see smart gpus)")
-	case !(o.level > 0 && o.level < 1) || o.share < 0 || o.share > 1:
+	case !(s.Predict.Level > 0 && s.Predict.Level < 1) || s.Predict.Share < 0 || s.Predict.Share > 1:
 		return nil, usagef("--level must lie in (0, 1) and --share in [0, 1]")
 	}
-	cat, err := catalog.Load(o.catFile)
-	if err != nil {
+	var err error
+	if s.Catalog, err = catalog.Load(o.catFile); err != nil {
 		return nil, err
 	}
-	return app.OpenTransfer(app.TransferSettings{From: o.from, To: o.to, Shots: o.shots, Kernel: o.kernel, Ratio: o.ratio,
-		Predict: transfer.Settings{Share: o.share, Level: o.level, FP64: o.fp64}, Catalog: cat})
+	return app.OpenTransfer(s)
 }
 
 // printShots prints the settings to measure first on the target.

@@ -2,19 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"strings"
 
-	"smart/internal/buildinfo"
-	"smart/predict"
+	"smart/app"
 )
-
-// versionOutput is what smart version --json prints.
-type versionOutput struct {
-	Build  buildinfo.Build         `json:"build"`
-	Models []predict.EmbeddedModel `json:"models"`
-}
 
 func runVersion(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "version", "[--json]", `
@@ -34,47 +24,12 @@ Example:
 	if len(rest) > 0 {
 		return usagef("version takes no arguments, got %q", rest[0])
 	}
-	ms, err := predict.Embedded()
+	v, err := app.CurrentVersion()
 	if err != nil {
 		return err
 	}
-	out := versionOutput{Build: buildinfo.Current(), Models: ms}
 	if *asJSON {
-		return writeJSON(e, out)
+		return writeJSON(e, v)
 	}
-	printVersion(e.stdout, out)
-	return nil
-}
-
-func printVersion(w io.Writer, v versionOutput) {
-	b := v.Build
-	commit := "commit unknown (not stamped: built by go run, with -buildvcs=false, in a git worktree or outside git)"
-	if b.Commit != "" {
-		commit = "commit " + b.Commit
-		if b.Modified {
-			commit += " with uncommitted changes"
-		}
-		if !b.CommitTime.IsZero() {
-			commit += ", committed " + b.CommitTime.UTC().Format("2006-01-02 15:04 UTC")
-		}
-	}
-	fmt.Fprintf(w, "smart %s (module %s)\n%s\nbuilt with %s for %s\n", b.Version, b.Module, commit, b.GoVersion, b.Platform)
-	fmt.Fprintln(w, "\nEmbedded models")
-	for _, m := range v.Models {
-		gpus := "every NVIDIA GPU"
-		if m.GPU != "" {
-			gpus = "the " + m.GPU + " only"
-		}
-		fmt.Fprintf(w, "  %s: %s %s of %d-D stencils, for %s; %s data; created %s, sha256 %s\n", m.Name, m.Kind, m.Task, m.Dims, gpus,
-			m.Source, m.Created.UTC().Format("2006-01-02"), m.SHA256[:12])
-		if r := m.Trained; r != nil {
-			dtypes := make([]string, len(r.Dtypes))
-			for i, d := range r.Dtypes {
-				dtypes[i] = string(d)
-			}
-			fmt.Fprintf(w, "    stencils: %d, orders %d-%d, %s, %d settings per OC, on %s\n", r.Stencils, r.Orders[0], r.Orders[1],
-				strings.Join(dtypes, " and "), r.Samples, strings.Join(r.GPUs, ", "))
-		}
-		fmt.Fprintf(w, "    %s\n", m.ModelInfo.Summary())
-	}
+	return v.WriteText(e.stdout)
 }

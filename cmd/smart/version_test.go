@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"smart/app"
 )
 
 // TestVersion: smart version names the Go it was built with and every embedded model, --json
@@ -25,7 +27,7 @@ func TestVersion(t *testing.T) {
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
-	var v versionOutput
+	var v app.Version
 	if err := dec.Decode(&v); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,9 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("%d models, want the 4 defaults and the 2 of the H100's measurements", len(v.Models))
 	}
 	var want bytes.Buffer
-	printVersion(&want, v) // the JSON holds everything the text says
+	if err := v.WriteText(&want); err != nil { // the JSON holds everything the text says
+		t.Fatal(err)
+	}
 	if want.String() != text {
 		t.Errorf("the text from the JSON differs:\n%s\nwant\n%s", want.String(), text)
 	}

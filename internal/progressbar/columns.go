@@ -1,13 +1,13 @@
-package main
+package progressbar
 
 import (
 	"os"
 	"strconv"
 )
 
-// terminalColumns is the width of the terminal f writes to: $COLUMNS where it is set (a user's
+// TerminalColumns is the width of the terminal f writes to: $COLUMNS where it is set (a user's
 // override; shells do not export it), else what the terminal says, else 80.
-func terminalColumns(f *os.File) int {
+func TerminalColumns(f *os.File) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}

@@ -1,4 +1,4 @@
-package main
+package progressbar
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestProgressLine(t *testing.T) {
 		{math.MaxInt, 20, time.Second, "ETA > 11 days"},
 		{440, 19, time.Second, "ETA ?"}, // too few to tell
 	} {
-		p := &progress{label: "x", total: tc.total}
+		p := &Bar{Label: "x", Total: tc.total}
 		if got := p.line(tc.done, tc.elapsed, barWidth); !strings.HasSuffix(got, tc.want) {
 			t.Errorf("%d of %d after %s: %q, want it to end in %q", tc.done, tc.total, tc.elapsed, got, tc.want)
 		}
@@ -137,7 +137,7 @@ func TestProgressFitsTerminal(t *testing.T) {
 		var buf bytes.Buffer
 		start := time.Unix(0, 0)
 		now := start.Add(10 * time.Second)
-		p := &progress{w: &buf, label: label, total: 5, start: start, interactive: tc.interactive,
+		p := &Bar{w: &buf, Label: label, Total: 5, start: start, interactive: tc.interactive,
 			columns: func() int { return tc.columns }, now: func() time.Time { return now }}
 		p.Update(2)
 		if !tc.interactive && (strings.ContainsAny(buf.String(), "\r\x1b") || strings.Count(buf.String(), "\n") != 1) {

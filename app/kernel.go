@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"smart"
+	"smart/calibrate"
+	"smart/catalog"
+	"smart/dataset/cuda"
+	"smart/models/roofline"
+	"smart/space"
+)
+
+// LimitsGPU is the GPU whose limits bound a stencil's settings: the catalogue's entry named name,
+// or sm_80, the A100's limits, when name is empty. catalogFile ("" for none) is read whenever it
+// is given, so that a bad file is reported. An unknown name, or a GPU that does not run CUDA, is
+// a SettingError of GPU.
+func LimitsGPU(catalogFile, name string) (smart.GPU, error) {
+	if name == "" && catalogFile == "" {
+		return smart.SM80(), nil
+	}
+	cat, err := catalog.Load(catalogFile)
+	if err != nil {
+		return smart.GPU{}, err
+	}
+	if name == "" {
+		return smart.SM80(), nil
+	}
+	g, err := cat.Lookup(name)
+	if err != nil {
+		return smart.GPU{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	if err := g.RunsCUDA(); err != nil { // the limits of a GPU smart's CUDA cannot run on
+		return smart.GPU{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	return g, nil
+}
+
+// ParseOC reads an optimization combination; a name that is none is a SettingError of OC.
+func ParseOC(name string) (smart.Combination, error) {
+	oc, err := smart.ParseCombination(name)
+	if err != nil {
+		return 0, &SettingError{Field: "OC", Err: err, Wrong: true}
+	}
+	return oc, nil
+}
+
+// KernelSettings are the kernel that Generate writes.
+type KernelSettings struct {
+	OC      string // optimization combination, e.g. ST_BM_TB or BASE
+	Setting string // the OC's parameters as k=v,...
+	GPU     string // catalogue name whose limits the setting must meet; "" for sm_80
+	Catalog string // GPU catalogue file merged over the embedded one; "" for none
+}
+
+// Generate writes the CUDA kernel of st under the OC and setting of s, which must be in the
+// search space of the stencil and OC on the GPU; an OC, GPU or setting that cannot be used is a
+// SettingError of its field.
+func Generate(ctx context.Context, st *smart.Stencil, s KernelSettings) (*cuda.Kernel, error) {
+	oc, err := ParseOC(s.OC)
+	if err != nil {
+		return nil, err
+	}
+	gpu, err := LimitsGPU(s.Catalog, s.GPU)
+	if err != nil {
+		return nil, err
+	}
+	set, err := smart.ParseSetting(s.Setting)
+	if err != nil {
+		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+	}
+	if err := space.CheckStencilSetting(ctx, st, oc, gpu, set); err != nil {
+		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+	}
+	t, err := smart.DecodeTuning(st.Dims, oc, set)
+	if err != nil {
+		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+	}
+	return cuda.Generate(st, t)
+}
+
+// EstimateSettings are the kernel and GPU that EstimateStencil times.
+type EstimateSettings struct {
+	GPU     string // catalogue name or alias of an NVIDIA GPU
+	OC      string // optimization combination, e.g. ST_TB or BASE
+	Setting string // parameter setting k=v,...; "" for roofline.DefaultSetting
+	Catalog string // GPU catalogue file merged over the embedded one; "" for none
+	// Literature uses the architecture literature's constants, not the calibrated ones.
+	Literature bool
+}
+
+// DefaultSettingError is a stencil that the default setting of an OC does not fit.
+type DefaultSettingError struct {
+	Setting smart.Setting
+	Err     error
+}
+
+func (e *DefaultSettingError) Error() string {
+	return fmt.Sprintf("the default setting %s: %v", e.Setting, e.Err)
+}
+
+func (e *DefaultSettingError) Unwrap() error { return e.Err }
+
+// EstimateStencil is the analytic model's estimate of st, read from file, under s: an OC, GPU
+// or given setting that cannot be used is a SettingError of its field, a default setting that
+// does not fit a DefaultSettingError.
+func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s EstimateSettings) (*Estimate, error) {
+	oc, g, err := s.estimateGPU(st, file)
+	if err != nil {
+		return nil, err
+	}
+	setting := roofline.DefaultSetting(st, oc)
+	if s.Setting != "" {
+		if setting, err = smart.ParseSetting(s.Setting); err != nil {
+			return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+		}
+	}
+	var cal *calibrate.File
+	if !s.Literature {
+		if cal, err = calibrate.Default(); err != nil {
+			return nil, err
+		}
+	}
+	est, err := EstimateSetting(ctx, st, oc, setting, g, cal)
+	switch {
+	case err != nil && s.Setting == "":
+		return nil, &DefaultSettingError{Setting: setting, Err: err}
+	case err != nil: // as Generate: the setting given is the mistake
+		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+	}
+	est.DefaultSetting = s.Setting == ""
+	return est, nil
+}
+
+// estimateGPU reads the OC and the GPU, and checks that the GPU can hold the stencil.
+func (s EstimateSettings) estimateGPU(st *smart.Stencil, file string) (smart.Combination, smart.GPU, error) {
+	oc, err := ParseOC(s.OC)
+	if err != nil {
+		return 0, smart.GPU{}, err
+	}
+	cat, err := catalog.Load(s.Catalog)
+	if err != nil {
+		return 0, smart.GPU{}, err
+	}
+	g, err := cat.Lookup(s.GPU)
+	if err != nil {
+		return 0, smart.GPU{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	// Before the space: an AMD GPU has a space too, but no estimate.
+	if err := roofline.CheckGPU(g); err != nil {
+		return 0, smart.GPU{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
+	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
+		return 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
+	}
+	return oc, g, nil
+}
