@@ -25,3 +25,6 @@ func (p *progress) Stop(done int) {
 	p.bar.Label, p.bar.Total = p.label, p.total
 	p.bar.Stop(done)
 }
+
+// Done is progressbar.Bar.Done.
+func (p *progress) Done() int { return p.bar.Done() }

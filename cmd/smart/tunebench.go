@@ -93,7 +93,7 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 	stopped := errors.Is(err, context.Canceled) && out.Cases != nil
 	switch {
 	case stopped:
-		bar.Stop(bar.done)
+		bar.Stop(bar.Done())
 		err = fmt.Errorf("%w; they are printed above", err)
 	case err != nil:
 		return err

@@ -37,6 +37,9 @@ func New(w io.Writer, label string, total int, interactive bool, columns func() 
 	return &Bar{Label: label, Total: total, w: w, start: now(), interactive: interactive, columns: columns, now: now}
 }
 
+// Done is the count last reported.
+func (b *Bar) Done() int { return b.done }
+
 // Update reports that done of total items are finished; it is cheap to call often.
 func (p *Bar) Update(done int) {
 	t := p.now()
