@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -10,6 +11,10 @@ import (
 	"smart/models/kinds"
 	"smart/models/train"
 )
+
+// ErrNoInputs is a model file without the record of how its rows were built (models.Inputs),
+// which Train writes: its data cannot be rebuilt to score it.
+var ErrNoInputs = errors.New("no record of how its rows were built; it was not trained by app.Train")
 
 // Eval scores a saved model on data sets: as it is, by cross-validating its kind with its
 // hyper-parameters (Folds), or leave-one-GPU-out (Holdout).
@@ -40,7 +45,7 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*models.Model, []train.
 	}
 	h := m.Header
 	if h.Inputs == nil {
-		return nil, nil, fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", v.Model)
+		return nil, nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
 	}
 	set, err := train.Load(v.Data, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
 	if err != nil {

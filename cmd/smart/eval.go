@@ -108,8 +108,11 @@ func (o *evalOpts) assess(ctx context.Context, e *env) (*models.Model, []train.R
 	}
 	m, reports, err := o.Run(ctx, e.stderr)
 	var notInData *train.GPUNotInDataError
-	if errors.As(err, &notInData) {
+	switch {
+	case errors.As(err, &notInData):
 		return nil, nil, usagef("--holdout-gpu %s: the data holds %s; name one of them or all", notInData.GPU, strings.Join(notInData.Have, ", "))
+	case errors.Is(err, app.ErrNoInputs):
+		return nil, nil, fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", o.Model)
 	}
 	return m, reports, err
 }
