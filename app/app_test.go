@@ -231,6 +231,7 @@ func TestTrain(t *testing.T) {
 	case len(m.Header.Data) != 1 || m.Header.Data[0].Path != data || m.Header.Kind != "forest":
 		t.Errorf("saved header: kind %s, data %+v", m.Header.Kind, m.Header.Data)
 	}
+	testEval(t, tr.Out, data)
 	tr.Out, tr.CV = "", 0
 	if _, err := tr.Fit(context.Background(), set); err != nil {
 		t.Fatal(err)
@@ -241,6 +242,33 @@ func TestTrain(t *testing.T) {
 	var se *SettingError
 	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(); !errors.As(err, &se) || se.Field != "Kind" {
 		t.Errorf("an unknown kind: %v, want a SettingError of Kind", err)
+	}
+}
+
+// testEval scores the model saved at path on the data it was trained on: in-sample, said so
+// in the notes, and out of fold with progress; a model that is no model file is refused.
+func testEval(t *testing.T, path, data string) {
+	var notes strings.Builder
+	m, reports, err := Eval{Model: path, Data: []string{data}}.Run(context.Background(), &notes)
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case m.Header.Kind != "forest" || len(reports) != 1:
+		t.Errorf("in-sample: model %s, %d reports; want forest, 1", m.Header.Kind, len(reports))
+	case !strings.Contains(notes.String(), "in-sample"):
+		t.Errorf("in-sample scores are not said to be: notes %q", notes.String())
+	}
+	notes.Reset()
+	folds := 0
+	v := Eval{Model: path, Data: []string{data}, Folds: 2, Seed: 1, Progress: func(done, total int) { folds = total }}
+	if _, reports, err = v.Run(context.Background(), &notes); err != nil || len(reports) != 1 || folds != 2 {
+		t.Errorf("2 folds: %d reports, progress of %d, %v", len(reports), folds, err)
+	}
+	if strings.Contains(notes.String(), "in-sample") {
+		t.Errorf("cross-validated scores are said to be in-sample: %q", notes.String())
+	}
+	if _, _, err := (Eval{Model: filepath.Join(data, dataset.MetaFile), Data: []string{data}}).Run(context.Background(), &notes); err == nil {
+		t.Error("a data set's meta.json as the model: no error")
 	}
 }
 

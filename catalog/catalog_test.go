@@ -131,6 +131,12 @@ func TestLookupAliases(t *testing.T) {
 		if err != nil || g.Name != tc.want {
 			t.Errorf("Lookup(%q) = %q, %v; want %s", tc.query, g.Name, err, tc.want)
 		}
+		if gpu, ok := c.Resolve(tc.query); !ok || gpu != tc.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %s", tc.query, gpu, ok, tc.want)
+		}
+	}
+	if gpu, ok := c.Resolve("NVIDIA Z9000"); ok || gpu != "" {
+		t.Errorf("Resolve of an unknown device = %q, %v; want \"\", false", gpu, ok)
 	}
 }
 

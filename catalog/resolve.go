@@ -46,6 +46,16 @@ func (c *Catalog) Lookup(name string) (smart.GPU, error) {
 	return smart.GPU{}, &NotFoundError{Name: name, Similar: c.similar(name), All: c.Names()}
 }
 
+// Resolve is the canonical name of the GPU a device name (as a driver or a Kernel Tuner cache
+// reports it) resolves to; ok is false where the catalogue does not know it.
+func (c *Catalog) Resolve(device string) (gpu string, ok bool) {
+	i, ok := c.index[normalize(device)]
+	if !ok {
+		return "", false
+	}
+	return c.gpus[i].Name, true
+}
+
 // similar returns the canonical names whose name or an alias contains the query, is contained
 // in it, or is within a small edit distance of it, closest first.
 func (c *Catalog) similar(name string) []string {

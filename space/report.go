@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"text/tabwriter"
 
@@ -131,4 +132,27 @@ func (s *Space) Verdict(oc smart.Combination, set smart.Setting) Verdict {
 	v := Verdict{OC: oc, Setting: set, Valid: err == nil}
 	errors.As(err, &v.Violation)
 	return v
+}
+
+// Samples are distinct settings drawn uniformly at random from the space of an OC.
+type Samples struct {
+	OC       smart.Combination `json:"oc"`
+	Settings []smart.Setting   `json:"settings"`
+}
+
+// Samples draws n distinct settings from the space of oc (s); a seed draws the same settings
+// on every machine.
+func (s *Space) Samples(oc smart.Combination, n int, seed uint64) (Samples, error) {
+	sets, err := s.Sample(rand.New(rand.NewPCG(seed, 0x5eed)), n)
+	return Samples{OC: oc, Settings: sets}, err
+}
+
+// WriteText writes a setting a line, in the k=v,... form.
+func (r Samples) WriteText(w io.Writer) error {
+	for _, set := range r.Settings {
+		if _, err := fmt.Fprintln(w, set); err != nil {
+			return err
+		}
+	}
+	return nil
 }

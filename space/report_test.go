@@ -81,3 +81,46 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", js, want)
 	}
 }
+
+// TestSamples: a seed draws the same distinct valid settings each time, another seed others,
+// and more than the space holds is refused.
+func TestSamples(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ForStencil(st, 0, smart.SM80())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Samples(0, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.Samples(0, 8, 1)
+	c, _ := s.Samples(0, 8, 2)
+	var text strings.Builder
+	if err := a.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
+	seen := map[string]bool{}
+	for i, set := range a.Settings {
+		if err := s.Check(set); err != nil {
+			t.Errorf("sample %s is invalid: %v", set, err)
+		}
+		if seen[set.String()] {
+			t.Errorf("sample %s drawn twice", set)
+		}
+		seen[set.String()] = true
+		if lines[i] != set.String() {
+			t.Errorf("line %d is %q, want %q", i, lines[i], set)
+		}
+	}
+	if len(lines) != 8 || fmt.Sprint(a) != fmt.Sprint(b) || fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Errorf("seed 1 drew %v then %v; seed 2 drew %v", a.Settings, b.Settings, c.Settings)
+	}
+	if _, err := s.Samples(0, int(s.Count().Int64())+1, 1); err == nil {
+		t.Error("more samples than settings: no error")
+	}
+}

@@ -63,19 +63,17 @@ Example:
 
 // datasetImportOpts are the flags of the command.
 type datasetImportOpts struct {
+	dataset.ImportOptions
 	out         string
-	device      string
-	kernel      string
-	allowMixed  bool
 	catalogFile string
 	asJSON      bool
 }
 
 func (o *datasetImportOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "new data set directory")
-	fs.StringVar(&o.device, "device", "", "device of files that do not name one")
-	fs.StringVar(&o.kernel, "kernel", "", "kernel of T4 files with no space.json beside them")
-	fs.BoolVar(&o.allowMixed, "allow-mixed", false, "let files of several devices go into one data set")
+	fs.StringVar(&o.Device, "device", "", "device of files that do not name one")
+	fs.StringVar(&o.Kernel, "kernel", "", "kernel of T4 files with no space.json beside them")
+	fs.BoolVar(&o.AllowMixed, "allow-mixed", false, "let files of several devices go into one data set")
 	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.BoolVar(&o.asJSON, "json", false, "print the per-file summary as JSON")
 }
@@ -96,14 +94,8 @@ func runDatasetImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := newProgress(e, "import", len(files))
-	opt := dataset.ImportOptions{Device: o.device, Kernel: o.kernel, AllowMixed: o.allowMixed,
-		Resolve: func(d string) (string, bool) {
-			g, err := cat.Lookup(d)
-			return g.Name, err == nil
-		},
-		Progress: func(done, _ int) { bar.Update(done) },
-	}
-	sums, err := dataset.Import(ctx, o.out, files, opt)
+	o.Resolve, o.Progress = cat.Resolve, func(done, _ int) { bar.Update(done) }
+	sums, err := dataset.Import(ctx, o.out, files, o.ImportOptions)
 	switch {
 	case errors.As(err, new(*dataset.MixedError)):
 		return fmt.Errorf("%w; pass --allow-mixed to import them into one data set, or import each on its own", err)

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 
 	"smart"
-	"smart/features"
+	"smart/app"
 )
 
 // featuresHelp is the description of --help, with examples.
@@ -49,7 +48,7 @@ func runFeatures(ctx context.Context, e *env, args []string) error {
 	if o.maxOrder < 1 || o.maxOrder > smart.MaxMaxOrder {
 		return usagef("--max-order is %d; use 1 to %d", o.maxOrder, smart.MaxMaxOrder)
 	}
-	reports, errs := o.reports(e, files)
+	reports, errs := app.FeatureReports(files, e.stdin, o.maxOrder, o.tensor)
 	for i, rep := range reports {
 		if o.asJSON {
 			err = writeJSON(e, rep)
@@ -63,23 +62,5 @@ func runFeatures(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	return errors.Join(errs...)
-}
-
-// reports computes the features of every stencil file; errs are those of the files that fail.
-func (o *featuresOpts) reports(e *env, files []string) (reports []*features.Report, errs []error) {
-	for _, path := range files {
-		s, err := loadStencil(e, path, smart.Limits{MaxOrder: o.maxOrder})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		rep, err := features.NewReport(path, s, o.maxOrder, o.tensor)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("stencil file %s: %w", path, err))
-			continue
-		}
-		reports = append(reports, rep)
-	}
-	return reports, errs
+	return errs
 }

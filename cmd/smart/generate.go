@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/app"
 	"smart/generator"
 	"smart/internal/atomicfile"
 )
@@ -45,32 +46,24 @@ Examples:
 
 // generateOpts are the flags of the command.
 type generateOpts struct {
+	app.Generate
 	shape string
-	dims  int
-	order int
-	count int
-	seed  uint64
-	first int
-	keep  float64
-	dtype string
 	grid  string
-	steps int
-	out   string
 	force bool
 }
 
 func (o *generateOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.shape, "shape", "", "named shape(s), comma-separated (see the list above); empty for random stencils")
-	fs.IntVar(&o.dims, "dims", 0, "dimensions, 2 or 3 (random stencils and shape families)")
-	fs.IntVar(&o.order, "order", 0, fmt.Sprintf("order: the largest Chebyshev distance, 1 to %d (random stencils and shape families)", smart.MaxMaxOrder))
-	fs.IntVar(&o.count, "count", 1, "number of random stencils")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random stencils")
-	fs.IntVar(&o.first, "first", 0, "index of the first random stencil (to extend a set without redrawing it)")
-	fs.Float64Var(&o.keep, "keep", generator.DefaultKeep, "probability of keeping each candidate neighbour, in (0, 1]")
-	fs.StringVar(&o.dtype, "dtype", string(smart.Float64), "element type: float64 or float32")
+	fs.IntVar(&o.Random.Dims, "dims", 0, "dimensions, 2 or 3 (random stencils and shape families)")
+	fs.IntVar(&o.Random.Order, "order", 0, fmt.Sprintf("order: the largest Chebyshev distance, 1 to %d (random stencils and shape families)", smart.MaxMaxOrder))
+	fs.IntVar(&o.Count, "count", 1, "number of random stencils")
+	fs.Uint64Var(&o.Random.Seed, "seed", 1, "seed of the random stencils")
+	fs.IntVar(&o.First, "first", 0, "index of the first random stencil (to extend a set without redrawing it)")
+	fs.Float64Var(&o.Random.Keep, "keep", generator.DefaultKeep, "probability of keeping each candidate neighbour, in (0, 1]")
+	fs.StringVar((*string)(&o.Dtype), "dtype", string(smart.Float64), "element type: float64 or float32")
 	fs.StringVar(&o.grid, "grid", "", "grid extents x,y[,z] or XxYxZ (default 8192x8192 in 2-D, 512x512x512 in 3-D)")
-	fs.IntVar(&o.steps, "steps", smart.DefaultSteps, "time steps")
-	fs.StringVar(&o.out, "out", "-", "output file, directory, or - for stdout")
+	fs.IntVar(&o.Steps, "steps", smart.DefaultSteps, "time steps")
+	fs.StringVar(&o.Out, "out", "-", "output file, directory, or - for stdout")
 	fs.BoolVar(&o.force, "force", false, "overwrite existing stencil files that differ from the generated ones")
 }
 
@@ -81,23 +74,22 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	draw, n, err := o.drawer(fs)
-	if err != nil {
+	if err := o.check(fs); err != nil {
 		return err
 	}
-	gridExt, err := parseGrid(o.grid)
-	if err != nil {
+	var err error
+	if o.Grid, err = parseGrid(o.grid); err != nil {
 		return err
 	}
-	toDir, err := outputIsDir(o.out, n)
-	if err != nil {
+	n := o.Len()
+	if o.Dir, err = outputIsDir(o.Out, n); err != nil {
 		return err
 	}
-	if toDir {
-		if err := atomicfile.CheckDir(o.out); err != nil {
+	if o.Dir {
+		if err := atomicfile.CheckDir(o.Out); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return fmt.Errorf("creating the output directory: %w", err)
 		}
 	}
@@ -105,84 +97,57 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if n >= 1000 {
 		fw.Progress = newProgress(e, "generate", n).Update
 	}
-	last, err := fw.Write(ctx, n, o.stencilFile(draw, gridExt, toDir))
+	last, err := fw.Write(ctx, n, o.file)
 	var changed *generator.ChangedError
 	switch {
-	case errors.As(err, &changed) && toDir:
+	case errors.As(err, &changed) && o.Dir:
 		return fmt.Errorf("%w: give another --out directory, delete the file, or give --force to overwrite it", err)
 	case errors.As(err, &changed):
 		return fmt.Errorf("%w: give another --out file, delete the file, or give --force to overwrite it", err)
 	case err != nil:
 		return err
-	case o.out == "-":
+	case o.Out == "-":
 	case n == 1:
 		fmt.Fprintf(e.stdout, "wrote %s\n", last)
 	default:
-		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.out, filepath.Base(last))
+		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.Out, filepath.Base(last))
 	}
 	return nil
 }
 
-// drawer checks the flags and returns what draws stencil i of the n to write.
-func (o *generateOpts) drawer(fs *flag.FlagSet) (draw func(i int) (*smart.Stencil, error), n int, err error) {
+// check refuses flags that do not go together or out of their range.
+func (o *generateOpts) check(fs *flag.FlagSet) error {
 	switch {
-	case o.count < 1:
-		return nil, 0, usagef("--count is %d; give at least 1", o.count)
-	case o.first < 0:
-		return nil, 0, usagef("--first is %d; give 0 or more", o.first)
-	case o.keep == 0 && flagsGiven(fs, "keep"): // generator.Spec reads 0 as its default
-		return nil, 0, usagef("--keep is 0; give a probability in (0, 1]")
+	case o.Count < 1:
+		return usagef("--count is %d; give at least 1", o.Count)
+	case o.First < 0:
+		return usagef("--first is %d; give 0 or more", o.First)
+	case o.Random.Keep == 0 && flagsGiven(fs, "keep"): // generator.Spec reads 0 as its default
+		return usagef("--keep is 0; give a probability in (0, 1]")
+	case o.shape == "" && (o.Random.Dims == 0 || o.Random.Order == 0):
+		return usagef("give --dims and --order for random stencils, or --shape NAME")
+	case o.shape == "":
+		return nil
+	case flagsGiven(fs, "count", "seed", "keep", "first"):
+		return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
 	}
-	if o.shape == "" {
-		if o.dims == 0 || o.order == 0 {
-			return nil, 0, usagef("give --dims and --order for random stencils, or --shape NAME")
-		}
-		sp := generator.Spec{Dims: o.dims, Order: o.order, Keep: o.keep, Seed: o.seed}
-		return func(i int) (*smart.Stencil, error) { return sp.Stencil(o.first + i) }, o.count, nil
-	}
-	if flagsGiven(fs, "count", "seed", "keep", "first") {
-		return nil, 0, usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
-	}
-	names := strings.Split(o.shape, ",")
-	shapes := make([]generator.Shape, len(names))
-	for i, name := range names {
-		sh, err := generator.LookupShape(strings.TrimSpace(name))
-		if err != nil {
-			return nil, 0, usagef("--shape: %v", err)
-		}
-		shapes[i] = sh
-	}
-	return func(i int) (*smart.Stencil, error) { return shapes[i].Stencil(o.dims, o.order) }, len(shapes), nil
+	o.Shapes = strings.Split(o.shape, ",")
+	return settingFlag(o.Check(), map[string]string{"Shapes": "--shape"})
 }
 
-// stencilFile draws stencil i as it will be written, and the file it goes to ("" for stdout).
-func (o *generateOpts) stencilFile(draw func(i int) (*smart.Stencil, error), gridExt []int, toDir bool) func(i int) (generator.File, error) {
-	return func(i int) (generator.File, error) {
-		s, err := draw(i)
-		if err != nil {
-			return generator.File{}, usagef("%v", err)
-		}
-		var dims *generator.GridDimsError
-		err = generator.Customise(s, smart.Dtype(o.dtype), gridExt, o.steps)
-		switch {
-		case errors.As(err, &dims):
-			return generator.File{}, usagef("--grid has %d extents but %s is %d-D", dims.Extents, dims.Stencil, dims.Dims)
-		case err != nil:
-			return generator.File{}, usagef("%v", err)
-		}
-		f := generator.File{}
-		if f.Data, err = generator.Marshal(s); err != nil {
-			return f, err
-		}
-		switch {
-		case o.out == "-":
-		case toDir:
-			f.Path = filepath.Join(o.out, s.Name+".json")
-		default:
-			f.Path = o.out
-		}
-		return f, nil
+// file draws stencil i as it will be written; a stencil the flags cannot make is a usage error.
+func (o *generateOpts) file(i int) (generator.File, error) {
+	s, err := o.Stencil(i)
+	var dims *generator.GridDimsError
+	switch {
+	case errors.As(err, &dims):
+		return generator.File{}, usagef("--grid has %d extents but %s is %d-D", dims.Extents, dims.Stencil, dims.Dims)
+	case err != nil:
+		return generator.File{}, usagef("%v", err)
 	}
+	f := generator.File{Path: o.Path(s)}
+	f.Data, err = generator.Marshal(s)
+	return f, err
 }
 
 // flagsGiven reports whether any of the named flags was given.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"smart"
@@ -99,7 +98,14 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	case o.check != "":
 		return checkSetting(e, st, ocs[0], gpu, spaces[0], o.check, o.asJSON)
 	case o.sample > 0:
-		return sampleSettings(e, ocs[0], spaces[0], o.sample, o.seed, o.asJSON)
+		samples, err := spaces[0].Samples(ocs[0], o.sample, o.seed)
+		switch {
+		case err != nil:
+			return err
+		case o.asJSON:
+			return writeJSON(e, samples)
+		}
+		return samples.WriteText(e.stdout)
 	}
 	report := space.NewReport(st, gpu.Name, ocs, spaces)
 	if o.asJSON {
@@ -137,23 +143,6 @@ func (o *spaceOpts) ocs() ([]smart.Combination, error) {
 		return nil, usagef("--oc: %v", err)
 	}
 	return []smart.Combination{oc}, nil
-}
-
-func sampleSettings(e *env, oc smart.Combination, s *space.Space, n int, seed uint64, asJSON bool) error {
-	sets, err := s.Sample(rand.New(rand.NewPCG(seed, 0x5eed)), n)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return writeJSON(e, struct {
-			OC       smart.Combination `json:"oc"`
-			Settings []smart.Setting   `json:"settings"`
-		}{oc, sets})
-	}
-	for _, set := range sets {
-		fmt.Fprintln(e.stdout, set)
-	}
-	return nil
 }
 
 func checkSetting(e *env, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, s *space.Space, text string, asJSON bool) error {

@@ -72,33 +72,27 @@ Examples:
 
 // trainOpts are the flags of the command.
 type trainOpts struct {
-	dirs        dirList
-	out         string
+	app.Train
 	taskName    string
-	kindName    string
 	force       bool
 	paramText   string
-	cv          int
-	seed        uint64
 	catalogFile string
-	noAnalytic  bool
-	dims        int
 	asJSON      bool
 }
 
 func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
-	fs.Var(&o.dirs, "data", "data set directory (repeat, or separate with commas)")
-	fs.StringVar(&o.out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
-	fs.StringVar(&o.out, "out", "", "model file to write (same as -o)")
+	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
+	fs.StringVar(&o.Out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
+	fs.StringVar(&o.Out, "out", "", "model file to write (same as -o)")
 	fs.StringVar(&o.taskName, "task", "", "select (best OC class) or runtime (time per step)")
-	fs.StringVar(&o.kindName, "model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
+	fs.StringVar(&o.Kind, "model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
 	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a model file")
 	fs.StringVar(&o.paramText, "param", "", "hyper-parameters, name=value,... (see above)")
-	fs.IntVar(&o.cv, "cv", 5, "cross-validation folds before the final fit; 0 skips it")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cross-validation folds")
+	fs.IntVar(&o.CV, "cv", 5, "cross-validation folds before the final fit; 0 skips it")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the cross-validation folds")
 	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
-	fs.BoolVar(&o.noAnalytic, "no-analytic", false, "leave the analytic model's time out of the columns")
-	fs.IntVar(&o.dims, "dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
+	fs.BoolVar(&o.NoAnalytic, "no-analytic", false, "leave the analytic model's time out of the columns")
+	fs.IntVar(&o.Dims, "dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the cross-validation report and model summary as JSON")
 }
 
@@ -122,11 +116,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case err != nil:
 		return settingFlag(err, map[string]string{"Kind": "--model"})
 	case set.Dropped > 0:
-		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.dims)
+		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.Dims)
 	}
 	fmt.Fprintf(e.stderr, "%s\n", set.Describe())
 	var fitted func()
-	t.CrossValidation, t.Round, fitted = trainProgress(e, o.kindName, o.cv)
+	t.CrossValidation, t.Round, fitted = trainProgress(e, o.Kind, o.CV)
 	trained, err := t.Fit(ctx, set)
 	fitted()
 	if err != nil {
@@ -150,39 +144,38 @@ func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (ap
 	switch {
 	case len(rest) > 0:
 		return app.Train{}, usagef("unexpected arguments %v; give data sets with --data", rest)
-	case len(o.dirs) == 0:
+	case len(o.Data) == 0:
 		return app.Train{}, usagef("--data DIR is required")
-	case o.out == "":
+	case o.Out == "":
 		return app.Train{}, usagef("-o MODEL is required: the model file to write")
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
 		return app.Train{}, usagef("-o and --out both name the model file; give one")
-	case o.cv == 1 || o.cv < 0:
-		return app.Train{}, usagef("--cv is %d; use 0 (none) or 2 or more folds", o.cv)
-	case o.dims != 0 && o.dims != 2 && o.dims != 3:
-		return app.Train{}, usagef("--dims is %d; stencils are 2-D or 3-D", o.dims)
+	case o.CV == 1 || o.CV < 0:
+		return app.Train{}, usagef("--cv is %d; use 0 (none) or 2 or more folds", o.CV)
+	case o.Dims != 0 && o.Dims != 2 && o.Dims != 3:
+		return app.Train{}, usagef("--dims is %d; stencils are 2-D or 3-D", o.Dims)
 	}
 	outFlag := "-o"
 	if flagsGiven(fs, "out") {
 		outFlag = "--out"
 	}
 	// Replacing a model is retraining; replacing anything else is a slip of -o.
-	if err := checkOutput(outFlag, o.out, o.force, outputKind{"a model file", models.IsModelFile}); err != nil {
+	if err := checkOutput(outFlag, o.Out, o.force, outputKind{"a model file", models.IsModelFile}); err != nil {
 		return app.Train{}, err // before the training, not after it
 	}
-	task, err := models.ParseTask(o.taskName)
-	if err != nil {
+	t := o.Train
+	var err error
+	if t.Task, err = models.ParseTask(o.taskName); err != nil {
 		return app.Train{}, usagef("--task: %v", err)
 	}
-	params, err := models.ParseParams(o.paramText)
-	if err != nil {
+	if t.Params, err = models.ParseParams(o.paramText); err != nil {
 		return app.Train{}, usagef("--param: %v", err)
 	}
-	cat, err := catalog.Load(o.catalogFile)
-	if err != nil {
+	if t.Catalog, err = catalog.Load(o.catalogFile); err != nil {
 		return app.Train{}, err
 	}
-	return app.Train{Data: o.dirs, Task: task, Kind: o.kindName, Kinds: all, Params: params, CV: o.cv, Seed: o.seed,
-		Catalog: cat, NoAnalytic: o.noAnalytic, Dims: o.dims, Out: o.out}, nil
+	t.Kinds = all
+	return t, nil
 }
 
 // trainProgress draws the bars of the cross-validation and of the final fit's rounds; done

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"smart"
-	"smart/dataset/cuda"
+	"smart/app"
 )
 
 // verifyHelp is the description of --help, with examples.
@@ -32,24 +31,21 @@ Examples:
 
 // verifyOpts are the flags of the command.
 type verifyOpts struct {
+	app.Verify
 	ocList  string
-	samples int
-	seed    uint64
 	gpuName string
 	catFile string
-	jobs    int
-	timeout time.Duration
 	asJSON  bool
 }
 
 func (o *verifyOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ocList, "oc", "all", "optimization combinations: all, or a comma-separated list such as ST_BM,TB")
-	fs.IntVar(&o.samples, "samples", 3, "random settings per stencil and OC")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the settings and the input data")
+	fs.IntVar(&o.Samples, "samples", 3, "random settings per stencil and OC")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the settings and the input data")
 	fs.StringVar(&o.gpuName, "gpu", "", "GPU whose limits bound the settings, from the catalogue (smart gpus); default sm_80")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
-	fs.IntVar(&o.jobs, "jobs", 0, "batches compiled and run at once (default: the number of CPUs)")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "time a variant's CPU run may take before it counts as a hang")
+	fs.IntVar(&o.Jobs, "jobs", 0, "batches compiled and run at once (default: the number of CPUs)")
+	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "time a variant's CPU run may take before it counts as a hang")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 }
 
@@ -64,40 +60,28 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	switch {
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
-	case o.samples < 1:
+	case o.Samples < 1:
 		return usagef("--samples must be at least 1")
-	case o.jobs < 0 || o.timeout <= 0:
+	case o.Jobs < 0 || o.Timeout <= 0:
 		return usagef("--jobs and --timeout must be positive")
 	}
-	ocs, err := smart.ParseCombinations(o.ocList)
-	if err != nil {
+	if o.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 		return usagef("--oc: %v", err)
 	}
-	gpu, err := limitsGPU(o.catFile, o.gpuName)
-	if err != nil {
+	if o.GPU, err = limitsGPU(o.catFile, o.gpuName); err != nil {
 		return err
 	}
-	tools, err := cuda.FindTools()
-	if err != nil {
-		return err
-	}
-	stencils := make([]*smart.Stencil, len(files))
-	for i, f := range files {
-		if stencils[i], err = loadStencil(e, f, smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
-			return err
+	var bar *progress
+	o.Files, o.Stdin, o.Progress = files, e.stdin, func(done, total int) {
+		if bar == nil {
+			bar = newProgress(e, "verify", total)
 		}
+		bar.Update(done)
 	}
-	variants, origin, skipped, err := cuda.SampleFiles(files, stencils, ocs, o.samples, gpu, o.seed)
-	if err != nil {
-		return err
-	}
-	bar := newProgress(e, "verify", len(variants))
-	v := cuda.Verifier{Tools: tools, Jobs: o.jobs, Timeout: o.timeout, Seed: o.seed, Progress: func(done, _ int) { bar.Update(done) }}
-	results, verr := v.Verify(ctx, variants)
-	if verr != nil && !errors.Is(verr, context.Canceled) {
+	report, total, verr := o.Run(ctx)
+	if report == nil {
 		return verr
 	}
-	report := cuda.NewReport(gpu.Name, o.seed, results, origin, skipped)
 	if o.asJSON {
 		err = writeJSON(e, report)
 	} else {
@@ -108,7 +92,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	}
 	if verr != nil {
 		// Interrupted: the variants that finished are reported; say so.
-		return fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(report.Results), len(results), verr)
+		return fmt.Errorf("interrupted after %d of %d variants; the finished ones are listed above: %w", len(report.Results), total, verr)
 	}
 	return report.Err()
 }

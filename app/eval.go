@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"smart/catalog"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/train"
+)
+
+// ErrNoInputs is a model file without the record of how its rows were built (models.Inputs),
+// which Train writes: its data cannot be rebuilt to score it.
+var ErrNoInputs = errors.New("no record of how its rows were built; it was not trained by app.Train")
+
+// Eval scores a saved model on data sets: as it is, by cross-validating its kind with its
+// hyper-parameters (Folds), or leave-one-GPU-out (Holdout).
+type Eval struct {
+	Model   string   // the model file
+	Data    []string // data set directories
+	Folds   int      // cross-validation folds; 0: none
+	Holdout string   // a GPU of the data to hold out, "all" for each in turn, "": none
+	Seed    uint64   // of the folds
+	// CatalogFile is merged over the embedded catalogue; "": the embedded one alone.
+	CatalogFile string
+	// Progress, when set, gets the folds or held-out GPUs done.
+	Progress func(done, total int)
+}
+
+// Run reads the model, builds the data sets' rows as it was trained on them and scores it.
+// notes gets the rows left out, the data's description and, where the data is what the model
+// was trained on, that the scores are in-sample.
+func (v Eval) Run(ctx context.Context, notes io.Writer) (*models.Model, []train.Report, error) {
+	all := kinds.All()
+	m, err := models.Load(v.Model, all)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := catalog.Load(v.CatalogFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := m.Header
+	if h.Inputs == nil {
+		return nil, nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
+	}
+	set, err := train.Load(v.Data, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
+	if err != nil {
+		return nil, nil, err
+	}
+	if set.Dropped > 0 {
+		fmt.Fprintf(notes, "left out %d rows of stencils that are not %d-D, as the model is\n", set.Dropped, h.Inputs.Dims)
+	}
+	fmt.Fprintf(notes, "%s\n", set.Describe())
+	reports, err := train.Assess(ctx, all, m, set, train.AssessOptions{Folds: v.Folds, Seed: v.Seed, Holdout: v.Holdout, Progress: v.Progress})
+	if err != nil {
+		return nil, nil, err
+	}
+	if overlap := h.TrainedOn(v.Data); v.Folds == 0 && v.Holdout == "" && overlap != "" {
+		fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
+	}
+	return m, reports, nil
+}
