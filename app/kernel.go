@@ -54,10 +54,10 @@ type KernelSettings struct {
 	Catalog string // GPU catalogue file merged over the embedded one; "" for none
 }
 
-// Generate writes the CUDA kernel of st under the OC and setting of s, which must be in the
+// GenerateKernel writes the CUDA kernel of st under the OC and setting of s, which must be in the
 // search space of the stencil and OC on the GPU; an OC, GPU or setting that cannot be used is a
 // SettingError of its field.
-func Generate(ctx context.Context, st *smart.Stencil, s KernelSettings) (*cuda.Kernel, error) {
+func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*cuda.Kernel, error) {
 	oc, err := ParseOC(s.OC)
 	if err != nil {
 		return nil, err

@@ -27,19 +27,19 @@ func TestKernelSettingErrors(t *testing.T) {
 		field string // "" for no SettingError
 		in    string // in the message
 	}{
-		{"generate", func() error { _, err := Generate(ctx, st, KernelSettings{OC: "ST_RT", Setting: good}); return err }, "", ""},
-		{"generate OC", func() error { _, err := Generate(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},
+		{"generate", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good}); return err }, "", ""},
+		{"generate OC", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},
 		{"generate GPU", func() error {
-			_, err := Generate(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "nosuch"})
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "nosuch"})
 			return err
 		}, "GPU", "nosuch"},
 		{"generate AMD", func() error {
-			_, err := Generate(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "mi250x"})
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "mi250x"})
 			return err
 		}, "GPU", "AMD"},
-		{"generate syntax", func() error { _, err := Generate(ctx, st, KernelSettings{OC: "ST_RT", Setting: "x"}); return err }, "Setting", "name=value"},
+		{"generate syntax", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: "x"}); return err }, "Setting", "name=value"},
 		{"generate space", func() error {
-			_, err := Generate(ctx, st, KernelSettings{OC: "ST_RT", Setting: strings.Replace(good, "bx=32", "bx=33", 1)})
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: strings.Replace(good, "bx=32", "bx=33", 1)})
 			return err
 		}, "Setting", "bx=33"},
 		{"estimate", func() error {

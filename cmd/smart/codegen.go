@@ -87,7 +87,7 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := app.Generate(ctx, st, o.kernel)
+	k, err := app.GenerateKernel(ctx, st, o.kernel)
 	if err != nil {
 		return settingFlag(err, kernelFlags)
 	}
