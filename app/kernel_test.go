@@ -27,7 +27,10 @@ func TestKernelSettingErrors(t *testing.T) {
 		field string // "" for no SettingError
 		in    string // in the message
 	}{
-		{"generate", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good}); return err }, "", ""},
+		{"generate", func() error {
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good})
+			return err
+		}, "", ""},
 		{"generate OC", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},
 		{"generate GPU", func() error {
 			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "nosuch"})
