@@ -105,19 +105,13 @@ func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
 // PredictInputs reads the stencils of files, directories (their *.json), embedded sample names
 // and stdin ("-").
 func PredictInputs(paths []string, stdin io.Reader) ([]predict.Input, error) {
-	var out []predict.Input
-	for _, p := range paths {
-		files, err := generator.ExpandDirs([]string{p})
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			st, err := generator.Load(f, stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, predict.Input{Stencil: st, File: f})
-		}
+	named, err := generator.LoadAll(paths, stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]predict.Input, len(named))
+	for i, n := range named {
+		out[i] = predict.Input{Stencil: n.Stencil, File: n.File}
 	}
 	return out, nil
 }

@@ -67,3 +67,29 @@ func ExpandDirs(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Loaded is a stencil with the file, sample name or "-" it was read from.
+type Loaded struct {
+	File    string
+	Stencil *smart.Stencil
+}
+
+// LoadAll reads every stencil of paths in order (Load each; a directory means its *.json
+// files, ExpandDirs), stopping at the first that fails.
+func LoadAll(paths []string, stdin io.Reader, lim smart.Limits) ([]Loaded, error) {
+	var out []Loaded
+	for _, p := range paths {
+		files, err := ExpandDirs([]string{p})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			st, err := Load(f, stdin, lim)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Loaded{File: f, Stencil: st})
+		}
+	}
+	return out, nil
+}

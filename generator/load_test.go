@@ -84,3 +84,34 @@ func TestExpandDirs(t *testing.T) {
 		t.Errorf("an empty directory: %v", err)
 	}
 }
+
+// TestLoadAll: files, directories (their *.json in name order) and sample names, in order, each
+// with where it came from; the first failure stops it.
+func TestLoadAll(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := data.StencilFile("j2d5pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"b.json", "a.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), sample, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := LoadAll([]string{"j3d7pt", dir}, nil, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"j3d7pt", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	if len(got) != len(want) {
+		t.Fatalf("%d stencils, want %d", len(got), len(want))
+	}
+	for i, l := range got {
+		if l.File != want[i] || l.Stencil == nil {
+			t.Errorf("stencil %d from %q, want %q", i, l.File, want[i])
+		}
+	}
+	if _, err := LoadAll([]string{"j3d7pt", filepath.Join(dir, "missing.json")}, nil, smart.Limits{}); err == nil {
+		t.Error("a missing file loaded")
+	}
+}

@@ -497,10 +497,7 @@ func kernelTuner(ctx context.Context, work, dir string) ([]Accuracy, error) {
 		out := filepath.Join(work, "kt-"+strings.TrimSuffix(f.file, ".json.gz"))
 		if _, err := os.Stat(filepath.Join(out, dataset.MetaFile)); err != nil {
 			os.RemoveAll(out)
-			opt := dataset.ImportOptions{Device: f.device, Resolve: func(d string) (string, bool) {
-				g, err := cat.Lookup(d)
-				return g.Name, err == nil
-			}}
+			opt := dataset.ImportOptions{Device: f.device, Resolve: cat.Resolve}
 			if _, err := dataset.Import(ctx, out, []string{filepath.Join(dir, f.file)}, opt); err != nil {
 				return nil, err
 			}

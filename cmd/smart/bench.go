@@ -12,6 +12,7 @@ import (
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/generator"
 )
 
 // benchHelp is the description of --help, with examples.
@@ -207,18 +208,18 @@ func benchStencils(e *env, paths []string, random, dims, orderMax int, seed uint
 	case len(paths) == 0:
 		return nil, usagef("give stencil files or directories, or --random N")
 	}
-	files, err := loadStencils(e, paths, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	files, err := generator.LoadAll(paths, e.stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return nil, err
 	}
 	var sts []*smart.Stencil
 	seen := map[string]string{}
 	for _, f := range files {
-		if prev, dup := seen[f.stencil.ID()]; dup {
-			return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f.path)
+		if prev, dup := seen[f.Stencil.ID()]; dup {
+			return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f.File)
 		}
-		seen[f.stencil.ID()] = f.path
-		sts = append(sts, f.stencil)
+		seen[f.Stencil.ID()] = f.File
+		sts = append(sts, f.Stencil)
 	}
 	return sts, nil
 }

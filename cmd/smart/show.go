@@ -56,28 +56,3 @@ Examples:
 func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
 	return generator.Load(path, e.stdin, lim)
 }
-
-// stencilFile is a stencil with the file it was read from.
-type stencilFile struct {
-	path    string
-	stencil *smart.Stencil
-}
-
-// loadStencils reads stencil files, the *.json files of directories, and embedded sample names.
-func loadStencils(e *env, paths []string, lim smart.Limits) ([]stencilFile, error) {
-	var out []stencilFile
-	for _, p := range paths {
-		files, err := generator.ExpandDirs([]string{p})
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			st, err := loadStencil(e, f, lim)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, stencilFile{f, st})
-		}
-	}
-	return out, nil
-}
