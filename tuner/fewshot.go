@@ -24,13 +24,14 @@ type FewShot struct {
 	target   smart.GPU
 	zero     map[string]float64 // the zero-shot times by setting; +Inf: failed on every source
 	MaxShots int                // runs learnt from; 0 means 32, negative none
-	Settings transfer.Settings  // of its predictions
+	settings transfer.Settings  // of its predictions: the caller's, at the sources' level without a target's
 }
 
 // NewFewShot predicts target (a zero GPU where the catalogue lacks it: the runs then set the
 // level) from sources, whose rows hold the search's objective as their time.
 func NewFewShot(sources []transfer.Source, target smart.GPU, what string, s transfer.Settings) (*FewShot, error) {
-	f := &FewShot{What: what, sources: sources, target: target, Settings: s}
+	s.SourceLevel = true // a prior ranks: without the target's level, the sources' will do
+	f := &FewShot{What: what, sources: sources, target: target, settings: s}
 	times, err := f.predict(nil)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func FewShotFrom(files []*KernelTuner, target smart.GPU, cat *catalog.Catalog, s
 func fewShotKey(oc smart.Combination, s smart.Setting) string { return oc.String() + "|" + s.String() }
 
 func (f *FewShot) predict(shots []smart.Measurement) (map[string]float64, error) {
-	p, err := transfer.Predict(f.sources, transfer.Target{GPU: f.target, Shots: shots}, f.settingsOf())
+	p, err := transfer.Predict(f.sources, transfer.Target{GPU: f.target, Shots: shots}, f.settings)
 	if err != nil {
 		return nil, fmt.Errorf("fewshot prior: %w", err)
 	}
@@ -74,12 +75,6 @@ func (f *FewShot) predict(shots []smart.Measurement) (map[string]float64, error)
 		out[fewShotKey(v.OC, v.Setting)] = t
 	}
 	return out, nil
-}
-
-func (f *FewShot) settingsOf() transfer.Settings {
-	s := f.Settings
-	s.SourceLevel = true
-	return s
 }
 
 // Evaluate implements smart.Evaluator: the zero-shot prediction.

@@ -51,10 +51,6 @@ type Row struct {
 	Baseline float64 `json:"baseline_mape_pct"`
 }
 
-var kts = map[string][]string{ // file -> device name for files without one
-	"A100": nil, "A4000": nil, "A6000": nil, "MI250X": {"MI250X"}, "W6600": nil, "W7800": nil,
-}
-
 func main() {
 	ktDir := flag.String("kt", "", "folder holding the Kernel Tuner kernels' folders")
 	from := flag.String("from", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*", "the H100's data sets")
@@ -101,14 +97,10 @@ func run(ktDir, from, to string, budgets []int) ([]Row, error) {
 	}
 	var rows []Row
 	for _, kernel := range []string{"convolution_milo", "dedispersion_milo"} {
-		dir := ktDir
-		if dir == "" {
-			d, ok := ktdata.Dir(kernel)
-			if !ok {
-				fmt.Fprintf(os.Stderr, "fewshot: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
-				continue
-			}
-			dir = d
+		dir, ok := ktdata.DirOr(ktDir, kernel)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "fewshot: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
+			continue
 		}
 		files, err := openKT(filepath.Join(dir, kernel), cat)
 		if err != nil {
@@ -173,8 +165,8 @@ func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
 	var out []*transfer.File
 	for _, name := range []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"} {
 		dev := ""
-		if d := kts[name]; d != nil {
-			dev = d[0]
+		if name == "MI250X" {
+			dev = name // benchmark_hub's MI250X caches do not name their device
 		}
 		f, err := transfer.Open(filepath.Join(dir, name+".json.gz"), dev, cat)
 		if err != nil {
@@ -222,7 +214,7 @@ func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measuremen
 	truth := map[string]float64{}
 	for _, m := range measured {
 		if m.Status == smart.StatusOK && m.TimeMs > 0 {
-			truth[key(m)] = m.TimeMs
+			truth[transfer.Key(m)] = m.TimeMs
 		}
 	}
 	sum := 0.0
@@ -230,9 +222,9 @@ func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measuremen
 		var both []string
 		have := map[string]float64{}
 		for _, m := range src.Rows {
-			if _, ok := truth[key(m)]; ok && m.Status == smart.StatusOK && m.TimeMs > 0 {
-				both = append(both, key(m))
-				have[key(m)] = m.TimeMs
+			if _, ok := truth[transfer.Key(m)]; ok && m.Status == smart.StatusOK && m.TimeMs > 0 {
+				both = append(both, transfer.Key(m))
+				have[transfer.Key(m)] = m.TimeMs
 			}
 		}
 		slices.Sort(both)
@@ -264,19 +256,15 @@ func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measuremen
 	return sum / float64(len(srcs))
 }
 
-func key(m smart.Measurement) string {
-	return m.StencilID + "|" + m.Kernel + "|" + m.OC.String() + "|" + m.Setting.String()
-}
-
 // lookup is the target's rows of the chosen settings: what measuring them would give.
 func lookup(rows []smart.Measurement, want []transfer.Variant) []smart.Measurement {
 	idx := map[string]smart.Measurement{}
 	for _, m := range rows {
-		idx[key(m)] = m
+		idx[transfer.Key(m)] = m
 	}
 	var out []smart.Measurement
 	for _, v := range want {
-		if m, ok := idx[key(smart.Measurement{StencilID: v.StencilID, Kernel: v.Kernel, OC: v.OC, Setting: v.Setting})]; ok {
+		if m, ok := idx[v.Key()]; ok {
 			out = append(out, m)
 		}
 	}

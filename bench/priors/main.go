@@ -68,14 +68,10 @@ func run(ktDir string, seeds int, first uint64, budget int, methods []string) er
 	var cases []tuner.Case
 	var contenders []tuner.Contender
 	for _, kernel := range []string{"convolution_milo", "dedispersion_milo"} {
-		dir := ktDir
-		if dir == "" {
-			d, ok := ktdata.Dir(kernel)
-			if !ok {
-				fmt.Fprintf(os.Stderr, "priors: %s not found; skipped\n", kernel)
-				continue
-			}
-			dir = d
+		dir, ok := ktdata.DirOr(ktDir, kernel)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "priors: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
+			continue
 		}
 		var files []*tuner.KernelTuner
 		for _, n := range []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"} {

@@ -31,6 +31,14 @@ func Dir(kernel string) (string, bool) {
 	return ds[len(ds)-1], false
 }
 
+// DirOr is given where it is not empty (a folder the user named), else Dir(kernel).
+func DirOr(given, kernel string) (string, bool) {
+	if given != "" {
+		return given, true
+	}
+	return Dir(kernel)
+}
+
 // Require returns the data directory that holds the kernel's folder, or skips the test when
 // none does.
 func Require(t testing.TB, kernel string) string {
