@@ -48,7 +48,11 @@ type Calibration struct {
 	L1Latency      float64            `json:"l1_latency_cycles"`
 	OnChipScale    float64            `json:"on_chip_scale"` // on the shared memory pipe's cycles
 	L1Scale        float64            `json:"l1_scale"`      // on the L1 pipe's cycles (global loads, no shared memory)
-	ComputeScale   float64            `json:"compute_scale"` // on the FMA pipe's and the schedulers' cycles
+	// ComputeScale multiplies the schedulers' cycles: the instructions the count per point
+	// (FMAs, loads, indexing) misses. The FMA pipe's cycles are the datasheet's and stay: on the
+	// H100 the two are too close to tell apart, and scaling the FMAs would make every GPU with
+	// few FP64 lanes (T4, L4, A10G, RTX cards) several times slower than its FP64 peak allows.
+	ComputeScale float64 `json:"compute_scale"`
 	// BarrierStream and BarrierTiled are the cycles a __syncthreads costs the block that waits,
 	// for streamed planes and for staged tiles (and fused steps).
 	BarrierStream float64 `json:"barrier_stream_cycles"`
@@ -184,7 +188,7 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	}{
 		{"memory", tm.dram / (c.bandwidth(m) * dramEff * math.Pow(tm.sectorEff, c.Narrow)), dramEff},
 		{"on-chip", scale * tm.onChipCycles / ldEff / m.clock, ldEff},
-		{"compute", c.ComputeScale * math.Max(tm.fmaCycles/fmaEff, tm.issueCycles) / m.clock, fmaEff},
+		{"compute", math.Max(tm.fmaCycles/fmaEff, c.ComputeScale*tm.issueCycles) / m.clock, fmaEff},
 	}
 	body := 0.0
 	for _, p := range parts {
