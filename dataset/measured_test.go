@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -108,4 +110,64 @@ func rowsDigest(t *testing.T, rows []smart.Measurement) string {
 		h.Write(append(b, '\n'))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestAppendToCommittedDataSet resumes a copy of a committed data set of FormatV1, as a resumed
+// run would, and appends a row with the compiler's facts: the file keeps its bytes and format,
+// and the row reads back without them.
+func TestAppendToCommittedDataSet(t *testing.T) {
+	src := filepath.Join("..", "data", "measured", "h100-sxm", "picks", "j2d5pt")
+	dir := t.TempDir()
+	for _, name := range []string{MetaFile, RowsFile} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := os.ReadFile(filepath.Join(dir, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, old, err := ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, torn, err := Resume(dir)
+	if err != nil || torn != nil {
+		t.Fatal(err, torn)
+	}
+	if f := w.Meta().Format; f != FormatV1 {
+		t.Fatalf("%s is of format %s; the test wants a committed data set of %s", src, f, FormatV1)
+	}
+	row := old[0]
+	row.Setting = maps.Clone(row.Setting)
+	row.Setting["bx"] *= 2
+	row.Compiled = &smart.Compiled{RegsPerThread: 64, LocalBytesPerThread: 24}
+	if w.Has(row) {
+		t.Fatalf("%s already holds %s", src, row.Setting)
+	}
+	if err := w.Append(row); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(after, before) || bytes.Count(after, []byte("\n")) != bytes.Count(before, []byte("\n"))+1 {
+		t.Fatalf("rows.csv after appending a row:\n%s", after)
+	}
+	_, rows, err := ReadAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row.Compiled = nil
+	if len(rows) != len(old)+1 || !reflect.DeepEqual(rows[:len(old)], old) || !reflect.DeepEqual(rows[len(old)], row) {
+		t.Errorf("read back %d rows, the last %+v; want the %d committed and %+v", len(rows), rows[len(rows)-1], len(old), row)
+	}
 }
