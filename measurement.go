@@ -66,6 +66,19 @@ type Measurement struct {
 	Device string `json:"device,omitempty"` // the device as it named itself (NVML or the cache file)
 
 	Readings *Readings `json:"readings,omitempty"` // NVML readings where measured, nil otherwise
+	Compiled *Compiled `json:"compiled,omitempty"` // what the compiler made of the kernels, nil where unknown
+}
+
+// Compiled is what the compiler made of a variant's kernels, as the CUDA driver reports it for
+// the loaded code (cuFuncGetAttribute): the analytic model only estimates registers (Usage) and
+// cannot see spills. For a variant of several kernels, the largest of each. Only a measurement
+// on a GPU knows it: simulated, imported and emulated rows, and variants that did not compile,
+// have none.
+type Compiled struct {
+	RegsPerThread int `json:"regs_per_thread"` // 32-bit registers per thread
+	// LocalBytesPerThread is the local memory per thread in bytes: spilled registers and arrays
+	// the compiler could not keep in registers. 0 is a known "none".
+	LocalBytesPerThread int `json:"local_bytes_per_thread"`
 }
 
 // Readings are a GPU's clocks, power draw and temperature read through NVML around a measurement,

@@ -165,6 +165,21 @@ func TestBenchResume(t *testing.T) {
 	}
 }
 
+// TestNoteOlderFormat: a GPU's rows appended to a data set of an older format are said to
+// leave out the compiler's facts; a data set of this format gets no note.
+func TestNoteOlderFormat(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		note   bool
+	}{{dataset.FormatV1, true}, {dataset.FormatV2, true}, {dataset.Format, false}} {
+		var b strings.Builder
+		noteOlderFormat(&b, "runs", c.format)
+		if got := strings.Contains(b.String(), "runs is a data set of format "+c.format+": the rows added to it leave out the kernels' registers and local memory"); got != c.note || (b.Len() > 0) != c.note {
+			t.Errorf("format %s: note %q; want one: %v", c.format, b.String(), c.note)
+		}
+	}
+}
+
 // TestBenchRefuses: the wrong backend, an unknown GPU and settings that fit no stencil are
 // SettingErrors of their fields, and write nothing.
 func TestBenchRefuses(t *testing.T) {

@@ -121,11 +121,14 @@ func (bg *Benching) open(ctx context.Context) error {
 	if bg.Exists, err = dataset.CheckRun(b.Out, bg.meta()); err != nil {
 		return err
 	}
-	if r := bg.Backend.Runner; r != nil && bg.Exists && r.Cut.Stencil >= 0 {
-		if old, err := dataset.ReadMeta(b.Out); err == nil && old.Format == dataset.FormatV1 {
-			// Its rows.csv has no column to mark a cut row.
-			notef(b.Notes, "%s is a data set of format %s: its variants are measured in full, none cut short\n", b.Out, dataset.FormatV1)
-			r.Cut.Stencil = -1
+	if r := bg.Backend.Runner; r != nil && bg.Exists {
+		if old, err := dataset.ReadMeta(b.Out); err == nil {
+			noteOlderFormat(b.Notes, b.Out, old.Format)
+			if old.Format == dataset.FormatV1 && r.Cut.Stencil >= 0 {
+				// Its rows.csv has no column to mark a cut row.
+				notef(b.Notes, "%s is a data set of format %s: its variants are measured in full, none cut short\n", b.Out, dataset.FormatV1)
+				r.Cut.Stencil = -1
+			}
 		}
 	}
 	if bg.Exists {
@@ -138,6 +141,14 @@ func (bg *Benching) open(ctx context.Context) error {
 		return bg.draw(ctx)
 	}
 	return nil
+}
+
+// noteOlderFormat tells that the GPU's rows appended to the data set dir, of an older format,
+// leave out the compiler's facts: its rows.csv keeps its header, which has no columns for them.
+func noteOlderFormat(w io.Writer, dir, format string) {
+	if format != dataset.Format {
+		notef(w, "%s is a data set of format %s: the rows added to it leave out the kernels' registers and local memory (a new data set records them)\n", dir, format)
+	}
 }
 
 func (bg *Benching) meta() dataset.Meta {

@@ -12,6 +12,7 @@ import (
 
 	"smart/campaign"
 	"smart/catalog"
+	"smart/dataset"
 )
 
 // Campaign is one call of the measurement campaign: the manifest's variants that the GPU's
@@ -80,6 +81,11 @@ func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 	}
 	if run.Out == "" {
 		run.Out = CampaignDir(run.GPU)
+	}
+	if be.Runner != nil {
+		if old, err := dataset.ReadMeta(run.Out); err == nil {
+			noteOlderFormat(c.Notes, run.Out, old.Format)
+		}
 	}
 	if c.Time > 0 {
 		run.StopAfter = max(c.Time-time.Since(start), time.Nanosecond)

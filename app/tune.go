@@ -332,6 +332,9 @@ func (tg *Tuning) record(dir string) error {
 	if torn != nil {
 		notef(tg.tune.Notes, "resuming %s: %s; it was cut off and will be run again\n", dir, torn)
 	}
+	if tg.Backend != nil && tg.Backend.Runner != nil {
+		noteOlderFormat(tg.tune.Notes, dir, w.Meta().Format)
+	}
 	if tg.recorder, err = dataset.NewRecorder(w, tg.Problem.Evaluator); err != nil {
 		w.Close()
 		return &SettingError{Field: "Record", Err: err}

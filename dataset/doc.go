@@ -13,7 +13,9 @@
 // rows.csv is only ever appended to, one write per row and an fsync every few rows or seconds, so
 // a run killed at any moment loses at most the row being written; Resume cuts such a torn last
 // line off and reports it, and a Runner skips the variants already measured. Runs can be split
-// into shards (by stencil) and the shards joined with Merge.
+// into shards (by stencil) and the shards joined with Merge. Meta.Format names the columns of
+// rows.csv: a data set of an older format is appended to in its own (what it has no column for,
+// such as the compiler's facts of smart.Measurement.Compiled, is left out); Merge writes Format.
 //
 // The package also reads Kernel Tuner cache files and T4 result files into the same row format
 // (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel

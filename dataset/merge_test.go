@@ -257,3 +257,54 @@ func listTree(t *testing.T, dir string) map[string]string {
 	}
 	return files
 }
+
+// TestMergeFormats: data sets of every format merge into one of this Format (a format is no
+// mix of devices or sources); the rows of the older formats have no compiler's facts, those of
+// this one keep theirs, and the inputs are left as they were.
+func TestMergeFormats(t *testing.T) {
+	base := t.TempDir()
+	v1, v2, v3 := filepath.Join(base, "v1"), filepath.Join(base, "v2"), filepath.Join(base, "v3")
+	writeOldDataSet(t, v1, FormatV1, v1Header+"\n"+v1Row+"\n")
+	writeOldDataSet(t, v2, FormatV2, v1Header+",runs,cut\n"+strings.Replace(v1Row, ",BASE,1,", ",BASE,2,", 1)+",5,slow\n")
+	w, err := Create(v3, Meta{Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3"}}, Params: StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := smart.Measurement{StencilID: "433dc349080b0b78", GPU: "H100-SXM", Device: "NVIDIA H100 80GB HBM3", Setting: smart.Setting{"bx": 8, "by": 4, "bz": 64, "shared": 0, "const": 0},
+		Status: smart.StatusOK, TimeMs: 5, MinMs: 5, MaxMs: 5, MeanMs: 5, Reps: 5, Runs: 5, Source: smart.Measured,
+		Compiled: &smart.Compiled{RegsPerThread: 96, LocalBytesPerThread: 0}}
+	if err := w.Append(fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]byte{}
+	for _, d := range []string{v1, v2, v3} {
+		inputs[d], _ = os.ReadFile(filepath.Join(d, RowsFile))
+	}
+	out := filepath.Join(base, "merged")
+	if _, err := Merge(context.Background(), out, []string{v1, v2, v3}, false); err != nil {
+		t.Fatal(err)
+	}
+	meta, rows, err := ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Format != Format || len(rows) != 3 {
+		t.Fatalf("merged: format %s, %d rows; want %s, 3", meta.Format, len(rows), Format)
+	}
+	for i, want := range []*smart.Compiled{nil, nil, fresh.Compiled} {
+		if !reflect.DeepEqual(rows[i].Compiled, want) {
+			t.Errorf("row %d (%s): compiler facts %v; want %v", i, rows[i].Setting, rows[i].Compiled, want)
+		}
+	}
+	if rows[1].Cut != smart.CutSlow || !reflect.DeepEqual(rows[2], fresh) {
+		t.Errorf("merged rows:\n%+v\n%+v", rows[1], rows[2])
+	}
+	for d, before := range inputs {
+		if after, _ := os.ReadFile(filepath.Join(d, RowsFile)); !slices.Equal(after, before) {
+			t.Errorf("merging changed %s", d)
+		}
+	}
+}

@@ -20,12 +20,19 @@ import (
 	"smart/internal/jsonerr"
 )
 
-// Format is the version tag of the data set format this package writes. It reads FormatV1 too,
-// and resumes such a data set in its own format.
-const Format = "smart-dataset/2"
+// Format is the version tag of the data set format this package writes. It reads FormatV2 and
+// FormatV1 too, and appends to such a data set in its own format (rows.csv keeps its header,
+// and the columns it lacks are not written).
+const Format = "smart-dataset/3"
+
+// FormatV2 is the format before rows.csv gained the columns regs and local_bytes (2026-11-26).
+const FormatV2 = "smart-dataset/2"
 
 // FormatV1 is the format before rows.csv gained the columns runs and cut (2026-11-25).
 const FormatV1 = "smart-dataset/1"
+
+// formats are the formats this package reads, the newest first.
+var formats = []string{Format, FormatV2, FormatV1}
 
 // File names inside a data set directory.
 const (
@@ -151,8 +158,8 @@ func ReadMeta(dir string) (Meta, error) {
 		}
 		return Meta{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if m.Format != Format && m.Format != FormatV1 {
-		return Meta{}, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q and %q", path, m.Format, Format, FormatV1)
+	if !slices.Contains(formats, m.Format) {
+		return Meta{}, fmt.Errorf("%s: field \"format\" is %q; this version of smart reads %q, %q and %q", path, m.Format, Format, FormatV2, FormatV1)
 	}
 	if err := m.check(); err != nil {
 		return Meta{}, fmt.Errorf("%s: %w", path, err)

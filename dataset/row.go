@@ -14,9 +14,7 @@ import (
 var (
 	headColumns = []string{"stencil_id", "kernel", "gpu", "device", "oc"}
 	tailColumns = []string{"status", "error", "time_ms", "min_ms", "max_ms", "mean_ms", "std_ms", "reps",
-		"source", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c", "runs", "cut"}
-	// tailColumnsV1 are those of FormatV1, without runs and cut.
-	tailColumnsV1 = tailColumns[:len(tailColumns)-2]
+		"source", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c", "runs", "cut", "regs", "local_bytes"}
 )
 
 // Columns returns the header of rows.csv for the given parameter columns (of this Format).
@@ -24,12 +22,20 @@ func Columns(params []string) []string {
 	return slices.Concat(headColumns, params, tailColumns)
 }
 
+// tailOf returns the tail columns of a format: each format adds columns at the end.
+func tailOf(format string) []string {
+	switch format {
+	case FormatV1:
+		return tailColumns[:colRuns]
+	case FormatV2:
+		return tailColumns[:colRegs]
+	}
+	return tailColumns
+}
+
 // columnsOf returns the header of rows.csv of a data set of the given format.
 func columnsOf(format string, params []string) []string {
-	if format == FormatV1 {
-		return slices.Concat(headColumns, params, tailColumnsV1)
-	}
-	return Columns(params)
+	return slices.Concat(headColumns, params, tailOf(format))
 }
 
 // StencilParams are the parameter columns of a stencil data set: every stencil parameter in
@@ -58,18 +64,17 @@ func StencilParams() []string {
 
 // columns maps the header to field positions.
 type columns struct {
+	format string
 	params []string
 	index  map[string]int // parameter name -> column
 	n      int
-	v1     bool // FormatV1: no runs and cut columns
+	tails  int // how many of tailColumns the format has
 }
 
 func newColumns(format string, params []string) (columns, error) {
-	c := columns{params: params, index: make(map[string]int, len(params)), n: len(headColumns) + len(params) + len(tailColumns),
-		v1: format == FormatV1}
-	if c.v1 {
-		c.n -= len(tailColumns) - len(tailColumnsV1)
-	}
+	tails := len(tailOf(format))
+	c := columns{format: format, params: params, index: make(map[string]int, len(params)), n: len(headColumns) + len(params) + tails,
+		tails: tails}
 	for i, p := range params {
 		switch {
 		case p == "" || strings.IndexFunc(p, func(r rune) bool {
@@ -89,6 +94,9 @@ func newColumns(format string, params []string) (columns, error) {
 
 func (c columns) tail(i int) int { return len(headColumns) + len(c.params) + i }
 
+// has reports whether the format has tail column i.
+func (c columns) has(i int) bool { return i < c.tails }
+
 // Positions of the tail columns, relative to the first of them.
 const (
 	colStatus = iota
@@ -106,6 +114,8 @@ const (
 	colTemp
 	colRuns
 	colCut
+	colRegs
+	colLocalBytes
 )
 
 // encode writes m as a record. Times use the shortest decimal that reads back to the same float64,
@@ -146,13 +156,19 @@ func (c columns) encode(m smart.Measurement) ([]string, error) {
 		rec[c.tail(colTemp)] = strconv.Itoa(r.TempC)
 	}
 	switch {
-	case !c.v1:
+	case c.has(colCut):
 		if m.Runs != 0 {
 			rec[c.tail(colRuns)] = strconv.Itoa(m.Runs)
 		}
 		rec[c.tail(colCut)] = string(m.Cut)
 	case m.Cut != smart.CutNone:
-		return nil, fmt.Errorf("%s: the row is cut (%s) and a data set of format %s has no column to say so; measure into a new data set, or without cutting", describe(m), m.Cut, FormatV1)
+		return nil, fmt.Errorf("%s: the row is cut (%s) and a data set of format %s has no column to say so; measure into a new data set, or without cutting", describe(m), m.Cut, c.format)
+	}
+	// A data set of an older format keeps its header: the compiler's facts are dropped, the
+	// time stands without them.
+	if k := m.Compiled; k != nil && c.has(colLocalBytes) {
+		rec[c.tail(colRegs)] = strconv.Itoa(k.RegsPerThread)
+		rec[c.tail(colLocalBytes)] = strconv.Itoa(k.LocalBytesPerThread)
 	}
 	return rec, nil
 }
@@ -249,7 +265,7 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 	default:
 		return m, bad("source", "%q is not a source; use measured, simulated, imported or predicted", m.Source)
 	}
-	if !c.v1 {
+	if c.has(colCut) {
 		if s := rec[c.tail(colRuns)]; s != "" {
 			v, err := strconv.Atoi(s)
 			if err != nil || v < 0 {
@@ -287,6 +303,24 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 			*dst = v
 		}
 		m.Readings = r
+	}
+	if c.has(colLocalBytes) {
+		regs, local := rec[c.tail(colRegs)], rec[c.tail(colLocalBytes)]
+		if (regs == "") != (local == "") {
+			return m, bad("regs", "is %q and local_bytes %q; the compiler's facts are both given or both empty", regs, local)
+		}
+		if regs != "" {
+			k := &smart.Compiled{}
+			for i, dst := range []*int{&k.RegsPerThread, &k.LocalBytesPerThread} {
+				s := rec[c.tail(colRegs+i)]
+				v, err := strconv.Atoi(s)
+				if err != nil || v < 0 {
+					return m, bad(tailColumns[colRegs+i], "%q is not a count of %s per thread", s, []string{"registers", "bytes"}[i])
+				}
+				*dst = v
+			}
+			m.Compiled = k
+		}
 	}
 	return m, nil
 }

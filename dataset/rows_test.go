@@ -20,7 +20,8 @@ func sampleRows() []smart.Measurement {
 		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: smart.Combination(smart.ST | smart.RT),
 			Setting: smart.Setting{"bx": 32, "by": 4, "bz": 1, "shared": 1, "const": 0, "sd": 3, "sb": 64, "ufx": 1, "ufy": 1, "ufz": 2},
 			Status:  smart.StatusOK, TimeMs: 0.30000000000000004, MinMs: 1e-300, MaxMs: 1.7976931348623157e308, MeanMs: 1.0 / 3, StdMs: 0, Reps: 10,
-			Runs: 70, Source: smart.Measured, Readings: &smart.Readings{SMClockMHz: 1410, MemClockMHz: 1215, PowerW: 251.125, TempC: 61}},
+			Runs: 70, Source: smart.Measured, Readings: &smart.Readings{SMClockMHz: 1410, MemClockMHz: 1215, PowerW: 251.125, TempC: 61},
+			Compiled: &smart.Compiled{RegsPerThread: 40}},
 		{StencilID: "ffffffffffffffff", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0,
 			Setting: smart.Setting{"bx": 1024, "by": 1, "bz": 1, "shared": 0, "const": 1},
 			Status:  smart.StatusCompileError, Error: `nvcc: "x", y; error`, Source: smart.Measured},
@@ -30,7 +31,10 @@ func sampleRows() []smart.Measurement {
 		{StencilID: "0000000000000002", GPU: "V100", Setting: smart.Setting{}, Status: smart.StatusInvalid,
 			Error: "BASE has no valid setting", Source: smart.Simulated},
 		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0, Setting: smart.Setting{"bx": 8, "by": 2, "bz": 1, "shared": 0, "const": 0},
-			Status: smart.StatusOK, TimeMs: 4.5, MinMs: 4.5, MaxMs: 4.5, MeanMs: 4.5, Reps: 1, Runs: 1, Cut: smart.CutStopped, Source: smart.Measured},
+			Status: smart.StatusOK, TimeMs: 4.5, MinMs: 4.5, MaxMs: 4.5, MeanMs: 4.5, Reps: 1, Runs: 1, Cut: smart.CutStopped, Source: smart.Measured,
+			Compiled: &smart.Compiled{RegsPerThread: 255, LocalBytesPerThread: 1024}},
+		{StencilID: "00ab12cd34ef5678", GPU: "A100-40GB", Device: "NVIDIA A100-PCIE-40GB", OC: 0, Setting: smart.Setting{"bx": 8, "by": 4, "bz": 1, "shared": 0, "const": 0},
+			Status: smart.StatusWrongResult, Error: "max relative error 1e-3", Source: smart.Measured, Compiled: &smart.Compiled{RegsPerThread: 32, LocalBytesPerThread: 8}},
 	}
 }
 
@@ -121,16 +125,87 @@ func TestRowsFileRoundTrip(t *testing.T) {
 	if want := strings.Join(Columns(StencilParams()), ","); lines[0] != want {
 		t.Errorf("header %q\nwant %q", lines[0], want)
 	}
-	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c,runs,cut"; lines[0] != want {
+	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c,runs,cut,regs,local_bytes"; lines[0] != want {
 		t.Errorf("header %q\nwant %q", lines[0], want)
 	}
 }
 
-// TestFormatV1: a data set of the first format (no runs and cut columns) is read and resumed in
-// its own format, and refuses a cut row rather than lose the cut.
-func TestFormatV1(t *testing.T) {
-	dir := t.TempDir()
-	meta := Meta{Format: FormatV1, Created: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC), Tool: "smart (devel)",
+// TestOlderFormats: a data set of an older format is read and appended to in its own format:
+// its header and earlier bytes stay as they were, the compiler's facts of new rows are left out
+// (its rows.csv has no columns for them), and FormatV1 refuses a cut row rather than lose the
+// cut.
+func TestOlderFormats(t *testing.T) {
+	for _, tc := range []struct {
+		format, old string
+		fields      int // of a row
+		cutRefused  bool
+	}{
+		{FormatV1, v1Header + "\n" + v1Row + "\n", 35, true},
+		{FormatV2, v1Header + ",runs,cut\n" + v1Row + ",5,\n", 37, false},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			dir := t.TempDir()
+			writeOldDataSet(t, dir, tc.format, tc.old)
+			got, _, err := readRows(dir)
+			if err != nil || len(got) != 1 || got[0].TimeMs != 4.858523875 || got[0].Reps != 5 || got[0].Readings.TempC != 43 || got[0].Compiled != nil {
+				t.Fatalf("reading a %s data set: %+v, %v", tc.format, got, err)
+			}
+			w, _, err := Resume(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := smart.Measurement{StencilID: "433dc349080b0b78", GPU: "H100-SXM", OC: 0, Setting: smart.Setting{"bx": 2, "by": 4, "bz": 64, "shared": 0, "const": 0},
+				Status: smart.StatusOK, TimeMs: 5, MinMs: 5, MaxMs: 5, MeanMs: 5, Reps: 5, Source: smart.Measured,
+				Compiled: &smart.Compiled{RegsPerThread: 40, LocalBytesPerThread: 16}}
+			cut := full
+			cut.Setting = smart.Setting{"bx": 4, "by": 4, "bz": 64, "shared": 0, "const": 0}
+			cut.Reps, cut.Runs, cut.Cut = 1, 1, smart.CutSlow
+			if err := w.Append(full); err != nil {
+				t.Fatal(err)
+			}
+			want := 3
+			switch err := w.Append(cut); {
+			case tc.cutRefused && (err == nil || !strings.Contains(err.Error(), "no column")):
+				t.Errorf("a cut row in a %s data set: %v; want it refused", tc.format, err)
+			case !tc.cutRefused && err != nil:
+				t.Errorf("a cut row in a %s data set: %v", tc.format, err)
+			case !tc.cutRefused:
+				want++
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, RowsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if !strings.HasPrefix(string(data), tc.old) || len(lines) != want || strings.Count(lines[2], ",") != tc.fields-1 {
+				t.Errorf("appended %s file:\n%s", tc.format, data)
+			}
+			got, _, err = readRows(dir)
+			if err != nil || len(got) != want-1 {
+				t.Fatalf("reading it back: %d rows, %v", len(got), err)
+			}
+			full.Compiled = nil
+			if !reflect.DeepEqual(got[1], full) {
+				t.Errorf("the appended row read back as %+v\nwant %+v (the compiler's facts left out)", got[1], full)
+			}
+		})
+	}
+}
+
+// A data set of FormatV1 as the H100 wrote it: its header and a row.
+const (
+	v1Header = "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c"
+	v1Row    = "433dc349080b0b78,,H100-SXM,NVIDIA H100 80GB HBM3,BASE,1,4,64,0,0,,,,,,,,,,,,,ok,,4.858523875,4.857544,4.858908125,4.858258425000001,0.0006194892339157569,5,measured,1980,2619,389.561,43"
+)
+
+// writeOldDataSet writes a data set of an older format, measured on the H100, with rows.csv
+// as given.
+func writeOldDataSet(t *testing.T, dir, format, rows string) {
+	t.Helper()
+	meta := Meta{Format: format, Created: time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC), Tool: "smart (devel)",
 		Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3"}}, Params: StencilParams()}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -138,43 +213,8 @@ func TestFormatV1(t *testing.T) {
 	if err := writeMeta(dir, meta); err != nil {
 		t.Fatal(err)
 	}
-	old := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c\n" +
-		"433dc349080b0b78,,H100-SXM,NVIDIA H100 80GB HBM3,BASE,1,4,64,0,0,,,,,,,,,,,,,ok,,4.858523875,4.857544,4.858908125,4.858258425000001,0.0006194892339157569,5,measured,1980,2619,389.561,43\n"
-	if err := os.WriteFile(filepath.Join(dir, RowsFile), []byte(old), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, RowsFile), []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	got, _, err := readRows(dir)
-	if err != nil || len(got) != 1 || got[0].TimeMs != 4.858523875 || got[0].Reps != 5 || got[0].Readings.TempC != 43 {
-		t.Fatalf("reading a %s data set: %+v, %v", FormatV1, got, err)
-	}
-	w, _, err := Resume(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := smart.Measurement{StencilID: "433dc349080b0b78", GPU: "H100-SXM", OC: 0, Setting: smart.Setting{"bx": 2, "by": 4, "bz": 64, "shared": 0, "const": 0},
-		Status: smart.StatusOK, TimeMs: 5, MinMs: 5, MaxMs: 5, MeanMs: 5, Reps: 5, Source: smart.Measured}
-	cut := full
-	cut.Setting = smart.Setting{"bx": 4, "by": 4, "bz": 64, "shared": 0, "const": 0}
-	cut.Reps, cut.Runs, cut.Cut = 1, 1, smart.CutSlow
-	if err := w.Append(full); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Append(cut); err == nil || !strings.Contains(err.Error(), "no column") {
-		t.Errorf("a cut row in a %s data set: %v; want it refused", FormatV1, err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, RowsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if !strings.HasPrefix(string(data), old) || len(lines) != 3 || strings.Count(lines[2], ",") != 34 {
-		t.Errorf("resumed %s file:\n%s", FormatV1, data)
-	}
-	if got, _, err := readRows(dir); err != nil || len(got) != 2 {
-		t.Errorf("reading it back: %d rows, %v", len(got), err)
 	}
 }
 
@@ -258,7 +298,7 @@ func TestCorruptFiles(t *testing.T) {
 		rec, _ := cols.encode(sampleRows()[0])
 		return joinComma(rec) + "\n"
 	}()
-	meta := `{"format":"smart-dataset/2","tool_version":"t","created":"2025-01-01T00:00:00Z","sources":["measured"],"devices":[{"gpu":"A100-40GB","name":"x"}],"params":` +
+	meta := `{"format":"smart-dataset/3","tool_version":"t","created":"2025-01-01T00:00:00Z","sources":["measured"],"devices":[{"gpu":"A100-40GB","name":"x"}],"params":` +
 		`["bx","by","bz","shared","const","sd","sb","ufx","ufy","ufz","bmx","bmy","bmz","cmx","cmy","cmz","tt"]}`
 	for _, tc := range []struct {
 		name, meta, rows, want string
@@ -266,16 +306,19 @@ func TestCorruptFiles(t *testing.T) {
 		{"binary", meta, "\x00\x01\x02\"\n" + good + good, "rows.csv: not a CSV file: parse error on line 1, column 4"},
 		{"bare quote mid-file", meta, header + good + "a,\"b\"c,d\n" + good, "rows.csv: not a CSV file"},
 		{"wrong header", meta, strings.Replace(header, "time_ms", "time", 1) + good, `rows.csv:1: header column 25 is "time" where meta.json's params call for "time_ms"`},
-		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 37"},
-		{"bad cut", meta, header + strings.Replace(good, ",70,\n", ",70,quick\n", 1), `rows.csv:2: column cut: "quick" is not a cut`},
-		{"bad runs", meta, header + strings.Replace(good, ",70,\n", ",-3,\n", 1), `rows.csv:2: column runs: "-3" is not a count`},
+		{"field count mid-file", meta, header + "a,b,c\n" + good, "rows.csv:2: the row has 3 fields; the header has 39"},
+		{"bad cut", meta, header + strings.Replace(good, ",70,,40,0\n", ",70,quick,40,0\n", 1), `rows.csv:2: column cut: "quick" is not a cut`},
+		{"bad runs", meta, header + strings.Replace(good, ",70,,40,0\n", ",-3,,40,0\n", 1), `rows.csv:2: column runs: "-3" is not a count`},
+		{"bad regs", meta, header + strings.Replace(good, ",70,,40,0\n", ",70,,forty,0\n", 1), `rows.csv:2: column regs: "forty" is not a count of registers per thread`},
+		{"bad local bytes", meta, header + strings.Replace(good, ",70,,40,0\n", ",70,,40,-8\n", 1), `rows.csv:2: column local_bytes: "-8" is not a count of bytes per thread`},
+		{"regs alone", meta, header + strings.Replace(good, ",70,,40,0\n", ",70,,40,\n", 1), `rows.csv:2: column regs: is "40" and local_bytes ""; the compiler's facts are both given or both empty`},
 		{"bad status", meta, header + strings.Replace(good, ",ok,", ",fine,", 1) + good, `rows.csv:2: column status: "fine" is not a status`},
 		{"bad time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",-1,", 1) + good, `rows.csv:3: column time_ms: "-1" is not a non-negative number`},
 		{"zero time", meta, header + good + strings.Replace(good, ",0.30000000000000004,", ",0,", 1), `rows.csv:3: column time_ms: is "0" in an ok row; an ok row has a positive time`},
 		{"empty oc", meta, header + strings.Replace(good, ",ST_RT,", ",,", 1), `rows.csv:2: column oc: is empty in a stencil row`},
 		{"bad setting", meta, header + strings.Replace(good, "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,32,", "00ab12cd34ef5678,,A100-40GB,NVIDIA A100-PCIE-40GB,ST_RT,3x2,", 1) + good, `rows.csv:2: column bx: "3x2" is not an integer`},
 		{"empty rows", meta, "", "rows.csv: the file is empty"},
-		{"foreign version", strings.Replace(meta, "smart-dataset/2", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
+		{"foreign version", strings.Replace(meta, "smart-dataset/3", "smart-dataset/9", 1), header, `meta.json: field "format" is "smart-dataset/9"`},
 		{"meta not JSON", "{\"format\": smart", header, "meta.json: invalid JSON at byte"},
 		{"meta unknown field", strings.Replace(meta, `"tool_version"`, `"tool"`, 1), header, `meta.json: "tool" is not a field of the format`},
 		{"meta wrong type", strings.Replace(meta, `"params":[`, `"params":[1,`, 1), header, `meta.json: field "params" has a JSON number where a string is expected`},

@@ -600,7 +600,9 @@ func runCommand(tag, mod, reps int, stop, near float64, sample time.Duration, k 
 
 // fill turns a harness's answer about one variant into its row, and keeps the fastest times.
 func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, res result) {
-	m.Status, m.Error = res.status, res.err
+	// The compiler's facts hold whatever the run did: a spilling kernel that fails is a
+	// spilling kernel.
+	m.Status, m.Error, m.Compiled = res.status, res.err, res.compiled
 	if m.Status == smart.StatusWrongResult {
 		m.Error += fmt.Sprintf(" (tolerance %g)", Tolerance(st))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/dataset"
 	"smart/generator"
 	"smart/space"
 )
@@ -142,6 +143,9 @@ func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 		}
 		if m.OK() && (m.Reps != 5 || m.Runs < 5 || m.Cut != smart.CutNone || !(m.MinMs <= m.TimeMs && m.TimeMs <= m.MaxMs) || m.TimeMs <= 0) {
 			t.Errorf("query %d: times %+v", i, m)
+		}
+		if m.Compiled != nil {
+			t.Errorf("query %d: compiler facts %+v under the emulation, which has none", i, *m.Compiled)
 		}
 	}
 	if e := ms[9].Error; !strings.Contains(e, "process died") {
@@ -486,5 +490,111 @@ func TestRunnerDriverAPI(t *testing.T) {
 	}
 	if e := ms[2].Error; !strings.Contains(e, "cuModuleGetFunction: named symbol not found") {
 		t.Errorf("missing kernel: %q; want the driver's error", e)
+	}
+	for i, m := range ms {
+		if ok := m.Compiled != nil; ok != (i < 2) {
+			t.Errorf("query %d (%s): compiler facts %v; want them exactly where every kernel was found", i, m.Status, m.Compiled)
+		}
+	}
+}
+
+// fakeCompiled is what testdata/driverapi/cuda.h reports of k's kernels (made up from their
+// names), the largest registers and the largest local memory over the launches; and whether the
+// two come from different kernels.
+func fakeCompiled(k *Kernel) (c smart.Compiled, apart bool) {
+	var regsFrom, localFrom string
+	for _, l := range k.Launches {
+		name := mangled(k.Name, l.Kernel, k.Dtype)
+		sum := 0
+		for _, b := range []byte(name) {
+			sum += int(b)
+		}
+		if regs := 16 + sum%64; regs > c.RegsPerThread {
+			c.RegsPerThread, regsFrom = regs, name
+		}
+		if local := 8 * (6 - sum%7); local > c.LocalBytesPerThread || localFrom == "" {
+			c.LocalBytesPerThread, localFrom = local, name
+		}
+	}
+	return c, regsFrom != localFrom
+}
+
+// TestRunnerDataSetCompiledColumns measures into a data set, as smart bench does: under the
+// emulation the columns regs and local_bytes are there and empty; through the driver API (over
+// the stand-in for libcuda) they hold what the driver reported, for a variant of two kernels the
+// largest of each, and read back as such.
+func TestRunnerDataSetCompiledColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	fake, err := filepath.Abs("testdata/driverapi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		driverAPI bool
+	}{{"emulation", false}, {"driver API", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := emulatedRunner(t)
+			if tc.driverAPI {
+				r.Compiler.HarnessArgs = append([]string{"-DSMART_DRIVER_API", "-I", fake}, r.Compiler.HarnessArgs...)
+			}
+			// Three steps in launches of two: a kernel of two fused steps and one of one.
+			r.Steps = 3
+			st := smallStencil(t, "j2d5pt")
+			tb := smart.Combination(smart.TB)
+			set := randomSetting(t, st, tb, rand.New(rand.NewPCG(1, 2)))
+			set["tt"] = 2
+			items := []dataset.Item{{Stencil: st, OC: 0, Setting: base(st, 16, 2).Setting}, {Stencil: st, OC: tb, Setting: set}}
+			kernels := map[string]*Kernel{}
+			r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+				k, err := Generate(s, tu)
+				if err == nil {
+					kernels[tu.Setting().String()] = k
+				}
+				return k, err
+			}
+			dir := t.TempDir()
+			w, err := dataset.Create(dir, dataset.Meta{Sources: []smart.Source{smart.Measured}, Devices: []dataset.Device{{GPU: r.GPU, Name: r.Name}},
+				Params: dataset.StencilParams()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := (&dataset.Runner{Evaluator: r, GPU: r.GPU}).Run(context.Background(), w, items); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, dataset.RowsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if !strings.HasSuffix(lines[0], ",regs,local_bytes") || len(lines) != 1+len(items) {
+				t.Fatalf("rows.csv:\n%s\nwant a header ending in regs,local_bytes and %d rows", data, len(items))
+			}
+			_, rows, err := dataset.ReadAll(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range rows {
+				k := kernels[m.Setting.String()]
+				if m.Status != smart.StatusOK || k == nil || len(k.Launches) != i+1 {
+					t.Fatalf("row %d: %s (%s), kernel %v; want ok, of %d launches", i, m.Status, m.Error, k, i+1)
+				}
+				want, apart := fakeCompiled(k)
+				cells := lines[1+i][strings.LastIndexByte(lines[1+i][:strings.LastIndexByte(lines[1+i], ',')], ','):]
+				switch {
+				case !tc.driverAPI && (m.Compiled != nil || cells != ",,"):
+					t.Errorf("row %d: compiler facts %v (rows.csv ends %q); want none, empty", i, m.Compiled, cells)
+				case tc.driverAPI && (m.Compiled == nil || *m.Compiled != want || cells != fmt.Sprintf(",%d,%d", want.RegsPerThread, want.LocalBytesPerThread)):
+					t.Errorf("row %d: compiler facts %v (rows.csv ends %q); want %+v", i, m.Compiled, cells, want)
+				case i == 1 && !apart:
+					t.Errorf("the two kernels of %s: the most registers and the most local memory are one kernel's; choose a setting whose kernels differ", set)
+				}
+			}
+		})
 	}
 }

@@ -44,6 +44,9 @@ type result struct {
 	runs   int
 	cut    smart.Cut
 	gone   bool // the process has ended or was killed
+	// compiled is what the driver reported of the variant's kernels before its runs (COMPILED);
+	// nil under the emulation, which has no such facts.
+	compiled *smart.Compiled
 }
 
 // server returns the live harness of stencil st, starting one (and ending the least recently
@@ -223,13 +226,14 @@ func (s *server) load(ctx context.Context, path string, timeout time.Duration) (
 }
 
 // run sends a RUN command and reads the variant's result. A crash or a hang is a result (the
-// process is then gone); the error is for a cancelled context or a harness that does not follow
-// its protocol.
+// process is then gone), with the compiler's facts if the harness reported them before; the
+// error is for a cancelled context or a harness that does not follow its protocol.
 func (s *server) run(ctx context.Context, command string, timeout time.Duration) (result, error) {
 	tag, _, _ := strings.Cut(strings.TrimPrefix(command, "RUN "), " ")
 	if err := s.send(command); err != nil {
 		return result{status: smart.StatusLaunchError, err: fmt.Sprintf("benchmark process is gone: %v: %s", err, firstLines(s.stderr.String(), 3)), gone: true}, nil
 	}
+	var compiled *smart.Compiled
 	for {
 		line, state := s.next(ctx, timeout)
 		switch state {
@@ -237,22 +241,38 @@ func (s *server) run(ctx context.Context, command string, timeout time.Duration)
 			return result{}, ctx.Err()
 		case lineHung:
 			s.kill()
-			return result{status: smart.StatusTimeout, gone: true,
+			return result{status: smart.StatusTimeout, gone: true, compiled: compiled,
 				err: fmt.Sprintf("a run gave no sign for %s: killed (a hang, e.g. a barrier in divergent code)", timeout)}, nil
 		case lineGone:
-			return result{status: smart.StatusLaunchError, gone: true,
+			return result{status: smart.StatusLaunchError, gone: true, compiled: compiled,
 				err: fmt.Sprintf("benchmark process died: %v: %s", s.waitErr, firstLines(s.stderr.String(), 3))}, nil
 		}
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 2 && (f[0] == "BEGIN" || f[0] == "RAN") && f[1] == tag:
 			continue
+		case len(f) == 4 && f[0] == "COMPILED" && f[1] == tag && compiled == nil:
+			if compiled = parseCompiled(f[2], f[3]); compiled != nil {
+				continue
+			}
 		case len(f) >= 3 && f[0] == "RESULT" && f[1] == tag:
-			return parseRunResult(f[2], f[3:], strings.Join(f[3:], " ")), nil
+			res := parseRunResult(f[2], f[3:], strings.Join(f[3:], " "))
+			res.compiled = compiled
+			return res, nil
 		}
 		s.kill()
 		return result{}, fmt.Errorf("the benchmark harness answered %q to %.60s...", line, command)
 	}
+}
+
+// parseCompiled reads the counts of a COMPILED line; nil if they are not counts.
+func parseCompiled(regs, local string) *smart.Compiled {
+	r, err1 := strconv.Atoi(regs)
+	l, err2 := strconv.Atoi(local)
+	if err1 != nil || err2 != nil || r < 0 || l < 0 {
+		return nil
+	}
+	return &smart.Compiled{RegsPerThread: r, LocalBytesPerThread: l}
 }
 
 // parseRunResult reads the words after "RESULT <tag>"; times are still per run.

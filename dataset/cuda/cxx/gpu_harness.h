@@ -10,7 +10,11 @@
 //        READY              or FAIL <why>, and the process ends
 //   LOAD <path>             -> LOADED <k> | LOADFAIL <why>
 //   RUN <tag> <k> <reps> <stop> <near> <sample ms> <launches> {<kernel> <gx> <gy> <gz> <bx> <by> <bz> <shared bytes> <steps> <count>}
-//     -> BEGIN <tag>, then RAN <tag> after each run (the caller's hang watchdog covers one run)
+//     -> BEGIN <tag>
+//        COMPILED <tag> <registers per thread> <local memory bytes per thread>
+//                           what the driver reports of the loaded kernels, the largest of each over
+//                           the launches; only on a GPU (the emulation knows no such thing)
+//        RAN <tag> after each run (the caller's hang watchdog covers one run)
 //        RESULT <tag> ok <max rel. error> <runs> <ms of sample 1> ... <ms of sample reps>
 //        RESULT <tag> slow <max rel. error> <ms of the checked run>
 //        RESULT <tag> stopped <ms of the first launch> <its steps>
@@ -143,6 +147,8 @@ struct Launch {
 #else
   void (*fn)(const void *, void *) = nullptr;
 #endif
+  // What the compiler made of the kernel, as the driver reports it; -1 where unknown.
+  int regs = -1, local_bytes = -1;
 };
 
 // Modules hold the loaded units of compiled kernels. Errors are strings; empty means success.
@@ -170,11 +176,12 @@ struct Modules {
   std::string resolve(int k, Launch &l) {
     CUresult e = cuModuleGetFunction(&l.fn, loaded[k], l.kernel.c_str());
     if (e != CUDA_SUCCESS) return driver_error(e, "cuModuleGetFunction");
-    // Asking for an attribute loads the function under lazy loading, so that its first timed
-    // launch does not pay for it.
-    int regs = 0;
-    e = cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.fn);
-    if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncGetAttribute");
+    // Asking for an attribute also loads the function under lazy loading, so that its first
+    // timed launch does not pay for it.
+    e = cuFuncGetAttribute(&l.regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.fn);
+    if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncGetAttribute(NUM_REGS)");
+    e = cuFuncGetAttribute(&l.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.fn);
+    if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)");
     if (l.shared > 48 * 1024) {
       e = cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.shared);
       if (e != CUDA_SUCCESS) return driver_error(e, "cuFuncSetAttribute");
@@ -352,6 +359,7 @@ template <class T> struct Bench {
         return;
       }
     }
+    compiled(tag, ls);
     size_t total = 0;
     int first_steps = ls.empty() ? 0 : ls[0].steps;
     for (const Launch &l : ls) total += l.count;
@@ -432,6 +440,21 @@ template <class T> struct Bench {
       res << num;
     }
     say(res.str());
+  }
+
+  // compiled reports the largest registers and local memory per thread over the launches, when
+  // the modules know them for every launch.
+  static void compiled(int tag, const std::vector<Launch> &ls) {
+    int regs = -1, local_bytes = -1;
+    for (const Launch &l : ls) {
+      if (l.regs < 0 || l.local_bytes < 0) return;
+      regs = l.regs > regs ? l.regs : regs;
+      local_bytes = l.local_bytes > local_bytes ? l.local_bytes : local_bytes;
+    }
+    if (regs < 0) return;
+    char line[64];
+    std::snprintf(line, sizeof line, "COMPILED %d %d %d", tag, regs, local_bytes);
+    say(line);
   }
 
   // ran tells the caller a run finished, so a slow variant is not taken for a hung one.

@@ -16,6 +16,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef enum CUfunction_attribute_enum {
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 } CUfunction_attribute;
@@ -23,6 +24,7 @@ typedef enum CUfunction_attribute_enum {
 struct CUfunc_st {
   void (*kernel)(const void *, void *);
   void (*launch)(void (*)(const void *, void *), dim3, dim3, size_t, const void *, void *);
+  unsigned name_sum;  // the sum of the kernel name's bytes, from which the fake attributes come
 };
 
 inline CUresult CUDAAPI cuInit(unsigned int) { return CUDA_SUCCESS; }
@@ -48,14 +50,27 @@ inline CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname) {
 inline CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name) {
   void *k = dlsym(hmod, name), *l = dlsym(hmod, "smart_emu_unit_launch");
   if (!k || !l) return CUDA_ERROR_NOT_FOUND;
+  unsigned sum = 0;
+  for (const char *c = name; *c; ++c) sum += (unsigned char)*c;
   *hfunc = new CUfunc_st{reinterpret_cast<void (*)(const void *, void *)>(k),
-                         reinterpret_cast<void (*)(void (*)(const void *, void *), dim3, dim3, size_t, const void *, void *)>(l)};
+                         reinterpret_cast<void (*)(void (*)(const void *, void *), dim3, dim3, size_t, const void *, void *)>(l), sum};
   return CUDA_SUCCESS;
 }
 
-inline CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute, CUfunction) {
-  *pi = 32;
-  return CUDA_SUCCESS;
+// The attributes a compiler would give, made up from the kernel's name (fakeCompiled in
+// runner_test.go computes them too): kernels of one variant differ, and of two kernels whose
+// names differ in one digit, one has more registers and the other more local memory.
+inline CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction f) {
+  switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *pi = 16 + (int)(f->name_sum % 64);
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *pi = 8 * (6 - (int)(f->name_sum % 7));
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
 }
 inline CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 
