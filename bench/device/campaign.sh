@@ -37,5 +37,14 @@ if [ -n "$dir" ] && [ -d "$dir" ]; then
   parent=$(dirname "$dir")
   tar czf "$out/campaign.tgz" -C "$(dirname "$parent")" "$(basename "$parent")/$(basename "$dir")"
   "$smart" campaign status --manifest "${MANIFEST:-data/campaign}" "$dir" | tail -8
+  # Rows of format 3 carry the compiler's registers and local memory per thread: say how many.
+  python3 - "$dir" <<'PY'
+import csv, glob, sys
+rows = [r for f in glob.glob(sys.argv[1] + "/**/rows.csv", recursive=True) for r in csv.DictReader(open(f))]
+ok = [r for r in rows if r.get("status") == "ok"]
+known = [r for r in ok if r.get("regs")]
+spills = [r for r in known if int(r.get("local_bytes") or 0) > 0]
+print(f"compiler facts: {len(known)} of {len(ok)} ok rows have regs; {len(spills)} use local memory")
+PY
 fi
 exit $rc
