@@ -262,55 +262,91 @@ func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 // column along the streaming axis in registers (one new value per plane); retiming turns every
 // input value into partial sums, so each distinct in-plane position is read once.
 func loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
-	offs := st.Offsets()
-	shifts := []smart.Offset{{}}
+	shifts := [3]int{1, 1, 1} // the thread's points lie at 0..shifts[a]-1 along axis a
 	if t.OC.Has(smart.BM) {
-		for a := range 3 {
-			var next []smart.Offset
-			for _, s := range shifts {
-				for k := range t.Merge[a] {
-					s2 := s
-					s2[a] += k
-					next = append(next, s2)
+		shifts = t.Merge
+	}
+	// The offsets read from all of the thread's points, marked on a dense box that holds them
+	// and the thread's own points: a search models thousands of settings, and a set of offsets
+	// cost more than the rest of the model.
+	var lo, ext [3]int
+	for a := range 3 {
+		l, h := 0, 0
+		for _, p := range st.Points {
+			l, h = min(l, p.Off[a]), max(h, p.Off[a])
+		}
+		lo[a], ext[a] = l, h-l+shifts[a]
+	}
+	var buf [4096]bool
+	union := buf[:0]
+	if n := ext[0] * ext[1] * ext[2]; n <= len(buf) {
+		union = buf[:n]
+	} else {
+		union = make([]bool, n) // checkTuning bounds the shifts' product, so n stays small
+	}
+	at := func(c [3]int) int { return c[0] - lo[0] + ext[0]*(c[1]-lo[1]+ext[1]*(c[2]-lo[2])) }
+	for _, p := range st.Points {
+		for z := range shifts[2] {
+			for y := range shifts[1] {
+				row := at([3]int{p.Off[0], p.Off[1] + y, p.Off[2] + z})
+				for x := range shifts[0] {
+					union[row+x] = true
 				}
 			}
-			shifts = next
-		}
-	}
-	union := map[smart.Offset]bool{}
-	for _, s := range shifts {
-		for _, o := range offs {
-			union[smart.Offset{o[0] + s[0], o[1] + s[1], o[2] + s[2]}] = true
 		}
 	}
 	sa := t.StreamAxis
-	proj := func(o smart.Offset) smart.Offset {
-		if sa >= 0 {
-			o[sa] = 0
-		}
-		return o
-	}
-	n := float64(len(union))
+	n := 0
+	var c [3]int
 	switch {
-	case sa >= 0 && t.OC.Has(smart.RT):
-		cols := map[smart.Offset]bool{}
-		for o := range union {
-			cols[proj(o)] = true
-		}
-		n = float64(len(cols))
-	case sa >= 0:
-		own := map[smart.Offset]bool{}
-		for _, s := range shifts {
-			own[proj(s)] = true
-		}
-		n = float64(len(own))
-		for o := range union {
-			if !own[proj(o)] {
+	case sa < 0:
+		for _, in := range union {
+			if in {
 				n++
 			}
 		}
+	case t.OC.Has(smart.RT):
+		// every column along the streaming axis that holds a value, once
+		u, v := (sa+1)%3, (sa+2)%3
+		for c[u] = lo[u]; c[u] < lo[u]+ext[u]; c[u]++ {
+			for c[v] = lo[v]; c[v] < lo[v]+ext[v]; c[v]++ {
+				for c[sa] = lo[sa]; c[sa] < lo[sa]+ext[sa]; c[sa]++ {
+					if union[at(c)] {
+						n++
+						break
+					}
+				}
+			}
+		}
+	default:
+		// one new value a plane in each of the thread's own columns, every other value loaded
+		n = 1
+		for a := range 3 {
+			if a != sa {
+				n *= shifts[a]
+			}
+		}
+		for c[2] = lo[2]; c[2] < lo[2]+ext[2]; c[2]++ {
+			for c[1] = lo[1]; c[1] < lo[1]+ext[1]; c[1]++ {
+				for c[0] = lo[0]; c[0] < lo[0]+ext[0]; c[0]++ {
+					if union[at(c)] && !ownColumn(c, sa, shifts) {
+						n++
+					}
+				}
+			}
+		}
 	}
-	return n / float64(len(shifts))
+	return float64(n) / float64(shifts[0]*shifts[1]*shifts[2])
+}
+
+// ownColumn reports whether c lies in the column along axis sa of one of a thread's points.
+func ownColumn(c [3]int, sa int, shifts [3]int) bool {
+	for a := range 3 {
+		if a != sa && (c[a] < 0 || c[a] >= shifts[a]) {
+			return false
+		}
+	}
+	return true
 }
 
 // warpPasses is the cycles of the shared-memory (or L1) pipe one warp load of the stencil

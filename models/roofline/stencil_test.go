@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,6 +135,97 @@ func TestLoadsPerPoint(t *testing.T) {
 	if got := loadsPerPoint(b, rt); got != 3 {
 		t.Errorf("box ST_RT: %v, want 3", got)
 	}
+}
+
+// loadsPerPoint counts on a dense box; this is the same count with sets of offsets, as the
+// definition reads, over random stencils of order 1-4 and every OC with random merging and
+// streaming axes.
+func TestLoadsPerPointMatchesSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 400 {
+		dims := 2 + i%2
+		r := 1 + rng.IntN(4)
+		offs := []smart.Offset{{}}
+		for range 1 + rng.IntN(30) {
+			var o smart.Offset
+			for a := range dims {
+				o[a] = rng.IntN(2*r+1) - r
+			}
+			if !slices.Contains(offs, o) {
+				offs = append(offs, o)
+			}
+		}
+		st, err := smart.NewStencil("random", dims, offs, nil, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, oc := range smart.Combinations() {
+			tu := smart.Tuning{Dims: dims, OC: oc, Merge: [3]int{1, 1, 1}, StreamAxis: -1}
+			for a := range dims {
+				tu.Merge[a] = 1 << rng.IntN(4)
+			}
+			if rng.IntN(8) == 0 {
+				tu.Merge[0] = 64 + rng.IntN(64) // a box larger than loadsPerPoint's stack buffer
+			}
+			if oc.Has(smart.ST) {
+				tu.StreamAxis = rng.IntN(dims)
+			}
+			if got, want := loadsPerPoint(st, tu), loadsPerPointSets(st, tu); got != want {
+				t.Fatalf("%v under %s, merge %v, streaming axis %d: %v loads per point, the sets give %v", offs, oc, tu.Merge, tu.StreamAxis, got, want)
+			}
+		}
+	}
+}
+
+func loadsPerPointSets(st *smart.Stencil, t smart.Tuning) float64 {
+	shifts := []smart.Offset{{}}
+	if t.OC.Has(smart.BM) {
+		for a := range 3 {
+			var next []smart.Offset
+			for _, s := range shifts {
+				for k := range t.Merge[a] {
+					s2 := s
+					s2[a] += k
+					next = append(next, s2)
+				}
+			}
+			shifts = next
+		}
+	}
+	union := map[smart.Offset]bool{}
+	for _, s := range shifts {
+		for _, o := range st.Offsets() {
+			union[smart.Offset{o[0] + s[0], o[1] + s[1], o[2] + s[2]}] = true
+		}
+	}
+	sa := t.StreamAxis
+	proj := func(o smart.Offset) smart.Offset {
+		if sa >= 0 {
+			o[sa] = 0
+		}
+		return o
+	}
+	n := float64(len(union))
+	switch {
+	case sa >= 0 && t.OC.Has(smart.RT):
+		cols := map[smart.Offset]bool{}
+		for o := range union {
+			cols[proj(o)] = true
+		}
+		n = float64(len(cols))
+	case sa >= 0:
+		own := map[smart.Offset]bool{}
+		for _, s := range shifts {
+			own[proj(s)] = true
+		}
+		n = float64(len(own))
+		for o := range union {
+			if !own[proj(o)] {
+				n++
+			}
+		}
+	}
+	return n / float64(len(shifts))
 }
 
 func TestPasses(t *testing.T) {
