@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"smart"
@@ -358,10 +359,11 @@ func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo
 	if t.OC.Has(smart.BM) {
 		stride = t.Merge[0]
 	}
-	var xs []int
-	for _, o := range st.Offsets() {
-		if !slices.Contains(xs, o[0]) {
-			xs = append(xs, o[0])
+	var buf [2*smart.MaxMaxOrder + 1]int
+	xs := buf[:0]
+	for _, p := range st.Points {
+		if !slices.Contains(xs, p.Off[0]) {
+			xs = append(xs, p.Off[0])
 		}
 	}
 	elem := st.Dtype.Size()
@@ -403,14 +405,29 @@ func (m machine) bankPasses(blockX, pitch, stride, elem, shift int) float64 {
 // linePasses counts the L1 lines one warp load touches (rows start anywhere in a line, so the
 // count is averaged over row starts), in cycles of the L1's bandwidth.
 func (m machine) linePasses(blockX, pitch, stride, elem, shift int) float64 {
+	// Each lane's first byte, and its line found by a shift where the line is a power of two
+	// (always, in newMachine): integer division was most of the analytic model's time.
+	var firstBuf [64]int
+	first := firstBuf[:0]
+	for l := range m.warp {
+		first = append(first, ((l/blockX)*pitch+(l%blockX)*stride+shift)*elem)
+	}
+	lineShift := bits.TrailingZeros(uint(m.l1Line))
+	pow2 := m.l1Line > 0 && m.l1Line == 1<<lineShift
+	lineOf := func(b int) int {
+		if pow2 {
+			return b >> lineShift // floor division, negative b included
+		}
+		return floorDiv(b, m.l1Line)
+	}
 	total, n := 0, 0
-	var lines []int
+	var linesBuf [128]int
 	for start := 0; start < m.l1Line; start += 32 {
-		lines = lines[:0]
-		for l := range m.warp {
-			e := (l/blockX)*pitch + (l%blockX)*stride + shift
-			for _, b := range []int{start + e*elem, start + e*elem + elem - 1} {
-				if k := floorDiv(b, m.l1Line); !slices.Contains(lines, k) {
+		lines := linesBuf[:0]
+		for _, b := range first {
+			for _, k := range [2]int{lineOf(start + b), lineOf(start + b + elem - 1)} {
+				// a lane's line is mostly the last one found: the lanes of a row go up in address
+				if last := len(lines) - 1; (last < 0 || lines[last] != k) && !slices.Contains(lines, k) {
 					lines = append(lines, k)
 				}
 			}

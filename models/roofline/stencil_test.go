@@ -256,6 +256,46 @@ func TestPasses(t *testing.T) {
 	}
 }
 
+// linePasses finds a lane's line by a shift and skips repeats; this is the count by division and
+// a list, as the definition reads, over random blocks, pitches, strides, elements and shifts
+// (negative ones too: offsets left of the point), on NVIDIA's 128-byte lines and AMD's 64.
+func TestLinePassesMatchesDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, name := range []string{"a100", "mi250x"} {
+		m, err := newMachine(gpu(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			blockX, pitch, stride := 1<<rng.IntN(11), 1+rng.IntN(5000), 1+rng.IntN(9)
+			elem, shift := 4<<rng.IntN(2), rng.IntN(17)-8
+			got, want := m.linePasses(blockX, pitch, stride, elem, shift), linePassesByDivision(m, blockX, pitch, stride, elem, shift)
+			if got != want {
+				t.Fatalf("%s: linePasses(%d, %d, %d, %d, %d) = %v, by division %v", name, blockX, pitch, stride, elem, shift, got, want)
+			}
+		}
+	}
+}
+
+func linePassesByDivision(m machine, blockX, pitch, stride, elem, shift int) float64 {
+	total, n := 0, 0
+	var lines []int
+	for start := 0; start < m.l1Line; start += 32 {
+		lines = lines[:0]
+		for l := range m.warp {
+			e := (l/blockX)*pitch + (l%blockX)*stride + shift
+			for _, b := range []int{start + e*elem, start + e*elem + elem - 1} {
+				if k := floorDiv(b, m.l1Line); !slices.Contains(lines, k) {
+					lines = append(lines, k)
+				}
+			}
+		}
+		total += len(lines)
+		n++
+	}
+	return float64(total) / float64(n) * float64(m.l1Line) / m.l1Bytes
+}
+
 func TestOccupancyAndWaves(t *testing.T) {
 	m, err := newMachine(gpu(t, "a100"))
 	if err != nil {
