@@ -368,12 +368,17 @@ func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo
 	}
 	elem := st.Dtype.Size()
 	total := 0.0
-	for _, x := range xs {
-		if t.Shared {
-			total += m.bankPasses(t.Block[0], tile[0]+2*halo, stride, elem, x+halo)
-		} else {
-			total += m.linePasses(t.Block[0], st.Grid[0], stride, elem, x)
+	if t.Shared {
+		// An x offset moves every lane's address alike, which only renumbers the banks: the
+		// most loaded bank's count, and so the passes, are the same for every offset.
+		passes := m.bankPasses(t.Block[0], tile[0]+2*halo, stride, elem, xs[0]+halo)
+		for range xs {
+			total += passes
 		}
+		return total / float64(len(xs))
+	}
+	for _, x := range xs {
+		total += m.linePasses(t.Block[0], st.Grid[0], stride, elem, x)
 	}
 	return total / float64(len(xs))
 }

@@ -277,6 +277,26 @@ func TestLinePassesMatchesDivision(t *testing.T) {
 	}
 }
 
+// warpPasses counts the bank passes of one x offset for all: a shift of every address only
+// renumbers the banks. This holds bankPasses to that over random blocks, pitches, strides,
+// elements and shifts.
+func TestBankPassesShiftInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	m, err := newMachine(gpu(t, "a100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		blockX, pitch, stride, elem := 1<<rng.IntN(11), 1+rng.IntN(300), 1+rng.IntN(9), 4<<rng.IntN(2)
+		want := m.bankPasses(blockX, pitch, stride, elem, 0)
+		for shift := -20; shift <= 20; shift++ {
+			if got := m.bankPasses(blockX, pitch, stride, elem, shift); got != want {
+				t.Fatalf("bankPasses(%d, %d, %d, %d, %d) = %v, with shift 0 %v", blockX, pitch, stride, elem, shift, got, want)
+			}
+		}
+	}
+}
+
 func linePassesByDivision(m machine, blockX, pitch, stride, elem, shift int) float64 {
 	total, n := 0, 0
 	var lines []int
