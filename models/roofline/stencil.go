@@ -414,8 +414,12 @@ func (m machine) linePasses(blockX, pitch, stride, elem, shift int) float64 {
 	// (always, in newMachine): integer division was most of the analytic model's time.
 	var firstBuf [64]int
 	first := firstBuf[:0]
-	for l := range m.warp {
-		first = append(first, ((l/blockX)*pitch+(l%blockX)*stride+shift)*elem)
+	row, col := 0, 0 // lane l's l/blockX and l%blockX
+	for range m.warp {
+		first = append(first, (row*pitch+col*stride+shift)*elem)
+		if col++; col == blockX {
+			row, col = row+1, 0
+		}
 	}
 	lineShift := bits.TrailingZeros(uint(m.l1Line))
 	pow2 := m.l1Line > 0 && m.l1Line == 1<<lineShift
