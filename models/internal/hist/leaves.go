@@ -10,9 +10,10 @@ import (
 	"github.com/dmitryikh/leaves/transformation"
 )
 
-// Predictor evaluates a LightGBM text model through leaves. Multiclass models return softmax
-// probabilities, regression models and forests their raw (or averaged) output. leaves panics on
-// some malformed input; every call here recovers and returns an error instead.
+// Predictor evaluates a LightGBM text model with leaves' numbers: a regression through its own
+// forest, bit for bit leaves' and faster, other models through leaves. Multiclass models return
+// softmax probabilities, regression models and forests their raw (or averaged) output. leaves
+// panics on some malformed input; every call here recovers and returns an error instead.
 type Predictor struct {
 	ens      *leaves.Ensemble
 	outputs  int
