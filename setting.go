@@ -52,8 +52,15 @@ var (
 // ParamNames lists the parameters of the stencil space of combination oc in a dims-D stencil,
 // in print order: block sizes, shared, const; sd and sb with ST; unroll factors with ST, BM or
 // CM; merging factors with BM or CM; tt with TB.
-func ParamNames(dims int, oc Combination) []string {
-	names := append([]string(nil), blockParams[:dims]...)
+func ParamNames(dims int, oc Combination) []string { return appendParamNames(nil, dims, oc) }
+
+// maxParams bounds the parameters of a setting: every one a 3-D setting can have.
+const maxParams = 3 + 2 + 2 + 3 + 3 + 3 + 1
+
+// appendParamNames appends ParamNames(dims, oc) to names: DecodeTuning lists them into a buffer
+// on the stack, once for every setting a search scores.
+func appendParamNames(names []string, dims int, oc Combination) []string {
+	names = append(names, blockParams[:dims]...)
 	names = append(names, ParamShared, ParamConst)
 	if oc.Has(ST) {
 		names = append(names, ParamStreamD, ParamStreamB)
@@ -192,7 +199,8 @@ func DecodeTuning(dims int, oc Combination, s Setting) (Tuning, error) {
 	if dims != 2 && dims != 3 {
 		return Tuning{}, fmt.Errorf("setting %s: dims is %d; a stencil has 2 or 3 dimensions", s, dims)
 	}
-	names := ParamNames(dims, oc)
+	var buf [maxParams]string
+	names := appendParamNames(buf[:0], dims, oc)
 	for _, n := range names {
 		if _, ok := s[n]; !ok {
 			return Tuning{}, fmt.Errorf("setting %s for %s: parameter %s is missing; %s takes %s", s, oc, n, oc, strings.Join(names, ","))

@@ -14,9 +14,12 @@ func ocBits() [6]smart.Optimization {
 
 // settingParams lists every stencil-space parameter a dims-D setting can have, in the order of
 // their entries: the union of smart.ParamNames over all combinations.
-func settingParams(dims int) []string {
+func settingParams(dims int) []string { return appendSettingParams(nil, dims) }
+
+// appendSettingParams appends settingParams(dims) to ps: Setting lists them into a buffer on the
+// stack, once for every row a search scores.
+func appendSettingParams(ps []string, dims int) []string {
 	axes := func(x, y, z string) []string { return []string{x, y, z}[:dims] }
-	var ps []string
 	ps = append(ps, axes(smart.ParamBlockX, smart.ParamBlockY, smart.ParamBlockZ)...)
 	ps = append(ps, smart.ParamShared, smart.ParamConst, smart.ParamStreamD, smart.ParamStreamB)
 	ps = append(ps, axes(smart.ParamUnrollX, smart.ParamUnrollY, smart.ParamUnrollZ)...)
@@ -69,11 +72,13 @@ func Setting(dims int, oc smart.Combination, s smart.Setting) ([]float64, error)
 	if _, err := smart.DecodeTuning(dims, oc, s); err != nil {
 		return nil, err
 	}
-	v := make([]float64, 0, len(ocBits())+len(settingParams(dims)))
+	var buf [18]string
+	params := appendSettingParams(buf[:0], dims)
+	v := make([]float64, 0, len(ocBits())+len(params))
 	for _, o := range ocBits() {
 		v = append(v, float64(b2i(oc.Has(o))))
 	}
-	for _, p := range settingParams(dims) {
+	for _, p := range params {
 		val, ok := s[p]
 		if !ok {
 			v = append(v, 0)

@@ -266,12 +266,13 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 	found := map[string]Found{}
 	there := map[string]float64{}
 	var rows []smart.Measurement
+	id := st.ID()
 	for k, f := range pl.res.found {
 		for i, set := range f.Top {
 			if math.IsNaN(pl.there[k][i]) {
 				continue
 			}
-			m := smart.Measurement{StencilID: st.ID(), GPU: from.Name, OC: f.OC, Setting: set,
+			m := smart.Measurement{StencilID: id, GPU: from.Name, OC: f.OC, Setting: set,
 				Status: smart.StatusOK, TimeMs: f.TopMs[i], Source: smart.Predicted}
 			key := transfer.Key(m)
 			found[key] = Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i], Evaluated: f.Evaluated}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"smart"
-	"smart/features"
 	"smart/space"
 )
 
@@ -44,33 +43,22 @@ type Found struct {
 	TopMs     []float64       // their times
 }
 
-// rowBuilder builds a runtime model's rows for one stencil and GPU, changing only the setting
-// columns from row to row: the stencil's features are computed once, not per setting.
+// rowBuilder builds a runtime model's rows for one stencil and GPU, changing only the columns
+// of the OC and setting from row to row: the stencil's and the GPU's are computed once.
 type rowBuilder struct {
-	m       *Model
-	st      *smart.Stencil
-	gpu     smart.GPU
-	base    []float64 // a row with the setting columns to fill
-	at      int       // where the setting columns start
-	dims    int
-	analyse bool // the model reads the analytic time, which depends on the setting
+	m    *Model
+	st   *smart.Stencil
+	gpu  smart.GPU
+	base []float64
 }
 
 func newRowBuilder(m *Model, st *smart.Stencil, gpu smart.GPU) (*rowBuilder, error) {
-	in := m.Header.Inputs
-	b := &rowBuilder{m: m, st: st, gpu: gpu, dims: st.Dims, analyse: in.Analytic != ""}
-	if in.Stencil {
-		b.at += len(features.StencilNames(in.MaxOrder))
-	}
-	if in.Tensor {
-		b.at += len(features.TensorNames(in.Dims, in.MaxOrder))
-	}
 	oc := smart.Combination(0)
-	var err error
-	if b.base, err = m.feat.Row(st, oc, smartDefault(st.Dims, oc), gpu); err != nil {
+	base, err := m.feat.Row(st, oc, smartDefault(st.Dims, oc), gpu)
+	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	return &rowBuilder{m: m, st: st, gpu: gpu, base: base}, nil
 }
 
 // smartDefault is a syntactically complete setting of oc, for building a row's fixed columns.
@@ -83,15 +71,10 @@ func smartDefault(dims int, oc smart.Combination) smart.Setting {
 }
 
 func (b *rowBuilder) row(oc smart.Combination, s smart.Setting) ([]float64, error) {
-	if b.analyse {
-		return b.m.feat.Row(b.st, oc, s, b.gpu)
-	}
-	v, err := features.Setting(b.dims, oc, s)
-	if err != nil {
+	r := slices.Clone(b.base)
+	if err := b.m.feat.Refill(r, b.st, oc, s, b.gpu); err != nil {
 		return nil, err
 	}
-	r := slices.Clone(b.base)
-	copy(r[b.at:], v)
 	return r, nil
 }
 

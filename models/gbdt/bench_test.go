@@ -90,7 +90,8 @@ func BenchmarkPredictSingle(b *testing.B) {
 	}
 }
 
-// BenchmarkPredictBatch100k predicts 100k rows at once, in parallel through leaves.
+// BenchmarkPredictBatch100k predicts 100k rows at once, in parallel (a regression through
+// package hist's forest, a classifier through leaves).
 func BenchmarkPredictBatch100k(b *testing.B) {
 	for _, task := range []models.Task{models.Runtime, models.Select} {
 		b.Run(string(task), func(b *testing.B) {

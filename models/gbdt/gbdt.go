@@ -1,4 +1,5 @@
-// Package gbdt trains gradient-boosted decision trees in Go and predicts through leaves.
+// Package gbdt trains gradient-boosted decision trees in Go and predicts with leaves' numbers
+// (package hist's Predictor).
 //
 // Training is histogram-based and second order, as in XGBoost and LightGBM: features are
 // quantile-binned into at most 255 bins; each round computes the gradient and hessian of every
@@ -87,8 +88,8 @@ func (p Params) treeParams() hist.Params {
 }
 
 // Model is a trained (or loaded) ensemble. It implements models.Regressor for regression and
-// models.Classifier for classification, and models.Fitted; predictions go through leaves, and Eval
-// evaluates the same trees in Go.
+// models.Classifier for classification, and models.Fitted; predictions are leaves' (package hist's
+// Predictor), and Eval evaluates the same trees in Go.
 type Model struct {
 	Params Params
 	// Kept is the number of rounds kept: the best validation round under early stopping.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"smart"
@@ -263,55 +264,91 @@ func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 // column along the streaming axis in registers (one new value per plane); retiming turns every
 // input value into partial sums, so each distinct in-plane position is read once.
 func loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
-	offs := st.Offsets()
-	shifts := []smart.Offset{{}}
+	shifts := [3]int{1, 1, 1} // the thread's points lie at 0..shifts[a]-1 along axis a
 	if t.OC.Has(smart.BM) {
-		for a := range 3 {
-			var next []smart.Offset
-			for _, s := range shifts {
-				for k := range t.Merge[a] {
-					s2 := s
-					s2[a] += k
-					next = append(next, s2)
+		shifts = t.Merge
+	}
+	// The offsets read from all of the thread's points, marked on a dense box that holds them
+	// and the thread's own points: a search models thousands of settings, and a set of offsets
+	// cost more than the rest of the model.
+	var lo, ext [3]int
+	for a := range 3 {
+		l, h := 0, 0
+		for _, p := range st.Points {
+			l, h = min(l, p.Off[a]), max(h, p.Off[a])
+		}
+		lo[a], ext[a] = l, h-l+shifts[a]
+	}
+	var buf [4096]bool
+	union := buf[:0]
+	if n := ext[0] * ext[1] * ext[2]; n <= len(buf) {
+		union = buf[:n]
+	} else {
+		union = make([]bool, n) // checkTuning bounds the shifts' product, so n stays small
+	}
+	at := func(c [3]int) int { return c[0] - lo[0] + ext[0]*(c[1]-lo[1]+ext[1]*(c[2]-lo[2])) }
+	for _, p := range st.Points {
+		for z := range shifts[2] {
+			for y := range shifts[1] {
+				row := at([3]int{p.Off[0], p.Off[1] + y, p.Off[2] + z})
+				for x := range shifts[0] {
+					union[row+x] = true
 				}
 			}
-			shifts = next
-		}
-	}
-	union := map[smart.Offset]bool{}
-	for _, s := range shifts {
-		for _, o := range offs {
-			union[smart.Offset{o[0] + s[0], o[1] + s[1], o[2] + s[2]}] = true
 		}
 	}
 	sa := t.StreamAxis
-	proj := func(o smart.Offset) smart.Offset {
-		if sa >= 0 {
-			o[sa] = 0
-		}
-		return o
-	}
-	n := float64(len(union))
+	n := 0
+	var c [3]int
 	switch {
-	case sa >= 0 && t.OC.Has(smart.RT):
-		cols := map[smart.Offset]bool{}
-		for o := range union {
-			cols[proj(o)] = true
-		}
-		n = float64(len(cols))
-	case sa >= 0:
-		own := map[smart.Offset]bool{}
-		for _, s := range shifts {
-			own[proj(s)] = true
-		}
-		n = float64(len(own))
-		for o := range union {
-			if !own[proj(o)] {
+	case sa < 0:
+		for _, in := range union {
+			if in {
 				n++
 			}
 		}
+	case t.OC.Has(smart.RT):
+		// every column along the streaming axis that holds a value, once
+		u, v := (sa+1)%3, (sa+2)%3
+		for c[u] = lo[u]; c[u] < lo[u]+ext[u]; c[u]++ {
+			for c[v] = lo[v]; c[v] < lo[v]+ext[v]; c[v]++ {
+				for c[sa] = lo[sa]; c[sa] < lo[sa]+ext[sa]; c[sa]++ {
+					if union[at(c)] {
+						n++
+						break
+					}
+				}
+			}
+		}
+	default:
+		// one new value a plane in each of the thread's own columns, every other value loaded
+		n = 1
+		for a := range 3 {
+			if a != sa {
+				n *= shifts[a]
+			}
+		}
+		for c[2] = lo[2]; c[2] < lo[2]+ext[2]; c[2]++ {
+			for c[1] = lo[1]; c[1] < lo[1]+ext[1]; c[1]++ {
+				for c[0] = lo[0]; c[0] < lo[0]+ext[0]; c[0]++ {
+					if union[at(c)] && !ownColumn(c, sa, shifts) {
+						n++
+					}
+				}
+			}
+		}
 	}
-	return n / float64(len(shifts))
+	return float64(n) / float64(shifts[0]*shifts[1]*shifts[2])
+}
+
+// ownColumn reports whether c lies in the column along axis sa of one of a thread's points.
+func ownColumn(c [3]int, sa int, shifts [3]int) bool {
+	for a := range 3 {
+		if a != sa && (c[a] < 0 || c[a] >= shifts[a]) {
+			return false
+		}
+	}
+	return true
 }
 
 // warpPasses is the cycles of the shared-memory (or L1) pipe one warp load of the stencil
@@ -323,20 +360,26 @@ func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo
 	if t.OC.Has(smart.BM) {
 		stride = t.Merge[0]
 	}
-	var xs []int
-	for _, o := range st.Offsets() {
-		if !slices.Contains(xs, o[0]) {
-			xs = append(xs, o[0])
+	var buf [2*smart.MaxMaxOrder + 1]int
+	xs := buf[:0]
+	for _, p := range st.Points {
+		if !slices.Contains(xs, p.Off[0]) {
+			xs = append(xs, p.Off[0])
 		}
 	}
 	elem := st.Dtype.Size()
 	total := 0.0
-	for _, x := range xs {
-		if t.Shared {
-			total += m.bankPasses(t.Block[0], tile[0]+2*halo, stride, elem, x+halo)
-		} else {
-			total += m.linePasses(t.Block[0], st.Grid[0], stride, elem, x)
+	if t.Shared {
+		// An x offset moves every lane's address alike, which only renumbers the banks: the
+		// most loaded bank's count, and so the passes, are the same for every offset.
+		passes := m.bankPasses(t.Block[0], tile[0]+2*halo, stride, elem, xs[0]+halo)
+		for range xs {
+			total += passes
 		}
+		return total / float64(len(xs))
+	}
+	for _, x := range xs {
+		total += m.linePasses(t.Block[0], st.Grid[0], stride, elem, x)
 	}
 	return total / float64(len(xs))
 }
@@ -368,14 +411,33 @@ func (m machine) bankPasses(blockX, pitch, stride, elem, shift int) float64 {
 // linePasses counts the L1 lines one warp load touches (rows start anywhere in a line, so the
 // count is averaged over row starts), in cycles of the L1's bandwidth.
 func (m machine) linePasses(blockX, pitch, stride, elem, shift int) float64 {
+	// Each lane's first byte, and its line found by a shift where the line is a power of two
+	// (always, in newMachine): integer division was most of the analytic model's time.
+	var firstBuf [64]int
+	first := firstBuf[:0]
+	row, col := 0, 0 // lane l's l/blockX and l%blockX
+	for range m.warp {
+		first = append(first, (row*pitch+col*stride+shift)*elem)
+		if col++; col == blockX {
+			row, col = row+1, 0
+		}
+	}
+	lineShift := bits.TrailingZeros(uint(m.l1Line))
+	pow2 := m.l1Line > 0 && m.l1Line == 1<<lineShift
+	lineOf := func(b int) int {
+		if pow2 {
+			return b >> lineShift // floor division, negative b included
+		}
+		return floorDiv(b, m.l1Line)
+	}
 	total, n := 0, 0
-	var lines []int
+	var linesBuf [128]int
 	for start := 0; start < m.l1Line; start += 32 {
-		lines = lines[:0]
-		for l := range m.warp {
-			e := (l/blockX)*pitch + (l%blockX)*stride + shift
-			for _, b := range []int{start + e*elem, start + e*elem + elem - 1} {
-				if k := floorDiv(b, m.l1Line); !slices.Contains(lines, k) {
+		lines := linesBuf[:0]
+		for _, b := range first {
+			for _, k := range [2]int{lineOf(start + b), lineOf(start + b + elem - 1)} {
+				// a lane's line is mostly the last one found: the lanes of a row go up in address
+				if last := len(lines) - 1; (last < 0 || lines[last] != k) && !slices.Contains(lines, k) {
 					lines = append(lines, k)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +137,97 @@ func TestLoadsPerPoint(t *testing.T) {
 	}
 }
 
+// loadsPerPoint counts on a dense box; this is the same count with sets of offsets, as the
+// definition reads, over random stencils of order 1-4 and every OC with random merging and
+// streaming axes.
+func TestLoadsPerPointMatchesSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 400 {
+		dims := 2 + i%2
+		r := 1 + rng.IntN(4)
+		offs := []smart.Offset{{}}
+		for range 1 + rng.IntN(30) {
+			var o smart.Offset
+			for a := range dims {
+				o[a] = rng.IntN(2*r+1) - r
+			}
+			if !slices.Contains(offs, o) {
+				offs = append(offs, o)
+			}
+		}
+		st, err := smart.NewStencil("random", dims, offs, nil, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, oc := range smart.Combinations() {
+			tu := smart.Tuning{Dims: dims, OC: oc, Merge: [3]int{1, 1, 1}, StreamAxis: -1}
+			for a := range dims {
+				tu.Merge[a] = 1 << rng.IntN(4)
+			}
+			if rng.IntN(8) == 0 {
+				tu.Merge[0] = 64 + rng.IntN(64) // a box larger than loadsPerPoint's stack buffer
+			}
+			if oc.Has(smart.ST) {
+				tu.StreamAxis = rng.IntN(dims)
+			}
+			if got, want := loadsPerPoint(st, tu), loadsPerPointSets(st, tu); got != want {
+				t.Fatalf("%v under %s, merge %v, streaming axis %d: %v loads per point, the sets give %v", offs, oc, tu.Merge, tu.StreamAxis, got, want)
+			}
+		}
+	}
+}
+
+func loadsPerPointSets(st *smart.Stencil, t smart.Tuning) float64 {
+	shifts := []smart.Offset{{}}
+	if t.OC.Has(smart.BM) {
+		for a := range 3 {
+			var next []smart.Offset
+			for _, s := range shifts {
+				for k := range t.Merge[a] {
+					s2 := s
+					s2[a] += k
+					next = append(next, s2)
+				}
+			}
+			shifts = next
+		}
+	}
+	union := map[smart.Offset]bool{}
+	for _, s := range shifts {
+		for _, o := range st.Offsets() {
+			union[smart.Offset{o[0] + s[0], o[1] + s[1], o[2] + s[2]}] = true
+		}
+	}
+	sa := t.StreamAxis
+	proj := func(o smart.Offset) smart.Offset {
+		if sa >= 0 {
+			o[sa] = 0
+		}
+		return o
+	}
+	n := float64(len(union))
+	switch {
+	case sa >= 0 && t.OC.Has(smart.RT):
+		cols := map[smart.Offset]bool{}
+		for o := range union {
+			cols[proj(o)] = true
+		}
+		n = float64(len(cols))
+	case sa >= 0:
+		own := map[smart.Offset]bool{}
+		for _, s := range shifts {
+			own[proj(s)] = true
+		}
+		n = float64(len(own))
+		for o := range union {
+			if !own[proj(o)] {
+				n++
+			}
+		}
+	}
+	return n / float64(len(shifts))
+}
+
 func TestPasses(t *testing.T) {
 	m, err := newMachine(gpu(t, "a100"))
 	if err != nil {
@@ -161,6 +254,66 @@ func TestPasses(t *testing.T) {
 	if got := m.linePasses(32, 4096, 1, 4, 0); got != 1.75 {
 		t.Errorf("float32 row: %v line passes, want 1.75", got)
 	}
+}
+
+// linePasses finds a lane's line by a shift and skips repeats; this is the count by division and
+// a list, as the definition reads, over random blocks, pitches, strides, elements and shifts
+// (negative ones too: offsets left of the point), on NVIDIA's 128-byte lines and AMD's 64.
+func TestLinePassesMatchesDivision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, name := range []string{"a100", "mi250x"} {
+		m, err := newMachine(gpu(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			blockX, pitch, stride := 1<<rng.IntN(11), 1+rng.IntN(5000), 1+rng.IntN(9)
+			elem, shift := 4<<rng.IntN(2), rng.IntN(17)-8
+			got, want := m.linePasses(blockX, pitch, stride, elem, shift), linePassesByDivision(m, blockX, pitch, stride, elem, shift)
+			if got != want {
+				t.Fatalf("%s: linePasses(%d, %d, %d, %d, %d) = %v, by division %v", name, blockX, pitch, stride, elem, shift, got, want)
+			}
+		}
+	}
+}
+
+// warpPasses counts the bank passes of one x offset for all: a shift of every address only
+// renumbers the banks. This holds bankPasses to that over random blocks, pitches, strides,
+// elements and shifts.
+func TestBankPassesShiftInvariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	m, err := newMachine(gpu(t, "a100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		blockX, pitch, stride, elem := 1<<rng.IntN(11), 1+rng.IntN(300), 1+rng.IntN(9), 4<<rng.IntN(2)
+		want := m.bankPasses(blockX, pitch, stride, elem, 0)
+		for shift := -20; shift <= 20; shift++ {
+			if got := m.bankPasses(blockX, pitch, stride, elem, shift); got != want {
+				t.Fatalf("bankPasses(%d, %d, %d, %d, %d) = %v, with shift 0 %v", blockX, pitch, stride, elem, shift, got, want)
+			}
+		}
+	}
+}
+
+func linePassesByDivision(m machine, blockX, pitch, stride, elem, shift int) float64 {
+	total, n := 0, 0
+	var lines []int
+	for start := 0; start < m.l1Line; start += 32 {
+		lines = lines[:0]
+		for l := range m.warp {
+			e := (l/blockX)*pitch + (l%blockX)*stride + shift
+			for _, b := range []int{start + e*elem, start + e*elem + elem - 1} {
+				if k := floorDiv(b, m.l1Line); !slices.Contains(lines, k) {
+					lines = append(lines, k)
+				}
+			}
+		}
+		total += len(lines)
+		n++
+	}
+	return float64(total) / float64(n) * float64(m.l1Line) / m.l1Bytes
 }
 
 func TestOccupancyAndWaves(t *testing.T) {

@@ -18,6 +18,9 @@ import (
 type Featurizer struct {
 	in    models.Inputs
 	names []string
+	// The setting's columns are [settingAt, settingAt+settings); the analytic model's, where
+	// read, the last two.
+	settingAt, settings int
 }
 
 // Analytic model names for models.Inputs.Analytic: the stencil model and the convolution model
@@ -48,6 +51,7 @@ func New(in models.Inputs) (*Featurizer, error) {
 	if in.Tensor {
 		f.names = append(f.names, features.TensorNames(in.Dims, in.MaxOrder)...)
 	}
+	f.settingAt = len(f.names)
 	if in.Setting {
 		if in.Kernel != "" {
 			f.names = append(f.names, in.KernelParams...)
@@ -55,6 +59,7 @@ func New(in models.Inputs) (*Featurizer, error) {
 			f.names = append(f.names, features.SettingNames(in.Dims)...)
 		}
 	}
+	f.settings = len(f.names) - f.settingAt
 	if in.GPU {
 		f.names = append(f.names, features.GPUNames()...)
 	}
@@ -109,23 +114,7 @@ func (f *Featurizer) Row(st *smart.Stencil, oc smart.Combination, set smart.Sett
 		}
 		row = append(row, v...)
 	}
-	if in.Setting {
-		if in.Kernel != "" {
-			for _, p := range in.KernelParams {
-				v, ok := set[p]
-				if !ok {
-					return nil, fmt.Errorf("setting %s lacks parameter %s of kernel %s", set, p, in.Kernel)
-				}
-				row = append(row, float64(v))
-			}
-		} else {
-			v, err := features.Setting(in.Dims, oc, set)
-			if err != nil {
-				return nil, err
-			}
-			row = append(row, v...)
-		}
-	}
+	row = append(row, make([]float64, f.settings)...) // Refill's
 	if in.GPU {
 		v, err := features.GPU(gpu)
 		if err != nil {
@@ -134,14 +123,51 @@ func (f *Featurizer) Row(st *smart.Stencil, oc smart.Combination, set smart.Sett
 		row = append(row, v...)
 	}
 	if in.Analytic != "" {
-		if v, ok := f.analytic(st, oc, set, gpu); ok {
-			row = append(row, v, 1)
-		} else {
-			// The model thinks the variant cannot run on gpu, or does not model it.
-			row = append(row, 0, 0)
-		}
+		row = append(row, 0, 0) // Refill's
+	}
+	if err := f.Refill(row, st, oc, set, gpu); err != nil {
+		return nil, err
 	}
 	return row, nil
+}
+
+// Refill rewrites the columns of row that depend on the OC and setting (the setting's and the
+// analytic model's) for oc and set; row is one that Row built for st and gpu, whose other
+// columns stay. A search that scores many settings of one stencil on one GPU builds the
+// stencil's and the GPU's columns once this way.
+func (f *Featurizer) Refill(row []float64, st *smart.Stencil, oc smart.Combination, set smart.Setting, gpu smart.GPU) error {
+	in := f.in
+	if len(row) != len(f.names) {
+		return fmt.Errorf("row has %d columns; the inputs make %d", len(row), len(f.names))
+	}
+	if in.Setting {
+		cols := row[f.settingAt : f.settingAt+f.settings]
+		if in.Kernel != "" {
+			for i, p := range in.KernelParams {
+				v, ok := set[p]
+				if !ok {
+					return fmt.Errorf("setting %s lacks parameter %s of kernel %s", set, p, in.Kernel)
+				}
+				cols[i] = float64(v)
+			}
+		} else {
+			v, err := features.Setting(in.Dims, oc, set)
+			if err != nil {
+				return err
+			}
+			copy(cols, v)
+		}
+	}
+	if in.Analytic != "" {
+		ana := row[len(row)-2:]
+		if v, ok := f.analytic(st, oc, set, gpu); ok {
+			ana[0], ana[1] = v, 1
+		} else {
+			// The model thinks the variant cannot run on gpu, or does not model it.
+			ana[0], ana[1] = 0, 0
+		}
+	}
+	return nil
 }
 
 // analytic is the analytic model's ln milliseconds of a variant.

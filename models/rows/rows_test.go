@@ -106,6 +106,67 @@ func TestStencilRow(t *testing.T) {
 	}
 }
 
+// TestRefill: a row refilled for another OC and setting is the row Row builds for them, bit for
+// bit, whether the analytic model answers for either or not.
+func TestRefill(t *testing.T) {
+	st, err := generator.NamedStencil("j3d7pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, err := cat.Lookup("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rows.New(models.Inputs{Dims: 3, Stencil: true, Tensor: true, Setting: true, GPU: true, Analytic: rows.AnalyticStencil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants := []struct {
+		oc      smart.Combination
+		setting string
+	}{
+		{0, "bx=32,by=4,bz=2,shared=0,const=1"},
+		{smart.Combination(smart.ST).With(smart.BM), "bx=64,by=2,bz=1,shared=1,const=0,sd=3,sb=64,bmx=2,bmy=1,bmz=1,ufx=1,ufy=1,ufz=4"},
+		{smart.Combination(smart.ST), "bx=2048,by=1,bz=1,shared=1,const=1,sd=3,sb=32,ufx=1,ufy=1,ufz=2"}, // too many threads: no analytic time
+	}
+	var built [][]float64
+	for _, v := range variants {
+		set, err := smart.ParseSetting(v.setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := f.Row(st, v.oc, set, gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = append(built, row)
+	}
+	if built[2][len(built[2])-1] != 0 || built[0][len(built[0])-1] != 1 {
+		t.Fatalf("the analytic model's flags %v and %v, want 1 and 0", built[0][len(built[0])-1], built[2][len(built[2])-1])
+	}
+	for i, from := range built {
+		for j, v := range variants {
+			set, _ := smart.ParseSetting(v.setting)
+			row := slices.Clone(from)
+			if err := f.Refill(row, st, v.oc, set, gpu); err != nil {
+				t.Fatal(err)
+			}
+			for k := range row {
+				if math.Float64bits(row[k]) != math.Float64bits(built[j][k]) {
+					t.Errorf("row of %s refilled for %s: column %s is %v, want %v", variants[i].setting, v.setting, f.Names()[k], row[k], built[j][k])
+				}
+			}
+		}
+	}
+	if err := f.Refill(built[0][1:], st, 0, nil, gpu); err == nil || !strings.Contains(err.Error(), "columns") {
+		t.Errorf("a row one column short: %v", err)
+	}
+}
+
 // TestKernelRow: a foreign kernel's columns are its parameters, in the order the inputs name them.
 func TestKernelRow(t *testing.T) {
 	params := []string{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_padding", "use_shmem"}

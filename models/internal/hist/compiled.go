@@ -58,7 +58,7 @@ func (c *Compiled) NumFeatures() int { return c.pred.Features() }
 // NumTrees is the number of trees.
 func (c *Compiled) NumTrees() int { return len(c.ens.Trees) }
 
-// Predict returns the regression output through leaves.
+// Predict returns the regression output (leaves' number, Predictor).
 func (c *Compiled) Predict(row []float64) (float64, error) {
 	if c.pred.Outputs() != 1 {
 		return 0, fmt.Errorf("model has %d classes; use PredictProba", c.pred.Outputs())
@@ -78,7 +78,7 @@ func (c *Compiled) PredictBatch(rows [][]float64) ([]float64, error) {
 	return c.pred.Rows(rows)
 }
 
-// PredictProba returns class probabilities through leaves.
+// PredictProba returns class probabilities through leaves (Predictor).
 func (c *Compiled) PredictProba(row []float64) ([]float64, error) {
 	if c.pred.Outputs() < 2 {
 		return nil, fmt.Errorf("model is a regression; use Predict")
