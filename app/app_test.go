@@ -397,3 +397,42 @@ func TestOpenTransferRefuses(t *testing.T) {
 		t.Errorf("writing nothing: %v", err)
 	}
 }
+
+// TestTransferStencilOnFewFP64Lanes: a float64 stencil measured on the H100 and moved to a T4
+// (0.25 TFLOPS of FP64, 1/32 of its FP32) compares double-precision FLOPS without being told,
+// and no setting lands below what its FMAs take at that peak, by either ratio.
+func TestTransferStencilOnFewFP64Lanes(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t4, err := cat.Lookup("t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ratio := range []string{"hardware", "analytic"} {
+		job, err := OpenTransfer(TransferSettings{From: []string{"../data/measured/h100-sxm/random/j3d19pt"}, To: "t4", Ratio: ratio, Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !job.Settings.FP64 || job.Settings.Floor == nil {
+			t.Errorf("%s: FP64 %v, floor set %v; want both for a float64 stencil", ratio, job.Settings.FP64, job.Settings.Floor != nil)
+		}
+		p, err := job.Predict()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st *smart.Stencil
+		for _, f := range job.Files {
+			for _, s := range f.Stencils {
+				st = s
+			}
+		}
+		fmaMs := float64(st.GridPoints()) * float64(st.NNZ()) / (t4.FP64TFLOPS * 1e12 / 2) * 1e3
+		for _, v := range p.Variants {
+			if !v.Failed && v.TimeMs < fmaMs*(1-1e-12) {
+				t.Fatalf("%s: %s at %g ms, below the %g ms of its FMAs at the T4's FP64 peak", ratio, v.Label(), v.TimeMs, fmaMs)
+			}
+		}
+	}
+}

@@ -22,7 +22,7 @@ type TransferSettings struct {
 	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS; "" too) or
 	// "analytic" (the calibrated stencil model's ratio of each setting, for stencils).
 	Ratio    string
-	Predict  transfer.Settings // share, level, FP64
+	Predict  transfer.Settings // share, level, FP64 (set too where every stencil is float64)
 	Catalog  *catalog.Catalog
 	Embedded *calibrate.File // the calibration of the analytic ratio; nil: calibrate.Default
 }
@@ -48,13 +48,53 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	if t.Target, err = transferTarget(s); err != nil {
 		return nil, err
 	}
-	if t.Settings.Ratio, err = analyticRatio(s, files); err != nil {
-		return nil, err
+	// A double-precision stencil runs on the FP64 pipes: on a GPU with few of them (a T4 has
+	// 1/32 of its FP32 rate) single-precision FLOPS would put it below its FP64 peak.
+	t.Settings.FP64 = t.Settings.FP64 || allFloat64(files)
+	stencils := map[string]*smart.Stencil{}
+	for _, f := range files {
+		maps.Copy(stencils, f.Stencils)
 	}
-	if t.Settings.Ratio != nil {
-		t.Settings.RatioName = "the calibrated analytic model's"
+	if len(stencils) == 0 {
+		if s.Ratio == "analytic" {
+			return nil, wrong("Ratio", "analytic", "the analytic model moves stencils (smart data sets); a Kernel Tuner kernel moves by the hardware ratio")
+		}
+		return t, checkRatio(s.Ratio)
 	}
-	return t, nil
+	cal := s.Embedded
+	if cal == nil {
+		if cal, err = calibrate.Default(); err != nil {
+			return nil, err
+		}
+	}
+	// No stencil's time falls below its copies or its FMAs on the target, whatever moved it there.
+	t.Settings.Floor = transfer.StencilFloor(stencils, &cal.Calibration)
+	if s.Ratio == "analytic" {
+		t.Settings.Ratio, t.Settings.RatioName = transfer.AnalyticRatio(stencils, &cal.Calibration), "the calibrated analytic model's"
+	}
+	return t, checkRatio(s.Ratio)
+}
+
+// checkRatio refuses a ratio that is neither hardware nor analytic.
+func checkRatio(ratio string) error {
+	if ratio != "" && ratio != "hardware" && ratio != "analytic" {
+		return wrong("Ratio", fmt.Sprintf("%q", ratio), "give hardware or analytic")
+	}
+	return nil
+}
+
+// allFloat64 reports whether files hold stencils and every one of them is float64.
+func allFloat64(files []*transfer.File) bool {
+	n := 0
+	for _, f := range files {
+		for _, st := range f.Stencils {
+			if st.Dtype != smart.Float64 {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // openTransferFiles opens PATH or PATH@GPU each; field names the setting they came from.
@@ -99,32 +139,6 @@ func transferTarget(s TransferSettings) (transfer.Target, error) {
 		t.Shots = append(t.Shots, src.Rows...)
 	}
 	return t, nil
-}
-
-// analyticRatio is the calibrated analytic model's ratio where it is asked for: stencils only,
-// a Kernel Tuner kernel has no model. Not the default: it moves the H100's times to the H200
-// best, but puts a small GPU's at several times its copy floor (docs/results/transfer.md).
-func analyticRatio(s TransferSettings, files []*transfer.File) (func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool), error) {
-	stencils := map[string]*smart.Stencil{}
-	for _, f := range files {
-		maps.Copy(stencils, f.Stencils)
-	}
-	switch {
-	case s.Ratio == "hardware" || s.Ratio == "":
-		return nil, nil
-	case s.Ratio != "analytic" && s.Ratio != "":
-		return nil, wrong("Ratio", fmt.Sprintf("%q", s.Ratio), "give hardware or analytic")
-	case len(stencils) == 0:
-		return nil, wrong("Ratio", "analytic", "the analytic model moves stencils (smart data sets); a Kernel Tuner kernel moves by the hardware ratio")
-	}
-	cal := s.Embedded
-	if cal == nil {
-		var err error
-		if cal, err = calibrate.Default(); err != nil {
-			return nil, err
-		}
-	}
-	return transfer.AnalyticRatio(stencils, &cal.Calibration), nil
 }
 
 // Predict predicts every setting on the target.

@@ -189,7 +189,7 @@ func (s *session) budget(rt *Model, g smart.GPU, classes []ClassProb) Budget {
 // transfer predicts g from the settings found on from by the model of from's measurements
 // (package transfer): each setting's time there times the analytic model's ratio of it on g
 // over on from, the ratio carrying what the two GPUs' bandwidth, caches and occupancy make of
-// that kernel. Per OC the setting fastest on g after scaling (and the copy floor), of the few
+// that kernel. Per OC the setting fastest on g after scaling (and the floor), of the few
 // best found; the Budget.Refine fastest OCs.
 func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, classes []ClassProb) []Choice {
 	st := in.Stencil

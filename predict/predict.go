@@ -165,7 +165,7 @@ type Choice struct {
 
 // Bounded says which bound answered instead of the runtime model, and why.
 type Bounded struct {
-	By        string  `json:"by"` // BoundFloor or BoundCalibrated
+	By        string  `json:"by"` // BoundFloor, BoundFMAFloor or BoundCalibrated
 	LearnedMs float64 `json:"learned_ms"`
 	Why       string  `json:"why"`
 }
@@ -174,7 +174,10 @@ type Bounded struct {
 const (
 	// BoundFloor: no step is faster than reading and writing its grid once per launch at the
 	// GPU's copy bandwidth.
-	BoundFloor = "copy floor"
+	BoundFloor = roofline.CopyFloor
+	// BoundFMAFloor: no step is faster than its FMAs (one per point access of every grid point)
+	// at the GPU's peak rate of the element type.
+	BoundFMAFloor = roofline.FMAFloor
 	// BoundCalibrated: a runtime model asked outside its training range is kept within the
 	// calibrated analytic model's interval.
 	BoundCalibrated = "calibrated model"
@@ -471,7 +474,7 @@ func (p *Predictor) constants() *roofline.Calibration {
 
 // settle gives c, whose time rt predicted, its interval, and bounds the time: within the
 // calibrated model's interval where st lies outside what rt was trained on, and never below the
-// copy floor.
+// floor (the copy's or the FMAs').
 func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 	if p.Bands != nil {
 		basis := c.Source.Basis
@@ -498,10 +501,14 @@ func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 	}
 	if c.TimeMs < a.FloorMs {
 		if c.Bounded == nil {
-			c.Bounded = &Bounded{By: BoundFloor, LearnedMs: c.TimeMs}
+			c.Bounded = &Bounded{LearnedMs: c.TimeMs}
 		}
-		c.Bounded.By = BoundFloor
-		c.Bounded.Why = fmt.Sprintf("%.4g ms is below the %.4g ms a step takes to read and write the grid at the GPU's copy bandwidth", c.TimeMs, a.FloorMs)
+		c.Bounded.By = a.FloorBy
+		if a.FloorBy == BoundFMAFloor {
+			c.Bounded.Why = fmt.Sprintf("%.4g ms is below the %.4g ms a step's %d FMAs per point take at the GPU's peak %s rate", c.TimeMs, a.FloorMs, st.NNZ(), st.Dtype)
+		} else {
+			c.Bounded.Why = fmt.Sprintf("%.4g ms is below the %.4g ms a step takes to read and write the grid at the GPU's copy bandwidth", c.TimeMs, a.FloorMs)
+		}
 		c.TimeMs = a.FloorMs
 	}
 	if iv := c.Interval; iv != nil && iv.LoMs < a.FloorMs {

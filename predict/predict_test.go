@@ -424,7 +424,7 @@ func TestPredictOwnModel(t *testing.T) {
 	}
 }
 
-// checkFloor checks that a choice's time is never below its copy floor, that a floored time is
+// checkFloor checks that a choice's time is never below its floor, that a floored time is
 // the floor, and that its interval lies above the floor. (The interval need not hold the time:
 // a model that is biased, as the simulated defaults are, gets an interval off its centre.)
 func checkFloor(t *testing.T, c Choice) {
@@ -436,7 +436,7 @@ func checkFloor(t *testing.T, c Choice) {
 	switch {
 	case !(floor > 0) || c.TimeMs < floor*(1-1e-12):
 		t.Errorf("%s: %v ms is below the copy floor %v ms", c.OC, c.TimeMs, floor)
-	case c.Bounded != nil && c.Bounded.By == BoundFloor && (c.TimeMs != floor || c.Bounded.LearnedMs >= floor):
+	case c.Bounded != nil && c.Bounded.By != BoundCalibrated && (c.Bounded.By != c.Analytic.FloorBy || c.TimeMs != floor || c.Bounded.LearnedMs >= floor):
 		t.Errorf("%s: floored to %v ms from %v ms; want the floor %v ms from a time below it", c.OC, c.TimeMs, c.Bounded.LearnedMs, floor)
 	case c.Bounded == nil && c.TimeMs < floor:
 		t.Errorf("%s: %v ms below the floor without a bound", c.OC, c.TimeMs)
@@ -610,5 +610,41 @@ func TestTableGPUs(t *testing.T) {
 	}
 	if got, want := names(pr.GPUs), sorted(p.Catalog.Names()...); !slices.Equal(got, want) {
 		t.Errorf("AllGPUs: table %v, want the catalogue %v", got, want)
+	}
+}
+
+// TestFMAFloor: a float64 stencil of many points on a GPU with few FP64 lanes (the T4: 0.25
+// TFLOPS) is never predicted faster than its FMAs at that peak, however fast the H100's model
+// scaled there says it runs; the H100 (34 TFLOPS) is bound by its copies instead.
+func TestFMAFloor(t *testing.T) {
+	p := defaultPredictor(t)
+	st := sample(t, "j3d27pt")
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		gpu string
+		fma bool
+	}{{"T4", true}, {"H100-SXM", false}} {
+		g, err := cat.Lookup(tc.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := p.Predict(context.Background(), Input{Stencil: st}, tc.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floor := float64(st.GridPoints()) * float64(st.NNZ()) / (g.FP64TFLOPS * 1e12 / 2) * 1e3
+		b := pr.Best
+		checkFloor(t, *b)
+		switch {
+		case b.TimeMs < floor*(1-1e-12):
+			t.Errorf("%s: %v ms, below the %v ms its %d FMAs per point take at %g TFLOPS", tc.gpu, b.TimeMs, floor, st.NNZ(), g.FP64TFLOPS)
+		case tc.fma && (b.Bounded == nil || b.Bounded.By != BoundFMAFloor || !strings.Contains(b.Bounded.Why, "27 FMAs per point")):
+			t.Errorf("%s: %v ms answered by %+v; want the FMA floor (%v ms)", tc.gpu, b.TimeMs, b.Bounded, floor)
+		case !tc.fma && b.Analytic.FloorBy != BoundFloor:
+			t.Errorf("%s: floor by %q; want the copy floor", tc.gpu, b.Analytic.FloorBy)
+		}
 	}
 }

@@ -31,3 +31,25 @@ func AnalyticRatio(stencils map[string]*smart.Stencil, cal *roofline.Calibration
 		return b.TimeMs / a.TimeMs, true
 	}
 }
+
+// StencilFloor is the least time of a stencil's setting on a GPU (roofline.Floor: its grid read
+// and written once per launch at the copy bandwidth, or its FMAs at the peak rate, whichever is
+// longer), for Settings.Floor: 0 for a setting of a stencil not in stencils (by ID) or on a GPU
+// the analytic model does not describe.
+func StencilFloor(stencils map[string]*smart.Stencil, cal *roofline.Calibration) func(Variant, smart.GPU) float64 {
+	return func(v Variant, to smart.GPU) float64 {
+		st := stencils[v.StencilID]
+		if st == nil {
+			return 0
+		}
+		t, err := smart.DecodeTuning(st.Dims, v.OC, v.Setting)
+		if err != nil {
+			return 0
+		}
+		f, err := roofline.Floor(st, t.TT, to, cal)
+		if err != nil {
+			return 0
+		}
+		return f
+	}
+}

@@ -48,6 +48,9 @@ type Settings struct {
 	AllVendors bool
 	// RatioName says what Ratio is, for the basis (e.g. "the calibrated analytic model's").
 	RatioName string
+	// Floor, when set, is the least time a setting can take on the target (0: none known): a
+	// prediction below it is raised to it, and so is its interval.
+	Floor func(v Variant, to smart.GPU) float64
 }
 
 // DefaultShare is the hardware ratio's weight of bandwidth where the sources cannot fit one:
@@ -92,6 +95,7 @@ type Variant struct {
 	HiMs      float64           `json:"hi_ms,omitempty"`
 	Shot      bool              `json:"shot,omitempty"`   // measured on the target
 	Failed    bool              `json:"failed,omitempty"` // failed on every source that ran it
+	Floored   bool              `json:"floored,omitempty"` // predicted below Settings.Floor, and raised to it
 	Sources   int               `json:"sources"`          // sources that ran it successfully
 	key       string
 }
@@ -368,6 +372,7 @@ func (st *state) predict() *Prediction {
 			if p.Interval != nil {
 				out.LoMs, out.HiMs = math.Exp(ln+p.Interval.LogLo), math.Exp(ln+p.Interval.LogHi)
 			}
+			st.floor(&out)
 		}
 		p.Variants = append(p.Variants, out)
 	}
@@ -381,6 +386,20 @@ func (st *state) predict() *Prediction {
 		return cmp.Compare(a.TimeMs, b.TimeMs)
 	})
 	return p
+}
+
+// floor raises v, and its interval, to the least time Settings.Floor gives it on the target.
+func (st *state) floor(v *Variant) {
+	if st.s.Floor == nil {
+		return
+	}
+	f := st.s.Floor(*v, st.target.GPU)
+	if v.TimeMs < f {
+		v.TimeMs, v.Floored = f, true
+	}
+	if v.HiMs > 0 {
+		v.LoMs, v.HiMs = max(v.LoMs, f), max(v.HiMs, f)
+	}
 }
 
 // scaled is the mean over srcs of ln of v's (key's) time there times Ratio's, and how many
@@ -434,6 +453,9 @@ func (st *state) basis(p *Prediction) string {
 		b.WriteString(", at the sources' level: nothing gives the target's, so the times rank the settings and are not its times")
 	default:
 		b.WriteString("; no setting measured on the target (zero-shot)")
+	}
+	if st.s.Floor != nil {
+		b.WriteString("; no time below the setting's floor on the target (its grid read and written at the copy bandwidth, or its FMAs at the peak rate)")
 	}
 	return b.String()
 }

@@ -30,8 +30,11 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 		if v.HiMs > 0 {
 			iv = fmt.Sprintf("%.4g-%.4g", v.LoMs, v.HiMs)
 		}
-		if v.Shot {
+		switch {
+		case v.Shot:
 			what = "measured"
+		case v.Floored:
+			what = "floor" // the stencil's copies or FMAs at the target's peak: Settings.Floor
 		}
 		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label())
 	}

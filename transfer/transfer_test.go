@@ -319,3 +319,46 @@ func TestRatioScalesEachSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorRaisesWhatFallsBelow: a prediction below Settings.Floor becomes the floor and says
+// so, with its interval raised to it; one above keeps its time.
+func TestFloorRaisesWhatFallsBelow(t *testing.T) {
+	a, b, tgt := gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 500, 40), gpu("T", "NVIDIA", 2000, 20)
+	src := []Source{{GPU: a, Rows: kernelRows(a, 20, hwScale(a, DefaultShare), 1)}, {GPU: b, Rows: kernelRows(b, 20, hwScale(b, DefaultShare), 1)}}
+	free, err := Predict(src, Target{GPU: tgt}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := map[string]float64{}
+	for _, v := range free.Variants {
+		times[v.Key()] = v.TimeMs
+	}
+	floor := free.Variants[len(free.Variants)/2].TimeMs // half the settings lie below it
+	p, err := Predict(src, Target{GPU: tgt}, Settings{Floor: func(v Variant, to smart.GPU) float64 {
+		if to.Name != "T" {
+			t.Errorf("floor asked on %s", to.Name)
+		}
+		return floor
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raised := 0
+	for _, v := range p.Variants {
+		was := times[v.Key()]
+		switch {
+		case was < floor && (v.TimeMs != floor || !v.Floored):
+			t.Errorf("%s: %g ms (floored %v); want the floor %g from %g", v.Setting, v.TimeMs, v.Floored, floor, was)
+		case was >= floor && (v.TimeMs != was || v.Floored):
+			t.Errorf("%s: %g ms (floored %v); want %g as it was", v.Setting, v.TimeMs, v.Floored, was)
+		case v.HiMs > 0 && v.LoMs < floor:
+			t.Errorf("%s: interval %g-%g reaches below the floor %g", v.Setting, v.LoMs, v.HiMs, floor)
+		}
+		if v.Floored {
+			raised++
+		}
+	}
+	if raised == 0 || raised == len(p.Variants) || !strings.Contains(p.Basis, "floor") {
+		t.Errorf("%d of %d raised; basis %q", raised, len(p.Variants), p.Basis)
+	}
+}

@@ -30,6 +30,8 @@ type terms struct {
 	computed               float64 // points computed per launch
 	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
 	moved                  float64 // bytes a launch must move at least: its input read once, its output written once
+	fmas                   float64 // FMAs a step must do at least: one per point access of every grid point
+	fp32                   bool    // on the FP32 pipes (float32), not the FP64 ones
 	oc                     smart.Combination
 }
 
@@ -141,10 +143,29 @@ func (c *Calibration) copyRate(m machine) float64 {
 	return m.bandwidth * share
 }
 
-// floorMs is the least time of a step: moved bytes a launch of steps fused steps must read and
-// write, at the copy bandwidth.
-func (c *Calibration) floorMs(moved, steps float64, m machine) float64 {
-	return moved / c.copyRate(m) / steps * 1e3
+// The floors a step's time never goes below.
+const (
+	// CopyFloor: reading the input and writing the output once per launch at the GPU's copy
+	// bandwidth.
+	CopyFloor = "copy floor"
+	// FMAFloor: one FMA per point access of every grid point at the GPU's peak FMA rate of the
+	// element type (a GPU with few FP64 lanes, a T4 or an RTX card, runs a float64 stencil at
+	// 1/32 or 1/64 of its FP32 rate).
+	FMAFloor = "FMA floor"
+)
+
+// floor is the least time of a step, and which floor it is: moved bytes a launch of steps fused
+// steps must read and write at the copy bandwidth, or fmas FMAs a step must do at the peak rate.
+func (c *Calibration) floor(moved, steps, fmas float64, fp32 bool, m machine) (float64, string) {
+	copyMs := moved / c.copyRate(m) / steps * 1e3
+	lanes := m.fp64Lanes
+	if fp32 {
+		lanes = m.fp32Lanes
+	}
+	if fmaMs := fmas / (lanes * m.sms * m.clock) * 1e3; fmaMs > copyMs {
+		return fmaMs, FMAFloor
+	}
+	return copyMs, CopyFloor
 }
 
 // Floor is the least time per step of st on g with tt fused steps a launch (1 without temporal
@@ -159,7 +180,9 @@ func Floor(st *smart.Stencil, tt int, g smart.GPU, cal *Calibration) (float64, e
 	if cal != nil {
 		c = *cal
 	}
-	return c.floorMs(2*float64(st.GridPoints())*float64(st.Dtype.Size()), float64(max(tt, 1)), m), nil
+	points := float64(st.GridPoints())
+	ms, _ := c.floor(2*points*float64(st.Dtype.Size()), float64(max(tt, 1)), points*float64(st.NNZ()), st.Dtype == smart.Float32, m)
+	return ms, nil
 }
 
 // apply turns tm into est's times with the calibration's constants.
@@ -235,8 +258,8 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	}
 	// No kernel moves its grids faster than a copy does: whatever the constants, the time per
 	// step stays at or above that floor.
-	est.FloorMs = c.floorMs(tm.moved, tm.steps, m)
+	est.FloorMs, est.FloorBy = c.floor(tm.moved, tm.steps, tm.fmas, tm.fp32, m)
 	if est.TimeMs < est.FloorMs {
-		est.TimeMs, est.Bound = est.FloorMs, "copy floor"
+		est.TimeMs, est.Bound = est.FloorMs, est.FloorBy
 	}
 }

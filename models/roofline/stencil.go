@@ -15,7 +15,7 @@ import (
 type Estimate struct {
 	GPU    string  `json:"gpu"`
 	TimeMs float64 `json:"time_ms"` // per time step
-	Bound  string  `json:"bound"`   // "memory", "on-chip", "compute", "latency" or "launch"
+	Bound  string  `json:"bound"`   // "memory", "on-chip", "compute", "latency", "launch", CopyFloor or FMAFloor
 
 	DRAMMs    float64 `json:"dram_ms"`    // DRAM traffic at the achievable bandwidth
 	OnChipMs  float64 `json:"on_chip_ms"` // shared memory or L1 loads and stores
@@ -23,8 +23,10 @@ type Estimate struct {
 	BarrierMs float64 `json:"barrier_ms"` // __syncthreads not hidden by other resident blocks
 	LaunchMs  float64 `json:"launch_ms"`  // launch overhead (one launch per TT steps)
 	// FloorMs is the least time a step can take: the input read and the output written once per
-	// launch at the GPU's copy bandwidth. TimeMs is never below it.
+	// launch at the GPU's copy bandwidth, or each point's FMAs at the GPU's peak rate, whichever
+	// is longer (FloorBy: CopyFloor or FMAFloor). TimeMs is never below it.
 	FloorMs float64 `json:"floor_ms"`
+	FloorBy string  `json:"floor_by"`
 
 	DRAMBytes     float64 `json:"dram_bytes"`
 	FLOPs         float64 `json:"flops"`           // 2 per point access, redundant (halo) computation included
@@ -192,6 +194,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	tm.m, tm.steps, tm.shared, tm.streaming, tm.oc = m, float64(tt), t.Shared, t.StreamAxis >= 0, t.OC
 	tm.threads, tm.regs, tm.regsMax, tm.sharedBytes, tm.blocks = u.Threads, u.RegsPerThread, u.RegsAvailable(g), u.SharedBytes, blocks
 	tm.dram, tm.elem, tm.inFlight, tm.pass, tm.moved = dram, elem, inFlight, pass, 2*points*elem
+	tm.fmas, tm.fp32 = points*float64(st.NNZ()), st.Dtype == smart.Float32
 	tm.onChipCycles = onChipCycles
 	tm.fmaCycles, tm.issueCycles, tm.ilp, tm.lanes = fmaCycles, issueCycles, ilp, lanes
 
