@@ -93,10 +93,10 @@ type Variant struct {
 	TimeMs    float64           `json:"time_ms"`         // predicted; a shot's is its measured time
 	LoMs      float64           `json:"lo_ms,omitempty"` // the interval; zero without one
 	HiMs      float64           `json:"hi_ms,omitempty"`
-	Shot      bool              `json:"shot,omitempty"`   // measured on the target
-	Failed    bool              `json:"failed,omitempty"` // failed on every source that ran it
+	Shot      bool              `json:"shot,omitempty"`    // measured on the target
+	Failed    bool              `json:"failed,omitempty"`  // failed on every source that ran it
 	Floored   bool              `json:"floored,omitempty"` // predicted below Settings.Floor, and raised to it
-	Sources   int               `json:"sources"`          // sources that ran it successfully
+	Sources   int               `json:"sources"`           // sources that ran it successfully
 	key       string
 }
 
