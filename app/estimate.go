@@ -52,6 +52,8 @@ func EstimateSetting(ctx context.Context, st *smart.Stencil, oc smart.Combinatio
 	}
 	if cal != nil {
 		iv := cal.Interval.Around(out.Estimate.TimeMs)
+		// The held-out errors know no physics: no measured time lies below the floor.
+		iv.LoMs, iv.HiMs = max(iv.LoMs, out.Estimate.FloorMs), max(iv.HiMs, out.Estimate.FloorMs)
 		out.Interval = &iv
 	}
 	return out, nil

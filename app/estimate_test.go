@@ -90,7 +90,7 @@ func TestEstimateSetting(t *testing.T) {
 			if e.Constants != c.constants || e.GPU != g.Name || e.StencilID != st.ID() || !(e.Estimate.TimeMs > 0) {
 				t.Errorf("got %+v", e)
 			}
-			if iv := e.Interval; (iv != nil) != (c.cal != nil) || iv != nil && !(iv.LoMs <= e.Estimate.TimeMs && e.Estimate.TimeMs <= iv.HiMs) {
+			if iv := e.Interval; (iv != nil) != (c.cal != nil) || iv != nil && !(e.Estimate.FloorMs <= iv.LoMs && iv.LoMs <= e.Estimate.TimeMs && e.Estimate.TimeMs <= iv.HiMs) {
 				t.Errorf("interval %+v around %g ms", iv, e.Estimate.TimeMs)
 			}
 		})
@@ -109,5 +109,34 @@ func TestOpenPredictor(t *testing.T) {
 	}
 	if _, err := OpenPredictor("/nonexistent-gpus.json", nil); err == nil || !strings.Contains(err.Error(), "/nonexistent-gpus.json") {
 		t.Errorf("a missing catalogue: %v", err)
+	}
+}
+
+// TestEstimateIntervalAboveFloor: the calibrated model's interval, a band of held-out errors
+// around its time, is cut at the floor: j3d27pt on a T4 runs at its FMA floor, and the band's
+// lower end (0.46x) would reach below it.
+func TestEstimateIntervalAboveFloor(t *testing.T) {
+	st, err := generator.NamedStencil("j3d27pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := cat.Lookup("t4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := EstimateSetting(context.Background(), st, 0, roofline.DefaultSetting(st, 0), g, cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv := e.Interval; iv == nil || iv.LoMs != e.Estimate.FloorMs || e.Estimate.FloorBy != roofline.FMAFloor || iv.HiMs < e.Estimate.TimeMs {
+		t.Errorf("interval %+v of %g ms, floor %g ms (%s); want it to start at the FMA floor", iv, e.Estimate.TimeMs, e.Estimate.FloorMs, e.Estimate.FloorBy)
 	}
 }

@@ -13,8 +13,8 @@ const estimateHelp = `
 Prints the analytic model's time per step of a stencil under an optimization combination and
 setting on a catalogued NVIDIA GPU, with its breakdown: DRAM bytes, FLOPs, loads per point,
 occupancy and what limits it, waves of blocks, and the bound (memory, on-chip, compute, latency,
-launch, or the copy floor: no step is faster than reading and writing its grid once per launch at
-the GPU's copy bandwidth). The number is simulated, not measured. Its constants are those smart
+launch, or a floor: no step is faster than reading and writing its grid once per launch at the
+GPU's copy bandwidth, nor than its FMAs at the GPU's peak rate of the element type). The number is simulated, not measured. Its constants are those smart
 calibrate fitted to smart's measurements (data/calibration/stencil.json), with the interval their
 held-out errors give; --literature uses the architecture literature's constants instead.
 Without --setting it uses a default setting for the OC: blocks of 32x8 (x1 in 3-D), shared memory
