@@ -130,7 +130,7 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		t float64
 	}
 	seen := map[string]bool{}
-	kb := make([]byte, sp.Len())
+	kb := make([]byte, sp.Dims())
 	key := func(v []int) string { // value positions are below 256: PowersOfTwo up to 2^20 at most
 		for i, x := range v {
 			kb[i] = byte(x)
