@@ -18,6 +18,40 @@ import (
 type Variant struct {
 	OC    smart.Combination
 	Space *space.Space
+	// Lazy stands in for Space where generating the space would cost more than the search
+	// (predict's search of a runtime model: thousands of predictions in well under a second).
+	// Only Descent searches a variant without Space; Space, where given, is the one used.
+	Lazy *space.Lazy
+}
+
+// names returns the parameter names of the variant's space in definition order.
+func (v Variant) names() []string {
+	if v.Space != nil {
+		return v.Space.Names()
+	}
+	return v.Lazy.Names()
+}
+
+// check reports why set is not a valid setting of the variant's space, or nil.
+func (v Variant) check(set smart.Setting) error {
+	if v.Space != nil {
+		return v.Space.Check(set)
+	}
+	return v.Lazy.Check(set)
+}
+
+// lazy returns the variant's lazy view.
+func (v Variant) lazy() *space.Lazy {
+	if v.Space != nil {
+		return v.Space.Lazy()
+	}
+	return v.Lazy
+}
+
+// lazyMethod is a Method that searches variants given only by their Lazy view.
+type lazyMethod interface {
+	Method
+	searchesLazy()
 }
 
 // Problem is what Search tunes: the variants, the Evaluator that answers how long a setting
@@ -121,7 +155,7 @@ type Method interface {
 // result holds what was found even when err is not nil (an Evaluator failure, a cancelled
 // context).
 func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Result, error) {
-	if err := p.check(); err != nil {
+	if err := p.check(m); err != nil {
 		return Result{}, err
 	}
 	if b.Evaluations < 0 || b.Time < 0 {
@@ -157,16 +191,23 @@ func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Re
 	return res, nil
 }
 
-func (p *Problem) check() error {
+// check refuses a problem m cannot search.
+func (p *Problem) check(m Method) error {
 	if len(p.Variants) == 0 {
 		return errors.New("tuner: the problem has no space to search")
 	}
 	if p.Evaluator == nil {
 		return errors.New("tuner: the problem has no evaluator")
 	}
+	_, lazyOK := m.(lazyMethod)
 	for i, v := range p.Variants {
-		if v.Space == nil {
+		switch {
+		case v.Space == nil && v.Lazy == nil:
 			return fmt.Errorf("tuner: variant %d (%s) has no space", i, v.OC)
+		case v.Space == nil && !lazyOK:
+			return fmt.Errorf("tuner: variant %d (%s) has only a lazy space, which %s does not search", i, v.OC, m.Name())
+		case v.Space == nil:
+			continue // a lazy space cannot tell that it is empty: the search finds no setting
 		}
 		if v.Space.Count().Sign() == 0 {
 			return fmt.Errorf("tuner: variant %d (%s): %w", i, v.OC, space.ErrEmpty)
@@ -201,7 +242,7 @@ type Run struct {
 func newRun(p *Problem, b Budget, seed uint64) *Run {
 	r := &Run{p: p, b: b, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x7475_6e65)), start: time.Now(), best: -1}
 	for _, v := range p.Variants {
-		r.names = append(r.names, v.Space.Names())
+		r.names = append(r.names, v.names())
 		r.cache = append(r.cache, map[string]int{})
 		r.indexed = append(r.indexed, map[uint64]bool{})
 	}
@@ -326,7 +367,7 @@ func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error
 				continue
 			}
 		}
-		if err := r.p.Variants[c.Variant].Space.Check(c.Setting); err != nil {
+		if err := r.p.Variants[c.Variant].check(c.Setting); err != nil {
 			return nil, fmt.Errorf("invalid setting %s proposed: %w", c.Setting, err)
 		}
 		pending[strconv.Itoa(c.Variant)+":"+key] = true
@@ -465,9 +506,12 @@ func (r *Run) record(c Candidate, key string, m smart.Measurement) {
 	o := Outcome{Candidate: Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}, Measurement: m,
 		Value: r.p.value(m), N: len(r.history) + 1}
 	r.cache[c.Variant][key] = len(r.history)
-	i, ok := r.p.Variants[c.Variant].Space.Index64(c.Setting)
-	if ok {
-		r.indexed[c.Variant][i] = true
+	var i uint64
+	if sp := r.p.Variants[c.Variant].Space; sp != nil {
+		var ok bool
+		if i, ok = sp.Index64(c.Setting); ok {
+			r.indexed[c.Variant][i] = true
+		}
 	}
 	r.at = append(r.at, i)
 	r.history = append(r.history, o)
