@@ -16,7 +16,9 @@ import (
 // of a random sample): the Start settings and Samples valid settings drawn at random are
 // evaluated; then from the Starts best of them, round by round, every new neighbour of each
 // start (one parameter moved one value up or down) is evaluated and the start moves to the
-// fastest where it is faster, until no start moves or Rounds rounds are done.
+// fastest where it is faster, until no start moves or Rounds rounds are done. With Restart it
+// then draws Samples new settings and descends again, until the budget is spent or the draws
+// find nothing new.
 //
 // It draws and walks a variant's lazy view (space.Lazy), so it also searches variants that
 // the problem gives without a generated Space: predict searches a runtime model this way,
@@ -30,6 +32,9 @@ type Descent struct {
 	// Rounds is the most rounds of descent; 0 means no limit (until no start moves) and a
 	// negative number none (the draws alone).
 	Rounds int
+	// Restart draws again and descends anew once the starts stop, until the budget is spent
+	// or the draws find nothing new; without it the search ends there.
+	Restart bool
 	// Start are settings evaluated first, where valid (a previous search's best); invalid ones
 	// are left out.
 	Start []Candidate
@@ -67,50 +72,76 @@ func (m *Descent) Search(ctx context.Context, r *Run) error {
 	case rounds < 0:
 		rounds = 0
 	}
-	rng := cmp.Or(m.Rand, r.Rand())
-	views := make([]*space.Lazy, len(r.p.Variants))
-	seen := make([]map[string]bool, len(views))
-	for i, v := range r.p.Variants {
-		views[i], seen[i] = v.lazy(), map[string]bool{}
-	}
-	var key []byte
-	// fresh reports whether p is proposed for the first time, and marks it proposed.
-	fresh := func(p point) bool {
-		key = key[:0]
-		for _, x := range p.pos {
-			key = binary.AppendUvarint(key, uint64(x))
-		}
-		if seen[p.variant][string(key)] {
-			return false
-		}
-		seen[p.variant][string(key)] = true
-		return true
+	d := &descent{r: r, rng: cmp.Or(m.Rand, r.Rand())}
+	for _, v := range r.p.Variants {
+		d.views, d.seen = append(d.views, v.lazy()), append(d.seen, map[string]bool{})
 	}
 	var first []point
 	for _, c := range m.Start {
-		if c.Variant < 0 || c.Variant >= len(views) {
+		if c.Variant < 0 || c.Variant >= len(d.views) {
 			continue
 		}
-		sp := views[c.Variant]
-		if v, ok := sp.Positions(c.Setting); ok && sp.Valid(v) && fresh(point{c.Variant, v, 0}) {
+		sp := d.views[c.Variant]
+		if v, ok := sp.Positions(c.Setting); ok && sp.Valid(v) && d.fresh(point{c.Variant, v, 0}) {
 			first = append(first, point{c.Variant, v, 0})
 		}
 	}
-	// A draw can dead-end (no value of a parameter passes its checks) or repeat: give up after
-	// four tries per sample.
-	for tries := 0; len(first) < samples+len(m.Start) && tries < 4*samples; tries++ {
-		if tries%4096 == 4095 && ctx.Err() != nil {
-			return ctx.Err()
+	for want := samples + len(m.Start); ; want = samples {
+		var err error
+		if first, err = d.draw(ctx, first, want, 4*samples); err != nil {
+			return err
 		}
-		k := tries % len(views)
-		if v, ok := views[k].Draw(rng); ok && fresh(point{k, v, 0}) {
-			first = append(first, point{k, v, 0})
+		if len(first) == 0 {
+			return nil // no valid setting found, or none new
+		}
+		if err := d.descend(ctx, first, starts, rounds); err != nil || !m.Restart {
+			return err
+		}
+		first = nil
+	}
+}
+
+// descent is a Descent's search in progress.
+type descent struct {
+	r     *Run
+	rng   *rand.Rand
+	views []*space.Lazy     // per variant
+	seen  []map[string]bool // per variant, the settings proposed, by their positions
+	key   []byte            // fresh's buffer
+}
+
+// fresh reports whether p is proposed for the first time, and marks it proposed.
+func (d *descent) fresh(p point) bool {
+	d.key = d.key[:0]
+	for _, x := range p.pos {
+		d.key = binary.AppendUvarint(d.key, uint64(x))
+	}
+	if d.seen[p.variant][string(d.key)] {
+		return false
+	}
+	d.seen[p.variant][string(d.key)] = true
+	return true
+}
+
+// draw appends new settings drawn at random, from the variants in turn, to ps until it holds
+// want of them or tries draws are spent: a draw can dead-end (no value of a parameter passes
+// its checks) or repeat.
+func (d *descent) draw(ctx context.Context, ps []point, want, tries int) ([]point, error) {
+	for t := 0; len(ps) < want && t < tries; t++ {
+		if t%4096 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		k := t % len(d.views)
+		if v, ok := d.views[k].Draw(d.rng); ok && d.fresh(point{k, v, 0}) {
+			ps = append(ps, point{k, v, 0})
 		}
 	}
-	if len(first) == 0 {
-		return nil // no valid setting found
-	}
-	if err := evaluatePoints(ctx, r, views, first); err != nil {
+	return ps, nil
+}
+
+// descend evaluates first and descends from the starts best of it for at most rounds rounds.
+func (d *descent) descend(ctx context.Context, first []point, starts, rounds int) error {
+	if err := d.evaluate(ctx, first); err != nil {
 		return err
 	}
 	best := slices.Clone(first)
@@ -120,17 +151,17 @@ func (m *Descent) Search(ctx context.Context, r *Run) error {
 		var next []point
 		var from []int // the start whose neighbour each of next is
 		for i, c := range cur {
-			for _, w := range views[c.variant].Neighbours(c.pos) {
-				if p := (point{c.variant, w, 0}); fresh(p) {
+			for _, w := range d.views[c.variant].Neighbours(c.pos) {
+				if p := (point{c.variant, w, 0}); d.fresh(p) {
 					next = append(next, p)
 					from = append(from, i)
 				}
 			}
 		}
 		if len(next) == 0 {
-			break
+			return nil
 		}
-		if err := evaluatePoints(ctx, r, views, next); err != nil {
+		if err := d.evaluate(ctx, next); err != nil {
 			return err
 		}
 		moved := false
@@ -140,20 +171,20 @@ func (m *Descent) Search(ctx context.Context, r *Run) error {
 			}
 		}
 		if !moved {
-			break
+			return nil
 		}
 	}
 	return nil
 }
 
-// evaluatePoints evaluates ps in one batch and sets their values. Their settings are new maps,
-// drawn or walked by the lazy views, which the run keeps.
-func evaluatePoints(ctx context.Context, r *Run, views []*space.Lazy, ps []point) error {
+// evaluate evaluates ps in one batch and sets their values. Their settings are new maps, drawn
+// or walked by the lazy views, which the run keeps.
+func (d *descent) evaluate(ctx context.Context, ps []point) error {
 	cands := make([]Candidate, len(ps))
 	for i, p := range ps {
-		cands[i] = Candidate{Variant: p.variant, Setting: views[p.variant].Setting(p.pos)}
+		cands[i] = Candidate{Variant: p.variant, Setting: d.views[p.variant].Setting(p.pos)}
 	}
-	vs, err := r.evaluateTrusted(ctx, cands)
+	vs, err := d.r.evaluateTrusted(ctx, cands)
 	for i, v := range vs {
 		ps[i].value = v
 	}

@@ -65,6 +65,30 @@ func TestDescentStartAndLimits(t *testing.T) {
 	}
 }
 
+// TestDescentRestart: without Restart the search ends where its starts stop, before a budget
+// of 60; with it the search draws and descends again and spends the budget, and without a
+// budget it ends when the draws find nothing new, every setting evaluated once (fakeEval).
+func TestDescentRestart(t *testing.T) {
+	for _, c := range []struct {
+		restart bool
+		budget  int
+		stop    Stop
+	}{{false, 60, StopDone}, {true, 60, StopEvaluations}, {true, 0, StopDone}} {
+		p, ev := testProblem(t)
+		res, err := Search(context.Background(), p, Budget{Evaluations: c.budget}, &Descent{Samples: 4, Starts: 1, Restart: c.restart}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := res.Evaluations
+		if res.Stop != c.stop || n != ev.evaluations() || c.stop == StopEvaluations && n != c.budget || c.stop == StopDone && n >= 60 && c.budget > 0 {
+			t.Errorf("restart %v, budget %d: %d evaluations (the evaluator saw %d), stop %s; want stop %s", c.restart, c.budget, n, ev.evaluations(), res.Stop, c.stop)
+		}
+		if c.restart && c.budget == 0 && n < 60 {
+			t.Errorf("restarting without a budget ended after %d of the 102 settings", n)
+		}
+	}
+}
+
 // TestDescentRand: a given source decides the draws, as the run's seed does otherwise.
 func TestDescentRand(t *testing.T) {
 	run := func(m *Descent, seed uint64) string {

@@ -69,7 +69,7 @@ func Strategies() []Strategy {
 			return &Bayes{Batch: o.Batch, Prior: o.Prior}
 		}},
 		{Name: "descent", Takes: []Option{OptionInitial}, build: func(o Options) Method {
-			return &Descent{Samples: o.Initial}
+			return &Descent{Samples: o.Initial, Restart: true}
 		}},
 	}
 }
