@@ -17,9 +17,10 @@
 // measured GPU's ranking, each time scaled by the analytic model's ratio of its setting on the
 // two GPUs.
 //
-// The setting search (Search) does not generate the chain of trees of space, which for a
-// 3-D stencil takes longer than a whole prediction may: it draws valid settings parameter by
-// parameter from the space's constraints and descends greedily over neighbouring settings, with
-// the runtime model (or any Scorer) as the cost. On each GPU the OCs of the most probable
+// The setting search (Search) is the tuner's Descent strategy with the runtime model (or any
+// Scorer, which is a smart.BatchEvaluator) as the Evaluator, on the space's lazy view: it does
+// not generate the chain of trees of space, which for a 3-D stencil takes longer than a whole
+// prediction may, but draws valid settings parameter by parameter from the space's constraints
+// and descends greedily over neighbouring settings. On each GPU the OCs of the most probable
 // classes are screened briefly and the fastest searched in depth (Budget).
 package predict

@@ -1,9 +1,11 @@
 package predict
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -272,6 +274,85 @@ func TestNearer(t *testing.T) {
 		if got := nearer(c.g, c.a, c.b); got != c.want {
 			t.Errorf("nearer(%v, %v, %v) = %v, want %v", c.g, c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestSearchGolden pins the search of the default budget's passes, the screen and the deep
+// search from its best, to what the search found before it became tuner.Descent over the
+// Scorer: the same draws in the same order give the same settings, counts and times.
+func TestSearchGolden(t *testing.T) {
+	p := defaultPredictor(t)
+	cases := []struct {
+		stencil, gpu string
+		oc           smart.Combination
+		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
+	}{
+		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
+			"bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=32,ufx=1,ufy=1,ufz=2 31 2.01730126 bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=256,ufx=1,ufy=1,ufz=2",
+			"bx=256,by=1,bz=4,shared=0,const=0,sd=2,sb=4,ufx=1,ufy=4,ufz=1 229 1.89335489 bx=128,by=8,bz=1,shared=0,const=0,sd=3,sb=32,ufx=1,ufy=1,ufz=2"}},
+		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=2,tt=4 22 1.73932205 bx=512,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=4,tt=4",
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=4 173 1.72467128 bx=256,by=1,shared=1,const=1,sd=2,sb=512,ufx=1,ufy=2,tt=4"}},
+	}
+	for _, c := range cases {
+		st := sample(t, c.stencil)
+		g, err := p.Catalog.Lookup(c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rt, err := p.Models.For(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seeds []smart.Setting
+		for i, pass := range []Pass{p.Budget.Screen, p.Budget.Deep} {
+			f, err := search(context.Background(), rt, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("%s %d %.9g %s", f.Setting, f.Evaluated, f.TimeMs, f.Top[len(f.Top)-1])
+			if got != c.want[i] || len(f.Top) != 8 || !slices.IsSortedFunc(f.TopMs, cmp.Compare) || f.TopMs[0] != f.TimeMs {
+				t.Errorf("%s %s on %s, pass %d: %s (top %v), want %s", c.stencil, c.oc, c.gpu, i, got, f.TopMs, c.want[i])
+			}
+			seeds = f.Top
+		}
+	}
+}
+
+// TestScorerEvaluator: a Scorer answers the queries of a batch in order, each run of one OC in
+// one call, and refuses a batch its scorer answers in part.
+func TestScorerEvaluator(t *testing.T) {
+	var calls []string
+	score := Scorer(func(oc smart.Combination, sets []smart.Setting) ([]float64, error) {
+		calls = append(calls, fmt.Sprintf("%s:%d", oc, len(sets)))
+		out := make([]float64, len(sets))
+		for i, s := range sets {
+			out[i] = float64(s["bx"]) + float64(oc)/100
+		}
+		return out, nil
+	})
+	st, rt := smart.Combination(smart.ST), smart.Combination(smart.RT)
+	q := func(oc smart.Combination, bx int) smart.Query {
+		return smart.Query{OC: oc, Setting: smart.Setting{"bx": bx}}
+	}
+	ms, err := score.EvaluateBatch(context.Background(), []smart.Query{q(st, 1), q(st, 2), q(rt, 3), q(st, 4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, fmt.Sprintf("%s %s %g %v", m.OC, m.Setting, m.TimeMs, m.OK()))
+	}
+	want := []string{
+		fmt.Sprintf("ST bx=1 %g true", 1+float64(st)/100), fmt.Sprintf("ST bx=2 %g true", 2+float64(st)/100),
+		fmt.Sprintf("RT bx=3 %g true", 3+float64(rt)/100), fmt.Sprintf("ST bx=4 %g true", 4+float64(st)/100),
+	}
+	if !slices.Equal(got, want) || !slices.Equal(calls, []string{"ST:2", "RT:1", "ST:1"}) {
+		t.Errorf("measurements %q after calls %v, want %q after [ST:2 RT:1 ST:1]", got, calls, want)
+	}
+	short := Scorer(func(smart.Combination, []smart.Setting) ([]float64, error) { return []float64{1}, nil })
+	if _, err := short.EvaluateBatch(context.Background(), []smart.Query{q(st, 1), q(st, 2)}); err == nil {
+		t.Error("a scorer that answers 1 of 2 settings: no error")
 	}
 }
 

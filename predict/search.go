@@ -11,12 +11,13 @@ import (
 
 	"smart"
 	"smart/space"
+	"smart/tuner"
 )
 
 // Pass is how hard the setting search works for one OC on one GPU: Samples valid settings
 // drawn at random, then from the Starts best of them a greedy descent over neighbouring
 // settings (one parameter one value up or down) for at most Rounds steps, every setting scored
-// by the runtime model.
+// by the runtime model (tuner.Descent's fields, except that zero means none).
 type Pass struct {
 	Samples, Starts, Rounds int
 }
@@ -80,7 +81,47 @@ func (b *rowBuilder) row(oc smart.Combination, s smart.Setting) ([]float64, erro
 
 // Scorer returns the time per step of each setting of oc, in milliseconds, lower is better:
 // a runtime model's prediction, or the analytic model's estimate.
+//
+// A Scorer is the Evaluator of a search (a smart.BatchEvaluator, as http.HandlerFunc is a
+// Handler). It is made for one stencil and GPU and does not read the queries' own.
 type Scorer func(oc smart.Combination, settings []smart.Setting) ([]float64, error)
+
+// EvaluateBatch implements smart.BatchEvaluator: each run of queries of one OC is scored in
+// one call. The measurements carry the OC, the setting and the score as TimeMs, no Source.
+func (s Scorer) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]smart.Measurement, len(qs))
+	sets := make([]smart.Setting, 0, len(qs))
+	for lo, hi := 0, 0; lo < len(qs); lo = hi {
+		oc := qs[lo].OC
+		sets = sets[:0]
+		for hi = lo; hi < len(qs) && qs[hi].OC == oc; hi++ {
+			sets = append(sets, qs[hi].Setting)
+		}
+		ts, err := s(oc, sets)
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) != len(sets) {
+			return nil, fmt.Errorf("%d scores for %d settings of %s", len(ts), len(sets), oc)
+		}
+		for i, t := range ts {
+			out[lo+i] = smart.Measurement{OC: oc, Setting: sets[i], Status: smart.StatusOK, TimeMs: t}
+		}
+	}
+	return out, nil
+}
+
+// Evaluate implements smart.Evaluator: EvaluateBatch of one query.
+func (s Scorer) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	ms, err := s.EvaluateBatch(ctx, []smart.Query{q})
+	if err != nil {
+		return smart.Measurement{}, err
+	}
+	return ms[0], nil
+}
 
 // ModelScorer scores settings of st on gpu with the runtime model m. It builds the stencil's
 // and the GPU's columns once, and each setting's columns per row.
@@ -119,106 +160,56 @@ func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combinat
 
 // Search finds a setting of oc for st on gpu with a low score: valid settings drawn at random
 // (after seeds, where valid on gpu), then a greedy descent over neighbouring settings from the
-// best of them. It returns nil when oc has no valid setting.
+// best of them (tuner.Descent, with the scorer as its Evaluator, on the space's lazy view). It
+// returns nil when oc has no valid setting.
 func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
 	sp, err := space.LazyForStencil(st, oc, gpu)
 	if err != nil {
 		return nil, err
 	}
-	type cand struct {
-		v []int
-		t float64
+	start := make([]tuner.Candidate, len(seeds))
+	for i, s := range seeds {
+		start[i] = tuner.Candidate{Setting: s}
 	}
-	seen := map[string]bool{}
-	kb := make([]byte, sp.Len())
-	key := func(v []int) string { // value positions are below 256: PowersOfTwo up to 2^20 at most
-		for i, x := range v {
-			kb[i] = byte(x)
-		}
-		return string(kb)
-	}
-	score := func(vs [][]int) ([]cand, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sets := make([]smart.Setting, len(vs))
-		for i, v := range vs {
-			sets[i] = sp.Setting(v)
-		}
-		ts, err := scorer(oc, sets)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]cand, len(vs))
-		for i, v := range vs {
-			out[i] = cand{v, ts[i]}
-		}
-		return out, nil
-	}
-	var first [][]int
-	for _, s := range seeds {
-		if v, ok := sp.Positions(s); ok && sp.Valid(v) && !seen[key(v)] {
-			seen[key(v)] = true
-			first = append(first, v)
-		}
-	}
-	for tries := 0; len(first) < budget.Samples+len(seeds) && tries < 4*budget.Samples; tries++ {
-		if tries%4096 == 4095 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if v, ok := sp.Draw(rng); ok && !seen[key(v)] {
-			seen[key(v)] = true
-			first = append(first, v)
-		}
-	}
-	if len(first) == 0 {
-		return nil, nil // no valid setting: the OC cannot run this stencil on gpu
-	}
-	all, err := score(first)
+	p := tuner.Problem{Variants: []tuner.Variant{{OC: oc, Lazy: sp}}, Evaluator: scorer, Stencil: st, GPU: gpu.Name}
+	res, err := tuner.Search(ctx, p, tuner.Budget{}, budget.descent(start, rng), 0)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
-	cur := slices.Clone(all[:min(budget.Starts, len(all))])
-	for round := 0; round < budget.Rounds; round++ {
-		var next [][]int
-		from := make([]int, 0)
-		for i, c := range cur {
-			for _, w := range sp.Neighbours(c.v) {
-				if k := key(w); !seen[k] {
-					seen[k] = true
-					next = append(next, w)
-					from = append(from, i)
-				}
-			}
-		}
-		if len(next) == 0 {
-			break
-		}
-		scored, err := score(next)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, scored...)
-		moved := false
-		for j, c := range scored {
-			if i := from[j]; c.t < cur[i].t {
-				cur[i], moved = c, true
-			}
-		}
-		if !moved {
-			break
-		}
+	if res.Evaluations == 0 {
+		return nil, nil // no valid setting: the OC cannot run this stencil on gpu
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
-	f := &Found{OC: oc, Setting: sp.Setting(all[0].v), TimeMs: all[0].t, Evaluated: len(all)}
-	for _, c := range all[:min(8, len(all))] {
-		f.Top, f.TopMs = append(f.Top, sp.Setting(c.v)), append(f.TopMs, c.t)
+	h := res.History
+	order := make([]int, len(h))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return h[order[i]].Value < h[order[j]].Value })
+	best := h[order[0]]
+	f := &Found{OC: oc, Setting: best.Setting, TimeMs: best.Measurement.TimeMs, Evaluated: res.Evaluations}
+	for _, i := range order[:min(8, len(order))] {
+		f.Top, f.TopMs = append(f.Top, h[i].Setting), append(f.TopMs, h[i].Measurement.TimeMs)
 	}
 	if math.IsNaN(f.TimeMs) || math.IsInf(f.TimeMs, 0) || f.TimeMs <= 0 {
 		return nil, fmt.Errorf("the best score of %s is %v ms (%s)", oc, f.TimeMs, f.Setting)
 	}
 	return f, nil
+}
+
+// descent is the pass as a tuner.Descent from start, drawing from rng. A count of zero here
+// means none, where Descent's zero means its default.
+func (p Pass) descent(start []tuner.Candidate, rng *rand.Rand) *tuner.Descent {
+	none := func(n int) int {
+		if n <= 0 {
+			return -1
+		}
+		return n
+	}
+	d := &tuner.Descent{Samples: none(p.Samples), Starts: p.Starts, Rounds: none(p.Rounds), Start: start, Rand: rng}
+	if p.Starts <= 0 {
+		d.Rounds = -1 // no start to descend from
+	}
+	return d
 }
 
 // codegenLine is the smart codegen command that writes the CUDA source of a choice for gpu,

@@ -36,23 +36,26 @@ func (v *Violation) Error() string {
 // Check reports why a setting is not a valid setting of the space, as a *Violation, or nil.
 // Parameters are checked in definition order and the first problem is reported: the first
 // violated constraint is the one a generation loop nest would have hit first.
-func (s *Space) Check(set smart.Setting) error {
+func (s *Space) Check(set smart.Setting) error { return checkParams(s.params, s.index, set) }
+
+// checkParams is Check over the parameters, index naming their positions.
+func checkParams(params []Param, index map[string]int, set smart.Setting) error {
 	var unknown []string
 	for k := range set {
-		if _, ok := s.index[k]; !ok {
+		if _, ok := index[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return &Violation{Param: unknown[0], Problem: fmt.Sprintf("unknown parameter %s; the space has %s", unknown[0], strings.Join(s.Names(), ","))}
+		return &Violation{Param: unknown[0], Problem: fmt.Sprintf("unknown parameter %s; the space has %s", unknown[0], strings.Join(names(params), ","))}
 	}
-	for i, p := range s.params {
+	for _, p := range params {
 		v, ok := set[p.Name]
 		if !ok {
-			return &Violation{Param: p.Name, Problem: fmt.Sprintf("parameter %s is missing; the space has %s", p.Name, strings.Join(s.Names(), ","))}
+			return &Violation{Param: p.Name, Problem: fmt.Sprintf("parameter %s is missing; the space has %s", p.Name, strings.Join(names(params), ","))}
 		}
-		if s.valuePos(i, v) < 0 {
+		if !slices.Contains(p.Values, v) {
 			return &Violation{Param: p.Name, Problem: fmt.Sprintf("%s=%d is not one of its values %s", p.Name, v, formatValues(p.Values))}
 		}
 		for _, c := range p.Constraints {

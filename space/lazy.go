@@ -20,6 +20,7 @@ import (
 // is valid here exactly when Space.Check accepts it.
 type Lazy struct {
 	params []Param
+	index  map[string]int // parameter name -> position in params
 	g      *group
 	reads  int // the most parameters a constraint reads
 }
@@ -27,12 +28,9 @@ type Lazy struct {
 // NewLazy returns the lazy space of params (in definition order, as New takes them).
 func NewLazy(params []Param) (*Lazy, error) {
 	index := make(map[string]int, len(params))
-	all := make([]int, len(params))
 	for i, p := range params {
 		index[p.Name] = i
-		all[i] = i
 	}
-	s := &Lazy{params: params}
 	for _, p := range params {
 		for _, c := range p.Constraints {
 			for _, r := range c.Reads {
@@ -40,12 +38,27 @@ func NewLazy(params []Param) (*Lazy, error) {
 					return nil, fmt.Errorf("constraint %q of %s reads unknown parameter %s", c.Name, p.Name, r)
 				}
 			}
+		}
+	}
+	return newLazy(params, index), nil
+}
+
+// newLazy is NewLazy of parameters whose constraints read only parameters of index.
+func newLazy(params []Param, index map[string]int) *Lazy {
+	all := make([]int, len(params))
+	s := &Lazy{params: params, index: index}
+	for i, p := range params {
+		all[i] = i
+		for _, c := range p.Constraints {
 			s.reads = max(s.reads, len(c.Reads))
 		}
 	}
 	s.g = newGroup(params, all, index)
-	return s, nil
+	return s
 }
+
+// Lazy returns the space's lazy view: the same settings, drawn and walked without the trees.
+func (s *Space) Lazy() *Lazy { return newLazy(s.params, s.index) }
 
 // ok reports whether the value positions v[0..l] satisfy the checks of level l.
 func (s *Lazy) ok(v []int, l int, buf []int) bool {
@@ -165,8 +178,20 @@ func (s *Lazy) Neighbours(v []int) [][]int {
 	return out
 }
 
-// Len is the number of parameters: the length of a setting's value positions.
-func (s *Lazy) Len() int { return len(s.params) }
+// Dims is the number of parameters: the length of a setting's value positions.
+func (s *Lazy) Dims() int { return len(s.params) }
+
+// Names returns the parameter names in definition order.
+func (s *Lazy) Names() []string { return names(s.params) }
+
+// Check reports why a setting is not a valid setting of the space, as Space.Check does (the
+// same *Violation), or nil.
+func (s *Lazy) Check(set smart.Setting) error {
+	if v, ok := s.Positions(set); ok && s.Valid(v) {
+		return nil // the common case, without Check's allocations
+	}
+	return checkParams(s.params, s.index, set)
+}
 
 // LazyForStencil is ForStencil's space of st under oc on gpu, kept lazy.
 func LazyForStencil(st *smart.Stencil, oc smart.Combination, gpu smart.GPU) (*Lazy, error) {

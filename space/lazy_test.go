@@ -2,6 +2,7 @@ package space
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"smart"
@@ -129,5 +130,64 @@ func BenchmarkDraw(b *testing.B) {
 			}
 			b.ReportMetric(float64(fail)/float64(b.N), "dead-ends/op")
 		})
+	}
+}
+
+// TestLazyCheck holds Lazy.Check to Space.Check: the same verdict and message on every setting
+// of a space, on every setting one value away, and on settings with a parameter unknown or
+// missing; and the eager space's Lazy view draws what LazyForStencil's draws.
+func TestLazyCheck(t *testing.T) {
+	st := lazyShape(t, "star", 2, 2, [3]int{68, 36, 1})
+	g := lazyGPU(t, "A100")
+	oc := smart.Combination(smart.ST | smart.CM)
+	ref, err := ForStencil(st, oc, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lz, err := LazyForStencil(st, oc, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(set smart.Setting) {
+		t.Helper()
+		want, got := ref.Check(set), lz.Check(set)
+		if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
+			t.Fatalf("Check(%s): lazy %v, eager %v", set, got, want)
+		}
+	}
+	valid := 0
+	for s := range ref.All() {
+		same(s)
+		for _, p := range ref.Params() {
+			for _, x := range append(slices.Clone(p.Values), -1) {
+				w := s.Clone()
+				w[p.Name] = x
+				same(w)
+				if lz.Check(w) == nil {
+					valid++
+				}
+			}
+		}
+		w := s.Clone()
+		w["nosuch"] = 1
+		same(w)
+		delete(w, "nosuch")
+		delete(w, ref.Names()[0])
+		same(w)
+	}
+	if valid == 0 {
+		t.Fatal("no neighbouring setting is valid: the test compares only refusals")
+	}
+	if !slices.Equal(lz.Names(), ref.Names()) || lz.Dims() != ref.Dims() {
+		t.Errorf("lazy names %v (%d), eager %v (%d)", lz.Names(), lz.Dims(), ref.Names(), ref.Dims())
+	}
+	view := ref.Lazy()
+	r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		a, okA := lz.Draw(r1)
+		b, okB := view.Draw(r2)
+		if okA != okB || !slices.Equal(a, b) {
+			t.Fatalf("LazyForStencil drew %v (%v), Space.Lazy %v (%v)", a, okA, b, okB)
+		}
 	}
 }

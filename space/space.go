@@ -117,9 +117,11 @@ func (s *Space) Dims() int { return len(s.params) }
 func (s *Space) Params() []Param { return slices.Clone(s.params) }
 
 // Names returns the parameter names in definition order.
-func (s *Space) Names() []string {
-	out := make([]string, len(s.params))
-	for i, p := range s.params {
+func (s *Space) Names() []string { return names(s.params) }
+
+func names(params []Param) []string {
+	out := make([]string, len(params))
+	for i, p := range params {
 		out[i] = p.Name
 	}
 	return out

@@ -30,7 +30,11 @@
 //     order of Problem.Variants), their spaces pruned with IterML on a runtime model or on a
 //     first batch of real runs, and a genetic search of what survives on the real Evaluator;
 //   - Bayes: Bayesian optimisation with bagged regression trees as the surrogate and Thompson
-//     sampling as the acquisition.
+//     sampling as the acquisition;
+//   - Descent: a multi-start steepest descent over neighbouring settings from the best of a
+//     random sample. It walks the spaces' lazy views, so a Problem may give its variants as
+//     space.Lazy alone where generating the spaces would cost more than the search: predict's
+//     search of a runtime model (an Evaluator like any other) is this strategy.
 //
 // Strategies lists them by name, with the Options each takes, for a command line or a
 // comparison to choose from.

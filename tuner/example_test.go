@@ -55,3 +55,14 @@ func ExampleBayes() {
 	fmt.Printf("%s: %s in %.1f ms (%s), fewer than 40 evaluations: %v\n", res.Method, res.Best.Setting, res.Best.Value, res.Stop, res.Evaluations < 40)
 	// Output: bayes: bx=64,by=4,shared=0 in 1.0 ms (target), fewer than 40 evaluations: true
 }
+
+// Descent walks from the best of 8 random settings to the bowl's minimum, one parameter one
+// value at a time.
+func ExampleDescent() {
+	res, err := tuner.Search(context.Background(), bowlProblem(), tuner.Budget{}, &tuner.Descent{Samples: 8}, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %s in %.1f ms (%s), fewer than 60 evaluations: %v\n", res.Method, res.Best.Setting, res.Best.Value, res.Stop, res.Evaluations < 60)
+	// Output: descent: bx=64,by=4,shared=0 in 1.0 ms (done), fewer than 60 evaluations: true
+}

@@ -69,7 +69,7 @@ func (p *priorTimes) time(c Candidate) float64 {
 	}
 	key := string(k) // the memo keeps a copy: k is the run's buffer, reused by the next key
 	t := math.Inf(1)
-	m, err := p.prior.Evaluate(p.ctx, p.r.query(c))
+	m, err := p.prior.Evaluate(p.ctx, p.r.query(Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}))
 	switch {
 	case errors.Is(err, dataset.ErrNotMeasured):
 	case err != nil:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -18,6 +19,40 @@ import (
 type Variant struct {
 	OC    smart.Combination
 	Space *space.Space
+	// Lazy stands in for Space where generating the space would cost more than the search
+	// (predict's search of a runtime model: thousands of predictions in well under a second).
+	// Only Descent searches a variant without Space; Space, where given, is the one used.
+	Lazy *space.Lazy
+}
+
+// names returns the parameter names of the variant's space in definition order.
+func (v Variant) names() []string {
+	if v.Space != nil {
+		return v.Space.Names()
+	}
+	return v.Lazy.Names()
+}
+
+// check reports why set is not a valid setting of the variant's space, or nil.
+func (v Variant) check(set smart.Setting) error {
+	if v.Space != nil {
+		return v.Space.Check(set)
+	}
+	return v.Lazy.Check(set)
+}
+
+// lazy returns the variant's lazy view.
+func (v Variant) lazy() *space.Lazy {
+	if v.Space != nil {
+		return v.Space.Lazy()
+	}
+	return v.Lazy
+}
+
+// lazyMethod is a Method that searches variants given only by their Lazy view.
+type lazyMethod interface {
+	Method
+	searchesLazy()
 }
 
 // Problem is what Search tunes: the variants, the Evaluator that answers how long a setting
@@ -121,7 +156,7 @@ type Method interface {
 // result holds what was found even when err is not nil (an Evaluator failure, a cancelled
 // context).
 func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Result, error) {
-	if err := p.check(); err != nil {
+	if err := p.check(m); err != nil {
 		return Result{}, err
 	}
 	if b.Evaluations < 0 || b.Time < 0 {
@@ -157,16 +192,23 @@ func Search(ctx context.Context, p Problem, b Budget, m Method, seed uint64) (Re
 	return res, nil
 }
 
-func (p *Problem) check() error {
+// check refuses a problem m cannot search.
+func (p *Problem) check(m Method) error {
 	if len(p.Variants) == 0 {
 		return errors.New("tuner: the problem has no space to search")
 	}
 	if p.Evaluator == nil {
 		return errors.New("tuner: the problem has no evaluator")
 	}
+	_, lazyOK := m.(lazyMethod)
 	for i, v := range p.Variants {
-		if v.Space == nil {
+		switch {
+		case v.Space == nil && v.Lazy == nil:
 			return fmt.Errorf("tuner: variant %d (%s) has no space", i, v.OC)
+		case v.Space == nil && !lazyOK:
+			return fmt.Errorf("tuner: variant %d (%s) has only a lazy space, which %s does not search", i, v.OC, m.Name())
+		case v.Space == nil:
+			continue // a lazy space cannot tell that it is empty: the search finds no setting
 		}
 		if v.Space.Count().Sign() == 0 {
 			return fmt.Errorf("tuner: variant %d (%s): %w", i, v.OC, space.ErrEmpty)
@@ -201,7 +243,7 @@ type Run struct {
 func newRun(p *Problem, b Budget, seed uint64) *Run {
 	r := &Run{p: p, b: b, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x7475_6e65)), start: time.Now(), best: -1}
 	for _, v := range p.Variants {
-		r.names = append(r.names, v.Space.Names())
+		r.names = append(r.names, v.names())
 		r.cache = append(r.cache, map[string]int{})
 		r.indexed = append(r.indexed, map[uint64]bool{})
 	}
@@ -304,13 +346,45 @@ func (r *Run) appendKey(b []byte, c Candidate) ([]byte, bool) {
 // error (a bug of the method), never evaluated. When the budget runs out, or the target is
 // reached, Evaluate returns the outcomes of the candidates it got to and ErrStop.
 func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error) {
+	at, err := r.evaluateAll(ctx, cands, false)
+	if at == nil {
+		return nil, err
+	}
+	out := make([]Outcome, len(at))
+	for k, j := range at {
+		out[k] = r.history[j]
+	}
+	return out, err
+}
+
+// evaluateTrusted is Evaluate of candidates that are valid by construction (drawn or walked by
+// their space's own lazy view) and whose settings the run keeps without copying (the method
+// never changes them), answering their values only. A runtime model scores a setting in about
+// the time that checking it against the constraints (the resource model), copying it and
+// copying its outcome take: a search of the model pays for them here once, not twice.
+func (r *Run) evaluateTrusted(ctx context.Context, cands []Candidate) ([]float64, error) {
+	at, err := r.evaluateAll(ctx, cands, true)
+	vs := make([]float64, len(at))
+	for k, j := range at {
+		vs[k] = r.history[j].Value
+	}
+	return vs, err
+}
+
+// evaluateAll is Evaluate answering the index in the history of each candidate it got to.
+// Unless trusted, it checks the candidates and evaluates copies of their settings.
+func (r *Run) evaluateAll(ctx context.Context, cands []Candidate, trusted bool) ([]int, error) {
 	if r.stop != "" {
 		return nil, ErrStop
 	}
 	// Check everything first, so that a bad batch evaluates nothing.
 	keys := make([]string, len(cands))
 	var fresh []int // indexes of candidates to evaluate, first occurrences only
-	pending := map[string]bool{}
+	type variantKey struct {
+		variant int
+		key     string
+	}
+	pending := make(map[variantKey]bool, len(cands))
 	for i, c := range cands {
 		if c.Variant < 0 || c.Variant >= len(r.p.Variants) {
 			return nil, fmt.Errorf("candidate %d names variant %d of %d", i, c.Variant, len(r.p.Variants))
@@ -322,29 +396,31 @@ func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error
 			if _, seen := r.cache[c.Variant][key]; seen {
 				continue
 			}
-			if pending[strconv.Itoa(c.Variant)+":"+key] {
+			if pending[variantKey{c.Variant, key}] {
 				continue
 			}
 		}
-		if err := r.p.Variants[c.Variant].Space.Check(c.Setting); err != nil {
-			return nil, fmt.Errorf("invalid setting %s proposed: %w", c.Setting, err)
+		if !ok || !trusted {
+			if err := r.p.Variants[c.Variant].check(c.Setting); err != nil {
+				return nil, fmt.Errorf("invalid setting %s proposed: %w", c.Setting, err)
+			}
 		}
-		pending[strconv.Itoa(c.Variant)+":"+key] = true
+		pending[variantKey{c.Variant, key}] = true
 		fresh = append(fresh, i)
 	}
 	if left := r.Left(); len(fresh) > left {
 		fresh = fresh[:left]
 	}
-	if err := r.evaluate(ctx, cands, keys, fresh); err != nil {
+	if err := r.evaluate(ctx, cands, keys, fresh, trusted); err != nil {
 		return nil, err
 	}
-	out := make([]Outcome, 0, len(cands))
+	out := make([]int, 0, len(cands))
 	for i, c := range cands {
 		j, ok := r.cache[c.Variant][keys[i]]
 		if !ok {
 			break // cut by the budget
 		}
-		out = append(out, r.history[j])
+		out = append(out, j)
 	}
 	if r.stop == "" && r.Left() == 0 {
 		r.stop = StopEvaluations
@@ -357,9 +433,18 @@ func (r *Run) Evaluate(ctx context.Context, cands []Candidate) ([]Outcome, error
 
 // evaluate runs the fresh candidates through the evaluator (in one batch where it takes
 // batches) and records them, stopping early on the time budget or the target.
-func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fresh []int) error {
+func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fresh []int, trusted bool) error {
 	if len(fresh) == 0 {
 		return nil
+	}
+	// Each new candidate's setting is copied once, for its query and its outcome, unless the
+	// method hands it over: it keeps its own.
+	own := cands
+	if !trusted {
+		own = make([]Candidate, len(cands))
+		for _, i := range fresh {
+			own[i] = Candidate{Variant: cands[i].Variant, Setting: cands[i].Setting.Clone()}
+		}
 	}
 	if be, ok := r.p.Evaluator.(smart.BatchEvaluator); ok && len(fresh) > 1 {
 		if r.timeUp() {
@@ -367,7 +452,7 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 		}
 		qs := make([]smart.Query, len(fresh))
 		for k, i := range fresh {
-			qs[k] = r.query(cands[i])
+			qs[k] = r.query(own[i])
 		}
 		var ms []smart.Measurement
 		cut, err := r.timed(ctx, func(ctx context.Context) (err error) {
@@ -383,9 +468,10 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 			}
 			return fmt.Errorf("the evaluator answered %d of %d queries", len(ms), len(qs))
 		}
+		r.history = slices.Grow(r.history, len(fresh)) // one growth for the batch
 		for k, i := range fresh {
 			if !cut || ms[k].Status != "" { // a variant the deadline cut off was not evaluated
-				r.record(cands[i], keys[i], ms[k])
+				r.record(own[i], keys[i], ms[k])
 			}
 		}
 		return nil
@@ -396,7 +482,7 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 		}
 		var m smart.Measurement
 		cut, err := r.timed(ctx, func(ctx context.Context) (err error) {
-			m, err = r.p.Evaluator.Evaluate(ctx, r.query(cands[i]))
+			m, err = r.p.Evaluator.Evaluate(ctx, r.query(own[i]))
 			return err
 		})
 		if cut {
@@ -405,7 +491,7 @@ func (r *Run) evaluate(ctx context.Context, cands []Candidate, keys []string, fr
 		if err != nil {
 			return err
 		}
-		r.record(cands[i], keys[i], m)
+		r.record(own[i], keys[i], m)
 	}
 	return nil
 }
@@ -437,8 +523,9 @@ func (r *Run) timeUp() bool {
 	return false
 }
 
+// query is the query of c, whose setting it shares.
 func (r *Run) query(c Candidate) smart.Query {
-	return smart.Query{Stencil: r.p.Stencil, OC: r.p.Variants[c.Variant].OC, Setting: c.Setting.Clone(), GPU: r.p.GPU}
+	return smart.Query{Stencil: r.p.Stencil, OC: r.p.Variants[c.Variant].OC, Setting: c.Setting, GPU: r.p.GPU}
 }
 
 // value is the objective of a measurement: +Inf for a failure or a number that is no time.
@@ -460,14 +547,18 @@ func objectiveOf(m smart.Measurement, objective func(smart.Measurement) float64)
 	return v
 }
 
-// record adds one evaluation to the history, the cache and the trace.
+// record adds one evaluation of c, whose setting is the run's own copy, to the history, the
+// cache and the trace.
 func (r *Run) record(c Candidate, key string, m smart.Measurement) {
-	o := Outcome{Candidate: Candidate{Variant: c.Variant, Setting: c.Setting.Clone()}, Measurement: m,
+	o := Outcome{Candidate: c, Measurement: m,
 		Value: r.p.value(m), N: len(r.history) + 1}
 	r.cache[c.Variant][key] = len(r.history)
-	i, ok := r.p.Variants[c.Variant].Space.Index64(c.Setting)
-	if ok {
-		r.indexed[c.Variant][i] = true
+	var i uint64
+	if sp := r.p.Variants[c.Variant].Space; sp != nil {
+		var ok bool
+		if i, ok = sp.Index64(c.Setting); ok {
+			r.indexed[c.Variant][i] = true
+		}
 	}
 	r.at = append(r.at, i)
 	r.history = append(r.history, o)

@@ -27,6 +27,7 @@ func methods() []Method {
 		&CSTuner{Initial: 16},
 		&Pipeline{},
 		&Bayes{},
+		&Descent{Samples: 8, Restart: true},
 	}
 }
 

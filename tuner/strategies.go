@@ -29,7 +29,7 @@ type Options struct {
 	PickRatio float64 // share of the space sampled per iteration (IterML)
 	CutRatio  float64 // share of the remaining space dropped per iteration (IterML)
 	Threads   int     // the model's parallelism (IterML)
-	Initial   int     // settings measured at random first (CSTuner)
+	Initial   int     // settings measured at random first (CSTuner, Descent)
 	Variants  int     // ranked variants searched (Pipeline)
 	// Prior ranks settings before any run: the Pipeline's Surrogate, Bayes's Prior.
 	Prior smart.Evaluator
@@ -67,6 +67,9 @@ func Strategies() []Strategy {
 		}},
 		{Name: "bayes", Takes: []Option{OptionBatch, OptionPrior}, build: func(o Options) Method {
 			return &Bayes{Batch: o.Batch, Prior: o.Prior}
+		}},
+		{Name: "descent", Takes: []Option{OptionInitial}, build: func(o Options) Method {
+			return &Descent{Samples: o.Initial, Restart: true}
 		}},
 	}
 }

@@ -37,6 +37,7 @@ func TestStrategies(t *testing.T) {
 		"cstuner":    &tuner.CSTuner{Initial: 7},
 		"pipeline":   &tuner.Pipeline{Variants: 4, Surrogate: nullEvaluator{}},
 		"bayes":      &tuner.Bayes{Batch: 3, Prior: nullEvaluator{}},
+		"descent":    &tuner.Descent{Samples: 7, Restart: true},
 	}
 	// One option set at a time, to its value in all: a strategy that does not take it must
 	// build what it builds from no options.

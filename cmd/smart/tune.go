@@ -29,6 +29,10 @@ time, the evaluations used and where the time comes from. Methods:
               also run, as a hedge the search does not learn from
   bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
               to every run so far (the fewest evaluations on the Kernel Tuner data sets)
+  descent     multi-start steepest descent: --initial random settings, then from the 4
+              best each moves to its fastest neighbour (one parameter one value up or down)
+              while that is faster; then again from new draws, until the budget is spent
+              (smart predict's search of the runtime model, which stops after one descent)
 Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
 model:PATH (a runtime model from smart train, or model:embedded for the embedded one of the
 GPU's own measurements, else the simulated default; predicted), replay:PATH (a data set directory,
@@ -44,6 +48,7 @@ stopped; DIR trains models like any data set.
 Examples:
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
   smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
+  smart tune j3d7pt --gpu a100 --evaluator sim --method descent --initial 32 --budget 200
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W7800.json.gz --method bayes --budget 100
   smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
     --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
@@ -76,7 +81,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.StringVar((*string)(&t.Options.Model), "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	fs.Float64Var(&t.Options.PickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
 	fs.Float64Var(&t.Options.CutRatio, "cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
-	fs.IntVar(&t.Options.Initial, "initial", 128, "random settings csTuner measures first")
+	fs.IntVar(&t.Options.Initial, "initial", 128, "random settings csTuner measures first, and descent before each descent")
 	fs.IntVar(&t.Options.Batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as one JSON object")
 	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")

@@ -18,7 +18,7 @@ import (
 
 func TestTuneKernelTunerCLI(t *testing.T) {
 	root := ktdata.Require(t, "convolution_milo")
-	for _, method := range []string{"random", "bayes"} {
+	for _, method := range []string{"random", "bayes", "descent"} {
 		t.Run(method, func(t *testing.T) {
 			dir := t.TempDir()
 			trace := filepath.Join(dir, "trace.csv")
