@@ -279,7 +279,9 @@ func TestNearer(t *testing.T) {
 
 // TestSearchGolden pins the search of the default budget's passes, the screen and the deep
 // search from its best, to what the search found before it became tuner.Descent over the
-// Scorer: the same draws in the same order give the same settings, counts and times.
+// Scorer: the same draws in the same order give the same settings, counts and times. (The
+// values are the old search's on the embedded models; rebuilt models need them taken again
+// from that code, commit 7a35e18's predict.search.)
 func TestSearchGolden(t *testing.T) {
 	p := defaultPredictor(t)
 	cases := []struct {
@@ -288,11 +290,11 @@ func TestSearchGolden(t *testing.T) {
 		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
 	}{
 		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
-			"bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=32,ufx=1,ufy=1,ufz=2 31 2.01730126 bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=256,ufx=1,ufy=1,ufz=2",
-			"bx=256,by=1,bz=4,shared=0,const=0,sd=2,sb=4,ufx=1,ufy=4,ufz=1 229 1.89335489 bx=128,by=8,bz=1,shared=0,const=0,sd=3,sb=32,ufx=1,ufy=1,ufz=2"}},
+			"bx=128,by=2,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=2 33 1.61500285 bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=4",
+			"bx=256,by=2,bz=1,shared=0,const=1,sd=3,sb=32,ufx=1,ufy=1,ufz=1 269 1.58828743 bx=128,by=2,bz=1,shared=0,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=1"}},
 		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
-			"bx=256,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=2,tt=4 22 1.73932205 bx=512,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=4,tt=4",
-			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=4 173 1.72467128 bx=256,by=1,shared=1,const=1,sd=2,sb=512,ufx=1,ufy=2,tt=4"}},
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=2,tt=4 22 1.19004759 bx=512,by=1,shared=1,const=0,sd=2,sb=1024,ufx=1,ufy=4,tt=4",
+			"bx=256,by=1,shared=1,const=1,sd=2,sb=64,ufx=1,ufy=1,tt=4 172 1.18083013 bx=256,by=1,shared=1,const=1,sd=2,sb=512,ufx=1,ufy=2,tt=4"}},
 	}
 	for _, c := range cases {
 		st := sample(t, c.stencil)
