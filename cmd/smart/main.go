@@ -53,7 +53,7 @@ func commands() []command {
 		{"transfer", "predict a kernel's every setting on a GPU it was never measured on, from other GPUs and a few shots", runTransfer},
 		{"predict", "best OC, setting and time of a stencil on a GPU, and on every GPU", runPredict},
 		{"recommend", "rank GPUs for a stencil by time and by cost, with an HTML report", runRecommend},
-		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes", runTune},
+		{"tune", "find the fastest setting with few runs: random, iterml, cstuner, pipeline, bayes, descent", runTune},
 		{"tune-bench", "compare the tuning strategies on replayed and simulated spaces", runTuneBench},
 		{"version", "print the build (version, commit, Go) and the embedded models", runVersion},
 	}
