@@ -183,8 +183,15 @@ func run(ctx context.Context, c config) error {
 func simulate(ctx context.Context, dir string, opt simset.Options) ([]*smart.Stencil, error) {
 	done := filepath.Join(dir, "complete")
 	if _, err := os.Stat(done); err == nil {
-		fmt.Fprintf(os.Stderr, "using the simulated data set %s\n", dir)
-		return simset.Stencils(opt.Dims, opt.Stencils, opt.MaxOrder, opt.Seed)
+		why, err := simset.Stale(ctx, dir, opt, 997)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			fmt.Fprintf(os.Stderr, "using the simulated data set %s\n", dir)
+			return simset.Stencils(opt.Dims, opt.Stencils, opt.MaxOrder, opt.Seed)
+		}
+		fmt.Fprintf(os.Stderr, "simulating %s again: the analytic model has changed since (%s)\n", dir, why)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 
 	"smart"
@@ -275,6 +276,59 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 		}
 	}
 	return sts, w.Close()
+}
+
+// errStale ends Stale's scan at the first row that differs.
+var errStale = errors.New("stale")
+
+// Stale reports how the data set in dir, built by Build with opt, differs from what the analytic
+// model gives now: every every-th timed row is simulated again and compared (status and time, to 1e-9),
+// and the first that differs is described; "" where all agree. A work directory keys its data
+// sets by their constants, not by the model's code, which a change of its terms (a floor, a
+// barrier count) leaves stale.
+func Stale(ctx context.Context, dir string, opt Options, every int) (string, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return "", err
+	}
+	sts, err := Stencils(opt.Dims, opt.Stencils, opt.MaxOrder, opt.Seed)
+	if err != nil {
+		return "", err
+	}
+	byID := map[string]*smart.Stencil{}
+	for _, st := range sts {
+		byID[st.ID()] = st
+	}
+	eval := roofline.Evaluator{Catalog: cat, Calibration: opt.Calibration}
+	why, row, i := "", 0, 0
+	_, _, err = dataset.Scan(dir, func(m smart.Measurement) error {
+		row++
+		if !m.OK() {
+			return nil // an OC without a setting on the GPU: nothing the model timed
+		}
+		i++
+		if (i-1)%max(every, 1) != 0 {
+			return nil
+		}
+		st := byID[m.StencilID]
+		if st == nil {
+			why = fmt.Sprintf("row %d is of stencil %s, which opt does not draw", row, m.StencilID)
+			return errStale
+		}
+		now, err := eval.Evaluate(ctx, smart.Query{Stencil: st, OC: m.OC, Setting: m.Setting, GPU: m.GPU})
+		if err != nil {
+			return err
+		}
+		if now.Status != m.Status || math.Abs(now.TimeMs-m.TimeMs) > 1e-9*math.Abs(m.TimeMs) {
+			why = fmt.Sprintf("row %d (%s under %s on %s): %s %.6g ms in the data set, %s %.6g ms now", row, st.Name, m.OC, m.GPU, m.Status, m.TimeMs, now.Status, now.TimeMs)
+			return errStale
+		}
+		return nil
+	})
+	if errors.Is(err, errStale) {
+		return why, nil
+	}
+	return "", err
 }
 
 // rng is the generator of one stencil's and OC's draws.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"smart"
@@ -13,6 +14,7 @@ import (
 	"smart/data"
 	"smart/dataset"
 	"smart/generator"
+	"smart/models/roofline"
 	"smart/predict"
 	"smart/space"
 )
@@ -220,5 +222,30 @@ func TestTrainedAreTheManifests(t *testing.T) {
 		if !slices.Equal(m.Training.GPUs, names) {
 			t.Errorf("%s is trained on %v; Trained gives %v", m.File, m.Training.GPUs, names)
 		}
+	}
+}
+
+// TestStale: a data set Build wrote agrees with the model that wrote it, row by row; under
+// other constants (what a change of the model's code amounts to) the first row checked differs.
+func TestStale(t *testing.T) {
+	cat, _ := catalog.Default()
+	g, err := cat.Lookup("T4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "sim")
+	opt := Options{Dims: 2, Stencils: 1, Samples: 2, Seed: 5, GPUs: []smart.GPU{g}}
+	if _, err := Build(context.Background(), dir, opt); err != nil {
+		t.Fatal(err)
+	}
+	if why, err := Stale(context.Background(), dir, opt, 1); err != nil || why != "" {
+		t.Fatalf("the data set as built: %q (%v); want it current", why, err)
+	}
+	other := opt
+	other.Calibration = &roofline.Calibration{CopyEfficiency: 0.5, PeakEfficiency: 0.5, DRAMLatency: 800, OnChipLatency: 100,
+		L1Latency: 100, OnChipScale: 2, L1Scale: 2, ComputeScale: 3, BarrierStream: 300, BarrierTiled: 300, LaunchUs: 5, WavePower: 1, RegScale: 1}
+	why, err := Stale(context.Background(), dir, other, 1)
+	if err != nil || !strings.Contains(why, "ms now") {
+		t.Errorf("under other constants: %q (%v); want the first timed row described", why, err)
 	}
 }
