@@ -33,6 +33,6 @@ func ExampleTune() {
 			tg.Problem.Variants[res.Best.Variant].OC, res.Best.Value, tg.Recorded(), res.Evaluations, errors.Join(err, tg.Close()))
 	}
 	// Output:
-	// run 1: bx=16,by=16,bz=1,shared=0,const=0,sd=3,sb=1,ufx=1,ufy=1,ufz=1 under ST_RT, 1.629 ms, 0 of 30 evaluations from the record (<nil>)
-	// run 2: bx=16,by=16,bz=1,shared=0,const=0,sd=3,sb=1,ufx=1,ufy=1,ufz=1 under ST_RT, 1.629 ms, 30 of 30 evaluations from the record (<nil>)
+	// run 1: bx=4,by=256,bz=1,shared=0,const=1,sd=3,sb=1,ufx=1,ufy=1,ufz=1 under ST_RT, 1.629 ms, 0 of 30 evaluations from the record (<nil>)
+	// run 2: bx=4,by=256,bz=1,shared=0,const=1,sd=3,sb=1,ufx=1,ufy=1,ufz=1 under ST_RT, 1.629 ms, 30 of 30 evaluations from the record (<nil>)
 }

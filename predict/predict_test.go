@@ -290,11 +290,11 @@ func TestSearchGolden(t *testing.T) {
 		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
 	}{
 		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
-			"bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=2 33 1.74702827 bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=1",
-			"bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=8,ufx=1,ufy=1,ufz=8 291 1.66893479 bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=8,ufx=1,ufy=1,ufz=4"}},
+			"bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=1 33 1.82926855 bx=64,by=4,bz=1,shared=0,const=1,sd=3,sb=2,ufx=1,ufy=1,ufz=1",
+			"bx=128,by=2,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=1 278 1.79219745 bx=256,by=2,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=2"}},
 		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
-			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 22 1.44114018 bx=1024,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2",
-			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 154 1.44114018 bx=256,by=1,shared=1,const=0,sd=2,sb=256,ufx=1,ufy=2,tt=2"}},
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 22 1.42931049 bx=1024,by=1,shared=1,const=0,sd=2,sb=256,ufx=1,ufy=2,tt=2",
+			"bx=128,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 164 1.42590884 bx=128,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=4,tt=2"}},
 	}
 	for _, c := range cases {
 		st := sample(t, c.stencil)

@@ -491,7 +491,7 @@ func ExampleModel() {
 		return
 	}
 	fmt.Printf("%s: %.2f ms per step, %s-bound, %.2f GB per step\n", oc, e.TimeMs, e.Bound, e.DRAMBytes/1e9)
-	// Output: ST_TB: 0.88 ms per step, memory-bound, 1.11 GB per step
+	// Output: ST_TB: 0.91 ms per step, memory-bound, 1.11 GB per step
 }
 
 func BenchmarkModel(b *testing.B) {
