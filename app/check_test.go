@@ -50,7 +50,7 @@ func TestTuneCheck(t *testing.T) {
 		{"pick ratio 0", base(func(t *Tune) { t.Options.PickRatio = 0 }), "PickRatio"},
 		{"pick ratio NaN", base(func(t *Tune) { t.Options.PickRatio = math.NaN() }), "PickRatio"},
 		{"cut ratio 1", base(func(t *Tune) { t.Options.CutRatio = 1 }), "CutRatio"},
-		{"initial 0 of cstuner", base(func(t *Tune) { t.Strategy, t.Options.Initial = "cstuner", 0 }), "Initial"},
+		{"initial -1 of cstuner", base(func(t *Tune) { t.Strategy, t.Options.Initial = "cstuner", -1 }), "Initial"},
 		{"prior of random", base(func(t *Tune) { t.Strategy, t.Prior = "random", "sim" }), "Prior"},
 		{"prior of bayes", base(func(t *Tune) { t.Strategy, t.Prior = "bayes", "sim" }), ""},
 		{"variants 0 of pipeline", base(func(t *Tune) { t.Strategy, t.Options.Variants = "pipeline", 0 }), "Variants"},

@@ -431,8 +431,8 @@ func checkOptions(name string, o tuner.Options) error {
 		return wrong("PickRatio", fmt.Sprint(o.PickRatio), "must lie in (0, 1]")
 	case s.Reads(tuner.OptionCutRatio) && !(o.CutRatio >= 0 && o.CutRatio < 1):
 		return wrong("CutRatio", fmt.Sprint(o.CutRatio), "must lie in [0, 1)")
-	case s.Reads(tuner.OptionInitial) && o.Initial < 1:
-		return wrong("Initial", fmt.Sprint(o.Initial), "must be at least 1")
+	case s.Reads(tuner.OptionInitial) && o.Initial < 0:
+		return wrong("Initial", fmt.Sprint(o.Initial), "must be 0 (the method's own) or more")
 	case s.Reads(tuner.OptionVariants) && o.Variants < 1:
 		return wrong("Variants", fmt.Sprint(o.Variants), "must be at least 1")
 	}

@@ -29,7 +29,7 @@ type Options struct {
 	PickRatio float64 // share of the space sampled per iteration (IterML)
 	CutRatio  float64 // share of the remaining space dropped per iteration (IterML)
 	Threads   int     // the model's parallelism (IterML)
-	Initial   int     // settings measured at random first (CSTuner, Descent)
+	Initial   int     // settings measured at random first (CSTuner, Descent); 0: the method's own
 	Variants  int     // ranked variants searched (Pipeline)
 	// Prior ranks settings before any run: the Pipeline's Surrogate, Bayes's Prior.
 	Prior smart.Evaluator

@@ -81,7 +81,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.StringVar((*string)(&t.Options.Model), "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	fs.Float64Var(&t.Options.PickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
 	fs.Float64Var(&t.Options.CutRatio, "cut-ratio", 0.5, "share of the remaining space IterML drops per iteration")
-	fs.IntVar(&t.Options.Initial, "initial", 128, "random settings csTuner measures first, and descent before each descent")
+	fs.IntVar(&t.Options.Initial, "initial", 0, "random settings csTuner measures first, and descent draws before each descent\n(0: the method's own, 128 and 64)")
 	fs.IntVar(&t.Options.Batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as one JSON object")
 	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
