@@ -51,9 +51,7 @@ func EstimateSetting(ctx context.Context, st *smart.Stencil, oc smart.Combinatio
 		return nil, fmt.Errorf("%s with %s on %s: %w", oc, setting, g.Name, err)
 	}
 	if cal != nil {
-		iv := cal.Interval.Around(out.Estimate.TimeMs)
-		// The held-out errors know no physics: no measured time lies below the floor.
-		iv.LoMs, iv.HiMs = max(iv.LoMs, out.Estimate.FloorMs), max(iv.HiMs, out.Estimate.FloorMs)
+		iv := cal.Interval.Around(out.Estimate.TimeMs).AtLeast(out.Estimate.FloorMs)
 		out.Interval = &iv
 	}
 	return out, nil

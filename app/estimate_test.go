@@ -47,8 +47,10 @@ waves       2.5 waves of 1000 blocks (the partial last wave costs 25%); latency 
 
 // TestEstimateSetting: the calibrated constants bring an interval around the time, the
 // literature's none; a setting outside the space is refused with the space's error.
-func TestEstimateSetting(t *testing.T) {
-	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+// estimateInputs are a named stencil, a catalogued GPU and the embedded calibration.
+func estimateInputs(t *testing.T, stencil, gpu string) (*smart.Stencil, smart.GPU, *calibrate.File) {
+	t.Helper()
+	st, err := generator.NamedStencil(stencil, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestEstimateSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := cat.Lookup("a100")
+	g, err := cat.Lookup(gpu)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +66,11 @@ func TestEstimateSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, g, cal
+}
+
+func TestEstimateSetting(t *testing.T) {
+	st, g, cal := estimateInputs(t, "j2d5pt", "a100")
 	def := roofline.DefaultSetting(st, 0)
 	for _, c := range []struct {
 		name      string
@@ -116,22 +123,7 @@ func TestOpenPredictor(t *testing.T) {
 // around its time, is cut at the floor: j3d27pt on a T4 runs at its FMA floor, and the band's
 // lower end (0.46x) would reach below it.
 func TestEstimateIntervalAboveFloor(t *testing.T) {
-	st, err := generator.NamedStencil("j3d27pt", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := cat.Lookup("t4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cal, err := calibrate.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, g, cal := estimateInputs(t, "j3d27pt", "t4")
 	e, err := EstimateSetting(context.Background(), st, 0, roofline.DefaultSetting(st, 0), g, cal)
 	if err != nil {
 		t.Fatal(err)

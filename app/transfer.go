@@ -50,11 +50,8 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	}
 	// A double-precision stencil runs on the FP64 pipes: on a GPU with few of them (a T4 has
 	// 1/32 of its FP32 rate) single-precision FLOPS would put it below its FP64 peak.
-	t.Settings.FP64 = t.Settings.FP64 || allFloat64(files)
-	stencils := map[string]*smart.Stencil{}
-	for _, f := range files {
-		maps.Copy(stencils, f.Stencils)
-	}
+	stencils := stencilsOf(files)
+	t.Settings.FP64 = t.Settings.FP64 || allFloat64(stencils)
 	if len(stencils) == 0 {
 		if s.Ratio == "analytic" {
 			return nil, wrong("Ratio", "analytic", "the analytic model moves stencils (smart data sets); a Kernel Tuner kernel moves by the hardware ratio")
@@ -83,18 +80,23 @@ func checkRatio(ratio string) error {
 	return nil
 }
 
-// allFloat64 reports whether files hold stencils and every one of them is float64.
-func allFloat64(files []*transfer.File) bool {
-	n := 0
+// stencilsOf is the stencils of files' data sets by ID (none for Kernel Tuner caches).
+func stencilsOf(files []*transfer.File) map[string]*smart.Stencil {
+	stencils := map[string]*smart.Stencil{}
 	for _, f := range files {
-		for _, st := range f.Stencils {
-			if st.Dtype != smart.Float64 {
-				return false
-			}
-			n++
+		maps.Copy(stencils, f.Stencils)
+	}
+	return stencils
+}
+
+// allFloat64 reports whether there are stencils and every one of them is float64.
+func allFloat64(stencils map[string]*smart.Stencil) bool {
+	for _, st := range stencils {
+		if st.Dtype != smart.Float64 {
+			return false
 		}
 	}
-	return n > 0
+	return len(stencils) > 0
 }
 
 // openTransferFiles opens PATH or PATH@GPU each; field names the setting they came from.
@@ -155,13 +157,12 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 // data set (dir), where they are not empty; an existing cache is replaced only with force.
 func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
 	var kernel *dataset.Kernel
-	stencils := map[string]*smart.Stencil{}
 	for _, f := range t.Files {
 		if f.Kernel != nil {
 			kernel = f.Kernel
 		}
-		maps.Copy(stencils, f.Stencils)
 	}
+	stencils := stencilsOf(t.Files)
 	if cache != "" {
 		if kernel == nil {
 			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")

@@ -511,9 +511,8 @@ func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 		}
 		c.TimeMs = a.FloorMs
 	}
-	if iv := c.Interval; iv != nil && iv.LoMs < a.FloorMs {
-		iv.LoMs = a.FloorMs
-		iv.HiMs = max(iv.HiMs, a.FloorMs)
+	if iv := c.Interval; iv != nil {
+		*iv = iv.AtLeast(a.FloorMs)
 	}
 }
 
