@@ -15,31 +15,6 @@ import (
 	"smart/generator"
 )
 
-// benchHelp is the description of --help, with examples.
-const benchHelp = `
-Measures stencils under optimization combinations (OCs) into a data set (StencilMART section
-V-A): for every stencil and OC, --samples settings drawn uniformly at random from the valid
-ones on the GPU, each evaluated once and appended to DIR/rows.csv as it finishes.
-
-The backend is the GPU (cuda: NVIDIA driver needed, the device found through NVML) or the
-analytic model (sim: rows say "simulated"; for trying the pipeline and for tests). Settings are
-drawn from a seed, the stencil and the OC, so a run that is stopped (Ctrl-C, a lost node) and
-started again with the same flags skips what is done and loses at most the variant in flight,
-and --shard i/n splits the stencils so n machines share the work; join the shards with
-'smart dataset merge'. --dry-run generates and checks everything and counts the work.
-
---setting measures the settings given instead of random ones (what smart predict or smart tune
-recommends, say), on every stencil: k=v,... with a single --oc, or OC:k=v,... for any OC;
-repeat it for more. A setting outside a stencil's search space is a row of status invalid with
-the reason; if it fits none of the stencils nothing is measured.
-
-Examples:
-  smart bench --backend sim --random 10 --dims 3 --samples 10 --out runs/a100-sim
-  smart bench stencils/ --oc ST,ST_RT,BASE --samples 50 --dry-run --out runs/mine   # needs a GPU
-  smart bench data/stencils/j2d5pt.json --oc ST_RT --setting bx=64,by=4,shared=0,const=0,sd=2,sb=8,ufx=1,ufy=2 --out runs/j2d5pt-pick   # needs a GPU
-  smart bench data/stencils/j3d7pt.json --setting BASE:bx=256,by=1,bz=1,shared=0,const=0 --setting TB:bx=32,by=8,bz=1,shared=1,const=0,tt=2 --out runs/two   # needs a GPU
-  smart bench --random 500 --dims 2 --samples 20 --shard 1/4 --out runs/v100-2d-1   # needs a GPU; takes hours`
-
 // benchOpts are the flags of the command that app.Bench does not hold as given.
 type benchOpts struct {
 	b           app.Bench
@@ -79,7 +54,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 
 func runBench(ctx context.Context, e *env, args []string) error {
 	var o benchOpts
-	fs := newFlags(e, "bench", "[STENCIL-FILE|DIR...] | --random N --dims D [flags] --out DIR", benchHelp)
+	fs := newFlags(e, "bench")
 	o.register(fs)
 	fs.Var(&o.settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
 	paths, err := parseFlags(fs, args)

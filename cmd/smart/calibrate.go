@@ -11,25 +11,6 @@ import (
 	"smart/catalog"
 )
 
-// calibrateHelp is the description of --help, with examples.
-const calibrateHelp = `
-Fits the analytic stencil model's free constants (rates, latencies, barrier and spill costs, a
-factor per OC) to measured data sets, and writes them with the data sets they came from to FILE
-(format smart-calibration/1; smart's embedded calibration is data/calibration/stencil.json).
-
-To say how far the fit can be trusted on stencils it has not seen, every measured stencil is
-left out once and scored with the constants fitted on the others (median modelled/measured,
-MAPE, Spearman, and the share of the best measured time that the model's own fastest setting
-reaches); the held-out errors give the prediction interval (split conformal, each stencil
-weighing the same), and each stencil's coverage is that of the interval built without it.
---test scores data sets of other GPUs with the constants fitted on all of --data. Only measured
-rows count, timed in full (rows the measuring protocol cut short are skipped). A run fits once
-per stencil, plus once: about 5 s a fit on two cores.
-
-Examples:
-  smart calibrate --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/random/j3d19pt -o cal.json
-  smart calibrate --data data/measured/h100-sxm/classic,data/measured/h100-sxm/random/j3d19pt --test data/measured/h200/random/j3d19pt,data/measured/h200/resample/j3d7pt -o cal.json --json`
-
 // calibrateOpts are the flags of the command.
 type calibrateOpts struct {
 	fit, test dirList
@@ -50,7 +31,7 @@ func (o *calibrateOpts) register(fs *flag.FlagSet) {
 
 func runCalibrate(ctx context.Context, e *env, args []string) error {
 	var o calibrateOpts
-	fs := newFlags(e, "calibrate", "--data DIR [--data DIR...] [--test DIR...] -o FILE [flags]", calibrateHelp)
+	fs := newFlags(e, "calibrate")
 	o.register(fs)
 	fs.Var(&o.fit, "data", "measured data set to fit on (repeatable, or comma-separated)")
 	fs.Var(&o.test, "test", "measured data set of another GPU to score the fit on (repeatable)")

@@ -22,39 +22,8 @@ var campaignCommands = []command{
 const defaultManifest = "data/campaign"
 
 func runCampaign(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(e.stdout, "Usage: smart campaign <subcommand> [flags]\n\nThe measurement campaign: a manifest of random stencils and of the settings to measure for")
-		fmt.Fprintln(e.stdout, "each, drawn once and committed (data/campaign), measured on lent GPUs a stretch at a time into")
-		fmt.Fprintln(e.stdout, "data/measured/GPU/campaign, every call resuming the last and logged in its calls.csv.\n\nSubcommands:")
-		for _, c := range campaignCommands {
-			fmt.Fprintf(e.stdout, "  %-7s %s\n", c.name, c.summary)
-		}
-		fmt.Fprintln(e.stdout, "\nRun 'smart campaign <subcommand> --help' for its flags and an example.")
-		if len(args) == 0 {
-			return usagef("name a subcommand")
-		}
-		return nil
-	}
-	for _, c := range campaignCommands {
-		if c.name == args[0] {
-			return ofSubcommand("campaign", c.name, c.run(ctx, e, args[1:]))
-		}
-	}
-	return usagef("unknown subcommand %q; the subcommands are plan, run and status", args[0])
+	return runSubcommand(ctx, e, "campaign", campaignCommands, args)
 }
-
-// campaignPlanHelp is the description of --help, with examples.
-const campaignPlanHelp = `
-Draws a campaign manifest into DIR: random stencils of StencilMART's generator (Algorithm 1),
-2-D and 3-D in turn, orders 1 to --max-order in equal shares, a quarter float32, on grids far
-beyond the L2 cache, every tenth again on a grid 4x (2-D) or 8x (3-D) larger; and for every
-stencil and OC the settings the embedded runtime model predicts fastest (measured on --gpu
-where smart has such a model, simulated otherwise) and settings drawn uniformly. Everything is
-seeded: the same flags draw the same manifest. DIR must not hold a manifest; one being measured
-is never rewritten (data sets name it by its hash). The default campaign takes a few minutes.
-
-Example:
-  smart campaign plan --per-dims 1 --out small-campaign`
 
 // registerSpec fills spec from the flags, its values the defaults.
 func registerSpec(fs *flag.FlagSet, spec *campaign.Spec) {
@@ -67,7 +36,7 @@ func registerSpec(fs *flag.FlagSet, spec *campaign.Spec) {
 }
 
 func runCampaignPlan(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign plan", "--out DIR [flags]", campaignPlanHelp)
+	fs := newFlags(e, "campaign plan")
 	out := fs.String("out", "", "new manifest directory")
 	spec := campaign.DefaultSpec()
 	registerSpec(fs, &spec)
@@ -89,20 +58,6 @@ func runCampaignPlan(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// campaignRunHelp is the description of --help, with examples.
-const campaignRunHelp = `
-Measures the campaign manifest's variants that the GPU's campaign data set lacks, in the
-manifest's order, until all are measured or --time has passed, and logs the call (start, end,
-card, driver, rows) in the data set's calls.csv. The data set is data/measured/GPU/campaign
-(GPU in lower case) unless --out names another; a data set started from another manifest is
-refused. The cuda backend compiles ahead of the GPU and runs one harness process per stencil;
-variants far slower than the fastest so far are cut short (--cut). The sim backend runs the
-analytic model instead, to try a campaign without a GPU (rows say "simulated").
-
-Examples:
-  smart campaign plan --per-dims 2 --out try-campaign
-  smart campaign run --manifest try-campaign --backend sim --gpu h100-sxm --out try-campaign-sim --time 30s`
-
 // registerCampaign fills c from the flags; cut is --cut, where 0 is never.
 func registerCampaign(fs *flag.FlagSet, c *app.Campaign, cut *float64) {
 	fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
@@ -123,7 +78,7 @@ func campaignFlags(err error) error {
 func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	var c app.Campaign
 	var cut float64
-	fs := newFlags(e, "campaign run", "[flags]", campaignRunHelp)
+	fs := newFlags(e, "campaign run")
 	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
 	registerCampaign(fs, &c, &cut)
 	asJSON := fs.Bool("json", false, "print the call's summary as JSON")
@@ -170,13 +125,7 @@ func printCampaignCall(e *env, r app.CampaignReport, asJSON bool) error {
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign status", "[DATA-SET-DIR...] [flags]", `
-Reports, for each campaign data set (default: data/measured/*/campaign), how many of the
-manifest's stencils are measured in full and in part, and every call logged in its calls.csv
-with its rows per minute of wall time (the lent machine's start excluded).
-
-Example:
-  smart campaign status --manifest data/campaign`)
+	fs := newFlags(e, "campaign status")
 	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	dirs, err := parseFlags(fs, args)

@@ -20,25 +20,6 @@ func limitsGPU(catFile, name string) (smart.GPU, error) {
 // kernelFlags name the flag of each field of app.KernelSettings and app.EstimateSettings.
 var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu"}
 
-// codegenHelp is the description of --help, with examples.
-const codegenHelp = `
-Writes the CUDA source of a stencil under an optimization combination (OC) and a setting: the
-kernels, their launch configuration and a host function run(a, b, stream) that applies all of the
-stencil's time steps, ping-ponging two buffers that both hold the initial grid, and returns the
-one holding the result. A header comment names the stencil by its ID, the OC and the setting;
-nothing else from the stencil file but numbers reaches the source. It compiles with nvcc as it is
-(nvcc -c out.cu); smart verify checks generated kernels without a GPU. -o replaces a file only
-if smart generated it (or with --force). FILE may be a stencil file
-or an embedded sample (j3d7pt, ...). The setting must be in the search space of the stencil and
-OC on the GPU: a setting smart space FILE --oc OC --check rejects gets its error. The limits are
-those of --gpu from the catalogue, sm_80 (A100) by default, as for smart space; smart space FILE
---oc OC --sample 1 prints a valid setting. With --json the launch configuration and the source
-are printed as JSON.
-
-Examples:
-  smart codegen j3d7pt --oc ST_RT --setting bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4 -o j3d7pt.cu
-  smart codegen data/stencils/j2d9pt.json --oc TB --setting bx=32,by=8,shared=1,const=1,tt=4 --gpu h100 --json`
-
 // codegenOpts are the flags of the command.
 type codegenOpts struct {
 	kernel  app.KernelSettings
@@ -59,7 +40,7 @@ func (o *codegenOpts) register(fs *flag.FlagSet) {
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
 	var o codegenOpts
-	flags := newFlags(e, "codegen", "FILE --oc OC --setting k=v,... [--gpu NAME] [-o FILE] [--json]", codegenHelp)
+	flags := newFlags(e, "codegen")
 	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"smart/catalog"
 	"smart/dataset"
@@ -20,46 +19,8 @@ var datasetCommands = []command{
 }
 
 func runDataset(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		datasetUsage(e.stdout)
-		if len(args) == 0 {
-			return usagef("name a subcommand")
-		}
-		return nil
-	}
-	for _, c := range datasetCommands {
-		if c.name == args[0] {
-			return ofSubcommand("dataset", c.name, c.run(ctx, e, args[1:]))
-		}
-	}
-	return usagef("unknown subcommand %q; the subcommands are import, merge, stats and label", args[0])
+	return runSubcommand(ctx, e, "dataset", datasetCommands, args)
 }
-
-func datasetUsage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: smart dataset <subcommand> [flags] [args]\n\nA data set is a directory: meta.json (source, device, plan), rows.csv (one row per variant,")
-	fmt.Fprintln(w, "readable by pandas.read_csv), stencils/ and, once labelled, labels.json.\n\nSubcommands:")
-	for _, c := range datasetCommands {
-		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintln(w, "\nRun 'smart dataset <subcommand> --help' for its flags and an example.")
-}
-
-// datasetImportHelp is the description of --help, with examples.
-const datasetImportHelp = `
-Reads Kernel Tuner cache files (.json or .json.gz) and T4 result files into a new data set:
-every configuration becomes a row with source "imported", the device the file names and, where
-the catalogue knows that device, its GPU name. Failed configurations are rows too
-(CompilationFailedConfig: compile_error, RuntimeFailedConfig: launch_error, InvalidConfig:
-invalid). time_ms is the median of the repeated runs; mean_ms is Kernel Tuner's own "time".
-A space.json beside a file adds the kernel's constraints to meta.json for tuners.
-
-T4 files name neither device nor kernel: --device names it (as do caches with an empty
-device_name), and the kernel comes from space.json or --kernel. Files of several devices go into
-one data set only with --allow-mixed. A configuration given twice (a cache and its T4 twin) is
-kept once.
-
-Example:
-  smart dataset import data/kernel-tuner/convolution_milo/{A100,A4000,A6000,MI250X,W6600,W7800}.json.gz --device "AMD Instinct MI250X" --allow-mixed --out runs/conv`
 
 // datasetImportOpts are the flags of the command.
 type datasetImportOpts struct {
@@ -80,7 +41,7 @@ func (o *datasetImportOpts) register(fs *flag.FlagSet) {
 
 func runDatasetImport(ctx context.Context, e *env, args []string) error {
 	var o datasetImportOpts
-	fs := newFlags(e, "dataset import", "FILE... --out DIR [flags]", datasetImportHelp)
+	fs := newFlags(e, "dataset import")
 	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {
@@ -117,17 +78,7 @@ func runDatasetImport(ctx context.Context, e *env, args []string) error {
 }
 
 func runDatasetMerge(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "dataset merge", "DIR... --out DIR [--allow-mixed]", `
-Joins data sets into a new one: the shards of one 'smart bench' plan, checked to share the
-plan, the device and the source. Data sets of different devices, sources or plans are joined
-only with --allow-mixed, which meta.json records; every row keeps its own device and source. A
-variant present in several inputs is kept once. --out must be new (or an empty directory); the
-merge is built beside it and moved into place when complete, so a failed one leaves nothing.
-
-Examples:
-  smart bench --backend sim --random 8 --dims 2 --samples 3 --shard 1/2 --out runs/sim-2d-1
-  smart bench --backend sim --random 8 --dims 2 --samples 3 --shard 2/2 --out runs/sim-2d-2
-  smart dataset merge runs/sim-2d-1 runs/sim-2d-2 --out runs/sim-2d`)
+	fs := newFlags(e, "dataset merge")
 	out := fs.String("out", "", "new data set directory (missing or empty)")
 	allowMixed := fs.Bool("allow-mixed", false, "join data sets of different devices, sources or plans")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -150,16 +101,6 @@ Examples:
 	return sum.WriteText(e.stdout, *out, len(dirs))
 }
 
-// datasetStatsHelp is the description of --help, with examples.
-const datasetStatsHelp = `
-Summarises a data set: rows by GPU, OC (or imported kernel) and status; for how many stencils
-each OC is the best on each GPU (StencilMART Fig. 2); and, per GPU, the ratio of each stencil's
-worst OC to its best (Fig. 1), OCs compared by their fastest ok setting and OCs that never ran
-left out. Imported kernels get their fastest configuration.
-
-Example:
-  smart dataset stats runs/a100-sim`
-
 // datasetStatsOpts are the flags of the command.
 type datasetStatsOpts struct {
 	asJSON bool
@@ -171,7 +112,7 @@ func (o *datasetStatsOpts) register(fs *flag.FlagSet) {
 
 func runDatasetStats(ctx context.Context, e *env, args []string) error {
 	var o datasetStatsOpts
-	fs := newFlags(e, "dataset stats", "DIR [--json]", datasetStatsHelp)
+	fs := newFlags(e, "dataset stats")
 	o.register(fs)
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
@@ -190,23 +131,6 @@ func runDatasetStats(ctx context.Context, e *env, args []string) error {
 	return s.WriteTables(e.stdout, dirs[0])
 }
 
-// datasetLabelHelp is the description of --help, with examples.
-const datasetLabelHelp = `
-Labels a data set for OC selection (StencilMART section III-C): the best OC of each stencil on
-each GPU is the OC whose fastest ok setting is fastest. OCs whose best times correlate across
-the stencils (Pearson correlation; anticorrelated OCs count as dissimilar) are merged, the most
-correlated pair of classes first (average linkage), until --classes remain; each class is
-predicted as the member that wins most often. Writes DIR/labels.json (atomically) and prints
-the classes.
-
-StencilMART correlates the best times themselves. Those grow with the stencil under every OC,
-so on many data sets all OCs correlate and one class swallows most of them; --relative divides
-each stencil's times by its best OC's time first, so OCs correlate when they gain or lose
-against the best together.
-
-Example:
-  smart dataset label runs/a100-sim --classes 5 --relative`
-
 // datasetLabelOpts are the flags of the command.
 type datasetLabelOpts struct {
 	classes  int
@@ -222,7 +146,7 @@ func (o *datasetLabelOpts) register(fs *flag.FlagSet) {
 
 func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 	var o datasetLabelOpts
-	fs := newFlags(e, "dataset label", "DIR [--classes 5] [--json]", datasetLabelHelp)
+	fs := newFlags(e, "dataset label")
 	o.register(fs)
 	dirs, err := parseFlags(fs, args)
 	if err != nil {

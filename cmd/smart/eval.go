@@ -12,29 +12,6 @@ import (
 	"smart/models/train"
 )
 
-// evalHelp is the description of --help, with examples.
-const evalHelp = `
-Scores a model on data sets, per GPU and over all rows.
-
-Selection models: accuracy, the confusion matrix (rows: true class, columns: predicted), the
-speedup of the predicted OC over the worst OC and over the single best fixed OC (geometric
-means), and the share of the oracle's performance reached (mean over stencils of best time /
-time of the predicted OC). Runtime models: MAPE, the distribution of absolute percentage errors
-(percentiles), and how close the variant the model predicts fastest comes to the best measured
-one (pick share, mean over the problems of best time / time of the pick; the problems column
-counts them: the stencils on the GPU, or one for a Kernel Tuner kernel).
-
-Without --cv or --holdout-gpu the saved model predicts the data as it is; when the data is what
-it was trained on, the scores are in-sample and say so. --cv K trains the model's kind again with
-its hyper-parameters on K folds grouped by stencil and scores the out-of-fold predictions.
---holdout-gpu NAME trains on every other GPU of the data and predicts NAME from its catalogue
-features (leave-one-GPU-out); 'all' holds out each GPU in turn.
-
-Examples:
-  smart eval select-a100.model --data runs/a100-sim --cv 5
-  smart eval rt.model --data data/measured/h100-sxm/random/j3d19pt,data/measured/h100-sxm/random/j3d125pt --json
-  smart eval conv-forest.model --data runs/conv --holdout-gpu all`
-
 // evalOpts are the flags of the command.
 type evalOpts struct {
 	app.Eval
@@ -51,7 +28,7 @@ func (o *evalOpts) register(fs *flag.FlagSet) {
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	var o evalOpts
-	fs := newFlags(e, "eval", "MODEL --data DIR [--data DIR...] [--cv K | --holdout-gpu NAME|all] [--json]", evalHelp)
+	fs := newFlags(e, "eval")
 	o.register(fs)
 	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
 	pos, err := parseFlags(fs, args)

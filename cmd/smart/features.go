@@ -9,18 +9,6 @@ import (
 	"smart/app"
 )
 
-// featuresHelp is the description of --help, with examples.
-const featuresHelp = `
-Prints the features learned models read for each stencil: StencilMART's Table II (order, nnz,
-sparsity, and per order n = 1..R the points at Chebyshev distance n and their ratio to all
-points at that distance) plus extents, axis and diagonal points, FLOPs per point, symmetry,
-element size and grid. --tensor adds the binary (2R+1)^d tensor, z, y, x order (x fastest).
-R is the maximum order, 4 by default (a 9x9 or 9x9x9 tensor). FILE - reads stdin.
-
-Examples:
-  smart features data/stencils/j3d27pt.json
-  smart features --json --tensor data/stencils/j2d5pt.json | jq '.features.nnz'`
-
 // featuresOpts are the flags of the command.
 type featuresOpts struct {
 	asJSON   bool
@@ -36,7 +24,7 @@ func (o *featuresOpts) register(fs *flag.FlagSet) {
 
 func runFeatures(ctx context.Context, e *env, args []string) error {
 	var o featuresOpts
-	flags := newFlags(e, "features", "[--json] [--tensor] [--max-order R] FILE...", featuresHelp)
+	flags := newFlags(e, "features")
 	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {

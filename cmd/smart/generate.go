@@ -16,34 +16,6 @@ import (
 	"smart/internal/atomicfile"
 )
 
-// generateHelp is the description of --help, with examples.
-func generateHelp() string {
-	return `
-Writes stencil files. Without --shape it draws random stencils of exactly the given order with
-StencilMART's Algorithm 1: order 1 keeps a random non-empty subset of the centre's neighbours,
-order n a random non-empty subset of the order-n neighbours of the points kept at order n-1.
-Each candidate is kept with probability --keep, the draw repeated when none is; stencil i of a
-seed is the same on every machine. Files are named rand<D>d-o<N>-s<S>-<i>.json, so a listing is
-in index order, and the name inside records the generator and seed.
-
-With --shape it writes named shapes: the families star, box, cross (diagonals) and diamond
-(L1 ball) need --dims and --order; the classics (j2d5pt, j3d7pt, j3d27pt, ...) need neither.
-
-Shapes:
-` + shapeList() + `
-
---out - writes to stdout (one stencil); --out DIR writes DIR/<name>.json and is needed for
-several. Coefficients are derived (positive, summing to 1); edit the file to set your own.
-A file that already exists with other content (your edits, or another stencil) is an error and
-nothing is written, unless --force is given; one with the same content is left as it is, so
-running the same command again is harmless.
-
-Examples:
-  smart generate --dims 3 --order 2 --count 4 --seed 1 --out stencils/
-  smart generate --shape box --dims 3 --order 2 --out box3d-o2.json
-  smart generate --shape j3d7pt --dtype float32 --grid 256x256x256 --out -`
-}
-
 // generateOpts are the flags of the command.
 type generateOpts struct {
 	app.Generate
@@ -69,7 +41,7 @@ func (o *generateOpts) register(fs *flag.FlagSet) {
 
 func runGenerate(ctx context.Context, e *env, args []string) error {
 	var o generateOpts
-	fs := newFlags(e, "generate", "[--shape NAME[,NAME...] | --dims D --order N [--count K] [--seed S]] [flags]", generateHelp())
+	fs := newFlags(e, "generate", "{shapes}", shapeList())
 	o.register(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err

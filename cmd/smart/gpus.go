@@ -8,25 +8,8 @@ import (
 	"smart/catalog"
 )
 
-// gpusHelp is the description of --help, with examples.
-const gpusHelp = `
-Lists the GPU catalogue: name, architecture, compute capability, SMs (compute units on AMD),
-memory, DRAM bandwidth, FP64 and FP32 peaks and the on-demand price per GPU-hour where the GPU is
-rented. Every number cites its source: --json prints the full entries with their "sources".
---vendor and --arch keep the GPUs of one vendor (NVIDIA, AMD) or architecture (Kepler, ...,
-Blackwell), ignoring case. A K80 entry is one of the board's two GK210 GPUs, the device CUDA and
-nvidia-smi show.
---catalog merges your own file over the embedded one (same format as data/gpus.json; an entry
-named like a catalogued GPU overrides the fields it gives, and must cite a source for each).
-
-Examples:
-  smart gpus
-  smart gpus --arch hopper
-  smart gpus --json | jq '.[] | select(.name == "A100-40GB") | .sources'
-  smart gpus --catalog docs/examples/mygpus.json`
-
 func runGPUs(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "gpus", "[--vendor NAME] [--arch NAME] [--json] [--catalog FILE]", gpusHelp)
+	flags := newFlags(e, "gpus")
 	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
 	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
 	vendor := flags.String("vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"smart/app"
 	"smart/internal/progressbar"
 )
 
@@ -140,6 +142,28 @@ func closest(name string) string {
 	return "; did you mean " + strings.Join(names, " or ") + "?"
 }
 
+// runSubcommand runs the subcommand of group that args name; without one it prints the group's
+// help, listing subs.
+func runSubcommand(ctx context.Context, e *env, group string, subs []command, args []string) error {
+	var list strings.Builder
+	names := make([]string, len(subs))
+	for i, c := range subs {
+		if len(args) > 0 && c.name == args[0] {
+			return ofSubcommand(group, c.name, c.run(ctx, e, args[1:]))
+		}
+		names[i] = c.name
+		fmt.Fprintf(&list, "  %-7s %s\n", c.name, c.summary)
+	}
+	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
+		return usagef("unknown subcommand %q; the subcommands are %s", args[0], app.JoinList(names, "and"))
+	}
+	fmt.Fprintln(e.stdout, strings.Replace(helpText(group), "{subcommands}", strings.TrimRight(list.String(), "\n"), 1))
+	if len(args) == 0 {
+		return usagef("name a subcommand")
+	}
+	return nil
+}
+
 // usageError marks errors in how a command was called (exit code 2).
 type usageError struct {
 	err error
@@ -163,18 +187,34 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{err: fmt.Errorf(format, args...)} }
 
-// newFlags returns a flag set whose --help prints the synopsis, the description with an example,
-// and the flags.
-func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
+// newFlags returns a flag set whose --help prints the command's help file (help/NAME.txt, a
+// subcommand's as "dataset-import"): the usage line, the description with examples, then the
+// flags. fill replaces the file's placeholders, old and new in turn, with what only the build
+// knows (the shapes, the model kinds).
+func newFlags(e *env, name string, fill ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: smart %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
+		fmt.Fprintf(e.stdout, "%s\n\nFlags:\n", strings.NewReplacer(fill...).Replace(helpText(name)))
 		fs.SetOutput(e.stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(e.stderr)
 	}
 	return fs
+}
+
+// helpFiles are the commands' help texts, kept as text so that they read as the user sees them.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// helpText is the help file of the command name, trimmed.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + strings.ReplaceAll(name, " ", "-") + ".txt")
+	if err != nil {
+		panic(fmt.Sprintf("no help file for %s: %v", name, err)) // TestHelpFiles catches it
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").

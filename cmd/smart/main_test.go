@@ -3,21 +3,27 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestFlagErrors: a bad flag is one line on stderr and exit 2, with nothing on stdout (where a
-// redirected output would collect it); --help prints the help on stdout and exits 0.
+// redirected output would collect it); --help prints the help file on stdout, its placeholders
+// filled, and exits 0. Every command and subcommand is tried, so a missing help file fails here.
 func TestFlagErrors(t *testing.T) {
+	var names []string
 	for _, c := range commands() {
-		name := c.name
-		switch name { // their flags are their subcommands'
+		switch c.name { // their flags are their subcommands'
 		case "dataset":
-			name += " stats"
+			names = append(names, subcommandNames(c.name, datasetCommands)...)
 		case "campaign":
-			name += " run"
+			names = append(names, subcommandNames(c.name, campaignCommands)...)
+		default:
+			names = append(names, c.name)
 		}
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			args := strings.Fields(name)
 			code, out, errs := runCLI(t, "", append(args, "--bogus")...)
@@ -25,11 +31,22 @@ func TestFlagErrors(t *testing.T) {
 				t.Errorf("--bogus: exit %d, stdout %q, stderr %q; want 2, nothing, the error once", code, out, errs)
 			}
 			code, out, errs = runCLI(t, "", append(args, "--help")...)
-			if code != 0 || !strings.HasPrefix(out, "Usage: smart "+name) || errs != "" {
-				t.Errorf("--help: exit %d, stdout %.40q, stderr %q", code, out, errs)
+			if code != 0 || !strings.HasPrefix(out, "Usage: smart "+name+" ") || errs != "" || placeholder.MatchString(out) {
+				t.Errorf("--help: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
 		})
 	}
+}
+
+// placeholder matches a help file's mark for what the build fills in ("{shapes}").
+var placeholder = regexp.MustCompile(`\{[a-z]+\}`)
+
+func subcommandNames(group string, subs []command) []string {
+	var names []string
+	for _, c := range subs {
+		names = append(names, group+" "+c.name)
+	}
+	return names
 }
 
 // TestAMDRefused: the commands that run smart's CUDA kernels, or simulate them, refuse an AMD

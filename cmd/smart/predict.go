@@ -12,39 +12,6 @@ import (
 	"smart/predict"
 )
 
-// predictHelp is the description of --help, with examples.
-const predictHelp = `
-Predicts, without a GPU and without measuring, the best optimization combination (OC) of a
-stencil on a GPU with the probability of each OC class, the best setting of the most probable
-OCs (found by searching their setting spaces with the runtime model) and its time per step,
-ready to pass to 'smart codegen', and the predicted time on other GPUs: those the models were
-trained on (simulated or measured) and those one can rent, or with --all-gpus every catalogued GPU
-(smart gpus; the others are predicted from their hardware description alone).
-
-Every number says what stands behind it: "trained on measurements of this GPU", "predicted
-from other GPUs" (a model trained on measurements of others, through the GPU's features), or
-"simulated" (a model trained on the analytic model's times). The embedded default models are
-trained on simulated data for 13 NVIDIA GPUs, P100 to H200 (data/models/README.md). A GPU
-whose measurements train an embedded runtime model (the H100: data/measured/models.json) is
-searched with it, while the table of every GPU keeps the defaults for all, so that its times
-compare. Another NVIDIA GPU is searched with the model of the nearest GPU measured (the same
-architecture first, then the closest memory bandwidth), each predicted time scaled to it by the
-analytic model's ratio of that setting's times on the two GPUs ("predicted from other GPUs"):
-the simulated defaults' picks, timed on the H100, ran 2-25x slower than the best of random
-settings; --transfer=false searches with the default instead. --model uses your own
-(smart train), for its task and dimensions, in their place.
-
-FILE may be a stencil file, an embedded sample (j3d7pt, ...) or '-' for stdin; a directory
-means every *.json in it. With several stencils it prints one row per stencil; --json prints one
-JSON object per stencil, one per line (JSON Lines). --gpu takes any catalogue name or alias
-(smart gpus) and defaults to the GPU that NVML finds.
-
-Examples:
-  smart predict --gpu a100 data/stencils/j3d7pt.json
-  smart predict --gpu "Tesla V100-SXM2-16GB" j2d5pt --json | jq '.best'
-  smart predict --gpu h100 stencils/ --model select-a100.model --model rt.model
-  smart predict --gpu a100 --transfer=false j3d7pt    # the simulated defaults, not the H100's model`
-
 // predictOpts are the flags of the command.
 type predictOpts struct {
 	predict  app.PredictSettings
@@ -64,7 +31,7 @@ func (o *predictOpts) register(fs *flag.FlagSet) {
 
 func runPredict(ctx context.Context, e *env, args []string) error {
 	var o predictOpts
-	fs := newFlags(e, "predict", "FILE|DIR... [--gpu NAME] [--model FILE] [--json]", predictHelp)
+	fs := newFlags(e, "predict")
 	o.register(fs)
 	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	rest, err := parseFlags(fs, args)

@@ -16,28 +16,6 @@ import (
 // maxHours bounds --hours: a century of renting.
 const maxHours = 876600
 
-// recommendHelp is the description of --help, with examples.
-const recommendHelp = `
-Ranks GPUs for a stencil by predicted time per step and by cost (on-demand price x time), marks
-the fastest and the most cost-efficient, and says how much better they are than the GPU you have
-(--have): StencilMART's "to rent or not to rent a cloud GPU" (section V-D). Each GPU is
-predicted under its own best OC and setting, searched with the same budget on every GPU, by the
-same models as smart predict (the embedded defaults are trained on simulated data; every row says
-what stands behind its number).
-
-Costs are for --steps time steps (default: the stencil's own steps), or, with --hours, for renting
-that long (each GPU then does as many steps as it can). GPUs without a price (not rented by the
-catalogued provider) are ranked by time only. Without --gpus it ranks the GPUs the models were
-trained on (simulated or measured) and those with a price; --all-gpus ranks every catalogued GPU,
-the others predicted from their hardware description alone. --html writes one self-contained page with the
-charts (time, cost and best OC per GPU), the tables and the data sources. Several files or a
-directory give one row per stencil (and one section each in the page).
-
-Examples:
-  smart recommend data/stencils/j3d7pt.json --have v100 --steps 100000
-  smart recommend j2d9pt --gpus a100,h100,l4,t4,a10g --hours 10 --html report.html
-  smart recommend stencils/ --json | jq '{stencil: .stencil.name, fastest, most_cost_efficient}'`
-
 // recommendOpts are the flags of the command.
 type recommendOpts struct {
 	predict app.PredictSettings // Catalog, Models and AllGPUs
@@ -63,7 +41,7 @@ func (o *recommendOpts) register(fs *flag.FlagSet) {
 
 func runRecommend(ctx context.Context, e *env, args []string) error {
 	var o recommendOpts
-	fs := newFlags(e, "recommend", "FILE|DIR... [--gpus LIST] [--have NAME] [--steps N | --hours H] [--html OUT] [--json]", recommendHelp)
+	fs := newFlags(e, "recommend")
 	o.register(fs)
 	fs.Int64Var(&o.steps, "steps", 0, "time steps to price (default: the stencil's steps)")
 	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")

@@ -11,16 +11,7 @@ import (
 )
 
 func runShow(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "show", "[--max-order N] FILE...", `
-Draws each stencil's access pattern, one x-y slice per z plane for 3-D (+y at the top), after a
-one-line summary: name, dimensions, order, points, grid, element type, steps and ID.
-  @ the centre   o a point the stencil reads   . a point it does not read
-FILE - reads stdin; a name of an embedded sample (smart show j3d27pt) reads that sample
-when no such file exists.
-
-Examples:
-  smart show data/stencils/j3d7pt.json
-  smart generate --shape diamond --dims 2 --order 3 --out - | smart show -`)
+	flags := newFlags(e, "show")
 	maxOrder := flags.Int("max-order", smart.DefaultMaxOrder, fmt.Sprintf("largest order a file may have, up to %d", smart.MaxMaxOrder))
 	files, err := parseFlags(flags, args)
 	if err != nil {

@@ -11,25 +11,6 @@ import (
 	"smart/space"
 )
 
-// spaceHelp is the description of --help, with examples.
-const spaceHelp = `
-Prints the size of a stencil's setting space (csTuner Table I, powers of two, with the
-explicit constraints and the GPU's register, shared-memory and thread limits) for each
-optimization combination, and the groups of interdependent parameters whose product it is.
-With one --oc it also lists each parameter's values. --sample N prints N distinct uniformly
-random valid settings in the k=v,... form other commands take; --check says whether a setting
-is valid and which constraint rejects it (exit status 1 when invalid). The resource limits are
-those of --gpu from the catalogue, sm_80 (A100) by default; --gpu-regs and --shared-kb override
-the registers per thread and shared memory per block (raising the per-SM amounts they would
-exceed): a hypothetical GPU, no longer held to its compute capability's limits, whose numbers
-must stay consistent.
-
-Examples:
-  smart space j3d7pt
-  smart space j3d7pt --oc ST_CM_RT --gpu v100
-  smart space data/stencils/j2d9pt.json --oc ST_BM --sample 5 --seed 1
-  smart space j3d7pt --oc ST --check bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=1`
-
 // spaceOpts are the flags of the command.
 type spaceOpts struct {
 	ocName   string
@@ -57,7 +38,7 @@ func (o *spaceOpts) register(fs *flag.FlagSet) {
 
 func runSpace(ctx context.Context, e *env, args []string) error {
 	var o spaceOpts
-	flags := newFlags(e, "space", "FILE [--oc OC|all] [--gpu NAME] [--sample N [--seed S] | --check k=v,...] [--json]", spaceHelp)
+	flags := newFlags(e, "space")
 	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {

@@ -37,39 +37,6 @@ func (d *dirList) Set(v string) error {
 	return nil
 }
 
-// trainHelp is the description of --help, with examples, naming the kinds of all.
-func trainHelp(all models.Kinds) string {
-	return `
-Trains a model on data sets and saves it in smart's model file format.
-
---task select learns the best OC class of a stencil (StencilMART IV-D): one row per stencil and
-GPU, labelled by 'smart dataset label'; the GPU's features are columns when the data holds more
-than one GPU. --task runtime learns the time per step (IV-E) from the stencil's features, the OC,
-the encoded setting and the GPU's features, on the natural log of milliseconds. Imported Kernel
-Tuner data (a foreign kernel) trains runtime models on its parameters, the GPU's features and,
-for the convolution, the analytic model's time.
-
-Before the final fit, --cv K cross-validates with K folds grouped by stencil (no stencil on both
-sides; by configuration for a foreign kernel) and stores the scores in the model file. The model
-file also records the kind, hyper-parameters, feature schema, normalisation, class mapping and
-the data sets, sources and GPUs it was trained on.
-
-Kinds: ` + strings.Join(all.Names(), ", ") + `
-Hyper-parameters (--param name=value,...): gbdt rounds, learning_rate, max_leaves, max_depth,
-growth (leafwise|depthwise), min_child_weight, min_data_in_leaf, lambda, min_gain, subsample,
-colsample, max_bins, early_stop, valid_fraction, threads; forest trees, max_leaves, max_depth,
-min_data_in_leaf, feature_fraction, sample_fraction, max_bins, threads; cart max_depth,
-criterion (mse|mae), max_rows (golearn's CART is quadratic in rows: default 2000); knn k,
-distance (euclidean|manhattan), max_rows (default 20000); mlp, fcnet, convnet, convmlp epochs,
-batch, lr, seed, hidden (units per layer, e.g. 256-128) or layers and width; convnet and
-convmlp also filters (e.g. 16-32) and pool; convmlp branch.
-
-Examples:
-  smart train --task select --model gbdt --data runs/a100-sim -o select-a100.model
-  smart train --task runtime --dims 3 --data data/measured/h100-sxm/classic --data data/measured/h100-sxm/more --cv 3 --param rounds=500 -o rt.model
-  smart train --task runtime --model forest --data runs/conv --cv 0 -o conv-forest.model`
-}
-
 // trainOpts are the flags of the command.
 type trainOpts struct {
 	app.Train
@@ -99,7 +66,7 @@ func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
 func runTrain(ctx context.Context, e *env, args []string) error {
 	all := kinds.All()
 	var o trainOpts
-	fs := newFlags(e, "train", "--task select|runtime --data DIR [--data DIR...] [--model KIND] -o MODEL [flags]", trainHelp(all))
+	fs := newFlags(e, "train", "{kinds}", strings.Join(all.Names(), ", "))
 	o.register(fs, all)
 	rest, err := parseFlags(fs, args)
 	if err != nil {

@@ -12,26 +12,6 @@ import (
 	"smart/transfer"
 )
 
-// transferHelp is the description of --help, with examples.
-const transferHelp = `
-Predicts one kernel's time for every setting on a GPU it was never measured on, from its
-measurements on other GPUs: Kernel Tuner cache or T4 files, or smart data sets (one GPU each;
-name the GPU of a file that does not with FILE@GPU). Zero-shot, the sources' ranking is moved to
-the target's level by the catalogue's bandwidth and FLOPS of both GPUs (sources of the target's
-vendor answer alone where there are any); a stencil's data sets can move by the calibrated
-analytic model's ratio of each setting instead (--ratio analytic). --shots, settings measured on the target (a
-partial cache or data set), correct the level and, with 8 or more, how the target treats the
-parameters. A GPU the catalogue lacks can be described in a --catalog file, or by the shots
-alone. --budget K prints the K settings to measure first instead. The interval is
-split-conformal from the shots, each predicted without it, or from the sources, each predicted
-from the others.
-
-Examples:
-  smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000
-  smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A6000.json.gz --to rtx-a4000 --budget 8
-  smart transfer --from data/kernel-tuner/convolution_milo/A100.json.gz,data/kernel-tuner/convolution_milo/A4000.json.gz --to a6000 -o A6000-predicted.json --force --json
-  smart transfer --from data/measured/h100-sxm/random/j3d19pt --to h200 --ratio analytic --top 5`
-
 // transferOpts are the flags of the command.
 type transferOpts struct {
 	transfer     app.TransferSettings // all but the catalogue
@@ -67,7 +47,7 @@ var transferFlags = map[string]string{"From": "--from", "To": "--to", "Shots": "
 
 func runTransfer(ctx context.Context, e *env, args []string) error {
 	var o transferOpts
-	fs := newFlags(e, "transfer", "--from FILE[,FILE...] --to GPU [--shots FILE] [--budget K] [-o CACHE] [flags]", transferHelp)
+	fs := newFlags(e, "transfer")
 	o.register(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {

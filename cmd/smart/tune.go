@@ -15,46 +15,6 @@ import (
 	"smart/tuner"
 )
 
-// tuneHelp is the description of --help, with examples.
-const tuneHelp = `
-Searches for the fastest setting with as few evaluations as possible and prints it with its
-time, the evaluations used and where the time comes from. Methods:
-  random      uniform sampling without replacement (the baseline)
-  exhaustive  every setting
-  iterml      IterML: sample, fit a model (--model), drop the predicted slowest (--cut-ratio)
-  cstuner     csTuner: parameter grouping, PMNF sampling, genetic search group by group
-  pipeline    OCs ranked by a classifier (--classifier), spaces pruned with IterML on a
-              surrogate (--surrogate) or on a first batch of real runs, then a genetic search
-              screened by a model of the real runs; with a surrogate its 10 fastest settings
-              also run, as a hedge the search does not learn from
-  bayes       Bayesian optimisation: Thompson sampling over bagged regression trees fitted
-              to every run so far (the fewest evaluations on the Kernel Tuner data sets)
-  descent     multi-start steepest descent: --initial random settings, then from the 4
-              best each moves to its fastest neighbour (one parameter one value up or down)
-              while that is faster; then again from new draws, until the budget is spent
-              (smart predict's search of the runtime model, which stops after one descent)
-Evaluators: cuda (measure on this machine's GPU), sim (the analytic model; simulated),
-model:PATH (a runtime model from smart train, or model:embedded for the embedded one of the
-GPU's own measurements, else the simulated default; predicted), replay:PATH (a data set directory,
-or a Kernel Tuner cache file: then no stencil file is given and the kernel's own parameters,
-values and constraints are tuned). Failed settings count as evaluations and are never retried.
---trace writes the best time after each evaluation as CSV; --emit writes the CUDA source of the
-best setting of a stencil; each replaces a file only if smart wrote it (or with --force). --record DIR appends every evaluation of a stencil (cuda or sim) to a
-data set as it finishes: a run that stops (Ctrl-C, a lost machine, the budget) and is started
-again with the same flags, or a larger --budget (cstuner plans by its budget: it repeats fewer),
-asks for the same settings first, gets them from DIR without running them, and goes on where it
-stopped; DIR trains models like any data set.
-
-Examples:
-  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/A100.json.gz --method pipeline --budget 300
-  smart tune j3d7pt --gpu a100 --evaluator sim --oc ST_BM --method cstuner --budget 500 --json
-  smart tune j3d7pt --gpu a100 --evaluator sim --method descent --initial 32 --budget 200
-  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W7800.json.gz --method bayes --budget 100
-  smart tune --evaluator replay:data/kernel-tuner/convolution_milo/W6600.json.gz --method bayes \
-    --surrogate transfer:data/kernel-tuner/convolution_milo/A4000.json.gz,data/kernel-tuner/convolution_milo/W7800.json.gz
-  smart tune data/stencils/j3d7pt.json --evaluator cuda --method pipeline --classifier select-a100.model --budget 200 --emit best.cu   # needs a GPU; takes minutes
-  smart tune data/stencils/j3d7pt.json --evaluator cuda --method bayes --oc ST_RT --budget 300 --record runs/j3d7pt-tune   # needs a GPU; takes minutes`
-
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
 type tuneOpts struct {
 	t         app.Tune
@@ -96,7 +56,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 
 func runTune(ctx context.Context, e *env, args []string) error {
 	var o tuneOpts
-	fs := newFlags(e, "tune", "[STENCIL-FILE] --evaluator cuda|sim|model:PATH|replay:PATH [flags]", tuneHelp)
+	fs := newFlags(e, "tune")
 	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {

@@ -15,26 +15,6 @@ import (
 	"smart/tuner"
 )
 
-// tuneBenchHelp is the description of --help, with examples.
-const tuneBenchHelp = `
-Compares the tuning strategies on replayed measurements and on a simulated stencil space. For
-each data set it finds the optimum (every setting is replayed), runs every strategy from many
-seeds with the target optimum/--share, and prints the evaluations each needs (failed ones
-included): median and 95th percentile over the seeds, counting a seed that did not get there
-within --budget as never, and how many got there; Kernel Tuner 1.4's best strategy on the file
-is printed beside it where issue 9 quotes one. Then IterML's two standards (Cui and Feng,
-section 5) as a function of the share of the space sampled: the median and the 5th percentile
-of optimum/best over the seeds, for random sampling and for IterML spending that budget in four
-iterations. Strategies run with fixed, documented settings, the same on every data set.
-pipeline-transfer and bayes-transfer also get a prior: the same kernel's caches on the other
-GPUs given on the command line (never the file's own), so they run only on Kernel Tuner files
-whose kernel was given for more than one GPU.
-
-Examples:
-  smart tune-bench data/kernel-tuner/convolution_milo/A100.json.gz --methods random,pipeline --seeds 5 --json
-  smart tune-bench --sim j3d7pt --gpu a100 --oc ST_TB --methods random,cstuner,bayes --seeds 5 --ratios ""
-  smart tune-bench data/kernel-tuner/convolution_milo/[AMW]*[0-9].json.gz   # takes minutes`
-
 // tuneBenchOpts are the flags of the command that app.TuneBench does not hold as given.
 type tuneBenchOpts struct {
 	b          app.TuneBench
@@ -63,7 +43,7 @@ func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
 
 func runTuneBench(ctx context.Context, e *env, args []string) error {
 	var o tuneBenchOpts
-	fs := newFlags(e, "tune-bench", "[KERNEL-TUNER-CACHE...] [--sim STENCIL] [flags]", tuneBenchHelp)
+	fs := newFlags(e, "tune-bench")
 	o.register(fs)
 	files, err := parseFlags(fs, args)
 	if err != nil {

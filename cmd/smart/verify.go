@@ -10,25 +10,6 @@ import (
 	"smart/app"
 )
 
-// verifyHelp is the description of --help, with examples.
-const verifyHelp = `
-Checks the generated CUDA kernels of each stencil without a GPU. For every OC it draws --samples
-settings uniformly at random from the setting space of a small copy of the stencil (2-D
-(37+4r)x(33+4r), 3-D 21x19x17 grown with the order: odd extents, so tiles never fit exactly),
-then, batched many variants to a translation unit:
-  - compiles them to PTX with clang-14 for sm_80 (is it valid CUDA?), and
-  - runs them on the CPU (g++ with AddressSanitizer, each block's threads as std::threads) for 2
-    time steps, or tt full and tt-1 more with temporal blocking, on random data with unwritten
-    points poisoned with NaN, and compares the whole grid with a plain float64 reference: within
-    1e-12 relative error for float64, 2*steps*(nnz+2)*2^-24 for float32.
-A barrier only some threads reach hangs: every run has a --timeout. The exit status is 0 only if
-every variant passes. Needs clang-14 and g++ (Debian packages clang-14 and g++); real runs on a
-GPU need nvcc.
-
-Examples:
-  smart verify j2d5pt j3d7pt --samples 1
-  smart verify data/stencils/j2d9pt.json --oc ST_RT_TB,TB --samples 3 --seed 7 --json`
-
 // verifyOpts are the flags of the command.
 type verifyOpts struct {
 	app.Verify
@@ -51,7 +32,7 @@ func (o *verifyOpts) register(fs *flag.FlagSet) {
 
 func runVerify(ctx context.Context, e *env, args []string) error {
 	var o verifyOpts
-	flags := newFlags(e, "verify", "FILE... [--oc OC|all] [--samples N] [--seed S] [--json]", verifyHelp)
+	flags := newFlags(e, "verify")
 	o.register(flags)
 	files, err := parseFlags(flags, args)
 	if err != nil {
