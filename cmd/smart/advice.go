@@ -6,6 +6,7 @@ import (
 
 	"smart/app"
 	"smart/catalog"
+	"smart/dataset"
 	"smart/models"
 	"smart/models/train"
 	"smart/predict"
@@ -26,6 +27,12 @@ func advice(cmd string, err error) string {
 		noGPU    *app.NoGPUNamedError
 	)
 	switch {
+	case errors.As(err, new(*dataset.MixedError)) && cmd == "dataset":
+		return "; give --allow-mixed if joining them into one data set is meant"
+	case errors.Is(err, dataset.ErrNoDevice):
+		return "; name it (e.g. --device \"AMD Instinct MI250X\")"
+	case errors.Is(err, dataset.ErrNoKernel):
+		return "; name the kernel (e.g. --kernel convolution_kernel)"
 	case errors.As(err, &device):
 		return "; name it with --gpu or add it with --catalog"
 	case errors.As(err, &notFound) && cmd == "transfer":

@@ -51,7 +51,7 @@ func TestAdvice(t *testing.T) {
 		{"import without a kernel", []string{"dataset", "import", "--device", "X", "--out", filepath.Join(dir, "i2"), f["t4.json"]}, 1,
 			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name the kernel (e.g. --kernel convolution_kernel)"},
 		{"import of two devices", []string{"dataset", "import", "--out", filepath.Join(dir, "i3"), f["x.json"], f["y.json"]}, 1,
-			`the files were measured on 2 devices ("X", "Y")`, "; pass --allow-mixed to import them into one data set, or import each on its own"},
+			`the files were measured on 2 devices ("X", "Y")`, "; give --allow-mixed if joining them into one data set is meant"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errs := runCLI(t, "", c.args...)

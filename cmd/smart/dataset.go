@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"smart/catalog"
 	"smart/dataset"
@@ -41,13 +41,11 @@ func (o *datasetImportOpts) register(fs *flag.FlagSet) {
 
 func runDatasetImport(ctx context.Context, e *env, args []string) error {
 	var o datasetImportOpts
-	fs := newFlags(e, "dataset import")
-	o.register(fs)
-	files, err := parseFlags(fs, args)
-	if err != nil {
+	_, files, err := parse(e, "dataset import", args, o.register)
+	switch {
+	case err != nil:
 		return err
-	}
-	if o.out == "" || len(files) == 0 {
+	case o.out == "" || len(files) == 0:
 		return usagef("give the files to import and --out DIR")
 	}
 	cat, err := catalog.Load(o.catalogFile)
@@ -57,117 +55,82 @@ func runDatasetImport(ctx context.Context, e *env, args []string) error {
 	bar := newProgress(e, "import", len(files))
 	o.Resolve, o.Progress = cat.Resolve, func(done, _ int) { bar.Update(done) }
 	sums, err := dataset.Import(ctx, o.out, files, o.ImportOptions)
-	switch {
-	case errors.As(err, new(*dataset.MixedError)):
-		return fmt.Errorf("%w; pass --allow-mixed to import them into one data set, or import each on its own", err)
-	case errors.Is(err, dataset.ErrNoDevice):
-		return fmt.Errorf("%w; name it (e.g. --device \"AMD Instinct MI250X\")", err)
-	case errors.Is(err, dataset.ErrNoKernel):
-		return fmt.Errorf("%w; name the kernel (e.g. --kernel convolution_kernel)", err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		return writeJSON(e, sums)
-	}
-	if err := dataset.WriteFileSummaries(e.stdout, sums); err != nil {
+	return printOut(e, o.asJSON, sums, func(w io.Writer) error {
+		if err := dataset.WriteFileSummaries(w, sums); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "wrote %s\n", o.out)
 		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s\n", o.out)
-	return nil
+	})
 }
 
 func runDatasetMerge(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "dataset merge")
-	out := fs.String("out", "", "new data set directory (missing or empty)")
-	allowMixed := fs.Bool("allow-mixed", false, "join data sets of different devices, sources or plans")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	dirs, err := parseFlags(fs, args)
+	var out string
+	var allowMixed, asJSON bool
+	_, dirs, err := parse(e, "dataset merge", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "new data set directory (missing or empty)")
+		fs.BoolVar(&allowMixed, "allow-mixed", false, "join data sets of different devices, sources or plans")
+		fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	})
+	switch {
+	case err != nil:
+		return err
+	case out == "" || len(dirs) == 0:
+		return usagef("give the data sets to merge and --out DIR")
+	}
+	sum, err := dataset.Merge(ctx, out, dirs, allowMixed)
 	if err != nil {
 		return err
 	}
-	if *out == "" || len(dirs) == 0 {
-		return usagef("give the data sets to merge and --out DIR")
-	}
-	sum, err := dataset.Merge(ctx, *out, dirs, *allowMixed)
-	if errors.As(err, new(*dataset.MixedError)) {
-		return fmt.Errorf("%w; give --allow-mixed if merging them is meant", err)
-	} else if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e, sum)
-	}
-	return sum.WriteText(e.stdout, *out, len(dirs))
-}
-
-// datasetStatsOpts are the flags of the command.
-type datasetStatsOpts struct {
-	asJSON bool
-}
-
-func (o *datasetStatsOpts) register(fs *flag.FlagSet) {
-	fs.BoolVar(&o.asJSON, "json", false, "print the statistics as JSON")
+	return printOut(e, asJSON, sum, func(w io.Writer) error { return sum.WriteText(w, out, len(dirs)) })
 }
 
 func runDatasetStats(ctx context.Context, e *env, args []string) error {
-	var o datasetStatsOpts
-	fs := newFlags(e, "dataset stats")
-	o.register(fs)
-	dirs, err := parseFlags(fs, args)
-	if err != nil {
+	var asJSON bool
+	_, dirs, err := parse(e, "dataset stats", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(dirs) != 1 {
+	case len(dirs) != 1:
 		return usagef("give one data set directory")
 	}
 	s, err := dataset.ComputeStats(dirs[0])
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		return writeJSON(e, s)
-	}
-	return s.WriteTables(e.stdout, dirs[0])
-}
-
-// datasetLabelOpts are the flags of the command.
-type datasetLabelOpts struct {
-	classes  int
-	relative bool
-	asJSON   bool
-}
-
-func (o *datasetLabelOpts) register(fs *flag.FlagSet) {
-	fs.IntVar(&o.classes, "classes", dataset.DefaultClasses, "number of OC classes")
-	fs.BoolVar(&o.relative, "relative", false, "correlate times divided by each stencil's best time, not the times (see above)")
-	fs.BoolVar(&o.asJSON, "json", false, "print labels.json's content")
+	return printOut(e, asJSON, s, func(w io.Writer) error { return s.WriteTables(w, dirs[0]) })
 }
 
 func runDatasetLabel(ctx context.Context, e *env, args []string) error {
-	var o datasetLabelOpts
-	fs := newFlags(e, "dataset label")
-	o.register(fs)
-	dirs, err := parseFlags(fs, args)
-	if err != nil {
+	var opts dataset.LabelOptions
+	var asJSON bool
+	_, dirs, err := parse(e, "dataset label", args, func(fs *flag.FlagSet) {
+		fs.IntVar(&opts.Classes, "classes", dataset.DefaultClasses, "number of OC classes")
+		fs.BoolVar(&opts.Relative, "relative", false, "correlate times divided by each stencil's best time, not the times (see above)")
+		fs.BoolVar(&asJSON, "json", false, "print labels.json's content")
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(dirs) != 1 {
+	case len(dirs) != 1:
 		return usagef("give one data set directory")
+	case opts.Classes < 1:
+		return usagef("--classes is %d; use 1 or more", opts.Classes)
 	}
-	if o.classes < 1 {
-		return usagef("--classes is %d; use 1 or more", o.classes)
-	}
-	l, err := dataset.LabelWith(dirs[0], dataset.LabelOptions{Classes: o.classes, Relative: o.relative})
+	l, err := dataset.LabelWith(dirs[0], opts)
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		return writeJSON(e, l)
-	}
-	if err := l.WriteTables(e.stdout, dirs[0]); err != nil {
+	return printOut(e, asJSON, l, func(w io.Writer) error {
+		if err := l.WriteTables(w, dirs[0]); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "wrote %s/%s\n", dirs[0], dataset.LabelsFile)
 		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s/%s\n", dirs[0], dataset.LabelsFile)
-	return nil
+	})
 }

@@ -132,7 +132,7 @@ func TestBenchShardsMerge(t *testing.T) {
 		t.Fatal(errs)
 	}
 	code, _, errs = runCLI(t, "", "dataset", "merge", "--out", filepath.Join(dir, "mixed"), merged, other)
-	if code != 1 || !strings.Contains(errs, "differ in device") || !strings.HasSuffix(errs, "; give --allow-mixed if merging them is meant\n") {
+	if code != 1 || !strings.Contains(errs, "differ in device") || !strings.HasSuffix(errs, "; give --allow-mixed if joining them into one data set is meant\n") {
 		t.Fatalf("mixing devices: exit %d: %s", code, errs)
 	}
 	if code, _, errs = runCLI(t, "", "dataset", "merge", "--allow-mixed", "--out", filepath.Join(dir, "mixed"), merged, other); code != 0 {

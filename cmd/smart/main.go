@@ -217,6 +217,15 @@ func helpText(name string) string {
 	return strings.TrimSpace(string(b))
 }
 
+// parse makes the flag set of the command name (newFlags), registers its flags and parses args
+// (parseFlags), returning the flag set and the positional arguments.
+func parse(e *env, name string, args []string, register func(*flag.FlagSet), fill ...string) (*flag.FlagSet, []string, error) {
+	fs := newFlags(e, name, fill...)
+	register(fs)
+	pos, err := parseFlags(fs, args)
+	return fs, pos, err
+}
+
 // parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").
 // The help goes to stdout for --help only; a bad flag is one line on stderr (run prints it), not
 // the help on stdout, where it would land in a file the output is redirected to.
