@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"smart/catalog"
 	"smart/models"
@@ -41,6 +42,20 @@ func (t Train) kinds() models.Kinds {
 		return kinds.All()
 	}
 	return t.Kinds
+}
+
+// Check refuses settings that cannot train: no data sets, one fold, or stencils of other than 2
+// or 3 dimensions.
+func (t Train) Check() error {
+	switch {
+	case len(t.Data) == 0:
+		return wrong("Data", "", "give the data set directories to train on")
+	case t.CV == 1 || t.CV < 0:
+		return wrong("CV", strconv.Itoa(t.CV), "use 0 (no cross-validation) or 2 or more folds")
+	case t.Dims != 0 && t.Dims != 2 && t.Dims != 3:
+		return wrong("Dims", strconv.Itoa(t.Dims), "stencils are 2-D or 3-D")
+	}
+	return nil
 }
 
 // Load builds the matrix of the data sets for the kind and task.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"smart"
 	"smart/app"
@@ -40,13 +41,10 @@ func (o *codegenOpts) register(fs *flag.FlagSet) {
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
 	var o codegenOpts
-	flags := newFlags(e, "codegen")
-	o.register(flags)
-	files, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+	_, files, err := parse(e, "codegen", args, o.register)
 	switch {
+	case err != nil:
+		return err
 	case len(files) != 1:
 		return usagef("give one stencil file")
 	case o.kernel.OC == "":
@@ -90,8 +88,5 @@ func (o *codegenOpts) write(e *env, k *cuda.Kernel) error {
 			return err
 		}
 	}
-	if o.asJSON {
-		return writeJSON(e, k.JSON(path))
-	}
-	return k.WriteSummary(e.stdout, path)
+	return printOut(e, o.asJSON, k.JSON(path), func(w io.Writer) error { return k.WriteSummary(w, path) })
 }

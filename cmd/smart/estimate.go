@@ -8,47 +8,34 @@ import (
 	"smart/app"
 )
 
-// estimateOpts are the flags of the command.
-type estimateOpts struct {
-	estimate app.EstimateSettings
-	asJSON   bool
-}
-
-func (o *estimateOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.estimate.GPU, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
-	fs.StringVar(&o.estimate.OC, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
-	fs.StringVar(&o.estimate.Setting, "setting", "", "parameter setting k=v,... (default: see above)")
-	fs.BoolVar(&o.asJSON, "json", false, "print the estimate as JSON")
-	fs.StringVar(&o.estimate.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
-	fs.BoolVar(&o.estimate.Literature, "literature", false, "use the literature's constants, not the calibrated ones")
-}
-
 func runEstimate(ctx context.Context, e *env, args []string) error {
-	var o estimateOpts
-	flags := newFlags(e, "estimate")
-	o.register(flags)
-	files, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+	var s app.EstimateSettings
+	var asJSON bool
+	_, files, err := parse(e, "estimate", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&s.GPU, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
+		fs.StringVar(&s.OC, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
+		fs.StringVar(&s.Setting, "setting", "", "parameter setting k=v,... (default: see above)")
+		fs.BoolVar(&asJSON, "json", false, "print the estimate as JSON")
+		fs.StringVar(&s.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
+		fs.BoolVar(&s.Literature, "literature", false, "use the literature's constants, not the calibrated ones")
+	})
 	switch {
+	case err != nil:
+		return err
 	case len(files) != 1:
 		return usagef("give one stencil file")
-	case o.estimate.GPU == "":
+	case s.GPU == "":
 		return usagef("give the GPU with --gpu (smart gpus lists them)")
-	case o.estimate.OC == "":
+	case s.OC == "":
 		return usagef("give the optimization combination with --oc, e.g. --oc ST_TB or --oc BASE")
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
 	}
-	est, err := app.EstimateStencil(ctx, st, files[0], o.estimate)
+	est, err := app.EstimateStencil(ctx, st, files[0], s)
 	if err != nil {
 		return settingFlag(err, kernelFlags)
 	}
-	if o.asJSON {
-		return writeJSON(e, est)
-	}
-	return est.WriteText(e.stdout)
+	return printOut(e, asJSON, est, est.WriteText)
 }

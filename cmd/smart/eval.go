@@ -19,6 +19,7 @@ type evalOpts struct {
 }
 
 func (o *evalOpts) register(fs *flag.FlagSet) {
+	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
 	fs.IntVar(&o.Folds, "cv", 0, "cross-validate with this many folds (retrains the model's kind)")
 	fs.StringVar(&o.Holdout, "holdout-gpu", "", "GPU to hold out (train on the others), or all")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the cross-validation folds")
@@ -28,14 +29,10 @@ func (o *evalOpts) register(fs *flag.FlagSet) {
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	var o evalOpts
-	fs := newFlags(e, "eval")
-	o.register(fs)
-	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+	_, pos, err := parse(e, "eval", args, o.register)
 	switch {
+	case err != nil:
+		return err
 	case len(pos) != 1:
 		return usagef("give one model file")
 	case len(o.Data) == 0:
@@ -47,10 +44,10 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	o.Model = pos[0]
 	m, reports, err := o.assess(ctx, e)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if o.asJSON {
+	case o.asJSON:
 		for _, r := range reports {
 			if err := writeJSON(e, r); err != nil {
 				return err
@@ -76,13 +73,7 @@ func (o *evalOpts) assess(ctx context.Context, e *env) (*models.Model, []train.R
 	if o.Folds > 0 {
 		label = fmt.Sprintf("cross-validation (%d folds)", o.Folds)
 	}
-	var bar *progress
-	o.Progress = func(done, total int) {
-		if bar == nil {
-			bar = newProgress(e, label, total)
-		}
-		bar.Update(done)
-	}
+	o.Progress = lazyProgress(e, label)
 	m, reports, err := o.Run(ctx, e.stderr)
 	var notInData *train.GPUNotInDataError
 	switch {

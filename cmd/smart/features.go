@@ -9,44 +9,28 @@ import (
 	"smart/app"
 )
 
-// featuresOpts are the flags of the command.
-type featuresOpts struct {
-	asJSON   bool
-	tensor   bool
-	maxOrder int
-}
-
-func (o *featuresOpts) register(fs *flag.FlagSet) {
-	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per file, one per line (JSON Lines)")
-	fs.BoolVar(&o.tensor, "tensor", false, "include the binary tensor")
-	fs.IntVar(&o.maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
-}
-
 func runFeatures(ctx context.Context, e *env, args []string) error {
-	var o featuresOpts
-	flags := newFlags(e, "features")
-	o.register(flags)
-	files, err := parseFlags(flags, args)
-	if err != nil {
+	var asJSON, tensor bool
+	var maxOrder int
+	_, files, err := parse(e, "features", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print one JSON object per file, one per line (JSON Lines)")
+		fs.BoolVar(&tensor, "tensor", false, "include the binary tensor")
+		fs.IntVar(&maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(files) == 0 {
+	case len(files) == 0:
 		return usagef("give one or more stencil files")
+	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
+		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
 	}
-	if o.maxOrder < 1 || o.maxOrder > smart.MaxMaxOrder {
-		return usagef("--max-order is %d; use 1 to %d", o.maxOrder, smart.MaxMaxOrder)
-	}
-	reports, errs := app.FeatureReports(files, e.stdin, o.maxOrder, o.tensor)
+	reports, errs := app.FeatureReports(files, e.stdin, maxOrder, tensor)
 	for i, rep := range reports {
-		if o.asJSON {
-			err = writeJSON(e, rep)
-		} else {
-			if i > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			err = rep.WriteText(e.stdout)
+		if i > 0 && !asJSON {
+			fmt.Fprintln(e.stdout)
 		}
-		if err != nil {
+		if err := printOut(e, asJSON, rep, rep.WriteText); err != nil {
 			return err
 		}
 	}

@@ -3,29 +3,33 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"io"
 	"strings"
 
 	"smart/catalog"
 )
 
 func runGPUs(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "gpus")
-	asJSON := flags.Bool("json", false, "print the catalogue as JSON, sources included")
-	catFile := flags.String("catalog", "", "GPU catalogue file merged over the embedded one")
-	vendor := flags.String("vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")
-	arch := flags.String("arch", "", "list only the GPUs of this architecture, e.g. Ampere")
-	rest, err := parseFlags(flags, args)
-	if err != nil {
+	var asJSON bool
+	var catFile, vendor, arch string
+	_, rest, err := parse(e, "gpus", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the catalogue as JSON, sources included")
+		fs.StringVar(&catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
+		fs.StringVar(&vendor, "vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")
+		fs.StringVar(&arch, "arch", "", "list only the GPUs of this architecture, e.g. Ampere")
+	})
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(rest) > 0 {
+	case len(rest) > 0:
 		return usagef("gpus takes no arguments, got %q", strings.Join(rest, " "))
 	}
-	cat, err := catalog.Load(*catFile)
+	cat, err := catalog.Load(catFile)
 	if err != nil {
 		return err
 	}
-	gpus, err := cat.Select(*vendor, *arch)
+	gpus, err := cat.Select(vendor, arch)
 	if err != nil {
 		flag := "--vendor and --arch"
 		if se := (*catalog.SelectError)(nil); errors.As(err, &se) && se.Field != "" {
@@ -33,8 +37,5 @@ func runGPUs(ctx context.Context, e *env, args []string) error {
 		}
 		return usagef("%s: %w (smart gpus lists every GPU)", flag, err)
 	}
-	if *asJSON {
-		return writeJSON(e, gpus)
-	}
-	return catalog.WriteTable(e.stdout, gpus)
+	return printOut(e, asJSON, gpus, func(w io.Writer) error { return catalog.WriteTable(w, gpus) })
 }

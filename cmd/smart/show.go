@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 
@@ -11,23 +12,23 @@ import (
 )
 
 func runShow(ctx context.Context, e *env, args []string) error {
-	flags := newFlags(e, "show")
-	maxOrder := flags.Int("max-order", smart.DefaultMaxOrder, fmt.Sprintf("largest order a file may have, up to %d", smart.MaxMaxOrder))
-	files, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+	var maxOrder int
+	_, files, err := parse(e, "show", args, func(fs *flag.FlagSet) {
+		fs.IntVar(&maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("largest order a file may have, up to %d", smart.MaxMaxOrder))
+	})
 	switch {
+	case err != nil:
+		return err
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
-	case *maxOrder < 1 || *maxOrder > smart.MaxMaxOrder:
-		return usagef("--max-order is %d; it lies in 1-%d", *maxOrder, smart.MaxMaxOrder)
+	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
+		return usagef("--max-order is %d; it lies in 1-%d", maxOrder, smart.MaxMaxOrder)
 	case len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f != "-" })) > 1:
 		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	var errs []error
 	for i, path := range files {
-		s, err := loadStencil(e, path, smart.Limits{MaxOrder: *maxOrder})
+		s, err := loadStencil(e, path, smart.Limits{MaxOrder: maxOrder})
 		if err != nil {
 			errs = append(errs, err)
 			continue

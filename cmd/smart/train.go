@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -66,9 +67,7 @@ func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
 func runTrain(ctx context.Context, e *env, args []string) error {
 	all := kinds.All()
 	var o trainOpts
-	fs := newFlags(e, "train", "{kinds}", strings.Join(all.Names(), ", "))
-	o.register(fs, all)
-	rest, err := parseFlags(fs, args)
+	fs, rest, err := parse(e, "train", args, func(fs *flag.FlagSet) { o.register(fs, all) }, "{kinds}", strings.Join(all.Names(), ", "))
 	if err != nil {
 		return err
 	}
@@ -81,7 +80,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case errors.Is(err, train.ErrMixedDims):
 		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
 	case err != nil:
-		return settingFlag(err, map[string]string{"Kind": "--model"})
+		return settingFlag(err, trainFlags)
 	case set.Dropped > 0:
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.Dims)
 	}
@@ -94,33 +93,32 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return paramUsage(err)
 	}
 	result := t.Report(set, trained)
-	if o.asJSON {
-		return writeJSON(e, result)
-	}
-	if result.CV != nil {
-		if err := result.CV.WriteTables(e.stdout); err != nil {
-			return err
+	return printOut(e, o.asJSON, result, func(w io.Writer) error {
+		if result.CV != nil {
+			if err := result.CV.WriteTables(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(e.stdout)
-	}
-	return result.WriteText(e.stdout)
+		return result.WriteText(w)
+	})
 }
+
+// trainFlags names the flag of each field of app.Train the command sets.
+var trainFlags = map[string]string{"Kind": "--model", "Data": "--data", "CV": "--cv", "Dims": "--dims"}
 
 // train checks the flags into the training they describe, and -o before the training.
 func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (app.Train, error) {
 	switch {
 	case len(rest) > 0:
 		return app.Train{}, usagef("unexpected arguments %v; give data sets with --data", rest)
-	case len(o.Data) == 0:
-		return app.Train{}, usagef("--data DIR is required")
-	case o.Out == "":
+	case o.Out == "" && len(o.Data) > 0:
 		return app.Train{}, usagef("-o MODEL is required: the model file to write")
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
 		return app.Train{}, usagef("-o and --out both name the model file; give one")
-	case o.CV == 1 || o.CV < 0:
-		return app.Train{}, usagef("--cv is %d; use 0 (none) or 2 or more folds", o.CV)
-	case o.Dims != 0 && o.Dims != 2 && o.Dims != 3:
-		return app.Train{}, usagef("--dims is %d; stencils are 2-D or 3-D", o.Dims)
+	}
+	if err := o.Check(); err != nil {
+		return app.Train{}, settingFlag(err, trainFlags)
 	}
 	outFlag := "-o"
 	if flagsGiven(fs, "out") {

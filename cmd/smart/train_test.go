@@ -162,7 +162,7 @@ func TestTrainErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"train", "--task", "runtime", "-o", "x"}, 2, "--data DIR is required"},
+		{[]string{"train", "--task", "runtime", "-o", "x"}, 2, "--data: give the data set directories to train on"},
 		{[]string{"train", "--task", "runtime", "--data", data}, 2, "-o MODEL is required"},
 		{[]string{"train", "--task", "runtime", "--data", data, "-o", "a.model", "--out", "b.model"}, 2, "-o and --out both name the model file"},
 		{[]string{"train", "--task", "runtime", "--data", data, "-o", "../../data/stencils/j2d5pt.json"}, 2, "exists and is not a model file"},
@@ -231,7 +231,7 @@ func TestTrainDims(t *testing.T) {
 	}{
 		{[]string{"--data", measured, "-o", model}, 1, "3-D and 2-D (5868d95e08891da1 of " + measured + ")"},
 		{[]string{"--data", measured, "-o", model}, 1, "pass --dims 2 or --dims 3"},
-		{[]string{"--data", measured, "--dims", "4", "-o", model}, 2, "--dims is 4"},
+		{[]string{"--data", measured, "--dims", "4", "-o", model}, 2, "--dims 4: stencils are 2-D or 3-D"},
 		{[]string{"--data", trainFixture(t), "--dims", "2", "-o", model}, 1, "no rows of 2-D stencils (432 rows of others)"},
 		// One stencil left: early stopping has no stencil to validate on.
 		{[]string{"--data", measured, "--dims", "2", "--cv", "0", "-o", model}, 1, "set early_stop=0"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"smart"
@@ -13,10 +14,8 @@ import (
 // verifyOpts are the flags of the command.
 type verifyOpts struct {
 	app.Verify
-	ocList  string
-	gpuName string
-	catFile string
-	asJSON  bool
+	ocList, gpuName, catFile string
+	asJSON                   bool
 }
 
 func (o *verifyOpts) register(fs *flag.FlagSet) {
@@ -32,13 +31,10 @@ func (o *verifyOpts) register(fs *flag.FlagSet) {
 
 func runVerify(ctx context.Context, e *env, args []string) error {
 	var o verifyOpts
-	flags := newFlags(e, "verify")
-	o.register(flags)
-	files, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+	_, files, err := parse(e, "verify", args, o.register)
 	switch {
+	case err != nil:
+		return err
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
 	case o.Samples < 1:
@@ -52,23 +48,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if o.GPU, err = limitsGPU(o.catFile, o.gpuName); err != nil {
 		return err
 	}
-	var bar *progress
-	o.Files, o.Stdin, o.Progress = files, e.stdin, func(done, total int) {
-		if bar == nil {
-			bar = newProgress(e, "verify", total)
-		}
-		bar.Update(done)
-	}
+	o.Files, o.Stdin, o.Progress = files, e.stdin, lazyProgress(e, "verify")
 	report, total, verr := o.Run(ctx)
 	if report == nil {
 		return verr
 	}
-	if o.asJSON {
-		err = writeJSON(e, report)
-	} else {
-		err = report.WriteTable(e.stdout)
-	}
-	if err != nil {
+	if err := printOut(e, o.asJSON, report, func(w io.Writer) error { return report.WriteTable(w) }); err != nil {
 		return err
 	}
 	if verr != nil {
