@@ -55,8 +55,27 @@ type PredictSettings struct {
 	NoTransfer bool
 }
 
-// Predictor opens the predictor of s.
+// MaxSamples bounds Samples, far above the default 192: a search of an OC scores this many
+// settings a few times over.
+const MaxSamples = 1 << 20
+
+// Check refuses a negative number of candidates and a number of samples out of range, each as
+// a *SettingError of its field.
+func (s PredictSettings) Check() error {
+	switch {
+	case s.Candidates < 0:
+		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the predictor's choice)")
+	case s.Samples < 0 || s.Samples > MaxSamples:
+		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings (0: the default)", MaxSamples)
+	}
+	return nil
+}
+
+// Predictor checks s and opens its predictor.
 func (s PredictSettings) Predictor() (*predict.Predictor, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
 	p, err := OpenPredictor(s.Catalog, s.Models)
 	if err != nil {
 		return nil, err

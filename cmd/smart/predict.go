@@ -27,14 +27,15 @@ func (o *predictOpts) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.predict.Samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
 	fs.BoolVar(&o.predict.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 	fs.BoolVar(&o.transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
+	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 }
+
+// predictFlags name the flag of each field of app.PredictSettings.
+var predictFlags = map[string]string{"GPU": "--gpu", "Candidates": "--candidates", "Samples": "--samples"}
 
 func runPredict(ctx context.Context, e *env, args []string) error {
 	var o predictOpts
-	fs := newFlags(e, "predict")
-	o.register(fs)
-	fs.Var((*dirList)(&o.predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
-	rest, err := parseFlags(fs, args)
+	fs, rest, err := parse(e, "predict", args, o.register)
 	if err != nil {
 		return err
 	}
@@ -64,12 +65,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		preds = append(preds, pr)
 		return nil
 	})
-	if err != nil {
-		return err
-	}
 	switch {
-	case o.asJSON:
-		return nil
+	case err != nil || o.asJSON:
+		return err
 	case len(preds) == 1:
 		return preds[0].WriteText(e.stdout, o.predict.AllGPUs)
 	}
@@ -81,23 +79,19 @@ func (o *predictOpts) predictor(fs *flag.FlagSet, rest []string) (*predict.Predi
 	switch s := o.predict; {
 	case len(rest) == 0:
 		return nil, "", usagef("give a stencil file, a directory of them or an embedded sample name")
-	case s.Candidates < 1 && flagsGiven(fs, "candidates"):
-		return nil, "", usagef("--candidates is %d; search at least 1 OC class", s.Candidates)
-	case s.Samples < 1 || s.Samples > maxSamples:
-		return nil, "", usagef("--samples is %d; score 1 to %d settings", s.Samples, maxSamples)
+	case s.Candidates == 0 && flagsGiven(fs, "candidates"): // unset, 0 is the predictor's choice
+		return nil, "", usagef("--candidates 0: search at least 1 OC class")
+	case s.Samples == 0: // 0 is the default budget's; the flag's default is that number
+		return nil, "", usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
 	}
 	o.predict.NoTransfer = !o.transfer
 	p, err := o.predict.Predictor()
 	if err != nil {
-		return nil, "", err
+		return nil, "", settingFlag(err, predictFlags)
 	}
 	gpu, err := o.predict.SearchGPU(p.Catalog)
 	if errors.Is(err, gpuinfo.ErrNoGPU) {
 		return nil, "", usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
 	}
-	return p, gpu, settingFlag(err, map[string]string{"GPU": "--gpu"})
+	return p, gpu, settingFlag(err, predictFlags)
 }
-
-// maxSamples bounds --samples, far above the default 192: a search of an OC scores this many
-// settings a few times over.
-const maxSamples = 1 << 20

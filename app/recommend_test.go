@@ -1,0 +1,63 @@
+package app
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"smart/predict"
+)
+
+func TestPredictAndRecommendCheck(t *testing.T) {
+	base := func(f func(*RecommendSettings)) RecommendSettings {
+		r := RecommendSettings{GPUs: []string{"t4"}, Workload: predict.Workload{Steps: 100}}
+		f(&r)
+		return r
+	}
+	for _, tc := range []struct {
+		name  string
+		r     RecommendSettings
+		field string
+	}{
+		{"steps", base(func(*RecommendSettings) {}), ""},
+		{"the stencil's steps", base(func(r *RecommendSettings) { r.Workload.Steps = 0 }), ""},
+		{"hours", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: 2.5} }), ""},
+		{"a century", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: MaxHours} }), ""},
+		{"all GPUs", base(func(r *RecommendSettings) { r.GPUs, r.Predict.AllGPUs = nil, true }), ""},
+		{"negative steps", base(func(r *RecommendSettings) { r.Workload.Steps = -1 }), "Steps"},
+		{"negative hours", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: -1} }), "Hours"},
+		{"NaN hours", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: math.NaN()} }), "Hours"},
+		{"infinite hours", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: math.Inf(1)} }), "Hours"},
+		{"over a century", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: MaxHours + 1} }), "Hours"},
+		{"steps and hours", base(func(r *RecommendSettings) { r.Workload.Hours = 1 }), "Hours"},
+		{"GPUs and all", base(func(r *RecommendSettings) { r.Predict.AllGPUs = true }), "AllGPUs"},
+		{"candidates", base(func(r *RecommendSettings) { r.Predict.Candidates = 2 }), ""},
+		{"negative candidates", base(func(r *RecommendSettings) { r.Predict.Candidates = -1 }), "Candidates"},
+		{"most samples", base(func(r *RecommendSettings) { r.Predict.Samples = MaxSamples }), ""},
+		{"negative samples", base(func(r *RecommendSettings) { r.Predict.Samples = -1 }), "Samples"},
+		{"too many samples", base(func(r *RecommendSettings) { r.Predict.Samples = MaxSamples + 1 }), "Samples"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.r.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+	if _, err := (PredictSettings{Samples: -1}).Predictor(); refusedField(t, err) != "Samples" {
+		t.Errorf("Predictor opened settings that Check refuses: %v", err)
+	}
+}
+
+func TestSplitNames(t *testing.T) {
+	for list, want := range map[string][]string{
+		"":               nil,
+		" , ,":           nil,
+		"t4":             {"t4"},
+		" t4 , ,a100 ":   {"t4", "a100"},
+		"a100,a100,h100": {"a100", "a100", "h100"},
+	} {
+		if got := SplitNames(list); !slices.Equal(got, want) {
+			t.Errorf("SplitNames(%q) = %q, want %q", list, got, want)
+		}
+	}
+}
