@@ -43,13 +43,11 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 
 // transferFlags name the flag of each field of app.TransferSettings and of the writes.
 var transferFlags = map[string]string{"From": "--from", "To": "--to", "Shots": "--shots", "Kernel": "--kernel",
-	"Ratio": "--ratio", "Cache": "-o"}
+	"Ratio": "--ratio", "Cache": "-o", "Level": "--level", "Share": "--share"}
 
 func runTransfer(ctx context.Context, e *env, args []string) error {
 	var o transferOpts
-	fs := newFlags(e, "transfer")
-	o.register(fs)
-	rest, err := parseFlags(fs, args)
+	_, rest, err := parse(e, "transfer", args, o.register)
 	if err != nil {
 		return err
 	}
@@ -89,22 +87,20 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 
 // open checks the flags and opens the transfer they describe.
 func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
-	s := o.transfer
-	switch {
-	case len(rest) > 0:
+	if len(rest) > 0 {
 		return nil, usagef("unexpected argument %q; give the source files with --from", rest[0])
-	case len(s.From) == 0:
-		return nil, usagef("give the kernel's measurements on other GPUs with --from")
-	case s.To == "":
-		return nil, usagef("give the GPU to predict for with --to (see smart gpus)")
-	case !(s.Predict.Level > 0 && s.Predict.Level < 1) || s.Predict.Share < 0 || s.Predict.Share > 1:
-		return nil, usagef("--level must lie in (0, 1) and --share in [0, 1]")
 	}
-	var err error
-	if s.Catalog, err = catalog.Load(o.catFile); err != nil {
+	if err := o.transfer.Check(); err != nil {
 		return nil, err
 	}
-	return app.OpenTransfer(s)
+	if o.transfer.Predict.Level == 0 { // transfer's default; the flag's is 0.8
+		return nil, usagef("--level 0: give a coverage in (0, 1), e.g. 0.8")
+	}
+	var err error
+	if o.transfer.Catalog, err = catalog.Load(o.catFile); err != nil {
+		return nil, err
+	}
+	return app.OpenTransfer(o.transfer)
 }
 
 // printShots prints the settings to measure first on the target.
