@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -119,6 +120,23 @@ func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
 		return "", &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
 	return gpu, nil
+}
+
+// Inputs reads the stencils of paths (PredictInputs) and refuses a model given in Models that
+// none of them can use, as a *SettingError of Models naming it.
+func (s PredictSettings) Inputs(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {
+	ins, err := PredictInputs(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var unused *predict.UnusedModelError
+	switch err := p.Models.CheckGiven(ins); {
+	case errors.As(err, &unused):
+		return nil, wrong("Models", unused.Model, "was trained on %d-D stencils; none of the stencils given is %d-D", unused.Dims, unused.Dims)
+	case err != nil:
+		return nil, err
+	}
+	return ins, nil
 }
 
 // PredictInputs reads the stencils of files, directories (their *.json), embedded sample names

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,6 +39,26 @@ func (r RecommendSettings) Check() error {
 		return wrong("AllGPUs", "", "ranks every GPU; leave it out to rank only the GPUs named")
 	}
 	return r.Predict.Check()
+}
+
+// Open checks r, opens its predictor and looks up the GPUs to rank and the user's in its
+// catalogue before any prediction: one that cannot be ranked is a *SettingError of GPUs or Have.
+func (r RecommendSettings) Open() (*predict.Predictor, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	p, err := r.Predict.Predictor()
+	if err != nil {
+		return nil, err
+	}
+	var ge *predict.GPUNameError
+	switch err := p.CheckGPUNames(r.GPUs, r.Have); {
+	case !errors.As(err, &ge):
+		return p, err
+	case ge.Have:
+		return nil, &SettingError{Field: "Have", Err: ge.Err, Wrong: true}
+	}
+	return nil, &SettingError{Field: "GPUs", Err: ge, Wrong: true}
 }
 
 // SplitNames reads a comma-separated list of names, such as GPUs, dropping the spaces around

@@ -61,3 +61,48 @@ func TestSplitNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendOpen: the GPUs named are looked up before any prediction.
+func TestRecommendOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		r     RecommendSettings
+		field string
+	}{
+		{"GPUs and yours", RecommendSettings{GPUs: []string{"t4", "a100"}, Have: "v100"}, ""},
+		{"a GPU that is none", RecommendSettings{GPUs: []string{"t4", "nosuch"}}, "GPUs"},
+		{"AMD GPUs only", RecommendSettings{GPUs: []string{"w6600", "mi250x"}}, "GPUs"},
+		{"AMD among others", RecommendSettings{GPUs: []string{"w6600", "t4"}}, ""},
+		{"yours is none", RecommendSettings{Have: "nosuch"}, "Have"},
+		{"yours is AMD", RecommendSettings{Have: "w6600"}, "Have"},
+		{"a workload refused", RecommendSettings{Workload: predict.Workload{Steps: -1}}, "Steps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := tc.r.Open()
+			if got := refusedField(t, err); got != tc.field {
+				t.Fatalf("Open refused %q (%v), want %q", got, err, tc.field)
+			}
+			if err == nil && p == nil {
+				t.Error("Open gave no predictor")
+			}
+		})
+	}
+}
+
+// TestPredictInputsOfModels: a model given that none of the stencils can use is refused.
+func TestPredictInputsOfModels(t *testing.T) {
+	s := PredictSettings{Models: []string{"../data/models/runtime-2d.smartmodel.gz"}}
+	p, err := s.Predictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins, err := s.Inputs(p, []string{"j2d5pt", "j3d7pt"}, nil); err != nil || len(ins) != 2 {
+		t.Errorf("a 2-D model with a 2-D stencil: %d inputs, %v", len(ins), err)
+	}
+	if _, err := s.Inputs(p, []string{"j3d7pt"}, nil); refusedField(t, err) != "Models" {
+		t.Errorf("a 2-D model with 3-D stencils only: %v, want a refusal of Models", err)
+	}
+	if _, err := s.Inputs(p, []string{"nosuch.json"}, nil); err == nil {
+		t.Error("a missing stencil file was read")
+	}
+}
