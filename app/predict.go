@@ -122,6 +122,21 @@ func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
 	return gpu, nil
 }
 
+// Open opens the predictor of s, finds the GPU it searches (SearchGPU) and reads the stencils
+// of paths (Inputs).
+func (s PredictSettings) Open(paths []string, stdin io.Reader) (*predict.Predictor, string, []predict.Input, error) {
+	p, err := s.Predictor()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	gpu, err := s.SearchGPU(p.Catalog)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ins, err := s.Inputs(p, paths, stdin)
+	return p, gpu, ins, err
+}
+
 // Inputs reads the stencils of paths (PredictInputs) and refuses a model given in Models that
 // none of them can use, as a *SettingError of Models naming it.
 func (s PredictSettings) Inputs(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {

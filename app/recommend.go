@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"smart/predict"
@@ -42,23 +43,27 @@ func (r RecommendSettings) Check() error {
 }
 
 // Open checks r, opens its predictor and looks up the GPUs to rank and the user's in its
-// catalogue before any prediction: one that cannot be ranked is a *SettingError of GPUs or Have.
-func (r RecommendSettings) Open() (*predict.Predictor, error) {
+// catalogue (one that cannot be ranked is a *SettingError of GPUs or Have), then reads the
+// stencils of paths (PredictSettings.Inputs), all before any prediction.
+func (r RecommendSettings) Open(paths []string, stdin io.Reader) (*predict.Predictor, []predict.Input, error) {
 	if err := r.Check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := r.Predict.Predictor()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ge *predict.GPUNameError
 	switch err := p.CheckGPUNames(r.GPUs, r.Have); {
-	case !errors.As(err, &ge):
-		return p, err
-	case ge.Have:
-		return nil, &SettingError{Field: "Have", Err: ge.Err, Wrong: true}
+	case errors.As(err, &ge) && ge.Have:
+		return nil, nil, &SettingError{Field: "Have", Err: ge.Err, Wrong: true}
+	case ge != nil:
+		return nil, nil, &SettingError{Field: "GPUs", Err: ge, Wrong: true}
+	case err != nil:
+		return nil, nil, err
 	}
-	return nil, &SettingError{Field: "GPUs", Err: ge, Wrong: true}
+	ins, err := r.Predict.Inputs(p, paths, stdin)
+	return p, ins, err
 }
 
 // SplitNames reads a comma-separated list of names, such as GPUs, dropping the spaces around

@@ -62,7 +62,7 @@ func TestSplitNames(t *testing.T) {
 	}
 }
 
-// TestRecommendOpen: the GPUs named are looked up before any prediction.
+// TestRecommendOpen: the GPUs named are looked up before any stencil is read.
 func TestRecommendOpen(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -76,14 +76,15 @@ func TestRecommendOpen(t *testing.T) {
 		{"yours is none", RecommendSettings{Have: "nosuch"}, "Have"},
 		{"yours is AMD", RecommendSettings{Have: "w6600"}, "Have"},
 		{"a workload refused", RecommendSettings{Workload: predict.Workload{Steps: -1}}, "Steps"},
+		{"a model that none of the stencils uses", RecommendSettings{Predict: PredictSettings{Models: []string{"../data/models/runtime-3d.smartmodel.gz"}}}, "Models"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := tc.r.Open()
+			p, ins, err := tc.r.Open([]string{"j2d5pt"}, nil)
 			if got := refusedField(t, err); got != tc.field {
 				t.Fatalf("Open refused %q (%v), want %q", got, err, tc.field)
 			}
-			if err == nil && p == nil {
-				t.Error("Open gave no predictor")
+			if err == nil && (p == nil || len(ins) != 1) {
+				t.Errorf("Open gave predictor %p and %d inputs", p, len(ins))
 			}
 		})
 	}
@@ -104,5 +105,13 @@ func TestPredictInputsOfModels(t *testing.T) {
 	}
 	if _, err := s.Inputs(p, []string{"nosuch.json"}, nil); err == nil {
 		t.Error("a missing stencil file was read")
+	}
+	s.GPU = "a100"
+	if _, gpu, ins, err := s.Open([]string{"j2d9pt"}, nil); err != nil || gpu != "a100" || len(ins) != 1 {
+		t.Errorf("Open: GPU %q, %d inputs, %v", gpu, len(ins), err)
+	}
+	s.GPU = "nosuch"
+	if _, _, _, err := s.Open([]string{"j2d9pt"}, nil); refusedField(t, err) != "GPU" {
+		t.Errorf("Open of an unknown GPU: %v", err)
 	}
 }

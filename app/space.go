@@ -70,11 +70,23 @@ func (q SpaceQuery) Combinations() ([]smart.Combination, error) {
 	return []smart.Combination{oc}, nil
 }
 
-// ParseSetting reads the setting to check; one that does not parse is a *SettingError of Setting.
-func (q SpaceQuery) ParseSetting() (smart.Setting, error) {
+// Open checks q and reads, before any stencil, the GPU whose limits apply, the combinations
+// and the setting to check (nil for none); what cannot be used is a *SettingError of its field.
+func (q SpaceQuery) Open() (smart.GPU, []smart.Combination, smart.Setting, error) {
+	if err := q.Check(); err != nil {
+		return smart.GPU{}, nil, nil, err
+	}
+	gpu, err := q.LimitsGPU()
+	if err != nil {
+		return gpu, nil, nil, err
+	}
+	ocs, err := q.Combinations()
+	if err != nil || q.Setting == "" {
+		return gpu, ocs, nil, err
+	}
 	set, err := smart.ParseSetting(q.Setting)
 	if err != nil {
-		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
+		return gpu, ocs, nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
 	}
-	return set, nil
+	return gpu, ocs, set, nil
 }

@@ -11,7 +11,7 @@ func TestSpaceQuery(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		q     SpaceQuery
-		field string // refused by Check, LimitsGPU, Combinations or ParseSetting in turn
+		field string // refused by Open
 		ocs   int
 	}{
 		{"all", SpaceQuery{OC: "all"}, "", len(smart.Combinations())},
@@ -33,23 +33,12 @@ func TestSpaceQuery(t *testing.T) {
 		{"a setting that does not parse", SpaceQuery{OC: "ST", Setting: "bx"}, "Setting", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.q.Check()
-			var gpu smart.GPU
-			if err == nil {
-				gpu, err = tc.q.LimitsGPU()
-			}
-			var ocs []smart.Combination
-			if err == nil {
-				ocs, err = tc.q.Combinations()
-			}
-			if err == nil && tc.q.Setting != "" {
-				_, err = tc.q.ParseSetting()
-			}
+			gpu, ocs, set, err := tc.q.Open()
 			if got := refusedField(t, err); got != tc.field {
 				t.Fatalf("refused %q (%v), want %q", got, err, tc.field)
 			}
-			if err == nil && (len(ocs) != tc.ocs || gpu.Name == "") {
-				t.Errorf("%d combinations on GPU %q, want %d", len(ocs), gpu.Name, tc.ocs)
+			if err == nil && (len(ocs) != tc.ocs || gpu.Name == "" || (set == nil) != (tc.q.Setting == "")) {
+				t.Errorf("%d combinations on GPU %q, setting %v; want %d", len(ocs), gpu.Name, set, tc.ocs)
 			}
 		})
 	}

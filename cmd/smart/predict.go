@@ -39,7 +39,10 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
 	}
 	s.NoTransfer = !transfer
-	p, gpu, inputs, err := openPredict(e, s, rest)
+	p, gpu, inputs, err := s.Open(rest, e.stdin)
+	if errors.Is(err, gpuinfo.ErrNoGPU) {
+		return usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
+	}
 	if err != nil {
 		return settingFlag(err, predictFlags)
 	}
@@ -65,21 +68,4 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return preds[0].WriteText(e.stdout, s.AllGPUs)
 	}
 	return predict.WritePredictionRows(e.stdout, preds)
-}
-
-// openPredict opens the predictor, finds the GPU to search and reads the stencils.
-func openPredict(e *env, s app.PredictSettings, paths []string) (*predict.Predictor, string, []predict.Input, error) {
-	p, err := s.Predictor()
-	if err != nil {
-		return nil, "", nil, err
-	}
-	gpu, err := s.SearchGPU(p.Catalog)
-	if errors.Is(err, gpuinfo.ErrNoGPU) {
-		return nil, "", nil, usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
-	}
-	if err != nil {
-		return nil, "", nil, err
-	}
-	inputs, err := s.Inputs(p, paths, e.stdin)
-	return p, gpu, inputs, err
 }

@@ -40,9 +40,6 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	case r.Workload.Hours == 0 && flagsGiven(fs, "hours"): // 0 prices the stencil's steps
 		return usagef("--hours 0: must be positive")
 	}
-	if err := r.Check(); err != nil {
-		return settingFlag(err, recommendFlags)
-	}
 	if htmlOut != "" {
 		if err := checkOutput("--html", htmlOut, force, outputKind{"a report", predict.IsReportFile}); err != nil {
 			return err
@@ -69,16 +66,12 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 // recommend ranks the GPUs for every stencil of paths, printing each as JSON as it comes with
 // --json. A GPU or model that cannot be used is a usage error (exit 2), before any prediction.
 func recommend(ctx context.Context, e *env, r app.RecommendSettings, paths []string, asJSON bool) ([]*predict.Recommendation, error) {
-	p, err := r.Open()
+	p, inputs, err := r.Open(paths, e.stdin)
 	var ge *predict.GPUNameError
 	switch {
 	case errors.As(err, &ge) && len(ge.Others) > 0: // each would be a row "not predicted"
 		return nil, usagef("%w: name NVIDIA GPUs (smart gpus lists them)", settingFlag(err, recommendFlags))
 	case err != nil:
-		return nil, settingFlag(err, recommendFlags)
-	}
-	inputs, err := r.Predict.Inputs(p, paths, e.stdin)
-	if err != nil {
 		return nil, settingFlag(err, recommendFlags)
 	}
 	bar := newProgress(e, "recommend", len(inputs))

@@ -34,9 +34,13 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	case len(files) != 1:
 		return usagef("give one stencil file")
 	}
-	st, gpu, ocs, err := openSpace(e, q, files[0])
+	gpu, ocs, set, err := q.Open()
 	if err != nil {
 		return settingFlag(err, spaceFlags)
+	}
+	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return err
 	}
 	var progress func(int)
 	if len(ocs) > 1 {
@@ -46,8 +50,8 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	switch {
 	case err != nil:
 		return err
-	case q.Setting != "":
-		return checkSetting(e, q, st, gpu, ocs[0], spaces[0], asJSON)
+	case set != nil:
+		return printVerdict(e, spaces[0].Verdict(ocs[0], set), st.Name, gpu.Name, asJSON)
 	case q.Sample > 0:
 		samples, err := spaces[0].Samples(ocs[0], q.Sample, q.Seed)
 		if err != nil {
@@ -59,40 +63,17 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	return printOut(e, asJSON, report, report.WriteTable)
 }
 
-// openSpace checks the query, then reads the GPU (a misspelt name is a usage error, exit 2, as
-// in tune, before the stencil is read), the stencil and the combinations.
-func openSpace(e *env, q app.SpaceQuery, file string) (*smart.Stencil, smart.GPU, []smart.Combination, error) {
-	if err := q.Check(); err != nil {
-		return nil, smart.GPU{}, nil, err
-	}
-	gpu, err := q.LimitsGPU()
-	if err != nil {
-		return nil, gpu, nil, err
-	}
-	st, err := loadStencil(e, file, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return nil, gpu, nil, err
-	}
-	ocs, err := q.Combinations()
-	return st, gpu, ocs, err
-}
-
-// checkSetting prints the verdict on the setting of --check; an invalid one fails the command.
-func checkSetting(e *env, q app.SpaceQuery, st *smart.Stencil, gpu smart.GPU, oc smart.Combination, s *space.Space, asJSON bool) error {
-	set, err := q.ParseSetting()
-	if err != nil {
-		return settingFlag(err, spaceFlags)
-	}
-	verdict := s.Verdict(oc, set)
+// printVerdict prints the verdict on the setting of --check; an invalid one fails the command.
+func printVerdict(e *env, v space.Verdict, stencil, gpu string, asJSON bool) error {
 	if asJSON {
-		if err := writeJSON(e, verdict); err != nil {
+		if err := writeJSON(e, v); err != nil {
 			return err
 		}
-	} else if verdict.Valid {
-		fmt.Fprintf(e.stdout, "valid: %s is in the %s space of %s on %s\n", set, oc, st.Name, gpu.Name)
+	} else if v.Valid {
+		fmt.Fprintf(e.stdout, "valid: %s is in the %s space of %s on %s\n", v.Setting, v.OC, stencil, gpu)
 	}
-	if !verdict.Valid {
-		return fmt.Errorf("invalid setting for %s on %s: %w", oc, gpu.Name, verdict.Violation)
+	if !v.Valid {
+		return fmt.Errorf("invalid setting for %s on %s: %w", v.OC, gpu, v.Violation)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"smart/app"
 	"smart/catalog"
@@ -55,8 +56,13 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return settingFlag(err, transferFlags)
 	}
-	if o.budget >= 0 {
-		return o.printShots(e, job)
+	if o.budget >= 0 { // the settings to measure first on the target
+		vs, err := job.ChooseShots(o.budget)
+		if err != nil {
+			return err
+		}
+		target := cmp.Or(job.Target.GPU.Name, job.Target.Name)
+		return printOut(e, o.asJSON, vs, func(w io.Writer) error { return transfer.WriteShots(w, target, vs) })
 	}
 	p, err := job.Predict()
 	if errors.Is(err, transfer.ErrNoLevel) {
@@ -65,24 +71,21 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
-		if errors.Is(err, transfer.ErrExists) {
-			return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
-		}
+	switch err := job.Write(p, o.out, o.dataSet, o.force); {
+	case errors.Is(err, transfer.ErrExists):
+		return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
+	case err != nil:
 		return settingFlag(err, transferFlags)
 	}
-	if o.asJSON {
-		return writeJSON(e, p)
-	}
-	if err := p.WriteText(e.stdout, o.top); err != nil {
-		return err
-	}
-	for _, f := range []string{o.out, o.dataSet} {
-		if f != "" {
-			fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	return printOut(e, o.asJSON, p, func(w io.Writer) error {
+		err := p.WriteText(w, o.top)
+		for _, f := range []string{o.out, o.dataSet} {
+			if f != "" && err == nil {
+				_, err = fmt.Fprintf(w, "wrote %s\n", f)
+			}
 		}
-	}
-	return nil
+		return err
+	})
 }
 
 // open checks the flags and opens the transfer they describe.
@@ -101,16 +104,4 @@ func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
 		return nil, err
 	}
 	return app.OpenTransfer(o.transfer)
-}
-
-// printShots prints the settings to measure first on the target.
-func (o *transferOpts) printShots(e *env, job *app.TransferJob) error {
-	vs, err := job.ChooseShots(o.budget)
-	if err != nil {
-		return err
-	}
-	if o.asJSON {
-		return writeJSON(e, vs)
-	}
-	return transfer.WriteShots(e.stdout, cmp.Or(job.Target.GPU.Name, job.Target.Name), vs)
 }
