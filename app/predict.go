@@ -123,7 +123,7 @@ func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
 }
 
 // Open opens the predictor of s, finds the GPU it searches (SearchGPU) and reads the stencils
-// of paths (Inputs).
+// of paths (InputsFor).
 func (s PredictSettings) Open(paths []string, stdin io.Reader) (*predict.Predictor, string, []predict.Input, error) {
 	p, err := s.Predictor()
 	if err != nil {
@@ -133,13 +133,13 @@ func (s PredictSettings) Open(paths []string, stdin io.Reader) (*predict.Predict
 	if err != nil {
 		return nil, "", nil, err
 	}
-	ins, err := s.Inputs(p, paths, stdin)
+	ins, err := InputsFor(p, paths, stdin)
 	return p, gpu, ins, err
 }
 
-// Inputs reads the stencils of paths (PredictInputs) and refuses a model given in Models that
-// none of them can use, as a *SettingError of Models naming it.
-func (s PredictSettings) Inputs(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {
+// InputsFor reads the stencils of paths (PredictInputs) for p and refuses a model given to p
+// (PredictSettings.Models) that none of them can use, as a *SettingError of Models naming it.
+func InputsFor(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {
 	ins, err := PredictInputs(paths, stdin)
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func (r RecommendSettings) Check() error {
 
 // Open checks r, opens its predictor and looks up the GPUs to rank and the user's in its
 // catalogue (one that cannot be ranked is a *SettingError of GPUs or Have), then reads the
-// stencils of paths (PredictSettings.Inputs), all before any prediction.
+// stencils of paths (InputsFor), all before any prediction.
 func (r RecommendSettings) Open(paths []string, stdin io.Reader) (*predict.Predictor, []predict.Input, error) {
 	if err := r.Check(); err != nil {
 		return nil, nil, err
@@ -62,7 +62,7 @@ func (r RecommendSettings) Open(paths []string, stdin io.Reader) (*predict.Predi
 	case err != nil:
 		return nil, nil, err
 	}
-	ins, err := r.Predict.Inputs(p, paths, stdin)
+	ins, err := InputsFor(p, paths, stdin)
 	return p, ins, err
 }
 

@@ -90,20 +90,20 @@ func TestRecommendOpen(t *testing.T) {
 	}
 }
 
-// TestPredictInputsOfModels: a model given that none of the stencils can use is refused.
-func TestPredictInputsOfModels(t *testing.T) {
+// TestInputsFor: a model given that none of the stencils can use is refused.
+func TestInputsFor(t *testing.T) {
 	s := PredictSettings{Models: []string{"../data/models/runtime-2d.smartmodel.gz"}}
 	p, err := s.Predictor()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins, err := s.Inputs(p, []string{"j2d5pt", "j3d7pt"}, nil); err != nil || len(ins) != 2 {
+	if ins, err := InputsFor(p, []string{"j2d5pt", "j3d7pt"}, nil); err != nil || len(ins) != 2 {
 		t.Errorf("a 2-D model with a 2-D stencil: %d inputs, %v", len(ins), err)
 	}
-	if _, err := s.Inputs(p, []string{"j3d7pt"}, nil); refusedField(t, err) != "Models" {
+	if _, err := InputsFor(p, []string{"j3d7pt"}, nil); refusedField(t, err) != "Models" {
 		t.Errorf("a 2-D model with 3-D stencils only: %v, want a refusal of Models", err)
 	}
-	if _, err := s.Inputs(p, []string{"nosuch.json"}, nil); err == nil {
+	if _, err := InputsFor(p, []string{"nosuch.json"}, nil); err == nil {
 		t.Error("a missing stencil file was read")
 	}
 	s.GPU = "a100"
