@@ -33,7 +33,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case s.Candidates == 0 && flagsGiven(fs, "candidates"): // unset, 0 is the predictor's choice
+	case s.Candidates == 0 && flagsGiven(fs, "candidates"): // 0 leaves the choice to the predictor; given, it is a mistake
 		return usagef("--candidates 0: search at least 1 OC class")
 	case s.Samples == 0: // 0 is the default budget's; the flag's default is that number
 		return usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
