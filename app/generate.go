@@ -1,11 +1,14 @@
 package app
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"smart"
 	"smart/generator"
+	"smart/internal/atomicfile"
 )
 
 // Generate is what a run of the stencil generator writes: Count random stencils of Random
@@ -23,12 +26,51 @@ type Generate struct {
 	Dir    bool
 }
 
-// Check refuses shapes that name none, as a *SettingError of Shapes.
+// Check refuses a count or first index of random stencils out of range and shapes that name
+// none, each as a *SettingError of its field.
 func (g Generate) Check() error {
+	switch {
+	case len(g.Shapes) > 0:
+	case g.Count < 1:
+		return wrong("Count", fmt.Sprint(g.Count), "give at least 1")
+	case g.First < 0:
+		return wrong("First", fmt.Sprint(g.First), "give 0 or more")
+	}
 	for _, name := range g.Shapes {
 		if _, err := generator.LookupShape(strings.TrimSpace(name)); err != nil {
 			return &SettingError{Field: "Shapes", Err: err, Wrong: true}
 		}
+	}
+	return nil
+}
+
+// Prepare decides whether Out is a directory (Dir) and makes it: Out is one where it exists as
+// one, ends in a separator, or is anything but a .json file while several stencils are written.
+// An Out that cannot take Len stencils is a *SettingError of Out.
+func (g *Generate) Prepare() error {
+	n := g.Len()
+	if g.Out == "-" {
+		if n > 1 {
+			return wrong("Out", "-", "%d stencils cannot go to the stream; name a directory", n)
+		}
+		return nil
+	}
+	st, err := os.Stat(g.Out)
+	g.Dir = err == nil && st.IsDir() || strings.HasSuffix(g.Out, "/") || strings.HasSuffix(g.Out, string(filepath.Separator))
+	if !g.Dir && n > 1 {
+		if strings.HasSuffix(g.Out, ".json") {
+			return wrong("Out", g.Out, "is a file, but %d stencils need a directory", n)
+		}
+		g.Dir = true
+	}
+	if !g.Dir {
+		return nil
+	}
+	if err := atomicfile.CheckDir(g.Out); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(g.Out, 0o755); err != nil {
+		return fmt.Errorf("creating the output directory: %w", err)
 	}
 	return nil
 }

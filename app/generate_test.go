@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -65,5 +66,71 @@ func TestGenerate(t *testing.T) {
 	var dims *generator.GridDimsError
 	if _, err := (Generate{Shapes: []string{"j3d7pt"}, Grid: []int{8, 8}, Dtype: smart.Float64, Steps: 1}).Stencil(0); !errors.As(err, &dims) {
 		t.Errorf("a 2-D grid for a 3-D stencil: %v, want a GridDimsError", err)
+	}
+}
+
+func TestGenerateCheck(t *testing.T) {
+	random := generator.Spec{Dims: 2, Order: 1}
+	for _, tc := range []struct {
+		name  string
+		g     Generate
+		field string
+	}{
+		{"random", Generate{Random: random, Count: 3, First: 2}, ""},
+		{"no random stencils", Generate{Random: random}, "Count"},
+		{"negative first", Generate{Random: random, Count: 1, First: -1}, "First"},
+		{"shapes read no count", Generate{Shapes: []string{"j2d5pt"}, First: -1}, ""},
+		{"unknown shape", Generate{Shapes: []string{"j2d5pt", "nope"}}, "Shapes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.g.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+}
+
+// TestGeneratePrepare: where the stencils go, and an Out that cannot take them.
+func TestGeneratePrepare(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	two := []string{"j2d5pt", "j2d9pt"}
+	for _, tc := range []struct {
+		name   string
+		g      Generate
+		dir    bool
+		field  string // of the SettingError; "" for none
+		failed bool   // an error that is no SettingError
+	}{
+		{"one to the stream", Generate{Shapes: two[:1], Out: "-"}, false, "", false},
+		{"two to the stream", Generate{Shapes: two, Out: "-"}, false, "Out", false},
+		{"one to a file", Generate{Shapes: two[:1], Out: filepath.Join(dir, "a.json")}, false, "", false},
+		{"two to a .json file", Generate{Shapes: two, Out: filepath.Join(dir, "b.json")}, false, "Out", false},
+		{"two to a new directory", Generate{Shapes: two, Out: filepath.Join(dir, "new")}, true, "", false},
+		{"one to a separator", Generate{Shapes: two[:1], Out: filepath.Join(dir, "sep") + "/"}, true, "", false},
+		{"one to an existing directory", Generate{Shapes: two[:1], Out: dir}, true, "", false},
+		{"two under a file", Generate{Shapes: two, Out: filepath.Join(file, "d")}, true, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.g.Prepare()
+			var se *SettingError
+			switch {
+			case tc.failed && (err == nil || errors.As(err, &se)):
+				t.Fatalf("Prepare: %v; want a failure to make the directory", err)
+			case !tc.failed && refusedField(t, err) != tc.field:
+				t.Fatalf("Prepare: %v; want a refusal of %q", err, tc.field)
+			case err != nil:
+				return
+			}
+			if tc.g.Dir != tc.dir {
+				t.Errorf("Dir is %v, want %v", tc.g.Dir, tc.dir)
+			}
+			if st, err := os.Stat(tc.g.Out); tc.dir && (err != nil || !st.IsDir()) {
+				t.Errorf("the directory %s was not made: %v", tc.g.Out, err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,8 +56,27 @@ type PredictSettings struct {
 	NoTransfer bool
 }
 
-// Predictor opens the predictor of s.
+// MaxSamples bounds Samples, far above the default 192: a search of an OC scores this many
+// settings a few times over.
+const MaxSamples = 1 << 20
+
+// Check refuses a negative number of candidates and a number of samples out of range, each as
+// a *SettingError of its field.
+func (s PredictSettings) Check() error {
+	switch {
+	case s.Candidates < 0:
+		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the predictor's choice)")
+	case s.Samples < 0 || s.Samples > MaxSamples:
+		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings (0: the default)", MaxSamples)
+	}
+	return nil
+}
+
+// Predictor checks s and opens its predictor.
 func (s PredictSettings) Predictor() (*predict.Predictor, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
 	p, err := OpenPredictor(s.Catalog, s.Models)
 	if err != nil {
 		return nil, err
@@ -100,6 +120,38 @@ func (s PredictSettings) SearchGPU(cat *catalog.Catalog) (string, error) {
 		return "", &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
 	return gpu, nil
+}
+
+// Open opens the predictor of s, finds the GPU it searches (SearchGPU) and reads the stencils
+// of paths (InputsFor).
+func (s PredictSettings) Open(paths []string, stdin io.Reader) (*predict.Predictor, string, []predict.Input, error) {
+	p, err := s.Predictor()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	gpu, err := s.SearchGPU(p.Catalog)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ins, err := InputsFor(p, paths, stdin)
+	return p, gpu, ins, err
+}
+
+// InputsFor reads the stencils of paths (PredictInputs) for p and refuses a model given to p
+// (PredictSettings.Models) that none of them can use, as a *SettingError of Models naming it.
+func InputsFor(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {
+	ins, err := PredictInputs(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var unused *predict.UnusedModelError
+	switch err := p.Models.CheckGiven(ins); {
+	case errors.As(err, &unused):
+		return nil, wrong("Models", unused.Model, "was trained on %d-D stencils; none of the stencils given is %d-D", unused.Dims, unused.Dims)
+	case err != nil:
+		return nil, err
+	}
+	return ins, nil
 }
 
 // PredictInputs reads the stencils of files, directories (their *.json), embedded sample names

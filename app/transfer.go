@@ -35,8 +35,28 @@ type TransferJob struct {
 	Settings transfer.Settings
 }
 
-// OpenTransfer reads the files and the target. A target the catalogue lacks needs shots.
+// Check refuses, before any file is read, missing sources or target and a level or share out
+// of range, each as a *SettingError of its field.
+func (s TransferSettings) Check() error {
+	switch p := s.Predict; {
+	case len(s.From) == 0:
+		return wrong("From", "", "required: the kernel's measurements on other GPUs")
+	case s.To == "":
+		return wrong("To", "", "required: the GPU to predict for (a catalogue name, or any name with settings measured on it)")
+	case !(p.Level >= 0 && p.Level < 1): // NaN too
+		return wrong("Level", fmt.Sprint(p.Level), "must lie in (0, 1), or be 0 for 0.8")
+	case !(p.Share >= 0 && p.Share <= 1):
+		return wrong("Share", fmt.Sprint(p.Share), "must lie in (0, 1], or be 0 to fit or default it")
+	}
+	return nil
+}
+
+// OpenTransfer checks s, and reads the files and the target. A target the catalogue lacks
+// needs shots.
 func OpenTransfer(s TransferSettings) (*TransferJob, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
 	files, err := openTransferFiles("From", s.From, s.Catalog)
 	if err != nil {
 		return nil, err

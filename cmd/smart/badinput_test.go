@@ -195,7 +195,7 @@ func TestFlagAdvice(t *testing.T) {
 		{"seed too large", []string{"tune", "j2d5pt", "--evaluator", "sim", "--seed", "18446744073709551616"}, 2, []string{`--seed "18446744073709551616" is out of range: it takes an integer from 0 to 18446744073709551615`}, nil},
 		{"count not a number", []string{"generate", "--dims", "2", "--order", "1", "--count", "ten"}, 2, []string{`--count takes a whole number, not "ten"`}, nil},
 		{"time not a duration", []string{"bench", "--time", "5", "--out", "x"}, 2, []string{`--time takes a duration, such as 90s, 10m or 1h30m, not "5"`}, nil},
-		{"AMD GPUs only", []string{"recommend", "j2d5pt", "--gpus", "w6600,mi250x"}, 2, []string{"--gpus names only W6600 (AMD), MI250X (AMD)", "only NVIDIA GPUs run them"}, nil},
+		{"AMD GPUs only", []string{"recommend", "j2d5pt", "--gpus", "w6600,mi250x"}, 2, []string{"--gpus: the GPUs to rank are only W6600 (AMD), MI250X (AMD)", "only NVIDIA GPUs run them", "name NVIDIA GPUs"}, nil},
 		{"dataset merge", []string{"dataset", "merge", "--out", "x"}, 2, []string{"smart dataset merge: give the data sets", "Run 'smart dataset merge --help' for usage."}, nil},
 		{"dataset stats bad flag", []string{"dataset", "stats", "--bogus"}, 2, []string{"Run 'smart dataset stats --help' for usage."}, nil},
 		{"campaign status bad flag", []string{"campaign", "status", "--bogus"}, 2, []string{"Run 'smart campaign status --help' for usage."}, nil},

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"smart"
 	"smart/app"
 	"smart/generator"
-	"smart/internal/atomicfile"
 )
 
 // generateOpts are the flags of the command.
@@ -39,32 +37,19 @@ func (o *generateOpts) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.force, "force", false, "overwrite existing stencil files that differ from the generated ones")
 }
 
+// generateFlags name the flag of each field of app.Generate.
+var generateFlags = map[string]string{"Shapes": "--shape", "Count": "--count", "First": "--first", "Out": "--out"}
+
 func runGenerate(ctx context.Context, e *env, args []string) error {
 	var o generateOpts
-	fs := newFlags(e, "generate", "{shapes}", shapeList())
-	o.register(fs)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
+	fs, _, err := parse(e, "generate", args, o.register, "{shapes}", shapeList())
+	if err == nil {
+		err = o.check(fs)
 	}
-	if err := o.check(fs); err != nil {
-		return err
-	}
-	var err error
-	if o.Grid, err = parseGrid(o.grid); err != nil {
+	if err != nil {
 		return err
 	}
 	n := o.Len()
-	if o.Dir, err = outputIsDir(o.Out, n); err != nil {
-		return err
-	}
-	if o.Dir {
-		if err := atomicfile.CheckDir(o.Out); err != nil {
-			return err
-		}
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return fmt.Errorf("creating the output directory: %w", err)
-		}
-	}
 	fw := generator.FileWriter{Force: o.force, Stream: e.stdout}
 	if n >= 1000 {
 		fw.Progress = newProgress(e, "generate", n).Update
@@ -87,24 +72,27 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// check refuses flags that do not go together or out of their range.
+// check refuses flags that do not go together or out of their range, reads --grid, and
+// prepares --out.
 func (o *generateOpts) check(fs *flag.FlagSet) error {
-	switch {
-	case o.Count < 1:
-		return usagef("--count is %d; give at least 1", o.Count)
-	case o.First < 0:
-		return usagef("--first is %d; give 0 or more", o.First)
-	case o.Random.Keep == 0 && flagsGiven(fs, "keep"): // generator.Spec reads 0 as its default
+	if o.shape != "" {
+		o.Shapes = strings.Split(o.shape, ",")
+	}
+	var err error
+	if err = o.Check(); err != nil {
+		return settingFlag(err, generateFlags)
+	}
+	switch o.Grid, err = generator.ParseGrid(o.grid); {
+	case o.Random.Keep == 0: // generator.Spec reads 0 as its default; the flag's is not 0
 		return usagef("--keep is 0; give a probability in (0, 1]")
 	case o.shape == "" && (o.Random.Dims == 0 || o.Random.Order == 0):
 		return usagef("give --dims and --order for random stencils, or --shape NAME")
-	case o.shape == "":
-		return nil
-	case flagsGiven(fs, "count", "seed", "keep", "first"):
+	case o.shape != "" && flagsGiven(fs, "count", "seed", "keep", "first"):
 		return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
+	case err != nil:
+		return usagef("--grid %q: %v", o.grid, err)
 	}
-	o.Shapes = strings.Split(o.shape, ",")
-	return settingFlag(o.Check(), map[string]string{"Shapes": "--shape"})
+	return settingFlag(o.Prepare(), generateFlags)
 }
 
 // file draws stencil i as it will be written; a stencil the flags cannot make is a usage error.
@@ -113,7 +101,7 @@ func (o *generateOpts) file(i int) (generator.File, error) {
 	var dims *generator.GridDimsError
 	switch {
 	case errors.As(err, &dims):
-		return generator.File{}, usagef("--grid has %d extents but %s is %d-D", dims.Extents, dims.Stencil, dims.Dims)
+		return generator.File{}, usagef("--%v", err) // "grid has 3 extents but ...": the flag's name
 	case err != nil:
 		return generator.File{}, usagef("%v", err)
 	}
@@ -125,57 +113,8 @@ func (o *generateOpts) file(i int) (generator.File, error) {
 // flagsGiven reports whether any of the named flags was given.
 func flagsGiven(fs *flag.FlagSet, names ...string) bool {
 	found := false
-	fs.Visit(func(f *flag.Flag) {
-		for _, n := range names {
-			if f.Name == n {
-				found = true
-			}
-		}
-	})
+	fs.Visit(func(f *flag.Flag) { found = found || slices.Contains(names, f.Name) })
 	return found
-}
-
-// outputIsDir decides whether --out names a directory: an existing one, a path ending in a
-// separator, or any path but a .json file when several stencils are written.
-func outputIsDir(out string, n int) (bool, error) {
-	if out == "-" {
-		if n > 1 {
-			return false, usagef("%d stencils cannot go to stdout; give --out DIR", n)
-		}
-		return false, nil
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return true, nil
-	}
-	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
-		return true, nil
-	}
-	if n > 1 {
-		if strings.HasSuffix(out, ".json") {
-			return false, usagef("--out %s is a file, but %d stencils need a directory", out, n)
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// parseGrid reads "512x512x512" or "512,512,512"; empty means the default grid.
-func parseGrid(text string) ([]int, error) {
-	if text == "" {
-		return nil, nil
-	}
-	var ext []int
-	for _, part := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == 'x' || r == ',' }) {
-		v, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil {
-			return nil, usagef("--grid %q: %q is not an integer; write extents as 512x512x512", text, part)
-		}
-		ext = append(ext, v)
-	}
-	if len(ext) != 2 && len(ext) != 3 {
-		return nil, usagef("--grid %q has %d extents; give 2 or 3", text, len(ext))
-	}
-	return ext, nil
 }
 
 // shapeList formats the shapes for --help.

@@ -183,15 +183,15 @@ func TestGenerateErrors(t *testing.T) {
 		{[]string{"--shape", "box", "--dims", "3"}, 2, "order is 0"},
 		{[]string{"--shape", "j3d7pt", "--seed", "3"}, 2, "leave them out with --shape"},
 		{[]string{"--dims", "3"}, 2, "give --dims and --order"},
-		{[]string{"--dims", "3", "--order", "2", "--count", "3"}, 2, "3 stencils cannot go to stdout"},
-		{[]string{"--dims", "3", "--order", "2", "--count", "2", "--out", "x.json"}, 2, "need a directory"},
+		{[]string{"--dims", "3", "--order", "2", "--count", "3"}, 2, "--out -: 3 stencils cannot go to the stream; name a directory"},
+		{[]string{"--dims", "3", "--order", "2", "--count", "2", "--out", "x.json"}, 2, "--out x.json: is a file, but 2 stencils need a directory"},
 		{[]string{"--dims", "3", "--order", "2", "--keep", "2"}, 2, "keep probability is 2"},
 		{[]string{"--dims", "3", "--order", "2", "--keep", "0"}, 2, "--keep is 0"}, // not the default 0.5
 		{[]string{"--shape", "j3d7pt", "--grid", "64x64"}, 2, "--grid has 2 extents but j3d7pt is 3-D"},
 		{[]string{"--shape", "j3d13pt", "--grid", "4x64x64"}, 2, `field "grid[0]": is 4`},
 		{[]string{"--shape", "j3d7pt", "--grid", "64xax64"}, 2, `"a" is not an integer`},
 		{[]string{"--shape", "j3d7pt", "--dtype", "int8"}, 2, `field "dtype"`},
-		{[]string{"--count", "0"}, 2, "--count is 0"},
+		{[]string{"--count", "0"}, 2, "--count 0: give at least 1"},
 	} {
 		code, _, errs := runCLI(t, "", append([]string{"generate"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

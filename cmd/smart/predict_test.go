@@ -164,10 +164,10 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", copy3d, readmeStencil}, 1, "are both runtime models of 3-D stencils"},
 		{"one model twice", []string{"recommend", "--model", copy3d, "--model", copy3d, readmeStencil}, 2, "is given twice"},
 		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
-		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "not both"},
-		{"zero hours", []string{"recommend", "--hours", "0", readmeStencil}, 2, "must be positive"},
-		{"samples beyond the bound", []string{"predict", "--gpu", "a100", "--samples", "1000000000", readmeStencil}, 2, "score 1 to 1048576 settings"},
-		{"hours beyond a century", []string{"recommend", "--hours", "1e308", readmeStencil}, 2, "--hours is 1e+308; give at most 876600"}, // +Inf steps broke --json
+		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "--hours: price a number of steps or of hours, not both"},
+		{"zero hours", []string{"recommend", "--hours", "0", readmeStencil}, 2, "--hours 0: must be positive"},
+		{"samples beyond the bound", []string{"predict", "--gpu", "a100", "--samples", "1000000000", readmeStencil}, 2, "--samples 1000000000: score 1 to 1048576 settings"},
+		{"hours beyond a century", []string{"recommend", "--hours", "1e308", readmeStencil}, 2, "--hours 1e+308: give at most 876600 (a century)"}, // +Inf steps broke --json
 		{"unknown GPU to rank", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2, `--gpus: unknown GPU "nosuch"`},
 		{"unknown GPU you have", []string{"recommend", "--have", "a1000", readmeStencil}, 2, `--have: unknown GPU "a1000"; did you mean`},
 		{"unknown GPU before the stencils", []string{"recommend", "--have", "nosuch", "nosuchfile.json"}, 2, `unknown GPU "nosuch"`},

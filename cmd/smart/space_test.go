@@ -148,9 +148,9 @@ func TestSpaceUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"space"}, 2, "give one stencil file"},
-		{[]string{"space", "j3d7pt", "--sample", "3"}, 2, "need one combination"},
+		{[]string{"space", "j3d7pt", "--sample", "3"}, 2, "--oc all: a sample or a setting to check needs one combination"},
 		{[]string{"space", "j3d7pt", "--oc", "BM_CM"}, 2, "exclude each other"},
-		{[]string{"space", "j3d7pt", "--oc", "ST", "--sample", "2", "--check", "bx=1"}, 2, "not both"},
+		{[]string{"space", "j3d7pt", "--oc", "ST", "--sample", "2", "--check", "bx=1"}, 2, "--check: check a setting or draw a sample, not both"},
 		{[]string{"space", "j3d7pt", "--oc", "ST", "--check", "bx"}, 2, "not of the form name=value"},
 		{[]string{"space", "j3d7pt", "--gpu", "nosuchgpu"}, 2, "unknown GPU"},
 		{[]string{"space", "nosuchfile.json", "--gpu", "nosuchgpu"}, 2, "unknown GPU"}, // before the stencil is read

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"smart/app"
 	"smart/catalog"
@@ -43,13 +44,11 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 
 // transferFlags name the flag of each field of app.TransferSettings and of the writes.
 var transferFlags = map[string]string{"From": "--from", "To": "--to", "Shots": "--shots", "Kernel": "--kernel",
-	"Ratio": "--ratio", "Cache": "-o"}
+	"Ratio": "--ratio", "Cache": "-o", "Level": "--level", "Share": "--share"}
 
 func runTransfer(ctx context.Context, e *env, args []string) error {
 	var o transferOpts
-	fs := newFlags(e, "transfer")
-	o.register(fs)
-	rest, err := parseFlags(fs, args)
+	_, rest, err := parse(e, "transfer", args, o.register)
 	if err != nil {
 		return err
 	}
@@ -57,8 +56,13 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return settingFlag(err, transferFlags)
 	}
-	if o.budget >= 0 {
-		return o.printShots(e, job)
+	if o.budget >= 0 { // the settings to measure first on the target
+		vs, err := job.ChooseShots(o.budget)
+		if err != nil {
+			return err
+		}
+		target := cmp.Or(job.Target.GPU.Name, job.Target.Name)
+		return printOut(e, o.asJSON, vs, func(w io.Writer) error { return transfer.WriteShots(w, target, vs) })
 	}
 	p, err := job.Predict()
 	if errors.Is(err, transfer.ErrNoLevel) {
@@ -67,54 +71,37 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
-		if errors.Is(err, transfer.ErrExists) {
-			return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
-		}
+	switch err := job.Write(p, o.out, o.dataSet, o.force); {
+	case errors.Is(err, transfer.ErrExists):
+		return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
+	case err != nil:
 		return settingFlag(err, transferFlags)
 	}
-	if o.asJSON {
-		return writeJSON(e, p)
-	}
-	if err := p.WriteText(e.stdout, o.top); err != nil {
-		return err
-	}
-	for _, f := range []string{o.out, o.dataSet} {
-		if f != "" {
-			fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	return printOut(e, o.asJSON, p, func(w io.Writer) error {
+		err := p.WriteText(w, o.top)
+		for _, f := range []string{o.out, o.dataSet} {
+			if f != "" && err == nil {
+				_, err = fmt.Fprintf(w, "wrote %s\n", f)
+			}
 		}
-	}
-	return nil
+		return err
+	})
 }
 
 // open checks the flags and opens the transfer they describe.
 func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
-	s := o.transfer
-	switch {
-	case len(rest) > 0:
+	if len(rest) > 0 {
 		return nil, usagef("unexpected argument %q; give the source files with --from", rest[0])
-	case len(s.From) == 0:
-		return nil, usagef("give the kernel's measurements on other GPUs with --from")
-	case s.To == "":
-		return nil, usagef("give the GPU to predict for with --to (see smart gpus)")
-	case !(s.Predict.Level > 0 && s.Predict.Level < 1) || s.Predict.Share < 0 || s.Predict.Share > 1:
-		return nil, usagef("--level must lie in (0, 1) and --share in [0, 1]")
 	}
-	var err error
-	if s.Catalog, err = catalog.Load(o.catFile); err != nil {
+	if err := o.transfer.Check(); err != nil {
 		return nil, err
 	}
-	return app.OpenTransfer(s)
-}
-
-// printShots prints the settings to measure first on the target.
-func (o *transferOpts) printShots(e *env, job *app.TransferJob) error {
-	vs, err := job.ChooseShots(o.budget)
-	if err != nil {
-		return err
+	if o.transfer.Predict.Level == 0 { // transfer's default; the flag's is 0.8
+		return nil, usagef("--level 0: give a coverage in (0, 1), e.g. 0.8")
 	}
-	if o.asJSON {
-		return writeJSON(e, vs)
+	var err error
+	if o.transfer.Catalog, err = catalog.Load(o.catFile); err != nil {
+		return nil, err
 	}
-	return transfer.WriteShots(e.stdout, cmp.Or(job.Target.GPU.Name, job.Target.Name), vs)
+	return app.OpenTransfer(o.transfer)
 }

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"smart/calibrate"
+	"smart/catalog"
+)
+
+// Calibrate is a fit of the analytic model's constants (smart calibrate): the measured data
+// sets to fit on and to test on, and the calibration file written.
+type Calibrate struct {
+	Data     []string           // measured data sets to fit on
+	Test     []string           // measured data sets of other GPUs to score the fit on; nil for none
+	Out      string             // the calibration file to write
+	Force    bool               // replace Out even where it is not a calibration file
+	Catalog  string             // GPU catalogue file merged over the embedded one; "" for none
+	Settings calibrate.Settings // the interval's level, and the fits' progress
+	Command  string             // recorded in the file: the command line that wrote it
+}
+
+// Check refuses, before any data set is read, missing data sets or file and a level out of
+// range, each as a *SettingError of its field, and an Out that cannot be written
+// (calibrate.ErrNotCalibration for another kind of file).
+func (c Calibrate) Check() error {
+	switch {
+	case len(c.Data) == 0:
+		return wrong("Data", "", "required: the measured data sets to fit on")
+	case c.Out == "":
+		return wrong("Out", "", "required: the calibration file to write")
+	case !(c.Settings.Level > 0 && c.Settings.Level < 1): // NaN too
+		return wrong("Level", fmt.Sprint(c.Settings.Level), "give a coverage between 0 and 1, e.g. 0.8")
+	}
+	return calibrate.CheckWritable(c.Out, c.Force)
+}
+
+// Run checks c, reads the data sets, fits the constants and writes the file. Settings.Progress,
+// where set, hears of the fits to come (0 done) once the data sets are read.
+func (c Calibrate) Run(ctx context.Context) (*calibrate.File, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(c.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	fit, err := calibrate.Load(c.Data, cat)
+	if err != nil {
+		return nil, err
+	}
+	var test *calibrate.Data
+	if len(c.Test) > 0 {
+		if test, err = calibrate.Load(c.Test, cat); err != nil {
+			return nil, err
+		}
+	}
+	if c.Settings.Progress != nil {
+		c.Settings.Progress(0, len(fit.Groups)+1) // as Fit counts: one fit per stencil left out, then all
+	}
+	f, err := calibrate.Fit(ctx, fit, test, c.Settings)
+	if err != nil {
+		return nil, err
+	}
+	f.Command = c.Command
+	if err := calibrate.Write(c.Out, f, c.Force); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

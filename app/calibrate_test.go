@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"smart/calibrate"
+)
+
+func TestCalibrateCheck(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := func(f func(*Calibrate)) Calibrate {
+		c := Calibrate{Data: []string{"d"}, Out: filepath.Join(dir, "cal.json"), Settings: calibrate.Settings{Level: 0.8}}
+		f(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		c     Calibrate
+		field string
+	}{
+		{"valid", base(func(*Calibrate) {}), ""},
+		{"another file, forced", base(func(c *Calibrate) { c.Out, c.Force = notes, true }), ""},
+		{"no data", base(func(c *Calibrate) { c.Data = nil }), "Data"},
+		{"no file", base(func(c *Calibrate) { c.Out = "" }), "Out"},
+		{"level 0", base(func(c *Calibrate) { c.Settings.Level = 0 }), "Level"},
+		{"level 1", base(func(c *Calibrate) { c.Settings.Level = 1 }), "Level"},
+		{"NaN level", base(func(c *Calibrate) { c.Settings.Level = math.NaN() }), "Level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.c.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+	if err := base(func(c *Calibrate) { c.Out = notes }).Check(); !errors.Is(err, calibrate.ErrNotCalibration) {
+		t.Errorf("a file of another kind: %v, want ErrNotCalibration", err)
+	}
+	if err := base(func(c *Calibrate) { c.Out = filepath.Join(notes, "cal.json") }).Check(); err == nil {
+		t.Error("a file under a file passed")
+	}
+}
+
+// TestCalibrateRun: the fits to come are announced once the data are read, and a fit that
+// fails writes nothing.
+func TestCalibrateRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cal.json")
+	var heard [][2]int
+	c := Calibrate{Data: []string{"../data/measured/h100-sxm/random/j3d125pt"}, Out: out,
+		Settings: calibrate.Settings{Level: 0.8, Progress: func(done, total int) { heard = append(heard, [2]int{done, total}) }}}
+	_, err := c.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "at least 3") {
+		t.Fatalf("one stencil: %v, want too few to leave one out", err)
+	}
+	if len(heard) != 1 || heard[0] != [2]int{0, 2} {
+		t.Errorf("progress heard %v, want [0 2] alone", heard)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed fit wrote the file")
+	}
+	c.Settings.Level = 2
+	if _, err := c.Run(context.Background()); refusedField(t, err) != "Level" {
+		t.Errorf("Run of a level out of range: %v", err)
+	}
+}

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTransferSettingsCheck(t *testing.T) {
+	base := func(f func(*TransferSettings)) TransferSettings {
+		s := TransferSettings{From: []string{"a.json"}, To: "a100"}
+		f(&s)
+		return s
+	}
+	for _, tc := range []struct {
+		name  string
+		s     TransferSettings
+		field string
+	}{
+		{"defaults", base(func(*TransferSettings) {}), ""},
+		{"level and share", base(func(s *TransferSettings) { s.Predict.Level, s.Predict.Share = 0.9, 1 }), ""},
+		{"no sources", base(func(s *TransferSettings) { s.From = nil }), "From"},
+		{"no target", base(func(s *TransferSettings) { s.To = "" }), "To"},
+		{"level 1", base(func(s *TransferSettings) { s.Predict.Level = 1 }), "Level"},
+		{"negative level", base(func(s *TransferSettings) { s.Predict.Level = -0.5 }), "Level"},
+		{"NaN level", base(func(s *TransferSettings) { s.Predict.Level = math.NaN() }), "Level"},
+		{"share above 1", base(func(s *TransferSettings) { s.Predict.Share = 1.1 }), "Share"},
+		{"negative share", base(func(s *TransferSettings) { s.Predict.Share = -0.1 }), "Share"},
+		{"NaN share", base(func(s *TransferSettings) { s.Predict.Share = math.NaN() }), "Share"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.s.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+	// OpenTransfer checks before it reads: the missing file is never opened.
+	if _, err := OpenTransfer(base(func(s *TransferSettings) { s.Predict.Level = 2 })); refusedField(t, err) != "Level" {
+		t.Errorf("OpenTransfer of a level out of range: %v", err)
+	}
+}
