@@ -120,12 +120,16 @@ func run(ctx context.Context, e *env, args []string) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "smart: optimization selection, performance prediction and tuning for GPU stencils")
-	fmt.Fprintln(w, "\nUsage: smart <command> [flags] [args]\n\nCommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	fmt.Fprintln(w, withCommands(helpText("smart"), commands(), 10))
+}
+
+// withCommands fills help's {commands} with a line per command, names padded to width.
+func withCommands(help string, cmds []command, width int) string {
+	var list []string
+	for _, c := range cmds {
+		list = append(list, fmt.Sprintf("  %-*s %s", width, c.name, c.summary))
 	}
-	fmt.Fprintln(w, "\nRun 'smart <command> --help' for a command's flags and an example.")
+	return strings.Replace(help, "{commands}", strings.Join(list, "\n"), 1)
 }
 
 func closest(name string) string {
@@ -145,19 +149,17 @@ func closest(name string) string {
 // runSubcommand runs the subcommand of group that args name; without one it prints the group's
 // help, listing subs.
 func runSubcommand(ctx context.Context, e *env, group string, subs []command, args []string) error {
-	var list strings.Builder
 	names := make([]string, len(subs))
 	for i, c := range subs {
 		if len(args) > 0 && c.name == args[0] {
 			return ofSubcommand(group, c.name, c.run(ctx, e, args[1:]))
 		}
 		names[i] = c.name
-		fmt.Fprintf(&list, "  %-7s %s\n", c.name, c.summary)
 	}
 	if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "help" {
 		return usagef("unknown subcommand %q; the subcommands are %s", args[0], app.JoinList(names, "and"))
 	}
-	fmt.Fprintln(e.stdout, strings.Replace(helpText(group), "{subcommands}", strings.TrimRight(list.String(), "\n"), 1))
+	fmt.Fprintln(e.stdout, withCommands(helpText(group), subs, 7))
 	if len(args) == 0 {
 		return usagef("name a subcommand")
 	}
