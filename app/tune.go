@@ -103,9 +103,12 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	}
 	switch {
 	case t.Record != "" && t.Stencil == nil:
-		return nil, wrong("Record", "", "the runs of a stencil are kept; give one")
+		return nil, wrong("Record", "", "keeps the runs of a stencil; give one")
 	case t.Stencil == nil && name.Kind != Replay:
-		return nil, wrong("Stencil", "", "none given: only replay:CACHE tunes a Kernel Tuner cache's own kernel")
+		return nil, wrong("Evaluator", name.String(), "needs a stencil; only replay:CACHE tunes a Kernel Tuner cache's own kernel")
+	case t.GPU == "" && t.Stencil != nil && name.Kind != CUDA:
+		tg.tune.GPU = DefaultSimGPU
+		notef(t.Notes, "tuning for the %s, as no GPU is named\n", DefaultSimGPU)
 	}
 	if tg.cat == nil {
 		if tg.cat, err = catalog.Default(); err != nil {
@@ -129,6 +132,11 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	tg.Searched = len(tg.Problem.Variants)
 	if n := t.Options.Variants; tg.strategy.Reads(tuner.OptionVariants) && n > 0 && n < tg.Searched {
 		tg.Searched = n
+		how := "in the order given; rank them with an OC classifier, or choose the OCs"
+		if tg.Ranker != "" {
+			how = "ranked by " + tg.Ranker
+		}
+		notef(t.Notes, "the %s searches %s, the first %d of the %d OCs %s\n", t.Strategy, strings.Join(tg.OCs()[:n], ","), n, len(tg.Problem.Variants), how)
 	}
 	return tg, nil
 }
@@ -394,19 +402,39 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 // Check refuses, before anything is opened, a budget, a strategy or strategy options that
 // cannot be used, and a record of runs that are not worth keeping.
 func (t Tune) Check() error {
+	if err := checkEvaluator(t.Evaluator); err != nil {
+		return err
+	}
 	switch {
 	case t.Budget.Evaluations < 0:
 		return wrong("Budget", fmt.Sprint(t.Budget.Evaluations), "must not be negative (0: no limit)")
 	case t.Budget.Time < 0:
 		return wrong("Time", t.Budget.Time.String(), "must not be negative (0: no limit)")
 	}
-	if name, err := ParseEvaluator(t.Evaluator); err == nil && t.Record != "" && name.Kind != CUDA && name.Kind != Sim {
+	if name, _ := ParseEvaluator(t.Evaluator); t.Record != "" && name.Kind != CUDA && name.Kind != Sim {
 		return wrong("Record", "", "keeps the runs of cuda or sim only; %s runs nothing worth keeping", name.Kind)
 	}
 	if s, known := tuner.LookupStrategy(t.Strategy); known && t.Prior != "" && !s.Reads(tuner.OptionPrior) {
 		return wrong("Prior", "", "is used by %s, not %s", StrategiesReading(tuner.OptionPrior), t.Strategy)
 	}
 	return checkOptions(t.Strategy, t.Options)
+}
+
+// checkEvaluator refuses an evaluator that is not named, or not named as one.
+func checkEvaluator(text string) error {
+	_, err := ParseEvaluator(text)
+	var ne *NameError
+	switch {
+	case text == "":
+		return wrong("Evaluator", "", "none named; use %s", JoinList(evaluatorNames[:4], "or"))
+	case errors.As(err, &ne) && ne.NoPath:
+		kind := strings.TrimSuffix(ne.Name, ":")
+		return wrong("Evaluator", kind, "give the path, e.g. %s:FILE", kind)
+	case errors.As(err, &ne):
+		kind, _, _ := strings.Cut(ne.Name, ":")
+		return wrong("Evaluator", fmt.Sprintf("%q", kind), "use %s", JoinList(evaluatorNames[:4], "or"))
+	}
+	return err
 }
 
 // checkOptions refuses the options that strategy name reads and cannot use, and a batch
