@@ -38,12 +38,14 @@ type Bench struct {
 	Shard    *dataset.Shard      // nil: every stencil
 	Backend  string              // the evaluator: cuda or sim
 	GPU      string              // catalogue name (cuda: "" finds it through NVML)
-	Catalog  *catalog.Catalog    // nil: the built-in catalogue
-	CUDA     CUDAOptions
-	Out      string        // the data set directory
-	Batch    int           // variants handed to the evaluator at once (0: its own)
-	Time     time.Duration // stop cleanly after this long, drawing the settings included (0: never)
-	Notes    io.Writer
+	Catalog  *catalog.Catalog    // nil: CatalogFile merged over the built-in catalogue
+	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
+	CatalogFile string
+	CUDA        CUDAOptions
+	Out         string        // the data set directory
+	Batch       int           // variants handed to the evaluator at once (0: its own)
+	Time        time.Duration // stop cleanly after this long, drawing the settings included (0: never)
+	Notes       io.Writer
 	// Drawing, when set, gets the stencils whose settings are drawn, of total.
 	Drawing func(done, total int)
 }
@@ -108,7 +110,7 @@ func (b Bench) Open(ctx context.Context) (*Benching, error) {
 	bg := &Benching{bench: b, start: start}
 	cat := b.Catalog
 	if err == nil && cat == nil {
-		cat, err = catalog.Default()
+		cat, err = catalog.Load(b.CatalogFile)
 	}
 	if err != nil {
 		return nil, err

@@ -44,9 +44,11 @@ type Tune struct {
 	// to; a search started again with it asks for the same settings first, gets them from it
 	// without running them, and goes on where it stopped.
 	Record  string
-	Catalog *catalog.Catalog // nil: the built-in catalogue
-	CUDA    CUDAOptions
-	Notes   io.Writer // what a user should know on the way (nil: nothing)
+	Catalog *catalog.Catalog // nil: CatalogFile merged over the built-in catalogue
+	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
+	CatalogFile string
+	CUDA        CUDAOptions
+	Notes       io.Writer // what a user should know on the way (nil: nothing)
 	// Progress, when set, gets the evaluations so far and the most there will be.
 	Progress func(evaluations, total int)
 }
@@ -111,7 +113,7 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 		notef(t.Notes, "tuning for the %s, as no GPU is named\n", DefaultSimGPU)
 	}
 	if tg.cat == nil {
-		if tg.cat, err = catalog.Default(); err != nil {
+		if tg.cat, err = catalog.Load(t.CatalogFile); err != nil {
 			return nil, err
 		}
 	}

@@ -7,23 +7,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"smart"
 	"smart/app"
-	"smart/catalog"
 	"smart/dataset"
 )
 
 // benchOpts are the flags of the command that app.Bench does not hold as given.
 type benchOpts struct {
-	b           app.Bench
-	ocList      string
-	catalogFile string
-	shardFlag   string
-	dryRun      bool
-	asJSON      bool
-	settings    repeatedFlag
+	b         app.Bench
+	ocList    string
+	shardFlag string
+	dryRun    bool
+	asJSON    bool
+	settings  []string // each --setting whole (settings hold commas)
 }
 
 func (o *benchOpts) register(fs *flag.FlagSet) {
@@ -35,7 +32,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ocList, "oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
 	fs.StringVar(&o.b.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
 	fs.StringVar(&o.b.GPU, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
-	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&o.b.CatalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
 	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	fs.IntVar(&o.b.Batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
@@ -44,7 +41,8 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 		"cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
 	fs.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
-	fs.Var(&o.settings, "setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more")
+	fs.Func("setting", "measure this setting instead of random ones: k=v,... with one --oc, or OC:k=v,...; repeat for more",
+		func(v string) error { o.settings = append(o.settings, v); return nil })
 }
 
 // registerCUDA registers the flags of measuring on an NVIDIA GPU that tune, bench and campaign
@@ -79,10 +77,14 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := o.parseLists(fs); err != nil {
 		return err
 	}
-	if o.b.Catalog, err = catalog.Load(o.catalogFile); err != nil {
-		return err
+	var drawing *progress
+	o.b.Notes, o.b.Drawing = e.stderr, func(done, total int) {
+		if drawing == nil {
+			drawing = newProgress(e, "drawing settings", total)
+		}
+		drawing.Update(done)
 	}
-	bg, err := o.open(ctx, e)
+	bg, err := o.b.Open(ctx)
 	if err != nil {
 		return benchFlags(err)
 	}
@@ -99,25 +101,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if err := printBench(e, bg.Report(sum), o.asJSON); err != nil {
-		return err
-	}
 	if runErr != nil {
-		return fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
+		runErr = fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
-	return nil
-}
-
-// open opens the benchmark with a progress bar of the settings drawn.
-func (o *benchOpts) open(ctx context.Context, e *env) (*app.Benching, error) {
-	var drawing *progress
-	o.b.Notes, o.b.Drawing = e.stderr, func(done, total int) {
-		if drawing == nil {
-			drawing = newProgress(e, "drawing settings", total)
-		}
-		drawing.Update(done)
-	}
-	return o.b.Open(ctx)
+	return errors.Join(printBench(e, bg.Report(sum), o.asJSON), runErr)
 }
 
 // benchFlags names the flag of a setting app.Bench refused.
@@ -136,10 +123,7 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 	if o.b.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 		return usagef("--oc: %v", err)
 	}
-	if len(o.settings) == 0 {
-		return nil
-	}
-	if !flagsGiven(fs, "oc") {
+	if len(o.settings) > 0 && !flagsGiven(fs, "oc") {
 		o.b.OCs = nil // --setting names the OC unless --oc is given
 	}
 	o.b.Settings, err = dataset.ParseVariants(o.settings, o.b.OCs)
@@ -148,17 +132,6 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 	} else if err != nil {
 		return usagef("--setting: %v", err)
 	}
-	return nil
-}
-
-// repeatedFlag is a flag that may be given many times; each value is kept whole (settings hold
-// commas).
-type repeatedFlag []string
-
-func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
-
-func (r *repeatedFlag) Set(v string) error {
-	*r = append(*r, v)
 	return nil
 }
 

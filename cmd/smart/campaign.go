@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,19 +87,16 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 		bar.Stop(0)
 	}
 	r := call.Report(m, runErr)
-	if err := printOut(e, asJSON, r, func(w io.Writer) error {
+	if runErr != nil {
+		runErr = fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
+	}
+	return errors.Join(printOut(e, asJSON, r, func(w io.Writer) error {
 		err := r.WriteText(w)
 		if err == nil && r.Stopped {
 			_, err = fmt.Fprintln(w, "stopped by --time: run it again to resume")
 		}
 		return err
-	}); err != nil {
-		return err
-	}
-	if runErr != nil {
-		return fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
-	}
-	return nil
+	}), runErr)
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {

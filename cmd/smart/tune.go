@@ -7,7 +7,6 @@ import (
 
 	"smart"
 	"smart/app"
-	"smart/catalog"
 )
 
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
@@ -18,7 +17,6 @@ type tuneOpts struct {
 	tracePath string
 	emitPath  string
 	force     bool
-	catFile   string
 }
 
 func (o *tuneOpts) register(fs *flag.FlagSet) {
@@ -42,7 +40,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
 	fs.StringVar(&o.emitPath, "emit", "", "write the CUDA source of the best stencil setting to this file")
 	fs.BoolVar(&o.force, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
-	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	fs.StringVar(&t.CatalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	registerCUDA(fs, &t.CUDA, "timed runs per variant (cuda)", "")
 	fs.StringVar(&t.Record, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
 }
@@ -61,9 +59,6 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		return tuneFlags(err)
 	}
 	t := &o.t
-	if t.Catalog, err = catalog.Load(o.catFile); err != nil {
-		return err
-	}
 	if len(files) == 1 {
 		if t.Stencil, err = loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
 			return err
@@ -111,15 +106,14 @@ func (o *tuneOpts) checkOutputs(tg *app.Tuning) error {
 	if o.emitPath != "" && tg.Problem.Stencil == nil {
 		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
 	}
+	var err error
 	if o.tracePath != "" {
-		if err := checkOutput("--trace", o.tracePath, o.force, startingWith("a trace", app.TraceHeader)); err != nil {
-			return err
-		}
+		err = checkOutput("--trace", o.tracePath, o.force, startingWith("a trace", app.TraceHeader))
 	}
-	if o.emitPath != "" {
-		return checkOutput("--emit", o.emitPath, o.force, cudaSource())
+	if err == nil && o.emitPath != "" {
+		err = checkOutput("--emit", o.emitPath, o.force, cudaSource())
 	}
-	return nil
+	return err
 }
 
 // tuneFlags names the flag of a setting app.Tune refused.

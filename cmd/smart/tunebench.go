@@ -47,10 +47,10 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 		return usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
 	}
 	contenders, err := o.check(e, files)
-	if err != nil {
-		return tuneBenchFlags(err)
+	var cases []app.Case
+	if err == nil {
+		cases, err = o.b.Cases(ctx)
 	}
-	cases, err := o.b.Cases(ctx)
 	if err != nil {
 		return tuneBenchFlags(err)
 	}
@@ -72,19 +72,16 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 	return errors.Join(printOut(e, o.asJSON, out, out.WriteTables), err)
 }
 
-// check reads the flags into the comparison and builds the compared strategies.
+// check reads the flags and the simulated stencil into the comparison, and builds the compared
+// strategies.
 func (o *tuneBenchOpts) check(e *env, files []string) ([]tuner.Contender, error) {
 	var err error
-	o.b.Methods = strings.Split(strings.ReplaceAll(o.methods, " ", ""), ",")
+	o.b.Methods, o.b.Caches, o.b.Notes = strings.Split(strings.ReplaceAll(o.methods, " ", ""), ","), files, e.stderr
 	if o.b.Ratios, err = app.ParseRatios(o.ratios); err != nil {
 		return nil, err
 	}
 	contenders, err := o.b.Check()
-	if err != nil {
-		return nil, err
-	}
-	o.b.Caches, o.b.Notes = files, e.stderr
-	if o.simStencil != "" {
+	if err == nil && o.simStencil != "" {
 		if o.b.Sim, err = loadStencil(e, o.simStencil, smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
 			return nil, err
 		}
