@@ -37,7 +37,7 @@ type Bench struct {
 	Settings []dataset.Variant   // measured instead of random ones, on every stencil
 	Shard    *dataset.Shard      // nil: every stencil
 	Backend  string              // the evaluator: cuda or sim
-	GPU      string              // catalogue name (cuda: "" finds it through NVML)
+	GPU      string              // catalogue name ("": cuda finds it through NVML, sim takes DefaultSimGPU)
 	Catalog  *catalog.Catalog    // nil: CatalogFile merged over the built-in catalogue
 	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
 	CatalogFile string

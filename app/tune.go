@@ -26,8 +26,9 @@ type Tune struct {
 	// replay:CACHE with no Stencil tunes the kernel of a Kernel Tuner cache on its parameters.
 	Evaluator string
 	Stencil   *smart.Stencil
-	// GPU is the catalogue name of the GPU tuned for; cuda finds it through NVML where it is
-	// empty; a Kernel Tuner cache names the device of files that do not name theirs.
+	// GPU is the catalogue name of the GPU tuned for; where it is empty, cuda finds it through
+	// NVML and the other evaluators of a stencil take DefaultSimGPU (and say so in Notes); a
+	// Kernel Tuner cache names the device of files that do not name theirs.
 	GPU      string
 	OCs      []smart.Combination // the OCs of a stencil searched; nil: all
 	Strategy string              // the name of one of tuner.Strategies
@@ -92,7 +93,8 @@ func StrategyNames(skip func(tuner.Strategy) bool) []string {
 }
 
 // Open builds the problem: the stencil's spaces on the GPU (or the cache's), the evaluator,
-// the OCs ranked by the classifier. Close it.
+// the OCs ranked by the classifier; Notes gets the GPU taken where none is named and, for a
+// strategy that searches the first OCs of many, which ones. Close it.
 func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	tg := &Tuning{tune: t, cat: t.Catalog, start: time.Now(), Record: t.Record}
 	if err := t.Check(); err != nil {
