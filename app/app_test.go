@@ -304,9 +304,11 @@ func TestTuneRefuses(t *testing.T) {
 		field string // "": a NameError
 	}{
 		{"unknown strategy", with(func(t *Tune) { t.Strategy = "nope" }), "Strategy"},
-		{"unknown evaluator", with(func(t *Tune) { t.Evaluator = "foo" }), ""},
+		{"unknown evaluator", with(func(t *Tune) { t.Evaluator = "foo" }), "Evaluator"},
+		{"no evaluator", with(func(t *Tune) { t.Evaluator = "" }), "Evaluator"},
+		{"evaluator without its path", with(func(t *Tune) { t.Evaluator = Model + ":" }), "Evaluator"},
 		{"record of a replay", with(func(t *Tune) { t.Evaluator, t.Record = Replay+":"+cache, record }), "Record"},
-		{"no stencil on sim", with(func(t *Tune) { t.Stencil = nil }), "Stencil"},
+		{"no stencil on sim", with(func(t *Tune) { t.Stencil = nil }), "Evaluator"},
 		{"unknown GPU", with(func(t *Tune) { t.GPU = "nosuch" }), "GPU"},
 		{"AMD GPU", with(func(t *Tune) { t.GPU = "mi250x" }), "GPU"},
 		{"transfer as a stencil's evaluator", with(func(t *Tune) { t.Evaluator = Transfer + ":" + cache }), "Evaluator"},

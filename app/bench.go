@@ -12,6 +12,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/generator"
 	"smart/internal/atomicfile"
 	"smart/space"
 )
@@ -21,20 +22,30 @@ import (
 // Settings given, each evaluated once and appended as it finishes. A run stopped and started
 // again with the same settings skips what is done.
 type Bench struct {
+	// Stencils are measured; where nil, they are read from Files, or drawn (Random).
 	Stencils []*smart.Stencil
+	Files    []string  // stencil files, or directories of them (every *.json); "-" reads Stdin
+	Stdin    io.Reader // nil: "-" reads nothing
+	// Random, when over 0, draws this many stencils (StencilMART Algorithm 1) of Dims
+	// dimensions and orders 1 to MaxOrder in turn, seeded by Seed.
+	Random   int
+	Dims     int
+	MaxOrder int
 	OCs      []smart.Combination // nil: all
 	Samples  int                 // settings drawn per stencil and OC
-	Seed     uint64              // of the settings drawn
+	Seed     uint64              // of the settings and the random stencils drawn
 	Settings []dataset.Variant   // measured instead of random ones, on every stencil
 	Shard    *dataset.Shard      // nil: every stencil
 	Backend  string              // the evaluator: cuda or sim
-	GPU      string              // catalogue name (cuda: "" finds it through NVML)
-	Catalog  *catalog.Catalog    // nil: the built-in catalogue
-	CUDA     CUDAOptions
-	Out      string        // the data set directory
-	Batch    int           // variants handed to the evaluator at once (0: its own)
-	Time     time.Duration // stop cleanly after this long, drawing the settings included (0: never)
-	Notes    io.Writer
+	GPU      string              // catalogue name ("": cuda finds it through NVML, sim takes DefaultSimGPU)
+	Catalog  *catalog.Catalog    // nil: CatalogFile merged over the built-in catalogue
+	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
+	CatalogFile string
+	CUDA        CUDAOptions
+	Out         string        // the data set directory
+	Batch       int           // variants handed to the evaluator at once (0: its own)
+	Time        time.Duration // stop cleanly after this long, drawing the settings included (0: never)
+	Notes       io.Writer
 	// Drawing, when set, gets the stencils whose settings are drawn, of total.
 	Drawing func(done, total int)
 }
@@ -59,6 +70,14 @@ func (b Bench) Check() error {
 		return wrong("Samples", fmt.Sprint(b.Samples), "draw at least 1 setting per OC")
 	case b.Batch < 0:
 		return wrong("Batch", fmt.Sprint(b.Batch), "use 1 or more, or 0 for the backend's own")
+	case b.Stencils == nil && len(b.Files) == 0 && b.Random <= 0:
+		return wrong("Files", "", "no stencils: give stencil files, or a number of random stencils to draw")
+	case b.Random > 0 && len(b.Files) > 0:
+		return wrong("Random", fmt.Sprint(b.Random), "draws the stencils instead of reading files; give one or the other")
+	case b.Random > 0 && b.Dims != 2 && b.Dims != 3:
+		return wrong("Dims", fmt.Sprint(b.Dims), "use 2 or 3")
+	case b.Random > 0 && (b.MaxOrder < 1 || b.MaxOrder > smart.MaxMaxOrder):
+		return wrong("MaxOrder", fmt.Sprint(b.MaxOrder), "use 1 to %d", smart.MaxMaxOrder)
 	}
 	if err := cmp.Or(b.CUDA.Check(), checkTime(b.Time)); err != nil {
 		return err
@@ -72,17 +91,26 @@ func (b Bench) Check() error {
 	return nil
 }
 
-// Open opens the backend, draws the settings (or reads those of the run being resumed) and
-// checks that the data set directory holds no other run. Close it.
+// Open reads or draws the stencils, opens the backend (sim: on DefaultSimGPU where no GPU is
+// named), draws the settings (or reads those of the run being resumed) and checks that the data
+// set directory holds no other run. Close it.
 func (b Bench) Open(ctx context.Context) (*Benching, error) {
-	bg := &Benching{bench: b, start: time.Now()}
+	start := time.Now()
 	name, err := ParseEvaluator(b.Backend)
 	if err == nil && name.Kind != CUDA && name.Kind != Sim {
 		err = wrong("Backend", b.Backend, "a bench runs on cuda or sim")
 	}
+	if err == nil && b.Stencils == nil {
+		b.Stencils, err = b.readStencils()
+	}
+	if err == nil && name.Kind == Sim && b.GPU == "" {
+		b.GPU = DefaultSimGPU
+		notef(b.Notes, "simulating the %s, as no GPU is named\n", DefaultSimGPU)
+	}
+	bg := &Benching{bench: b, start: start}
 	cat := b.Catalog
 	if err == nil && cat == nil {
-		cat, err = catalog.Default()
+		cat, err = catalog.Load(b.CatalogFile)
 	}
 	if err != nil {
 		return nil, err
@@ -94,6 +122,27 @@ func (b Bench) Open(ctx context.Context) (*Benching, error) {
 		return nil, errors.Join(err, bg.Close())
 	}
 	return bg, nil
+}
+
+// readStencils draws the Random stencils, or reads Files.
+func (b Bench) readStencils() ([]*smart.Stencil, error) {
+	if b.Random > 0 {
+		return dataset.RandomStencils(b.Random, b.Dims, b.MaxOrder, b.Seed)
+	}
+	files, err := generator.LoadAll(b.Files, b.Stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		return nil, err
+	}
+	sts := make([]*smart.Stencil, 0, len(files))
+	seen := map[string]string{}
+	for _, f := range files {
+		if prev, dup := seen[f.Stencil.ID()]; dup {
+			return nil, fmt.Errorf("stencil files %s and %s hold the same stencil", prev, f.File)
+		}
+		seen[f.Stencil.ID()] = f.File
+		sts = append(sts, f.Stencil)
+	}
+	return sts, nil
 }
 
 // Close ends the backend's processes.

@@ -42,6 +42,13 @@ func CampaignDir(gpu string) string {
 	return filepath.Join("data", "measured", strings.ToLower(gpu), "campaign")
 }
 
+// CampaignDirs are the campaign data sets the repository keeps: CampaignDir of every GPU
+// measured.
+func CampaignDirs() []string {
+	dirs, _ := filepath.Glob(CampaignDir("*")) // the pattern is well formed
+	return dirs
+}
+
 // Check refuses settings that cannot be used; it needs no manifest.
 func (c Campaign) Check() error {
 	if err := cmp.Or(checkTime(c.Time), c.CUDA.Check()); err != nil {

@@ -5,13 +5,21 @@ import (
 
 	"smart/campaign"
 	"smart/catalog"
+	"smart/internal/atomicfile"
 	"smart/predict"
 )
 
 // PlanCampaign draws the manifest of spec, whose settings the embedded runtime models of
-// spec.GPU (a catalogue name or alias) predict, and saves it to the new directory out.
-// progress (nil: none) gets the stencils drawn.
+// spec.GPU (a catalogue name or alias) predict, and saves it to the new directory out, which
+// is checked first (a SettingError of Out), before the minutes of drawing. progress (nil: none)
+// gets the stencils drawn.
 func PlanCampaign(ctx context.Context, spec campaign.Spec, out string, progress func(done, total int)) (*campaign.Manifest, error) {
+	if out == "" {
+		return nil, wrong("Out", "", "required: the new manifest's directory")
+	}
+	if err := atomicfile.CheckDir(out); err != nil {
+		return nil, &SettingError{Field: "Out", Err: err}
+	}
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, err

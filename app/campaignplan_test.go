@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"smart/campaign"
@@ -17,5 +19,37 @@ func TestPlanCampaignRefusesUnknownGPU(t *testing.T) {
 	var se *SettingError
 	if !errors.As(err, &se) || se.Field != "GPU" || !se.Wrong {
 		t.Fatalf("got %v; want a SettingError of GPU", err)
+	}
+}
+
+// TestPlanCampaignRefusesOut: the manifest's directory is required and checked before drawing.
+func TestPlanCampaignRefusesOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"", filepath.Join(file, "m")} {
+		_, err := PlanCampaign(context.Background(), campaign.DefaultSpec(), out, nil)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != "Out" || se.Wrong != (out == "") {
+			t.Errorf("out %q: %v; want a SettingError of Out", out, err)
+		}
+	}
+}
+
+// TestCampaignDirs finds the campaign data sets of every GPU where CampaignDir puts them.
+func TestCampaignDirs(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if dirs := CampaignDirs(); len(dirs) != 0 {
+		t.Fatalf("found %v in an empty directory", dirs)
+	}
+	for _, gpu := range []string{"H100-SXM", "H200"} {
+		if err := os.MkdirAll(CampaignDir(gpu), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{CampaignDir("H100-SXM"), CampaignDir("H200")}
+	if dirs := CampaignDirs(); !slices.Equal(dirs, want) {
+		t.Errorf("found %v, want %v", dirs, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"smart"
 	"smart/tuner"
 )
 
@@ -65,21 +66,34 @@ func TestTuneCheck(t *testing.T) {
 
 func TestBenchAndCampaignCheck(t *testing.T) {
 	out := t.TempDir()
+	// base is a valid bench of a stencil file on sim, changed by f.
+	base := func(f func(*Bench)) Bench {
+		b := Bench{Files: []string{"j2d5pt"}, Out: out, Samples: 1, Backend: "sim", GPU: "a100"}
+		f(&b)
+		return b
+	}
 	for _, tc := range []struct {
 		name                string
 		bench               Bench
 		benchField, cfField string // cfField: Campaign.Check of the same backend, GPU, time and CUDA
 	}{
-		{"valid", Bench{Out: out, Samples: 1, Backend: "sim", GPU: "a100"}, "", ""},
-		{"no out", Bench{Samples: 1, Backend: "sim", GPU: "a100"}, "Out", ""},
-		{"no samples", Bench{Out: out, Backend: "sim", GPU: "a100"}, "Samples", ""},
-		{"negative batch", Bench{Out: out, Samples: 1, Batch: -1, Backend: "sim", GPU: "a100"}, "Batch", ""},
-		{"cut 1.2", Bench{Out: out, Samples: 1, Backend: "cuda", CUDA: CUDAOptions{Cut: 1.2}}, "Cut", "Cut"},
-		{"cut never", Bench{Out: out, Samples: 1, Backend: "cuda", CUDA: CUDAOptions{Cut: -1}}, "", ""},
-		{"negative time", Bench{Out: out, Samples: 1, Backend: "sim", GPU: "a100", Time: -time.Second}, "Time", "Time"},
-		{"unknown backend", Bench{Out: out, Samples: 1, Backend: "zz"}, "Backend", "Backend"},
-		{"replay backend", Bench{Out: out, Samples: 1, Backend: "replay:x"}, "Backend", "Backend"},
-		{"sim without GPU", Bench{Out: out, Samples: 1, Backend: "sim"}, "", "GPU"},
+		{"valid", base(func(*Bench) {}), "", ""},
+		{"no out", base(func(b *Bench) { b.Out = "" }), "Out", ""},
+		{"no samples", base(func(b *Bench) { b.Samples = 0 }), "Samples", ""},
+		{"negative batch", base(func(b *Bench) { b.Batch = -1 }), "Batch", ""},
+		{"no stencils", base(func(b *Bench) { b.Files = nil }), "Files", ""},
+		{"stencils given", base(func(b *Bench) { b.Files, b.Stencils = nil, []*smart.Stencil{} }), "", ""},
+		{"random", base(func(b *Bench) { b.Files, b.Random, b.Dims, b.MaxOrder = nil, 2, 3, smart.MaxMaxOrder }), "", ""},
+		{"random and files", base(func(b *Bench) { b.Random, b.Dims, b.MaxOrder = 2, 3, 1 }), "Random", ""},
+		{"random of 4 dimensions", base(func(b *Bench) { b.Files, b.Random, b.Dims, b.MaxOrder = nil, 2, 4, 1 }), "Dims", ""},
+		{"random of order 0", base(func(b *Bench) { b.Files, b.Random, b.Dims = nil, 2, 2 }), "MaxOrder", ""},
+		{"random of too high an order", base(func(b *Bench) { b.Files, b.Random, b.Dims, b.MaxOrder = nil, 2, 2, smart.MaxMaxOrder+1 }), "MaxOrder", ""},
+		{"cut 1.2", base(func(b *Bench) { b.Backend, b.GPU, b.CUDA.Cut = "cuda", "", 1.2 }), "Cut", "Cut"},
+		{"cut never", base(func(b *Bench) { b.Backend, b.GPU, b.CUDA.Cut = "cuda", "", -1 }), "", ""},
+		{"negative time", base(func(b *Bench) { b.Time = -time.Second }), "Time", "Time"},
+		{"unknown backend", base(func(b *Bench) { b.Backend, b.GPU = "zz", "" }), "Backend", "Backend"},
+		{"replay backend", base(func(b *Bench) { b.Backend, b.GPU = "replay:x", "" }), "Backend", "Backend"},
+		{"sim without GPU", base(func(b *Bench) { b.GPU = "" }), "", "GPU"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedField(t, tc.bench.Check()); got != tc.benchField {

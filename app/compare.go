@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"smart"
@@ -72,6 +73,45 @@ type TuneBench struct {
 	Share       float64   // the goal: best <= optimum/Share
 	Ratios      []float64 // shares of the space sampled for IterML's standards; nil: none
 	Parallel    int       // searches run at once; 0: one per CPU
+
+	// The cases compared (Cases): Kernel Tuner caches, and the space of stencil Sim under
+	// SimOC on SimGPU (a name of the built-in catalogue) timed by the analytic model.
+	Caches []string
+	Sim    *smart.Stencil // nil: none
+	SimOC  smart.Combination
+	SimGPU string
+	Notes  io.Writer // how a cache's space was made (nil: nothing)
+}
+
+// ParseRatios reads TuneBench.Ratios from a comma-separated list such as "0.01,0.02"; empty
+// items are skipped. Check tells whether the shares lie in range.
+func ParseRatios(text string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' }) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, wrong("Ratios", fmt.Sprintf("%q", f), "is not a share in (0, 1]")
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Cases opens the Kernel Tuner caches and the simulated stencil's space, and finds their optima.
+func (b TuneBench) Cases(ctx context.Context) ([]Case, error) {
+	cases, err := KernelTunerCases(ctx, b.Caches, b.Notes)
+	if err != nil || b.Sim == nil {
+		return cases, err
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	c, err := SimulatedCase(ctx, b.Sim, b.SimOC, b.SimGPU, cat)
+	if err != nil {
+		return nil, err
+	}
+	return append(cases, c), nil
 }
 
 // Check refuses settings that cannot be used, and builds the compared strategies.
@@ -195,13 +235,19 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 }
 
 // Run compares contenders (from Check) on the cases, then, unless interrupted, measures
-// IterML's standards at b.Ratios. progress reports each stage's searches, "searches" then
+// IterML's standards at b.Ratios; a contender that needs a prior where no case has one is a
+// SettingError of Methods. progress reports each stage's searches, "searches" then
 // "standards", from 0. An interrupted comparison keeps the rows whose every seed finished, and
 // its error wraps context.Canceled; interrupted standards return nothing.
 func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Contender, progress func(stage string, done, total int)) (Comparison, error) {
 	var tcs []tuner.Case
 	for _, c := range cases {
 		tcs = append(tcs, c.Case)
+	}
+	for _, c := range contenders {
+		if c.ForCase != nil && !slices.ContainsFunc(tcs, func(cs tuner.Case) bool { return cs.Prior != nil }) {
+			return Comparison{}, wrong("Methods", c.Name, "needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)")
+		}
 	}
 	total, n := tuner.Searches(tcs, contenders), 0
 	progress("searches", n, total)

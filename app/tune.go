@@ -26,8 +26,9 @@ type Tune struct {
 	// replay:CACHE with no Stencil tunes the kernel of a Kernel Tuner cache on its parameters.
 	Evaluator string
 	Stencil   *smart.Stencil
-	// GPU is the catalogue name of the GPU tuned for; cuda finds it through NVML where it is
-	// empty; a Kernel Tuner cache names the device of files that do not name theirs.
+	// GPU is the catalogue name of the GPU tuned for; where it is empty, cuda finds it through
+	// NVML and the other evaluators of a stencil take DefaultSimGPU (and say so in Notes); a
+	// Kernel Tuner cache names the device of files that do not name theirs.
 	GPU      string
 	OCs      []smart.Combination // the OCs of a stencil searched; nil: all
 	Strategy string              // the name of one of tuner.Strategies
@@ -44,9 +45,11 @@ type Tune struct {
 	// to; a search started again with it asks for the same settings first, gets them from it
 	// without running them, and goes on where it stopped.
 	Record  string
-	Catalog *catalog.Catalog // nil: the built-in catalogue
-	CUDA    CUDAOptions
-	Notes   io.Writer // what a user should know on the way (nil: nothing)
+	Catalog *catalog.Catalog // nil: CatalogFile merged over the built-in catalogue
+	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
+	CatalogFile string
+	CUDA        CUDAOptions
+	Notes       io.Writer // what a user should know on the way (nil: nothing)
 	// Progress, when set, gets the evaluations so far and the most there will be.
 	Progress func(evaluations, total int)
 }
@@ -90,7 +93,8 @@ func StrategyNames(skip func(tuner.Strategy) bool) []string {
 }
 
 // Open builds the problem: the stencil's spaces on the GPU (or the cache's), the evaluator,
-// the OCs ranked by the classifier. Close it.
+// the OCs ranked by the classifier; Notes gets the GPU taken where none is named and, for a
+// strategy that searches the first OCs of many, which ones. Close it.
 func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	tg := &Tuning{tune: t, cat: t.Catalog, start: time.Now(), Record: t.Record}
 	if err := t.Check(); err != nil {
@@ -103,12 +107,15 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	}
 	switch {
 	case t.Record != "" && t.Stencil == nil:
-		return nil, wrong("Record", "", "the runs of a stencil are kept; give one")
+		return nil, wrong("Record", "", "keeps the runs of a stencil; give one")
 	case t.Stencil == nil && name.Kind != Replay:
-		return nil, wrong("Stencil", "", "none given: only replay:CACHE tunes a Kernel Tuner cache's own kernel")
+		return nil, wrong("Evaluator", name.String(), "needs a stencil; only replay:CACHE tunes a Kernel Tuner cache's own kernel")
+	case t.GPU == "" && t.Stencil != nil && name.Kind != CUDA:
+		tg.tune.GPU = DefaultSimGPU
+		notef(t.Notes, "tuning for the %s, as no GPU is named\n", DefaultSimGPU)
 	}
 	if tg.cat == nil {
-		if tg.cat, err = catalog.Default(); err != nil {
+		if tg.cat, err = catalog.Load(t.CatalogFile); err != nil {
 			return nil, err
 		}
 	}
@@ -129,6 +136,11 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	tg.Searched = len(tg.Problem.Variants)
 	if n := t.Options.Variants; tg.strategy.Reads(tuner.OptionVariants) && n > 0 && n < tg.Searched {
 		tg.Searched = n
+		how := "in the order given; rank them with an OC classifier, or choose the OCs"
+		if tg.Ranker != "" {
+			how = "ranked by " + tg.Ranker
+		}
+		notef(t.Notes, "the %s searches %s, the first %d of the %d OCs %s\n", t.Strategy, strings.Join(tg.OCs()[:n], ","), n, len(tg.Problem.Variants), how)
 	}
 	return tg, nil
 }
@@ -394,19 +406,39 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 // Check refuses, before anything is opened, a budget, a strategy or strategy options that
 // cannot be used, and a record of runs that are not worth keeping.
 func (t Tune) Check() error {
+	if err := checkEvaluator(t.Evaluator); err != nil {
+		return err
+	}
 	switch {
 	case t.Budget.Evaluations < 0:
 		return wrong("Budget", fmt.Sprint(t.Budget.Evaluations), "must not be negative (0: no limit)")
 	case t.Budget.Time < 0:
 		return wrong("Time", t.Budget.Time.String(), "must not be negative (0: no limit)")
 	}
-	if name, err := ParseEvaluator(t.Evaluator); err == nil && t.Record != "" && name.Kind != CUDA && name.Kind != Sim {
+	if name, _ := ParseEvaluator(t.Evaluator); t.Record != "" && name.Kind != CUDA && name.Kind != Sim {
 		return wrong("Record", "", "keeps the runs of cuda or sim only; %s runs nothing worth keeping", name.Kind)
 	}
 	if s, known := tuner.LookupStrategy(t.Strategy); known && t.Prior != "" && !s.Reads(tuner.OptionPrior) {
 		return wrong("Prior", "", "is used by %s, not %s", StrategiesReading(tuner.OptionPrior), t.Strategy)
 	}
 	return checkOptions(t.Strategy, t.Options)
+}
+
+// checkEvaluator refuses an evaluator that is not named, or not named as one.
+func checkEvaluator(text string) error {
+	_, err := ParseEvaluator(text)
+	var ne *NameError
+	switch {
+	case text == "":
+		return wrong("Evaluator", "", "none named; use %s", JoinList(evaluatorNames[:4], "or"))
+	case errors.As(err, &ne) && ne.NoPath:
+		kind := strings.TrimSuffix(ne.Name, ":")
+		return wrong("Evaluator", kind, "give the path, e.g. %s:FILE", kind)
+	case errors.As(err, &ne):
+		kind, _, _ := strings.Cut(ne.Name, ":")
+		return wrong("Evaluator", fmt.Sprintf("%q", kind), "use %s", JoinList(evaluatorNames[:4], "or"))
+	}
+	return err
 }
 
 // checkOptions refuses the options that strategy name reads and cannot use, and a batch

@@ -3,13 +3,13 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
+	"io"
 
 	"smart/app"
 	"smart/campaign"
-	"smart/internal/atomicfile"
 )
 
 var campaignCommands = []command{
@@ -25,49 +25,27 @@ func runCampaign(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(ctx, e, "campaign", campaignCommands, args)
 }
 
-// registerSpec fills spec from the flags, its values the defaults.
-func registerSpec(fs *flag.FlagSet, spec *campaign.Spec) {
-	fs.IntVar(&spec.PerDims, "per-dims", spec.PerDims, "random stencils of each dimensionality")
-	fs.IntVar(&spec.MaxOrder, "max-order", spec.MaxOrder, "orders 1 to this, in equal shares")
-	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed of the stencils and of the uniform draws")
-	fs.IntVar(&spec.Uniform, "uniform", spec.Uniform, "settings drawn uniformly per stencil and OC")
-	fs.IntVar(&spec.Predicted, "predicted", spec.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
-	fs.StringVar(&spec.GPU, "gpu", spec.GPU, "GPU whose limits bound the settings and whose model predicts")
-}
-
 func runCampaignPlan(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign plan")
-	out := fs.String("out", "", "new manifest directory")
+	var out string
 	spec := campaign.DefaultSpec()
-	registerSpec(fs, &spec)
-	if _, err := parseFlags(fs, args); err != nil {
+	if _, _, err := parse(e, "campaign plan", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "new manifest directory")
+		fs.IntVar(&spec.PerDims, "per-dims", spec.PerDims, "random stencils of each dimensionality")
+		fs.IntVar(&spec.MaxOrder, "max-order", spec.MaxOrder, "orders 1 to this, in equal shares")
+		fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed of the stencils and of the uniform draws")
+		fs.IntVar(&spec.Uniform, "uniform", spec.Uniform, "settings drawn uniformly per stencil and OC")
+		fs.IntVar(&spec.Predicted, "predicted", spec.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
+		fs.StringVar(&spec.GPU, "gpu", spec.GPU, "GPU whose limits bound the settings and whose model predicts")
+	}); err != nil {
 		return err
 	}
-	if *out == "" {
-		return usagef("--out DIR is required: the new manifest's directory")
-	}
-	if err := atomicfile.CheckDir(*out); err != nil {
-		return fmt.Errorf("--out: %w", err) // before the minutes of drawing
-	}
 	bar := newProgress(e, "drawing the campaign", 1)
-	m, err := app.PlanCampaign(ctx, spec, *out, func(done, total int) { bar.total = total; bar.Update(done) })
+	m, err := app.PlanCampaign(ctx, spec, out, func(done, total int) { bar.total = total; bar.Update(done) })
 	if err != nil {
-		return settingFlag(err, map[string]string{"GPU": "--gpu"})
+		return settingFlag(err, map[string]string{"GPU": "--gpu", "Out": "--out"})
 	}
-	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", *out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
+	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
 	return nil
-}
-
-// registerCampaign fills c from the flags; cut is --cut, where 0 is never.
-func registerCampaign(fs *flag.FlagSet, c *app.Campaign, cut *float64) {
-	fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
-	fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
-	fs.StringVar(&c.GPU, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
-	fs.IntVar(&c.CUDA.Device, "device", 0, "NVML index of the GPU to measure on (cuda)")
-	fs.DurationVar(&c.Time, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
-	fs.IntVar(&c.CUDA.Reps, "reps", 5, "timed samples per variant measured in full (cuda; at least 5)")
-	fs.Float64Var(cut, "cut", 3, "cuda: cut variants over this many times their stencil's fastest so far; 0: never")
-	fs.StringVar(&c.CUDA.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
 }
 
 // campaignFlags names the flag of a setting app.Campaign refused.
@@ -77,19 +55,25 @@ func campaignFlags(err error) error {
 
 func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	var c app.Campaign
-	var cut float64
-	fs := newFlags(e, "campaign run")
-	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
-	registerCampaign(fs, &c, &cut)
-	asJSON := fs.Bool("json", false, "print the call's summary as JSON")
-	if _, err := parseFlags(fs, args); err != nil {
+	var manifestDir string
+	var asJSON bool
+	if _, _, err := parse(e, "campaign run", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&manifestDir, "manifest", defaultManifest, "campaign manifest directory")
+		fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
+		fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+		fs.StringVar(&c.GPU, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
+		fs.DurationVar(&c.Time, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
+		registerCUDA(fs, &c.CUDA, "timed samples per variant measured in full (cuda; at least 5)",
+			"cuda: cut variants over this many times their stencil's fastest so far; 0: never")
+		fs.BoolVar(&asJSON, "json", false, "print the call's summary as JSON")
+	}); err != nil {
 		return err
 	}
-	c.CUDA.Cut = cmp.Or(cut, -1)
+	c.CUDA.Cut = cmp.Or(c.CUDA.Cut, -1)
 	if err := c.Check(); err != nil {
 		return campaignFlags(err)
 	}
-	m, err := campaign.Load(*manifestDir)
+	m, err := campaign.Load(manifestDir)
 	if err != nil {
 		return err
 	}
@@ -102,44 +86,36 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	if call.Stopped {
 		bar.Stop(0)
 	}
-	if err := printCampaignCall(e, call.Report(m, runErr), *asJSON); err != nil {
-		return err
-	}
+	r := call.Report(m, runErr)
 	if runErr != nil {
-		return fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
+		runErr = fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
 	}
-	return nil
-}
-
-func printCampaignCall(e *env, r app.CampaignReport, asJSON bool) error {
-	if asJSON {
-		return writeJSON(e, r)
-	}
-	if err := r.WriteText(e.stdout); err != nil {
+	return errors.Join(printOut(e, asJSON, r, func(w io.Writer) error {
+		err := r.WriteText(w)
+		if err == nil && r.Stopped {
+			_, err = fmt.Fprintln(w, "stopped by --time: run it again to resume")
+		}
 		return err
-	}
-	if r.Stopped {
-		fmt.Fprintln(e.stdout, "stopped by --time: run it again to resume")
-	}
-	return nil
+	}), runErr)
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "campaign status")
-	manifestDir := fs.String("manifest", defaultManifest, "campaign manifest directory")
-	asJSON := fs.Bool("json", false, "print the status as JSON")
-	dirs, err := parseFlags(fs, args)
+	var manifestDir string
+	var asJSON bool
+	_, dirs, err := parse(e, "campaign status", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&manifestDir, "manifest", defaultManifest, "campaign manifest directory")
+		fs.BoolVar(&asJSON, "json", false, "print the status as JSON")
+	})
 	if err != nil {
 		return err
 	}
-	m, err := campaign.Load(*manifestDir)
+	m, err := campaign.Load(manifestDir)
 	if err != nil {
 		return err
 	}
 	if len(dirs) == 0 {
-		dirs, _ = filepath.Glob(filepath.Join("data", "measured", "*", "campaign"))
-		if len(dirs) == 0 && !*asJSON {
-			fmt.Fprintf(e.stdout, "no campaign measured yet: no data set matches data/measured/*/campaign (manifest %.12s, %d stencils)\n", m.Hash(), len(m.Entries))
+		if dirs = app.CampaignDirs(); len(dirs) == 0 && !asJSON {
+			fmt.Fprintf(e.stdout, "no campaign measured yet: no data set matches %s (manifest %.12s, %d stencils)\n", app.CampaignDir("*"), m.Hash(), len(m.Entries))
 			return nil
 		}
 	}
@@ -147,8 +123,5 @@ func runCampaignStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(e, out)
-	}
-	return out.WriteTables(e.stdout)
+	return printOut(e, asJSON, out, out.WriteTables)
 }

@@ -2,17 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"strings"
-	"time"
 
 	"smart"
 	"smart/app"
-	"smart/catalog"
-	"smart/internal/atomicfile"
-	"smart/tuner"
 )
 
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
@@ -23,7 +17,6 @@ type tuneOpts struct {
 	tracePath string
 	emitPath  string
 	force     bool
-	catFile   string
 }
 
 func (o *tuneOpts) register(fs *flag.FlagSet) {
@@ -47,67 +40,43 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
 	fs.StringVar(&o.emitPath, "emit", "", "write the CUDA source of the best stencil setting to this file")
 	fs.BoolVar(&o.force, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
-	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the built-in one")
-	fs.IntVar(&t.CUDA.Reps, "reps", 5, "timed runs per variant (cuda)")
-	fs.IntVar(&t.CUDA.Device, "device", 0, "NVML index of the GPU (cuda)")
-	fs.StringVar(&t.CUDA.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.StringVar(&t.CatalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
+	registerCUDA(fs, &t.CUDA, "timed runs per variant (cuda)", "")
 	fs.StringVar(&t.Record, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
 	var o tuneOpts
-	fs := newFlags(e, "tune")
-	o.register(fs)
-	files, err := parseFlags(fs, args)
-	if err != nil {
+	_, files, err := parse(e, "tune", args, o.register)
+	switch {
+	case err != nil:
 		return err
+	case len(files) > 1:
+		return usagef("give at most one stencil file")
 	}
-	t, err := o.tune(e, files)
-	if err != nil {
-		return err
+	// The settings before any file is opened, so that a misspelt method costs nothing.
+	if err := o.t.Check(); err != nil {
+		return tuneFlags(err)
 	}
+	t := &o.t
+	if len(files) == 1 {
+		if t.Stencil, err = loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
+			return err
+		}
+		if t.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
+			return usagef("--oc: %v", err)
+		}
+	}
+	t.Notes = e.stderr
 	tg, err := t.Open(ctx)
 	if err != nil {
 		return tuneFlags(err)
 	}
 	defer tg.Close()
-	if err := checkTuneRun(e, tg, o.tracePath, o.emitPath, o.force); err != nil {
+	if err := o.checkOutputs(tg); err != nil {
 		return err
 	}
 	return o.search(ctx, e, tg)
-}
-
-// tune checks the flags and reads the stencil file into the tuning they describe.
-func (o *tuneOpts) tune(e *env, files []string) (app.Tune, error) {
-	switch {
-	case len(files) > 1:
-		return app.Tune{}, usagef("give at most one stencil file")
-	case o.t.Evaluator == "":
-		return app.Tune{}, usagef("give the evaluator with --evaluator: cuda, sim, model:PATH or replay:PATH")
-	}
-	name, err := app.ParseEvaluator(o.t.Evaluator)
-	if err != nil {
-		return app.Tune{}, evaluatorUsage(err)
-	}
-	// The settings before any file is opened, so that a misspelt method costs nothing.
-	if err := o.t.Check(); err != nil {
-		return app.Tune{}, tuneFlags(err)
-	}
-	switch {
-	case o.t.Record != "" && len(files) == 0:
-		return app.Tune{}, usagef("--record keeps the runs of a stencil; give a stencil file")
-	case len(files) == 0 && name.Kind != app.Replay:
-		return app.Tune{}, usagef("give a stencil file, or tune a Kernel Tuner cache with --evaluator replay:CACHE")
-	}
-	t := o.t
-	if t.Catalog, err = catalog.Load(o.catFile); err != nil {
-		return app.Tune{}, err
-	}
-	t.Notes = e.stderr
-	if len(files) > 0 {
-		t.Stencil, t.OCs, err = tuneStencil(e, files[0], o.ocList, name.Kind, &t.GPU)
-	}
-	return t, err
 }
 
 // search runs the opened tuning with a progress bar and reports it.
@@ -121,89 +90,30 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 	if res.Evaluations < tg.Total() {
 		bar.Stop(res.Evaluations) // the search ended before the budget
 	}
-	if err != nil && tg.Recording() {
-		err = fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", err, o.t.Record)
+	report := func(r app.TuneReport) error { return printOut(e, o.asJSON, r, r.WriteText) }
+	done := tg.Finish(res, err, report, o.tracePath, o.emitPath)
+	switch {
+	case err == nil:
+		return tuneFlags(done) // the --time that ran out first
+	case tg.Recording():
+		return fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", done, o.t.Record)
 	}
-	interrupted := errors.Is(err, context.Canceled) && res.Evaluations > 0
-	if err != nil && !interrupted {
-		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
-	}
-	return tuneResult(e, tg, res, err, o.asJSON, o.tracePath, o.emitPath, o.t.Budget.Time)
+	return done
 }
 
-// tuneResult prints the result, then writes the trace and the kernel: a file that cannot be
-// written must not take the search with it. An interrupted search (err) still prints and writes
-// the best it found.
-func tuneResult(e *env, tg *app.Tuning, res tuner.Result, err error, asJSON bool, tracePath, emitPath string, timeLimit time.Duration) error {
-	if err := printTune(e, tg.Report(res), asJSON); err != nil {
-		return err
-	}
-	if tracePath != "" {
-		if err := atomicfile.Write(tracePath, app.TraceCSV(tg.Problem, res)); err != nil {
-			return err
-		}
-	}
-	// A search that found nothing failed, whatever it printed: a script must not take the
-	// empty result for a tuned kernel.
-	if res.Best.Setting == nil {
-		if err != nil {
-			return fmt.Errorf("interrupted after %d evaluations, none of which ran successfully: %w", res.Evaluations, err)
-		}
-		return noneRan(res, timeLimit)
-	}
-	if emitPath != "" {
-		if err := app.EmitBest(emitPath, tg.Problem, res); err != nil {
-			return err
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("interrupted after %d evaluations; the best so far is printed above: %w", res.Evaluations, err)
-	}
-	return nil
-}
-
-// tuneStencil reads the stencil file and --oc, and names the simulated GPU where none is.
-func tuneStencil(e *env, file, ocList, kind string, gpu *string) (*smart.Stencil, []smart.Combination, error) {
-	st, err := loadStencil(e, file, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return nil, nil, err
-	}
-	ocs, err := smart.ParseCombinations(ocList)
-	if err != nil {
-		return nil, nil, usagef("--oc: %v", err)
-	}
-	if *gpu == "" && kind != app.CUDA {
-		*gpu = app.DefaultSimGPU
-		fmt.Fprintf(e.stderr, "tuning for the %s; name another GPU with --gpu (smart gpus lists them)\n", app.DefaultSimGPU)
-	}
-	return st, ocs, nil
-}
-
-// checkTuneRun refuses, before the search, what the opened problem cannot write, and says which
-// OCs the pipeline searches.
-func checkTuneRun(e *env, tg *app.Tuning, tracePath, emitPath string, force bool) error {
-	if n := len(tg.Problem.Variants); tg.Searched < n {
-		how := "in the order given; rank them with --classifier embedded or MODEL, or choose them with --oc"
-		if tg.Ranker != "" {
-			how = "ranked by " + tg.Ranker
-		}
-		fmt.Fprintf(e.stderr, "the pipeline searches %s, the first %d of the %d OCs %s\n",
-			strings.Join(tg.OCs()[:tg.Searched], ","), tg.Searched, n, how)
-	}
-	if emitPath != "" && tg.Problem.Stencil == nil {
+// checkOutputs refuses, before the search, what the opened problem cannot write.
+func (o *tuneOpts) checkOutputs(tg *app.Tuning) error {
+	if o.emitPath != "" && tg.Problem.Stencil == nil {
 		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
 	}
-	for _, out := range []struct {
-		flag, path string
-		kind       outputKind
-	}{{"--trace", tracePath, startingWith("a trace", app.TraceHeader)}, {"--emit", emitPath, cudaSource()}} {
-		if out.path != "" {
-			if err := checkOutput(out.flag, out.path, force, out.kind); err != nil {
-				return err
-			}
-		}
+	var err error
+	if o.tracePath != "" {
+		err = checkOutput("--trace", o.tracePath, o.force, startingWith("a trace", app.TraceHeader))
 	}
-	return nil
+	if err == nil && o.emitPath != "" {
+		err = checkOutput("--emit", o.emitPath, o.force, cudaSource())
+	}
+	return err
 }
 
 // tuneFlags names the flag of a setting app.Tune refused.
@@ -212,42 +122,4 @@ func tuneFlags(err error) error {
 		"Classifier": "--classifier", "Record": "--record", "BuildDir": "--build-dir", "Budget": "--budget", "Time": "--time",
 		"Strategy": "--method", "Batch": "--batch", "Model": "--model", "PickRatio": "--pick-ratio", "CutRatio": "--cut-ratio",
 		"Initial": "--initial", "Variants": "--variants", "OCs": "--oc"})
-}
-
-// evaluatorUsage says in the words of --evaluator what is wrong with its name.
-func evaluatorUsage(err error) error {
-	var ne *app.NameError
-	switch {
-	case errors.As(err, &ne) && ne.NoPath:
-		kind := strings.TrimSuffix(ne.Name, ":")
-		return usagef("--evaluator %s: give the path, e.g. %s:FILE", kind, kind)
-	case errors.As(err, &ne):
-		kind, _, _ := strings.Cut(ne.Name, ":")
-		return usagef("--evaluator %q: use cuda, sim, model:PATH or replay:PATH", kind)
-	}
-	return err
-}
-
-// noneRan is the error of a search that ended without a successful evaluation: why none
-// finished, or what the first failure was.
-func noneRan(res tuner.Result, timeLimit time.Duration) error {
-	if res.Evaluations == 0 {
-		if res.Stop == tuner.StopTime {
-			return fmt.Errorf("%s: the --time limit of %s ran out before any evaluation finished; give it more time", res.Method, timeLimit)
-		}
-		return fmt.Errorf("%s: the search ended (%s) before any evaluation finished", res.Method, res.Stop)
-	}
-	f := res.Failures[0].Measurement
-	why := string(f.Status)
-	if f.Error != "" {
-		why += ": " + f.Error
-	}
-	return fmt.Errorf("%s: no setting ran successfully in %d evaluations (stopped: %s); the first failure: %s", res.Method, res.Evaluations, res.Stop, why)
-}
-
-func printTune(e *env, r app.TuneReport, asJSON bool) error {
-	if asJSON {
-		return writeJSON(e, r)
-	}
-	return r.WriteText(e.stdout)
 }

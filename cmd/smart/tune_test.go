@@ -260,8 +260,9 @@ func TestTuneUsageErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"tune", "j3d7pt"}, 2, "--evaluator"},
-		{[]string{"tune", "--evaluator", "sim"}, 2, "give a stencil file"},
+		{[]string{"tune", "j3d7pt"}, 2, "--evaluator: none named; use cuda, sim"},
+		{[]string{"tune", "--evaluator", "sim"}, 2, "--evaluator sim: needs a stencil"},
+		{[]string{"tune", "--evaluator", "sim", "--record", "x"}, 2, "--record: keeps the runs of a stencil"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "annealing"}, 2, "--method"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "gpu"}, 2, "use cuda, sim"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--batch", "-1"}, 2, "--batch -1: use 0"},
@@ -404,10 +405,10 @@ func TestTuneNothingRan(t *testing.T) {
 		evaluation float64
 	}{
 		{"time ran out", []string{"j2d5pt", "--evaluator", "sim", "--method", "random", "--time", "1ns"},
-			"", "--time limit of 1ns ran out before any evaluation finished", 0},
+			"", "--time 1ns: ran out before random finished any evaluation", 0},
 		// --time counts building the 30 spaces of j3d7pt (hundreds of ms) as well: none is left.
 		{"time spent building the spaces", []string{"j3d7pt", "--evaluator", "sim", "--method", "random", "--time", "1ms"},
-			"", "--time limit of 1ms ran out before any evaluation finished", 0},
+			"", "--time 1ms: ran out before random finished any evaluation", 0},
 		{"all failed", []string{"--evaluator", "replay:" + failed, "--method", "random", "--budget", "2"},
 			"random found no setting that runs: all 2 evaluations failed", "no setting ran successfully in 2 evaluations", 2},
 		{"all failed, space spent", []string{"--evaluator", "replay:" + failed, "--method", "exhaustive"},
