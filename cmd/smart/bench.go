@@ -77,13 +77,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := o.parseLists(fs); err != nil {
 		return err
 	}
-	var drawing *progress
-	o.b.Notes, o.b.Drawing = e.stderr, func(done, total int) {
-		if drawing == nil {
-			drawing = newProgress(e, "drawing settings", total)
-		}
-		drawing.Update(done)
+	if o.b.Backend == app.Sim {
+		defaultSimGPU(e, &o.b.GPU, "simulating")
 	}
+	o.b.Notes, o.b.Drawing = e.stderr, lazyProgress(e, "drawing settings")
 	bg, err := o.b.Open(ctx)
 	if err != nil {
 		return benchFlags(err)

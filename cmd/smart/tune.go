@@ -67,6 +67,9 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			return usagef("--oc: %v", err)
 		}
 	}
+	if name, _ := app.ParseEvaluator(t.Evaluator); t.Stencil != nil && name.Kind != app.CUDA { // Check parsed it
+		defaultSimGPU(e, &t.GPU, "tuning for")
+	}
 	t.Notes = e.stderr
 	tg, err := t.Open(ctx)
 	if err != nil {
