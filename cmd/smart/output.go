@@ -102,3 +102,22 @@ func defaultSimGPU(e *env, gpu *string, doing string) {
 		fmt.Fprintf(e.stderr, "%s the %s; name another GPU with --gpu (smart gpus lists them)\n", doing, app.DefaultSimGPU)
 	}
 }
+
+// streamed is the callback of a run over n stencils: it moves a bar where there are several,
+// prints each result as a JSON line with --json (asJSON), and appends it to all.
+func streamed[T any](e *env, label string, n int, asJSON bool, all *[]T) func(int, T) error {
+	var bar *progress
+	if n > 1 {
+		bar = newProgress(e, label, n)
+	}
+	return func(i int, v T) error {
+		if bar != nil {
+			bar.Update(i + 1)
+		}
+		*all = append(*all, v)
+		if asJSON {
+			return writeJSON(e, v)
+		}
+		return nil
+	}
+}

@@ -46,21 +46,8 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return settingFlag(err, predictFlags)
 	}
-	var bar *progress
-	if len(inputs) > 1 {
-		bar = newProgress(e, "predict", len(inputs))
-	}
 	var preds []*predict.Prediction
-	err = p.PredictAll(ctx, inputs, gpu, func(i int, pr *predict.Prediction) error {
-		if bar != nil {
-			bar.Update(i + 1)
-		}
-		if asJSON {
-			return writeJSON(e, pr)
-		}
-		preds = append(preds, pr)
-		return nil
-	})
+	err = p.PredictAll(ctx, inputs, gpu, streamed(e, "predict", len(inputs), asJSON, &preds))
 	switch {
 	case err != nil || asJSON:
 		return err

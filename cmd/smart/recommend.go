@@ -74,17 +74,7 @@ func recommend(ctx context.Context, e *env, r app.RecommendSettings, paths []str
 	case err != nil:
 		return nil, settingFlag(err, recommendFlags)
 	}
-	bar := newProgress(e, "recommend", len(inputs))
 	var recs []*predict.Recommendation
-	err = p.RecommendAll(ctx, inputs, r.GPUs, r.Have, r.Workload, func(i int, rec *predict.Recommendation) error {
-		if len(inputs) > 1 {
-			bar.Update(i + 1)
-		}
-		recs = append(recs, rec)
-		if asJSON {
-			return writeJSON(e, rec)
-		}
-		return nil
-	})
+	err = p.RecommendAll(ctx, inputs, r.GPUs, r.Have, r.Workload, streamed(e, "recommend", len(inputs), asJSON, &recs))
 	return recs, err
 }
