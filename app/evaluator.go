@@ -119,7 +119,7 @@ func Open(name EvaluatorName, st *smart.Stencil, gpu string, cat *catalog.Catalo
 	case Model:
 		b.Source = smart.Predicted
 		if st == nil {
-			return nil, wrong("Evaluator", name.String(), "a runtime model answers for a stencil; give one")
+			return nil, wrong("Evaluator", name.String(), "a runtime model answers for a stencil, and no stencil is given")
 		}
 		b.Evaluator, _, err = modelEvaluator(name.Path, st, g, cat, notes)
 	case Replay: // the rows say where their times come from

@@ -51,7 +51,7 @@ func (g *Generate) Prepare() error {
 	n := g.Len()
 	if g.Out == "-" {
 		if n > 1 {
-			return wrong("Out", "-", "%d stencils cannot go to the stream; name a directory", n)
+			return wrong("Out", "-", "%d stencils cannot go to standard output; name a directory", n)
 		}
 		return nil
 	}

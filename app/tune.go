@@ -107,7 +107,7 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	}
 	switch {
 	case t.Record != "" && t.Stencil == nil:
-		return nil, wrong("Record", "", "keeps the runs of a stencil; give one")
+		return nil, wrong("Record", "", "keeps the runs of a stencil, and no stencil is given")
 	case t.Stencil == nil && name.Kind != Replay:
 		return nil, wrong("Evaluator", name.String(), "needs a stencil; only replay:CACHE tunes a Kernel Tuner cache's own kernel")
 	case t.GPU == "" && t.Stencil != nil && name.Kind != CUDA:
