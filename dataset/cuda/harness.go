@@ -18,19 +18,6 @@ var emulationPrelude string
 //go:embed cxx/harness.h
 var harnessHeader string
 
-// ClangPrelude is the header to -include when compiling generated kernels to PTX with clang
-// without the CUDA toolkit.
-func ClangPrelude() string { return clangPrelude }
-
-// EmulationPrelude is the header to -include when compiling generated kernels with g++ to run
-// them on the CPU.
-func EmulationPrelude() string { return emulationPrelude }
-
-// HarnessHeader is the C++ of the verification harness: the reference loop and the check that
-// runs one variant and compares its result. It runs under the emulation or, compiled by nvcc,
-// on a GPU.
-func HarnessHeader() string { return harnessHeader }
-
 // Tolerance is the largest relative error verification accepts for a stencil's result: 1e-12
 // for float64; for float32 the worst-case bound of summing nnz terms over every step,
 // 2*steps*(nnz+2)*2^-24 (different summation orders and FMA contraction differ within it).
