@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/internal/atomicfile"
 	"smart/models/roofline"
@@ -47,8 +48,14 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the baseline's 10% sample")
 	asJSON := flag.Bool("json", false, "print the table as JSON")
 	dump := flag.String("dump", "", "also write every configuration's measured and modelled time per GPU to this CSV file")
+	machineFile := flag.String("machine", "", "stencil calibration whose machine terms the model reads on NVIDIA GPUs: a file of smart calibrate, or embedded (default: the literature's)")
 	flag.Parse()
-	res, err := run(*dir, *cat, *seed, *dump)
+	machine, err := machineTerms(*machineFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crossgpu:", err)
+		os.Exit(1)
+	}
+	res, err := run(*dir, *cat, *seed, *dump, machine)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crossgpu:", err)
 		os.Exit(1)
@@ -176,7 +183,25 @@ type result struct {
 	MeanBaseTransfer  float64
 }
 
-func run(dir, catFile string, seed uint64, dump string) (*result, error) {
+// machineTerms reads the stencil calibration of -machine; nil for none.
+func machineTerms(name string) (*roofline.Calibration, error) {
+	var f *calibrate.File
+	var err error
+	switch name {
+	case "":
+		return nil, nil
+	case "embedded":
+		f, err = calibrate.Default()
+	default:
+		f, err = calibrate.Read(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &f.Calibration, nil
+}
+
+func run(dir, catFile string, seed uint64, dump string, machine *roofline.Calibration) (*result, error) {
 	cat, err := catalog.Load(catFile)
 	if err != nil {
 		return nil, err
@@ -199,7 +224,7 @@ func run(dir, catFile string, seed uint64, dump string) (*result, error) {
 		for _, k := range sortedKeys(a.times) {
 			samples = append(samples, roofline.ConvSample{Setting: a.sets[k], TimeMs: a.times[k]})
 		}
-		if cals[i], err = roofline.FitConv(p, a.gpu, samples); err != nil {
+		if cals[i], err = roofline.FitConv(p, a.gpu, samples, machine); err != nil {
 			return nil, err
 		}
 	}

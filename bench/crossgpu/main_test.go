@@ -27,7 +27,7 @@ func TestModelBeatsBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads six 1 MB cache files and fits six calibrations")
 	}
-	res, err := run(filepath.Join(ktdata.Require(t, "convolution_milo"), "convolution_milo"), "", 1, "")
+	res, err := run(filepath.Join(ktdata.Require(t, "convolution_milo"), "convolution_milo"), "", 1, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

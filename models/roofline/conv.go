@@ -78,6 +78,19 @@ type ConvCalibration struct {
 	GuardShared float64 `json:"guard_shared"` // slowdown of the bounds-checked shared-memory path, one output per thread
 	GuardGlobal float64 `json:"guard_global"` // slowdown of the bounds-checked path without shared memory, one output per thread
 	GuardTile   float64 `json:"guard_tile"`   // added slowdown of the bounds-checked path per output point beyond the first
+	// Machine, when set, is a stencil calibration (FitStencil) whose latencies, rates and costs
+	// replace the architecture's literature constants on NVIDIA GPUs (it was fitted on kernels
+	// nvcc compiled); the code-path factors above are then fitted on top of it.
+	Machine *Calibration `json:"machine,omitempty"`
+}
+
+// machineTerms are the latencies, rates and costs an estimate on m reads: the stencil
+// calibration's where c carries one and m is NVIDIA's, else the literature's (machine.go).
+func (c *ConvCalibration) machineTerms(m machine) (Calibration, float64) {
+	if c == nil || c.Machine == nil || m.amd {
+		return literature(m), m.launchSeconds
+	}
+	return *c.Machine, c.Machine.LaunchUs * 1e-6
 }
 
 // factor is the calibrated slowdown of setting s (1 without calibration).
@@ -159,6 +172,7 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	if err != nil {
 		return ConvEstimate{}, err
 	}
+	mc, launch := cal.machineTerms(m)
 	threads := s.BlockX * s.BlockY
 	points := s.TileX * s.TileY
 	taps := p.FilterW * p.FilterH
@@ -241,10 +255,14 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	blocks := float64(ceilDiv(p.Width, s.BlockX*s.TileX) * ceilDiv(p.Height, s.BlockY*s.TileY))
 	perSM := blocks / m.sms
 	fmaCycles := perSM * fmaInstr * float64(w) / m.fp32Lanes
-	ldPipe := perSM * ldCycles
+	latency, ldScale := mc.L1Latency, mc.L1Scale
+	if s.Shared {
+		latency, ldScale = mc.OnChipLatency, mc.OnChipScale
+	}
+	ldPipe := perSM * ldCycles * ldScale
 	issue := 0.0
 	if m.issuePerSM > 0 {
-		issue = perSM * (fmaInstr + ldInstr + stInstr + other) / m.issuePerSM
+		issue = mc.ComputeScale * perSM * (fmaInstr + ldInstr + stInstr + other) / m.issuePerSM
 	}
 	// Latency hiding: the FMA pipe needs fmaLatency cycles' worth of independent FMAs in flight
 	// (each warp has one chain per tile point); the load pipe needs its latency covered by the
@@ -252,10 +270,6 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	// free registers can receive them (eight registers per load in flight of slack).
 	loadsInFlight := math.Max(1, math.Min(8, float64(g.MaxRegsPerThread-regs)/8))
 	fmaEff := math.Min(1, float64(occ.warps)*float64(points)/(m.fmaLatency*m.fp32Lanes/float64(w)))
-	latency := m.l1Latency
-	if s.Shared {
-		latency = m.onChipLatency
-	}
 	avgLd := ldCycles / math.Max(ldInstr+stInstr, 1)
 	ldEff := math.Min(1, float64(occ.warps)*loadsInFlight*avgLd/latency)
 
@@ -284,14 +298,14 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	rowBytes := float64(ceilDiv(p.Width, s.BlockX*s.TileX)) * region * 4
 	miss := 1 - math.Min(1, 0.5*m.l2/rowBytes)
 	est.DRAMBytes = 4*float64(p.Width*p.Height) + 4*float64(inPitch*(p.Height+p.FilterH-1)) + 4*blocks*(region-tile)*miss
-	if t := est.DRAMBytes / (m.bandwidth * dramEfficiency); t > body {
+	if t := est.DRAMBytes / mc.bandwidth(m); t > body {
 		body, bound = t, "memory"
 	}
 	if s.Shared {
-		body += perSM / float64(occ.blocksPerSM) * m.barrierCycles / m.clock
+		body += perSM / float64(occ.blocksPerSM) * mc.BarrierTiled / m.clock
 	}
 	est.Calibrated = cal.factor(p, s)
-	est.TimeMs = (body*est.Calibrated + m.launchSeconds) * 1e3
+	est.TimeMs = (body*est.Calibrated + launch) * 1e3
 	est.Bound = bound
 	return est, nil
 }

@@ -112,7 +112,7 @@ func TestFitConvRecovers(t *testing.T) {
 			}
 		}
 	}
-	cal, err := FitConv(p, g, samples)
+	cal, err := FitConv(p, g, samples, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestFitConvRecovers(t *testing.T) {
 	if cal.Toolchain != "NVIDIA" || !strings.Contains(cal.FittedOn, "RTX-A6000") {
 		t.Errorf("provenance %q %q", cal.Toolchain, cal.FittedOn)
 	}
-	if _, err := FitConv(p, g, samples[:3]); err == nil {
+	if _, err := FitConv(p, g, samples[:3], nil); err == nil {
 		t.Error("fitted on three samples")
 	}
 }
@@ -147,6 +147,44 @@ func TestScaleConv(t *testing.T) {
 	big := ConvSetting{BlockX: 1024, BlockY: 2, TileX: 1, TileY: 1}
 	if _, err := ScaleConv(p, big, 1, a100, w6600, nil); !errors.Is(err, ErrNotModelled) {
 		t.Errorf("2048 threads: %v", err)
+	}
+}
+
+// TestConvMachineTerms: a stencil calibration equal to the literature's constants changes no
+// estimate; one whose every cost is doubled (latencies, pipe scales, issue, barrier, launch; half
+// the bandwidth) slows every NVIDIA estimate and no AMD one, whose code it was not fitted on.
+func TestConvMachineTerms(t *testing.T) {
+	p := KernelTunerConv()
+	settings := []ConvSetting{
+		{BlockX: 32, BlockY: 4, TileX: 1, TileY: 2, Shared: true},
+		{BlockX: 128, BlockY: 2, TileX: 2, TileY: 4},
+		{BlockX: 16, BlockY: 16, TileX: 1, TileY: 1, ReadOnly: true},
+	}
+	for _, name := range []string{"a100", "rtx-a4000", "w6600"} {
+		g := gpu(t, name)
+		m, err := newMachine(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lit := literature(m)
+		slow := lit
+		slow.PeakEfficiency /= 2
+		slow.L1Latency, slow.OnChipLatency, slow.L1Scale, slow.OnChipScale = 2*lit.L1Latency, 2*lit.OnChipLatency, 2, 2
+		slow.ComputeScale, slow.BarrierTiled, slow.LaunchUs = 2, 2*lit.BarrierTiled, 2*lit.LaunchUs
+		for _, s := range settings {
+			base, err1 := p.Estimate(s, g, nil)
+			same, err2 := p.Estimate(s, g, &ConvCalibration{Machine: &lit})
+			slower, err3 := p.Estimate(s, g, &ConvCalibration{Machine: &slow})
+			if err := errors.Join(err1, err2, err3); err != nil {
+				t.Fatalf("%s %s: %v", name, s, err)
+			}
+			if math.Abs(same.TimeMs/base.TimeMs-1) > 1e-12 {
+				t.Errorf("%s %s: %g ms with the literature's constants as a calibration, %g without", name, s, same.TimeMs, base.TimeMs)
+			}
+			if amd := g.Vendor == "AMD"; amd != (slower.TimeMs == base.TimeMs) || (!amd && slower.TimeMs < 1.5*base.TimeMs) {
+				t.Errorf("%s %s: %g ms with every cost doubled, %g without", name, s, slower.TimeMs, base.TimeMs)
+			}
+		}
 	}
 }
 

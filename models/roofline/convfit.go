@@ -17,9 +17,11 @@ type ConvSample struct {
 // FitConv fits a ConvCalibration to the measurements of one GPU: the four constants that
 // minimise the mean of |measured/modelled - 1|. That loss is the relative error a time scaled
 // from this GPU inherits (ScaleConv multiplies it by the model's ratio), so the fit keeps
-// scaled times from overshooting. Measurements the model rejects (it thinks they cannot run)
+// scaled times from overshooting. machine, when not nil, is a stencil calibration whose machine
+// terms the model reads (ConvCalibration.Machine); the constants are fitted on top of it.
+// Measurements the model rejects (it thinks they cannot run)
 // are left out. The fit is deterministic: coordinate descent over fixed grids.
-func FitConv(p ConvProblem, g smart.GPU, samples []ConvSample) (*ConvCalibration, error) {
+func FitConv(p ConvProblem, g smart.GPU, samples []ConvSample, machine *Calibration) (*ConvCalibration, error) {
 	type point struct {
 		s    ConvSetting
 		t, m float64
@@ -29,7 +31,7 @@ func FitConv(p ConvProblem, g smart.GPU, samples []ConvSample) (*ConvCalibration
 		if !(smp.TimeMs > 0) || math.IsInf(smp.TimeMs, 0) {
 			continue
 		}
-		e, err := p.Estimate(smp.Setting, g, nil)
+		e, err := p.Estimate(smp.Setting, g, &ConvCalibration{Machine: machine})
 		if err != nil {
 			continue
 		}
@@ -38,7 +40,8 @@ func FitConv(p ConvProblem, g smart.GPU, samples []ConvSample) (*ConvCalibration
 	if len(pts) < 10 {
 		return nil, fmt.Errorf("fitting the convolution model on %s: %d usable measurements; need at least 10", g.Name, len(pts))
 	}
-	cal := &ConvCalibration{Toolchain: g.Vendor, FittedOn: fmt.Sprintf("%s (%d configurations)", g.Name, len(pts)), Shared: 1, GuardShared: 1, GuardGlobal: 1}
+	cal := &ConvCalibration{Toolchain: g.Vendor, FittedOn: fmt.Sprintf("%s (%d configurations)", g.Name, len(pts)), Shared: 1, GuardShared: 1, GuardGlobal: 1,
+		Machine: machine}
 	loss := func(c *ConvCalibration) float64 {
 		sum := 0.0
 		for _, q := range pts {
@@ -100,8 +103,11 @@ func ScaleConv(p ConvProblem, s ConvSetting, ms float64, from, to smart.GPU, cal
 		return 0, fmt.Errorf("%w on %s: %v", ErrNotModelled, from.Name, err)
 	}
 	var toCal *ConvCalibration
-	if cal != nil && cal.Toolchain == to.Vendor {
-		toCal = &ConvCalibration{Toolchain: cal.Toolchain, FittedOn: cal.FittedOn, Shared: cal.Shared}
+	switch {
+	case cal != nil && cal.Toolchain == to.Vendor:
+		toCal = &ConvCalibration{Toolchain: cal.Toolchain, FittedOn: cal.FittedOn, Shared: cal.Shared, Machine: cal.Machine}
+	case cal != nil:
+		toCal = &ConvCalibration{Machine: cal.Machine}
 	}
 	b, err := p.Estimate(s, to, toCal)
 	if err != nil {
