@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"smart/campaign"
 	"smart/catalog"
@@ -17,8 +18,8 @@ func PlanCampaign(ctx context.Context, spec campaign.Spec, out string, progress 
 	if out == "" {
 		return nil, wrong("Out", "", "required: the new manifest's directory")
 	}
-	if err := atomicfile.CheckDir(out); err != nil {
-		return nil, &SettingError{Field: "Out", Err: err}
+	if err := errors.Join(atomicfile.CheckDir(out), campaign.CheckNew(out)); err != nil {
+		return nil, &SettingError{Field: "Out", Err: err} // before the minutes of drawing
 	}
 	cat, err := catalog.Default()
 	if err != nil {

@@ -22,13 +22,18 @@ func TestPlanCampaignRefusesUnknownGPU(t *testing.T) {
 	}
 }
 
-// TestPlanCampaignRefusesOut: the manifest's directory is required and checked before drawing.
+// TestPlanCampaignRefusesOut: the manifest's directory is required, and one that cannot be made
+// or already holds a manifest is refused before drawing.
 func TestPlanCampaignRefusesOut(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{"", filepath.Join(file, "m")} {
+	held := t.TempDir() // a manifest's directory: refused before drawing, not after
+	if err := os.WriteFile(filepath.Join(held, campaign.ManifestFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"", filepath.Join(file, "m"), held} {
 		_, err := PlanCampaign(context.Background(), campaign.DefaultSpec(), out, nil)
 		var se *SettingError
 		if !errors.As(err, &se) || se.Field != "Out" || se.Wrong != (out == "") {

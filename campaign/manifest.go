@@ -376,10 +376,19 @@ func rng(seed uint64, id string, oc smart.Combination) *rand.Rand {
 
 var itemsHeader = []string{"stencil_id", "oc", "setting", "origin", "predicted_ms", "invalid"}
 
-// Save writes the manifest into dir, which must not hold one.
-func (m *Manifest) Save(dir string) error {
+// CheckNew refuses a directory that already holds a manifest: a manifest is never rewritten,
+// since data sets name it by its hash.
+func CheckNew(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
 		return fmt.Errorf("%s already holds a campaign manifest; choose another directory (a manifest is never rewritten: data sets name it by its hash)", dir)
+	}
+	return nil
+}
+
+// Save writes the manifest into dir, which must not hold one (CheckNew).
+func (m *Manifest) Save(dir string) error {
+	if err := CheckNew(dir); err != nil {
+		return err
 	}
 	var raw bytes.Buffer
 	w := csv.NewWriter(&raw)
