@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"smart/internal/atomicfile"
 	"strings"
 )
 
@@ -54,4 +56,17 @@ func JoinList(names []string, conjunction string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " " + conjunction + " " + names[len(names)-1]
+}
+
+// checkReplace refuses path (where not empty) if it holds something smart did not write as
+// kind, unless replace: a *SettingError of field, of a name to change where the file is not
+// smart's.
+func checkReplace(field, path string, replace bool, kind atomicfile.Kind) error {
+	if path == "" {
+		return nil
+	}
+	if err := atomicfile.CheckReplace(path, replace, kind); err != nil {
+		return &SettingError{Field: field, Value: path, Err: err, Wrong: errors.As(err, new(*atomicfile.NotOursError))}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"smart/catalog"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/train"
@@ -25,6 +26,7 @@ type Train struct {
 	NoAnalytic bool             // leave the analytic model's time out of the columns
 	Dims       int              // keep only the stencils of this many dimensions; 0: all
 	Out        string           // the model file; "": not saved (the caller saves Trained)
+	Replace    bool             // replace Out even where it is not a model file
 	// CrossValidation, when set, gets the folds done; Round each round of the final fit.
 	CrossValidation func(done, total int)
 	Round           func(models.Round)
@@ -44,8 +46,9 @@ func (t Train) kinds() models.Kinds {
 	return t.Kinds
 }
 
-// Check refuses settings that cannot train: no data sets, one fold, or stencils of other than 2
-// or 3 dimensions.
+// Check refuses settings that cannot train: no data sets, one fold, stencils of other than 2 or 3
+// dimensions, or an Out that holds something other than a model file (replacing a model is
+// retraining; replacing anything else is a slip), unless Replace.
 func (t Train) Check() error {
 	switch {
 	case len(t.Data) == 0:
@@ -55,11 +58,14 @@ func (t Train) Check() error {
 	case t.Dims != 0 && t.Dims != 2 && t.Dims != 3:
 		return wrong("Dims", strconv.Itoa(t.Dims), "stencils are 2-D or 3-D")
 	}
-	return nil
+	return checkReplace("Out", t.Out, t.Replace, atomicfile.Kind{What: "a model file", Ours: models.IsModelFile})
 }
 
-// Load builds the matrix of the data sets for the kind and task.
+// Load checks t (Check) and builds the matrix of the data sets for the kind and task.
 func (t Train) Load() (*train.Set, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
 	kind, err := t.kinds().Lookup(t.Kind, t.Task)
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}

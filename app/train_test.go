@@ -1,8 +1,16 @@
 package app
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestTrainCheck(t *testing.T) {
+	notModel := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notModel, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		train Train
@@ -15,6 +23,9 @@ func TestTrainCheck(t *testing.T) {
 		{"negative folds", Train{Data: []string{"d"}, CV: -2}, "CV"},
 		{"1-D", Train{Data: []string{"d"}, Dims: 1}, "Dims"},
 		{"4-D", Train{Data: []string{"d"}, Dims: 4}, "Dims"},
+		{"out not a model", Train{Data: []string{"d"}, Out: notModel}, "Out"},
+		{"out replaced when told", Train{Data: []string{"d"}, Out: notModel, Replace: true}, ""},
+		{"out new", Train{Data: []string{"d"}, Out: notModel + ".model"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedField(t, tc.train.Check()); got != tc.field {

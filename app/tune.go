@@ -12,6 +12,8 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/dataset/cuda"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
@@ -44,8 +46,13 @@ type Tune struct {
 	// Record is a data set directory every evaluation of a stencil on cuda or sim is appended
 	// to; a search started again with it asks for the same settings first, gets them from it
 	// without running them, and goes on where it stopped.
-	Record  string
-	Catalog *catalog.Catalog // nil: CatalogFile merged over the built-in catalogue
+	Record string
+	// Trace and Emit, where not empty, are the files Finish writes the trace (TraceCSV) and the
+	// best setting's kernel to. Open refuses either where it holds something smart did not write
+	// as such, unless Replace.
+	Trace, Emit string
+	Replace     bool
+	Catalog     *catalog.Catalog // nil: CatalogFile merged over the built-in catalogue
 	// CatalogFile is a GPU catalogue file merged over the built-in one where Catalog is nil.
 	CatalogFile string
 	CUDA        CUDAOptions
@@ -130,6 +137,9 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 	if err != nil {
 		return nil, errors.Join(err, tg.Close())
 	}
+	if err := tg.checkOutputs(); err != nil {
+		return nil, errors.Join(err, tg.Close())
+	}
 	if t.Strategy == "cstuner" && len(tg.Problem.Variants) > 1 {
 		return nil, errors.Join(wrong("OCs", "", "cstuner searches the space of one OC; choose it"), tg.Close())
 	}
@@ -143,6 +153,18 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 		notef(t.Notes, "the %s searches %s, the first %d of the %d OCs %s\n", t.Strategy, strings.Join(tg.OCs()[:n], ","), n, len(tg.Problem.Variants), how)
 	}
 	return tg, nil
+}
+
+// checkOutputs refuses, before the search, a kernel to emit for a Kernel Tuner kernel and
+// files to write that smart did not write as such.
+func (tg *Tuning) checkOutputs() error {
+	t := tg.tune
+	if t.Emit != "" && tg.Problem.Stencil == nil {
+		return wrong("Emit", "", "writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
+	}
+	line, _, _ := strings.Cut(cuda.Preamble, "\n") // the first line of every kernel smart generates
+	return errors.Join(checkReplace("Trace", t.Trace, t.Replace, atomicfile.StartingWith("a trace", TraceHeader)),
+		checkReplace("Emit", t.Emit, t.Replace, atomicfile.StartingWith("a CUDA source", line)))
 }
 
 // Close ends what the evaluator runs (the GPU runner's harness processes) and the record.

@@ -12,12 +12,13 @@ import (
 
 // Finish says what a search that returned res and err came to, and keeps what it found: report
 // gets its report (unless the search failed before finding anything worth one), then the trace
-// is written to trace and the best setting's kernel to kernel ("" for neither), so that a file
+// is written to Tune.Trace and the best setting's kernel to Tune.Emit (where set), so that a file
 // that cannot be written does not take the result with it. Its error is the search's, one for
 // a search that ended without a setting that runs (a caller must not take the empty result for
 // a tuned kernel; a Time SettingError where the time limit ran out first), or one saying that
 // the search was interrupted, its best so far reported.
-func (tg *Tuning) Finish(res tuner.Result, err error, report func(TuneReport) error, trace, kernel string) error {
+func (tg *Tuning) Finish(res tuner.Result, err error, report func(TuneReport) error) error {
+	trace, kernel := tg.tune.Trace, tg.tune.Emit
 	if err != nil && !(errors.Is(err, context.Canceled) && res.Evaluations > 0) {
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
 	}

@@ -62,7 +62,8 @@ func TestTuneFinish(t *testing.T) {
 
 	tg := openTune(t, "random", tuner.Budget{Evaluations: 5}, io.Discard)
 	res := search(tg)
-	if err := tg.Finish(res, nil, report, trace, kernel); err != nil || reports != 1 {
+	tg.tune.Trace, tg.tune.Emit = trace, kernel
+	if err := tg.Finish(res, nil, report); err != nil || reports != 1 {
 		t.Fatalf("a search that found a setting: %v, %d reports", err, reports)
 	}
 	for _, f := range []struct{ path, has string }{{trace, TraceHeader}, {kernel, "__global__"}} {
@@ -70,23 +71,63 @@ func TestTuneFinish(t *testing.T) {
 			t.Errorf("%s: %v; want it to hold %q", f.path, err, f.has)
 		}
 	}
-	err := tg.Finish(res, context.Canceled, report, "", "")
+	tg.tune.Trace, tg.tune.Emit = "", ""
+	err := tg.Finish(res, context.Canceled, report)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 5 evaluations; the best so far") {
 		t.Errorf("an interrupted search: %v", err)
 	}
 	failed := errors.New("the GPU fell off the bus")
-	if err := tg.Finish(res, failed, report, "", ""); !errors.Is(err, failed) || reports != 2 {
+	if err := tg.Finish(res, failed, report); !errors.Is(err, failed) || reports != 2 {
 		t.Errorf("a failed search: %v, %d reports; want its error and no report", err, reports)
 	}
 
 	tg = openTune(t, "random", tuner.Budget{Time: time.Nanosecond}, io.Discard)
 	res = search(tg)
-	err = tg.Finish(res, nil, report, "", kernel)
+	tg.tune.Emit = kernel
+	err = tg.Finish(res, nil, report)
 	var se *SettingError
 	if !errors.As(err, &se) || se.Field != "Time" || se.Wrong || se.Value != "1ns" {
 		t.Errorf("a search out of time before any evaluation: %v; want a SettingError of Time", err)
 	}
 	if res.Best.Setting != nil {
 		t.Errorf("the search found %v in no time", res.Best.Setting)
+	}
+}
+
+// TestTuneRefusesOutputs: Open refuses, before any search, a trace or kernel file that holds
+// something smart did not write as such (unless Replace) and a kernel to emit for a Kernel
+// Tuner kernel, each a SettingError of its field; files smart wrote are replaced.
+func TestTuneRefusesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	notOurs := filepath.Join(dir, "notes.txt")
+	trace := filepath.Join(dir, "trace.csv")
+	if err := errors.Join(os.WriteFile(notOurs, []byte("mine\n"), 0o644), os.WriteFile(trace, []byte(TraceHeader+"\n"), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		tune  Tune
+		field string
+	}{
+		{"trace not ours", Tune{Stencil: st, Evaluator: Sim, Trace: notOurs}, "Trace"},
+		{"kernel not ours", Tune{Stencil: st, Evaluator: Sim, Emit: notOurs}, "Emit"},
+		{"replaced when told", Tune{Stencil: st, Evaluator: Sim, Emit: notOurs, Replace: true}, ""},
+		{"a trace of smart's", Tune{Stencil: st, Evaluator: Sim, Trace: trace}, ""},
+		{"kernel of a Kernel Tuner kernel", Tune{Evaluator: "replay:../data/kernel-tuner/convolution_milo/A100.json.gz", Emit: filepath.Join(dir, "k.cu")}, "Emit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.tune.Strategy, c.tune.Budget = "random", tuner.Budget{Evaluations: 1}
+			tg, err := c.tune.Open(context.Background())
+			if err == nil {
+				tg.Close()
+			}
+			if got := refusedField(t, err); got != c.field {
+				t.Errorf("refused %q (%v), want %q", got, err, c.field)
+			}
+		})
 	}
 }

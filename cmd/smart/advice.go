@@ -7,6 +7,7 @@ import (
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/train"
 	"smart/predict"
@@ -33,6 +34,8 @@ func advice(cmd string, err error) string {
 		return "; name it (e.g. --device \"AMD Instinct MI250X\")"
 	case errors.Is(err, dataset.ErrNoKernel):
 		return "; name the kernel (e.g. --kernel convolution_kernel)"
+	case errors.As(err, new(*atomicfile.NotOursError)):
+		return "; nothing was written: choose another name, or give --force to overwrite it"
 	case errors.As(err, &device):
 		return "; name it with --gpu or add it with --catalog"
 	case errors.As(err, &notFound) && cmd == "transfer":

@@ -42,7 +42,6 @@ func (d *dirList) Set(v string) error {
 type trainOpts struct {
 	app.Train
 	taskName    string
-	force       bool
 	paramText   string
 	catalogFile string
 	asJSON      bool
@@ -54,7 +53,7 @@ func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
 	fs.StringVar(&o.Out, "out", "", "model file to write (same as -o)")
 	fs.StringVar(&o.taskName, "task", "", "select (best OC class) or runtime (time per step)")
 	fs.StringVar(&o.Kind, "model", "gbdt", "model kind: "+strings.Join(all.Names(), ", "))
-	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a model file")
+	fs.BoolVar(&o.Replace, "force", false, "overwrite the -o file even if it is not a model file")
 	fs.StringVar(&o.paramText, "param", "", "hyper-parameters, name=value,... (see above)")
 	fs.IntVar(&o.CV, "cv", 5, "cross-validation folds before the final fit; 0 skips it")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the cross-validation folds")
@@ -80,7 +79,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	case errors.Is(err, train.ErrMixedDims):
 		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
 	case err != nil:
-		return settingFlag(err, trainFlags)
+		return settingFlag(err, map[string]string{"Kind": "--model"})
 	case set.Dropped > 0:
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.Dims)
 	}
@@ -104,9 +103,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	})
 }
 
-// trainFlags names the flag of each field of app.Train the command sets.
-var trainFlags = map[string]string{"Kind": "--model", "Data": "--data", "CV": "--cv", "Dims": "--dims"}
-
 // train checks the flags into the training they describe, and -o before the training.
 func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (app.Train, error) {
 	switch {
@@ -117,16 +113,12 @@ func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (ap
 	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
 		return app.Train{}, usagef("-o and --out both name the model file; give one")
 	}
-	if err := o.Check(); err != nil {
-		return app.Train{}, settingFlag(err, trainFlags)
-	}
 	outFlag := "-o"
 	if flagsGiven(fs, "out") {
 		outFlag = "--out"
 	}
-	// Replacing a model is retraining; replacing anything else is a slip of -o.
-	if err := checkOutput(outFlag, o.Out, o.force, outputKind{"a model file", models.IsModelFile}); err != nil {
-		return app.Train{}, err // before the training, not after it
+	if err := o.Check(); err != nil { // -o before the training, not after it
+		return app.Train{}, settingFlag(err, map[string]string{"Data": "--data", "CV": "--cv", "Dims": "--dims", "Out": outFlag})
 	}
 	t := o.Train
 	var err error

@@ -11,12 +11,9 @@ import (
 
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
 type tuneOpts struct {
-	t         app.Tune
-	ocList    string
-	asJSON    bool
-	tracePath string
-	emitPath  string
-	force     bool
+	t      app.Tune
+	ocList string
+	asJSON bool
 }
 
 func (o *tuneOpts) register(fs *flag.FlagSet) {
@@ -37,9 +34,9 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.Options.Initial, "initial", 0, "random settings csTuner measures first, and descent draws before each descent\n(0: the method's own, 128 and 64)")
 	fs.IntVar(&t.Options.Batch, "batch", 0, "settings random and bayes run per round (0: the method's own, 1 and 2);\non the cuda evaluator a round's settings compile in parallel")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as one JSON object")
-	fs.StringVar(&o.tracePath, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
-	fs.StringVar(&o.emitPath, "emit", "", "write the CUDA source of the best stencil setting to this file")
-	fs.BoolVar(&o.force, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
+	fs.StringVar(&t.Trace, "trace", "", "write the trace (best time after each evaluation) to this CSV file")
+	fs.StringVar(&t.Emit, "emit", "", "write the CUDA source of the best stencil setting to this file")
+	fs.BoolVar(&t.Replace, "force", false, "overwrite the --trace and --emit files even if smart did not write them")
 	fs.StringVar(&t.CatalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	registerCUDA(fs, &t.CUDA, "timed runs per variant (cuda)", "")
 	fs.StringVar(&t.Record, "record", "", "data set directory every evaluation of a stencil is appended to (cuda and sim; created,\nor resumed: the settings it holds are answered from it, not run again)")
@@ -76,9 +73,6 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		return tuneFlags(err)
 	}
 	defer tg.Close()
-	if err := o.checkOutputs(tg); err != nil {
-		return err
-	}
 	return o.search(ctx, e, tg)
 }
 
@@ -94,7 +88,7 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 		bar.Stop(res.Evaluations) // the search ended before the budget
 	}
 	report := func(r app.TuneReport) error { return printOut(e, o.asJSON, r, r.WriteText) }
-	done := tg.Finish(res, err, report, o.tracePath, o.emitPath)
+	done := tg.Finish(res, err, report)
 	switch {
 	case err == nil:
 		return tuneFlags(done) // the --time that ran out first
@@ -104,25 +98,10 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 	return done
 }
 
-// checkOutputs refuses, before the search, what the opened problem cannot write.
-func (o *tuneOpts) checkOutputs(tg *app.Tuning) error {
-	if o.emitPath != "" && tg.Problem.Stencil == nil {
-		return usagef("--emit writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
-	}
-	var err error
-	if o.tracePath != "" {
-		err = checkOutput("--trace", o.tracePath, o.force, startingWith("a trace", app.TraceHeader))
-	}
-	if err == nil && o.emitPath != "" {
-		err = checkOutput("--emit", o.emitPath, o.force, cudaSource())
-	}
-	return err
-}
-
 // tuneFlags names the flag of a setting app.Tune refused.
 func tuneFlags(err error) error {
 	return settingFlag(err, map[string]string{"GPU": "--gpu", "Evaluator": "--evaluator", "Prior": "--surrogate",
 		"Classifier": "--classifier", "Record": "--record", "BuildDir": "--build-dir", "Budget": "--budget", "Time": "--time",
 		"Strategy": "--method", "Batch": "--batch", "Model": "--model", "PickRatio": "--pick-ratio", "CutRatio": "--cut-ratio",
-		"Initial": "--initial", "Variants": "--variants", "OCs": "--oc"})
+		"Initial": "--initial", "Variants": "--variants", "OCs": "--oc", "Trace": "--trace", "Emit": "--emit"})
 }
