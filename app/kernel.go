@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset/cuda"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 	"smart/space"
 )
@@ -52,12 +54,19 @@ type KernelSettings struct {
 	Setting string // the OC's parameters as k=v,...
 	GPU     string // catalogue name whose limits the setting must meet; "" for sm_80
 	Catalog string // GPU catalogue file merged over the embedded one; "" for none
+	// Out is the file GenerateKernel writes the kernel's source to ("" for none); one that
+	// holds something other than a kernel smart generated is refused unless Replace.
+	Out     string
+	Replace bool
 }
 
-// GenerateKernel writes the CUDA kernel of st under the OC and setting of s, which must be in the
-// search space of the stencil and OC on the GPU; an OC, GPU or setting that cannot be used is a
-// SettingError of its field.
+// GenerateKernel makes the CUDA kernel of st under the OC and setting of s, which must be in the
+// search space of the stencil and OC on the GPU, and writes it to s.Out; an OC, GPU, setting or
+// file that cannot be used is a SettingError of its field.
 func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*cuda.Kernel, error) {
+	if err := checkReplace("Out", s.Out, s.Replace, kernelFile()); err != nil {
+		return nil, err
+	}
 	oc, err := ParseOC(s.OC)
 	if err != nil {
 		return nil, err
@@ -77,7 +86,17 @@ func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*
 	if err != nil {
 		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
 	}
-	return cuda.Generate(st, t)
+	k, err := cuda.Generate(st, t)
+	if err == nil && s.Out != "" {
+		err = atomicfile.Write(s.Out, []byte(k.File()))
+	}
+	return k, err
+}
+
+// kernelFile recognises the CUDA sources smart generates by their first line.
+func kernelFile() atomicfile.Kind {
+	line, _, _ := strings.Cut(cuda.Preamble, "\n")
+	return atomicfile.StartingWith("a CUDA source", line)
 }
 
 // EstimateSettings are the kernel and GPU that EstimateStencil times.

@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +20,11 @@ func TestKernelSettingErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	notKernel, kernel := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "k.cu")
+	if err := os.WriteFile(notKernel, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tiny := *st
 	tiny.Grid = [3]int{8, 8, 8}
 	ctx := context.Background()
@@ -29,6 +37,17 @@ func TestKernelSettingErrors(t *testing.T) {
 	}{
 		{"generate", func() error {
 			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good})
+			return err
+		}, "", ""},
+		{"generate into a file not smart's", func() error {
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: notKernel})
+			return err
+		}, "Out", "not a CUDA source"},
+		{"generate into a file", func() error {
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
+			if b, rerr := os.ReadFile(kernel); err == nil && (rerr != nil || !strings.Contains(string(b), "__global__")) {
+				return fmt.Errorf("%s holds no kernel: %v", kernel, rerr)
+			}
 			return err
 		}, "", ""},
 		{"generate OC", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"smart/internal/atomicfile"
 	"smart/predict"
 )
 
@@ -22,6 +23,10 @@ type RecommendSettings struct {
 	GPUs     []string
 	Have     string // the GPU the user has, to compare against; "" for none
 	Workload predict.Workload
+	// HTML is the report file the caller will write (predict.WriteHTMLFile); Check refuses one
+	// that holds something other than a report smart wrote, unless Replace.
+	HTML    string
+	Replace bool
 }
 
 // Check refuses a workload that cannot be priced and GPUs named along with all of them, each
@@ -39,7 +44,8 @@ func (r RecommendSettings) Check() error {
 	case r.Predict.AllGPUs && len(r.GPUs) > 0:
 		return wrong("AllGPUs", "", "ranks every GPU; leave it out to rank only the GPUs named")
 	}
-	return r.Predict.Check()
+	return errors.Join(checkReplace("HTML", r.HTML, r.Replace, atomicfile.Kind{What: "a report", Ours: predict.IsReportFile}),
+		r.Predict.Check())
 }
 
 // Open checks r, opens its predictor and looks up the GPUs to rank and the user's in its

@@ -2,6 +2,8 @@ package app
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -9,6 +11,10 @@ import (
 )
 
 func TestPredictAndRecommendCheck(t *testing.T) {
+	notReport := filepath.Join(t.TempDir(), "notes.html")
+	if err := os.WriteFile(notReport, []byte("<p>mine</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	base := func(f func(*RecommendSettings)) RecommendSettings {
 		r := RecommendSettings{GPUs: []string{"t4"}, Workload: predict.Workload{Steps: 100}}
 		f(&r)
@@ -36,6 +42,9 @@ func TestPredictAndRecommendCheck(t *testing.T) {
 		{"most samples", base(func(r *RecommendSettings) { r.Predict.Samples = MaxSamples }), ""},
 		{"negative samples", base(func(r *RecommendSettings) { r.Predict.Samples = -1 }), "Samples"},
 		{"too many samples", base(func(r *RecommendSettings) { r.Predict.Samples = MaxSamples + 1 }), "Samples"},
+		{"report over another file", base(func(r *RecommendSettings) { r.HTML = notReport }), "HTML"},
+		{"report over another file, told", base(func(r *RecommendSettings) { r.HTML, r.Replace = notReport, true }), ""},
+		{"new report", base(func(r *RecommendSettings) { r.HTML = notReport + ".new" }), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedField(t, tc.r.Check()); got != tc.field {

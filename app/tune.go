@@ -12,7 +12,6 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
@@ -162,9 +161,8 @@ func (tg *Tuning) checkOutputs() error {
 	if t.Emit != "" && tg.Problem.Stencil == nil {
 		return wrong("Emit", "", "writes generated stencil kernels; a Kernel Tuner kernel's source is its own")
 	}
-	line, _, _ := strings.Cut(cuda.Preamble, "\n") // the first line of every kernel smart generates
 	return errors.Join(checkReplace("Trace", t.Trace, t.Replace, atomicfile.StartingWith("a trace", TraceHeader)),
-		checkReplace("Emit", t.Emit, t.Replace, atomicfile.StartingWith("a CUDA source", line)))
+		checkReplace("Emit", t.Emit, t.Replace, kernelFile()))
 }
 
 // Close ends what the evaluator runs (the GPU runner's harness processes) and the record.

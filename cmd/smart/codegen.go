@@ -9,7 +9,6 @@ import (
 	"smart"
 	"smart/app"
 	"smart/dataset/cuda"
-	"smart/internal/atomicfile"
 )
 
 // limitsGPU is app.LimitsGPU with the flag of its GPU: --gpu.
@@ -19,14 +18,13 @@ func limitsGPU(catFile, name string) (smart.GPU, error) {
 }
 
 // kernelFlags name the flag of each field of app.KernelSettings and app.EstimateSettings.
-var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu"}
+var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu", "Out": "-o"}
 
 // codegenOpts are the flags of the command.
 type codegenOpts struct {
 	kernel  app.KernelSettings
 	outPath string
 	asJSON  bool
-	force   bool
 }
 
 func (o *codegenOpts) register(fs *flag.FlagSet) {
@@ -36,7 +34,7 @@ func (o *codegenOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.kernel.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.StringVar(&o.outPath, "o", "", "write the source to this file (atomically) instead of stdout; - is stdout")
 	fs.BoolVar(&o.asJSON, "json", false, "print the launch configuration and the source as JSON")
-	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a source smart generated")
+	fs.BoolVar(&o.kernel.Replace, "force", false, "overwrite the -o file even if it is not a source smart generated")
 }
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
@@ -50,11 +48,6 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	case o.kernel.OC == "":
 		return usagef("give the optimization combination with --oc (BASE for none)")
 	}
-	if o.outPath != "" && o.outPath != "-" {
-		if err := checkOutput("-o", o.outPath, o.force, cudaSource()); err != nil {
-			return err
-		}
-	}
 	// The OC first: the hint for a missing setting names it.
 	if _, err := app.ParseOC(o.kernel.OC); err != nil {
 		return settingFlag(err, kernelFlags)
@@ -65,6 +58,9 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {
 		return err
+	}
+	if o.outPath != "-" {
+		o.kernel.Out = o.outPath
 	}
 	k, err := app.GenerateKernel(ctx, st, o.kernel)
 	if err != nil {
@@ -82,11 +78,6 @@ func (o *codegenOpts) write(e *env, k *cuda.Kernel) error {
 	if path == "" && !o.asJSON {
 		_, err := fmt.Fprint(e.stdout, k.File())
 		return err
-	}
-	if path != "" {
-		if err := atomicfile.Write(path, []byte(k.File())); err != nil {
-			return err
-		}
 	}
 	return printOut(e, o.asJSON, k.JSON(path), func(w io.Writer) error { return k.WriteSummary(w, path) })
 }

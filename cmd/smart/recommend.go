@@ -13,19 +13,19 @@ import (
 
 // recommendFlags name the flag of each field of app.RecommendSettings.
 var recommendFlags = map[string]string{"Steps": "--steps", "Hours": "--hours", "AllGPUs": "--all-gpus",
-	"GPUs": "--gpus", "Have": "--have", "Models": "--model"}
+	"GPUs": "--gpus", "Have": "--have", "Models": "--model", "HTML": "--html"}
 
 func runRecommend(ctx context.Context, e *env, args []string) error {
 	var r app.RecommendSettings
-	var gpuList, htmlOut string
-	var force, asJSON bool
+	var gpuList string
+	var asJSON bool
 	fs, rest, err := parse(e, "recommend", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&gpuList, "gpus", "", "comma-separated GPUs to rank (default: those the models were trained on and those with a price)")
 		fs.BoolVar(&r.Predict.AllGPUs, "all-gpus", false, "rank every catalogued GPU (smart gpus) where --gpus names none")
 		fs.StringVar(&r.Have, "have", "", "the GPU you have, to compare against")
 		fs.Float64Var(&r.Workload.Hours, "hours", 0, "price renting for this many hours instead of a number of steps")
-		fs.StringVar(&htmlOut, "html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
-		fs.BoolVar(&force, "force", false, "overwrite the --html file even if it is not a report smart wrote")
+		fs.StringVar(&r.HTML, "html", "", "write an HTML report with charts to this file (replacing only a report of smart's, or with --force)")
+		fs.BoolVar(&r.Replace, "force", false, "overwrite the --html file even if it is not a report smart wrote")
 		fs.StringVar(&r.Predict.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 		fs.BoolVar(&asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 		fs.Int64Var(&r.Workload.Steps, "steps", 0, "time steps to price (default: the stencil's steps)")
@@ -40,11 +40,6 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	case r.Workload.Hours == 0 && flagsGiven(fs, "hours"): // 0 prices the stencil's steps
 		return usagef("--hours 0: must be positive")
 	}
-	if htmlOut != "" {
-		if err := checkOutput("--html", htmlOut, force, outputKind{"a report", predict.IsReportFile}); err != nil {
-			return err
-		}
-	}
 	recs, err := recommend(ctx, e, r, rest, asJSON)
 	switch {
 	case err != nil || asJSON:
@@ -53,13 +48,13 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 	default:
 		err = predict.WriteRecommendationRows(e.stdout, recs)
 	}
-	if err != nil || htmlOut == "" {
+	if err != nil || r.HTML == "" {
 		return err
 	}
-	if err := predict.WriteHTMLFile(htmlOut, recs, time.Now()); err != nil {
+	if err := predict.WriteHTMLFile(r.HTML, recs, time.Now()); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s\n", htmlOut)
+	fmt.Fprintf(e.stderr, "wrote %s\n", r.HTML)
 	return nil
 }
 
