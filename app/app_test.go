@@ -264,25 +264,25 @@ func TestTrain(t *testing.T) {
 // in the notes, and out of fold with progress; a model that is no model file is refused.
 func testEval(t *testing.T, path, data string) {
 	var notes strings.Builder
-	m, reports, err := Eval{Model: path, Data: []string{data}}.Run(context.Background(), &notes)
+	r, err := Eval{Model: path, Data: []string{data}}.Run(context.Background(), &notes)
 	switch {
 	case err != nil:
 		t.Fatal(err)
-	case m.Header.Kind != "forest" || len(reports) != 1:
-		t.Errorf("in-sample: model %s, %d reports; want forest, 1", m.Header.Kind, len(reports))
+	case r.Model.Header.Kind != "forest" || len(r.Reports) != 1:
+		t.Errorf("in-sample: model %s, %d reports; want forest, 1", r.Model.Header.Kind, len(r.Reports))
 	case !strings.Contains(notes.String(), "in-sample"):
 		t.Errorf("in-sample scores are not said to be: notes %q", notes.String())
 	}
 	notes.Reset()
 	folds := 0
 	v := Eval{Model: path, Data: []string{data}, Folds: 2, Seed: 1, Progress: func(done, total int) { folds = total }}
-	if _, reports, err = v.Run(context.Background(), &notes); err != nil || len(reports) != 1 || folds != 2 {
-		t.Errorf("2 folds: %d reports, progress of %d, %v", len(reports), folds, err)
+	if r, err = v.Run(context.Background(), &notes); err != nil || len(r.Reports) != 1 || folds != 2 {
+		t.Errorf("2 folds: %v, progress of %d", err, folds)
 	}
 	if strings.Contains(notes.String(), "in-sample") {
 		t.Errorf("cross-validated scores are said to be in-sample: %q", notes.String())
 	}
-	if _, _, err := (Eval{Model: filepath.Join(data, dataset.MetaFile), Data: []string{data}}).Run(context.Background(), &notes); err == nil {
+	if _, err := (Eval{Model: filepath.Join(data, dataset.MetaFile), Data: []string{data}}).Run(context.Background(), &notes); err == nil {
 		t.Error("a data set's meta.json as the model: no error")
 	}
 }

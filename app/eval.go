@@ -30,26 +30,68 @@ type Eval struct {
 	Progress func(done, total int)
 }
 
-// Run reads the model, builds the data sets' rows as it was trained on them and scores it.
-// notes gets the rows left out, the data's description and, where the data is what the model
-// was trained on, that the scores are in-sample.
-func (v Eval) Run(ctx context.Context, notes io.Writer) (*models.Model, []train.Report, error) {
+// EvalResult is a model's scores: one report, or one per held-out GPU.
+type EvalResult struct {
+	File    string
+	Model   *models.Model
+	Reports []train.Report
+	// AllHeldOut is true where each GPU was held out in turn (Holdout "all").
+	AllHeldOut bool
+}
+
+// WriteText names the model and what it was trained on, then writes its scores: a table of
+// the held-out GPUs, or each report's tables.
+func (r *EvalResult) WriteText(w io.Writer) error {
+	h := r.Model.Header
+	fmt.Fprintf(w, "model %s: %s %s, trained on %s\n", r.File, h.Kind, h.Task, h.TrainingData())
+	if r.AllHeldOut {
+		return train.WriteHoldoutTable(w, r.Reports)
+	}
+	for _, rep := range r.Reports {
+		if err := rep.WriteTables(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Check refuses no data, one fold, and folds together with a held-out GPU, each a
+// *SettingError of its field.
+func (v Eval) Check() error {
+	switch {
+	case len(v.Data) == 0:
+		return wrong("Data", "", "give the data set directories to score the model on")
+	case v.Folds == 1 || v.Folds < 0:
+		return wrong("Folds", fmt.Sprint(v.Folds), "use 2 or more folds")
+	case v.Folds > 0 && v.Holdout != "":
+		return wrong("Holdout", v.Holdout, "cross-validate or hold a GPU out, not both")
+	}
+	return nil
+}
+
+// Run checks v, reads the model, builds the data sets' rows as it was trained on them and
+// scores it. notes gets the rows left out, the data's description and, where the data is what
+// the model was trained on, that the scores are in-sample.
+func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
+	if err := v.Check(); err != nil {
+		return nil, err
+	}
 	all := kinds.All()
 	m, err := models.Load(v.Model, all)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cat, err := catalog.Load(v.CatalogFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	h := m.Header
 	if h.Inputs == nil {
-		return nil, nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
+		return nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
 	}
 	set, err := train.Load(v.Data, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if set.Dropped > 0 {
 		fmt.Fprintf(notes, "left out %d rows of stencils that are not %d-D, as the model is\n", set.Dropped, h.Inputs.Dims)
@@ -57,10 +99,10 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*models.Model, []train.
 	fmt.Fprintf(notes, "%s\n", set.Describe())
 	reports, err := train.Assess(ctx, all, m, set, train.AssessOptions{Folds: v.Folds, Seed: v.Seed, Holdout: v.Holdout, Progress: v.Progress})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if overlap := h.TrainedOn(v.Data); v.Folds == 0 && v.Holdout == "" && overlap != "" {
 		fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
 	}
-	return m, reports, nil
+	return &EvalResult{File: v.Model, Model: m, Reports: reports, AllHeldOut: v.Holdout == "all"}, nil
 }

@@ -34,3 +34,25 @@ func TestTrainCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		eval  Eval
+		field string
+	}{
+		{"as it is", Eval{Data: []string{"d"}}, ""},
+		{"folds", Eval{Data: []string{"d"}, Folds: 3}, ""},
+		{"every GPU held out", Eval{Data: []string{"d"}, Holdout: "all"}, ""},
+		{"no data", Eval{}, "Data"},
+		{"one fold", Eval{Data: []string{"d"}, Folds: 1}, "Folds"},
+		{"negative folds", Eval{Data: []string{"d"}, Folds: -1}, "Folds"},
+		{"folds and a GPU held out", Eval{Data: []string{"d"}, Folds: 3, Holdout: "a100"}, "Holdout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.eval.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+}

@@ -44,9 +44,15 @@ func topImportance(imp []models.Importance, n int) []models.Importance {
 	return imp[:min(n, len(imp))]
 }
 
-// WriteText writes what was trained, its most important features and the file written; not
-// the cross-validation report.
+// WriteText writes the cross-validation's tables (where there was one), what was trained, its
+// most important features and the file written.
 func (r TrainReport) WriteText(w io.Writer) error {
+	if r.CV != nil {
+		if err := r.CV.WriteTables(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "trained %s (%s) on %d rows of %d features; hyper-parameters %s\n", r.Kind, r.Task, r.Rows, r.Features, r.Hyper)
 	if len(r.Importance) > 0 {
 		fmt.Fprint(w, "most important features (gain, splits):")

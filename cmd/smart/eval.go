@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"smart/app"
-	"smart/models"
 	"smart/models/train"
 )
 
@@ -35,52 +34,29 @@ func runEval(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(pos) != 1:
 		return usagef("give one model file")
-	case len(o.Data) == 0:
-		return usagef("--data DIR is required")
-	case o.Folds == 1 || o.Folds < 0:
-		return usagef("--cv is %d; use 2 or more folds", o.Folds)
-	case o.Folds > 0 && o.Holdout != "":
-		return usagef("give --cv or --holdout-gpu, not both")
 	}
 	o.Model = pos[0]
-	m, reports, err := o.assess(ctx, e)
-	switch {
-	case err != nil:
-		return err
-	case o.asJSON:
-		for _, r := range reports {
-			if err := writeJSON(e, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "model %s: %s %s, trained on %s\n", pos[0], m.Header.Kind, m.Header.Task, m.Header.TrainingData())
-	if o.Holdout == "all" {
-		return train.WriteHoldoutTable(e.stdout, reports)
-	}
-	for _, r := range reports {
-		if err := r.WriteTables(e.stdout); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// assess scores the model with a progress bar.
-func (o *evalOpts) assess(ctx context.Context, e *env) (*models.Model, []train.Report, error) {
 	label := "leave-one-GPU-out"
 	if o.Folds > 0 {
 		label = fmt.Sprintf("cross-validation (%d folds)", o.Folds)
 	}
 	o.Progress = lazyProgress(e, label)
-	m, reports, err := o.Run(ctx, e.stderr)
+	r, err := o.Run(ctx, e.stderr)
 	var notInData *train.GPUNotInDataError
 	switch {
 	case errors.As(err, &notInData):
-		return nil, nil, usagef("--holdout-gpu %s: the data holds %s; name one of them or all", notInData.GPU, strings.Join(notInData.Have, ", "))
+		return usagef("--holdout-gpu %s: the data holds %s; name one of them or all", notInData.GPU, strings.Join(notInData.Have, ", "))
 	case errors.Is(err, app.ErrNoInputs):
-		return nil, nil, fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", o.Model)
+		return fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", o.Model)
+	case err != nil:
+		return settingFlag(err, map[string]string{"Data": "--data", "Folds": "--cv", "Holdout": "--holdout-gpu"})
+	case o.asJSON:
+		for _, rep := range r.Reports {
+			if err := writeJSON(e, rep); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return m, reports, err
+	return r.WriteText(e.stdout)
 }

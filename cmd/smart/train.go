@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -92,15 +91,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return paramUsage(err)
 	}
 	result := t.Report(set, trained)
-	return printOut(e, o.asJSON, result, func(w io.Writer) error {
-		if result.CV != nil {
-			if err := result.CV.WriteTables(w); err != nil {
-				return err
-			}
-			fmt.Fprintln(w)
-		}
-		return result.WriteText(w)
-	})
+	return printOut(e, o.asJSON, result, result.WriteText)
 }
 
 // train checks the flags into the training they describe, and -o before the training.
