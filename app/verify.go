@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -27,10 +28,29 @@ type Verify struct {
 	Progress func(done, total int)
 }
 
-// Run finds the tools, loads the stencils, draws the variants and verifies them; total counts
-// the variants. Where ctx is cancelled during the runs, the report holds the variants that
-// finished and the error is context.Canceled.
+// Check refuses no stencils, no settings, a negative number of jobs and a time limit that is
+// not positive, each a *SettingError of its field.
+func (v Verify) Check() error {
+	switch {
+	case len(v.Files) == 0:
+		return wrong("Files", "", "give one or more stencil files")
+	case v.Samples < 1:
+		return wrong("Samples", fmt.Sprint(v.Samples), "draw at least 1 setting per stencil and combination")
+	case v.Jobs < 0:
+		return wrong("Jobs", fmt.Sprint(v.Jobs), "must not be negative (0: one per CPU)")
+	case v.Timeout <= 0:
+		return wrong("Timeout", v.Timeout.String(), "must be positive")
+	}
+	return nil
+}
+
+// Run checks v, finds the tools, loads the stencils, draws the variants and verifies them;
+// total counts the variants. Where ctx is cancelled during the runs, the report holds the
+// variants that finished and the error is context.Canceled.
 func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err error) {
+	if err := v.Check(); err != nil {
+		return nil, 0, err
+	}
 	tools, err := cuda.FindTools()
 	if err != nil {
 		return nil, 0, err

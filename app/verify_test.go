@@ -35,3 +35,29 @@ func TestVerify(t *testing.T) {
 		t.Errorf("a missing file: report %v, %v", report, err)
 	}
 }
+
+func TestVerifyCheck(t *testing.T) {
+	base := func(f func(*Verify)) Verify {
+		v := Verify{Files: []string{"j2d5pt"}, Samples: 1, Timeout: time.Minute}
+		f(&v)
+		return v
+	}
+	for _, tc := range []struct {
+		name   string
+		verify Verify
+		field  string
+	}{
+		{"valid", base(func(*Verify) {}), ""},
+		{"jobs", base(func(v *Verify) { v.Jobs = 4 }), ""},
+		{"no files", base(func(v *Verify) { v.Files = nil }), "Files"},
+		{"no samples", base(func(v *Verify) { v.Samples = 0 }), "Samples"},
+		{"negative jobs", base(func(v *Verify) { v.Jobs = -1 }), "Jobs"},
+		{"no time", base(func(v *Verify) { v.Timeout = 0 }), "Timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedField(t, tc.verify.Check()); got != tc.field {
+				t.Errorf("Check refused %q, want %q", got, tc.field)
+			}
+		})
+	}
+}

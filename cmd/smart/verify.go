@@ -37,10 +37,10 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
-	case o.Samples < 1:
-		return usagef("--samples must be at least 1")
-	case o.Jobs < 0 || o.Timeout <= 0:
-		return usagef("--jobs and --timeout must be positive")
+	}
+	o.Files, o.Stdin, o.Progress = files, e.stdin, lazyProgress(e, "verify")
+	if err := o.Check(); err != nil {
+		return settingFlag(err, map[string]string{"Samples": "--samples", "Jobs": "--jobs", "Timeout": "--timeout"})
 	}
 	if o.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 		return usagef("--oc: %v", err)
@@ -48,7 +48,6 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if o.GPU, err = limitsGPU(o.catFile, o.gpuName); err != nil {
 		return err
 	}
-	o.Files, o.Stdin, o.Progress = files, e.stdin, lazyProgress(e, "verify")
 	report, total, verr := o.Run(ctx)
 	if report == nil {
 		return verr
