@@ -1,0 +1,104 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"smart"
+	"smart/catalog"
+	"smart/dataset"
+)
+
+// TestAnalyse builds a data set of format 3 from committed H100 rows, whose compiler facts are
+// made up so that the answers are known: registers twice the estimate on every row (ratio 2,
+// MAPE 50%, every estimate below, rank correlation 1), local memory on every third row. A
+// committed data set without facts adds ok rows and nothing else.
+func TestAnalyse(t *testing.T) {
+	src := filepath.Join("..", "..", "data", "measured", "h100-sxm", "random", "j2d9pt-gol")
+	meta, rows, err := dataset.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := dataset.ReadStencil(src, rows[0].StencilID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "facts")
+	meta.Format = "" // the current format, which has the columns
+	w, err := dataset.Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddStencil(st); err != nil {
+		t.Fatal(err)
+	}
+	best := math.Inf(1)
+	for _, m := range rows {
+		if m.OK() {
+			best = min(best, m.TimeMs)
+		}
+	}
+	var local []float64 // the slowdowns of the rows given local memory
+	ok := 0
+	for i, m := range rows {
+		if m.OK() {
+			tu, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := tu.Usage(st)
+			m.Compiled = &smart.Compiled{RegsPerThread: 2 * (u.RegsPerThread + u.FusedRegs)}
+			if i%3 == 0 {
+				m.Compiled.LocalBytesPerThread = 16
+				local = append(local, m.TimeMs/best)
+			}
+			ok++
+		}
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join("..", "..", "data", "measured", "h100-sxm", "random", "j2d13pt")
+	_, plainRows, err := dataset.ReadAll(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainOK := 0
+	for _, m := range plainRows {
+		plainOK += b2i(m.OK())
+	}
+
+	r, err := analyse([]string{dir, plain}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.All
+	switch {
+	case r.DataSets != 2 || r.OKRows != ok+plainOK || r.WithFacts != ok:
+		t.Errorf("%d data sets, %d ok rows, %d with facts; want 2, %d, %d", r.DataSets, r.OKRows, r.WithFacts, ok+plainOK, ok)
+	case a.N != ok || a.MedianRatio != 2 || math.Abs(a.MAPE-50) > 1e-9 || a.Under != 1 || math.Abs(a.Spearman-1) > 1e-12:
+		t.Errorf("agreement %+v; want %d rows, ratio 2, MAPE 50%%, all below, Spearman 1", a, ok)
+	case r.Spill[0][1]+r.Spill[1][1] != len(local) || r.Spill[0][0]+r.Spill[1][0] != ok-len(local):
+		t.Errorf("spill table %v; want %d rows with local memory and %d without", r.Spill, len(local), ok-len(local))
+	}
+	n := 0
+	for _, g := range r.ByOC {
+		n += g.N
+	}
+	if n != ok {
+		t.Errorf("the OCs' groups hold %d rows, want %d", n, ok)
+	}
+	slices.Sort(local)
+	if want := local[(len(local)-1)/2]; r.SlowdownLocal != want { // the empirical median: the lower middle
+		t.Errorf("slowdown with local memory %v, want %v", r.SlowdownLocal, want)
+	}
+}
