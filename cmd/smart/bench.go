@@ -45,18 +45,6 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 		func(v string) error { o.settings = append(o.settings, v); return nil })
 }
 
-// registerCUDA registers the flags of measuring on an NVIDIA GPU that tune, bench and campaign
-// run share: reps says what --reps counts, and cut, where not empty, registers --cut (whose 0,
-// never, the caller makes -1 for app.CUDAOptions).
-func registerCUDA(fs *flag.FlagSet, c *app.CUDAOptions, reps, cut string) {
-	fs.IntVar(&c.Device, "device", 0, "NVML index of the GPU to measure on (cuda)")
-	fs.IntVar(&c.Reps, "reps", 5, reps)
-	fs.StringVar(&c.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
-	if cut != "" {
-		fs.Float64Var(&c.Cut, "cut", 3, cut)
-	}
-}
-
 func runBench(ctx context.Context, e *env, args []string) error {
 	var o benchOpts
 	fs, paths, err := parse(e, "bench", args, o.register)

@@ -11,15 +11,6 @@ import (
 	"smart/dataset/cuda"
 )
 
-// limitsGPU is app.LimitsGPU with the flag of its GPU: --gpu.
-func limitsGPU(catFile, name string) (smart.GPU, error) {
-	g, err := app.LimitsGPU(catFile, name)
-	return g, settingFlag(err, kernelFlags)
-}
-
-// kernelFlags name the flag of each field of app.KernelSettings and app.EstimateSettings.
-var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu", "Out": "-o"}
-
 // codegenOpts are the flags of the command.
 type codegenOpts struct {
 	kernel  app.KernelSettings

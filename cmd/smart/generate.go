@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"smart"
@@ -108,13 +107,6 @@ func (o *generateOpts) file(i int) (generator.File, error) {
 	f := generator.File{Path: o.Path(s)}
 	f.Data, err = generator.Marshal(s)
 	return f, err
-}
-
-// flagsGiven reports whether any of the named flags was given.
-func flagsGiven(fs *flag.FlagSet, names ...string) bool {
-	found := false
-	fs.Visit(func(f *flag.Flag) { found = found || slices.Contains(names, f.Name) })
-	return found
 }
 
 // shapeList formats the shapes for --help.

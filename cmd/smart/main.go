@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -188,74 +187,6 @@ func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{err: fmt.Errorf(format, args...)} }
-
-// newFlags returns a flag set whose --help prints the command's help file (help/NAME.txt, a
-// subcommand's as "dataset-import"): the usage line, the description with examples, then the
-// flags. fill replaces the file's placeholders, old and new in turn, with what only the build
-// knows (the shapes, the model kinds).
-func newFlags(e *env, name string, fill ...string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "%s\n\nFlags:\n", strings.NewReplacer(fill...).Replace(helpText(name)))
-		fs.SetOutput(e.stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(e.stderr)
-	}
-	return fs
-}
-
-// helpFiles are the commands' help texts, kept as text so that they read as the user sees them.
-//
-//go:embed help/*.txt
-var helpFiles embed.FS
-
-// helpText is the help file of the command name, trimmed.
-func helpText(name string) string {
-	b, err := helpFiles.ReadFile("help/" + strings.ReplaceAll(name, " ", "-") + ".txt")
-	if err != nil {
-		panic(fmt.Sprintf("no help file for %s: %v", name, err)) // TestHelpFiles catches it
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// parse makes the flag set of the command name (newFlags), registers its flags and parses args
-// (parseFlags), returning the flag set and the positional arguments.
-func parse(e *env, name string, args []string, register func(*flag.FlagSet), fill ...string) (*flag.FlagSet, []string, error) {
-	fs := newFlags(e, name, fill...)
-	register(fs)
-	pos, err := parseFlags(fs, args)
-	return fs, pos, err
-}
-
-// parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").
-// The help goes to stdout for --help only; a bad flag is one line on stderr (run prints it), not
-// the help on stdout, where it would land in a file the output is redirected to.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	help, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	defer func() { fs.Usage = help; fs.SetOutput(out) }()
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				help()
-				return nil, err
-			}
-			return nil, usageError{err: errors.New(flagProblem(fs, err))}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

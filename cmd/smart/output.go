@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"smart"
+
 	"smart/app"
+	"smart/generator"
 	"smart/internal/progressbar"
 )
 
@@ -88,4 +91,9 @@ func streamed[T any](e *env, label string, n int, asJSON bool, all *[]T) func(in
 		}
 		return nil
 	}
+}
+
+// loadStencil reads a stencil file, stdin for "-", or an embedded sample (generator.Load).
+func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
+	return generator.Load(path, e.stdin, lim)
 }

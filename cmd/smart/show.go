@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"smart"
-	"smart/generator"
 )
 
 func runShow(ctx context.Context, e *env, args []string) error {
@@ -42,9 +41,4 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// loadStencil reads a stencil file, stdin for "-", or an embedded sample (generator.Load).
-func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
-	return generator.Load(path, e.stdin, lim)
 }

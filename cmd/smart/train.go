@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"smart/app"
@@ -16,26 +14,6 @@ import (
 	"smart/models/kinds"
 	"smart/models/train"
 )
-
-// dirList is a repeatable flag of directories; each value may also be comma-separated.
-type dirList []string
-
-func (d *dirList) String() string { return strings.Join(*d, ",") }
-
-// Set adds the comma-separated paths of v. A path given twice is an error: its rows would count
-// twice.
-func (d *dirList) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		if slices.ContainsFunc(*d, func(q string) bool { return filepath.Clean(q) == filepath.Clean(p) }) {
-			return fmt.Errorf("%s is given twice", p)
-		}
-		*d = append(*d, p)
-	}
-	return nil
-}
 
 // trainOpts are the flags of the command.
 type trainOpts struct {
