@@ -14,7 +14,7 @@ type Calibrate struct {
 	Data     []string           // measured data sets to fit on
 	Test     []string           // measured data sets of other GPUs to score the fit on; nil for none
 	Out      string             // the calibration file to write
-	Force    bool               // replace Out even where it is not a calibration file
+	Replace  bool               // replace Out even where it is not a calibration file
 	Catalog  string             // GPU catalogue file merged over the embedded one; "" for none
 	Settings calibrate.Settings // the interval's level, and the fits' progress
 	Command  string             // recorded in the file: the command line that wrote it
@@ -32,7 +32,7 @@ func (c Calibrate) Check() error {
 	case !(c.Settings.Level > 0 && c.Settings.Level < 1): // NaN too
 		return wrong("Level", fmt.Sprint(c.Settings.Level), "give a coverage between 0 and 1, e.g. 0.8")
 	}
-	return calibrate.CheckWritable(c.Out, c.Force)
+	return calibrate.CheckWritable(c.Out, c.Replace)
 }
 
 // Run checks c, reads the data sets, fits the constants and writes the file. Settings.Progress,
@@ -63,7 +63,7 @@ func (c Calibrate) Run(ctx context.Context) (*calibrate.File, error) {
 		return nil, err
 	}
 	f.Command = c.Command
-	if err := calibrate.Write(c.Out, f, c.Force); err != nil {
+	if err := calibrate.Write(c.Out, f, c.Replace); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -29,7 +29,7 @@ func TestCalibrateCheck(t *testing.T) {
 		field string
 	}{
 		{"valid", base(func(*Calibrate) {}), ""},
-		{"another file, forced", base(func(c *Calibrate) { c.Out, c.Force = notes, true }), ""},
+		{"another file, forced", base(func(c *Calibrate) { c.Out, c.Replace = notes, true }), ""},
 		{"no data", base(func(c *Calibrate) { c.Data = nil }), "Data"},
 		{"no file", base(func(c *Calibrate) { c.Out = "" }), "Out"},
 		{"level 0", base(func(c *Calibrate) { c.Settings.Level = 0 }), "Level"},

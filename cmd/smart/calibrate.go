@@ -21,7 +21,7 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 	_, rest, err := parse(e, "calibrate", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&c.Out, "o", "", "calibration file to write")
 		fs.Float64Var(&c.Settings.Level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
-		fs.BoolVar(&c.Force, "force", false, "replace -o even where it is not a calibration file")
+		fs.BoolVar(&c.Replace, "force", false, "replace -o even where it is not a calibration file")
 		fs.StringVar(&c.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
 		fs.BoolVar(&asJSON, "json", false, "print the calibration file's contents as JSON")
 		fs.Var((*dirList)(&c.Data), "data", "measured data set to fit on (repeatable, or comma-separated)")
