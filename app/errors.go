@@ -3,8 +3,9 @@ package app
 import (
 	"errors"
 	"fmt"
-	"smart/internal/atomicfile"
 	"strings"
+
+	"smart/internal/atomicfile"
 )
 
 // SettingError is a setting of a run that cannot be used: Field names the field of the

@@ -15,7 +15,10 @@ import (
 	"strings"
 	"syscall"
 
+	"smart"
+
 	"smart/app"
+	"smart/generator"
 	"smart/internal/progressbar"
 )
 
@@ -191,4 +194,17 @@ func usagef(format string, args ...any) error { return usageError{err: fmt.Error
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// defaultSimGPU names the GPU to simulate where --gpu names none, and says how to name another.
+func defaultSimGPU(e *env, gpu *string, doing string) {
+	if *gpu == "" {
+		*gpu = app.DefaultSimGPU
+		fmt.Fprintf(e.stderr, "%s the %s; name another GPU with --gpu (smart gpus lists them)\n", doing, app.DefaultSimGPU)
+	}
+}
+
+// loadStencil reads a stencil file, stdin for "-", or an embedded sample (generator.Load).
+func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
+	return generator.Load(path, e.stdin, lim)
 }

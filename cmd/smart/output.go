@@ -2,13 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 
-	"smart"
-
-	"smart/app"
-	"smart/generator"
 	"smart/internal/progressbar"
 )
 
@@ -66,14 +61,6 @@ func lazyProgress(e *env, label string) func(done, total int) {
 	}
 }
 
-// defaultSimGPU names the GPU to simulate where --gpu names none, and says how to name another.
-func defaultSimGPU(e *env, gpu *string, doing string) {
-	if *gpu == "" {
-		*gpu = app.DefaultSimGPU
-		fmt.Fprintf(e.stderr, "%s the %s; name another GPU with --gpu (smart gpus lists them)\n", doing, app.DefaultSimGPU)
-	}
-}
-
 // streamed is the callback of a run over n stencils: it moves a bar where there are several,
 // prints each result as a JSON line with --json (asJSON), and appends it to all.
 func streamed[T any](e *env, label string, n int, asJSON bool, all *[]T) func(int, T) error {
@@ -91,9 +78,4 @@ func streamed[T any](e *env, label string, n int, asJSON bool, all *[]T) func(in
 		}
 		return nil
 	}
-}
-
-// loadStencil reads a stencil file, stdin for "-", or an embedded sample (generator.Load).
-func loadStencil(e *env, path string, lim smart.Limits) (*smart.Stencil, error) {
-	return generator.Load(path, e.stdin, lim)
 }

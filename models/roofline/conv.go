@@ -85,7 +85,9 @@ type ConvCalibration struct {
 }
 
 // machineTerms are the latencies, rates and costs an estimate on m reads: the stencil
-// calibration's where c carries one and m is NVIDIA's, else the literature's (machine.go).
+// calibration's where c carries one and m is NVIDIA's, else the literature's (machine.go); and
+// the launch overhead in seconds, the literature's as machine.go has it (through LaunchUs it
+// would round, and the uncalibrated estimates would move in their last digits).
 func (c *ConvCalibration) machineTerms(m machine) (Calibration, float64) {
 	if c == nil || c.Machine == nil || m.amd {
 		return literature(m), m.launchSeconds
