@@ -21,8 +21,8 @@ type Calibrate struct {
 }
 
 // Check refuses, before any data set is read, missing data sets or file and a level out of
-// range, each as a *SettingError of its field, and an Out that cannot be written
-// (calibrate.ErrNotCalibration for another kind of file).
+// range, each as a *SettingError of its field, and an Out that cannot be written (holding
+// another kind of file: a *SettingError wrapping an *atomicfile.NotOursError).
 func (c Calibrate) Check() error {
 	switch {
 	case len(c.Data) == 0:
@@ -32,7 +32,7 @@ func (c Calibrate) Check() error {
 	case !(c.Settings.Level > 0 && c.Settings.Level < 1): // NaN too
 		return wrong("Level", fmt.Sprint(c.Settings.Level), "give a coverage between 0 and 1, e.g. 0.8")
 	}
-	return calibrate.CheckWritable(c.Out, c.Replace)
+	return checkReplace("Out", c.Out, c.Replace, calibrate.FileKind())
 }
 
 // Run checks c, reads the data sets, fits the constants and writes the file. Settings.Progress,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"smart/calibrate"
+	"smart/internal/atomicfile"
 )
 
 func TestCalibrateCheck(t *testing.T) {
@@ -42,8 +43,8 @@ func TestCalibrateCheck(t *testing.T) {
 			}
 		})
 	}
-	if err := base(func(c *Calibrate) { c.Out = notes }).Check(); !errors.Is(err, calibrate.ErrNotCalibration) {
-		t.Errorf("a file of another kind: %v, want ErrNotCalibration", err)
+	if err := base(func(c *Calibrate) { c.Out = notes }).Check(); !errors.As(err, new(*atomicfile.NotOursError)) || refusedField(t, err) != "Out" {
+		t.Errorf("a file of another kind: %v, want a refused Out wrapping *atomicfile.NotOursError", err)
 	}
 	if err := base(func(c *Calibrate) { c.Out = filepath.Join(notes, "cal.json") }).Check(); err == nil {
 		t.Error("a file under a file passed")

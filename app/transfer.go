@@ -10,6 +10,7 @@ import (
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/transfer"
 )
 
@@ -174,7 +175,8 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 }
 
 // Write writes p as a Kernel Tuner cache (cache, which needs Kernel Tuner sources) and as a new
-// data set (dir), where they are not empty; an existing cache is replaced only with force.
+// data set (dir), where they are not empty; an existing cache is replaced only where smart
+// wrote it, or with force.
 func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
 	var kernel *dataset.Kernel
 	for _, f := range t.Files {
@@ -188,7 +190,7 @@ func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force boo
 			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
 		}
 		if err := transfer.WriteKernelTuner(cache, p, *kernel, p.Target, force); err != nil {
-			return &SettingError{Field: "Cache", Err: err}
+			return &SettingError{Field: "Cache", Value: cache, Err: err, Wrong: errors.As(err, new(*atomicfile.NotOursError))}
 		}
 	}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"smart/data"
+	"smart/internal/atomicfile"
 )
 
 // BandsFormat names the layout of a file of learned models' intervals.
@@ -67,8 +68,9 @@ func DecodeBands(name string, r io.Reader) (*Bands, error) {
 // WriteBands writes b to path atomically; an existing file is replaced only where it is a bands
 // file itself.
 func WriteBands(path string, b *Bands) error {
-	if !ours(path, func(f io.Reader) error { _, err := DecodeBands(path, f); return err }) {
-		return fmt.Errorf("writing intervals %s: it exists and is not an intervals file", path)
+	kind := decodes("an intervals file", func(f io.Reader) error { _, err := DecodeBands("", f); return err })
+	if err := atomicfile.CheckReplace(path, false, kind); err != nil {
+		return fmt.Errorf("writing intervals %s: %w", path, err)
 	}
 	return writeJSON(path, b)
 }

@@ -14,6 +14,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/generator"
+	"smart/internal/atomicfile"
 	"smart/models/roofline"
 	"smart/space"
 )
@@ -150,8 +151,8 @@ func TestFitHeldOut(t *testing.T) {
 	}
 	notes := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notes, []byte("my notes"), 0o644)
-	if err := Write(notes, f, false); !errors.Is(err, ErrNotCalibration) {
-		t.Errorf("writing over a notes file: %v; want ErrNotCalibration", err)
+	if err := Write(notes, f, false); !errors.As(err, new(*atomicfile.NotOursError)) {
+		t.Errorf("writing over a notes file: %v; want a *atomicfile.NotOursError", err)
 	}
 	if b, _ := os.ReadFile(notes); string(b) != "my notes" {
 		t.Errorf("the notes file was changed: %q", b)

@@ -3,10 +3,8 @@ package calibrate
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"smart/data"
@@ -48,35 +46,31 @@ func Read(path string) (*File, error) {
 	return Decode(path, fh)
 }
 
-// ErrNotCalibration is returned by Write for an existing file that is not a calibration file.
-var ErrNotCalibration = errors.New("exists and is not a calibration file")
-
 // Write writes f to path atomically. An existing file is replaced only where it is a calibration
 // file itself or replace is set, so that a mistyped path loses nothing.
 func Write(path string, f *File, replace bool) error {
-	if err := CheckWritable(path, replace); err != nil {
-		return err
+	if err := atomicfile.CheckReplace(path, replace, FileKind()); err != nil {
+		return fmt.Errorf("writing calibration %s: %w", path, err)
 	}
 	return writeJSON(path, f)
 }
 
-// CheckWritable reports, before any work, why Write could not write path: an existing file
-// that is not a calibration file (unless replace), or a directory that cannot take it.
-func CheckWritable(path string, replace bool) error {
-	if !replace && !ours(path, func(f io.Reader) error { _, err := Decode(path, f); return err }) {
-		return fmt.Errorf("writing calibration %s: %w", path, ErrNotCalibration)
-	}
-	return atomicfile.Check(path)
+// FileKind recognises a calibration file, for the rule on replacing files
+// (atomicfile.CheckReplace): Write replaces only one of these unless told to.
+func FileKind() atomicfile.Kind {
+	return decodes("a calibration file", func(f io.Reader) error { _, err := Decode("", f); return err })
 }
 
-// ours reports whether the file at path is missing or decodes as one of this package's files.
-func ours(path string, decode func(io.Reader) error) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return errors.Is(err, fs.ErrNotExist)
-	}
-	defer f.Close()
-	return decode(f) == nil
+// decodes recognises the files of this package that decode reads.
+func decodes(what string, decode func(io.Reader) error) atomicfile.Kind {
+	return atomicfile.Kind{What: what, Ours: func(path string) (bool, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		return decode(f) == nil, nil
+	}}
 }
 
 // decodeJSON reads one of this package's files (kind names it in errors, name is its path) into

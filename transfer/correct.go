@@ -1,13 +1,14 @@
 package transfer
 
 import (
-	"gonum.org/v1/gonum/floats"
 	"maps"
 	"math"
 	"slices"
 	"smart"
 	"sort"
 	"strconv"
+
+	"gonum.org/v1/gonum/floats"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"

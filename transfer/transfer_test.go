@@ -3,6 +3,7 @@ package transfer
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/internal/ktdata"
 )
 
@@ -249,8 +251,16 @@ func TestKernelTunerRoundTrip(t *testing.T) {
 	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); !errors.Is(err, ErrExists) {
-		t.Errorf("second write without force: %v", err)
+	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); err != nil {
+		t.Errorf("replacing its own cache: %v", err)
+	}
+	notes := filepath.Join(t.TempDir(), "notes.json")
+	os.WriteFile(notes, []byte(`{"cache": {}}`), 0o644)
+	if err := WriteKernelTuner(notes, p, *files[0].Kernel, "RTX-A4000", false); !errors.As(err, new(*atomicfile.NotOursError)) {
+		t.Errorf("writing over a cache smart did not write: %v, want *atomicfile.NotOursError", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != `{"cache": {}}` {
+		t.Errorf("the foreign cache was changed: %q", b)
 	}
 	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
 	if err != nil {

@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,9 +11,6 @@ import (
 	"smart/dataset"
 	"smart/internal/atomicfile"
 )
-
-// ErrExists is the error of an output file that is already there.
-var ErrExists = errors.New("the file exists")
 
 // ktCache is the part of Kernel Tuner's cache format a prediction fills in, with smart's note
 // of what the times are.
@@ -35,6 +31,22 @@ type ktNote struct {
 	Sources  []string     `json:"sources"`
 	Shots    int          `json:"shots"`
 	Interval any          `json:"interval,omitempty"`
+}
+
+// CacheKind recognises a Kernel Tuner cache of predictions that WriteKernelTuner wrote, by its
+// "smart" object, for the rule on replacing files (atomicfile.CheckReplace).
+func CacheKind() atomicfile.Kind {
+	return atomicfile.Kind{What: "a Kernel Tuner cache of predictions", Ours: func(path string) (bool, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		var c struct {
+			Smart *ktNote `json:"smart"`
+		}
+		return json.NewDecoder(f).Decode(&c) == nil && c.Smart != nil && c.Smart.Source == smart.Predicted, nil
+	}}
 }
 
 // KernelTunerCache is p as a Kernel Tuner cache of kernel k on device: "time" is the predicted
@@ -88,10 +100,11 @@ func ktRecord(k dataset.Kernel, v Variant) (string, json.RawMessage, error) {
 }
 
 // WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an
-// existing file is replaced only with force.
+// existing file is replaced only where it is a cache of predictions itself (CacheKind), or with
+// force.
 func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device string, force bool) error {
-	if _, err := os.Stat(path); err == nil && !force {
-		return fmt.Errorf("%s: %w", path, ErrExists)
+	if err := atomicfile.CheckReplace(path, force, CacheKind()); err != nil {
+		return err
 	}
 	b, err := p.KernelTunerCache(k, device)
 	if err != nil {

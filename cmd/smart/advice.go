@@ -7,10 +7,12 @@ import (
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/generator"
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/train"
 	"smart/predict"
+	"smart/transfer"
 	"smart/tuner"
 )
 
@@ -60,6 +62,12 @@ func advice(cmd string, err error) string {
 		return "; name it with --gpu"
 	case errors.As(err, &fit):
 		return "; give one that fits with --setting"
+	case errors.As(err, new(*generator.ChangedError)):
+		return ": give another --out, delete the file, or give --force to overwrite it"
+	case errors.Is(err, train.ErrMixedDims) && cmd == "train":
+		return "; pass --dims 2 or --dims 3"
+	case errors.Is(err, transfer.ErrNoLevel):
+		return "; describe the GPU in a --catalog file, or give settings measured on it with --shots"
 	case errors.Is(err, tuner.ErrNotClassifier):
 		return " (smart train --task select)"
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"smart"
 	"smart/app"
 	"smart/dataset"
+	"smart/internal/cliflag"
 )
 
 // benchOpts are the flags of the command that app.Bench does not hold as given.
@@ -51,16 +51,14 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	switch {
 	case err != nil:
 		return err
-	case len(o.settings) > 0 && flagsGiven(fs, "samples"):
+	case len(o.settings) > 0 && cliflag.Given(fs, "samples"):
 		return usagef("give --samples or --setting, not both: the settings given are measured instead of random ones")
-	case o.b.Out == "":
-		return usagef("--out DIR is required: the data set directory")
 	case len(paths) == 0 && o.b.Random <= 0:
 		return usagef("give stencil files or directories, or --random N")
 	}
 	o.b.Files, o.b.Stdin, o.b.CUDA.Cut = paths, e.stdin, cmp.Or(o.b.CUDA.Cut, -1)
 	if err := o.b.Check(); err != nil {
-		return benchFlags(err)
+		return benchFlags(fs, err)
 	}
 	if err := o.parseLists(fs); err != nil {
 		return err
@@ -68,10 +66,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if o.b.Backend == app.Sim {
 		defaultSimGPU(e, &o.b.GPU, "simulating")
 	}
-	o.b.Notes, o.b.Drawing = e.stderr, lazyProgress(e, "drawing settings")
+	o.b.Notes = e.stderr
+	o.b.Drawing, _ = lazyProgress(e, "drawing settings")
 	bg, err := o.b.Open(ctx)
 	if err != nil {
-		return benchFlags(err)
+		return benchFlags(fs, err)
 	}
 	defer bg.Close()
 	if o.dryRun {
@@ -93,10 +92,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 }
 
 // benchFlags names the flag of a setting app.Bench refused.
-func benchFlags(err error) error {
-	return settingFlag(err, map[string]string{"Out": "--out", "Samples": "--samples", "Batch": "--batch", "Cut": "--cut",
-		"Time": "--time", "Backend": "--backend", "GPU": "--gpu", "Settings": "--setting", "BuildDir": "--build-dir",
-		"Random": "--random", "Dims": "--dims", "MaxOrder": "--order-max"})
+func benchFlags(fs *flag.FlagSet, err error) error {
+	return settingFlag(fs, err, map[string]string{"Settings": "--setting", "MaxOrder": "--order-max"})
 }
 
 // parseLists reads --shard, --oc and --setting into the benchmark.
@@ -108,7 +105,7 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 	if o.b.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 		return usagef("--oc: %v", err)
 	}
-	if len(o.settings) > 0 && !flagsGiven(fs, "oc") {
+	if len(o.settings) > 0 && !cliflag.Given(fs, "oc") {
 		o.b.OCs = nil // --setting names the OC unless --oc is given
 	}
 	o.b.Settings, err = dataset.ParseVariants(o.settings, o.b.OCs)
@@ -121,11 +118,9 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 }
 
 func printBench(e *env, r app.BenchReport, asJSON bool) error {
-	return printOut(e, asJSON, r, func(w io.Writer) error {
-		err := r.WriteText(w)
-		if err == nil && r.Stopped {
-			_, err = fmt.Fprintf(w, "stopped by --time with %d variants left: run the same command again to resume\n", r.Variants-r.Skipped-r.Written)
-		}
-		return err
-	})
+	stopped := ""
+	if r.Stopped {
+		stopped = fmt.Sprintf("stopped by --time with %d variants left: run the same command again to resume", r.Variants-r.Skipped-r.Written)
+	}
+	return printOut(e, asJSON, r, then(r.WriteText, stopped))
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	"smart/app"
 	"smart/campaign"
@@ -28,7 +27,7 @@ func runCampaign(ctx context.Context, e *env, args []string) error {
 func runCampaignPlan(ctx context.Context, e *env, args []string) error {
 	var out string
 	spec := campaign.DefaultSpec()
-	if _, _, err := parse(e, "campaign plan", args, func(fs *flag.FlagSet) {
+	fs, rest, err := parse(e, "campaign plan", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "out", "", "new manifest directory")
 		fs.IntVar(&spec.PerDims, "per-dims", spec.PerDims, "random stencils of each dimensionality")
 		fs.IntVar(&spec.MaxOrder, "max-order", spec.MaxOrder, "orders 1 to this, in equal shares")
@@ -36,28 +35,24 @@ func runCampaignPlan(ctx context.Context, e *env, args []string) error {
 		fs.IntVar(&spec.Uniform, "uniform", spec.Uniform, "settings drawn uniformly per stencil and OC")
 		fs.IntVar(&spec.Predicted, "predicted", spec.Predicted, "settings the runtime model predicts fastest, per stencil and OC")
 		fs.StringVar(&spec.GPU, "gpu", spec.GPU, "GPU whose limits bound the settings and whose model predicts")
-	}); err != nil {
+	})
+	if err := cmp.Or(err, noArgs(rest, "; give the manifest's directory with --out")); err != nil {
 		return err
 	}
-	bar := newProgress(e, "drawing the campaign", 1)
-	m, err := app.PlanCampaign(ctx, spec, out, func(done, total int) { bar.total = total; bar.Update(done) })
+	drawing, _ := lazyProgress(e, "drawing the campaign")
+	m, err := app.PlanCampaign(ctx, spec, out, drawing)
 	if err != nil {
-		return settingFlag(err, map[string]string{"GPU": "--gpu", "Out": "--out"})
+		return settingFlag(fs, err, nil)
 	}
 	fmt.Fprintf(e.stdout, "%s: %d stencils, %d variants (%d of them OCs without a valid setting); manifest %.12s\n", out, len(m.Entries), len(m.Items()), m.Invalid(), m.Hash())
 	return nil
-}
-
-// campaignFlags names the flag of a setting app.Campaign refused.
-func campaignFlags(err error) error {
-	return settingFlag(err, map[string]string{"Time": "--time", "Cut": "--cut", "Backend": "--backend", "GPU": "--gpu", "BuildDir": "--build-dir"})
 }
 
 func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	var c app.Campaign
 	var manifestDir string
 	var asJSON bool
-	if _, _, err := parse(e, "campaign run", args, func(fs *flag.FlagSet) {
+	fs, rest, err := parse(e, "campaign run", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&manifestDir, "manifest", defaultManifest, "campaign manifest directory")
 		fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
 		fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
@@ -66,12 +61,13 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 		registerCUDA(fs, &c.CUDA, "timed samples per variant measured in full (cuda; at least 5)",
 			"cuda: cut variants over this many times their stencil's fastest so far; 0: never")
 		fs.BoolVar(&asJSON, "json", false, "print the call's summary as JSON")
-	}); err != nil {
+	})
+	if err := cmp.Or(err, noArgs(rest, "; give the manifest's directory with --manifest")); err != nil {
 		return err
 	}
 	c.CUDA.Cut = cmp.Or(c.CUDA.Cut, -1)
 	if err := c.Check(); err != nil {
-		return campaignFlags(err)
+		return settingFlag(fs, err, nil)
 	}
 	m, err := campaign.Load(manifestDir)
 	if err != nil {
@@ -81,7 +77,7 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	c.Manifest, c.Notes, c.Progress = m, e.stderr, func(done, _ int) { bar.Update(done) }
 	call, runErr := c.Run(ctx)
 	if call.Out == "" { // the backend did not open
-		return campaignFlags(runErr)
+		return settingFlag(fs, runErr, nil)
 	}
 	if call.Stopped {
 		bar.Stop(0)
@@ -90,13 +86,11 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	if runErr != nil {
 		runErr = fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
 	}
-	return errors.Join(printOut(e, asJSON, r, func(w io.Writer) error {
-		err := r.WriteText(w)
-		if err == nil && r.Stopped {
-			_, err = fmt.Fprintln(w, "stopped by --time: run it again to resume")
-		}
-		return err
-	}), runErr)
+	stopped := ""
+	if r.Stopped {
+		stopped = "stopped by --time: run it again to resume"
+	}
+	return errors.Join(printOut(e, asJSON, r, then(r.WriteText, stopped)), runErr)
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {

@@ -30,7 +30,7 @@ func (o *codegenOpts) register(fs *flag.FlagSet) {
 
 func runCodegen(ctx context.Context, e *env, args []string) error {
 	var o codegenOpts
-	_, files, err := parse(e, "codegen", args, o.register)
+	fs, files, err := parse(e, "codegen", args, o.register)
 	switch {
 	case err != nil:
 		return err
@@ -41,7 +41,7 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	}
 	// The OC first: the hint for a missing setting names it.
 	if _, err := app.ParseOC(o.kernel.OC); err != nil {
-		return settingFlag(err, kernelFlags)
+		return settingFlag(fs, err, map[string]string{"Out": "-o"})
 	}
 	if o.kernel.Setting == "" {
 		return usagef("give the setting with --setting k=v,... (smart space %s --oc %s --sample 1 prints one)", files[0], o.kernel.OC)
@@ -55,17 +55,14 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	}
 	k, err := app.GenerateKernel(ctx, st, o.kernel)
 	if err != nil {
-		return settingFlag(err, kernelFlags)
+		return settingFlag(fs, err, map[string]string{"Out": "-o"})
 	}
 	return o.write(e, k)
 }
 
 // write writes the kernel to -o (or stdout) and describes its launches, or prints it as JSON.
 func (o *codegenOpts) write(e *env, k *cuda.Kernel) error {
-	path := o.outPath
-	if path == "-" {
-		path = ""
-	}
+	path := o.kernel.Out // "" for stdout
 	if path == "" && !o.asJSON {
 		_, err := fmt.Fprint(e.stdout, k.File())
 		return err

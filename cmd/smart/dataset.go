@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
+	"path/filepath"
 
 	"smart/catalog"
 	"smart/dataset"
@@ -58,13 +58,8 @@ func runDatasetImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printOut(e, o.asJSON, sums, func(w io.Writer) error {
-		if err := dataset.WriteFileSummaries(w, sums); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(w, "wrote %s\n", o.out)
-		return err
-	})
+	summaries := func(w io.Writer) error { return dataset.WriteFileSummaries(w, sums) }
+	return printOut(e, o.asJSON, sums, then(summaries, "wrote "+o.out))
 }
 
 func runDatasetMerge(ctx context.Context, e *env, args []string) error {
@@ -126,11 +121,6 @@ func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printOut(e, asJSON, l, func(w io.Writer) error {
-		if err := l.WriteTables(w, dirs[0]); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(w, "wrote %s/%s\n", dirs[0], dataset.LabelsFile)
-		return err
-	})
+	tables := func(w io.Writer) error { return l.WriteTables(w, dirs[0]) }
+	return printOut(e, asJSON, l, then(tables, "wrote "+filepath.Join(dirs[0], dataset.LabelsFile)))
 }

@@ -167,7 +167,7 @@ func TestDatasetUsage(t *testing.T) {
 		{[]string{"dataset", "stats"}, 2, "give one data set directory"},
 		{[]string{"dataset", "stats", "/nonexistent"}, 1, "is not a data set"},
 		{[]string{"dataset", "stats", "dataset_test.go"}, 1, "a data set is a directory"},
-		{[]string{"bench", "--random", "2"}, 2, "--out DIR is required"},
+		{[]string{"bench", "--random", "2"}, 2, "--out: required: the data set directory"},
 		{[]string{"bench", "--random", "2", "--out", "x", "--shard", "3/2"}, 2, `shard "3/2" is not of the form`},
 		{[]string{"bench", "--random", "2", "--out", "x", "--oc", "BM_CM"}, 2, "--oc:"},
 		{[]string{"bench", "--backend", "sim", "--gpu", "A1000000", "--random", "2", "--out", "x"}, 2, "--gpu: unknown GPU"},

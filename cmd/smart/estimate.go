@@ -11,7 +11,7 @@ import (
 func runEstimate(ctx context.Context, e *env, args []string) error {
 	var s app.EstimateSettings
 	var asJSON bool
-	_, files, err := parse(e, "estimate", args, func(fs *flag.FlagSet) {
+	fs, files, err := parse(e, "estimate", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&s.GPU, "gpu", "", "GPU name or alias from the catalogue (smart gpus)")
 		fs.StringVar(&s.OC, "oc", "", "optimization combination, e.g. ST_BM_TB or BASE")
 		fs.StringVar(&s.Setting, "setting", "", "parameter setting k=v,... (default: see above)")
@@ -35,7 +35,7 @@ func runEstimate(ctx context.Context, e *env, args []string) error {
 	}
 	est, err := app.EstimateStencil(ctx, st, files[0], s)
 	if err != nil {
-		return settingFlag(err, kernelFlags)
+		return settingFlag(fs, err, nil)
 	}
 	return printOut(e, asJSON, est, est.WriteText)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"smart/app"
+	"smart/internal/cliflag"
 	"smart/models/train"
 )
 
@@ -18,7 +19,7 @@ type evalOpts struct {
 }
 
 func (o *evalOpts) register(fs *flag.FlagSet) {
-	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
+	fs.Var((*cliflag.Paths)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
 	fs.IntVar(&o.Folds, "cv", 0, "cross-validate with this many folds (retrains the model's kind)")
 	fs.StringVar(&o.Holdout, "holdout-gpu", "", "GPU to hold out (train on the others), or all")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the cross-validation folds")
@@ -28,7 +29,7 @@ func (o *evalOpts) register(fs *flag.FlagSet) {
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	var o evalOpts
-	_, pos, err := parse(e, "eval", args, o.register)
+	fs, pos, err := parse(e, "eval", args, o.register)
 	switch {
 	case err != nil:
 		return err
@@ -40,7 +41,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if o.Folds > 0 {
 		label = fmt.Sprintf("cross-validation (%d folds)", o.Folds)
 	}
-	o.Progress = lazyProgress(e, label)
+	o.Progress, _ = lazyProgress(e, label)
 	r, err := o.Run(ctx, e.stderr)
 	var notInData *train.GPUNotInDataError
 	switch {
@@ -49,7 +50,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	case errors.Is(err, app.ErrNoInputs):
 		return fmt.Errorf("model %s has no record of how its rows were built; it was not trained by smart train", o.Model)
 	case err != nil:
-		return settingFlag(err, map[string]string{"Data": "--data", "Folds": "--cv", "Holdout": "--holdout-gpu"})
+		return settingFlag(fs, err, map[string]string{"Folds": "--cv", "Holdout": "--holdout-gpu"})
 	case o.asJSON:
 		for _, rep := range r.Reports {
 			if err := writeJSON(e, rep); err != nil {

@@ -5,72 +5,27 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"math"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
-	"smart"
 	"smart/app"
+	"smart/internal/cliflag"
 )
 
-// flagValueError matches the flag package's error for a value it cannot parse, such as
-// `invalid value "-1" for flag -seed: parse error`.
-var flagValueError = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): (parse error|value out of range)$`)
-
-// flagProblem says what a flag takes where the flag package says only "parse error" or "value
-// out of range"; other errors keep their own words.
-func flagProblem(fs *flag.FlagSet, err error) string {
-	m := flagValueError.FindStringSubmatch(err.Error())
-	if m == nil {
-		return err.Error()
-	}
-	value, name, why := m[1], m[2], m[3]
-	f := fs.Lookup(name)
-	if f == nil {
-		return err.Error()
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return err.Error()
-	}
-	var takes string
-	wide := "" // the range, for a value out of it
-	switch g.Get().(type) {
-	case uint64, uint:
-		takes = fmt.Sprintf("an integer from 0 to %d", uint64(math.MaxUint64))
-	case int, int64: // the command checks its own range after parsing
-		takes, wide = "a whole number", fmt.Sprintf(" from %d to %d", math.MinInt64, math.MaxInt64)
-	case float64:
-		takes = "a number, such as 3, 0.5 or 1e-3"
-	case time.Duration:
-		takes = "a duration, such as 90s, 10m or 1h30m"
-	case bool:
-		takes = "true or false, as --" + name + "=false"
-	default:
-		return err.Error()
-	}
-	if uq, err := strconv.Unquote(value); err == nil && uq == "" {
-		value = "nothing"
-	}
-	if why == "parse error" {
-		return fmt.Sprintf("--%s takes %s, not %s", name, takes, value)
-	}
-	return fmt.Sprintf("--%s %s is out of range: it takes %s%s", name, value, takes, wide)
-}
-
-// settingFlag names the flag of the setting an app.SettingError refuses: flags maps the
-// settings' fields to the command's flags. A value that must change is a usage error.
-func settingFlag(err error, flags map[string]string) error {
+// settingFlag names the flag of the setting an app.SettingError refuses: the flag of fs named
+// for the field (cliflag.ForField), or except's flag for a field named otherwise. A value that
+// must change is a usage error.
+func settingFlag(fs *flag.FlagSet, err error, except map[string]string) error {
 	var se *app.SettingError
-	if !errors.As(err, &se) || flags[se.Field] == "" {
+	if !errors.As(err, &se) {
 		return err
 	}
-	head := flags[se.Field]
+	head := except[se.Field]
+	if f := cliflag.ForField(fs, se.Field); head == "" && f != "" {
+		head = "--" + f
+	}
+	if head == "" {
+		return err
+	}
 	if se.Value != "" {
 		head += " " + se.Value
 	}
@@ -111,66 +66,23 @@ func helpText(name string) string {
 }
 
 // parse makes the flag set of the command name (newFlags), registers its flags and parses args
-// (parseFlags), returning the flag set and the positional arguments.
+// (cliflag.Parse: a bad flag is a usage error), returning the flag set and the positional
+// arguments.
 func parse(e *env, name string, args []string, register func(*flag.FlagSet), fill ...string) (*flag.FlagSet, []string, error) {
 	fs := newFlags(e, name, fill...)
 	register(fs)
-	pos, err := parseFlags(fs, args)
+	pos, err := cliflag.Parse(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		err = usageError{err: err}
+	}
 	return fs, pos, err
 }
 
-// parseFlags parses args, allowing flags after positional arguments ("smart show f.json --json").
-// The help goes to stdout for --help only; a bad flag is one line on stderr (run prints it), not
-// the help on stdout, where it would land in a file the output is redirected to.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	help, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	defer func() { fs.Usage = help; fs.SetOutput(out) }()
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				help()
-				return nil, err
-			}
-			return nil, usageError{err: errors.New(flagProblem(fs, err))}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// flagsGiven reports whether any of the named flags was given.
-func flagsGiven(fs *flag.FlagSet, names ...string) bool {
-	found := false
-	fs.Visit(func(f *flag.Flag) { found = found || slices.Contains(names, f.Name) })
-	return found
-}
-
-// dirList is a repeatable flag of directories; each value may also be comma-separated.
-type dirList []string
-
-func (d *dirList) String() string { return strings.Join(*d, ",") }
-
-// Set adds the comma-separated paths of v. A path given twice is an error: its rows would count
-// twice.
-func (d *dirList) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		if slices.ContainsFunc(*d, func(q string) bool { return filepath.Clean(q) == filepath.Clean(p) }) {
-			return fmt.Errorf("%s is given twice", p)
-		}
-		*d = append(*d, p)
+// noArgs refuses the positional arguments of a command that takes none; hint says what to give
+// instead, as "; give data sets with --data".
+func noArgs(rest []string, hint string) error {
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q%s", rest[0], hint)
 	}
 	return nil
 }
@@ -186,12 +98,3 @@ func registerCUDA(fs *flag.FlagSet, c *app.CUDAOptions, reps, cut string) {
 		fs.Float64Var(&c.Cut, "cut", 3, cut)
 	}
 }
-
-// limitsGPU is app.LimitsGPU with the flag of its GPU: --gpu.
-func limitsGPU(catFile, name string) (smart.GPU, error) {
-	g, err := app.LimitsGPU(catFile, name)
-	return g, settingFlag(err, kernelFlags)
-}
-
-// kernelFlags name the flag of each field of app.KernelSettings and app.EstimateSettings.
-var kernelFlags = map[string]string{"OC": "--oc", "Setting": "--setting", "GPU": "--gpu", "Out": "-o"}

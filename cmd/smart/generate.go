@@ -11,6 +11,7 @@ import (
 	"smart"
 	"smart/app"
 	"smart/generator"
+	"smart/internal/cliflag"
 )
 
 // generateOpts are the flags of the command.
@@ -36,8 +37,8 @@ func (o *generateOpts) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.force, "force", false, "overwrite existing stencil files that differ from the generated ones")
 }
 
-// generateFlags name the flag of each field of app.Generate.
-var generateFlags = map[string]string{"Shapes": "--shape", "Count": "--count", "First": "--first", "Out": "--out"}
+// generateFlags name the flag of each field of app.Generate named otherwise.
+var generateFlags = map[string]string{"Shapes": "--shape"}
 
 func runGenerate(ctx context.Context, e *env, args []string) error {
 	var o generateOpts
@@ -54,12 +55,7 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 		fw.Progress = newProgress(e, "generate", n).Update
 	}
 	last, err := fw.Write(ctx, n, o.file)
-	var changed *generator.ChangedError
 	switch {
-	case errors.As(err, &changed) && o.Dir:
-		return fmt.Errorf("%w: give another --out directory, delete the file, or give --force to overwrite it", err)
-	case errors.As(err, &changed):
-		return fmt.Errorf("%w: give another --out file, delete the file, or give --force to overwrite it", err)
 	case err != nil:
 		return err
 	case o.Out == "-":
@@ -79,19 +75,19 @@ func (o *generateOpts) check(fs *flag.FlagSet) error {
 	}
 	var err error
 	if err = o.Check(); err != nil {
-		return settingFlag(err, generateFlags)
+		return settingFlag(fs, err, generateFlags)
 	}
 	switch o.Grid, err = generator.ParseGrid(o.grid); {
 	case o.Random.Keep == 0: // generator.Spec reads 0 as its default; the flag's is not 0
 		return usagef("--keep is 0; give a probability in (0, 1]")
 	case o.shape == "" && (o.Random.Dims == 0 || o.Random.Order == 0):
 		return usagef("give --dims and --order for random stencils, or --shape NAME")
-	case o.shape != "" && flagsGiven(fs, "count", "seed", "keep", "first"):
+	case o.shape != "" && cliflag.Given(fs, "count", "seed", "keep", "first"):
 		return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
 	case err != nil:
 		return usagef("--grid %q: %v", o.grid, err)
 	}
-	return settingFlag(o.Prepare(), generateFlags)
+	return settingFlag(fs, o.Prepare(), generateFlags)
 }
 
 // file draws stencil i as it will be written; a stencil the flags cannot make is a usage error.

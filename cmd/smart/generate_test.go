@@ -93,8 +93,8 @@ func TestGenerateKeepsEditedFiles(t *testing.T) {
 		{"same command again", "", random, 0, "", false},
 		{"same shape again", "", shape, 0, "", false},
 		{"edited file", edited, random, 1, edited + " exists and differs from the stencil generated for it", true},
-		{"edited file, more stencils", edited, randomN("3"), 1, "give another --out directory, delete the file, or give --force", true},
-		{"other file", single, []string{"generate", "--shape", "j2d9pt", "--out", single}, 1, "give another --out file", true},
+		{"edited file, more stencils", edited, randomN("3"), 1, "give another --out, delete the file, or give --force", true},
+		{"other file", single, []string{"generate", "--shape", "j2d9pt", "--out", single}, 1, "give another --out, delete the file", true},
 		{"edited file, forced", edited, randomN("2", "--force"), 0, "", false},
 		{"other file, forced", single, []string{"generate", "--shape", "j2d5pt", "--out", single, "--force"}, 0, "", false},
 	} {

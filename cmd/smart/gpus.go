@@ -1,11 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"io"
-	"strings"
 
 	"smart/catalog"
 )
@@ -19,11 +19,8 @@ func runGPUs(ctx context.Context, e *env, args []string) error {
 		fs.StringVar(&vendor, "vendor", "", "list only the GPUs of this vendor (NVIDIA or AMD)")
 		fs.StringVar(&arch, "arch", "", "list only the GPUs of this architecture, e.g. Ampere")
 	})
-	switch {
-	case err != nil:
+	if err := cmp.Or(err, noArgs(rest, "")); err != nil {
 		return err
-	case len(rest) > 0:
-		return usagef("gpus takes no arguments, got %q", strings.Join(rest, " "))
 	}
 	cat, err := catalog.Load(catFile)
 	if err != nil {

@@ -69,7 +69,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: isTerminal(os.Stderr),
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interactive: progressbar.IsTerminal(os.Stderr),
 		columns: func() int { return progressbar.TerminalColumns(os.Stderr) }}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -154,7 +154,12 @@ func runSubcommand(ctx context.Context, e *env, group string, subs []command, ar
 	names := make([]string, len(subs))
 	for i, c := range subs {
 		if len(args) > 0 && c.name == args[0] {
-			return ofSubcommand(group, c.name, c.run(ctx, e, args[1:]))
+			err := c.run(ctx, e, args[1:])
+			if u, ok := err.(usageError); ok {
+				u.cmd = group + " " + c.name // the advice names the subcommand's help
+				err = u
+			}
+			return err
 		}
 		names[i] = c.name
 	}
@@ -174,27 +179,12 @@ type usageError struct {
 	cmd string // the subcommand called, "dataset merge"; "" for the command itself
 }
 
-// ofSubcommand marks a usage error of the subcommand sub of cmd, so that the advice names the
-// subcommand's help.
-func ofSubcommand(cmd, sub string, err error) error {
-	if u, ok := err.(usageError); ok {
-		u.cmd = cmd + " " + sub
-		return u
-	}
-	return err
-}
-
 func (u usageError) Error() string { return u.err.Error() }
 
 // Unwrap gives the library error a usage error wraps (usagef with %w), for advice to find.
 func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{err: fmt.Errorf(format, args...)} }
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // defaultSimGPU names the GPU to simulate where --gpu names none, and says how to name another.
 func defaultSimGPU(e *env, gpu *string, doing string) {

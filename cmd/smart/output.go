@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"smart/internal/progressbar"
@@ -22,49 +23,46 @@ func printOut(e *env, asJSON bool, v any, text func(io.Writer) error) error {
 	return text(e.stdout)
 }
 
-// progress is the bar a command draws on stderr; label and total pass to the bar at each
-// update, for the commands that change them as the work goes.
-type progress struct {
-	label string
-	total int
-	bar   *progressbar.Bar
+// then is text followed by each of lines that is not empty, such as "wrote FILE" after a table.
+func then(text func(io.Writer) error, lines ...string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		err := text(w)
+		for _, l := range lines {
+			if l != "" && err == nil {
+				_, err = fmt.Fprintln(w, l)
+			}
+		}
+		return err
+	}
 }
 
-func newProgress(e *env, label string, total int) *progress {
-	return &progress{label, total, progressbar.New(e.stderr, label, total, e.interactive, e.columns)}
+// newProgress starts a bar on the command's stderr; its Label and Total may change as the work
+// goes.
+func newProgress(e *env, label string, total int) *progressbar.Bar {
+	return progressbar.New(e.stderr, label, total, e.interactive, e.columns)
 }
-
-// Update is progressbar.Bar.Update.
-func (p *progress) Update(done int) {
-	p.bar.Label, p.bar.Total = p.label, p.total
-	p.bar.Update(done)
-}
-
-// Stop is progressbar.Bar.Stop.
-func (p *progress) Stop(done int) {
-	p.bar.Label, p.bar.Total = p.label, p.total
-	p.bar.Stop(done)
-}
-
-// Done is progressbar.Bar.Done.
-func (p *progress) Done() int { return p.bar.Done() }
 
 // lazyProgress is a progress callback whose bar is drawn from the first call, which brings the
-// total.
-func lazyProgress(e *env, label string) func(done, total int) {
-	var bar *progress
-	return func(done, total int) {
+// total; stop ends a bar that has not reached its total (the work failed or was interrupted).
+func lazyProgress(e *env, label string) (update func(done, total int), stop func()) {
+	var bar *progressbar.Bar
+	update = func(done, total int) {
 		if bar == nil {
 			bar = newProgress(e, label, total)
 		}
 		bar.Update(done)
+	}
+	return update, func() {
+		if bar != nil && bar.Done() < bar.Total {
+			bar.Stop(bar.Done())
+		}
 	}
 }
 
 // streamed is the callback of a run over n stencils: it moves a bar where there are several,
 // prints each result as a JSON line with --json (asJSON), and appends it to all.
 func streamed[T any](e *env, label string, n int, asJSON bool, all *[]T) func(int, T) error {
-	var bar *progress
+	var bar *progressbar.Bar
 	if n > 1 {
 		bar = newProgress(e, label, n)
 	}

@@ -9,11 +9,9 @@ import (
 	"smart"
 	"smart/app"
 	"smart/dataset/gpuinfo"
+	"smart/internal/cliflag"
 	"smart/predict"
 )
-
-// predictFlags name the flag of each field of app.PredictSettings.
-var predictFlags = map[string]string{"GPU": "--gpu", "Candidates": "--candidates", "Samples": "--samples", "Models": "--model"}
 
 func runPredict(ctx context.Context, e *env, args []string) error {
 	var s app.PredictSettings
@@ -26,14 +24,14 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		fs.IntVar(&s.Samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
 		fs.BoolVar(&s.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 		fs.BoolVar(&transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
-		fs.Var((*dirList)(&s.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+		fs.Var((*cliflag.Paths)(&s.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	})
 	switch {
 	case err != nil:
 		return err
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case s.Candidates == 0 && flagsGiven(fs, "candidates"): // 0 leaves the choice to the predictor; given, it is a mistake
+	case s.Candidates == 0 && cliflag.Given(fs, "candidates"): // 0 leaves the choice to the predictor; given, it is a mistake
 		return usagef("--candidates 0: search at least 1 OC class")
 	case s.Samples == 0: // 0 is the default budget's; the flag's default is that number
 		return usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
@@ -44,7 +42,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
 	}
 	if err != nil {
-		return settingFlag(err, predictFlags)
+		return settingFlag(fs, err, map[string]string{"Models": "--model"})
 	}
 	var preds []*predict.Prediction
 	err = p.PredictAll(ctx, inputs, gpu, streamed(e, "predict", len(inputs), asJSON, &preds))

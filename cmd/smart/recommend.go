@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"smart/app"
+	"smart/internal/cliflag"
 	"smart/predict"
 )
 
-// recommendFlags name the flag of each field of app.RecommendSettings.
-var recommendFlags = map[string]string{"Steps": "--steps", "Hours": "--hours", "AllGPUs": "--all-gpus",
-	"GPUs": "--gpus", "Have": "--have", "Models": "--model", "HTML": "--html"}
+// recommendFlags name the flag of each field of app.RecommendSettings named otherwise.
+var recommendFlags = map[string]string{"Models": "--model"}
 
 func runRecommend(ctx context.Context, e *env, args []string) error {
 	var r app.RecommendSettings
@@ -29,7 +29,7 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		fs.StringVar(&r.Predict.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 		fs.BoolVar(&asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
 		fs.Int64Var(&r.Workload.Steps, "steps", 0, "time steps to price (default: the stencil's steps)")
-		fs.Var((*dirList)(&r.Predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+		fs.Var((*cliflag.Paths)(&r.Predict.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
 	})
 	r.GPUs = app.SplitNames(gpuList)
 	switch {
@@ -37,10 +37,10 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case r.Workload.Hours == 0 && flagsGiven(fs, "hours"): // 0 prices the stencil's steps
+	case r.Workload.Hours == 0 && cliflag.Given(fs, "hours"): // 0 prices the stencil's steps
 		return usagef("--hours 0: must be positive")
 	}
-	recs, err := recommend(ctx, e, r, rest, asJSON)
+	recs, err := recommend(ctx, e, fs, r, rest, asJSON)
 	switch {
 	case err != nil || asJSON:
 	case len(recs) == 1:
@@ -60,14 +60,14 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 
 // recommend ranks the GPUs for every stencil of paths, printing each as JSON as it comes with
 // --json. A GPU or model that cannot be used is a usage error (exit 2), before any prediction.
-func recommend(ctx context.Context, e *env, r app.RecommendSettings, paths []string, asJSON bool) ([]*predict.Recommendation, error) {
+func recommend(ctx context.Context, e *env, fs *flag.FlagSet, r app.RecommendSettings, paths []string, asJSON bool) ([]*predict.Recommendation, error) {
 	p, inputs, err := r.Open(paths, e.stdin)
 	var ge *predict.GPUNameError
 	switch {
 	case errors.As(err, &ge) && len(ge.Others) > 0: // each would be a row "not predicted"
-		return nil, usagef("%w: name NVIDIA GPUs (smart gpus lists them)", settingFlag(err, recommendFlags))
+		return nil, usagef("%w: name NVIDIA GPUs (smart gpus lists them)", settingFlag(fs, err, recommendFlags))
 	case err != nil:
-		return nil, settingFlag(err, recommendFlags)
+		return nil, settingFlag(fs, err, recommendFlags)
 	}
 	var recs []*predict.Recommendation
 	err = p.RecommendAll(ctx, inputs, r.GPUs, r.Have, r.Workload, streamed(e, "recommend", len(inputs), asJSON, &recs))

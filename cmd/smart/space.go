@@ -10,14 +10,13 @@ import (
 	"smart/space"
 )
 
-// spaceFlags name the flag of each field of app.SpaceQuery.
-var spaceFlags = map[string]string{"OC": "--oc", "GPU": "--gpu", "Regs": "--gpu-regs", "SharedKB": "--shared-kb",
-	"Limits": "--gpu-regs or --shared-kb", "Sample": "--sample", "Setting": "--check"}
+// spaceFlags name the flag of each field of app.SpaceQuery named otherwise.
+var spaceFlags = map[string]string{"Regs": "--gpu-regs", "Limits": "--gpu-regs or --shared-kb", "Setting": "--check"}
 
 func runSpace(ctx context.Context, e *env, args []string) error {
 	var q app.SpaceQuery
 	var asJSON bool
-	_, files, err := parse(e, "space", args, func(fs *flag.FlagSet) {
+	fs, files, err := parse(e, "space", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&q.OC, "oc", "all", "optimization combination, e.g. ST_BM_TB, BASE, or all")
 		fs.StringVar(&q.GPU, "gpu", "", "GPU whose limits apply, from the catalogue (smart gpus); default sm_80")
 		fs.StringVar(&q.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
@@ -36,7 +35,7 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	}
 	gpu, ocs, set, err := q.Open()
 	if err != nil {
-		return settingFlag(err, spaceFlags)
+		return settingFlag(fs, err, spaceFlags)
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
 	if err != nil {

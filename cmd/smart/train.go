@@ -10,9 +10,10 @@ import (
 
 	"smart/app"
 	"smart/catalog"
+	"smart/internal/cliflag"
+	"smart/internal/progressbar"
 	"smart/models"
 	"smart/models/kinds"
-	"smart/models/train"
 )
 
 // trainOpts are the flags of the command.
@@ -25,7 +26,7 @@ type trainOpts struct {
 }
 
 func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
-	fs.Var((*dirList)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
+	fs.Var((*cliflag.Paths)(&o.Data), "data", "data set directory (repeat, or separate with commas)")
 	fs.StringVar(&o.Out, "o", "", "model file to write (gzip-compressed when it ends in .gz)")
 	fs.StringVar(&o.Out, "out", "", "model file to write (same as -o)")
 	fs.StringVar(&o.taskName, "task", "", "select (best OC class) or runtime (time per step)")
@@ -53,10 +54,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	set, err := t.Load()
 	switch {
-	case errors.Is(err, train.ErrMixedDims):
-		return fmt.Errorf("%w: pass --dims 2 or --dims 3", err)
 	case err != nil:
-		return settingFlag(err, map[string]string{"Kind": "--model"})
+		return settingFlag(fs, err, map[string]string{"Kind": "--model"})
 	case set.Dropped > 0:
 		fmt.Fprintf(e.stderr, "left out %d rows of stencils that are not %d-D (--dims)\n", set.Dropped, o.Dims)
 	}
@@ -76,18 +75,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (app.Train, error) {
 	switch {
 	case len(rest) > 0:
-		return app.Train{}, usagef("unexpected arguments %v; give data sets with --data", rest)
+		return app.Train{}, noArgs(rest, "; give data sets with --data")
 	case o.Out == "" && len(o.Data) > 0:
 		return app.Train{}, usagef("-o MODEL is required: the model file to write")
-	case flagsGiven(fs, "o") && flagsGiven(fs, "out"):
+	case cliflag.Given(fs, "o") && cliflag.Given(fs, "out"):
 		return app.Train{}, usagef("-o and --out both name the model file; give one")
 	}
-	outFlag := "-o"
-	if flagsGiven(fs, "out") {
-		outFlag = "--out"
-	}
 	if err := o.Check(); err != nil { // -o before the training, not after it
-		return app.Train{}, settingFlag(err, map[string]string{"Data": "--data", "CV": "--cv", "Dims": "--dims", "Out": outFlag})
+		return app.Train{}, settingFlag(fs, err, map[string]string{"Out": "-o"})
 	}
 	t := o.Train
 	var err error
@@ -107,8 +102,7 @@ func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (ap
 // trainProgress draws the bars of the cross-validation and of the final fit's rounds; done
 // closes the fit's bar where early stopping ended it before its last round.
 func trainProgress(e *env, kind string, folds int) (cv func(done, total int), round func(models.Round), done func()) {
-	var bar *progress
-	last := 0
+	var bar *progressbar.Bar
 	if folds > 0 {
 		cvBar := newProgress(e, fmt.Sprintf("cross-validation (%d folds)", folds), folds)
 		cvBar.Update(0)
@@ -118,16 +112,15 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 		if bar == nil {
 			bar = newProgress(e, "train "+kind, r.Rounds)
 		}
-		last = r.Round
-		bar.label = fmt.Sprintf("train %s %s %.4g", kind, r.Metric, r.Train)
+		bar.Label = fmt.Sprintf("train %s %s %.4g", kind, r.Metric, r.Train)
 		if !math.IsNaN(r.Valid) {
-			bar.label += fmt.Sprintf(" valid %.4g", r.Valid)
+			bar.Label += fmt.Sprintf(" valid %.4g", r.Valid)
 		}
 		bar.Update(r.Round)
 	}
 	return cv, round, func() {
-		if bar != nil && last < bar.total {
-			bar.Update(bar.total)
+		if bar != nil && bar.Done() < bar.Total {
+			bar.Update(bar.Total)
 		}
 	}
 }

@@ -3,13 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"smart/app"
 	"smart/catalog"
+	"smart/internal/cliflag"
 	"smart/transfer"
 )
 
@@ -25,14 +24,14 @@ type transferOpts struct {
 
 func (o *transferOpts) register(fs *flag.FlagSet) {
 	s := &o.transfer
-	fs.Var((*dirList)(&s.From), "from", "measurements on other GPUs, FILE or FILE@GPU (repeatable, or comma-separated)")
+	fs.Var((*cliflag.Paths)(&s.From), "from", "measurements on other GPUs, FILE or FILE@GPU (repeatable, or comma-separated)")
 	fs.StringVar(&s.To, "to", "", "the GPU to predict for (catalogue name or alias)")
-	fs.Var((*dirList)(&s.Shots), "shots", "settings measured on the target: a partial cache or data set (repeatable)")
+	fs.Var((*cliflag.Paths)(&s.Shots), "shots", "settings measured on the target: a partial cache or data set (repeatable)")
 	fs.IntVar(&o.budget, "budget", -1, "print the K settings to measure first on the target, and stop")
 	fs.StringVar(&s.Kernel, "kernel", "", "the kernel or stencil ID, where the files hold several; all predicts them together")
 	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache")
 	fs.StringVar(&o.dataSet, "dataset", "", "write the predictions as a new smart data set in DIR")
-	fs.BoolVar(&o.force, "force", false, "replace -o where it exists")
+	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a cache smart wrote")
 	fs.IntVar(&o.top, "top", 10, "settings to print, fastest first")
 	fs.Float64Var(&s.Predict.Share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
 	fs.Float64Var(&s.Predict.Level, "level", 0.8, "coverage of the intervals, in (0, 1)")
@@ -42,19 +41,19 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 }
 
-// transferFlags name the flag of each field of app.TransferSettings and of the writes.
-var transferFlags = map[string]string{"From": "--from", "To": "--to", "Shots": "--shots", "Kernel": "--kernel",
-	"Ratio": "--ratio", "Cache": "-o", "Level": "--level", "Share": "--share"}
+// transferFlags name the flag of each field of app.TransferSettings and of the writes named
+// otherwise.
+var transferFlags = map[string]string{"Cache": "-o"}
 
 func runTransfer(ctx context.Context, e *env, args []string) error {
 	var o transferOpts
-	_, rest, err := parse(e, "transfer", args, o.register)
-	if err != nil {
+	fs, rest, err := parse(e, "transfer", args, o.register)
+	if err := cmp.Or(err, noArgs(rest, "; give the source files with --from")); err != nil {
 		return err
 	}
-	job, err := o.open(rest)
+	job, err := o.open()
 	if err != nil {
-		return settingFlag(err, transferFlags)
+		return settingFlag(fs, err, transferFlags)
 	}
 	if o.budget >= 0 { // the settings to measure first on the target
 		vs, err := job.ChooseShots(o.budget)
@@ -65,34 +64,23 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 		return printOut(e, o.asJSON, vs, func(w io.Writer) error { return transfer.WriteShots(w, target, vs) })
 	}
 	p, err := job.Predict()
-	if errors.Is(err, transfer.ErrNoLevel) {
-		return fmt.Errorf("%w: describe %s in a --catalog file, or give settings measured on it with --shots", err, o.transfer.To)
-	}
 	if err != nil {
 		return err
 	}
-	switch err := job.Write(p, o.out, o.dataSet, o.force); {
-	case errors.Is(err, transfer.ErrExists):
-		return fmt.Errorf("%w; nothing was written: give another -o or --force", settingFlag(err, transferFlags))
-	case err != nil:
-		return settingFlag(err, transferFlags)
+	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
+		return settingFlag(fs, err, transferFlags)
 	}
-	return printOut(e, o.asJSON, p, func(w io.Writer) error {
-		err := p.WriteText(w, o.top)
-		for _, f := range []string{o.out, o.dataSet} {
-			if f != "" && err == nil {
-				_, err = fmt.Fprintf(w, "wrote %s\n", f)
-			}
+	var wrote []string
+	for _, f := range []string{o.out, o.dataSet} {
+		if f != "" {
+			wrote = append(wrote, "wrote "+f)
 		}
-		return err
-	})
+	}
+	return printOut(e, o.asJSON, p, then(func(w io.Writer) error { return p.WriteText(w, o.top) }, wrote...))
 }
 
 // open checks the flags and opens the transfer they describe.
-func (o *transferOpts) open(rest []string) (*app.TransferJob, error) {
-	if len(rest) > 0 {
-		return nil, usagef("unexpected argument %q; give the source files with --from", rest[0])
-	}
+func (o *transferOpts) open() (*app.TransferJob, error) {
 	if err := o.transfer.Check(); err != nil {
 		return nil, err
 	}

@@ -78,11 +78,16 @@ func TestTransferBudgetShotsAndCache(t *testing.T) {
 	if err != nil || len(f.Rows) != 4362 {
 		t.Fatalf("the cache written reads back with %d rows: %v", len(f.Rows), err)
 	}
-	// The same -o again is refused without --force, and nothing is lost.
-	before, _ := os.ReadFile(out)
-	code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "-o", out)
-	after, _ := os.ReadFile(out)
-	if code != 1 || !strings.Contains(stderr, "smart transfer: -o: ") || !strings.Contains(stderr, "--force") || string(before) != string(after) {
+	// Its own cache is replaced; a file it did not write is refused without --force, and
+	// nothing is lost.
+	if code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "-o", out); code != 0 {
+		t.Errorf("replacing its own cache: exit %d, %s", code, stderr)
+	}
+	notes := filepath.Join(t.TempDir(), "notes.json")
+	os.WriteFile(notes, []byte("{}"), 0o644)
+	code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "-o", notes)
+	after, _ := os.ReadFile(notes)
+	if code != 2 || !strings.Contains(stderr, "smart transfer: -o "+notes+": the file exists and is not") || !strings.Contains(stderr, "give --force") || string(after) != "{}" {
 		t.Errorf("overwrite without --force: exit %d, %s", code, stderr)
 	}
 }

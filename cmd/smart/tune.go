@@ -44,7 +44,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 
 func runTune(ctx context.Context, e *env, args []string) error {
 	var o tuneOpts
-	_, files, err := parse(e, "tune", args, o.register)
+	fs, files, err := parse(e, "tune", args, o.register)
 	switch {
 	case err != nil:
 		return err
@@ -53,7 +53,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 	// The settings before any file is opened, so that a misspelt method costs nothing.
 	if err := o.t.Check(); err != nil {
-		return tuneFlags(err)
+		return tuneFlags(fs, err)
 	}
 	t := &o.t
 	if len(files) == 1 {
@@ -70,16 +70,16 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	t.Notes = e.stderr
 	tg, err := t.Open(ctx)
 	if err != nil {
-		return tuneFlags(err)
+		return tuneFlags(fs, err)
 	}
 	defer tg.Close()
-	return o.search(ctx, e, tg)
+	return o.search(ctx, e, fs, tg)
 }
 
 // search runs the opened tuning with a progress bar and reports it.
-func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
+func (o *tuneOpts) search(ctx context.Context, e *env, fs *flag.FlagSet, tg *app.Tuning) error {
 	if err := tg.Prepare(ctx); err != nil {
-		return tuneFlags(err)
+		return tuneFlags(fs, err)
 	}
 	bar := newProgress(e, "tune", tg.Total())
 	tg.SetProgress(func(n, _ int) { bar.Update(n) })
@@ -91,7 +91,7 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 	done := tg.Finish(res, err, report)
 	switch {
 	case err == nil:
-		return tuneFlags(done) // the --time that ran out first
+		return tuneFlags(fs, done) // the --time that ran out first
 	case tg.Recording():
 		return fmt.Errorf("%w; the evaluations are kept in %s: run the same command again to go on", done, o.t.Record)
 	}
@@ -99,9 +99,6 @@ func (o *tuneOpts) search(ctx context.Context, e *env, tg *app.Tuning) error {
 }
 
 // tuneFlags names the flag of a setting app.Tune refused.
-func tuneFlags(err error) error {
-	return settingFlag(err, map[string]string{"GPU": "--gpu", "Evaluator": "--evaluator", "Prior": "--surrogate",
-		"Classifier": "--classifier", "Record": "--record", "BuildDir": "--build-dir", "Budget": "--budget", "Time": "--time",
-		"Strategy": "--method", "Batch": "--batch", "Model": "--model", "PickRatio": "--pick-ratio", "CutRatio": "--cut-ratio",
-		"Initial": "--initial", "Variants": "--variants", "OCs": "--oc", "Trace": "--trace", "Emit": "--emit"})
+func tuneFlags(fs *flag.FlagSet, err error) error {
+	return settingFlag(fs, err, map[string]string{"Prior": "--surrogate", "Strategy": "--method", "OCs": "--oc"})
 }

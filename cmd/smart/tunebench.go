@@ -9,6 +9,7 @@ import (
 
 	"smart"
 	"smart/app"
+	"smart/internal/progressbar"
 	"smart/tuner"
 )
 
@@ -39,7 +40,7 @@ func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
 
 func runTuneBench(ctx context.Context, e *env, args []string) error {
 	var o tuneBenchOpts
-	_, files, err := parse(e, "tune-bench", args, o.register)
+	fs, files, err := parse(e, "tune-bench", args, o.register)
 	switch {
 	case err != nil:
 		return err
@@ -52,11 +53,11 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 		cases, err = o.b.Cases(ctx)
 	}
 	if err != nil {
-		return tuneBenchFlags(err)
+		return settingFlag(fs, err, nil)
 	}
-	var bar *progress
+	var bar *progressbar.Bar
 	out, err := o.b.Run(ctx, cases, contenders, func(stage string, done, total int) {
-		if bar == nil || bar.label != stage {
+		if bar == nil || bar.Label != stage {
 			bar = newProgress(e, stage, total) // each stage starts from 0
 		} else {
 			bar.Update(done)
@@ -67,7 +68,7 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 		bar.Stop(bar.Done())
 		err = fmt.Errorf("%w; they are printed above", err)
 	case err != nil:
-		return tuneBenchFlags(err)
+		return settingFlag(fs, err, nil)
 	}
 	return errors.Join(printOut(e, o.asJSON, out, out.WriteTables), err)
 }
@@ -88,10 +89,4 @@ func (o *tuneBenchOpts) check(e *env, files []string) ([]tuner.Contender, error)
 		o.b.SimOC, err = app.ParseOC(o.ocName)
 	}
 	return contenders, err
-}
-
-// tuneBenchFlags names the flag of a setting app.TuneBench refused.
-func tuneBenchFlags(err error) error {
-	return settingFlag(err, map[string]string{"Seeds": "--seeds", "RandomSeeds": "--random-seeds", "Budget": "--budget",
-		"Parallel": "--parallel", "Share": "--share", "Ratios": "--ratios", "Methods": "--methods", "OC": "--oc", "GPU": "--gpu"})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"time"
 
 	"smart"
@@ -31,28 +30,33 @@ func (o *verifyOpts) register(fs *flag.FlagSet) {
 
 func runVerify(ctx context.Context, e *env, args []string) error {
 	var o verifyOpts
-	_, files, err := parse(e, "verify", args, o.register)
+	fs, files, err := parse(e, "verify", args, o.register)
 	switch {
 	case err != nil:
 		return err
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
 	}
-	o.Files, o.Stdin, o.Progress = files, e.stdin, lazyProgress(e, "verify")
+	o.Files, o.Stdin = files, e.stdin
+	var stop func()
+	o.Progress, stop = lazyProgress(e, "verify")
 	if err := o.Check(); err != nil {
-		return settingFlag(err, map[string]string{"Samples": "--samples", "Jobs": "--jobs", "Timeout": "--timeout"})
+		return settingFlag(fs, err, nil)
 	}
 	if o.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 		return usagef("--oc: %v", err)
 	}
-	if o.GPU, err = limitsGPU(o.catFile, o.gpuName); err != nil {
-		return err
+	if o.GPU, err = app.LimitsGPU(o.catFile, o.gpuName); err != nil {
+		return settingFlag(fs, err, nil)
 	}
 	report, total, verr := o.Run(ctx)
+	if verr != nil {
+		stop() // the bar ends where the run did
+	}
 	if report == nil {
 		return verr
 	}
-	if err := printOut(e, o.asJSON, report, func(w io.Writer) error { return report.WriteTable(w) }); err != nil {
+	if err := printOut(e, o.asJSON, report, report.WriteTable); err != nil {
 		return err
 	}
 	if verr != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 
@@ -12,11 +13,8 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	_, rest, err := parse(e, "version", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&asJSON, "json", false, "print the build and the models as one JSON object")
 	})
-	switch {
-	case err != nil:
+	if err := cmp.Or(err, noArgs(rest, "")); err != nil {
 		return err
-	case len(rest) > 0:
-		return usagef("version takes no arguments, got %q", rest[0])
 	}
 	v, err := app.CurrentVersion()
 	if err != nil {
