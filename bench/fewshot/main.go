@@ -49,6 +49,8 @@ type Row struct {
 	Seconds float64 `json:"predict_seconds"` // Predict's wall time, one kernel
 	// Baseline is the MAPE of one constant ratio (see baseline), for comparison.
 	Baseline float64 `json:"baseline_mape_pct"`
+	// Floors bound what corrections fitted on shots can reach (k = 0 rows only; see floors).
+	*Floors `json:",omitempty"`
 }
 
 func main() {
@@ -203,8 +205,13 @@ func scoreWith(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measureme
 			used = append(used, src)
 		}
 	}
-	return Row{Share: p.Share, Correction: p.Correction, Score: transfer.Compare(p, measured), Seconds: sec,
-		Baseline: baseline(used, tgt, measured, k)}, nil
+	r := Row{Share: p.Share, Correction: p.Correction, Score: transfer.Compare(p, measured), Seconds: sec,
+		Baseline: baseline(used, tgt, measured, k)}
+	if k == 0 {
+		f := floors(p, measured)
+		r.Floors = &f
+	}
+	return r, nil
 }
 
 // baseline is the MAPE of one constant ratio from a source's times to the target's, averaged
@@ -307,8 +314,10 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 			scores = append(scores, r.Score)
 			baselineSum += r.Baseline
 			sum.Share, sum.Correction, sum.Seconds = r.Share, r.Correction, max(sum.Seconds, r.Seconds)
+			sum.Floors = addFloors(sum.Floors, r.Floors)
 		}
 		sum.Kernels = len(scores)
+		sum.Floors = meanFloors(sum.Floors, len(scores))
 		sum.Baseline = baselineSum / float64(len(scores))
 		sum.Score = meanScore(scores)
 		rows = append(rows, sum)
@@ -365,8 +374,10 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 			scores = append(scores, r.Score)
 			sum.Baseline += r.Baseline
 			sum.Correction, sum.Seconds = r.Correction, max(sum.Seconds, r.Seconds)
+			sum.Floors = addFloors(sum.Floors, r.Floors)
 		}
 		sum.Kernels = len(scores)
+		sum.Floors = meanFloors(sum.Floors, len(scores))
 		sum.Baseline /= float64(len(scores))
 		sum.Score = meanScore(scores)
 		rows = append(rows, sum)
@@ -434,14 +445,17 @@ func readGlobs(s string) ([]smart.Measurement, error) {
 
 func print(rows []Row) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\t")
+	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\tfloor: level %\tparameters %\tpairs %\t")
 	for _, r := range rows {
-		cov := "-"
+		cov, level, params, pairs := "-", "", "", ""
 		if r.Coverage != nil {
 			cov = fmt.Sprintf("%.2f", *r.Coverage)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t\n", r.Case, r.Target, r.K, r.Share,
-			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N)
+		if r.Floors != nil {
+			level, params, pairs = fmt.Sprintf("%.1f", r.Floors.Level), fmt.Sprintf("%.1f", r.Floors.Params), fmt.Sprintf("%.1f", r.Floors.Pairs)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\t%s\t\n", r.Case, r.Target, r.K, r.Share,
+			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N, level, params, pairs)
 	}
 	w.Flush()
 }
