@@ -15,6 +15,12 @@ type Usage struct {
 	// to its launch bounds and spills what does not fit, so a little costs nothing and much is
 	// ruinous (Fits).
 	FusedRegs int
+	// LocalRegs estimates the 32-bit values per thread that a streaming kernel keeps in local
+	// memory, not registers: where the loop over a thread's merged points is not unrolled in
+	// full, the arrays indexed by the point (the column window or, with retiming, the partial
+	// sums, and the prefetched values) are indexed at run time, which registers cannot be. A
+	// kernel that stages the window in shared memory and does not retime keeps no such array.
+	LocalRegs int
 }
 
 // Usage estimates the resources of the kernel generated for stencil st under tuning t. Shared
@@ -47,7 +53,21 @@ func (t Tuning) Usage(st *Stencil) Usage {
 	if t.StreamAxis >= 0 && t.OC.Has(RT) {
 		u.FusedRegs = mulSat(perValue, t.fusedPartialSums(r))
 	}
+	if t.StreamAxis >= 0 && t.partialMergeUnroll() && (!t.Shared || t.OC.Has(RT)) {
+		u.LocalRegs = mulSat(perValue, values)
+	}
 	return u
+}
+
+// partialMergeUnroll reports whether a loop over a thread's merged points (an axis other than
+// the streaming one) is unrolled less than it runs.
+func (t Tuning) partialMergeUnroll() bool {
+	for a := range t.Dims {
+		if a != t.StreamAxis && t.Merge[a] > 1 && t.Unroll[a] < t.Merge[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // fusedPartialSums counts the values that retiming with temporal blocking keeps in registers on

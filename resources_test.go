@@ -58,3 +58,44 @@ func TestUsageFusedPartialSums(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageLocalRegs checks the arrays the estimate puts in local memory against what ptxas
+// 11.8 made of the generated kernels for sm_90 (data/measured/compiled.csv). j2d17pt under
+// ST_CM_RT_PR with 8 points a thread along x, its loop unrolled by 2: the 9 partial sums and the
+// prefetched value of each of the 8 points, indexed at run time, took 640 bytes of stack (the
+// estimate: 8 accumulators, 72 sums, 8 prefetched values, two registers each: 704 bytes).
+// Unrolled in full, the same kernel keeps them in registers; staged in shared memory without
+// retiming, the window is not a per-point array.
+func TestUsageLocalRegs(t *testing.T) {
+	var offs []Offset
+	for d := -4; d <= 4; d++ {
+		offs = append(offs, Offset{d, 0, 0})
+		if d != 0 {
+			offs = append(offs, Offset{0, d, 0})
+		}
+	}
+	j2d17pt, err := NewStencil("j2d17pt", 2, offs, nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := Tuning{OC: Combination(ST | CM | RT | PR), Dims: 2, Block: [3]int{256, 1, 1}, Merge: [3]int{8, 1, 1},
+		Unroll: [3]int{2, 1, 1}, StreamAxis: 1, SB: 1, TT: 1, Const: true}
+	full, noRT, streamAxis := merged, merged, merged
+	full.Unroll[0] = 8
+	noRT.OC, noRT.Shared = Combination(ST|CM|PR), true
+	streamAxis.Merge, streamAxis.Unroll = [3]int{1, 8, 1}, [3]int{1, 2, 1} // merging along the streamed axis is no loop over points
+	for _, tc := range []struct {
+		name  string
+		t     Tuning
+		bytes int
+	}{
+		{"partly unrolled", merged, 704},
+		{"unrolled in full", full, 0},
+		{"shared, no retiming", noRT, 0},
+		{"merged along the streamed axis", streamAxis, 0},
+	} {
+		if got := 4 * tc.t.Usage(j2d17pt).LocalRegs; got != tc.bytes {
+			t.Errorf("%s: %d bytes of local memory, want %d", tc.name, got, tc.bytes)
+		}
+	}
+}

@@ -5,18 +5,26 @@
 // question of the calibration issue about spilled registers, to answer as soon as a lent GPU
 // has measured rows with these columns.
 //
+// Rows measured before the harness reported them take their facts from -facts, which -nvcc
+// fills by compiling each such variant again as the harness does (cubin, -O3, for the GPU's
+// architecture), where nvcc is at hand but no GPU need be; the compiler's release goes with each
+// fact, since another release may allocate otherwise.
+//
 // Usage:
 //
-//	go run ./bench/regs [-data 'GLOB,...'] [-catalog FILE] [-json]
+//	go run ./bench/regs [-data 'GLOB,...'] [-facts FILE] [-nvcc 'nvcc -ccbin clang-14' [-sample N]] [-catalog FILE] [-json]
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -24,6 +32,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/dataset/cuda"
 	"smart/internal/rankcorr"
 
 	"gonum.org/v1/gonum/stat"
@@ -33,14 +42,20 @@ func main() {
 	data := flag.String("data", "data/measured/*/*/rows.csv,data/measured/*/*/*/rows.csv", "measured data sets (globs, comma-separated; a pattern may name their rows.csv)")
 	catFile := flag.String("catalog", "", "GPU catalogue file merged over the built-in one")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
+	factsFile := flag.String("facts", "data/measured/compiled.csv", "compiler facts of variants measured without them (read, and appended to with -nvcc)")
+	nvcc := flag.String("nvcc", "", "compile the variants that have no facts with this nvcc command first, e.g. 'nvcc -ccbin clang-14'")
+	arch := flag.String("arch", "sm_90", "architecture -nvcc compiles for: that of the GPUs measured")
+	sample := flag.Int("sample", 0, "with -nvcc, compile at most this many variants, spread over the data sets (0: all)")
 	flag.Parse()
-	if err := run(os.Stdout, *data, *catFile, *asJSON); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, *data, *catFile, *factsFile, *nvcc, *arch, *sample, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "regs:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, data, catFile string, asJSON bool) error {
+func run(ctx context.Context, w io.Writer, data, catFile, factsFile, nvcc, arch string, sample int, asJSON bool) error {
 	dirs, err := dataset.Glob(strings.Split(data, ","))
 	if err != nil {
 		return err
@@ -52,7 +67,25 @@ func run(w io.Writer, data, catFile string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	r, err := analyse(dirs, cat)
+	f, err := readFacts(factsFile)
+	if err != nil {
+		return err
+	}
+	if nvcc != "" {
+		scratch, err := os.MkdirTemp("", "smart-regs")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
+		c, err := newCompiler(nvcc, arch, scratch)
+		if err != nil {
+			return err
+		}
+		if err := compileMissing(ctx, dirs, f, c, factsFile, sample, runtime.GOMAXPROCS(0), os.Stderr); err != nil {
+			return err
+		}
+	}
+	r, err := analyse(dirs, cat, f)
 	if err != nil {
 		return err
 	}
@@ -86,22 +119,33 @@ type Report struct {
 	// local memory and of those without (0 for none).
 	SlowdownLocal float64 `json:"slowdown_local"`
 	SlowdownNone  float64 `json:"slowdown_none"`
+	// Local counts the rows by whether the estimate puts arrays in local memory
+	// (smart.Usage.LocalRegs, first index) and whether the compiler gave the kernel more than
+	// localMin bytes of it (second); LocalRatio is the median of the compiler's bytes over the
+	// estimate's where both have some.
+	Local      [2][2]int `json:"local"`
+	LocalRatio float64   `json:"local_ratio"`
 }
+
+// localMin is the local memory per thread below which a kernel counts as keeping its arrays in
+// registers: a few values of stack are common and cheap.
+const localMin = 64
 
 // row is one ok measurement with its compiler facts and the estimate of its kernel.
 type row struct {
 	oc          string
 	estimate    int // registers per thread: the live values and the fused steps' partial sums
+	estLocal    int // bytes per thread of local memory the estimate expects (LocalRegs)
 	avail       int // what a thread of the block can have on the GPU
 	regs, local int
 	slowdown    float64 // time over the stencil's fastest on the GPU
 }
 
-func analyse(dirs []string, cat *catalog.Catalog) (*Report, error) {
+func analyse(dirs []string, cat *catalog.Catalog, f *facts) (*Report, error) {
 	r := &Report{DataSets: len(dirs)}
 	var rows []row
 	for _, dir := range dirs {
-		rs, ok, err := readRows(dir, cat)
+		rs, ok, err := readRows(dir, cat, f)
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +167,14 @@ func analyse(dirs []string, cat *catalog.Catalog) (*Report, error) {
 			r.ByOC = append(r.ByOC, agreement(oc.String(), g))
 		}
 	}
+	var localRatio []float64
+	for _, x := range rows {
+		r.Local[b2i(x.estLocal > 0)][b2i(x.local > localMin)]++
+		if x.estLocal > 0 && x.local > localMin {
+			localRatio = append(localRatio, float64(x.local)/float64(x.estLocal))
+		}
+	}
+	r.LocalRatio = median(localRatio)
 	var local, none []float64
 	for _, x := range rows {
 		if x.local > 0 {
@@ -135,9 +187,9 @@ func analyse(dirs []string, cat *catalog.Catalog) (*Report, error) {
 	return r, nil
 }
 
-// readRows returns the ok rows of the data set in dir that carry compiler facts, and how many
-// ok rows it has.
-func readRows(dir string, cat *catalog.Catalog) ([]row, int, error) {
+// readRows returns the ok rows of the data set in dir that carry compiler facts (their own, else
+// f's for their GPU's architecture), and how many ok rows it has.
+func readRows(dir string, cat *catalog.Catalog, f *facts) ([]row, int, error) {
 	_, ms, err := dataset.ReadAll(dir)
 	if err != nil {
 		return nil, 0, err
@@ -155,7 +207,20 @@ func readRows(dir string, cat *catalog.Catalog) ([]row, int, error) {
 	stencils := map[string]*smart.Stencil{}
 	var rows []row
 	for _, m := range ms {
-		if !m.OK() || m.StencilID == "" || m.Compiled == nil {
+		if !m.OK() || m.StencilID == "" {
+			continue
+		}
+		gpu, err := cat.Lookup(m.GPU)
+		if err != nil {
+			return nil, 0, fmt.Errorf("data set %s: %w", dir, err)
+		}
+		compiled := m.Compiled
+		if arch, err := cuda.ArchOf(gpu.ComputeCapability); compiled == nil && err == nil {
+			if c, ok := f.byKey[factKey{m.StencilID, m.OC.String(), m.Setting.String(), arch}]; ok {
+				compiled = &c
+			}
+		}
+		if compiled == nil {
 			continue
 		}
 		st := stencils[m.StencilID]
@@ -165,17 +230,13 @@ func readRows(dir string, cat *catalog.Catalog) ([]row, int, error) {
 			}
 			stencils[m.StencilID] = st
 		}
-		gpu, err := cat.Lookup(m.GPU)
-		if err != nil {
-			return nil, 0, fmt.Errorf("data set %s: %w", dir, err)
-		}
 		t, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
 		if err != nil {
 			return nil, 0, fmt.Errorf("data set %s, %s %s: %w", dir, m.OC, m.Setting, err)
 		}
 		u := t.Usage(st)
-		rows = append(rows, row{oc: m.OC.String(), estimate: u.RegsPerThread + u.FusedRegs, avail: u.RegsAvailable(gpu),
-			regs: m.Compiled.RegsPerThread, local: m.Compiled.LocalBytesPerThread, slowdown: m.TimeMs / best[m.StencilID+"|"+m.GPU]})
+		rows = append(rows, row{oc: m.OC.String(), estimate: u.RegsPerThread + u.FusedRegs, estLocal: 4 * u.LocalRegs, avail: u.RegsAvailable(gpu),
+			regs: compiled.RegsPerThread, local: compiled.LocalBytesPerThread, slowdown: m.TimeMs / best[m.StencilID+"|"+m.GPU]})
 	}
 	return rows, ok, nil
 }
@@ -215,7 +276,10 @@ func (r *Report) write(w io.Writer) error {
 	fmt.Fprintf(w, "\nestimated to exceed the block's registers, against local memory used:\n")
 	fmt.Fprintf(w, "  estimate fits:   %d without local memory, %d with\n", r.Spill[0][0], r.Spill[0][1])
 	fmt.Fprintf(w, "  estimate exceeds: %d without local memory, %d with\n", r.Spill[1][0], r.Spill[1][1])
-	_, err := fmt.Fprintf(w, "median time over the stencil's fastest: %s with local memory, %s without\n", times(r.SlowdownLocal), times(r.SlowdownNone))
+	fmt.Fprintf(w, "median time over the stencil's fastest: %s with local memory, %s without\n", times(r.SlowdownLocal), times(r.SlowdownNone))
+	fmt.Fprintf(w, "\nlocal arrays (a merged loop not unrolled in full) against over %d bytes of local memory:\n", localMin)
+	fmt.Fprintf(w, "  estimate none:   %d without, %d with\n", r.Local[0][0], r.Local[0][1])
+	_, err := fmt.Fprintf(w, "  estimate some:   %d without, %d with (the compiler's bytes over the estimate's: %.2f, median)\n", r.Local[1][0], r.Local[1][1], r.LocalRatio)
 	return err
 }
 

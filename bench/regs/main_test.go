@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"smart"
@@ -77,7 +80,7 @@ func TestAnalyse(t *testing.T) {
 		plainOK += b2i(m.OK())
 	}
 
-	r, err := analyse([]string{dir, plain}, cat)
+	r, err := analyse([]string{dir, plain}, cat, &facts{byKey: map[factKey]smart.Compiled{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,5 +103,66 @@ func TestAnalyse(t *testing.T) {
 	slices.Sort(local)
 	if want := local[(len(local)-1)/2]; r.SlowdownLocal != want { // the empirical median: the lower middle
 		t.Errorf("slowdown with local memory %v, want %v", r.SlowdownLocal, want)
+	}
+}
+
+// TestFactsFile: facts written for three rows of a data set that has none are read back and
+// used for those rows alone; a last line cut short is left out, a bad line elsewhere refused.
+func TestFactsFile(t *testing.T) {
+	plain := filepath.Join("..", "..", "data", "measured", "h100-sxm", "random", "j2d13pt")
+	_, rows, err := dataset.ReadAll(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "compiled.csv")
+	text := strings.Join(factsHeader, ",") + "\n"
+	n := 0
+	for _, m := range rows {
+		if m.OK() && n < 3 {
+			text += fmt.Sprintf("%s,%s,\"%s\",sm_90,nvcc test,%d,0\n", m.StencilID, m.OC, m.Setting, 40+n)
+			n++
+		}
+	}
+	if err := os.WriteFile(path, []byte(text+"cut,ST,\"bx=1\",sm_9"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := readFacts(path)
+	if err != nil || len(f.byKey) != 3 {
+		t.Fatalf("read %d facts (%v), want 3", len(f.byKey), err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := analyse([]string{plain}, cat, f)
+	if err != nil || r.WithFacts != 3 {
+		t.Fatalf("%d rows with facts (%v), want 3", r.WithFacts, err)
+	}
+	if err := os.WriteFile(path, []byte(text+"bad,line\n"+text[len(strings.Join(factsHeader, ","))+1:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readFacts(path); err == nil {
+		t.Error("a bad line before the last was accepted")
+	}
+}
+
+// TestParsePtxas reads what ptxas 11.8 printed for a variant of two kernels: the largest of each.
+func TestParsePtxas(t *testing.T) {
+	out := `ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_ZN1a9kernel_t1EPKdPd' for 'sm_90'
+ptxas info    : Function properties for _ZN1a9kernel_t1EPKdPd
+    640 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 40 registers
+ptxas info    : Compiling entry function '_ZN1a9kernel_t2EPKdPd' for 'sm_90'
+ptxas info    : Function properties for _ZN1a9kernel_t2EPKdPd
+    8 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
+ptxas info    : Used 255 registers, 360 bytes cmem[0]
+`
+	c, err := parsePtxas(out)
+	if err != nil || c.RegsPerThread != 255 || c.LocalBytesPerThread != 640 {
+		t.Errorf("parsed %+v (%v), want 255 registers and 640 bytes", c, err)
+	}
+	if _, err := parsePtxas("ptxas info    : 0 bytes gmem\n"); err == nil {
+		t.Error("an output without registers was accepted")
 	}
 }

@@ -27,6 +27,7 @@ type terms struct {
 	barriers               float64 // __syncthreads per SM per launch
 	prefetch               bool    // which overlaps half of a barrier's wait
 	spilled                float64 // registers per thread beyond what the block gives it
+	localPerPoint          float64 // 32-bit values in local memory per point a thread computes (Usage.LocalRegs)
 	computed               float64 // points computed per launch
 	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
 	moved                  float64 // bytes a launch must move at least: its input read once, its output written once
@@ -63,6 +64,10 @@ type Calibration struct {
 	// SpillCycles is what a spilled register costs per computed point (a local-memory store and
 	// load), in cycles of an SM.
 	SpillCycles float64 `json:"spill_cycles"`
+	// LocalCycles is what a value of the arrays a kernel keeps in local memory costs per point
+	// computed (smart.Usage.LocalRegs, spread over the thread's points), in cycles of an SM; 0
+	// (the literature's, and a calibration from before the term) ignores them.
+	LocalCycles float64 `json:"local_cycles"`
 	// Overlap is how the DRAM, on-chip and compute times of a launch combine: 0 is the slowest
 	// of them (perfect overlap), p > 0 their p-norm (p = 1: no overlap at all).
 	Overlap float64 `json:"overlap"`
@@ -230,7 +235,7 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 		est.Bound = "latency" // the bound is occupancy more than the resource itself
 	}
 	body /= math.Pow(est.WaveEff, c.WavePower)
-	body += c.SpillCycles * tm.spilled * tm.computed / m.sms / m.clock
+	body += (c.SpillCycles*tm.spilled + c.LocalCycles*tm.localPerPoint) * tm.computed / m.sms / m.clock
 
 	barrier := 0.0
 	if tm.barriers > 0 {

@@ -215,6 +215,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	}
 	// Registers the fused partial sums ask for beyond what a thread gets: spilled to local memory.
 	tm.spilled = math.Max(0, float64(u.RegsPerThread+u.FusedRegs-u.RegsAvailable(g)))
+	tm.localPerPoint = float64(u.LocalRegs) / ilp
 	tm.computed = computed
 	// A block reads rows of its input region tile[0] + 2h elements long (one, streaming along x):
 	// rows shorter than a few 32-byte sectors waste most of what each sector brings (one more

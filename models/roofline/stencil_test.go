@@ -517,3 +517,49 @@ func TestDefaultSettingSB(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalCycles: the local-memory term adds LocalCycles per value in local memory per point
+// computed to the kernels whose merged loop is not unrolled in full, and nothing to the same
+// kernel unrolled in full; 0 (a calibration from before the term) changes no estimate.
+func TestLocalCycles(t *testing.T) {
+	st := star(t, 2, 4, smart.Float64, [3]int{8192, 8192, 1})
+	g := gpu(t, "h100-sxm")
+	oc := smart.Combination(smart.ST | smart.CM | smart.RT | smart.PR)
+	base := smart.Setting{"bx": 256, "by": 1, "shared": 0, "const": 1, "sd": 2, "sb": 1, "ufx": 2, "ufy": 1, "cmx": 8, "cmy": 1}
+	partly := tuning(t, st, oc, base)
+	base["ufx"] = 8
+	full := tuning(t, st, oc, base)
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := literature(m)
+	on := off
+	on.LocalCycles = 2
+	for _, tc := range []struct {
+		name  string
+		t     smart.Tuning
+		extra float64 // seconds the term adds
+	}{
+		// 176 values over 8 points, 2 cycles each, per point computed, over the SMs' cycles.
+		{"partly unrolled", partly, 2 * 176.0 / 8},
+		{"unrolled in full", full, 0},
+	} {
+		a, err := ModelWith(st, tc.t, g, &off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ModelWith(st, tc.t, g, &on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tm, err := analyse(st, tc.t, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.extra * tm.computed / m.sms / m.clock * 1e3 / tm.steps // per step
+		if got := b.TimeMs - a.TimeMs; math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("%s: the term adds %.6g ms, want %.6g", tc.name, got, want)
+		}
+	}
+}

@@ -40,10 +40,11 @@ var fitted = []struct {
 	{"barrier_tiled_cycles", func(c *Calibration) *float64 { return &c.BarrierTiled }, 5, 2000},
 	{"launch_us", func(c *Calibration) *float64 { return &c.LaunchUs }, 1, 20},
 	{"spill_cycles", func(c *Calibration) *float64 { return &c.SpillCycles }, 0.01, 200},
+	{"local_cycles", func(c *Calibration) *float64 { return &c.LocalCycles }, 0, 200},
 	{"overlap", func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
 	{"narrow", func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
 	{"wave_power", func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
-	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.5, 4},
+	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.25, 2},
 }
 
 // FitStencil fits the stencil model's free constants to measured samples: those that minimise
@@ -86,7 +87,7 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 	}
 	cal := *start
 	cal.CopyGBs = copyGBs
-	cal.SpillCycles, cal.Overlap, cal.Narrow, cal.WavePower = 1, 8, 0.5, 0.8
+	cal.SpillCycles, cal.LocalCycles, cal.Overlap, cal.Narrow, cal.WavePower = 1, 1, 8, 0.5, 0.8
 	cal.PeakEfficiency = peakShare(copyGBs, samples) * cal.CopyEfficiency
 
 	set := func(x []float64) Calibration {

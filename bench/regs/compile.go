@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"smart"
+	"smart/dataset"
+	"smart/dataset/cuda"
+	"smart/internal/csvfile"
+)
+
+// Compiling the measured variants again, on a machine without a GPU: nvcc's ptxas reports what
+// the CUDA driver does (registers and the stack frame, which is the local memory per thread),
+// so rows measured before the harness reported them get the facts of the same source. The
+// compiler may be another release than the GPU machine's: its name goes with every fact.
+
+// factKey names a variant compiled for an architecture.
+type factKey struct{ stencil, oc, setting, arch string }
+
+// factsHeader is the facts file's header.
+var factsHeader = []string{"stencil_id", "oc", "setting", "arch", "compiler", "regs_per_thread", "local_bytes_per_thread"}
+
+// facts are compiler facts read from a facts file, with the compiler that gave them.
+type facts struct {
+	byKey    map[factKey]smart.Compiled
+	compiler map[factKey]string
+}
+
+// readFacts reads the facts file at path; a missing file is no facts. A last line without its
+// newline (a run stopped while appending it) is left out.
+func readFacts(path string) (*facts, error) {
+	f := &facts{byKey: map[factKey]smart.Compiled{}, compiler: map[factKey]string{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i < len(b)-1 {
+		b = b[:i+1]
+	}
+	if len(b) == 0 { // created, and stopped before its header was written
+		return f, nil
+	}
+	err = csvfile.Read(path, bytes.NewReader(b), factsHeader, func(line int, rec []string) error {
+		regs, err1 := strconv.Atoi(rec[5])
+		local, err2 := strconv.Atoi(rec[6])
+		if err1 != nil || err2 != nil || regs < 0 || local < 0 {
+			return fmt.Errorf("%s:%d: %s and %s must be counts", path, line, factsHeader[5], factsHeader[6])
+		}
+		k := factKey{rec[0], rec[1], rec[2], rec[3]}
+		f.byKey[k] = smart.Compiled{RegsPerThread: regs, LocalBytesPerThread: local}
+		f.compiler[k] = rec[4]
+		return nil
+	})
+	return f, err
+}
+
+// compiler runs nvcc on one variant's source and reads what ptxas reports of its kernels.
+type compiler struct {
+	command []string // nvcc and its own flags, e.g. nvcc -ccbin clang-14
+	arch    string   // e.g. sm_90
+	version string   // the compiler's release, as nvcc --version ends
+	dir     string   // scratch directory
+}
+
+func newCompiler(command, arch, dir string) (*compiler, error) {
+	c := &compiler{command: strings.Fields(command), arch: arch, dir: dir}
+	if len(c.command) == 0 {
+		return nil, errors.New("-nvcc is empty")
+	}
+	out, err := exec.Command(c.command[0], "--version").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v: %s", c.command[0], err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	c.version = "nvcc " + strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range lines {
+		if strings.Contains(l, "release") {
+			c.version = "nvcc " + strings.TrimSpace(l[strings.Index(l, "release"):])
+		}
+	}
+	return c, nil
+}
+
+var (
+	frameLine = regexp.MustCompile(`(\d+) bytes stack frame`)
+	regsLine  = regexp.MustCompile(`Used (\d+) registers`)
+)
+
+// parsePtxas reads the largest registers and stack frame over the entry functions ptxas
+// reports (-Xptxas -v), as the harness takes the largest over a variant's launches.
+func parsePtxas(out string) (smart.Compiled, error) {
+	c := smart.Compiled{RegsPerThread: -1, LocalBytesPerThread: -1}
+	for _, m := range regsLine.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		c.RegsPerThread = max(c.RegsPerThread, n)
+	}
+	for _, m := range frameLine.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		c.LocalBytesPerThread = max(c.LocalBytesPerThread, n)
+	}
+	if c.RegsPerThread < 0 || c.LocalBytesPerThread < 0 {
+		return c, fmt.Errorf("ptxas reported no registers or stack frame: %.200s", out)
+	}
+	return c, nil
+}
+
+// compile generates the variant's source and compiles it as the GPU harness does (cubin, -O3).
+func (c *compiler) compile(ctx context.Context, st *smart.Stencil, oc smart.Combination, set smart.Setting, n int) (smart.Compiled, error) {
+	t, err := smart.DecodeTuning(st.Dims, oc, set)
+	if err != nil {
+		return smart.Compiled{}, err
+	}
+	k, err := cuda.Generate(st, t)
+	if err != nil {
+		return smart.Compiled{}, err
+	}
+	src := filepath.Join(c.dir, fmt.Sprintf("v%d.cu", n))
+	if err := os.WriteFile(src, []byte(k.File()), 0o644); err != nil {
+		return smart.Compiled{}, err
+	}
+	defer os.Remove(src)
+	args := append(append([]string(nil), c.command[1:]...), "-cubin", "-O3", "-std=c++17", "-arch="+c.arch, "-lineinfo",
+		"-Xptxas", "-v", "-o", strings.TrimSuffix(src, ".cu")+".cubin", src)
+	out, err := exec.CommandContext(ctx, c.command[0], args...).CombinedOutput()
+	os.Remove(strings.TrimSuffix(src, ".cu") + ".cubin")
+	if err != nil {
+		return smart.Compiled{}, fmt.Errorf("nvcc: %v: %.300s", err, out)
+	}
+	return parsePtxas(string(out))
+}
+
+// compileMissing compiles the ok stencil variants of dirs whose rows carry no compiler facts
+// and that f lacks (at most sample of them, spread evenly over the data sets' order, where sample
+// is positive), workers at a time, appending each to the facts file at path as it comes, so that
+// a stopped run resumes where it was.
+func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, path string, sample, workers int, progress io.Writer) error {
+	type job struct {
+		key factKey
+		st  *smart.Stencil
+		oc  smart.Combination
+		set smart.Setting
+	}
+	var jobs []job
+	seen := map[factKey]bool{}
+	for _, dir := range dirs {
+		_, ms, err := dataset.ReadAll(dir)
+		if err != nil {
+			return err
+		}
+		stencils := map[string]*smart.Stencil{}
+		for _, m := range ms {
+			k := factKey{m.StencilID, m.OC.String(), m.Setting.String(), c.arch}
+			if !m.OK() || m.StencilID == "" || m.Compiled != nil || seen[k] {
+				continue
+			}
+			if _, ok := f.byKey[k]; ok {
+				continue
+			}
+			seen[k] = true
+			st := stencils[m.StencilID]
+			if st == nil {
+				if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
+					return err
+				}
+				stencils[m.StencilID] = st
+			}
+			jobs = append(jobs, job{k, st, m.OC, m.Setting})
+		}
+	}
+	if sample > 0 && sample < len(jobs) {
+		spread := make([]job, sample)
+		for i := range spread {
+			spread[i] = jobs[i*len(jobs)/sample]
+		}
+		jobs = spread
+	}
+	fmt.Fprintf(progress, "compiling %d variants with %s for %s\n", len(jobs), c.version, c.arch)
+	if len(jobs) == 0 {
+		return nil
+	}
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if st, err := out.Stat(); err == nil && st.Size() == 0 {
+		if _, err := out.WriteString(strings.Join(factsHeader, ",") + "\n"); err != nil {
+			return err
+		}
+	}
+	var (
+		mu   sync.Mutex
+		done int
+		errs []error
+		wg   sync.WaitGroup
+	)
+	next := make(chan int)
+	w := bufio.NewWriter(out)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				got, err := c.compile(ctx, j.st, j.oc, j.set, i)
+				mu.Lock()
+				done++
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s %s %s: %w", j.key.stencil, j.key.oc, j.key.setting, err))
+				} else {
+					var line strings.Builder
+					cw := csv.NewWriter(&line)
+					cw.Write([]string{j.key.stencil, j.key.oc, j.key.setting, j.key.arch, c.version, strconv.Itoa(got.RegsPerThread), strconv.Itoa(got.LocalBytesPerThread)})
+					cw.Flush()
+					w.WriteString(line.String())
+					w.Flush() // a whole line at a time: a stopped run loses at most the one being written
+					f.byKey[j.key], f.compiler[j.key] = got, c.version
+				}
+				if done%100 == 0 || done == len(jobs) {
+					fmt.Fprintf(progress, "compiled %d of %d\n", done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d variants did not compile, the first: %w", len(errs), len(jobs), errs[0])
+	}
+	return ctx.Err()
+}
