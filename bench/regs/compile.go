@@ -75,7 +75,7 @@ func readFacts(path string) (*facts, error) {
 type compiler struct {
 	command []string // nvcc and its own flags, e.g. nvcc -ccbin clang-14
 	arch    string   // e.g. sm_90
-	version string   // the compiler's release, as nvcc --version ends
+	version string   // the compiler's release, from nvcc --version
 	dir     string   // scratch directory
 }
 
@@ -136,7 +136,8 @@ func (c *compiler) compile(ctx context.Context, st *smart.Stencil, oc smart.Comb
 		return smart.Compiled{}, err
 	}
 	defer os.Remove(src)
-	args := append(append([]string(nil), c.command[1:]...), "-cubin", "-O3", "-std=c++17", "-arch="+c.arch, "-lineinfo",
+	// The harness's own flags (cuda.NVCC), so that the facts are of the kernels it runs.
+	args := append(append(append([]string(nil), c.command[1:]...), cuda.NVCC(c.command[0], c.arch).Args...),
 		"-Xptxas", "-v", "-o", strings.TrimSuffix(src, ".cu")+".cubin", src)
 	out, err := exec.CommandContext(ctx, c.command[0], args...).CombinedOutput()
 	os.Remove(strings.TrimSuffix(src, ".cu") + ".cubin")
