@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -88,13 +87,12 @@ func newCompiler(command, arch, dir string) (*compiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %v: %s", c.command[0], err, out)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	c.version = "nvcc " + strings.TrimSpace(lines[len(lines)-1])
-	for _, l := range lines {
-		if strings.Contains(l, "release") {
-			c.version = "nvcc " + strings.TrimSpace(l[strings.Index(l, "release"):])
-		}
+	// "Cuda compilation tools, release 11.8, V11.8.89"
+	_, release, ok := strings.Cut(string(out), "release ")
+	if !ok {
+		return nil, fmt.Errorf("%s --version names no release: %s", c.command[0], out)
 	}
+	c.version = "nvcc release " + strings.TrimSpace(strings.SplitN(release, "\n", 2)[0])
 	return c, nil
 }
 
@@ -131,16 +129,16 @@ func (c *compiler) compile(ctx context.Context, st *smart.Stencil, oc smart.Comb
 	if err != nil {
 		return smart.Compiled{}, err
 	}
-	src := filepath.Join(c.dir, fmt.Sprintf("v%d.cu", n))
+	src, cubin := filepath.Join(c.dir, fmt.Sprintf("v%d.cu", n)), filepath.Join(c.dir, fmt.Sprintf("v%d.cubin", n))
 	if err := os.WriteFile(src, []byte(k.File()), 0o644); err != nil {
 		return smart.Compiled{}, err
 	}
 	defer os.Remove(src)
+	defer os.Remove(cubin)
 	// The harness's own flags (cuda.NVCC), so that the facts are of the kernels it runs.
 	args := append(append(append([]string(nil), c.command[1:]...), cuda.NVCC(c.command[0], c.arch).Args...),
-		"-Xptxas", "-v", "-o", strings.TrimSuffix(src, ".cu")+".cubin", src)
+		"-Xptxas", "-v", "-o", cubin, src)
 	out, err := exec.CommandContext(ctx, c.command[0], args...).CombinedOutput()
-	os.Remove(strings.TrimSuffix(src, ".cu") + ".cubin")
 	if err != nil {
 		return smart.Compiled{}, fmt.Errorf("nvcc: %v: %.300s", err, out)
 	}
@@ -213,7 +211,7 @@ func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, p
 		wg   sync.WaitGroup
 	)
 	next := make(chan int)
-	w := bufio.NewWriter(out)
+	w := csv.NewWriter(out)
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -226,12 +224,11 @@ func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, p
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s %s %s: %w", j.key.stencil, j.key.oc, j.key.setting, err))
 				} else {
-					var line strings.Builder
-					cw := csv.NewWriter(&line)
-					cw.Write([]string{j.key.stencil, j.key.oc, j.key.setting, j.key.arch, c.version, strconv.Itoa(got.RegsPerThread), strconv.Itoa(got.LocalBytesPerThread)})
-					cw.Flush()
-					w.WriteString(line.String())
+					w.Write([]string{j.key.stencil, j.key.oc, j.key.setting, j.key.arch, c.version, strconv.Itoa(got.RegsPerThread), strconv.Itoa(got.LocalBytesPerThread)})
 					w.Flush() // a whole line at a time: a stopped run loses at most the one being written
+					if err := w.Error(); err != nil {
+						errs = append(errs, fmt.Errorf("appending to %s: %w", path, err))
+					}
 					f.byKey[j.key], f.compiler[j.key] = got, c.version
 				}
 				if done%100 == 0 || done == len(jobs) {

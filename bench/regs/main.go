@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -107,11 +108,14 @@ type Agreement struct {
 
 // Report is the whole comparison.
 type Report struct {
-	DataSets  int         `json:"data_sets"`
-	OKRows    int         `json:"ok_rows"`
-	WithFacts int         `json:"rows_with_facts"` // ok rows whose compiler facts are known
-	All       Agreement   `json:"all"`
-	ByOC      []Agreement `json:"by_oc"`
+	DataSets  int `json:"data_sets"`
+	OKRows    int `json:"ok_rows"`
+	WithFacts int `json:"rows_with_facts"` // ok rows whose compiler facts are known
+	// FromFile counts the rows among them whose facts come from the facts file, not from the
+	// harness on the GPU, by the compiler that gave them.
+	FromFile map[string]int `json:"rows_from_facts_file,omitempty"`
+	All      Agreement      `json:"all"`
+	ByOC     []Agreement    `json:"by_oc"`
 	// Spill counts the rows by whether the estimate exceeds what a thread of the block can have
 	// (first index) and whether the kernel uses local memory (second): [no][no], [no][yes], ...
 	Spill [2][2]int `json:"spill"`
@@ -142,10 +146,10 @@ type row struct {
 }
 
 func analyse(dirs []string, cat *catalog.Catalog, f *facts) (*Report, error) {
-	r := &Report{DataSets: len(dirs)}
+	r := &Report{DataSets: len(dirs), FromFile: map[string]int{}}
 	var rows []row
 	for _, dir := range dirs {
-		rs, ok, err := readRows(dir, cat, f)
+		rs, ok, err := readRows(dir, cat, f, r.FromFile)
 		if err != nil {
 			return nil, err
 		}
@@ -188,8 +192,8 @@ func analyse(dirs []string, cat *catalog.Catalog, f *facts) (*Report, error) {
 }
 
 // readRows returns the ok rows of the data set in dir that carry compiler facts (their own, else
-// f's for their GPU's architecture), and how many ok rows it has.
-func readRows(dir string, cat *catalog.Catalog, f *facts) ([]row, int, error) {
+// f's for their GPU's architecture, counted in fromFile by compiler), and how many ok rows it has.
+func readRows(dir string, cat *catalog.Catalog, f *facts, fromFile map[string]int) ([]row, int, error) {
 	_, ms, err := dataset.ReadAll(dir)
 	if err != nil {
 		return nil, 0, err
@@ -216,8 +220,10 @@ func readRows(dir string, cat *catalog.Catalog, f *facts) ([]row, int, error) {
 		}
 		compiled := m.Compiled
 		if arch, err := cuda.ArchOf(gpu.ComputeCapability); compiled == nil && err == nil {
-			if c, ok := f.byKey[factKey{m.StencilID, m.OC.String(), m.Setting.String(), arch}]; ok {
+			k := factKey{m.StencilID, m.OC.String(), m.Setting.String(), arch}
+			if c, ok := f.byKey[k]; ok {
 				compiled = &c
+				fromFile[f.compiler[k]]++
 			}
 		}
 		if compiled == nil {
@@ -261,6 +267,9 @@ func agreement(group string, rows []row) Agreement {
 
 func (r *Report) write(w io.Writer) error {
 	fmt.Fprintf(w, "%d data sets, %d ok rows, %d with the compiler's registers and local memory\n", r.DataSets, r.OKRows, r.WithFacts)
+	for _, c := range slices.Sorted(maps.Keys(r.FromFile)) {
+		fmt.Fprintf(w, "  %d of them compiled again without a GPU by %s (the facts file), not reported by the harness\n", r.FromFile[c], c)
+	}
 	if r.WithFacts == 0 {
 		_, err := fmt.Fprintln(w, "no row has them: measure with a harness that reports them (data set format smart-dataset/3)")
 		return err

@@ -135,8 +135,8 @@ func TestFactsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := analyse([]string{plain}, cat, f)
-	if err != nil || r.WithFacts != 3 {
-		t.Fatalf("%d rows with facts (%v), want 3", r.WithFacts, err)
+	if err != nil || r.WithFacts != 3 || r.FromFile["nvcc test"] != 3 {
+		t.Fatalf("%d rows with facts, %v from the file (%v); want 3, all from the file", r.WithFacts, r.FromFile, err)
 	}
 	if err := os.WriteFile(path, []byte(text+"bad,line\n"+text[len(strings.Join(factsHeader, ","))+1:]), 0o644); err != nil {
 		t.Fatal(err)
