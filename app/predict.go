@@ -47,8 +47,9 @@ type PredictSettings struct {
 	// AllGPUs puts every catalogued GPU in the table, not only those the models were trained on
 	// and those with a price.
 	AllGPUs bool
-	// Candidates is how many of the most probable OC classes are searched in depth; 0 leaves
-	// the choice to the predictor (predict.Predictor.ScreenAll).
+	// Candidates is how many of the most probable OC classes are searched, each however
+	// improbable; 0 keeps the default budget's (predict.DefaultClasses classes, each at least
+	// its least probability).
 	Candidates int
 	Samples    int // random settings scored per OC searched in depth; 0 keeps the default budget's
 	// NoTransfer searches a GPU without measurements of its own with the simulated default, not
@@ -65,7 +66,7 @@ const MaxSamples = 1 << 20
 func (s PredictSettings) Check() error {
 	switch {
 	case s.Candidates < 0:
-		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the predictor's choice)")
+		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the default, %d)", predict.DefaultClasses)
 	case s.Samples < 0 || s.Samples > MaxSamples:
 		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings (0: the default)", MaxSamples)
 	}
@@ -84,8 +85,9 @@ func (s PredictSettings) Predictor() (*predict.Predictor, error) {
 	if s.Samples > 0 {
 		p.Budget.Deep.Samples = s.Samples
 	}
-	if p.ScreenAll = s.Candidates == 0; !p.ScreenAll {
-		p.Budget.Classes = s.Candidates
+	if s.Candidates > 0 {
+		// N classes asked for are N searched, however improbable the classifier finds them.
+		p.Budget.Classes, p.Budget.MinProbability = s.Candidates, 0
 	}
 	p.Transfer = !s.NoTransfer
 	p.AllGPUs = s.AllGPUs

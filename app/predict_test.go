@@ -13,7 +13,6 @@ func TestPredictSettings(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		s          PredictSettings
-		screenAll  bool
 		classes    int
 		samples    int
 		transfer   bool
@@ -22,19 +21,22 @@ func TestPredictSettings(t *testing.T) {
 		errField   string
 		errSaysAMD bool
 	}{
-		{"zero", PredictSettings{GPU: "a100"}, true, 3, 192, true, false, "a100", "", false},
-		{"set", PredictSettings{GPU: "h100", Candidates: 2, Samples: 16, NoTransfer: true, AllGPUs: true}, false, 2, 16, false, true, "h100", "", false},
-		{"unknown GPU", PredictSettings{GPU: "nosuch"}, true, 3, 192, true, false, "", "GPU", false},
-		{"AMD", PredictSettings{GPU: "mi250x"}, true, 3, 192, true, false, "", "GPU", true},
+		{"zero", PredictSettings{GPU: "a100"}, 3, 192, true, false, "a100", "", false},
+		{"set", PredictSettings{GPU: "h100", Candidates: 2, Samples: 16, NoTransfer: true, AllGPUs: true}, 2, 16, false, true, "h100", "", false},
+		{"unknown GPU", PredictSettings{GPU: "nosuch"}, 3, 192, true, false, "", "GPU", false},
+		{"AMD", PredictSettings{GPU: "mi250x"}, 3, 192, true, false, "", "GPU", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := c.s.Predictor()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.ScreenAll != c.screenAll || p.Budget.Classes != c.classes || p.Budget.Deep.Samples != c.samples || p.Transfer != c.transfer || p.AllGPUs != c.allGPUs {
-				t.Errorf("predictor ScreenAll %v, Classes %d, Samples %d, Transfer %v, AllGPUs %v; want %v, %d, %d, %v, %v",
-					p.ScreenAll, p.Budget.Classes, p.Budget.Deep.Samples, p.Transfer, p.AllGPUs, c.screenAll, c.classes, c.samples, c.transfer, c.allGPUs)
+			if p.Budget.Classes != c.classes || p.Budget.Deep.Samples != c.samples || p.Transfer != c.transfer || p.AllGPUs != c.allGPUs {
+				t.Errorf("predictor Classes %d, Samples %d, Transfer %v, AllGPUs %v; want %d, %d, %v, %v",
+					p.Budget.Classes, p.Budget.Deep.Samples, p.Transfer, p.AllGPUs, c.classes, c.samples, c.transfer, c.allGPUs)
+			}
+			if c.s.Candidates > 0 && p.Budget.MinProbability != 0 {
+				t.Errorf("%d classes asked for, least probability %g; want 0", c.s.Candidates, p.Budget.MinProbability)
 			}
 			gpu, err := c.s.SearchGPU(p.Catalog)
 			var se *SettingError

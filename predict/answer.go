@@ -112,7 +112,7 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 	a.note = note
 	if own == nil {
 		a.model = s.rt
-		b := s.budget(s.rt, g, a.classes)
+		b := p.Budget
 		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, b)
 		if err != nil {
 			return a, err
@@ -143,9 +143,8 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 	return a, nil
 }
 
-// pool is the search of own, the runtime model of from's measurements, on from: every OC where
-// the classifier has not seen from's measurements (Predictor.ScreenAll), the most probable
-// classes' otherwise.
+// pool is the search of own, the runtime model of from's measurements, on from: the OCs of the
+// classes the classifier finds most probable there.
 func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, error) {
 	e := entry(&s.mu, s.pools, from.Name)
 	e.once.Do(func() {
@@ -155,7 +154,7 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, 
 			e.err = err
 			return
 		}
-		if e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, s.budget(own, from, classes)); e.err != nil {
+		if e.res, e.err = p.searchGPU(ctx, own, s.in, from, classes, p.Budget); e.err != nil {
 			return
 		}
 		st := s.in.Stencil
@@ -174,16 +173,6 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, 
 		e.found, e.rows, e.thereByID = transferSource(st, from, e)
 	})
 	return e, e.err
-}
-
-// budget is the search budget of rt on g: every OC where rt is trained on measurements of g and
-// the classifier is not (Predictor.ScreenAll), the most probable classes' otherwise.
-func (s *session) budget(rt *Model, g smart.GPU, classes []ClassProb) Budget {
-	b := s.p.Budget
-	if s.p.ScreenAll && rt.Provenance(g.Name).Basis == BasisMeasured && s.sel.Provenance(g.Name).Basis != BasisMeasured {
-		b.Classes, b.MinProbability = len(classes), 0
-	}
-	return b
 }
 
 // transfer predicts g from the settings found on from by the model of from's measurements

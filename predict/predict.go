@@ -28,10 +28,6 @@ type Predictor struct {
 	// Budget is the search budget on every GPU alike, so that their times compare and a GPU's
 	// time is the same whichever GPU was asked about.
 	Budget Budget
-	// ScreenAll screens every OC, not only those of Budget.Classes, where the runtime model is
-	// trained on measurements of the GPU searched and the classifier is not: the classifier
-	// would keep the runtime model from the OCs it disfavours without knowing the GPU.
-	ScreenAll bool
 	// Transfer predicts an NVIDIA GPU without an embedded model of its own measurements from
 	// the search of the nearest GPU of its vendor that has one (the same architecture first,
 	// then the closest memory bandwidth), each setting found there scaled to this GPU by the
@@ -76,7 +72,7 @@ func DefaultPredictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predictor{Models: ms, Catalog: cat, Seed: 1, ScreenAll: true, Transfer: true, Calibration: cal, Bands: bands,
+	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands,
 		Budget: Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
 }
 

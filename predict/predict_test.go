@@ -147,8 +147,12 @@ func TestPredictTransfer(t *testing.T) {
 		if err != nil || h == nil {
 			t.Fatalf("the H100's own model: %v, %v", h, err)
 		}
-		if pr.Screened != len(smart.Combinations()) {
-			t.Errorf("%s on %s: %d OCs screened; a measured runtime model and a simulated classifier screen all", c.stencil, c.gpu, pr.Screened)
+		there, err := p.Predict(context.Background(), Input{Stencil: st}, "H100-SXM")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := kept(p.Budget, there.Classes); pr.Screened != want {
+			t.Errorf("%s on %s: %d OCs screened; want the %d of the classes the H100's search keeps", c.stencil, c.gpu, pr.Screened, want)
 		}
 		for i, ch := range pr.Candidates {
 			if ch.Source.Basis != BasisTransfer || ch.Source.Model != h.Name || ch.Scaled == nil || ch.Scaled.GPU != "H100-SXM" {
@@ -476,8 +480,8 @@ func TestPredictOwnModel(t *testing.T) {
 			t.Errorf("%s in the table from %+v, scaled %+v; want the H100's model, scaled", gt.GPU, gt.Best.Source, gt.Best.Scaled)
 		}
 	}
-	if pr.Screened != len(smart.Combinations()) {
-		t.Errorf("%d OCs screened; with a runtime model measured on the GPU and a simulated classifier, all are", pr.Screened)
+	if want := kept(p.Budget, pr.Classes); pr.Screened != want {
+		t.Errorf("%d OCs screened; want the %d of the classes the budget keeps", pr.Screened, want)
 	}
 	if len(pr.Models) != 3 || pr.Models[1].Name != own.Name || pr.Models[2].Name != rt.Name {
 		t.Errorf("models listed: %+v; want the classifier, the H100's own model and the default", pr.Models)
@@ -579,10 +583,11 @@ func findRow(t *testing.T, rows []GPUTime, gpu string) GPUTime {
 	return GPUTime{}
 }
 
-// TestGivenMeasuredModelScreensAll: a runtime model of the H100's measurements given in place of
-// the default (smart predict --model) answers the H100 and screens every OC, as the embedded one
-// does, since the classifier has not seen the GPU.
-func TestGivenMeasuredModelScreensAll(t *testing.T) {
+// TestGivenMeasuredModelScreensClasses: a runtime model of the H100's measurements given in
+// place of the default (smart predict --model) answers the H100, and screens the OCs of the
+// classifier's most probable classes, as many as the budget says and each above its least
+// probability; a budget of every class screens every OC.
+func TestGivenMeasuredModelScreensClasses(t *testing.T) {
 	p := defaultPredictor(t)
 	b, err := data.MeasuredModelFile("h100-sxm/models/runtime-3d.smartmodel")
 	if err != nil {
@@ -593,17 +598,31 @@ func TestGivenMeasuredModelScreensAll(t *testing.T) {
 	if err := p.Models.Use(b, "h100.model", kinds); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d27pt")}, "h100")
+	in := Input{Stencil: sample(t, "j3d27pt")}
+	pr, err := p.Predict(context.Background(), in, "h100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.Screened != len(smart.Combinations()) || pr.Best.Source.Model != "h100.model" || pr.Best.Source.Basis != BasisMeasured {
-		t.Errorf("%d OCs screened, best from %+v; want all %d, from the given model of measurements", pr.Screened, pr.Best.Source, len(smart.Combinations()))
+	want := kept(p.Budget, pr.Classes)
+	if pr.Screened != want || want == 0 || want == len(smart.Combinations()) || pr.Best.Source.Model != "h100.model" || pr.Best.Source.Basis != BasisMeasured {
+		t.Errorf("%d OCs screened, best from %+v; want the %d of the classes kept, from the given model of measurements", pr.Screened, pr.Best.Source, want)
 	}
-	p.ScreenAll = false
-	if pr, err = p.Predict(context.Background(), Input{Stencil: sample(t, "j3d27pt")}, "h100"); err != nil || pr.Screened == len(smart.Combinations()) {
-		t.Errorf("without ScreenAll: %v, %d OCs screened; want the classes' only", err, pr.Screened)
+	p.Budget.Classes, p.Budget.MinProbability = len(pr.Classes), 0
+	if pr, err = p.Predict(context.Background(), in, "h100"); err != nil || pr.Screened != len(smart.Combinations()) {
+		t.Errorf("every class: %v, %d OCs screened; want all %d", err, pr.Screened, len(smart.Combinations()))
 	}
+}
+
+// kept counts the OCs of the classes a search with budget b screens: the b.Classes most
+// probable, each at least b.MinProbability.
+func kept(b Budget, classes []ClassProb) int {
+	n := 0
+	for i, c := range classes {
+		if i < b.Classes && c.Probability >= b.MinProbability {
+			n += len(c.Members)
+		}
+	}
+	return n
 }
 
 // TestPredictAll: predictions made several at a time come in the order of the inputs, the same

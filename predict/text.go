@@ -35,20 +35,8 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	return bw.Flush()
 }
 
-// screenedText says which OCs were screened on the GPU, and why all were where they were.
+// screenedText says which OCs were screened on the GPU.
 func (pr *Prediction) screenedText() string {
-	all := 0
-	for _, c := range pr.Classes {
-		all += len(c.Members)
-	}
-	if pr.Screened == all && pr.ClassSource.Basis != BasisMeasured {
-		switch b := pr.Best; {
-		case b.Source.Basis == BasisMeasured:
-			return fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of it, the classifier has not)", all, pr.GPU)
-		case b.Scaled != nil:
-			return fmt.Sprintf("All %d OCs screened on %s (its runtime model has measurements of the %s, the classifier has none)", all, pr.GPU, b.Scaled.GPU)
-		}
-	}
 	return fmt.Sprintf("%d OCs of the most probable classes screened on %s", pr.Screened, pr.GPU)
 }
 

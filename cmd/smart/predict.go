@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 
-	"smart"
 	"smart/app"
 	"smart/dataset/gpuinfo"
 	"smart/internal/cliflag"
@@ -20,7 +19,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		fs.StringVar(&s.GPU, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
 		fs.StringVar(&s.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 		fs.BoolVar(&asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
-		fs.IntVar(&s.Candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU. Unset: all %d OCs where the runtime model\nis trained on measurements (of that GPU, or with --transfer of another: the H100's) and the classifier is not, else %d classes", len(smart.Combinations()), predict.DefaultClasses))
+		fs.IntVar(&s.Candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU (unset: %d; as many as the classifier has: every OC)", predict.DefaultClasses))
 		fs.IntVar(&s.Samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
 		fs.BoolVar(&s.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 		fs.BoolVar(&transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
@@ -31,7 +30,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
-	case s.Candidates == 0 && cliflag.Given(fs, "candidates"): // 0 leaves the choice to the predictor; given, it is a mistake
+	case s.Candidates == 0 && cliflag.Given(fs, "candidates"): // 0 keeps the default; given, it is a mistake
 		return usagef("--candidates 0: search at least 1 OC class")
 	case s.Samples == 0: // 0 is the default budget's; the flag's default is that number
 		return usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
