@@ -179,13 +179,14 @@ func (s *session) pool(ctx context.Context, own *Model, from smart.GPU) (*pool, 
 // (package transfer): each setting's time there times the analytic model's ratio of it on g
 // over on from, the ratio carrying what the two GPUs' bandwidth, caches and occupancy make of
 // that kernel. Per OC the setting fastest on g after scaling (and the floor), of the few
-// best found; the Budget.Refine fastest OCs.
+// best found; Budget.Refine of the OCs, the fastest of each class first (spread).
 func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, classes []ClassProb) []Choice {
 	st := in.Stencil
 	prob := map[smart.Combination]float64{}
-	for _, c := range classes {
+	class := map[smart.Combination]int{}
+	for i, c := range classes {
 		for _, oc := range c.Members {
-			prob[oc] = c.Probability
+			prob[oc], class[oc] = c.Probability, i
 		}
 	}
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
@@ -238,8 +239,13 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		}
 		return cands[i].learn < cands[j].learn
 	})
+	fs := make([]*Found, len(cands))
+	for i := range cands {
+		fs[i] = cands[i].found
+	}
 	var out []Choice
-	for _, c := range cands[:min(p.Budget.Refine, len(cands))] {
+	for _, k := range spread(fs, class, p.Budget.Refine) {
+		c := cands[k]
 		ch := p.choice(in, g, own, c.found, prob[c.found.OC], src)
 		ch.Scaled = &c.scaled
 		out = append(out, ch)

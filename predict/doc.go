@@ -22,5 +22,5 @@
 // not generate the chain of trees of space, which for a 3-D stencil takes longer than a whole
 // prediction may, but draws valid settings parameter by parameter from the space's constraints
 // and descends greedily over neighbouring settings. On each GPU the OCs of the most probable
-// classes are screened briefly and the fastest searched in depth (Budget).
+// classes are screened briefly and the fastest of each class searched in depth (Budget).
 package predict

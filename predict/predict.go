@@ -91,8 +91,8 @@ type Prediction struct {
 	Classes     []ClassProb `json:"classes"`
 	ClassSource Provenance  `json:"class_source"`
 	// Best is the candidate with the lowest predicted time on GPU; Candidates are the OCs
-	// searched in depth, fastest first, after Screened OCs of the most probable classes were
-	// tried briefly.
+	// searched in depth (the fastest of each class, then the fastest left), fastest first, after
+	// Screened OCs of the most probable classes were tried briefly.
 	Best       *Choice  `json:"best"`
 	Candidates []Choice `json:"candidates"`
 	Screened   int      `json:"ocs_screened"`
@@ -394,19 +394,20 @@ type searched struct {
 	screened int
 }
 
-// searchGPU screens the OCs of the most probable classes on g and searches the fastest of them
-// in depth, with rt.
+// searchGPU screens the OCs of the most probable classes on g and searches the fastest of
+// them in depth (spread), with rt.
 func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.GPU, classes []ClassProb, b Budget) (searched, error) {
 	var res searched
 	st := in.Stencil
 	prob := map[smart.Combination]float64{}
+	class := map[smart.Combination]int{}
 	var ocs []smart.Combination
 	for i, c := range classes[:min(b.Classes, len(classes))] {
 		if i > 0 && c.Probability < b.MinProbability {
 			break
 		}
 		for _, oc := range c.Members {
-			prob[oc] = c.Probability
+			prob[oc], class[oc] = c.Probability, i
 			ocs = append(ocs, oc)
 		}
 	}
@@ -427,7 +428,8 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	}
 	sort.SliceStable(screened, func(i, j int) bool { return screened[i].TimeMs < screened[j].TimeMs })
 	src := rt.Provenance(g.Name)
-	for k, f := range screened[:min(b.Refine, len(screened))] {
+	for _, k := range spread(screened, class, b.Refine) {
+		f := screened[k]
 		if len(ocs) > b.Refine {
 			deep, err := search(ctx, rt, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
 			if err != nil {
@@ -444,6 +446,26 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	res.found = screened
 	sortChoices(res.choices)
 	return res, nil
+}
+
+// spread picks n of the screened OCs (fastest first) to search in depth: the fastest of each
+// class in turn, then the fastest left. The candidates hedge against the model's error, and OCs
+// of one class are those whose times move together, so one of each is the better hedge.
+func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
+	var out []int
+	taken := map[int]bool{}
+	for _, k := range []bool{true, false} {
+		for i, f := range screened {
+			if len(out) == n {
+				return out
+			}
+			if !slices.Contains(out, i) && (!k || !taken[class[f.OC]]) {
+				out = append(out, i)
+				taken[class[f.OC]] = true
+			}
+		}
+	}
+	return out
 }
 
 // choice is the Choice of a found setting on g, its time rt's, settled.

@@ -750,3 +750,27 @@ func TestFMAFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestSpread: the OCs searched in depth are the fastest of each class in turn, then the fastest
+// left, whatever the order of the classes.
+func TestSpread(t *testing.T) {
+	a, b, c, d := smart.Combination(0), smart.Combination(smart.ST), smart.Combination(smart.CM), smart.Combination(smart.TB)
+	e := b.With(smart.RT)
+	screened := []*Found{{OC: a, TimeMs: 1}, {OC: b, TimeMs: 1.1}, {OC: c, TimeMs: 1.2}, {OC: e, TimeMs: 1.3}, {OC: d, TimeMs: 5}}
+	class := map[smart.Combination]int{a: 1, b: 1, c: 0, e: 0, d: 2}
+	for _, tc := range []struct {
+		n     int
+		class map[smart.Combination]int
+		want  []int
+	}{
+		{3, class, []int{0, 2, 4}},
+		{4, class, []int{0, 2, 4, 1}},
+		{9, class, []int{0, 2, 4, 1, 3}},
+		{1, class, []int{0}},
+		{3, map[smart.Combination]int{}, []int{0, 1, 2}}, // one class: the fastest
+	} {
+		if got := spread(screened, tc.class, tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("spread(n=%d, %v) = %v, want %v", tc.n, tc.class, got, tc.want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	for _, c := range pr.Classes {
 		fmt.Fprintf(bw, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
 	}
-	fmt.Fprintf(bw, "\n%s; the fastest searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
+	fmt.Fprintf(bw, "\n%s; the fastest of each class searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
 	fmt.Fprintf(bw, "  %-16s %6s %10s %15s %9s %7s  %s\n", "OC", "class p", "ms/step", intervalLevel(pr.Best), "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
 		fmt.Fprintf(bw, "  %-16s %6.3f %10.4g %15s %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)

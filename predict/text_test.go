@@ -43,7 +43,7 @@ OC classes, most probable first (select-2d, simulated)
   0.750  ST               ST
   0.250  BASE             BASE
 
-2 OCs of the most probable classes screened on A100-40GB; the fastest searched in depth (rt-2d, simulated: trained on the analytic model's times)
+2 OCs of the most probable classes screened on A100-40GB; the fastest of each class searched in depth (rt-2d, simulated: trained on the analytic model's times)
   OC               class p    ms/step    80% interval  analytic  scored  best setting found
   ST                0.750        0.5          0.25-1       0.6     100  bx=32,by=8
   BASE              0.250          2               -         -      16  bx=64
