@@ -50,8 +50,13 @@ type Predictor struct {
 	Bands *calibrate.Bands
 }
 
-// DefaultClasses is how many of the most probable OC classes the default budgets search.
-const DefaultClasses = 3
+// DefaultClasses is how many of the most probable OC classes the default budgets search, and
+// DefaultMinProbability the least probability of each after the first: a class the classifier
+// all but rules out would let a runtime model that has seen few stencils pick its OCs.
+const (
+	DefaultClasses        = 3
+	DefaultMinProbability = 0.02
+)
 
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default
 // budgets (a cold smart predict of a 3-D stencil answers in a few hundred milliseconds).
@@ -73,7 +78,7 @@ func DefaultPredictor() (*Predictor, error) {
 		return nil, err
 	}
 	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands,
-		Budget: Budget{Classes: DefaultClasses, MinProbability: 0.02, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
+		Budget: Budget{Classes: DefaultClasses, MinProbability: DefaultMinProbability, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
 }
 
 // Input is one stencil to predict, with the file it came from (for the codegen command line).

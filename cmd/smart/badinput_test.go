@@ -209,7 +209,7 @@ func TestHelpTells(t *testing.T) {
 	_, out, _ := runCLI(t, "", "predict", "--help")
 	i := strings.Index(out, "-candidates")
 	help := out[i : i+strings.Index(out[i:], "-catalog")]
-	if strings.Contains(help, "(default 3)") || !strings.Contains(help, "(unset: 3;") || !strings.Contains(help, "every OC)") {
+	if strings.Contains(help, "(default 3)") || !strings.Contains(help, "(unset: 3,") || !strings.Contains(help, "every OC)") {
 		t.Errorf("predict --help on --candidates:\n%s", help)
 	}
 	code, out, errs := runCLI(t, "", "eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic")
