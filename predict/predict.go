@@ -407,8 +407,10 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	prob := map[smart.Combination]float64{}
 	class := map[smart.Combination]int{}
 	var ocs []smart.Combination
-	for i, c := range classes[:min(b.Classes, len(classes))] {
-		if i > 0 && c.Probability < b.MinProbability {
+	for i, c := range classes {
+		// Past the budget's classes, or below its least probability, only while fewer OCs than
+		// the candidates to search in depth are kept: the user is asked to time that many.
+		if (i >= b.Classes || i > 0 && c.Probability < b.MinProbability) && len(ocs) >= b.Refine {
 			break
 		}
 		for _, oc := range c.Members {

@@ -614,15 +614,34 @@ func TestGivenMeasuredModelScreensClasses(t *testing.T) {
 }
 
 // kept counts the OCs of the classes a search with budget b screens: the b.Classes most
-// probable, each at least b.MinProbability.
+// probable, each after the first at least b.MinProbability, and more while fewer than b.Refine
+// OCs are kept.
 func kept(b Budget, classes []ClassProb) int {
 	n := 0
 	for i, c := range classes {
-		if i < b.Classes && c.Probability >= b.MinProbability {
-			n += len(c.Members)
+		if (i >= b.Classes || i > 0 && c.Probability < b.MinProbability) && n >= b.Refine {
+			break
 		}
+		n += len(c.Members)
 	}
 	return n
+}
+
+// TestCandidatesAsManyAsRefine: where the classifier is sure of a class of one OC (j3d125pt on
+// the H100), the classes after it are screened all the same, so that there are as many
+// candidates to time as the budget searches in depth.
+func TestCandidatesAsManyAsRefine(t *testing.T) {
+	p := defaultPredictor(t)
+	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d125pt")}, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := pr.Classes[0]; len(top.Members) >= p.Budget.Refine || pr.Classes[1].Probability >= p.Budget.MinProbability {
+		t.Fatalf("classes %+v: the case needs a sure first class of fewer than %d OCs", pr.Classes[:2], p.Budget.Refine)
+	}
+	if want := kept(p.Budget, pr.Classes); pr.Screened != want || len(pr.Candidates) != p.Budget.Refine {
+		t.Errorf("%d OCs screened, %d candidates; want %d and %d", pr.Screened, len(pr.Candidates), want, p.Budget.Refine)
+	}
 }
 
 // TestPredictAll: predictions made several at a time come in the order of the inputs, the same
