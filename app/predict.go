@@ -48,8 +48,8 @@ type PredictSettings struct {
 	// and those with a price.
 	AllGPUs bool
 	// Candidates is how many of the most probable OC classes are searched, each however
-	// improbable; 0 keeps the default budget's (predict.DefaultClasses classes, each at least
-	// its least probability).
+	// improbable; 0 keeps the default budget (predict.DefaultClasses classes, each after the
+	// first at least predict.DefaultMinProbability probable).
 	Candidates int
 	Samples    int // random settings scored per OC searched in depth; 0 keeps the default budget's
 	// NoTransfer searches a GPU without measurements of its own with the simulated default, not

@@ -112,14 +112,13 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 	a.note = note
 	if own == nil {
 		a.model = s.rt
-		b := p.Budget
-		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, b)
+		res, err := p.searchGPU(ctx, s.rt, s.in, g, a.classes, p.Budget)
 		if err != nil {
 			return a, err
 		}
 		a.choices, a.screened = res.choices, res.screened
 		if len(a.choices) == 0 {
-			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, b.Classes))
+			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, res.classes))
 		}
 		return a, nil
 	}

@@ -397,6 +397,7 @@ type searched struct {
 	choices  []Choice // fastest first
 	found    []*Found // every OC screened, those searched in depth by their deep search
 	screened int
+	classes  int // the most probable classes whose OCs were screened
 }
 
 // searchGPU screens the OCs of the most probable classes on g and searches the fastest of
@@ -417,6 +418,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 			prob[oc], class[oc] = c.Probability, i
 			ocs = append(ocs, oc)
 		}
+		res.classes = i + 1
 	}
 	res.screened = len(ocs)
 	var screened []*Found
