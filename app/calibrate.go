@@ -16,12 +16,12 @@ type Calibrate struct {
 	Out      string             // the calibration file to write
 	Replace  bool               // replace Out even where it is not a calibration file
 	Catalog  string             // GPU catalogue file merged over the embedded one; "" for none
-	Settings calibrate.Settings // the interval's level, and the fits' progress
+	Settings calibrate.Settings // the interval's level, the folds, and the fits' progress
 	Command  string             // recorded in the file: the command line that wrote it
 }
 
-// Check refuses, before any data set is read, missing data sets or file and a level out of
-// range, each as a *SettingError of its field, and an Out that cannot be written (holding
+// Check refuses, before any data set is read, missing data sets or file, a level out of range
+// and a number of folds that leaves nothing out, each as a *SettingError of its field, and an Out that cannot be written (holding
 // another kind of file: a *SettingError wrapping an *atomicfile.NotOursError).
 func (c Calibrate) Check() error {
 	switch {
@@ -31,6 +31,8 @@ func (c Calibrate) Check() error {
 		return wrong("Out", "", "required: the calibration file to write")
 	case !(c.Settings.Level > 0 && c.Settings.Level < 1): // NaN too
 		return wrong("Level", fmt.Sprint(c.Settings.Level), "give a coverage between 0 and 1, e.g. 0.8")
+	case c.Settings.Folds < 0 || c.Settings.Folds == 1:
+		return wrong("Folds", fmt.Sprint(c.Settings.Folds), "give 2 or more folds, or 0 for one per stencil up to %d", calibrate.DefaultFolds)
 	}
 	return checkReplace("Out", c.Out, c.Replace, calibrate.FileKind())
 }
@@ -55,8 +57,12 @@ func (c Calibrate) Run(ctx context.Context) (*calibrate.File, error) {
 			return nil, err
 		}
 	}
+	k, err := fit.Folds(c.Settings.Folds)
+	if err != nil {
+		return nil, err
+	}
 	if c.Settings.Progress != nil {
-		c.Settings.Progress(0, len(fit.Groups)+1) // as Fit counts: one fit per stencil left out, then all
+		c.Settings.Progress(0, k+1) // as Fit counts: one fit per fold left out, then all
 	}
 	f, err := calibrate.Fit(ctx, fit, test, c.Settings)
 	if err != nil {

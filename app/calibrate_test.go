@@ -36,6 +36,9 @@ func TestCalibrateCheck(t *testing.T) {
 		{"level 0", base(func(c *Calibrate) { c.Settings.Level = 0 }), "Level"},
 		{"level 1", base(func(c *Calibrate) { c.Settings.Level = 1 }), "Level"},
 		{"NaN level", base(func(c *Calibrate) { c.Settings.Level = math.NaN() }), "Level"},
+		{"one fold", base(func(c *Calibrate) { c.Settings.Folds = 1 }), "Folds"},
+		{"negative folds", base(func(c *Calibrate) { c.Settings.Folds = -2 }), "Folds"},
+		{"two folds", base(func(c *Calibrate) { c.Settings.Folds = 2 }), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedField(t, tc.c.Check()); got != tc.field {
@@ -51,8 +54,8 @@ func TestCalibrateCheck(t *testing.T) {
 	}
 }
 
-// TestCalibrateRun: the fits to come are announced once the data are read, and a fit that
-// fails writes nothing.
+// TestCalibrateRun: the fits to come (a fold each, then all) are announced once the data are
+// read, and a run that fails writes nothing.
 func TestCalibrateRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cal.json")
 	var heard [][2]int
@@ -62,8 +65,18 @@ func TestCalibrateRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "at least 3") {
 		t.Fatalf("one stencil: %v, want too few to leave one out", err)
 	}
-	if len(heard) != 1 || heard[0] != [2]int{0, 2} {
-		t.Errorf("progress heard %v, want [0 2] alone", heard)
+	if len(heard) != 0 {
+		t.Errorf("progress heard %v before a refusal, want nothing", heard)
+	}
+	c.Data = []string{"../data/measured/h100-sxm/random/j3d125pt", "../data/measured/h100-sxm/random/j3d19pt", "../data/measured/h100-sxm/random/j3d25pt"}
+	c.Settings.Folds = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled fit: %v", err)
+	}
+	if len(heard) != 1 || heard[0] != [2]int{0, 3} {
+		t.Errorf("progress heard %v, want [0 3] alone (2 folds, then all)", heard)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed fit wrote the file")

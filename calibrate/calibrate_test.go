@@ -3,12 +3,15 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"smart"
@@ -289,5 +292,119 @@ func TestLoadRefusesSimulated(t *testing.T) {
 	_, err = Load([]string{dir}, cat)
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "row 2") || !strings.Contains(err.Error(), "measured rows only") {
 		t.Errorf("a simulated row: %v; want an error naming the data set, row 2 and why", err)
+	}
+}
+
+// TestFolds: the stencils are dealt into folds, a stencil on two GPUs in one, and folds that
+// would leave nothing to fit on, or nothing out, are refused.
+func TestFolds(t *testing.T) {
+	d := &Data{}
+	for _, id := range []string{"e", "a", "c", "b", "d"} {
+		d.Groups = append(d.Groups, &Group{ID: id, GPU: "H100-SXM"})
+	}
+	d.Groups = append(d.Groups, &Group{ID: "c", GPU: "H200"})
+	for _, c := range []struct{ want, k int }{{0, 5}, {2, 2}, {3, 3}, {5, 5}, {9, 5}} {
+		k, err := d.Folds(c.want)
+		if err != nil || k != c.k {
+			t.Errorf("Folds(%d) = %d, %v; want %d", c.want, k, err, c.k)
+			continue
+		}
+		fold := d.foldOf(k)
+		size := make([]int, k)
+		for i, g := range d.Groups {
+			if g.GPU == "H100-SXM" {
+				size[fold[i]]++
+			}
+		}
+		if slices.Min(size) == 0 || slices.Max(size)-slices.Min(size) > 1 {
+			t.Errorf("%d folds: stencils per fold %v; want every fold used, evenly", k, size)
+		}
+		if fold[2] != fold[5] {
+			t.Errorf("%d folds: stencil c in folds %d and %d; want one", k, fold[2], fold[5])
+		}
+	}
+	for _, want := range []int{-1, 1} {
+		if _, err := d.Folds(want); err == nil {
+			t.Errorf("Folds(%d) passed", want)
+		}
+	}
+	if _, err := (&Data{Groups: d.Groups[:2]}).Folds(0); err == nil || !strings.Contains(err.Error(), "at least 3") {
+		t.Errorf("two stencils: %v; want too few", err)
+	}
+	many := &Data{}
+	for i := range 40 {
+		many.Groups = append(many.Groups, &Group{ID: fmt.Sprint(i)})
+	}
+	if k, _ := many.Folds(0); k != DefaultFolds {
+		t.Errorf("40 stencils: %d folds by default; want %d", k, DefaultFolds)
+	}
+}
+
+// TestFitFolds: with fewer folds than stencils, each stencil is scored by the fit of the other
+// folds' samples alone, on every GPU it was measured on.
+func TestFitFolds(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, _ := cat.Lookup("H100-SXM")
+	h200, _ := cat.Lookup("H200")
+	truth := &roofline.Calibration{CopyEfficiency: 0.9, PeakEfficiency: 0.8, CopyGBs: map[string]float64{h100.Name: 3000, h200.Name: 4200},
+		DRAMLatency: 900, OnChipLatency: 60, L1Latency: 50, OnChipScale: 1.5, L1Scale: 2, ComputeScale: 3, BarrierStream: 300,
+		BarrierTiled: 80, LaunchUs: 6, SpillCycles: 2, Overlap: 4, Narrow: 1, WavePower: 0.7, RegScale: 1}
+	groups := append(synthetic(t, truth, h100, 0.1, "j2d5pt", "j3d7pt", "j3d27pt", "j2d9pt"), synthetic(t, truth, h200, 0.1, "j3d7pt")...)
+	fit := &Data{Groups: groups, CopyGBs: truth.CopyGBs}
+	var mu sync.Mutex
+	got := map[int]*roofline.Calibration{}
+	total := 0
+	f, err := Fit(context.Background(), fit, nil, Settings{Level: 0.8, Folds: 2,
+		Progress: func(_, n int) { total = n },
+		Fold: func(i int, cal *roofline.Calibration) {
+			mu.Lock()
+			got[i] = cal
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || f.Folds != 2 || len(f.LeaveOneOut) != 5 || len(got) != 5 {
+		t.Fatalf("progress total %d, %d folds, %d scores, %d held-out fits; want 3, 2, 5, 5", total, f.Folds, len(f.LeaveOneOut), len(got))
+	}
+	fold := fit.foldOf(2)
+	if fold[1] != fold[4] || got[1] != got[4] {
+		t.Error("j3d7pt on the H100 and the H200: scored by different fits; want the one without it")
+	}
+	var in []roofline.StencilSample
+	for i, g := range groups {
+		if fold[i] != fold[0] {
+			in = append(in, g.Samples...)
+		}
+	}
+	want, err := roofline.FitStencil(context.Background(), in, fit.CopyGBs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("j2d5pt scored with %+v; want the fit of the other fold's stencils, %+v", got[0], want)
+	}
+	for i, s := range f.LeaveOneOut {
+		if s.After.N == 0 || s.Coverage == 0 || s.GPU != groups[i].GPU {
+			t.Errorf("score %d: %+v; want the group's rows scored and covered", i, s)
+		}
+	}
+	var text strings.Builder
+	if err := f.WriteTables(&text); err != nil || !strings.Contains(text.String(), "one of 2") || !strings.Contains(text.String(), "all 5: MAPE mean") {
+		t.Errorf("the tables do not say the stencils were held out in 2 folds (%v):\n%s", err, text.String())
+	}
+}
+
+func TestSummarise(t *testing.T) {
+	var scores []Score
+	for _, a := range []roofline.Accuracy{{MAPE: 0.2, Spearman: 0.9, BestShare: 0.5}, {MAPE: 0.4, Spearman: 0.5, BestShare: 0.8}, {MAPE: 0.9, Spearman: 0.7, BestShare: 0.2}} {
+		scores = append(scores, Score{After: a})
+	}
+	got := summarise(scores, func(s Score) roofline.Accuracy { return s.After })
+	if math.Abs(got.MAPE-0.5) > 1e-12 || got.Spearman != 0.7 || math.Abs(got.BestShare-math.Cbrt(0.5*0.8*0.2)) > 1e-12 {
+		t.Errorf("summary %+v; want MAPE 0.5, Spearman 0.7, best share the cube root of 0.08", got)
 	}
 }

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"smart"
 	"smart/catalog"
@@ -103,15 +104,13 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 	return d, nil
 }
 
-// samples returns every sample of the groups but the one at skip (-1: none).
-func samples(groups []*Group, skip int) []roofline.StencilSample {
-	var out []roofline.StencilSample
-	for i, g := range groups {
-		if i != skip {
-			out = append(out, g.Samples...)
-		}
+// names says which stencils (on which GPUs) the groups at idx are, for an error.
+func (d *Data) names(idx []int) string {
+	var s []string
+	for _, i := range idx {
+		s = append(s, d.Groups[i].Stencil+" on "+d.Groups[i].GPU)
 	}
-	return out
+	return strings.Join(s, ", ")
 }
 
 // gpus lists the GPUs of the groups, sorted.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,10 +28,14 @@ type File struct {
 	Calibration roofline.Calibration `json:"calibration"`
 	// Interval is the spread of the model's errors on stencils its fit had not seen.
 	Interval Interval `json:"interval"`
-	// LeaveOneOut scores each fit stencil with the constants fitted on the others; Test scores
-	// the data of other GPUs with the constants fitted on every fit stencil.
+	// LeaveOneOut scores each fit stencil with the constants fitted without it (and the rest
+	// of its fold); Test scores the data of other GPUs with the constants fitted on every fit
+	// stencil.
 	LeaveOneOut []Score `json:"leave_one_out"`
 	Test        []Score `json:"test,omitempty"`
+	// Folds is how many parts the fit's stencils were split into, each left out of one fit
+	// (as many as stencils: each left out alone); 0 in files written before folds were.
+	Folds int `json:"folds,omitempty"`
 }
 
 // Score is how the model does on one stencil's measured rows, with the literature's constants
@@ -71,33 +76,85 @@ func (iv Interval) Around(ms float64) smart.Interval {
 	return smart.Interval{Level: iv.Level, LoMs: ms * math.Exp(iv.LogLo), HiMs: ms * math.Exp(iv.LogHi), From: iv.From}
 }
 
+// DefaultFolds is the most parts a fit's stencils are split into when Settings.Folds is 0: up
+// to that many stencils each is left out alone, and a campaign's hundreds cost DefaultFolds+1
+// fits rather than one per stencil (a fit's time grows with its rows).
+const DefaultFolds = 12
+
 // Settings are the choices of a calibration run.
 type Settings struct {
 	Level float64 // of the interval, in (0, 1)
-	// Progress, when set, is called as each of the fits (one per fit stencil left out, then the
-	// final one) completes.
+	// Folds is how many parts the fit's stencils are split into, each part left out of one fit
+	// that scores it; 0 means one stencil a part up to DefaultFolds stencils, DefaultFolds
+	// beyond. At most one part per stencil; a stencil measured on several GPUs is left out of
+	// its fit on all of them.
+	Folds int
+	// Progress, when set, is called as each of the fits (one per fold left out, then the final
+	// one) completes.
 	Progress func(done, total int)
-	// Fold, when set, receives the constants fitted without fit.Groups[i], for analyses of
-	// their own (it may be called from several goroutines, each i once).
+	// Fold, when set, receives for each i the constants fitted without fit.Groups[i]'s fold,
+	// for analyses of their own (it may be called from several goroutines, each i once).
 	Fold func(i int, cal *roofline.Calibration)
 }
 
-// Fit fits the model's constants to fit, leaving each stencil out in turn to score the fit on
-// data it has not seen and to build the interval, then on every stencil for the constants it
-// returns; test (nil: none) is scored with those. Copy bandwidths measured beside the test's
-// data sets join the calibration: they are measurements of the hardware, not fitted.
+// Folds returns the number of folds Fit splits d's stencils into when asked for want (as
+// Settings.Folds), or an error where that cannot be.
+func (d *Data) Folds(want int) (int, error) {
+	n := len(d.stencils())
+	switch {
+	case n < 3:
+		return 0, fmt.Errorf("calibration: %d stencils measured; leaving one out needs at least 3", n)
+	case want < 0 || want == 1:
+		return 0, fmt.Errorf("calibration: %d folds; leaving a part of the stencils out needs at least 2 (0: the default)", want)
+	case want == 0:
+		return min(n, DefaultFolds), nil
+	}
+	return min(n, want), nil
+}
+
+// stencils are the IDs of d's stencils, sorted.
+func (d *Data) stencils() []string {
+	var ids []string
+	for _, g := range d.Groups {
+		ids = append(ids, g.ID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// foldOf deals d's stencils, in the order of their IDs (hashes, so in no order of shape or
+// size), into k folds in turn, and returns each group's fold.
+func (d *Data) foldOf(k int) []int {
+	index := map[string]int{}
+	for i, id := range d.stencils() {
+		index[id] = i % k
+	}
+	out := make([]int, len(d.Groups))
+	for i, g := range d.Groups {
+		out[i] = index[g.ID]
+	}
+	return out
+}
+
+// Fit fits the model's constants to fit, leaving each fold of its stencils out in turn to
+// score the fit on stencils it has not seen and to build the interval, then on every stencil
+// for the constants it returns; test (nil: none) is scored with those. Copy bandwidths measured
+// beside the test's data sets join the calibration: they are measurements of the hardware, not
+// fitted.
 func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	if !(s.Level > 0 && s.Level < 1) {
 		return nil, fmt.Errorf("calibration: interval level %g is not between 0 and 1", s.Level)
 	}
-	n := len(fit.Groups)
-	if n < 3 {
-		return nil, fmt.Errorf("calibration: %d stencils measured; leaving one out needs at least 3", n)
+	k, err := fit.Folds(s.Folds)
+	if err != nil {
+		return nil, err
 	}
-	f := &File{Format: Format, FittedOn: fit.Sources}
+	n := len(fit.Groups)
+	fold := fit.foldOf(k)
+	f := &File{Format: Format, FittedOn: fit.Sources, Folds: k}
 	resid := make([][]float64, n)
 	scores := make([]Score, n)
-	errs := make([]error, n+1)
+	errs := make([]error, k+1)
 	var full *roofline.Calibration
 	var mu sync.Mutex
 	done := 0
@@ -106,33 +163,39 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 		defer mu.Unlock()
 		done++
 		if s.Progress != nil {
-			s.Progress(done, n+1)
+			s.Progress(done, k+1)
 		}
 	}
 	// The fits are independent and each is deterministic: in parallel, the result is the same.
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	for i := range n + 1 {
+	for out := range k + 1 { // k: none left out
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			skip := i
-			if i == n {
-				skip = -1
-			}
-			cal, err := roofline.FitStencil(ctx, samples(fit.Groups, skip), fit.CopyGBs)
-			if err != nil {
-				if skip >= 0 {
-					err = fmt.Errorf("leaving %s on %s out: %w", fit.Groups[i].Stencil, fit.Groups[i].GPU, err)
+			var in []roofline.StencilSample
+			var held []int
+			for i, g := range fit.Groups {
+				if fold[i] == out {
+					held = append(held, i)
+				} else {
+					in = append(in, g.Samples...)
 				}
-				errs[i] = err
+			}
+			cal, err := roofline.FitStencil(ctx, in, fit.CopyGBs)
+			if err != nil {
+				if len(held) > 0 {
+					err = fmt.Errorf("leaving %s out: %w", fit.names(held), err)
+				}
+				errs[out] = err
 				return
 			}
-			if skip < 0 {
+			if out == k {
 				full = cal
-			} else {
+			}
+			for _, i := range held {
 				if s.Fold != nil {
 					s.Fold(i, cal)
 				}
@@ -148,8 +211,13 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 		return nil, err
 	}
 	f.LeaveOneOut = scores
-	for i := range n {
-		others := append(append([][]float64(nil), resid[:i]...), resid[i+1:]...)
+	for i, g := range fit.Groups {
+		var others [][]float64 // of the other stencils, on every GPU
+		for j, h := range fit.Groups {
+			if h.ID != g.ID {
+				others = append(others, resid[j])
+			}
+		}
 		f.LeaveOneOut[i].Coverage = Coverage(NewInterval(others, s.Level, ""), resid[i])
 	}
 	f.Interval = NewInterval(resid, s.Level, "")

@@ -3,16 +3,30 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"text/tabwriter"
+
+	"gonum.org/v1/gonum/stat"
+
+	"smart/models/roofline"
 )
 
 // WriteTables writes the scores of the calibration as text tables, before and after the fit,
 // held out, and its interval: what smart calibrate prints.
 func (f *File) WriteTables(w io.Writer) error {
+	held := "Each stencil left out of the fit (literature constants -> fitted on the others):"
+	stencils := map[string]bool{}
+	for _, s := range f.LeaveOneOut {
+		stencils[s.Stencil] = true
+	}
+	if f.Folds > 0 && f.Folds < len(stencils) {
+		held = fmt.Sprintf("Each stencil held out of the fit with its fold, one of %d (literature constants -> fitted on the other folds):", f.Folds)
+	}
 	for _, part := range []struct {
 		title  string
 		scores []Score
-	}{{"Each stencil left out of the fit (literature constants -> fitted on the others):", f.LeaveOneOut},
+	}{{held, f.LeaveOneOut},
 		{"Other GPUs (literature constants -> fitted on every stencil above):", f.Test}} {
 		if len(part.scores) == 0 {
 			continue
@@ -28,6 +42,9 @@ func (f *File) WriteTables(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		b, a := summarise(part.scores, func(s Score) roofline.Accuracy { return s.Before }), summarise(part.scores, func(s Score) roofline.Accuracy { return s.After })
+		fmt.Fprintf(w, "  all %d: MAPE mean %.1f%% -> %.1f%%, Spearman median %.2f -> %.2f, best share geometric mean %.2f -> %.2f\n",
+			len(part.scores), 100*b.MAPE, 100*a.MAPE, b.Spearman, a.Spearman, b.BestShare, a.BestShare)
 	}
 	iv := f.Interval
 	band := iv.Around(1)
@@ -36,4 +53,22 @@ func (f *File) WriteTables(w io.Writer) error {
 	fmt.Fprintln(w, "ratio: median modelled/measured; best share: the best measured time over that of the model's fastest setting;")
 	fmt.Fprintln(w, "coverage: measured times inside the interval built without the stencil (or, other GPUs, with all)")
 	return nil
+}
+
+// summarise gives the mean MAPE, the (lower) median Spearman and the geometric mean best share of the
+// scores' accuracies (as an Accuracy, its other fields unset).
+func summarise(scores []Score, of func(Score) roofline.Accuracy) roofline.Accuracy {
+	var sum roofline.Accuracy
+	var rho []float64
+	logShare := 0.0
+	for _, s := range scores {
+		a := of(s)
+		sum.MAPE += a.MAPE / float64(len(scores))
+		rho = append(rho, a.Spearman)
+		logShare += math.Log(a.BestShare) / float64(len(scores))
+	}
+	slices.Sort(rho)
+	sum.Spearman = stat.Quantile(0.5, stat.Empirical, rho, nil)
+	sum.BestShare = math.Exp(logShare)
+	return sum
 }

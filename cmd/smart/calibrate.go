@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"flag"
+	"fmt"
 	"strings"
 
 	"smart/app"
+	"smart/calibrate"
 	"smart/internal/cliflag"
 )
 
@@ -16,6 +18,7 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 	fs, rest, err := parse(e, "calibrate", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&c.Out, "o", "", "calibration file to write")
 		fs.Float64Var(&c.Settings.Level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
+		fs.IntVar(&c.Settings.Folds, "folds", 0, fmt.Sprintf("parts the stencils are split into, each left out of one fit (0: one per stencil up to %d, then %d)", calibrate.DefaultFolds, calibrate.DefaultFolds))
 		fs.BoolVar(&c.Replace, "force", false, "replace -o even where it is not a calibration file")
 		fs.StringVar(&c.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
 		fs.BoolVar(&asJSON, "json", false, "print the calibration file's contents as JSON")

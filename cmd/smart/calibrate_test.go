@@ -54,6 +54,7 @@ func TestCalibrateRefuses(t *testing.T) {
 		{"no data", []string{"-o", filepath.Join(dir, "a.json")}, 2, "--data"},
 		{"no output", []string{"--data", data}, 2, "-o"},
 		{"level", []string{"--data", data, "-o", filepath.Join(dir, "a.json"), "--level", "1.5"}, 2, "--level 1.5"},
+		{"one fold", []string{"--data", data, "-o", filepath.Join(dir, "a.json"), "--folds", "1"}, 2, "--folds 1"},
 		{"not ours", []string{"--data", data, "-o", notes}, 2, "give --force"},
 		{"unwritable", []string{"--data", data, "-o", filepath.Join(dir, "no", "such", "a.json")}, 1, "a.json"},
 		{"missing data", []string{"--data", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "a.json")}, 1, "none"},
