@@ -162,7 +162,7 @@ func main() {
 		}
 		printReport(rep)
 	}
-	if len(reps) > 1 && !*asJSON {
+	if !*asJSON && (len(reps) > 1 || len(reps[0].Picks) > 1) { // a campaign's data set holds hundreds
 		printSummary(reps)
 	}
 }
@@ -180,7 +180,7 @@ func loadModels(dir string) (*predict.Models, error) {
 // stencil side by side.
 func printSummary(reps []*Report) {
 	fmt.Printf("\nSummary over %d data sets: the classifier's first OC and the default runtime model's pick, each as the best measured time over theirs\n", len(reps))
-	fmt.Printf("%-12s %-16s %-16s %12s %12s\n", "stencil", "best OC", "first OC", "first share", "model pick")
+	fmt.Printf("%-24s %-16s %-16s %12s %12s\n", "stencil", "best OC", "first OC", "first share", "model pick")
 	within, n := 0, 0
 	logFirst, logPick := 0.0, 0.0
 	for _, r := range reps {
@@ -190,7 +190,7 @@ func printSummary(reps []*Report) {
 			if len(p.Picks) > 0 {
 				first = p.Picks[0]
 			}
-			fmt.Printf("%-12s %-16s %-16s %12.2f %12.2f\n", p.Name, p.BestOC, first, p.First, pick)
+			fmt.Printf("%-24s %-16s %-16s %12.2f %12.2f\n", p.Name, p.BestOC, first, p.First, pick)
 			n++
 			if p.First > 0 && 1/p.First <= 1.10 {
 				within++
