@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"smart/catalog"
+	"smart/dataset"
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
@@ -27,16 +28,21 @@ type Train struct {
 	Dims       int              // keep only the stencils of this many dimensions; 0: all
 	Out        string           // the model file; "": not saved (the caller saves Trained)
 	Replace    bool             // replace Out even where it is not a model file
+	// Labels, for select, are labels computed in memory for some of Data, by directory, in
+	// place of their labels.json (dataset.ComputeLabels with another data set's classes).
+	Labels map[string]*dataset.Labels
 	// CrossValidation, when set, gets the folds done; Round each round of the final fit.
 	CrossValidation func(done, total int)
 	Round           func(models.Round)
 }
 
-// Trained is a model fitted and saved, with its cross-validation report (nil: none).
+// Trained is a model fitted and saved, with its cross-validation report and each row's
+// prediction by the fold that did not see it (nil: none).
 type Trained struct {
-	Fitted models.Fitted
-	Header *models.Header
-	CV     *train.Report
+	Fitted      models.Fitted
+	Header      *models.Header
+	CV          *train.Report
+	Predictions *train.Predictions
 }
 
 func (t Train) kinds() models.Kinds {
@@ -70,7 +76,7 @@ func (t Train) Load() (*train.Set, error) {
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
 	}
-	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims})
+	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels})
 }
 
 // Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
@@ -88,7 +94,7 @@ func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 		}
 		r := train.Score(set, p)
 		r.Kind, r.Folds = t.Kind, t.CV
-		out.CV = &r
+		out.CV, out.Predictions = &r, p
 	}
 	var err error
 	if out.Fitted, out.Header, err = train.Fit(ctx, t.kinds(), t.Kind, set, t.Params, t.Round); err != nil {

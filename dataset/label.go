@@ -97,6 +97,11 @@ type LabelOptions struct {
 	// OC alike, so that all OCs correlate strongly; relative times correlate when two OCs gain
 	// or lose against the best together, which is what merging looks for.
 	Relative bool
+	// Given, when set, are the classes to label with instead of merging (another data set's:
+	// a few measured stencils labelled with the classes of many simulated ones, so that one
+	// classifier learns from both); their labels stay, their wins are counted on this data.
+	// Classes is then ignored, and an OC that ran here but is in none of them is an error.
+	Given []Class
 }
 
 // Label computes the labels of the data set in dir with the given number of classes (fewer
@@ -218,6 +223,12 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 	for i := range n {
 		groups = append(groups, []int{i})
 	}
+	if len(opt.Given) > 0 {
+		if _, err := l.labelWith(opt.Given, instances, best, wins); err != nil {
+			return nil, fmt.Errorf("labelling %s: %w", dir, err)
+		}
+		return l, nil
+	}
 	for len(groups) > classes {
 		bi, bj, bs := 0, 1, math.Inf(-1)
 		for i := range groups {
@@ -249,6 +260,30 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 			}
 		}
 		l.Classes = append(l.Classes, c)
+	}
+	for _, in := range instances {
+		oc, t := best.best(in)
+		class, _ := l.ClassOf(oc)
+		l.Instances = append(l.Instances, Instance{StencilID: in.stencil, GPU: in.gpu, Best: oc, BestMs: t, Class: class})
+	}
+	return l, nil
+}
+
+// labelWith labels the instances with the given classes.
+func (l *Labels) labelWith(given []Class, instances []instance, best bestTimes, wins map[smart.Combination]int) (*Labels, error) {
+	l.Requested = len(given)
+	for _, c := range given {
+		c.Members = slices.Clone(c.Members)
+		c.Wins = 0
+		for _, oc := range c.Members {
+			c.Wins += wins[oc]
+		}
+		l.Classes = append(l.Classes, c)
+	}
+	for _, oc := range l.OCs {
+		if _, ok := l.ClassOf(oc); !ok {
+			return nil, fmt.Errorf("OC %s ran but is in none of the classes given", oc)
+		}
 	}
 	for _, in := range instances {
 		oc, t := best.best(in)

@@ -3,6 +3,7 @@ package dataset
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"smart"
@@ -189,5 +190,34 @@ func TestLabelsRelative(t *testing.T) {
 	}
 	if !l.Relative || len(l.Classes) != 2 || l.Classes[0].Label != ocA || l.Classes[1].Label != ocD {
 		t.Fatalf("classes %+v", l.Classes)
+	}
+}
+
+// TestLabelsGiven labels the hand-made stencils with classes from elsewhere: BASE is best on
+// s1-s3 and CM on s4-s5, so their classes (labelled ST and BM there) win 3 and 2.
+func TestLabelsGiven(t *testing.T) {
+	dir := handMade(t)
+	given := []Class{{Label: ocB, Members: []smart.Combination{ocA, ocB}, Wins: 99}, {Label: ocC, Members: []smart.Combination{ocC, ocD, ocE}}}
+	l, err := ComputeLabels(dir, LabelOptions{Classes: 1, Given: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Class{{Label: ocB, Members: []smart.Combination{ocA, ocB}, Wins: 3}, {Label: ocC, Members: []smart.Combination{ocC, ocD, ocE}, Wins: 2}}
+	if !reflect.DeepEqual(l.Classes, want) || len(l.Merges) != 0 || l.Requested != 2 {
+		t.Errorf("classes %+v, merges %v; want the given ones, their wins counted here", l.Classes, l.Merges)
+	}
+	var got []string
+	for _, in := range l.Instances {
+		got = append(got, in.StencilID+":"+in.Best.String()+"->"+in.Class.String())
+	}
+	if w := []string{"s1:BASE->ST", "s2:BASE->ST", "s3:BASE->ST", "s4:CM->BM", "s5:CM->BM"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("instances %v, want %v", got, w)
+	}
+	if given[0].Wins != 99 {
+		t.Error("the given classes were changed")
+	}
+	_, err = ComputeLabels(dir, LabelOptions{Given: given[:1]})
+	if err == nil || !strings.Contains(err.Error(), "OC BM ran") || !strings.Contains(err.Error(), dir) {
+		t.Errorf("classes without BM and CM: %v; want the data set and the OC named", err)
 	}
 }

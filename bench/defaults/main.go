@@ -6,12 +6,14 @@
 // The analytic model simulates with the embedded calibration (data/calibration/stencil.json;
 // -calibration none for the literature's constants). The runtime models also learn from every
 // measured row of -measured (each row keeps its source, so smart predict says "trained on
-// measured and simulated data" for the GPUs measured); the classifiers learn from the
-// simulations alone, whose OC classes the measured data sets do not share.
+// measured and simulated data" for the GPUs measured). The classifiers learn from the
+// simulations alone unless -measured-select: then also from each measured stencil and GPU,
+// labelled with the simulations' OC classes by its best measured OC, and the cross-validated
+// choices on those instances (each predicted by a fold that never saw the stencil) are printed.
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...] [-measured-select]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
@@ -24,12 +26,16 @@ import (
 	"flag"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 
 	"smart"
 	"smart/app"
@@ -41,6 +47,7 @@ import (
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/roofline"
+	"smart/models/train"
 	"smart/predict"
 )
 
@@ -69,6 +76,8 @@ type config struct {
 	cal       *calibrate.File // nil: the literature's constants
 	calName   string
 	measured  []string // measured data sets the runtime models learn from too
+	// measuredSelect: the classifiers learn from the measured data sets too.
+	measuredSelect bool
 }
 
 func main() {
@@ -82,6 +91,7 @@ func main() {
 	calFile := flag.String("calibration", "embedded", "the analytic model's constants: a smart calibrate file, embedded or none (the literature's)")
 	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h200/random/*,data/measured/h200/resample/*",
 		"measured data sets (globs, comma-separated) the runtime models learn from as well; empty: none")
+	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
 	flag.Parse()
 	c.stencils[2], c.stencils[3] = *s2, *s3
 	if err := c.load(*calFile, *measured); err != nil {
@@ -217,10 +227,17 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	kinds := models.Kinds{}
 	gbdt.Register(kinds)
 	dirs := []string{dir}
-	if task == models.Runtime {
+	t := app.Train{Task: task, Kind: "gbdt", Kinds: kinds, Params: selectParams, Dims: dims}
+	if task == models.Runtime || c.measuredSelect {
 		dirs = append(dirs, c.measured...)
 	}
-	t := app.Train{Data: dirs, Task: task, Kind: "gbdt", Kinds: kinds, Params: selectParams, Dims: dims}
+	if task == models.Select && c.measuredSelect {
+		var err error
+		if t.Labels, err = labelMeasured(dir, c.measured); err != nil {
+			return predict.Entry{}, err
+		}
+	}
+	t.Data = dirs
 	if task == models.Runtime {
 		t.Params = runtimeParams
 	} else {
@@ -242,6 +259,9 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	}
 	if r := trained.CV; r != nil {
 		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (with the fit: %s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
+		if t.Labels != nil {
+			heldOutFirst(os.Stderr, set, trained.Predictions, measuredStencils(t.Labels))
+		}
 	}
 	f, h := trained.Fitted, trained.Header
 	for i := range h.Data {
@@ -255,7 +275,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	}
 	fmt.Fprintf(os.Stderr, "%d-D %s: %d rows, hyper %s, trained in %s -> %s\n", dims, task, set.Data.Rows(), h.Hyper, time.Since(start).Round(time.Second), name)
 	src := smart.Simulated
-	if len(dirs) > 1 {
+	if len(set.Refs) > 1 {
 		src = "simulated and measured"
 	}
 	return predict.Entry{File: name, Task: string(task), Dims: dims, Source: src, Rows: set.Data.Rows()}, nil
@@ -302,4 +322,58 @@ func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
 		return err
 	}
 	return os.Chmod(gz, 0o644)
+}
+
+// labelMeasured labels each measured data set with the OC classes of the simulated one in sim.
+func labelMeasured(sim string, measured []string) (map[string]*dataset.Labels, error) {
+	l, err := dataset.ReadLabels(sim)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*dataset.Labels{}
+	for _, dir := range measured {
+		if out[dir], err = dataset.ComputeLabels(dir, dataset.LabelOptions{Given: l.Classes}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// measuredStencils are the stencils the measured data sets' labels name.
+func measuredStencils(labels map[string]*dataset.Labels) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range labels {
+		for _, in := range l.Instances {
+			out[in.StencilID] = true
+		}
+	}
+	return out
+}
+
+// heldOutFirst prints how the classifier's first class does on the measured instances in
+// cross-validation (each predicted by a fold that never saw its stencil): its label OC placed
+// by that OC's fastest measured setting, as bench/measured places the embedded classifier's.
+func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured map[string]bool) {
+	n, within, logShare := 0, 0, 0.0
+	for i, s := range set.Samples {
+		if !measured[s.Group] {
+			continue
+		}
+		best := math.Inf(1)
+		for _, t := range s.Times {
+			best = min(best, t)
+		}
+		t, ok := s.Times[set.Classes[floats.MaxIdx(p.Proba[i])].OC]
+		if !ok {
+			continue
+		}
+		n++
+		if t <= 1.10*best {
+			within++
+		}
+		logShare += math.Log(best / t)
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "  measured instances, cross-validated: first OC within 1.10x of the best measured OC on %d of %d, geometric mean share %.2f\n", within, n, math.Exp(logShare/float64(n)))
+	}
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// them from the data; Classes, when set, are the classes the labels must have.
 	Inputs  *models.Inputs
 	Classes []models.Class
+	// Labels are labels computed in memory for some of the data sets, by directory as given
+	// (dataset.ComputeLabels), in place of their labels.json (select).
+	Labels map[string]*dataset.Labels
 	// Dims, when set, keeps only the rows of stencils of these dimensions, so a model of one
 	// dimension is scored on data sets that mix 2-D and 3-D stencils; Set.Dropped counts the rest.
 	Dims int
@@ -187,7 +190,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	case models.Runtime:
 		err = s.runtimeRows(srcs, f)
 	case models.Select:
-		err = s.selectRows(srcs, f)
+		err = s.selectRows(srcs, f, opt.Labels)
 	default:
 		err = fmt.Errorf("unknown task %q", opt.Task)
 	}
@@ -352,12 +355,15 @@ func (e *LabelsError) Unwrap() error { return e.Err }
 
 type instanceKey struct{ stencil, gpu string }
 
-func (s *Set) selectRows(srcs []source, f *rows.Featurizer) error {
+func (s *Set) selectRows(srcs []source, f *rows.Featurizer, given map[string]*dataset.Labels) error {
 	var first string
 	for _, src := range srcs {
-		labels, err := dataset.ReadLabels(src.dir)
-		if err != nil {
-			return &LabelsError{Dir: src.dir, Err: err}
+		labels := given[src.dir]
+		if labels == nil {
+			var err error
+			if labels, err = dataset.ReadLabels(src.dir); err != nil {
+				return &LabelsError{Dir: src.dir, Err: err}
+			}
 		}
 		// Rows appended since the labelling (smart tune --record, a resumed smart bench) would
 		// be left out of the labels without a word: the best OCs may have changed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -497,5 +498,42 @@ func TestCrossValidatePredictsInChunks(t *testing.T) {
 	batches, fc.stopAfter = 0, 1
 	if _, err := CrossValidate(ctx, k, "first", rt, 5, 1, nil, nil); !errors.Is(err, context.Canceled) || batches != 1 {
 		t.Errorf("cancelled during the first chunk: %v after %d batches; want context.Canceled after 1", err, batches)
+	}
+}
+
+// TestLoadSelectGivenLabels: a data set without labels.json joins a selection matrix with labels
+// computed in memory from another's classes, its instances labelled by them.
+func TestLoadSelectGivenLabels(t *testing.T) {
+	sim := synthDataSet(t, 6, []string{"A100-40GB"}, 4)
+	meas := synthDataSetFrom(t, 3, []string{"H100-SXM"}, 9, smart.Measured)
+	if err := os.Remove(filepath.Join(meas, dataset.LabelsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{sim, meas}, Options{Task: models.Select}); !errors.As(err, new(*LabelsError)) {
+		t.Fatalf("no labels for %s: %v; want a *LabelsError", meas, err)
+	}
+	simLabels, err := dataset.ReadLabels(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measLabels, err := dataset.ComputeLabels(meas, dataset.LabelOptions{Given: simLabels.Classes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load([]string{sim, meas}, Options{Task: models.Select, Labels: map[string]*dataset.Labels{meas: measLabels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Data.Rows() != 9 || len(set.Classes) != len(simLabels.Classes) {
+		t.Fatalf("%d rows, %d classes; want 6 + 3 rows in the simulated set's %d classes", set.Data.Rows(), len(set.Classes), len(simLabels.Classes))
+	}
+	for i, s := range set.Samples[6:] {
+		in := measLabels.Instances[i]
+		if s.GPU != "H100-SXM" || s.OC != in.Best || set.Classes[int(set.Data.Y[6+i])].OC != in.Class {
+			t.Errorf("row %d: %s, best %s, class %s; want %s's instance %+v", 6+i, s.GPU, s.OC, set.Classes[int(set.Data.Y[6+i])].OC, meas, in)
+		}
+	}
+	if got := set.Refs[1].Sources[string(smart.Measured)]; got == 0 {
+		t.Errorf("the measured set's rows are not counted as measured: %+v", set.Refs[1])
 	}
 }
