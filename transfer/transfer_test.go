@@ -372,3 +372,26 @@ func TestFloorRaisesWhatFallsBelow(t *testing.T) {
 		t.Errorf("%d of %d raised; basis %q", raised, len(p.Variants), p.Basis)
 	}
 }
+
+// TestHardwareOfOneDie: a kernel runs on one die of a board a program sees as two devices, so
+// the hardware ratio compares that die's bandwidth and FLOPS, not the board's.
+func TestHardwareOfOneDie(t *testing.T) {
+	board := smart.GPU{Name: "MI250X", BandwidthGBs: 3276.8, FP32TFLOPS: 47.9, FP64TFLOPS: 47.9, Dies: 2}
+	die := smart.GPU{Name: "one GCD", BandwidthGBs: 1638.4, FP32TFLOPS: 23.95, FP64TFLOPS: 23.95}
+	for _, fp64 := range []bool{false, true} {
+		if a, b := hardware(board, 0.3, fp64), hardware(die, 0.3, fp64); math.Abs(a-b) > 1e-12 {
+			t.Errorf("fp64 %v: board %g, one die %g; want the same", fp64, a, b)
+		}
+	}
+	src := gpu("A", "AMD", 800, 20)
+	p, err := Predict([]Source{{GPU: src, Rows: kernelRows(src, 10, 1, 1)}}, Target{GPU: board}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 2 * math.Exp(hardware(die, DefaultShare, false)-hardware(src, DefaultShare, false)) // x=1, y=0 runs 2 ms on A
+	for _, v := range p.Variants {
+		if v.Setting["x"] == 1 && v.Setting["y"] == 0 && math.Abs(v.TimeMs-want) > 1e-9*want {
+			t.Errorf("a 2 ms setting predicted %g ms on the MI250X; want %g, its die's ratio", v.TimeMs, want)
+		}
+	}
+}

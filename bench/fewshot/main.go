@@ -236,7 +236,8 @@ func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measuremen
 		}
 		slices.Sort(both)
 		both = slices.Compact(both)
-		ratio := src.GPU.BandwidthGBs / tgt.BandwidthGBs
+		// Per device: a board of two dies (the MI250X) runs a kernel on one.
+		ratio := src.GPU.BandwidthGBs / float64(max(src.GPU.Dies, 1)) / (tgt.BandwidthGBs / float64(max(tgt.Dies, 1)))
 		drawn := map[string]bool{}
 		if k > 0 {
 			rng := rand.New(rand.NewPCG(1, uint64(k)))
