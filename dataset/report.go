@@ -140,7 +140,11 @@ func (l *Labels) WriteTables(w io.Writer, name string) error {
 	if l.Unlabelled > 0 {
 		fmt.Fprintf(w, "; %d had no ok time", l.Unlabelled)
 	}
-	fmt.Fprintf(w, "\n%d OCs ran, merged into %d classes:\n", len(l.OCs), len(l.Classes))
+	how := "merged into"
+	if len(l.Merges) == 0 && len(l.Classes) < len(l.OCs) { // classes given (LabelOptions.Given)
+		how = "labelled with the given"
+	}
+	fmt.Fprintf(w, "\n%d OCs ran, %s %d classes:\n", len(l.OCs), how, len(l.Classes))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\twins\tmembers")
 	byWins := slices.Clone(l.Classes)

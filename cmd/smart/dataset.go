@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/cliflag"
 )
 
 // datasetCommands are the subcommands of smart dataset.
@@ -104,9 +106,11 @@ func runDatasetStats(ctx context.Context, e *env, args []string) error {
 func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 	var opts dataset.LabelOptions
 	var asJSON bool
-	_, dirs, err := parse(e, "dataset label", args, func(fs *flag.FlagSet) {
+	var like string
+	fs, dirs, err := parse(e, "dataset label", args, func(fs *flag.FlagSet) {
 		fs.IntVar(&opts.Classes, "classes", dataset.DefaultClasses, "number of OC classes")
 		fs.BoolVar(&opts.Relative, "relative", false, "correlate times divided by each stencil's best time, not the times (see above)")
+		fs.StringVar(&like, "classes-from", "", "label with the classes of this labelled data set instead of merging (see above)")
 		fs.BoolVar(&asJSON, "json", false, "print labels.json's content")
 	})
 	switch {
@@ -116,6 +120,15 @@ func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 		return usagef("give one data set directory")
 	case opts.Classes < 1:
 		return usagef("--classes is %d; use 1 or more", opts.Classes)
+	case like != "" && cliflag.Given(fs, "classes"):
+		return usagef("--classes-from takes its classes from %s; leave out --classes", like)
+	}
+	if like != "" {
+		from, err := dataset.ReadLabels(like)
+		if err != nil {
+			return fmt.Errorf("--classes-from: %w", err)
+		}
+		opts.Given = from.Classes
 	}
 	l, err := dataset.LabelWith(dirs[0], opts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,32 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	l, err := dataset.ReadLabels(out)
 	if err != nil || len(l.Classes) != 2 || len(l.Instances) != 2 {
 		t.Fatalf("labels.json %+v, %v", l, err)
+	}
+
+	// Another data set labelled with these classes, as a measured one beside simulations.
+	other := filepath.Join(t.TempDir(), "other")
+	if code, _, errs := runCLI(t, "", "bench", "--backend", "sim", "--gpu", "V100", "--random", "2", "--dims", "2", "--seed", "9",
+		"--samples", "3", "--oc", "BASE,ST,ST_RT", "--out", other); code != 0 {
+		t.Fatalf("bench: %s", errs)
+	}
+	if code, _, errs := runCLI(t, "", "dataset", "label", other, "--classes-from", out, "--classes", "2"); code != 2 || !strings.Contains(errs, "leave out --classes") {
+		t.Errorf("--classes-from with --classes: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "dataset", "label", other, "--classes-from", filepath.Join(t.TempDir())); code != 1 || !strings.Contains(errs, "label the data set first") {
+		t.Errorf("--classes-from an unlabelled directory: exit %d, %s", code, errs)
+	}
+	code, stdout, errs = runCLI(t, "", "dataset", "label", other, "--classes-from", out)
+	if code != 0 || !strings.Contains(stdout, "labelled with the given 2 classes") {
+		t.Fatalf("label --classes-from: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	lo, err := dataset.ReadLabels(other)
+	if err != nil || len(lo.Instances) != 2 || len(lo.Merges) != 0 {
+		t.Fatalf("labels.json %+v, %v", lo, err)
+	}
+	for i, c := range lo.Classes {
+		if c.Label != l.Classes[i].Label || !slices.Equal(c.Members, l.Classes[i].Members) {
+			t.Errorf("class %d: %+v; want %+v's", i, c, l.Classes[i])
+		}
 	}
 }
 
