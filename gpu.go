@@ -16,6 +16,25 @@ func (g GPU) RunsCUDA() error {
 	return nil
 }
 
+// Device returns g as the device one kernel runs on: a board of several dies that a program
+// sees as separate GPUs (the MI250X's two) gives each its share of the SMs, memory, bandwidth,
+// L2 and FLOPS, which the catalogue gives for the whole board. Other GPUs are returned as they
+// are.
+func (g GPU) Device() GPU {
+	if g.Dies <= 1 {
+		return g
+	}
+	d := float64(g.Dies)
+	g.SMs /= g.Dies
+	g.MemoryGB /= d
+	g.BandwidthGBs /= d
+	g.L2MB /= d
+	g.FP64TFLOPS /= d
+	g.FP32TFLOPS /= d
+	g.Dies = 1
+	return g
+}
+
 // CheckMemory says why the two grids of s (every kernel ping-pongs two buffers of the whole
 // grid) do not fit g's memory, or returns nil when they fit.
 func (g GPU) CheckMemory(s *Stencil) error {

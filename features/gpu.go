@@ -40,9 +40,11 @@ func GPUNames() []string {
 
 // GPU is the GPU's feature vector in the order of GPUNames: memory, DRAM bandwidth, SMs, FP64
 // and FP32 peaks, L2, shared memory and registers per SM, threads per SM and boost clock, in the
-// units of smart.GPU. Every entry must be positive: a catalogue entry that lacks one would
-// silently teach a model that the GPU has none.
+// units of smart.GPU, of the device a kernel runs on (smart.GPU.Device: one die of the MI250X).
+// Every entry must be positive: a catalogue entry that lacks one would silently teach a model
+// that the GPU has none.
 func GPU(g smart.GPU) ([]float64, error) {
+	g = g.Device()
 	fs := gpuFields()
 	v := make([]float64, len(fs))
 	for i, f := range fs {

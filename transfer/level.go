@@ -12,22 +12,18 @@ import (
 // hardwareKnown reports whether g has what the hardware ratio needs.
 func hardwareKnown(g smart.GPU, fp64 bool) bool { return g.BandwidthGBs > 0 && flops(g, fp64) > 0 }
 
-// flops is the FLOPS of the device a kernel runs on: a board of several dies that a program
-// sees as separate devices (the MI250X's two) gives each its share, as the catalogue's figures
-// are the board's.
 func flops(g smart.GPU, fp64 bool) float64 {
-	f := g.FP32TFLOPS
 	if fp64 {
-		f = g.FP64TFLOPS
+		return g.FP64TFLOPS
 	}
-	return f / dies(g)
+	return g.FP32TFLOPS
 }
 
-func dies(g smart.GPU) float64 { return float64(max(g.Dies, 1)) }
-
-// hardware is a GPU's ln time scale at a share: lower on a faster GPU.
+// hardware is a GPU's ln time scale at a share: lower on a faster GPU. It compares the devices
+// a kernel runs on (one die of the MI250X), not the boards the catalogue describes.
 func hardware(g smart.GPU, share float64, fp64 bool) float64 {
-	return -share*math.Log(g.BandwidthGBs/dies(g)) - (1-share)*math.Log(flops(g, fp64))
+	d := g.Device()
+	return -share*math.Log(d.BandwidthGBs) - (1-share)*math.Log(flops(d, fp64))
 }
 
 // levelFrom is the target's ln level of a kernel as the sources that ran it say it at a share

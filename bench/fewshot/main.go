@@ -236,8 +236,7 @@ func baseline(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measuremen
 		}
 		slices.Sort(both)
 		both = slices.Compact(both)
-		// Per device: a board of two dies (the MI250X) runs a kernel on one.
-		ratio := src.GPU.BandwidthGBs / float64(max(src.GPU.Dies, 1)) / (tgt.BandwidthGBs / float64(max(tgt.Dies, 1)))
+		ratio := src.GPU.Device().BandwidthGBs / tgt.Device().BandwidthGBs // a kernel runs on one die of the MI250X
 		drawn := map[string]bool{}
 		if k > 0 {
 			rng := rand.New(rand.NewPCG(1, uint64(k)))
