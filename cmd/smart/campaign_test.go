@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,5 +89,36 @@ func TestCampaignScript(t *testing.T) {
 	code, out, errs := runCLI(t, "", "campaign", "status", "--manifest", manifest, data)
 	if code != 0 || !strings.Contains(out, "4 of 4 stencils done") {
 		t.Errorf("status: exit %d\n%s%s", code, out, errs)
+	}
+
+	// A whole lease in one call: the campaign, then the picks of every named stencil (with the
+	// embedded models alone: the models directory is empty).
+	lease, err := filepath.Abs("../../bench/device/lease.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseOut, picks := filepath.Join(dir, "out", "lease"), fmt.Sprintf("picks-test-%d", os.Getpid())
+	t.Cleanup(func() { os.RemoveAll(filepath.Join("/tmp", picks)) })
+	cmd := exec.Command("bash", lease, "0.5", t.TempDir())
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "SMART="+bin, "OUT="+leaseOut, "BACKEND=sim", "GPU=h100-sxm", "MANIFEST="+manifest,
+		"DATASET="+filepath.Join(dir, "lease", "h100-sxm", "campaign"), "PICKS="+picks, "PICKS_SECONDS=120")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("lease: %v\n%s", err, b)
+	}
+	for _, f := range []string{"campaign.tgz", "call.json", picks + ".tgz"} {
+		if _, err := os.Stat(filepath.Join(leaseOut, f)); err != nil {
+			t.Errorf("the lease left no %s: %v", f, err)
+		}
+	}
+	back := filepath.Join(dir, "back", "lease")
+	if err := os.MkdirAll(back, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("tar", "xzf", filepath.Join(leaseOut, picks+".tgz"), "-C", back).CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, b)
+	}
+	if _, rows, err := dataset.ReadAll(filepath.Join(back, picks, "j3d7pt")); err != nil || len(rows) == 0 {
+		t.Errorf("the picks of j3d7pt: %d rows (%v); want the candidates measured", len(rows), err)
 	}
 }
