@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Scores `smart predict --gpu GPU` on the campaign's measured stencils, each predicted with a
+# runtime model that never saw it: the stencils are dealt into FOLDS folds in the order of their
+# IDs (as smart calibrate deals them), and for each fold and dimensionality a gbdt runtime model is
+# trained as the GPU's embedded one was (data/measured/models.json) on the GPU's named stencils
+# (classic/, more/, random/*) and the campaign's other folds. Each candidate OC of the prediction
+# is placed among the OCs measured on the stencil by its fastest measured setting: the campaign
+# measures each OC's two settings the embedded model ranks fastest and two drawn at random, so
+# this is a lower bound on what the OC can do, as in bench/screen-all.sh.
+# Usage, from the repository root: SMART=bin/smart bench/screen-campaign.sh DATASET [FOLDS] [GPU]
+# (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). VERBOSE=1 prints
+# every stencil's candidates.
+set -euo pipefail
+dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
+folds=${2:-12}
+gpu=${3:-h100-sxm}
+smart=${SMART:-bin/smart}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$smart" "$dataset" "$folds" "$gpu" "$work" <<'PY'
+import csv, glob, json, math, os, shutil, subprocess, sys
+smart, dataset, folds, gpu, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+verbose = os.environ.get('VERBOSE') == '1'
+keys = ('bx','by','bz','shared','const','sd','sb','ufx','ufy','ufz','bmx','bmy','bmz','cmx','cmy','cmz','tt')
+
+def dims_of(d):
+    return {f[:-5]: json.load(open(os.path.join(d, 'stencils', f)))['dims'] for f in os.listdir(os.path.join(d, 'stencils'))}
+
+dims = dims_of(dataset)
+names = {f[:-5]: json.load(open(os.path.join(dataset, 'stencils', f))).get('name') or f[:-5] for f in os.listdir(os.path.join(dataset, 'stencils'))}
+best = {}
+with open(os.path.join(dataset, 'rows.csv')) as f:
+    header = f.readline()
+    rows = f.readlines()
+for r in csv.DictReader([header] + rows):
+    if r['status'] != 'ok' or r.get('cut'):
+        continue
+    b = best.setdefault(r['stencil_id'], {})
+    b[r['oc']] = min(b.get(r['oc'], math.inf), float(r['time_ms']))
+ids = sorted(best)
+if len(ids) < 2:
+    sys.exit(f'{dataset}: {len(ids)} stencils measured; folds need at least 2')
+k = min(folds, len(ids))
+fold = {i: n % k for n, i in enumerate(ids)}
+named = [d for d in [f'data/measured/{gpu}/classic', f'data/measured/{gpu}/more'] + sorted(glob.glob(f'data/measured/{gpu}/random/*'))
+         if os.path.exists(os.path.join(d, 'rows.csv'))]
+named_dims = {d: set(dims_of(d).values()) for d in named}
+
+results = []
+for f in range(k):
+    held = [i for i in ids if fold[i] == f]
+    copy = os.path.join(work, f'campaign-{f}')
+    os.makedirs(copy)
+    for name in os.listdir(dataset):
+        src = os.path.join(dataset, name)
+        if name == 'rows.csv':
+            with open(os.path.join(copy, name), 'w') as out:
+                out.write(header)
+                out.writelines(line for line in rows if line.split(',', 1)[0] not in held)
+        elif os.path.isdir(src):
+            shutil.copytree(src, os.path.join(copy, name))
+        else:
+            shutil.copy(src, copy)
+    for d in sorted({dims[i] for i in held}):
+        model = os.path.join(work, f'fold-{f}-{d}d.model')
+        data = [a for s in named if d in named_dims[s] for a in ('--data', s)] + ['--data', copy]
+        subprocess.run([smart, 'train', '--task', 'runtime', '--model', 'gbdt', *data, '--dims', str(d), '--cv', '0',
+                        '--param', 'early_stop=0', '-o', model], capture_output=True, text=True, check=True)
+        for i in held:
+            if dims[i] != d:
+                continue
+            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', '--model', model,
+                                             os.path.join(dataset, 'stencils', i + '.json')],
+                                            capture_output=True, text=True, check=True).stdout)
+            top = min(best[i].values())
+            ratios = [best[i].get(c['oc'], math.inf) / top for c in out['candidates']]
+            results.append((i, ratios))
+            if verbose:
+                print(f'{names[i]} ({d}-D) fold {f}: ' + '  '.join(f'{c["oc"]} {r:.2f}x' for c, r in zip(out['candidates'], ratios)))
+    shutil.rmtree(copy)
+    print(f'fold {f + 1} of {k}: {len(held)} stencils predicted', file=sys.stderr)
+
+unmeasured = sum(1 for _, r in results if r and math.isinf(r[0]))
+results = [(i, r) for i, r in results if r and not math.isinf(r[0])]
+if unmeasured:
+    print(f'{unmeasured} stencils left out: their first candidate\'s OC was never measured there')
+first = [r[0] for _, r in results]
+three = [min(r) for _, r in results]
+geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
+worst = max(results, key=lambda x: x[1][0])
+print(f'{len(first)} stencils of {dataset} on {gpu}, {k} folds: first candidate\'s OC {geo(first):.2f}x the best measured OC '
+      f'(geometric mean; worst {worst[1][0]:.2f}x, {names[worst[0]]}; within 1.10x on {sum(x <= 1.10 for x in first)}, '
+      f'within 1.25x on {sum(x <= 1.25 for x in first)}), best of the candidates {geo(three):.2f}x '
+      f'(lower bounds: each OC by its fastest measured setting)')
+PY
