@@ -282,7 +282,7 @@ func (l *Labels) labelWith(given []Class, instances []instance, best bestTimes, 
 	}
 	for _, oc := range l.OCs {
 		if _, ok := l.ClassOf(oc); !ok {
-			return nil, fmt.Errorf("OC %s ran but is in none of the classes given", oc)
+			return nil, fmt.Errorf("OC %s ran but is in none of the classes given; take the classes of a data set where it ran too", oc)
 		}
 	}
 	for _, in := range instances {
