@@ -55,7 +55,7 @@ type GPU struct {
 	ComputeCapability string   `json:"compute_capability,omitempty"`
 
 	SMs              int               `json:"sms"`            // streaming multiprocessors (compute units on AMD)
-	Dies             int               `json:"dies,omitempty"` // dies a program sees as separate devices (MI250X: 2); 0 means 1
+	Dies             int               `json:"dies,omitempty"` // dies a program sees as separate devices (MI250X: 2; Device gives one); 0 means 1
 	MemoryGB         float64           `json:"memory_gb"`
 	BandwidthGBs     float64           `json:"bandwidth_gbs"` // peak DRAM bandwidth, GB/s
 	L2MB             float64           `json:"l2_mb"`
