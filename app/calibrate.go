@@ -21,8 +21,9 @@ type Calibrate struct {
 }
 
 // Check refuses, before any data set is read, missing data sets or file, a level out of range
-// and a number of folds that leaves nothing out, each as a *SettingError of its field, and an Out that cannot be written (holding
-// another kind of file: a *SettingError wrapping an *atomicfile.NotOursError).
+// and a number of folds that leaves nothing out, each as a *SettingError of its field, and an
+// Out that cannot be written (holding another kind of file: a *SettingError wrapping an
+// *atomicfile.NotOursError).
 func (c Calibrate) Check() error {
 	switch {
 	case len(c.Data) == 0:
