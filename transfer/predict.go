@@ -445,6 +445,15 @@ func (st *state) basis(p *Prediction) string {
 			how = "the given share"
 		}
 		fmt.Fprintf(&b, ", moved to %s by the catalogue's bandwidth and FLOPS (%s, %.2f bandwidth)", p.Target, how, p.Share)
+		gpus := []smart.GPU{st.target.GPU}
+		for _, ix := range st.used {
+			gpus = append(gpus, ix.gpu)
+		}
+		for _, g := range gpus {
+			if g.Dies > 1 {
+				fmt.Fprintf(&b, "; the %s as one of its %d dies, the device a kernel runs on", g.Name, g.Dies)
+			}
+		}
 	}
 	switch {
 	case p.Shots > 0:

@@ -388,6 +388,9 @@ func TestHardwareOfOneDie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(p.Basis, "the MI250X as one of its 2 dies") {
+		t.Errorf("basis %q does not say the MI250X counts as one die", p.Basis)
+	}
 	want := 2 * math.Exp(hardware(die, DefaultShare, false)-hardware(src, DefaultShare, false)) // x=1, y=0 runs 2 ms on A
 	for _, v := range p.Variants {
 		if v.Setting["x"] == 1 && v.Setting["y"] == 0 && math.Abs(v.TimeMs-want) > 1e-9*want {
