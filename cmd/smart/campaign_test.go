@@ -22,7 +22,7 @@ func TestCampaignScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the smart binary and runs the campaign script")
 	}
-	for _, tool := range []string{"bash", "tar", "awk", "timeout", "go"} {
+	for _, tool := range []string{"bash", "tar", "awk", "timeout", "python3", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
