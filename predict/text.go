@@ -77,7 +77,7 @@ func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
 	for i, g := range pr.GPUs {
 		names[i] = g.GPU
 	}
-	col := gpuColumn(names)
+	col := column(12, names)
 	fmt.Fprintf(w, "  %-*s %-13s %10s %15s %8s  %-16s %s\n", col, "GPU", "arch", "ms/step", intervalLevel(ref), "speedup", "OC", "source")
 	for _, g := range pr.GPUs {
 		if g.Best == nil {
@@ -114,10 +114,15 @@ func WritePredictionRows(w io.Writer, preds []*Prediction) error {
 	bw := bufio.NewWriter(w)
 	// The fastest GPU is set against the asked GPU's row of the same table, not against Best,
 	// which a model of the asked GPU's own measurements may have given.
-	fmt.Fprintf(bw, "%-24s %-10s %-16s %6s %10s  %-12s %8s  %s\n", "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
+	var stencils []string
+	for _, pr := range preds {
+		stencils = append(stencils, pr.Stencil.Name)
+	}
+	width := column(24, stencils)
+	fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10s  %-12s %8s  %s\n", width, "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
 	for _, pr := range preds {
 		fast := pr.GPUs[0]
-		fmt.Fprintf(bw, "%-24s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+		fmt.Fprintf(bw, "%-*s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", width, pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
 	}
 	fmt.Fprintln(bw, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
 	var texts []string
@@ -155,7 +160,7 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 	for i, g := range r.GPUs {
 		names[i] = g.GPU
 	}
-	col := gpuColumn(names)
+	col := column(12, names)
 	fmt.Fprintf(bw, "  %-4s %-*s %10s %15s %10s %8s %10s %5s  %-16s %s\n", "rank", col, "GPU", "ms/step", intervalLevel(fastest), total, "$/h", "cost", "$rank", "best OC", "source")
 	for _, g := range r.GPUs {
 		if g.Best != nil {
@@ -222,12 +227,13 @@ func (r *Recommendation) mark(gpu string) string {
 // each with the fastest and the most cost-efficient GPU.
 func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
 	bw := bufio.NewWriter(w)
-	var names []string
+	var names, stencils []string
 	for _, r := range recs {
 		names = append(names, r.GPUs[0].GPU)
+		stencils = append(stencils, r.Stencil.Name)
 	}
-	col := gpuColumn(names)
-	fmt.Fprintf(bw, "%-24s %-*s %10s %-22s %10s  %s\n", "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
+	col, width := column(12, names), column(24, stencils)
+	fmt.Fprintf(bw, "%-*s %-*s %10s %-22s %10s  %s\n", width, "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
 	for _, r := range recs {
 		fast, cheap, cost := r.GPUs[0], "-", "-"
 		for _, g := range r.GPUs {
@@ -239,7 +245,7 @@ func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
 		if r.Have != nil {
 			advice = r.Have.Advice
 		}
-		fmt.Fprintf(bw, "%-24s %-*s %10.4g %-22s %10s  %s\n", r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
+		fmt.Fprintf(bw, "%-*s %-*s %10.4g %-22s %10s  %s\n", width, r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
 	}
 	return bw.Flush()
 }
@@ -334,9 +340,10 @@ func gridList(g []int) string {
 	return strings.Join(parts, "x")
 }
 
-// gpuColumn is the width of a table's GPU column: 12, or the longest name.
-func gpuColumn(names []string) int {
-	w := 12
+// column is the width of a table's column of names: least, or the longest name (a catalogue
+// file's GPU, the campaign's stencils: rand3d-o3-s1-0142-f32-large).
+func column(least int, names []string) int {
+	w := least
 	for _, n := range names {
 		w = max(w, len(n))
 	}

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"smart"
@@ -92,6 +93,21 @@ j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM
 	}
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+
+	// A name longer than the column widens it for every row.
+	long := *p
+	long.Stencil.Name = "rand3d-o3-s1-0142-f32-large"
+	want = `stencil                     GPU        best OC               p    ms/step  fastest GPU   speedup  setting
+j2d5pt                      A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+rand3d-o3-s1-0142-f32-large A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+`
+	b.Reset()
+	if err := WritePredictionRows(&b, []*Prediction{p, &long}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to begin\n%s", b.String(), want)
 	}
 }
 
