@@ -491,23 +491,27 @@ func spread(vs []*variant) Spread {
 }
 
 func printReport(r *Report) {
+	w := 10 // the stencil column: wider for the campaign's names
+	for _, s := range r.Stencils {
+		w = max(w, len(s.Name))
+	}
 	fmt.Printf("%s: %d rows, %d ok, measured on %s; copy bandwidth %.0f GB/s\n\n", r.Data, r.Rows, r.OK, r.Device, r.CopyGBs)
 	fmt.Printf("Best measured kernel per stencil (bytes read plus written once per step over the time)\n")
-	fmt.Printf("%-10s %5s %-10s %10s %8s %8s %12s  %s\n", "stencil", "ok", "best OC", "ms/step", "GB/s", "of copy", "worst/best", "setting")
+	fmt.Printf("%-*s %5s %-14s %10s %8s %8s %12s  %s\n", w, "stencil", "ok", "best OC", "ms/step", "GB/s", "of copy", "worst/best", "setting")
 	for _, s := range r.Stencils {
-		fmt.Printf("%-10s %5d %-10s %10.4f %8.0f %8.2f %11.1fx  %s\n", s.Name, s.Variants, s.BestOC, s.BestMs, s.GBs, s.OfCopy, s.WorstOverB, s.Setting)
+		fmt.Printf("%-*s %5d %-14s %10.4f %8.0f %8.2f %11.1fx  %s\n", w, s.Name, s.Variants, s.BestOC, s.BestMs, s.GBs, s.OfCopy, s.WorstOverB, s.Setting)
 	}
 	table := func(title string, rows []AccuracyRow) {
-		fmt.Printf("\n%s\n%-16s %5s %9s %13s %9s %10s\n", title, "group", "n", "MAPE %", "est/measured", "Spearman", "pick share")
+		fmt.Printf("\n%s\n%-*s %5s %9s %13s %9s %10s\n", title, max(w, 16), "group", "n", "MAPE %", "est/measured", "Spearman", "pick share")
 		for _, a := range rows {
-			fmt.Printf("%-16s %5d %9.1f %13.2f %9.2f %10.2f\n", a.Group, a.N, a.MAPE, a.MedianRatio, a.Spearman, a.PickShare)
+			fmt.Printf("%-*s %5d %9.1f %13.2f %9.2f %10.2f\n", max(w, 16), a.Group, a.N, a.MAPE, a.MedianRatio, a.Spearman, a.PickShare)
 		}
 	}
 	table("Analytic model (models/roofline) against the measurements, per stencil", r.Ranking)
 	table("Embedded default runtime model (trained on simulated data) against the measurements", r.Models)
 	table("Analytic model against the measurements, per OC (within each stencil, averaged over the stencils)", r.Analytic)
 	fmt.Printf("\nEmbedded OC classifier (trained on simulated data): its first two OCs, placed among the measured OCs by their fastest setting\n")
-	fmt.Printf("%-10s %-14s %5s  %-32s %9s %8s %14s\n", "stencil", "best OC", "OCs", "classifier's first two", "places", "share", "BASE,ST share")
+	fmt.Printf("%-*s %-14s %5s  %-32s %9s %8s %14s\n", w, "stencil", "best OC", "OCs", "classifier's first two", "places", "share", "BASE,ST share")
 	for _, p := range r.Picks {
 		places := make([]string, len(p.Ranks))
 		for i, k := range p.Ranks {
@@ -516,7 +520,7 @@ func printReport(r *Report) {
 				places[i] = strconv.Itoa(k)
 			}
 		}
-		fmt.Printf("%-10s %-14s %5d  %-32s %9s %8.2f %14.2f\n", p.Name, p.BestOC, p.OCs, strings.Join(p.Picks, ", "), strings.Join(places, ", "), p.Share, p.Unranked)
+		fmt.Printf("%-*s %-14s %5d  %-32s %9s %8.2f %14.2f\n", w, p.Name, p.BestOC, p.OCs, strings.Join(p.Picks, ", "), strings.Join(places, ", "), p.Share, p.Unranked)
 	}
 	if o := r.Outside; o.N > 0 {
 		fmt.Printf("\nKernels the search space now rejects (retiming's fused partial sums would spill): %d, at %.2fx to (median) %.1fx their stencil's fastest\n", o.N, o.MinRatio, o.MedianRatio)
