@@ -21,7 +21,6 @@ python3 - "$smart" "$dataset" "$folds" "$gpu" "$work" <<'PY'
 import csv, glob, json, math, os, shutil, subprocess, sys
 smart, dataset, folds, gpu, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 verbose = os.environ.get('VERBOSE') == '1'
-keys = ('bx','by','bz','shared','const','sd','sb','ufx','ufy','ufz','bmx','bmy','bmz','cmx','cmy','cmz','tt')
 
 def dims_of(d):
     return {f[:-5]: json.load(open(os.path.join(d, 'stencils', f)))['dims'] for f in os.listdir(os.path.join(d, 'stencils'))}

@@ -463,12 +463,12 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
 	var out []int
 	taken := map[int]bool{}
-	for _, k := range []bool{true, false} {
+	for _, onePerClass := range []bool{true, false} {
 		for i, f := range screened {
 			if len(out) == n {
 				return out
 			}
-			if !slices.Contains(out, i) && (!k || !taken[class[f.OC]]) {
+			if !slices.Contains(out, i) && (!onePerClass || !taken[class[f.OC]]) {
 				out = append(out, i)
 				taken[class[f.OC]] = true
 			}

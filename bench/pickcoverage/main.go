@@ -130,12 +130,12 @@ func run(manifestDir, dataDir string) ([]Tally, error) {
 		if s, ok := scorers[st.ID()]; ok {
 			return s, nil
 		}
-		model, basis := (*predict.Model)(nil), predict.BasisMeasured
-		own, _, err := ms.Own(st, gpu.Name)
+		model, _, err := ms.Own(st, gpu.Name)
 		if err != nil {
 			return nil, err
 		}
-		if model = own; model == nil {
+		basis := predict.BasisMeasured
+		if model == nil {
 			if _, model, err = ms.For(st); err != nil {
 				return nil, err
 			}
