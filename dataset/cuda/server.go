@@ -27,6 +27,7 @@ const setupGrace = 60 * time.Second
 // server is a harness process serving one stencil (gpu_harness.h).
 type server struct {
 	id      string // the stencil's ID
+	steps   int    // the steps of one run of the stencil: the harness times runs, rows hold times per step
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	lines   chan string // closed when the process has ended and been waited for
@@ -97,7 +98,7 @@ func (r *Runner) drop(s *server) {
 
 // startServer starts the harness for st and waits until it has its reference result.
 func startServer(ctx context.Context, harness string, st *smart.Stencil, device int, seed uint64, timeout time.Duration) (*server, error) {
-	s := &server{id: st.ID(), lines: make(chan string, 64), stderr: &tail{max: 4096}, modules: map[string]int{}}
+	s := &server{id: st.ID(), steps: st.Steps, lines: make(chan string, 64), stderr: &tail{max: 4096}, modules: map[string]int{}}
 	s.cmd = exec.Command(harness)
 	// Eager loading: a kernel's first timed launch must not load its module.
 	s.cmd.Env = append(os.Environ(), fmt.Sprintf("CUDA_VISIBLE_DEVICES=%d", device), "CUDA_MODULE_LOADING=EAGER")
@@ -256,7 +257,7 @@ func (s *server) run(ctx context.Context, command string, timeout time.Duration)
 				continue
 			}
 		case len(f) >= 3 && f[0] == "RESULT" && f[1] == tag:
-			res := parseRunResult(f[2], f[3:], strings.Join(f[3:], " "))
+			res := parseRunResult(f[2], f[3:], strings.Join(f[3:], " "), s.steps)
 			res.compiled = compiled
 			return res, nil
 		}
@@ -275,8 +276,10 @@ func parseCompiled(regs, local string) *smart.Compiled {
 	return &smart.Compiled{RegsPerThread: r, LocalBytesPerThread: l}
 }
 
-// parseRunResult reads the words after "RESULT <tag>"; times are still per run.
-func parseRunResult(status string, f []string, rest string) result {
+// parseRunResult reads the words after "RESULT <tag>" into times per step: the harness reports an
+// ok or slow variant's time for a whole run of steps, a stopped one's for its first launch and
+// the steps that launch fuses.
+func parseRunResult(status string, f []string, rest string, steps int) result {
 	nums := func(from int) []float64 {
 		var v []float64
 		for _, w := range f[min(from, len(f)):] {
@@ -288,7 +291,17 @@ func parseRunResult(status string, f []string, rest string) result {
 		}
 		return v
 	}
+	perStep := func(ts []float64) []float64 {
+		for i := range ts {
+			ts[i] /= float64(steps)
+		}
+		return ts
+	}
 	bad := result{status: smart.StatusLaunchError, err: "the harness gave no usable time: " + status + " " + rest}
+	if steps < 1 {
+		bad.err = fmt.Sprintf("a run of %d steps has no time per step", steps)
+		return bad
+	}
 	switch status {
 	case "ok":
 		if len(f) < 3 {
@@ -299,13 +312,13 @@ func parseRunResult(status string, f []string, rest string) result {
 		if err != nil || ts == nil {
 			return bad
 		}
-		return result{status: smart.StatusOK, times: ts, runs: runs}
+		return result{status: smart.StatusOK, times: perStep(ts), runs: runs}
 	case "slow":
 		ts := nums(1)
 		if len(ts) != 1 {
 			return bad
 		}
-		return result{status: smart.StatusOK, times: ts, runs: 1, cut: smart.CutSlow}
+		return result{status: smart.StatusOK, times: perStep(ts), runs: 1, cut: smart.CutSlow}
 	case "stopped":
 		ts := nums(0)
 		if len(ts) != 2 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestServerRunCompiled(t *testing.T) {
 		{"another variant's", []string{"BEGIN 0", "COMPILED 1 40 16", "RESULT 0 ok 1e-16 5 1 1 1 1 1"}, "", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &server{cmd: &exec.Cmd{}, stdin: discard{io.Discard}, lines: make(chan string, len(tc.answers)), stderr: &tail{max: 64}}
+			s := &server{steps: 1, cmd: &exec.Cmd{}, stdin: discard{io.Discard}, lines: make(chan string, len(tc.answers)), stderr: &tail{max: 64}}
 			for _, a := range tc.answers {
 				s.lines <- a
 			}
@@ -48,6 +49,35 @@ func TestServerRunCompiled(t *testing.T) {
 			}
 			if err == nil && (res.status != tc.status || !reflect.DeepEqual(res.compiled, tc.compiled)) {
 				t.Errorf("status %s (%s), compiled %v; want %s, %v", res.status, res.err, res.compiled, tc.status, tc.compiled)
+			}
+		})
+	}
+}
+
+// TestParseRunResultPerStep: the harness times an ok or slow variant over a whole run of the
+// stencil's steps and a stopped one over its first launch; rows hold ms per step either way.
+func TestParseRunResultPerStep(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer string // the words after "RESULT <tag>"
+		steps  int
+		status smart.Status
+		cut    smart.Cut
+		times  []float64
+	}{
+		{"ok", "ok 1e-16 10 8 16 12", 8, smart.StatusOK, smart.CutNone, []float64{1, 2, 1.5}},
+		{"ok, one step", "ok 1e-16 10 8 16 12", 1, smart.StatusOK, smart.CutNone, []float64{8, 16, 12}},
+		{"slow", "slow 1e-16 24", 8, smart.StatusOK, smart.CutSlow, []float64{3}},
+		// A first launch of 2 fused steps took 6 ms, whatever the run's steps.
+		{"stopped", "stopped 6 2", 8, smart.StatusOK, smart.CutStopped, []float64{3}},
+		{"no steps", "ok 1e-16 10 8", 0, smart.StatusLaunchError, smart.CutNone, nil},
+		{"zero time", "ok 1e-16 10 0", 8, smart.StatusLaunchError, smart.CutNone, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := strings.Fields(tc.answer)
+			res := parseRunResult(f[0], f[1:], strings.Join(f[1:], " "), tc.steps)
+			if res.status != tc.status || res.cut != tc.cut || !reflect.DeepEqual(res.times, tc.times) {
+				t.Errorf("status %s (%s), cut %q, times %v; want %s, %q, %v", res.status, res.err, res.cut, res.times, tc.status, tc.cut, tc.times)
 			}
 		})
 	}
