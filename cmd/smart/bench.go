@@ -81,7 +81,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return printOut(e, o.asJSON, r, r.WriteText)
 	}
 	bar := newProgress(e, "bench", len(bg.Items))
-	sum, runErr := bg.Run(ctx, func(done, _ int) { bar.Update(done) })
+	sum, runErr := bg.Run(ctx, resumedProgress(bar))
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}

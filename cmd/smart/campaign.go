@@ -74,13 +74,13 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	bar := newProgress(e, "campaign", len(m.Items()))
-	c.Manifest, c.Notes, c.Progress = m, e.stderr, func(done, _ int) { bar.Update(done) }
+	c.Manifest, c.Notes, c.Progress = m, e.stderr, resumedProgress(bar)
 	call, runErr := c.Run(ctx)
 	if call.Out == "" { // the backend did not open
 		return settingFlag(fs, runErr, nil)
 	}
 	if call.Stopped {
-		bar.Stop(0)
+		bar.Stop(bar.Done())
 	}
 	r := call.Report(m, runErr)
 	if runErr != nil {

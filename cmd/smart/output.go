@@ -42,6 +42,18 @@ func newProgress(e *env, label string, total int) *progressbar.Bar {
 	return progressbar.New(e.stderr, label, total, e.interactive, e.columns)
 }
 
+// resumedProgress is the callback of a run that resumes a data set: its first call, made before
+// any work, counts the items already there, which the bar's rate and time left leave out.
+func resumedProgress(bar *progressbar.Bar) func(done, total int) {
+	first := true
+	return func(done, _ int) {
+		if first {
+			bar.From, first = done, false
+		}
+		bar.Update(done)
+	}
+}
+
 // lazyProgress is a progress callback whose bar is drawn from the first call, which brings the
 // total; stop ends a bar that has not reached its total (the work failed or was interrupted).
 func lazyProgress(e *env, label string) (update func(done, total int), stop func()) {

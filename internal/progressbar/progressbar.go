@@ -18,6 +18,9 @@ type Bar struct {
 	// total known only once the work has begun.
 	Label string
 	Total int
+	// From is the count already done when the bar began (a run resuming an earlier one's work):
+	// the rate and the time left count only the items after it.
+	From int
 
 	w           io.Writer
 	start, last time.Time
@@ -93,7 +96,7 @@ func (p *Bar) line(done int, elapsed time.Duration, bar int) string {
 		doneAt = p.doneAt
 	}
 	eta := "?"
-	switch left, ok := timeLeft(p.Total, done, doneAt, elapsed); {
+	switch left, ok := timeLeft(p.Total-p.From, done-p.From, doneAt, elapsed); {
 	case done >= p.Total:
 		eta = "done in " + elapsed.Round(time.Millisecond).String()
 	case !ok:
@@ -131,7 +134,7 @@ func (p *Bar) head(done int, elapsed time.Duration, bar int) string {
 		frac = float64(done) / float64(p.Total)
 	}
 	filled := int(frac * float64(bar))
-	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	rate := float64(done-p.From) / max(elapsed.Seconds(), 1e-9)
 	return fmt.Sprintf("%s [%s%s] %d/%d %5.1f%% %.1f/s", p.Label, strings.Repeat("=", filled), strings.Repeat(" ", bar-filled),
 		done, p.Total, 100*frac, rate)
 }

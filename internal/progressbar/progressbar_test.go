@@ -14,19 +14,22 @@ import (
 // and no overflowed duration for a total no run will reach (a --budget of 2^63-1).
 func TestProgressLine(t *testing.T) {
 	for _, tc := range []struct {
-		total, done int
-		elapsed     time.Duration
-		want        string
+		total, from, done int
+		elapsed           time.Duration
+		want              string
 	}{
-		{100, 25, 10 * time.Second, "ETA 30s"},
-		{100, 100, 10 * time.Second, "ETA done in 10s"},
-		{100, 0, time.Second, "ETA ?"},
-		{math.MaxInt, 20, time.Second, "ETA > 11 days"},
-		{440, 19, time.Second, "ETA ?"}, // too few to tell
+		{100, 0, 25, 10 * time.Second, "ETA 30s"},
+		{100, 0, 100, 10 * time.Second, "ETA done in 10s"},
+		{100, 0, 0, time.Second, "ETA ?"},
+		{math.MaxInt, 0, 20, time.Second, "ETA > 11 days"},
+		{440, 0, 19, time.Second, "ETA ?"}, // too few to tell
+		// Resumed at 50: 25 items in 10 s, 2.5 a second, 25 left.
+		{100, 50, 75, 10 * time.Second, " 2.5/s ETA 10s"},
+		{1000, 900, 903, time.Second, "ETA ?"}, // 3 of this run's 100: too few
 	} {
-		p := &Bar{Label: "x", Total: tc.total}
+		p := &Bar{Label: "x", Total: tc.total, From: tc.from}
 		if got := p.line(tc.done, tc.elapsed, barWidth); !strings.HasSuffix(got, tc.want) {
-			t.Errorf("%d of %d after %s: %q, want it to end in %q", tc.done, tc.total, tc.elapsed, got, tc.want)
+			t.Errorf("%d (from %d) of %d after %s: %q, want it to end in %q", tc.done, tc.from, tc.total, tc.elapsed, got, tc.want)
 		}
 	}
 }
