@@ -8,8 +8,9 @@
 # measures each OC's two settings the embedded model ranks fastest and two drawn at random, so
 # this is a lower bound on what the OC can do, as in bench/screen-all.sh.
 # Usage, from the repository root: SMART=bin/smart bench/screen-campaign.sh DATASET [FOLDS] [GPU]
-# (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). VERBOSE=1 prints
-# every stencil's candidates.
+# (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). FOLDS 0 trains nothing:
+# every stencil is predicted with the embedded models, the baseline while they have not seen the
+# campaign. VERBOSE=1 prints every stencil's candidates.
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -37,17 +38,31 @@ for r in csv.DictReader([header] + rows):
     b = best.setdefault(r['stencil_id'], {})
     b[r['oc']] = min(b.get(r['oc'], math.inf), float(r['time_ms']))
 ids = sorted(best)
-if len(ids) < 2:
+if folds > 0 and len(ids) < 2:
     sys.exit(f'{dataset}: {len(ids)} stencils measured; folds need at least 2')
-k = min(folds, len(ids))
+k = min(folds, len(ids)) if folds > 0 else 1
 fold = {i: n % k for n, i in enumerate(ids)}
 named = [d for d in [f'data/measured/{gpu}/classic', f'data/measured/{gpu}/more'] + sorted(glob.glob(f'data/measured/{gpu}/random/*'))
          if os.path.exists(os.path.join(d, 'rows.csv'))]
 named_dims = {d: set(dims_of(d).values()) for d in named}
 
 results = []
+
+def score(i, out, by):
+    top = min(best[i].values())
+    ratios = [best[i].get(c['oc'], math.inf) / top for c in out['candidates']]
+    results.append((i, ratios))
+    if verbose:
+        print(f'{names[i]} ({dims[i]}-D) {by}: ' + '  '.join(f'{c["oc"]} {r:.2f}x' for c, r in zip(out['candidates'], ratios)))
+
 for f in range(k):
     held = [i for i in ids if fold[i] == f]
+    if folds == 0:
+        for i in held:
+            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', os.path.join(dataset, 'stencils', i + '.json')],
+                                            capture_output=True, text=True, check=True).stdout)
+            score(i, out, 'embedded')
+        continue
     copy = os.path.join(work, f'campaign-{f}')
     os.makedirs(copy)
     for name in os.listdir(dataset):
@@ -71,11 +86,7 @@ for f in range(k):
             out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', '--model', model,
                                              os.path.join(dataset, 'stencils', i + '.json')],
                                             capture_output=True, text=True, check=True).stdout)
-            top = min(best[i].values())
-            ratios = [best[i].get(c['oc'], math.inf) / top for c in out['candidates']]
-            results.append((i, ratios))
-            if verbose:
-                print(f'{names[i]} ({d}-D) fold {f}: ' + '  '.join(f'{c["oc"]} {r:.2f}x' for c, r in zip(out['candidates'], ratios)))
+            score(i, out, f'fold {f}')
     shutil.rmtree(copy)
     print(f'fold {f + 1} of {k}: {len(held)} stencils predicted', file=sys.stderr)
 
@@ -87,7 +98,8 @@ first = [r[0] for _, r in results]
 three = [min(r) for _, r in results]
 geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
 worst = max(results, key=lambda x: x[1][0])
-print(f'{len(first)} stencils of {dataset} on {gpu}, {k} folds: first candidate\'s OC {geo(first):.2f}x the best measured OC '
+how = f'{k} folds' if folds > 0 else 'the embedded models'
+print(f'{len(first)} stencils of {dataset} on {gpu}, {how}: first candidate\'s OC {geo(first):.2f}x the best measured OC '
       f'(geometric mean; worst {worst[1][0]:.2f}x, {names[worst[0]]}; within 1.10x on {sum(x <= 1.10 for x in first)}, '
       f'within 1.25x on {sum(x <= 1.25 for x in first)}), best of the candidates {geo(three):.2f}x '
       f'(lower bounds: each OC by its fastest measured setting)')
