@@ -213,11 +213,11 @@ func ExampleModels_Own() {
 		}
 		fmt.Printf("%s: %s, %s\n", gpu, m.Name, m.Provenance(gpu).Text)
 	}
-	st.Dtype = smart.Float32
+	st.Points = append(st.Points, smart.Point{Off: smart.Offset{0, 0, 5}, Coef: 0.01}) // order 5
 	_, note, _ := ms.Own(st, "H100-SXM")
 	fmt.Println(note)
 	// Output:
 	// H100-SXM: embedded measured/h100-sxm/models/runtime-3d.smartmodel, trained on measurements of this GPU
 	// A100-40GB: the default
-	// H100-SXM's runtime model trained on its measurements (embedded measured/h100-sxm/models/runtime-3d.smartmodel) covers float64 stencils of orders 1-4 only; the simulated default answers for this float32 stencil of order 1
+	// H100-SXM's runtime model trained on its measurements (embedded measured/h100-sxm/models/runtime-3d.smartmodel) covers float32 and float64 stencils of orders 1-4 only; the simulated default answers for this float64 stencil of order 5
 }

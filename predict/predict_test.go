@@ -227,16 +227,15 @@ func TestPredictTransfer(t *testing.T) {
 	if pr.Best.Scaled != nil || !slices.Contains(pr.Warnings, "the stencil's grids do not fit the memory of H100-SXM, the GPUs whose measurements train a runtime model; the simulated default answers") {
 		t.Errorf("a stencil only the H200 holds: best scaled %+v, warnings %q; want the default and a note", pr.Best.Scaled, pr.Warnings)
 	}
+	// float32 stencils are in the H100 model's range since the campaign measured some.
 	f32 := sample(t, "j3d7pt")
 	f32.Dtype = smart.Float32
 	pr, err = p.Predict(context.Background(), Input{Stencil: f32}, "a100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.Best.Scaled != nil || !slices.ContainsFunc(pr.Warnings, func(w string) bool {
-		return strings.Contains(w, "the simulated default answers for this float32 stencil")
-	}) {
-		t.Errorf("float32 stencil: best scaled %+v, warnings %q; want the default and a note", pr.Best.Scaled, pr.Warnings)
+	if pr.Best.Scaled == nil || pr.Best.Scaled.GPU != "H100-SXM" {
+		t.Errorf("float32 stencil: best scaled %+v, warnings %q; want the H100's model, scaled", pr.Best.Scaled, pr.Warnings)
 	}
 	useGiven(t, p)
 	if pr, err = p.Predict(context.Background(), Input{Stencil: sample(t, "j3d7pt")}, "a100"); err != nil {
@@ -284,8 +283,9 @@ func TestNearer(t *testing.T) {
 // TestSearchGolden pins the search of the default budget's passes, the screen and the deep
 // search from its best, to what the search found before it became tuner.Descent over the
 // Scorer: the same draws in the same order give the same settings, counts and times. (The
-// values are the old search's on the embedded models; rebuilt models need them taken again
-// from that code, commit 7a35e18's predict.search.)
+// values were the old search's, commit 7a35e18's predict.search, until the models of the refit
+// of 2026-11-26, which that code cannot load (its calibration has no local_cycles): since, they
+// are tuner.Descent's own, a pin against changes to the search.)
 func TestSearchGolden(t *testing.T) {
 	p := defaultPredictor(t)
 	cases := []struct {
@@ -294,11 +294,11 @@ func TestSearchGolden(t *testing.T) {
 		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
 	}{
 		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
-			"bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=1 33 1.82926855 bx=64,by=4,bz=1,shared=0,const=1,sd=3,sb=2,ufx=1,ufy=1,ufz=1",
-			"bx=128,by=2,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=1 278 1.79219745 bx=256,by=2,bz=1,shared=0,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=2"}},
+			"bx=32,by=4,bz=1,shared=1,const=1,sd=3,sb=8,ufx=1,ufy=1,ufz=1 33 1.71250122 bx=32,by=2,bz=1,shared=1,const=1,sd=3,sb=4,ufx=1,ufy=1,ufz=1",
+			"bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=32,ufx=1,ufy=1,ufz=1 321 1.60040133 bx=32,by=8,bz=1,shared=1,const=0,sd=3,sb=8,ufx=1,ufy=1,ufz=1"}},
 		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
-			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 22 1.42931049 bx=1024,by=1,shared=1,const=0,sd=2,sb=256,ufx=1,ufy=2,tt=2",
-			"bx=128,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=2 164 1.42590884 bx=128,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=4,tt=2"}},
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=1024,ufx=1,ufy=1,tt=4 24 1.07128438 bx=512,by=1,shared=1,const=0,sd=2,sb=1024,ufx=1,ufy=2,tt=4",
+			"bx=128,by=1,shared=1,const=0,sd=2,sb=256,ufx=1,ufy=1,tt=4 174 1.00132659 bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=1,tt=4"}},
 	}
 	for _, c := range cases {
 		st := sample(t, c.stencil)
@@ -487,10 +487,10 @@ func TestPredictOwnModel(t *testing.T) {
 		t.Errorf("models listed: %+v; want the classifier, the H100's own model and the default", pr.Models)
 	}
 
-	f32 := *st
-	f32.Dtype = smart.Float32
-	if m, note, err := p.Models.Own(&f32, "H100-SXM"); m != nil || err != nil || !strings.Contains(note, "the simulated default answers for this float32 stencil") {
-		t.Errorf("float32 stencil: Own = %v, %q, %v; want nil and a note", m, note, err)
+	far := *st
+	far.Points = append(slices.Clone(st.Points), smart.Point{Off: smart.Offset{5, 0, 0}, Coef: 0.01})
+	if m, note, err := p.Models.Own(&far, "H100-SXM"); m != nil || err != nil || !strings.Contains(note, "the simulated default answers for this float64 stencil of order 5") {
+		t.Errorf("order-5 stencil: Own = %v, %q, %v; want nil and a note", m, note, err)
 	}
 	if m, note, _ := p.Models.Own(sample(t, "j3d7pt"), "A100-40GB"); m != nil || note != "" {
 		t.Errorf("A100: Own = %v, %q; no model of its measurements is embedded", m, note)
@@ -627,11 +627,14 @@ func kept(b Budget, classes []ClassProb) int {
 	return n
 }
 
-// TestCandidatesAsManyAsRefine: where the classifier is sure of a class of one OC (j3d125pt on
-// the H100), the classes after it are screened all the same, so that there are as many
-// candidates to time as the budget searches in depth.
+// TestCandidatesAsManyAsRefine: where the classifier is sure of a class of fewer OCs than the
+// budget searches in depth (j3d125pt on the H100: ST_RT_PR's 7 at 0.93, the next class under
+// 0.05; the budget searching 8 in depth and dropping classes under 0.05), the classes after it
+// are screened all the same, so that there are as many candidates to time as the budget
+// searches in depth.
 func TestCandidatesAsManyAsRefine(t *testing.T) {
 	p := defaultPredictor(t)
+	p.Budget.Refine, p.Budget.MinProbability = 8, 0.05
 	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d125pt")}, "h100")
 	if err != nil {
 		t.Fatal(err)
@@ -739,7 +742,7 @@ func TestTableGPUs(t *testing.T) {
 // scaled there says it runs; the H100 (34 TFLOPS) is bound by its copies instead.
 func TestFMAFloor(t *testing.T) {
 	p := defaultPredictor(t)
-	st := sample(t, "j3d27pt")
+	st := sample(t, "j2d25pt")
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -762,7 +765,7 @@ func TestFMAFloor(t *testing.T) {
 		switch {
 		case b.TimeMs < floor*(1-1e-12):
 			t.Errorf("%s: %v ms, below the %v ms its %d FMAs per point take at %g TFLOPS", tc.gpu, b.TimeMs, floor, st.NNZ(), g.FP64TFLOPS)
-		case tc.fma && (b.Bounded == nil || b.Bounded.By != BoundFMAFloor || !strings.Contains(b.Bounded.Why, "27 FMAs per point")):
+		case tc.fma && (b.Bounded == nil || b.Bounded.By != BoundFMAFloor || !strings.Contains(b.Bounded.Why, "25 FMAs per point")):
 			t.Errorf("%s: %v ms answered by %+v; want the FMA floor (%v ms)", tc.gpu, b.TimeMs, b.Bounded, floor)
 		case !tc.fma && b.Analytic.FloorBy != BoundFloor:
 			t.Errorf("%s: floor by %q; want the copy floor", tc.gpu, b.Analytic.FloorBy)

@@ -253,16 +253,21 @@ func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
 // Summary says in a line what a model was trained on and how well it did.
 func (m ModelInfo) Summary() string {
 	var parts []string
-	// Data sets measured on one GPU are summed per GPU: a model may learn from a dozen of them.
-	measured := map[string][2]int{} // GPU -> rows, data sets
+	// Data sets measured on one GPU are summed per GPU: a model may learn from a dozen of them. A
+	// classifier's row is a stencil labelled from many measurements, a runtime model's is one.
+	type sum struct{ rows, measurements, sets int }
+	measured := map[string]sum{}
 	var gpus []string
 	for _, d := range m.Data {
-		if len(d.GPUs) == 1 && d.Sources["simulated"] == 0 && d.Sources["measured"] == d.Rows {
+		if len(d.GPUs) == 1 && d.Sources["simulated"] == 0 && d.Sources["measured"] >= d.Rows {
+			if d.Rows == 0 {
+				continue // none of its stencils had the model's dimensions
+			}
 			if _, ok := measured[d.GPUs[0]]; !ok {
 				gpus = append(gpus, d.GPUs[0])
 			}
 			v := measured[d.GPUs[0]]
-			measured[d.GPUs[0]] = [2]int{v[0] + d.Rows, v[1] + 1}
+			measured[d.GPUs[0]] = sum{v.rows + d.Rows, v.measurements + d.Sources["measured"], v.sets + 1}
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%d rows (%s, %d GPUs): %s", d.Rows, models.SourceCounts(d.Sources), len(d.GPUs), d.Path))
@@ -270,10 +275,14 @@ func (m ModelInfo) Summary() string {
 	for _, g := range gpus {
 		v := measured[g]
 		sets := "data sets"
-		if v[1] == 1 {
+		if v.sets == 1 {
 			sets = "data set"
 		}
-		parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d %s)", v[0], g, v[1], sets))
+		if v.rows == v.measurements {
+			parts = append(parts, fmt.Sprintf("%d rows measured on the %s (%d %s)", v.rows, g, v.sets, sets))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d rows from %d measurements on the %s (%d %s)", v.rows, v.measurements, g, v.sets, sets))
+		}
 	}
 	s := "trained on " + strings.Join(parts, "; ")
 	if m.CV != nil && m.CV.Accuracy > 0 {

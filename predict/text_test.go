@@ -164,6 +164,18 @@ func TestModelSummary(t *testing.T) {
 	if got := m.Summary(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// A classifier's rows are stencils labelled from their measurements; a data set with none of
+	// the model's stencils adds nothing.
+	m = ModelInfo{Data: []models.DataRef{
+		{Path: "sim", Rows: 20, GPUs: []string{"A100-40GB", "T4"}, Sources: map[string]int{"simulated": 600}},
+		{Path: "h100/a", Rows: 2, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 240}},
+		{Path: "h100/2d-only", Rows: 0, GPUs: []string{"H100-SXM"}, Sources: map[string]int{}},
+		{Path: "h100/b", Rows: 1, GPUs: []string{"H100-SXM"}, Sources: map[string]int{"measured": 120}},
+	}, CV: &models.Metrics{Folds: 5, Accuracy: 0.788}}
+	want = "trained on 20 rows (600 simulated measurements, 2 GPUs): sim; 3 rows from 360 measurements on the H100-SXM (2 data sets); 5-fold accuracy 78.8%"
+	if got := m.Summary(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }
 
 // TestCheckGiven: a model given is refused only where no stencil has its dimensions.

@@ -89,7 +89,7 @@ func main() {
 	s3 := flag.Int("stencils3", 160, "random 3-D stencils")
 	flag.IntVar(&c.samples, "samples", 20, "settings per stencil, OC and GPU")
 	calFile := flag.String("calibration", "embedded", "the analytic model's constants: a smart calibrate file, embedded or none (the literature's)")
-	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h200/random/*,data/measured/h200/resample/*",
+	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign,data/measured/h200/random/*,data/measured/h200/resample/*",
 		"measured data sets (globs, comma-separated) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
 	flag.Parse()

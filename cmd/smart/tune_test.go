@@ -231,7 +231,7 @@ func TestTunePipelineClassifier(t *testing.T) {
 		stderrIs string
 	}{
 		{nil, []string{"BASE", "ST"}, "", "the pipeline searches BASE,ST, the first 2 of the 30 OCs in the order given"},
-		{[]string{"--classifier", "embedded"}, want, "embedded select-3d.smartmodel (simulated", "the first 2 of the 30 OCs ranked by embedded select-3d.smartmodel"},
+		{[]string{"--classifier", "embedded"}, want, "embedded select-3d.smartmodel (trained on measured and simulated data of this GPU)", "the first 2 of the 30 OCs ranked by embedded select-3d.smartmodel"},
 	} {
 		args := append([]string{"tune", "j3d7pt", "--gpu", "h100", "--evaluator", "sim", "--method", "pipeline", "--budget", "12", "--json"}, c.clf...)
 		code, stdout, errs := runCLI(t, "", args...)
