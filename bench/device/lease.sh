@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A lent GPU's whole session in one call, so that no device time is lost to the machine's start
-# or its release between calls: the compiler's facts checked on one kernel, the campaign measured
-# for MINUTES, then, with LOODIR, the picks of `smart predict` measured for what PICKS_SECONDS
-# allows. With a smart binary built elsewhere (cgo, x86-64) and carried. Usage, from the
-# repository root on the GPU machine:
+# A lent GPU's first call: the compiler's facts checked on one kernel, the campaign measured for
+# MINUTES, then, with LOODIR, the picks of `smart predict` measured for what PICKS_SECONDS allows.
+# With a smart binary built elsewhere (cgo, x86-64, stripped to fit the carry limit) and carried.
+# A call may run 10 minutes: 6.5 minutes of campaign and PICKS_SECONDS=100 took 442 s on an H100
+# (2026-11-26); bench/device/campaign.sh alone spends the rest of the lease in a second call while
+# the machine is warm. Usage, from the repository root on the GPU machine:
 #   SMART=bin/smart bench/device/lease.sh MINUTES [LOODIR]
 # LOODIR holds the leave-one-stencil-out runtime models of bench/device/loo-models.sh (carry it);
 # without it no picks are measured. Everything comes back under $OUT: kattr.tgz and kattr.txt
