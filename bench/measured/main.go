@@ -180,7 +180,13 @@ func loadModels(dir string) (*predict.Models, error) {
 // stencil side by side.
 func printSummary(reps []*Report) {
 	fmt.Printf("\nSummary over %d data sets: the classifier's first OC and the default runtime model's pick, each as the best measured time over theirs\n", len(reps))
-	fmt.Printf("%-24s %-16s %-16s %12s %12s\n", "stencil", "best OC", "first OC", "first share", "model pick")
+	width := 24 // the campaign's names run longer
+	for _, r := range reps {
+		for _, p := range r.Picks {
+			width = max(width, len(p.Name))
+		}
+	}
+	fmt.Printf("%-*s %-16s %-16s %12s %12s\n", width, "stencil", "best OC", "first OC", "first share", "model pick")
 	within, n := 0, 0
 	logFirst, logPick := 0.0, 0.0
 	for _, r := range reps {
@@ -190,7 +196,7 @@ func printSummary(reps []*Report) {
 			if len(p.Picks) > 0 {
 				first = p.Picks[0]
 			}
-			fmt.Printf("%-24s %-16s %-16s %12.2f %12.2f\n", p.Name, p.BestOC, first, p.First, pick)
+			fmt.Printf("%-*s %-16s %-16s %12.2f %12.2f\n", width, p.Name, p.BestOC, first, p.First, pick)
 			n++
 			if p.First > 0 && 1/p.First <= 1.10 {
 				within++
