@@ -42,7 +42,7 @@ for n in sorted(best):
     order = sorted(best[n], key=best[n].get)
     top = best[n][order[0]]
     for way, extra in (('3 classes', []), ('every OC', ['--candidates', '5'])):
-        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', '--model', f'{loo}/no-{n}.model', *extra,
+        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', '--model', f'{loo}/no-{n}.model.gz', *extra,
                                          f'data/stencils/{n}.json'], capture_output=True, text=True, check=True).stdout)
         cells, ratios = [], []
         for c in out['candidates']:

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Trains, on this machine, the leave-one-stencil-out runtime models that bench/device/picks.sh
-# carries to the GPU: for each stencil measured in data/measured/h100-sxm (classic/, more/ and
-# random/*, the data of the embedded H100 models), a gbdt runtime model of its dimensionality
-# trained as the embedded one was (data/measured/models.json) on the other stencils' rows, as
-# OUTDIR/no-NAME.model.
+# carries to the GPU: for each named stencil measured in data/measured/h100-sxm (classic/, more/
+# and random/*), a gbdt runtime model of its dimensionality trained as the embedded one was
+# (data/measured/models.json) on the other stencils' rows and the campaign's (campaign/, whose
+# stencils are all random ones), as OUTDIR/no-NAME.model.gz (compressed: the lease carries them).
 # Usage, from the repository root: SMART=bin/smart bench/device/loo-models.sh OUTDIR
 set -euo pipefail
 out=$1
 smart=${SMART:-bin/smart}
 m=data/measured/h100-sxm
 sets=("$m/classic" "$m/more" "$m"/random/*)
+train=("${sets[@]}")
+[ -f "$m/campaign/rows.csv" ] && train+=("$m/campaign")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
@@ -18,7 +20,7 @@ for s in "${sets[@]}"; do
     id=$(basename "$f" .json)
     read -r name dims < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["name"], d["dims"])' "$f")
     data=()
-    for ds in "${sets[@]}"; do
+    for ds in "${train[@]}"; do
       copy="$work/$name/$(echo "$ds" | tr / _)"
       mkdir -p "$(dirname "$copy")"
       cp -r "$ds" "$copy"
@@ -32,7 +34,7 @@ sys.exit(0 if any(st.get(r["stencil_id"])==dims for r in csv.DictReader(open(os.
       fi
     done
     $smart train --task runtime "${data[@]}" --dims "$dims" \
-      --cv 0 --param early_stop=0 -o "$out/no-$name.model" 2>&1 | grep '^wrote' || true
+      --cv 0 --param early_stop=0 -o "$out/no-$name.model.gz" 2>&1 | grep '^wrote' || true
     rm -rf "${work:?}/$name"
   done
 done

@@ -4,7 +4,7 @@
 #   SMART=.smartbin/smart bench/device/picks.sh MODELDIR STENCIL-FILE...
 # For each stencil it asks `smart predict --gpu $GPU --json` for its candidates (the best setting
 # of each OC searched in depth) with the embedded default models, and again with
-# MODELDIR/no-NAME.model where there is one (a runtime model trained on the other stencils'
+# MODELDIR/no-NAME.model.gz where there is one (a runtime model trained on the other stencils'
 # measurements), then measures them all with `smart bench --setting` into /tmp/picks/NAME. The
 # predictions (NAME-default.json, NAME-h100.json) and the data sets are left as $OUT/picks.tgz.
 # PICKS names the directory instead of picks (for a second round beside the first).
@@ -30,8 +30,8 @@ for f in "$@"; do
     $smart predict --gpu "$gpu" --json --transfer=false "$f" >"$work/$name-simulated.json" || exit 1
     preds+=("$work/$name-simulated.json")
   fi
-  if [ -f "$models/no-$name.model" ]; then
-    $smart predict --gpu "$gpu" --json --model "$models/no-$name.model" "$f" >"$work/$name-h100.json" || exit 1
+  if [ -f "$models/no-$name.model.gz" ]; then
+    $smart predict --gpu "$gpu" --json --model "$models/no-$name.model.gz" "$f" >"$work/$name-h100.json" || exit 1
     preds+=("$work/$name-h100.json")
   fi
   # One --setting OC:k=v,... per distinct candidate of the predictions.
