@@ -1,4 +1,4 @@
-// Command pickcoverage measures, on the campaign's measured stencils (which no model saw), how
+// Command pickcoverage measures, on the campaign's measured stencils, how
 // often the 80% interval smart predict attaches to a runtime model's time holds the measured
 // time: for the settings the model itself picked as its fastest (the campaign's "predicted"
 // items, two per OC) and for settings drawn at random (its "uniform" items). A search's pick is
