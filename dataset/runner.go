@@ -20,10 +20,17 @@ type Observer interface {
 }
 
 // Prefetcher is an Evaluator that can start on queries it will be asked later: a GPU backend
-// compiles them while it measures the batch before. A Runner hands it each next batch.
+// compiles them while it measures the batches before. A Runner hands it every batch once, in the
+// order it will evaluate them, Lookahead batches ahead of the one it measures.
 type Prefetcher interface {
 	Prefetch(qs []smart.Query)
 }
+
+// DefaultLookahead is how many batches ahead of the one measured a Runner hands a Prefetcher.
+// With one, a batch whose compiles outlast the batch before on the GPU leaves the GPU waiting
+// while compilers that finished the next batch sit idle; two keeps them busy through such a
+// batch, and what the run never reaches costs compiler time, not GPU time.
+const DefaultLookahead = 2
 
 // Runner measures work items with an Evaluator and appends a row per variant to a data set.
 type Runner struct {
@@ -39,6 +46,9 @@ type Runner struct {
 	// rest. It fits a run into a lease (a time-limited GPU machine): a batch of slow variants
 	// can take many minutes.
 	StopAfter time.Duration
+	// Lookahead is the number of batches a Prefetcher gets ahead of the one measured; 0 means
+	// DefaultLookahead.
+	Lookahead int
 
 	ids map[*smart.Stencil]string // Stencil.ID hashes the whole stencil: computed once a run
 }
@@ -102,7 +112,25 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		}
 		return sum, err
 	}
-	for len(todo) > 0 {
+	// Batch i is todo[i*batch:(i+1)*batch]; a Prefetcher gets the first one and those up to Lookahead
+	// ahead before the first is measured, then each further one as the one Lookahead before it
+	// starts, so that what it starts on in order is what the GPU needs in order.
+	p, prefetch := r.Evaluator.(Prefetcher)
+	prefetch = prefetch && isBatch
+	lookahead := r.Lookahead
+	if lookahead <= 0 {
+		lookahead = DefaultLookahead
+	}
+	prefetched := 0 // batches handed to p
+	prefetchTo := func(last int) {
+		for ; prefetch && prefetched <= last && prefetched*batch < len(todo); prefetched++ {
+			qs, _ := r.queries(todo[prefetched*batch : min((prefetched+1)*batch, len(todo))])
+			if len(qs) > 0 {
+				p.Prefetch(qs)
+			}
+		}
+	}
+	for i := 0; i*batch < len(todo); i++ {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
@@ -110,10 +138,9 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 			sum.Stopped = true
 			break
 		}
-		n := min(batch, len(todo))
-		chunk := todo[:n]
-		todo = todo[n:]
-		rows := make([]smart.Measurement, 0, n)
+		chunk := todo[i*batch : min((i+1)*batch, len(todo))]
+		left := len(todo) - i*batch - len(chunk) // items after this batch
+		rows := make([]smart.Measurement, 0, len(chunk))
 		queries, queried := r.queries(chunk)
 		for _, it := range chunk {
 			if it.Invalid != "" {
@@ -122,10 +149,7 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 				rows = append(rows, m)
 			}
 		}
-		if p, ok := r.Evaluator.(Prefetcher); ok && isBatch && len(todo) > 0 {
-			next, _ := r.queries(todo[:min(batch, len(todo))])
-			p.Prefetch(next)
-		}
+		prefetchTo(i + lookahead)
 		var got []smart.Measurement
 		var evalErr error
 		switch {
@@ -177,7 +201,7 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		progress()
 		if evalErr != nil {
 			if ctx.Err() == nil && evalCtx.Err() != nil {
-				sum.Stopped = cut > 0 || len(todo) > 0 // StopAfter cut the batch off
+				sum.Stopped = cut > 0 || left > 0 // StopAfter cut the batch off
 				break
 			}
 			return fail(fmt.Errorf("evaluating stencil %s %s %s: %w", queried[0].Stencil.Name, queried[0].OC, queried[0].Setting, evalErr))

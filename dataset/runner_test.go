@@ -443,9 +443,13 @@ func ExampleParseShard() {
 type prefetchEval struct {
 	batchEval
 	prefetched, evaluated [][]string
+	ahead                 []int // of each prefetched batch, how many batches before it were still to evaluate
 }
 
-func (p *prefetchEval) Prefetch(qs []smart.Query) { p.prefetched = append(p.prefetched, queryKeys(qs)) }
+func (p *prefetchEval) Prefetch(qs []smart.Query) {
+	p.prefetched = append(p.prefetched, queryKeys(qs))
+	p.ahead = append(p.ahead, len(p.prefetched)-1-len(p.evaluated))
+}
 
 func (p *prefetchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
 	p.evaluated = append(p.evaluated, queryKeys(qs))
@@ -460,8 +464,10 @@ func queryKeys(qs []smart.Query) []string {
 	return keys
 }
 
-// TestRunnerPrefetches: before each batch but the last, a Prefetcher is handed exactly the next
-// batch it will evaluate (invalid items left out), so work started ahead is never wasted.
+// TestRunnerPrefetches: a Prefetcher is handed every batch it will evaluate exactly once, in
+// order (invalid items left out), the first before anything else and each other Lookahead
+// batches ahead, so that work started ahead is never wasted and a compiler queue serves the GPU
+// in the order it needs.
 func TestRunnerPrefetches(t *testing.T) {
 	ctx := context.Background()
 	sts := testStencils(t, 3, 3)
@@ -479,16 +485,25 @@ func TestRunnerPrefetches(t *testing.T) {
 	if invalid == 0 {
 		t.Fatal("the plan has no invalid item to leave out")
 	}
-	w, _, err := OpenWriter(t.TempDir(), simMeta(StencilParams(), plan, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	p := &prefetchEval{}
-	if _, err := (&Runner{Evaluator: p, GPU: "A100-40GB", Batch: 7}).Run(ctx, w, items); err != nil {
-		t.Fatal(err)
-	}
-	if len(p.evaluated) < 3 || !reflect.DeepEqual(p.prefetched, p.evaluated[1:]) {
-		t.Fatalf("prefetched %d batches %v\nevaluated %d %v", len(p.prefetched), p.prefetched, len(p.evaluated), p.evaluated)
+	for _, lookahead := range []int{1, 3} {
+		w, _, err := OpenWriter(t.TempDir(), simMeta(StencilParams(), plan, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		p := &prefetchEval{}
+		if _, err := (&Runner{Evaluator: p, GPU: "A100-40GB", Batch: 7, Lookahead: lookahead}).Run(ctx, w, items); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.evaluated) < lookahead+3 || !reflect.DeepEqual(p.prefetched, p.evaluated) {
+			t.Fatalf("lookahead %d: prefetched %d batches %v\nevaluated %d %v", lookahead, len(p.prefetched), p.prefetched, len(p.evaluated), p.evaluated)
+		}
+		// Batch j is handed over when batch j-lookahead is about to be evaluated, the first
+		// lookahead+1 before anything is.
+		for j, a := range p.ahead {
+			if want := min(j, lookahead); a != want {
+				t.Errorf("lookahead %d: batch %d prefetched with %d batches before it still to evaluate; want %d", lookahead, j, a, want)
+			}
+		}
 	}
 }

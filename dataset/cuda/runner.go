@@ -102,12 +102,16 @@ type Runner struct {
 	// generate makes a variant's kernel; nil means Generate. Tests plant faults through it.
 	generate func(st *smart.Stencil, t smart.Tuning) (*Kernel, error)
 
-	mu      sync.Mutex
-	copyBW  float64
-	best    map[string]float64 // fastest median ms per step, by stencil ID and by "ID|OC"
-	builds  map[string]*build  // by output file
-	sem     chan struct{}      // compiler slots
-	bg      context.Context    // compiles outlive a batch (Prefetch), not the runner
+	mu     sync.Mutex
+	copyBW float64
+	best   map[string]float64 // fastest median ms per step, by stencil ID and by "ID|OC"
+	builds map[string]*build  // by output file
+	sem    chan struct{}      // compiler slots
+	// turn closes when the compile started last has its slot: each compile waits for the one
+	// before it, so that slots go in the order compiles were asked for (Go's scheduler would
+	// otherwise let a batch prefetched later overtake the one the GPU needs first).
+	turn    chan struct{}
+	bg      context.Context // compiles outlive a batch (Prefetch), not the runner
 	stopBG  context.CancelFunc
 	wg      sync.WaitGroup
 	servers []*server // live harness processes, the most recently used last
@@ -216,6 +220,8 @@ func (r *Runner) defaults() {
 	}
 	if r.sem == nil {
 		r.sem = make(chan struct{}, r.Jobs)
+		r.turn = make(chan struct{})
+		close(r.turn)
 		r.builds = map[string]*build{}
 		r.bg, r.stopBG = context.WithCancel(context.Background())
 	}
@@ -272,12 +278,15 @@ type build struct {
 	err  error
 }
 
-// Prefetch starts compiling the variants of a batch that EvaluateBatch will be given next, so the
-// compilers work ahead of the GPU. It returns at once; the compiles run until done or Close.
+// Prefetch starts compiling the variants of a batch that EvaluateBatch will be given later, so the
+// compilers work ahead of the GPU; compiles start in the order asked, the harness before any
+// module, since the first batch needs it. It returns at once; the compiles run until done or
+// Close.
 func (r *Runner) Prefetch(qs []smart.Query) {
 	r.defaults()
 	units, _ := r.units(qs)
 	if len(units) > 0 && r.writeHeaders() == nil {
+		r.startBuild(harnessSource, true)
 		for _, u := range units {
 			r.startBuild(u.source, false)
 		}
@@ -470,14 +479,24 @@ func (r *Runner) startBuild(source string, harness bool) *build {
 		close(b.done)
 		return b
 	}
-	sem, bg := r.sem, r.bg
+	sem, bg, prev, turn := r.sem, r.bg, r.turn, make(chan struct{})
+	r.turn = turn
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		defer close(b.done)
+		slot := false
 		select {
-		case sem <- struct{}{}:
+		case <-prev:
+			select {
+			case sem <- struct{}{}:
+				slot = true
+			case <-bg.Done():
+			}
 		case <-bg.Done():
+		}
+		close(turn)
+		if !slot {
 			b.err = bg.Err()
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -596,5 +597,52 @@ func TestRunnerDataSetCompiledColumns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunnerCompilesInOrder: compiles take the compiler slots in the order they were asked for,
+// the harness first, whatever the scheduler makes of the goroutines that wait: the batch the GPU
+// measures next is never queued behind one prefetched for later.
+func TestRunnerCompilesInOrder(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "order.log")
+	// argv: -c SCRIPT sh -o OUTPUT SOURCE: log the source, then write the output.
+	script := fmt.Sprintf(`printf '%%s\n' "$3" >> %q && : > "$2"`, log)
+	c := Compiler{Path: sh, Args: []string{"-c", script, "sh"}, HarnessArgs: []string{"-c", script, "sh"}, Ext: ".mod"}
+	r := &Runner{Compiler: c, CacheDir: filepath.Join(dir, "cache"), GPU: "emulated", PerTU: 1, Jobs: 1}
+	defer r.Close()
+	st := smallStencil(t, "j2d5pt")
+	var batches [][]smart.Query
+	for b := range 4 {
+		var qs []smart.Query
+		for _, bx := range []int{8, 16, 32} {
+			qs = append(qs, base(st, bx, 1<<b))
+		}
+		batches = append(batches, qs)
+		r.Prefetch(qs)
+	}
+	source := func(b *build) string { return strings.TrimSuffix(b.path, filepath.Ext(b.path)) + ".cu" }
+	want := []string{source(r.startBuild(harnessSource, true))}
+	for _, qs := range batches {
+		units, _ := r.units(qs)
+		for _, u := range units {
+			b := r.startBuild(u.source, false) // the build Prefetch started
+			<-b.done
+			if b.err != nil {
+				t.Fatal(b.err)
+			}
+			want = append(want, source(b))
+		}
+	}
+	text, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(text)); !slices.Equal(got, want) {
+		t.Errorf("compiled in the order\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
