@@ -98,6 +98,10 @@ func TestKernelTunerDeviceNames(t *testing.T) {
 	want := map[string]string{
 		"NVIDIA A100-PCIE-40GB": "A100-40GB", "NVIDIA RTX A4000": "RTX-A4000", "NVIDIA RTX A6000": "RTX-A6000",
 		"MI250X": "MI250X", "AMD Radeon PRO W6600": "W6600", "AMD Radeon PRO W7800": "W7800",
+		// benchmark_hub's other caches and HIP's names of the other Instinct GPUs.
+		"NVIDIA TITAN RTX": "TITAN-RTX", "NVIDIA GeForce RTX 3060 Laptop GPU": "RTX-3060-Laptop",
+		"NVIDIA GeForce RTX 3090": "RTX-3090", "NVIDIA GeForce RTX 2080 Ti": "RTX-2080-Ti",
+		"AMD Instinct MI50/MI60": "MI50", "AMD Instinct MI100": "MI100", "AMD Instinct MI210": "MI210", "AMD Instinct MI300X": "MI300X",
 	}
 	for name, canonical := range want {
 		g, err := c.Lookup(name)
@@ -207,21 +211,21 @@ func TestMergeOverride(t *testing.T) {
 
 func TestMergeNewGPU(t *testing.T) {
 	base, _ := mustDefault(t).Lookup("RTX-A4000")
-	body := fmt.Sprintf(`{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4080", "aliases": ["NVIDIA GeForce RTX 4080"],
-		"vendor": "NVIDIA", "arch": "Ada Lovelace", "compute_capability": "8.9", "sms": 76, "memory_gb": 16,
-		"bandwidth_gbs": 716.8, "l2_mb": 64, "shared_per_sm_kb": 100, "shared_per_block_kb": 99, "regs_per_sm": %d,
+	body := fmt.Sprintf(`{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4060", "aliases": ["NVIDIA GeForce RTX 4060"],
+		"vendor": "NVIDIA", "arch": "Ada Lovelace", "compute_capability": "8.9", "sms": 24, "memory_gb": 8,
+		"bandwidth_gbs": 272, "l2_mb": 24, "shared_per_sm_kb": 100, "shared_per_block_kb": 99, "regs_per_sm": %d,
 		"regs_per_block": %d, "max_regs_per_thread": 255, "max_threads_per_sm": 1536, "max_threads_per_block": 1024,
-		"max_blocks_per_sm": 24, "fp64_tflops": 0.76, "fp32_tflops": 48.7, "boost_clock_mhz": 2505,
+		"max_blocks_per_sm": 24, "fp64_tflops": 0.24, "fp32_tflops": 15.1, "boost_clock_mhz": 2460,
 		"constant_memory_kb": 64, "warp_size": 32, "price": null, "sources": {"*": "NVIDIA Ada whitepaper"}}]}`, base.RegsPerSM, base.RegsPerBlock)
 	c, err := Load(writeFile(t, body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := c.Lookup("nvidia geforce rtx 4080")
-	if err != nil || g.SMs != 76 {
+	g, err := c.Lookup("nvidia geforce rtx 4060")
+	if err != nil || g.SMs != 24 {
 		t.Fatalf("new GPU: %+v, %v", g, err)
 	}
-	if got := c.Names(); got[len(got)-1] != "RTX-4080" {
+	if got := c.Names(); got[len(got)-1] != "RTX-4060" {
 		t.Errorf("new GPU not appended: %v", got)
 	}
 }
@@ -321,7 +325,7 @@ func ExampleCatalog_Lookup() {
 	fmt.Println(err)
 	// Output:
 	// A100-40GB 108 1555 2.74
-	// unknown GPU "h10"; did you mean H100-SXM, A10, H100-PCIe?
+	// unknown GPU "h10"; did you mean H100-SXM, A10, H100-NVL, H100-PCIe?
 }
 
 // The GPUs added from Kepler to Blackwell, with golden values from their datasheets and
@@ -360,6 +364,20 @@ func TestEmbeddedKeplerToBlackwell(t *testing.T) {
 		{"GH200-144GB", "9.0", 132, 144, 4900, 67},
 		{"RTX-5090", "12.0", 170, 32, 1792, 104.8},
 		{"RTX-PRO-6000-Blackwell", "12.0", 188, 96, 1792, 125},
+		{"TITAN-RTX", "7.5", 72, 24, 672, 16.3},
+		{"RTX-2070-Super", "7.5", 40, 8, 448, 9.1},
+		{"RTX-3080", "8.6", 68, 10, 760, 29.8},
+		{"RTX-3070", "8.6", 46, 8, 448, 20.3},
+		{"RTX-3060", "8.6", 28, 12, 360, 12.7},
+		{"RTX-3060-Laptop", "8.6", 30, 6, 336, 13.1},
+		{"RTX-A5000", "8.6", 64, 24, 768, 27.8},
+		{"RTX-4080", "8.9", 76, 16, 716.8, 48.7},
+		{"RTX-4070", "8.9", 46, 12, 504, 29.1},
+		{"P100-PCIe", "6.0", 56, 16, 732, 9.3},
+		{"P100-PCIe-12GB", "6.0", 56, 12, 549, 9.3},
+		{"V100S-PCIe", "7.0", 80, 32, 1134, 16.4},
+		{"A100-80GB-PCIe", "8.0", 108, 80, 1935, 19.5},
+		{"H100-NVL", "9.0", 132, 94, 3900, 60},
 	}
 	for _, tc := range tests {
 		g, err := c.Lookup(tc.name)
@@ -391,6 +409,12 @@ func TestNVMLNames(t *testing.T) {
 		"NVIDIA RTX 6000 Ada Generation": "RTX-6000-Ada", "NVIDIA H100 80GB HBM3": "H100-SXM", "NVIDIA H100 PCIe": "H100-PCIe",
 		"NVIDIA H200": "H200", "NVIDIA GH200 480GB": "GH200", "NVIDIA GH200 144G HBM3e": "GH200-144GB",
 		"NVIDIA GeForce RTX 5090": "RTX-5090", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": "RTX-PRO-6000-Blackwell",
+		"NVIDIA TITAN RTX": "TITAN-RTX", "TITAN RTX": "TITAN-RTX", "NVIDIA GeForce RTX 2070 SUPER": "RTX-2070-Super",
+		"NVIDIA GeForce RTX 3080": "RTX-3080", "NVIDIA GeForce RTX 3070": "RTX-3070", "NVIDIA GeForce RTX 3060": "RTX-3060",
+		"NVIDIA GeForce RTX 3060 Laptop GPU": "RTX-3060-Laptop", "NVIDIA RTX A5000": "RTX-A5000",
+		"NVIDIA GeForce RTX 4080": "RTX-4080", "NVIDIA GeForce RTX 4070": "RTX-4070",
+		"Tesla P100-PCIE-16GB": "P100-PCIe", "Tesla P100-PCIE-12GB": "P100-PCIe-12GB", "Tesla V100S-PCIE-32GB": "V100S-PCIe",
+		"NVIDIA A100 80GB PCIe": "A100-80GB-PCIe", "NVIDIA H100 NVL": "H100-NVL",
 	}
 	covered := map[string]bool{}
 	for name, canonical := range nvml {
@@ -488,8 +512,8 @@ func TestSelect(t *testing.T) {
 		field        string
 	}{
 		{"", "Kepler", []string{"K80", "K40"}, ""},
-		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada"}, ""},
-		{"AMD", "", []string{"MI250X", "W6600", "W7800"}, ""},
+		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada", "RTX-4080", "RTX-4070"}, ""},
+		{"AMD", "", []string{"MI250X", "W6600", "W7800", "MI50", "MI100", "MI210", "MI300X"}, ""},
 		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell"}, ""},
 		{"", "Keppler", nil, "arch"},
 		{"Intel", "", nil, "vendor"},
