@@ -69,8 +69,9 @@ type KernelTunerFile struct {
 //	T4 "timeout"                                     timeout
 //
 // Times: time_ms is the median of the file's repeated runs, min, max and std (n-1) are theirs,
-// mean_ms is the time Kernel Tuner reported (its objective: the mean of the runs), reps their
-// number.
+// mean_ms is the time Kernel Tuner reported (the mean of the runs), reps their number. A cache
+// tuned for another objective (GFLOP/s, energy) still records each configuration's time, which is
+// what smart reads.
 //
 // When a space.json (benchmark_hub format) sits beside the file, its constraint expressions are
 // carried in Kernel.Constraints, and it names the kernel and parameter values of T4 files. A
@@ -144,7 +145,6 @@ type ktFile struct {
 	ProblemSize    json.RawMessage              `json:"problem_size"`
 	TuneParamsKeys []string                     `json:"tune_params_keys"`
 	TuneParams     map[string][]json.RawMessage `json:"tune_params"`
-	Objective      string                       `json:"objective"`
 	Cache          map[string]ktRecord          `json:"cache"`
 
 	// A T4 file.
@@ -289,9 +289,6 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 	}
 	if len(c.Cache) == 0 {
 		return nil, fmt.Errorf("%s holds no configurations (its field cache is empty); give a cache that Kernel Tuner has filled", path)
-	}
-	if c.Objective != "" && c.Objective != "time" {
-		return nil, fmt.Errorf("%s: field objective is %q; smart imports caches tuned for time", path, c.Objective)
 	}
 	f := &KernelTunerFile{Path: path, Format: "cache", Device: Device{Name: c.DeviceName}, Kernel: Kernel{Name: c.KernelName}}
 	if f.Kernel.Name == "" && sp != nil {

@@ -282,6 +282,7 @@ func TestKernelTunerErrors(t *testing.T) {
 	}{
 		{"plain.json", cache("2"), false, ""},
 		{"zipped.json.gz", cache("2"), true, ""},
+		{"gflops.json", strings.Replace(cache("2"), `"objective":"time"`, `"objective":"GFLOP/s"`, 1), false, ""},
 		{"unknown.json", cache(`"WeirdConfig"`), false, `field cache["1"].time is "WeirdConfig", a failure smart does not know`},
 		{"negative.json", cache("-1"), false, `field cache["1"].time is -1, neither a positive time in ms (up to 1e+09) nor a failure name`},
 		{"huge.json", cache("1e308"), false, `field cache["1"].time is 1e308, neither a positive time in ms (up to 1e+09) nor a failure name`},
