@@ -25,9 +25,12 @@ type Train struct {
 	Seed       uint64           // of the folds
 	Catalog    *catalog.Catalog // nil: the embedded catalogue
 	NoAnalytic bool             // leave the analytic model's time out of the columns
-	Dims       int              // keep only the stencils of this many dimensions; 0: all
-	Out        string           // the model file; "": not saved (the caller saves Trained)
-	Replace    bool             // replace Out even where it is not a model file
+	// Target is what a runtime model learns (train.Options.Target): "" or train.TargetAuto,
+	// models.TargetLnMs or models.TargetLnOverAnalytic.
+	Target  string
+	Dims    int    // keep only the stencils of this many dimensions; 0: all
+	Out     string // the model file; "": not saved (the caller saves Trained)
+	Replace bool   // replace Out even where it is not a model file
 	// Labels, for select, are labels computed in memory for some of Data, by directory, in
 	// place of their labels.json (dataset.ComputeLabels with another data set's classes).
 	Labels map[string]*dataset.Labels
@@ -63,6 +66,8 @@ func (t Train) Check() error {
 		return wrong("CV", strconv.Itoa(t.CV), "use 0 (no cross-validation) or 2 or more folds")
 	case t.Dims != 0 && t.Dims != 2 && t.Dims != 3:
 		return wrong("Dims", strconv.Itoa(t.Dims), "stencils are 2-D or 3-D")
+	case t.Target != "" && t.Target != models.TargetLnMs && t.Target != models.TargetLnOverAnalytic:
+		return wrong("Target", t.Target, "use "+models.TargetLnMs+" or "+models.TargetLnOverAnalytic)
 	}
 	return checkReplace("Out", t.Out, t.Replace, atomicfile.Kind{What: "a model file", Ours: models.IsModelFile})
 }
@@ -76,7 +81,8 @@ func (t Train) Load() (*train.Set, error) {
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
 	}
-	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels})
+	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels,
+		Target: t.Target})
 }
 
 // Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.

@@ -10,7 +10,8 @@
 # Usage, from the repository root: SMART=bin/smart bench/screen-campaign.sh DATASET [FOLDS] [GPU]
 # (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). FOLDS 0 trains nothing:
 # every stencil is predicted with the embedded models, the baseline while they have not seen the
-# campaign. VERBOSE=1 prints every stencil's candidates.
+# campaign. VERBOSE=1 prints every stencil's candidates; TARGET=ln_ms_over_analytic trains the fold
+# models on the time over the analytic model's (smart train --target).
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -79,7 +80,8 @@ for f in range(k):
         model = os.path.join(work, f'fold-{f}-{d}d.model')
         data = [a for s in named if d in named_dims[s] for a in ('--data', s)] + ['--data', copy]
         subprocess.run([smart, 'train', '--task', 'runtime', '--model', 'gbdt', *data, '--dims', str(d), '--cv', '0',
-                        '--param', 'early_stop=0', '-o', model], capture_output=True, text=True, check=True)
+                        '--param', 'early_stop=0', '--target', os.environ.get('TARGET') or 'ln_ms', '-o', model],
+                       capture_output=True, text=True, check=True)
         for i in held:
             if dims[i] != d:
                 continue

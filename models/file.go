@@ -51,11 +51,25 @@ type Header struct {
 	Created  time.Time         `json:"created"`
 }
 
-// The targets.
+// The targets. A runtime model learns ln ms, or ln of the time over the analytic model's where
+// its rows carry that model's time (TargetLnOverAnalytic): the trees then learn what the
+// analytic model misses rather than the time itself, and the level follows the analytic model
+// where they cannot (another grid, a stencil unlike those learned).
 const (
-	TargetClass = "class"
-	TargetLnMs  = "ln_ms"
+	TargetClass          = "class"
+	TargetLnMs           = "ln_ms"
+	TargetLnOverAnalytic = "ln_ms_over_analytic"
 )
+
+// AnalyticAnchor is what a TargetLnOverAnalytic model's target is relative to in row: the
+// analytic model's ln ms (the row's second-to-last column, Inputs' order) where the row's last
+// column says the analytic model answered, and 0 (the target is then ln ms) where it did not.
+func AnalyticAnchor(row []float64) float64 {
+	if n := len(row); n >= 2 && row[n-1] == 1 {
+		return row[n-2]
+	}
+	return 0
+}
 
 // Inputs says how the rows of a model are built from a stencil (or a foreign kernel's
 // configuration), an OC and setting, and a GPU, so that predictions build the same rows
@@ -178,9 +192,13 @@ func (h *Header) check() error {
 			member[oc] = i
 		}
 	}
-	want := map[Task]string{Select: TargetClass, Runtime: TargetLnMs}[h.Task]
-	if h.Target != want {
-		return fmt.Errorf("task %s has target %q; this version reads %q", h.Task, h.Target, want)
+	switch {
+	case h.Task == Select && h.Target != TargetClass:
+		return fmt.Errorf("task %s has target %q; this version reads %q", h.Task, h.Target, TargetClass)
+	case h.Task == Runtime && h.Target != TargetLnMs && h.Target != TargetLnOverAnalytic:
+		return fmt.Errorf("task %s has target %q; this version reads %q or %q", h.Task, h.Target, TargetLnMs, TargetLnOverAnalytic)
+	case h.Target == TargetLnOverAnalytic && (h.Inputs == nil || h.Inputs.Analytic == ""):
+		return fmt.Errorf("target %q needs rows that carry the analytic model's time; the inputs name none", h.Target)
 	}
 	return nil
 }
@@ -399,7 +417,7 @@ func Decode(data []byte, kinds Kinds) (*Model, error) {
 		if !ok {
 			return nil, fmt.Errorf("kind %s decoded a %T, not a Regressor", h.Kind, v)
 		}
-		m.Regressor = &loadedRegressor{r: r, norm: norm, names: h.Features}
+		m.Regressor = &loadedRegressor{r: r, norm: norm, names: h.Features, anchored: h.Target == TargetLnOverAnalytic}
 	}
 	return m, nil
 }
@@ -470,6 +488,16 @@ type loadedRegressor struct {
 	r     Regressor
 	norm  *Scale
 	names []string
+	// anchored: the model predicts ln ms over the analytic model's (TargetLnOverAnalytic).
+	anchored bool
+}
+
+// ms is the time of a row (as given, not normalised) from the model's prediction v for it.
+func (l *loadedRegressor) ms(row []float64, v float64) float64 {
+	if l.anchored {
+		v += AnalyticAnchor(row)
+	}
+	return math.Exp(v)
 }
 
 func (l *loadedRegressor) Predict(row []float64) (float64, error) {
@@ -478,15 +506,15 @@ func (l *loadedRegressor) Predict(row []float64) (float64, error) {
 		return 0, err
 	}
 	v, err := l.r.Predict(rows[0])
-	return math.Exp(v), err
+	return l.ms(row, v), err
 }
 
 func (l *loadedRegressor) PredictBatch(rows [][]float64) ([]float64, error) {
-	rows, err := prepare(rows, l.names, l.norm)
+	prepared, err := prepare(rows, l.names, l.norm)
 	if err != nil {
 		return nil, err
 	}
-	p, err := l.r.PredictBatch(rows)
+	p, err := l.r.PredictBatch(prepared)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +523,7 @@ func (l *loadedRegressor) PredictBatch(rows [][]float64) ([]float64, error) {
 	}
 	out := make([]float64, len(p))
 	for i, v := range p {
-		out[i] = math.Exp(v)
+		out[i] = l.ms(rows[i], v)
 	}
 	return out, nil
 }

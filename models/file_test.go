@@ -192,6 +192,46 @@ func TestNormalisationAndClasses(t *testing.T) {
 	}
 }
 
+// A model of the time over the analytic model's adds the row's analytic ln time (its
+// second-to-last column, read before normalisation) where the last column says the analytic
+// model answered, and nothing where it did not.
+func TestAnalyticAnchor(t *testing.T) {
+	dir := t.TempDir()
+	h := runtimeHeader()
+	h.Kind, h.Target = "linear-norm", models.TargetLnOverAnalytic
+	h.Features = []string{"x", "roofline_ln_ms", "roofline_ok"}
+	h.Inputs = &models.Inputs{Dims: 2, Setting: true, GPU: true, Analytic: "roofline"}
+	h.Norm = models.FitScale([][]float64{{0, -5, 0}, {2, 5, 1}})
+	path := filepath.Join(dir, "r.model")
+	if err := models.Save(path, h, &linear{W: []float64{1, 0, 0}}); err != nil { // predicts the scaled x
+		t.Fatal(err)
+	}
+	m, err := models.Load(path, testKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]float64{{1, 2, 1}, {1, 2, 0}, {2, -3, 1}}
+	want := []float64{math.Exp(0.5 + 2), math.Exp(0.5), math.Exp(1 - 3)}
+	got, err := m.Regressor.PredictBatch(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		one, _ := m.Regressor.Predict(rows[i])
+		if math.Abs(got[i]-want[i]) > 1e-12 || math.Abs(one-want[i]) > 1e-12 {
+			t.Errorf("row %v: PredictBatch %v, Predict %v; want %v", rows[i], got[i], one, want[i])
+		}
+	}
+	if a := models.AnalyticAnchor([]float64{7}); a != 0 {
+		t.Errorf("AnalyticAnchor of a row too short for the columns = %v; want 0", a)
+	}
+	// Without the analytic model's column there is nothing to be relative to.
+	h.Inputs.Analytic = ""
+	if err := models.Write(&bytes.Buffer{}, h, nil); err == nil || !strings.Contains(err.Error(), "analytic") {
+		t.Errorf("target %s without the analytic column: %v", h.Target, err)
+	}
+}
+
 func modelBytes(t *testing.T) []byte {
 	t.Helper()
 	var b bytes.Buffer

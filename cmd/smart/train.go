@@ -37,6 +37,7 @@ func (o *trainOpts) register(fs *flag.FlagSet, all models.Kinds) {
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the cross-validation folds")
 	fs.StringVar(&o.catalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.BoolVar(&o.NoAnalytic, "no-analytic", false, "leave the analytic model's time out of the columns")
+	fs.StringVar(&o.Target, "target", models.TargetLnMs, "what a runtime model learns: "+models.TargetLnMs+", or "+models.TargetLnOverAnalytic+" (the time over the\nanalytic model's, for rows that carry it: measured stencils, the convolution)")
 	fs.IntVar(&o.Dims, "dims", 0, "keep only the stencils of this many dimensions, 2 or 3 (a stencil model is of one;\ndata sets of both, e.g. from smart bench j3d7pt j2d5pt, need a model for each)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the cross-validation report and model summary as JSON")
 }

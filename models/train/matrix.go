@@ -37,6 +37,9 @@ type Options struct {
 	// Dims, when set, keeps only the rows of stencils of these dimensions, so a model of one
 	// dimension is scored on data sets that mix 2-D and 3-D stencils; Set.Dropped counts the rest.
 	Dims int
+	// Target is what a runtime model learns: models.TargetLnMs ("" means it), or
+	// models.TargetLnOverAnalytic, which needs rows that carry the analytic model's time.
+	Target string
 }
 
 // ErrMixedDims is the error of Load on data sets of 2-D and 3-D stencils without Options.Dims:
@@ -62,7 +65,10 @@ type Set struct {
 	Samples []Sample
 	Inputs  models.Inputs
 	Classes []models.Class // select
-	Refs    []models.DataRef
+	// Target is what Data.Y holds: models.TargetClass (select), TargetLnMs or
+	// TargetLnOverAnalytic (runtime).
+	Target string
+	Refs   []models.DataRef
 	// Stencils holds the stencils of the rows by ID (nil for foreign kernels).
 	Stencils map[string]*smart.Stencil
 	GPUs     map[string]smart.GPU
@@ -180,6 +186,18 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		in = *opt.Inputs
 	}
 	s.Classes = opt.Classes
+	switch {
+	case opt.Task == models.Select:
+		s.Target = models.TargetClass
+	case opt.Target == "" || opt.Target == models.TargetLnMs:
+		s.Target = models.TargetLnMs
+	case opt.Target != models.TargetLnOverAnalytic:
+		return nil, fmt.Errorf("unknown target %q (known: %s, %s)", opt.Target, models.TargetLnMs, models.TargetLnOverAnalytic)
+	case in.Analytic == "":
+		return nil, fmt.Errorf("target %s needs rows that carry the analytic model's time: these data sets' rows do not (simulated data, or a kernel it does not model)", opt.Target)
+	default:
+		s.Target = opt.Target
+	}
 	f, err := rows.New(in)
 	if err != nil {
 		return nil, err
@@ -320,8 +338,12 @@ func (s *Set) runtimeRows(srcs []source, f *rows.Featurizer) error {
 			if err != nil {
 				return fmt.Errorf("data set %s: row of %s %s %s on %s: %w", src.dir, cmp.Or(m.StencilID, m.Kernel), m.OC, m.Setting, g, err)
 			}
+			y := math.Log(m.TimeMs)
+			if s.Target == models.TargetLnOverAnalytic {
+				y -= models.AnalyticAnchor(row)
+			}
 			s.Data.X = append(s.Data.X, row)
-			s.Data.Y = append(s.Data.Y, math.Log(m.TimeMs))
+			s.Data.Y = append(s.Data.Y, y)
 			s.Data.Groups = append(s.Data.Groups, group)
 			s.Samples = append(s.Samples, Sample{Group: group, GPU: g, OC: m.OC, Setting: m.Setting, TimeMs: m.TimeMs})
 			ref.Rows++

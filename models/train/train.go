@@ -6,6 +6,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -33,12 +34,20 @@ func Fit(ctx context.Context, kinds models.Kinds, name string, set *Set, params 
 	if err != nil {
 		return nil, nil, err
 	}
-	h := &models.Header{Kind: name, Task: data.Task, Target: models.TargetLnMs, Features: data.Features, Params: params,
+	h := &models.Header{Kind: name, Task: data.Task, Target: cmp.Or(set.Target, models.TargetLnMs), Features: data.Features, Params: params,
 		Inputs: &set.Inputs, Norm: norm, Data: set.Refs, Created: time.Now().UTC().Truncate(time.Second)}
 	if data.Task == models.Select {
 		h.Target, h.Classes = models.TargetClass, set.Classes
 	}
 	return f, h, nil
+}
+
+// lnMs turns a prediction of row's target into ln ms.
+func (s *Set) lnMs(row []float64, v float64) float64 {
+	if s.Target == models.TargetLnOverAnalytic {
+		return v + models.AnalyticAnchor(row)
+	}
+	return v
 }
 
 func scaled(d *models.Data, s *models.Scale) *models.Data {
@@ -116,7 +125,7 @@ func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Se
 				return nil, fmt.Errorf("fold %d of %d: %w", f+1, k, err)
 			}
 			for i, r := range test {
-				p.LnMs[r] = pred[i]
+				p.LnMs[r] = set.lnMs(set.Data.X[r], pred[i])
 			}
 		}
 		for _, r := range test {
@@ -244,6 +253,9 @@ func Holdout(ctx context.Context, kinds models.Kinds, name string, set *Set, gpu
 	pred, err := inChunks(ctx, x, reg.PredictBatch)
 	if err != nil {
 		return nil, nil, err
+	}
+	for i := range pred {
+		pred[i] = set.lnMs(test.Data.X[i], pred[i])
 	}
 	return test, &Predictions{Fold: make([]int, len(pred)), LnMs: pred}, nil
 }

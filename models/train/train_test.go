@@ -95,6 +95,103 @@ func TestAnalyticColumn(t *testing.T) {
 	}
 }
 
+// TestTargetOverAnalytic: a runtime set of measured stencils learns ln ms less the analytic
+// model's ln ms where that model answered, when asked; its out-of-fold predictions and the
+// saved model's come back in ln ms; simulated data and unknown targets are refused.
+func TestTargetOverAnalytic(t *testing.T) {
+	dir := synthDataSetFrom(t, 6, []string{"A100-40GB"}, 8, smart.Measured)
+	plain, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load([]string{dir}, Options{Task: models.Runtime, Target: models.TargetLnOverAnalytic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Target != models.TargetLnMs || set.Target != models.TargetLnOverAnalytic {
+		t.Fatalf("targets %q and %q; want %q by default and %q asked", plain.Target, set.Target, models.TargetLnMs, models.TargetLnOverAnalytic)
+	}
+	n := len(set.Data.Features)
+	anchored := 0
+	for i, row := range set.Data.X {
+		want := math.Log(set.Samples[i].TimeMs)
+		if row[n-1] == 1 {
+			want -= row[n-2]
+			anchored++
+		}
+		if math.Abs(set.Data.Y[i]-want) > 1e-12 || plain.Data.Y[i] != math.Log(set.Samples[i].TimeMs) {
+			t.Fatalf("row %d: target %v, want %v (plain %v)", i, set.Data.Y[i], want, plain.Data.Y[i])
+		}
+	}
+	if anchored == 0 {
+		t.Fatal("the analytic model answered no row")
+	}
+	params := map[string]string{"rounds": "30"}
+	p, err := CrossValidate(context.Background(), kinds.All(), "gbdt", set, 3, 1, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, h, err := Fit(context.Background(), kinds.All(), "gbdt", set, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Target != models.TargetLnOverAnalytic {
+		t.Errorf("header target %q", h.Target)
+	}
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := models.Save(path, h, f); err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(path, kinds.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := f.(models.Regressor)
+	for i, row := range set.Data.X {
+		v, _ := raw.Predict(row)
+		ms, _ := m.Regressor.Predict(row)
+		if want := math.Exp(v + models.AnalyticAnchor(row)); math.Abs(ms-want) > 1e-9*want {
+			t.Fatalf("row %d: the saved model predicts %v ms; want %v", i, ms, want)
+		}
+	}
+	// Out of fold, the predictions are ln ms too: fold 0's rows as a model of the other folds,
+	// saved and loaded, predicts them.
+	var in, out []int
+	for i, fold := range p.Fold {
+		if fold == 0 {
+			out = append(out, i)
+		} else {
+			in = append(in, i)
+		}
+	}
+	f0, h0, err := Fit(context.Background(), kinds.All(), "gbdt", set.Subset(in), params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := models.Save(path, h0, f0); err != nil {
+		t.Fatal(err)
+	}
+	m0, err := models.Load(path, kinds.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range out {
+		ms, _ := m0.Regressor.Predict(set.Data.X[i])
+		if math.Abs(p.LnMs[i]-math.Log(ms)) > 1e-9 {
+			t.Fatalf("row %d: out-of-fold ln ms %v; the fold's model predicts %v", i, p.LnMs[i], math.Log(ms))
+		}
+	}
+	sim := synthDataSet(t, 4, []string{"A100-40GB"}, 2)
+	for _, tc := range []struct{ dir, target, want string }{
+		{sim, models.TargetLnOverAnalytic, "needs rows that carry the analytic model's time"},
+		{dir, "ms", `unknown target "ms"`},
+	} {
+		if _, err := Load([]string{tc.dir}, Options{Task: models.Runtime, Target: tc.target}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("target %s: %v; want %q", tc.target, err, tc.want)
+		}
+	}
+}
+
 func TestLoadSelect(t *testing.T) {
 	dir := synthDataSet(t, 10, []string{"A100-40GB", "V100"}, 2)
 	set, err := Load([]string{dir}, Options{Task: models.Select})
