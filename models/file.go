@@ -74,13 +74,16 @@ func AnalyticAnchor(row []float64) float64 {
 // Inputs says how the rows of a model are built from a stencil (or a foreign kernel's
 // configuration), an OC and setting, and a GPU, so that predictions build the same rows
 // (models/rows.Featurizer). Columns come in this order: stencil features, tensor, setting
-// (or kernel parameters), GPU features, analytic time.
+// (or kernel parameters) and its estimated usage, GPU features, analytic time.
 type Inputs struct {
 	Dims     int  `json:"dims,omitempty"`      // stencil dimensions
 	MaxOrder int  `json:"max_order,omitempty"` // order the stencil features and the tensor are sized for
 	Stencil  bool `json:"stencil,omitempty"`   // the stencil's features (StencilMART Table II and more)
 	Tensor   bool `json:"tensor,omitempty"`    // the stencil's binary tensor
 	Setting  bool `json:"setting,omitempty"`   // the OC and the encoded setting
+	// Usage adds, after the setting's columns, the variant's estimated registers, fused partial
+	// sums and local-memory values per thread (features.Usage); stencils only.
+	Usage bool `json:"usage,omitempty"`
 	// Kernel and KernelParams name a foreign kernel (imported Kernel Tuner data) and the
 	// parameters that are its columns, in order.
 	Kernel       string   `json:"kernel,omitempty"`

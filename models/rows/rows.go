@@ -18,8 +18,8 @@ import (
 type Featurizer struct {
 	in    models.Inputs
 	names []string
-	// The setting's columns are [settingAt, settingAt+settings); the analytic model's, where
-	// read, the last two.
+	// The setting's columns (with its estimated usage, where read) are
+	// [settingAt, settingAt+settings); the analytic model's, where read, the last two.
 	settingAt, settings int
 }
 
@@ -44,6 +44,8 @@ func New(in models.Inputs) (*Featurizer, error) {
 		return nil, fmt.Errorf("inputs: the stencil analytic model needs a stencil, its OC and setting")
 	case in.Analytic != "" && !in.GPU:
 		return nil, fmt.Errorf("inputs: the analytic model needs the GPU")
+	case in.Usage && (in.Kernel != "" || !in.Setting):
+		return nil, fmt.Errorf("inputs: a variant's estimated usage needs a stencil, its OC and setting")
 	}
 	if in.Stencil {
 		f.names = append(f.names, features.StencilNames(in.MaxOrder)...)
@@ -58,6 +60,9 @@ func New(in models.Inputs) (*Featurizer, error) {
 		} else {
 			f.names = append(f.names, features.SettingNames(in.Dims)...)
 		}
+	}
+	if in.Usage {
+		f.names = append(f.names, features.UsageNames()...)
 	}
 	f.settings = len(f.names) - f.settingAt
 	if in.GPU {
@@ -155,7 +160,14 @@ func (f *Featurizer) Refill(row []float64, st *smart.Stencil, oc smart.Combinati
 			if err != nil {
 				return err
 			}
-			copy(cols, v)
+			n := copy(cols, v)
+			if in.Usage {
+				u, err := features.Usage(st, oc, set)
+				if err != nil {
+					return err
+				}
+				copy(cols[n:], u)
+			}
 		}
 	}
 	if in.Analytic != "" {

@@ -26,6 +26,8 @@ func TestNewRejects(t *testing.T) {
 		{"unknown analytic", models.Inputs{Dims: 2, Setting: true, GPU: true, Analytic: "magic"}, `unknown analytic model "magic"`},
 		{"analytic without setting", models.Inputs{Dims: 2, Stencil: true, GPU: true, Analytic: rows.AnalyticStencil}, "needs a stencil, its OC and setting"},
 		{"analytic without GPU", models.Inputs{Dims: 2, Setting: true, Analytic: rows.AnalyticStencil}, "needs the GPU"},
+		{"usage without setting", models.Inputs{Dims: 2, Stencil: true, Usage: true}, "estimated usage needs a stencil, its OC and setting"},
+		{"usage of a foreign kernel", models.Inputs{Kernel: "conv", KernelParams: []string{"a"}, Setting: true, Usage: true}, "estimated usage needs a stencil"},
 		{"no columns", models.Inputs{Dims: 2}, "no columns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,9 +123,15 @@ func TestRefill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := rows.New(models.Inputs{Dims: 3, Stencil: true, Tensor: true, Setting: true, GPU: true, Analytic: rows.AnalyticStencil})
+	f, err := rows.New(models.Inputs{Dims: 3, Stencil: true, Tensor: true, Setting: true, Usage: true, GPU: true, Analytic: rows.AnalyticStencil})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The usage columns follow the setting's.
+	names := f.Names()
+	at := slices.Index(names, features.UsageNames()[0])
+	if at < 0 || names[at-1] != features.SettingNames(3)[len(features.SettingNames(3))-1] || !slices.Equal(names[at:at+3], features.UsageNames()) {
+		t.Fatalf("columns %v: want %v right after the setting's", names, features.UsageNames())
 	}
 	variants := []struct {
 		oc      smart.Combination
@@ -147,6 +155,16 @@ func TestRefill(t *testing.T) {
 	}
 	if built[2][len(built[2])-1] != 0 || built[0][len(built[0])-1] != 1 {
 		t.Fatalf("the analytic model's flags %v and %v, want 1 and 0", built[0][len(built[0])-1], built[2][len(built[2])-1])
+	}
+	for i, v := range variants {
+		set, _ := smart.ParseSetting(v.setting)
+		want, err := features.Usage(st, v.oc, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := built[i][at : at+3]; !slices.Equal(got, want) {
+			t.Errorf("%s: usage columns %v, want %v", v.setting, got, want)
+		}
 	}
 	for i, from := range built {
 		for j, v := range variants {

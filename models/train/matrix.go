@@ -146,7 +146,10 @@ func Load(dirs []string, opt Options) (*Set, error) {
 			in.Analytic = rows.AnalyticConv
 		}
 	} else if analytic {
-		in.Analytic = rows.AnalyticStencil
+		// Measured stencils: the analytic model's time, and what the variant is estimated to
+		// ask of a thread (registers, spills), which its times depend on most where the
+		// simulated data's model is wrong (docs/results/calibration.md).
+		in.Analytic, in.Usage = rows.AnalyticStencil, true
 	}
 	gpus := map[string]bool{}
 	for _, src := range srcs {

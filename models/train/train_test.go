@@ -90,8 +90,19 @@ func TestAnalyticColumn(t *testing.T) {
 	if ok == 0 {
 		t.Error("the analytic model ran no variant")
 	}
-	if off, _ := Load([]string{dir}, Options{Task: models.Runtime, NoAnalytic: true}); slices.Contains(off.Data.Features, roofline.FeatureName) {
-		t.Error("NoAnalytic kept the column")
+	if off, _ := Load([]string{dir}, Options{Task: models.Runtime, NoAnalytic: true}); slices.Contains(off.Data.Features, roofline.FeatureName) || off.Inputs.Usage {
+		t.Error("NoAnalytic kept the column or the usage columns")
+	}
+	// Beside it, the variant's estimated usage; simulated data has neither.
+	if !set.Inputs.Usage || !slices.Contains(set.Data.Features, features.UsageNames()[0]) {
+		t.Errorf("measured data without the usage columns: %v", set.Data.Features)
+	}
+	sim, err := Load([]string{synthDataSet(t, 4, []string{"A100-40GB"}, 2)}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sim.Inputs.Usage || sim.Inputs.Analytic != "" {
+		t.Errorf("simulated data got inputs %+v", sim.Inputs)
 	}
 }
 
