@@ -6,7 +6,9 @@
 # (classic/, more/, random/*) and the campaign's other folds. Each candidate OC of the prediction
 # is placed among the OCs measured on the stencil by its fastest measured setting: the campaign
 # measures each OC's two settings the embedded model ranks fastest and two drawn at random, so
-# this is a lower bound on what the OC can do, as in bench/screen-all.sh.
+# this is a lower bound on what the OC can do, as in bench/screen-all.sh; and it favours models
+# like the one the manifest was planned with, whose favourite settings of each OC were measured
+# (bench/screen-all.sh's named stencils have uniformly drawn settings only).
 # Usage, from the repository root: SMART=bin/smart bench/screen-campaign.sh DATASET [FOLDS] [GPU]
 # (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). FOLDS 0 trains nothing:
 # every stencil is predicted with the embedded models, the baseline while they have not seen the
