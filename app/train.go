@@ -25,8 +25,8 @@ type Train struct {
 	Seed       uint64           // of the folds
 	Catalog    *catalog.Catalog // nil: the embedded catalogue
 	NoAnalytic bool             // leave the analytic model's time out of the columns
-	// Target is what a runtime model learns (train.Options.Target): "" or train.TargetAuto,
-	// models.TargetLnMs or models.TargetLnOverAnalytic.
+	// Target is what a runtime model learns (train.Options.Target): models.TargetLnMs ("") or
+	// models.TargetLnOverAnalytic.
 	Target  string
 	Dims    int    // keep only the stencils of this many dimensions; 0: all
 	Out     string // the model file; "": not saved (the caller saves Trained)

@@ -1,8 +1,8 @@
 // Package features turns stencils, settings and GPUs into the fixed-length numeric vectors that
 // learned models read: the binary tensor and the neighbour feature set of StencilMART (section
 // IV-C, Table II), the encoding of a parameter setting and what the variant is estimated to ask
-// of a thread, and a GPU's description. Every vector
-// comes with a name per entry, so a model can record the schema it was trained on.
+// of a thread, and a GPU's description. Every vector comes with a name per entry, so a model can
+// record the schema it was trained on.
 package features
 
 import (
