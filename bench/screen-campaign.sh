@@ -13,7 +13,8 @@
 # (DATASET e.g. data/measured/h100-sxm/campaign; FOLDS 12; GPU h100-sxm). FOLDS 0 trains nothing:
 # every stencil is predicted with the embedded models, the baseline while they have not seen the
 # campaign. VERBOSE=1 prints every stencil's candidates; TARGET=ln_ms_over_analytic trains the fold
-# models on the time over the analytic model's (smart train --target).
+# models on the time over the analytic model's (smart train --target); UNIFORM=1 scores by the
+# manifest's uniformly drawn settings alone (MANIFEST names another manifest directory).
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -35,8 +36,21 @@ best = {}
 with open(os.path.join(dataset, 'rows.csv')) as f:
     header = f.readline()
     rows = f.readlines()
+# UNIFORM=1 places every OC (and the stencil's best) by the manifest's uniformly drawn settings
+# alone, which no model chose: a fair screen of a model unlike the one the manifest was planned with.
+uniform = None
+if os.environ.get('UNIFORM') == '1':
+    import gzip
+    uniform = set()
+    with gzip.open(os.path.join(os.environ.get('MANIFEST') or 'data/campaign', 'items.csv.gz'), 'rt') as f:
+        for it in csv.DictReader(f):
+            if it['origin'] == 'uniform':
+                uniform.add((it['stencil_id'], it['oc'], frozenset(it['setting'].split(','))))
+params = ['bx', 'by', 'bz', 'shared', 'const', 'sd', 'sb', 'ufx', 'ufy', 'ufz', 'bmx', 'bmy', 'bmz', 'cmx', 'cmy', 'cmz', 'tt']
 for r in csv.DictReader([header] + rows):
     if r['status'] != 'ok' or r.get('cut'):
+        continue
+    if uniform is not None and (r['stencil_id'], r['oc'], frozenset(f'{p}={r[p]}' for p in params if r.get(p))) not in uniform:
         continue
     b = best.setdefault(r['stencil_id'], {})
     b[r['oc']] = min(b.get(r['oc'], math.inf), float(r['time_ms']))
@@ -106,5 +120,5 @@ how = f'{k} folds' if folds > 0 else 'the embedded models'
 print(f'{len(first)} stencils of {dataset} on {gpu}, {how}: first candidate\'s OC {geo(first):.2f}x the best measured OC '
       f'(geometric mean; worst {worst[1][0]:.2f}x, {names[worst[0]]}; within 1.10x on {sum(x <= 1.10 for x in first)}, '
       f'within 1.25x on {sum(x <= 1.25 for x in first)}), best of the candidates {geo(three):.2f}x '
-      f'(lower bounds: each OC by its fastest measured setting)')
+      f'(lower bounds: each OC by its fastest measured setting{", of those drawn uniformly" if uniform is not None else ""})')
 PY
