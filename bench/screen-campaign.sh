@@ -65,10 +65,15 @@ named_dims = {d: set(dims_of(d).values()) for d in named}
 
 results = []
 
+optimism = []  # the first candidate's predicted time over its OC's best measured, by dimensions
+
 def score(i, out, by):
     top = min(best[i].values())
     ratios = [best[i].get(c['oc'], math.inf) / top for c in out['candidates']]
     results.append((i, ratios))
+    first = out['candidates'][0]
+    if first['oc'] in best[i]:
+        optimism.append((dims[i], first['time_ms'] / best[i][first['oc']]))
     if verbose:
         print(f'{names[i]} ({dims[i]}-D) {by}: ' + '  '.join(f'{c["oc"]} {r:.2f}x' for c, r in zip(out['candidates'], ratios)))
 
@@ -121,4 +126,10 @@ print(f'{len(first)} stencils of {dataset} on {gpu}, {how}: first candidate\'s O
       f'(geometric mean; worst {worst[1][0]:.2f}x, {names[worst[0]]}; within 1.10x on {sum(x <= 1.10 for x in first)}, '
       f'within 1.25x on {sum(x <= 1.25 for x in first)}), best of the candidates {geo(three):.2f}x '
       f'(lower bounds: each OC by its fastest measured setting{", of those drawn uniformly" if uniform is not None else ""})')
+# How far the search's pick lies below anything measured of its OC: a model that extrapolates
+# optimistically where no data is shows here.
+for d in sorted({d for d, _ in optimism}):
+    v = sorted(x for dd, x in optimism if dd == d)
+    print(f'{d}-D: the first candidate predicted at {v[len(v) // 2]:.2f}x its OC\'s best measured time in the median, '
+          f'below 0.55x on {sum(x < 0.55 for x in v)} of {len(v)} stencils')
 PY
