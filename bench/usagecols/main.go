@@ -11,13 +11,12 @@
 //	go run ./bench/usagecols [-gpu h100-sxm] [-manifest data/campaign] [-folds 12] [-seeds 1,2,3]
 //
 // The data sets are those of the GPU's embedded models (data/measured/models.json): classic,
-// more and random/* of data/measured/GPU whose stencils are of the dimensions, and the campaign.
+// more, random/* and campaign of data/measured/GPU, each model reading the rows of its
+// dimensions; the campaign's stencils and uniform draws are the manifest's.
 package main
 
 import (
-	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
@@ -28,7 +27,7 @@ import (
 	"strings"
 
 	"smart"
-	"smart/dataset"
+	"smart/campaign"
 	"smart/features"
 	"smart/models"
 	"smart/models/kinds"
@@ -56,23 +55,26 @@ func run(w io.Writer, gpu, manifest string, folds int, seedList string) error {
 		}
 		seeds = append(seeds, s)
 	}
-	uniform, err := uniformItems(filepath.Join(manifest, "items.csv.gz"))
+	m, err := campaign.Load(manifest)
 	if err != nil {
 		return err
+	}
+	inCampaign, uniform := map[string]bool{}, map[string]bool{}
+	for _, it := range m.Items() {
+		id := it.Stencil.ID()
+		inCampaign[id] = true
+		if it.Origin == "uniform" {
+			uniform[item(id, it.OC, it.Setting)] = true
+		}
 	}
 	base := filepath.Join("data", "measured", gpu)
 	named, err := filepath.Glob(filepath.Join(base, "random", "*"))
 	if err != nil {
 		return err
 	}
-	named = append([]string{filepath.Join(base, "classic"), filepath.Join(base, "more")}, named...)
+	dirs := slices.Concat([]string{filepath.Join(base, "classic"), filepath.Join(base, "more")}, named, []string{filepath.Join(base, "campaign")})
 	fmt.Fprintf(w, "%-5s %4s %-8s  %-22s %-22s %-22s\n", "dims", "seed", "columns", "all: MAPE, pick", "named: MAPE, pick", "campaign uniform: MAPE, pick")
 	for _, dims := range []int{2, 3} {
-		dirs, err := ofDims(named, dims)
-		if err != nil {
-			return err
-		}
-		dirs = append(dirs, filepath.Join(base, "campaign"))
 		set, err := train.Load(dirs, train.Options{Task: models.Runtime, Dims: dims})
 		if err != nil {
 			return err
@@ -81,14 +83,10 @@ func run(w io.Writer, gpu, manifest string, folds int, seedList string) error {
 			return fmt.Errorf("%v: the rows carry no usage columns", dirs)
 		}
 		without := dropUsage(set)
-		campaign, err := stencilsOf(filepath.Join(base, "campaign"))
-		if err != nil {
-			return err
-		}
 		var namedRows, uniformRows []int
 		for i, s := range set.Samples {
 			switch {
-			case !campaign[s.Group]:
+			case !inCampaign[s.Group]:
 				namedRows = append(namedRows, i)
 			case uniform[item(s.Group, s.OC, s.Setting)]:
 				uniformRows = append(uniformRows, i)
@@ -140,84 +138,6 @@ func dropUsage(set *train.Set) *train.Set {
 	return &out
 }
 
-func ofDims(dirs []string, dims int) ([]string, error) {
-	var out []string
-	for _, d := range dirs {
-		ids, err := stencilsOf(d)
-		if err != nil {
-			return nil, err
-		}
-		for id := range ids {
-			st, err := dataset.ReadStencil(d, id)
-			if err != nil {
-				return nil, err
-			}
-			if st.Dims == dims {
-				out = append(out, d)
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
-// stencilsOf is the IDs of the stencils of a data set.
-func stencilsOf(dir string) (map[string]bool, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, "stencils"))
-	if err != nil {
-		return nil, err
-	}
-	ids := map[string]bool{}
-	for _, e := range entries {
-		ids[strings.TrimSuffix(e.Name(), ".json")] = true
-	}
-	return ids, nil
-}
-
 func item(id string, oc smart.Combination, s smart.Setting) string {
 	return id + " " + oc.String() + " " + s.String()
-}
-
-// uniformItems reads the manifest's uniformly drawn items.
-func uniformItems(path string) (map[string]bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r := csv.NewReader(zr)
-	header, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	out := map[string]bool{}
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if rec[col["origin"]] != "uniform" {
-			continue
-		}
-		oc, err := smart.ParseCombination(rec[col["oc"]])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		s, err := smart.ParseSetting(rec[col["setting"]])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out[item(rec[col["stencil_id"]], oc, s)] = true
-	}
 }
