@@ -24,9 +24,13 @@ type Observer interface {
 // order it will evaluate them, Lookahead batches ahead of the one it measures.
 type Prefetcher interface {
 	Prefetch(qs []smart.Query)
+	// Ahead is how many queries beyond the batch measured it can work on at once (a compiler
+	// backend: its compilers times the variants one compiles), so a Runner hands over enough
+	// batches to keep it busy while the GPU measures.
+	Ahead() int
 }
 
-// DefaultLookahead is how many batches ahead of the one measured a Runner hands a Prefetcher.
+// DefaultLookahead is the fewest batches ahead of the one measured a Runner hands a Prefetcher.
 // With one, a batch whose compiles outlast the batch before on the GPU leaves the GPU waiting
 // while compilers that finished the next batch sit idle; two keeps them busy through such a
 // batch, and what the run never reaches costs compiler time, not GPU time.
@@ -47,7 +51,7 @@ type Runner struct {
 	// can take many minutes.
 	StopAfter time.Duration
 	// Lookahead is the number of batches a Prefetcher gets ahead of the one measured; 0 means
-	// DefaultLookahead.
+	// as many as hold its Ahead queries, at least DefaultLookahead.
 	Lookahead int
 
 	ids map[*smart.Stencil]string // Stencil.ID hashes the whole stencil: computed once a run
@@ -120,6 +124,9 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 	lookahead := r.Lookahead
 	if lookahead <= 0 {
 		lookahead = DefaultLookahead
+		if prefetch {
+			lookahead = max(lookahead, (p.Ahead()+batch-1)/batch)
+		}
 	}
 	prefetched := 0 // batches handed to p
 	prefetchTo := func(last int) {

@@ -451,6 +451,9 @@ func (p *prefetchEval) Prefetch(qs []smart.Query) {
 	p.ahead = append(p.ahead, len(p.prefetched)-1-len(p.evaluated))
 }
 
+// Ahead asks for two batches of 7 and a bit: three batches ahead when Lookahead is 0.
+func (p *prefetchEval) Ahead() int { return 15 }
+
 func (p *prefetchEval) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
 	p.evaluated = append(p.evaluated, queryKeys(qs))
 	return p.batchEval.EvaluateBatch(ctx, qs)
@@ -485,7 +488,7 @@ func TestRunnerPrefetches(t *testing.T) {
 	if invalid == 0 {
 		t.Fatal("the plan has no invalid item to leave out")
 	}
-	for _, lookahead := range []int{1, 3} {
+	for _, lookahead := range []int{1, 3, 0} {
 		w, _, err := OpenWriter(t.TempDir(), simMeta(StencilParams(), plan, nil))
 		if err != nil {
 			t.Fatal(err)
@@ -494,6 +497,9 @@ func TestRunnerPrefetches(t *testing.T) {
 		p := &prefetchEval{}
 		if _, err := (&Runner{Evaluator: p, GPU: "A100-40GB", Batch: 7, Lookahead: lookahead}).Run(ctx, w, items); err != nil {
 			t.Fatal(err)
+		}
+		if lookahead == 0 {
+			lookahead = 3 // ceil(Ahead / Batch)
 		}
 		if len(p.evaluated) < lookahead+3 || !reflect.DeepEqual(p.prefetched, p.evaluated) {
 			t.Fatalf("lookahead %d: prefetched %d batches %v\nevaluated %d %v", lookahead, len(p.prefetched), p.prefetched, len(p.evaluated), p.evaluated)

@@ -293,6 +293,13 @@ func (r *Runner) Prefetch(qs []smart.Query) {
 	}
 }
 
+// Ahead is as many variants as fill a module for each compiler: handed that many beyond the
+// batch it measures, no compiler waits for work while the GPU measures.
+func (r *Runner) Ahead() int {
+	r.defaults()
+	return r.Jobs * r.PerTU
+}
+
 // units generates the queries' kernels and groups them into translation units; out holds a row
 // per query, with the status of those that cannot be generated.
 func (r *Runner) units(qs []smart.Query) ([]*unit, []smart.Measurement) {
