@@ -249,7 +249,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		ch.Scaled = &c.scaled
 		out = append(out, ch)
 	}
-	sortChoices(out)
+	sortChoices(out, p.AnalyticWeight)
 	return out
 }
 
@@ -359,15 +359,24 @@ func (s *session) used() []*Model {
 	return out
 }
 
-// sortChoices orders choices fastest first; where a bound gave several the same time (the copy
-// floor, say), the runtime model's own times order them.
-func sortChoices(cs []Choice) {
+// sortChoices orders choices fastest first by RankMs; where a bound gave several the same time
+// (the copy floor, say), the runtime model's own times order them.
+func sortChoices(cs []Choice, w float64) {
 	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].TimeMs != cs[j].TimeMs {
-			return cs[i].TimeMs < cs[j].TimeMs
+		if ri, rj := cs[i].RankMs(w), cs[j].RankMs(w); ri != rj {
+			return ri < rj
 		}
 		return learnedMs(cs[i]) < learnedMs(cs[j])
 	})
+}
+
+// RankMs is the time a choice is ranked by among the candidates: t^(1-w) a^w, t its time and a
+// the analytic model's (Predictor.AnalyticWeight); t where it has no analytic time.
+func (c Choice) RankMs(w float64) float64 {
+	if w <= 0 || c.Analytic == nil || c.Analytic.TimeMs <= 0 || c.TimeMs <= 0 {
+		return c.TimeMs
+	}
+	return math.Exp((1-w)*math.Log(c.TimeMs) + w*math.Log(c.Analytic.TimeMs))
 }
 
 // learnedMs is the runtime model's time of a choice, before any bound replaced it.

@@ -48,6 +48,12 @@ type Predictor struct {
 	// Bands give each runtime model's prediction interval, by its errors on measured stencils
 	// it had not seen (nil, or a model without one: no interval).
 	Bands *calibrate.Bands
+	// AnalyticWeight w ranks the candidates by t^(1-w) a^w, t the runtime model's time and a the
+	// calibrated analytic model's, rather than by t alone (0). The search picks the settings the
+	// runtime model is most optimistic about, and where the analytic model holds one several
+	// times slower than the others, measured it often was (docs/results/calibration.md,
+	// "Ranking the candidates"). Times are the runtime model's either way.
+	AnalyticWeight float64
 }
 
 // DefaultClasses is how many of the most probable OC classes the default budgets search, and
@@ -57,6 +63,11 @@ const (
 	DefaultClasses        = 3
 	DefaultMinProbability = 0.02
 )
+
+// DefaultAnalyticWeight is the default predictor's AnalyticWeight: enough to demote a candidate
+// the analytic model holds several times slower than the runtime model does (8 times: 1.23x),
+// too little to reorder candidates on which the two agree within their usual spread.
+const DefaultAnalyticWeight = 0.1
 
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default
 // budgets (a cold smart predict of a 3-D stencil answers in a few hundred milliseconds).
@@ -77,7 +88,7 @@ func DefaultPredictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands,
+	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands, AnalyticWeight: DefaultAnalyticWeight,
 		Budget: Budget{Classes: DefaultClasses, MinProbability: DefaultMinProbability, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
 }
 
@@ -95,11 +106,14 @@ type Prediction struct {
 	// Classes are the OC classes with their probabilities on GPU, most probable first.
 	Classes     []ClassProb `json:"classes"`
 	ClassSource Provenance  `json:"class_source"`
-	// Best is the candidate with the lowest predicted time on GPU; Candidates are the OCs
-	// searched in depth (the fastest of each class, then the fastest left), fastest first, after
-	// Screened OCs of the most probable classes were tried briefly.
+	// Best is the first of the Candidates, the OCs searched in depth (the fastest of each class,
+	// then the fastest left), fastest first by their time tempered with the analytic model's
+	// (AnalyticWeight), after Screened OCs of the most probable classes were tried briefly.
 	Best       *Choice  `json:"best"`
 	Candidates []Choice `json:"candidates"`
+	// AnalyticWeight is the Predictor's: the weight of the analytic model's time in the order
+	// of the Candidates.
+	AnalyticWeight float64 `json:"analytic_weight,omitempty"`
 	Screened   int      `json:"ocs_screened"`
 	// Measure is the smart bench command that times every candidate on the GPU: the models'
 	// pick is often not the fastest of them on real hardware (docs/performance.md, "Predictions measured on
@@ -241,6 +255,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	}
 	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
+	pr.AnalyticWeight = p.AnalyticWeight
 	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
 	if pr.GPUs, err = s.across(ctx, s.tableGPUs(g.Name)); err != nil {
 		return nil, err
@@ -453,7 +468,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src))
 	}
 	res.found = screened
-	sortChoices(res.choices)
+	sortChoices(res.choices, p.AnalyticWeight)
 	return res, nil
 }
 

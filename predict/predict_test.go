@@ -158,8 +158,8 @@ func TestPredictTransfer(t *testing.T) {
 			if ch.Source.Basis != BasisTransfer || ch.Source.Model != h.Name || ch.Scaled == nil || ch.Scaled.GPU != "H100-SXM" {
 				t.Fatalf("%s on %s: candidate %s from %+v, scaled %+v; want the H100's model, scaled", c.stencil, c.gpu, ch.OC, ch.Source, ch.Scaled)
 			}
-			if i > 0 && ch.TimeMs < pr.Candidates[i-1].TimeMs {
-				t.Errorf("%s on %s: candidates not fastest first", c.stencil, c.gpu)
+			if i > 0 && ch.RankMs(p.AnalyticWeight) < pr.Candidates[i-1].RankMs(p.AnalyticWeight) {
+				t.Errorf("%s on %s: candidates not fastest first by their tempered times", c.stencil, c.gpu)
 			}
 			sp, err := space.ForStencil(st, ch.OC, g)
 			if err != nil {
@@ -794,5 +794,40 @@ func TestSpread(t *testing.T) {
 		if got := spread(screened, tc.class, tc.n); !slices.Equal(got, tc.want) {
 			t.Errorf("spread(n=%d, %v) = %v, want %v", tc.n, tc.class, got, tc.want)
 		}
+	}
+}
+
+// TestSortChoicesAnalyticWeight: with a weight, a candidate the analytic model holds 8 times
+// slower than the runtime model does ranks after one 10% slower on which the two agree (8^0.1
+// = 1.231 > 1.1); without one, times alone order them; a candidate without an analytic time is
+// ranked by its time; ties of the tempered time go to the runtime model's own.
+func TestSortChoicesAnalyticWeight(t *testing.T) {
+	est := func(ms float64) *roofline.Estimate { return &roofline.Estimate{TimeMs: ms} }
+	st, cm, tb := smart.Combination(smart.ST), smart.Combination(smart.CM), smart.Combination(smart.TB)
+	for _, tc := range []struct {
+		name string
+		w    float64
+		cs   []Choice
+		want []smart.Combination
+	}{
+		{"weighted", 0.1, []Choice{{OC: st, TimeMs: 1, Analytic: est(8)}, {OC: cm, TimeMs: 1.1, Analytic: est(1.1)}}, []smart.Combination{cm, st}},
+		{"weight 0", 0, []Choice{{OC: cm, TimeMs: 1.1, Analytic: est(1.1)}, {OC: st, TimeMs: 1, Analytic: est(8)}}, []smart.Combination{st, cm}},
+		{"close call kept", 0.1, []Choice{{OC: cm, TimeMs: 1.1, Analytic: est(1.1)}, {OC: st, TimeMs: 1, Analytic: est(2)}}, []smart.Combination{st, cm}}, // 2^0.1 = 1.072 < 1.1
+		{"no analytic", 0.1, []Choice{{OC: st, TimeMs: 1, Analytic: est(8)}, {OC: tb, TimeMs: 1.2}}, []smart.Combination{tb, st}},
+		{"bounded tie", 0.1, []Choice{
+			{OC: st, TimeMs: 1, Analytic: est(1), Bounded: &Bounded{LearnedMs: 0.9}},
+			{OC: cm, TimeMs: 1, Analytic: est(1), Bounded: &Bounded{LearnedMs: 0.8}}}, []smart.Combination{cm, st}},
+	} {
+		sortChoices(tc.cs, tc.w)
+		var got []smart.Combination
+		for _, c := range tc.cs {
+			got = append(got, c.OC)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: order %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got, want := (Choice{TimeMs: 1, Analytic: est(8)}).RankMs(0.1), math.Pow(8, 0.1); math.Abs(got-want) > 1e-12 {
+		t.Errorf("RankMs = %v, want 8^0.1 = %v", got, want)
 	}
 }

@@ -30,6 +30,9 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	for _, c := range pr.Candidates {
 		fmt.Fprintf(bw, "  %-16s %6.3f %10.4g %15s %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)
 	}
+	if w := pr.AnalyticWeight; w > 0 {
+		fmt.Fprintf(bw, "  (ranked by ms/step^%.3g x analytic^%.3g: a candidate the analytic model holds far slower goes down)\n", 1-w, w)
+	}
 	pr.writeChoice(bw)
 	pr.writeGPUs(bw, allGPUs)
 	return bw.Flush()

@@ -20,14 +20,17 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"smart"
 	"smart/dataset"
+	"smart/predict"
 )
 
 // Row is one prediction of one stencil, measured.
@@ -47,6 +50,10 @@ type Row struct {
 	// depth (its candidates), which a user could time before choosing.
 	CandidatesOverBest float64 `json:"candidates_over_best"`
 	Candidates         int     `json:"candidates"`
+	// Reranked holds, for each weight of -weights, the measured time of the candidate ranked
+	// first with that predict.Predictor.AnalyticWeight over the fastest measured candidate (1:
+	// the ranking found the fastest of them).
+	Reranked []float64 `json:"reranked,omitempty"`
 }
 
 // prediction is the part of smart predict's --json output this command reads.
@@ -55,25 +62,26 @@ type prediction struct {
 		Name string `json:"name"`
 		ID   string `json:"id"`
 	} `json:"stencil"`
-	Best       candidate   `json:"best"`
-	Candidates []candidate `json:"candidates"`
-}
-
-type candidate struct {
-	OC      string        `json:"oc"`
-	Setting smart.Setting `json:"setting"`
-	TimeMs  float64       `json:"time_ms"`
-	Source  struct {
-		Basis string `json:"basis"`
-	} `json:"source"`
+	Best       predict.Choice   `json:"best"`
+	Candidates []predict.Choice `json:"candidates"`
 }
 
 func main() {
 	dir := flag.String("picks", "data/measured/h100-sxm/picks", "directory of bench/device/picks.sh's output")
 	refs := flag.String("ref", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more", "data sets of random settings measured on the same GPU, comma-separated; each may be a glob (data/measured/h200/random/*)")
 	asJSON := flag.Bool("json", false, "print the rows as JSON")
+	weightList := flag.String("weights", "", "analytic weights to rank each prediction's candidates by again (predict.Predictor.AnalyticWeight), comma-separated: prints, for each, the geometric mean of its first candidate's measured time over the fastest candidate's")
 	flag.Parse()
-	rows, err := run(*dir, strings.Split(*refs, ","))
+	var weights []float64
+	for _, f := range strings.FieldsFunc(*weightList, func(r rune) bool { return r == ',' }) {
+		w, err := strconv.ParseFloat(f, 64)
+		if err != nil || w < 0 || w > 1 {
+			fmt.Fprintf(os.Stderr, "picks: -weights: %q is not a weight in [0, 1]\n", f)
+			os.Exit(2)
+		}
+		weights = append(weights, w)
+	}
+	rows, err := run(*dir, strings.Split(*refs, ","), weights)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "picks:", err)
 		os.Exit(1)
@@ -94,10 +102,21 @@ func main() {
 			r.PickOC, r.PredictedMs, r.MeasuredMs, r.PickOverBest, r.CandidatesOverBest, r.Candidates)
 	}
 	tw.Flush()
+	for i, w := range weights {
+		logSum, over := 0.0, 0
+		for _, r := range rows {
+			logSum += math.Log(r.Reranked[i])
+			if r.Reranked[i] > 1.25 {
+				over++
+			}
+		}
+		fmt.Printf("analytic weight %.2f: first candidate %.3fx the fastest measured candidate (geometric mean of %d), over 1.25x on %d\n",
+			w, math.Exp(logSum/float64(len(rows))), len(rows), over)
+	}
 }
 
 // run scores the predictions in dir against the reference data sets refs names (globs).
-func run(dir string, refs []string) ([]Row, error) {
+func run(dir string, refs []string, weights []float64) ([]Row, error) {
 	var dirs []string
 	for _, ref := range refs {
 		m, err := filepath.Glob(ref)
@@ -151,9 +170,9 @@ func run(dir string, refs []string) ([]Row, error) {
 		if !ok {
 			return nil, fmt.Errorf("prediction %s: stencil %s (%s) has no ok row in %s", f, p.Stencil.Name, p.Stencil.ID, strings.Join(refs, ", "))
 		}
-		timeOf := func(c candidate) (float64, error) {
+		timeOf := func(c predict.Choice) (float64, error) {
 			for _, m := range measured {
-				if m.StencilID == p.Stencil.ID && m.OC.String() == c.OC && maps.Equal(m.Setting, c.Setting) {
+				if m.StencilID == p.Stencil.ID && m.OC == c.OC && maps.Equal(m.Setting, c.Setting) {
 					if !m.OK() {
 						return 0, fmt.Errorf("prediction %s: %s %s was measured %s: %s", f, c.OC, c.Setting, m.Status, m.Error)
 					}
@@ -167,16 +186,26 @@ func run(dir string, refs []string) ([]Row, error) {
 			return nil, err
 		}
 		fastest := pick
-		for _, c := range p.Candidates {
-			t, err := timeOf(c)
-			if err != nil {
+		times := make([]float64, len(p.Candidates))
+		for i, c := range p.Candidates {
+			if times[i], err = timeOf(c); err != nil {
 				return nil, err
 			}
-			fastest = min(fastest, t)
+			fastest = min(fastest, times[i])
 		}
-		out = append(out, Row{Stencil: p.Stencil.Name, Models: label, Basis: p.Best.Source.Basis,
-			RandomBestMs: ref.TimeMs, RandomBestOC: ref.OC.String(), PickOC: p.Best.OC, PredictedMs: p.Best.TimeMs,
-			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates)})
+		row := Row{Stencil: p.Stencil.Name, Models: label, Basis: string(p.Best.Source.Basis),
+			RandomBestMs: ref.TimeMs, RandomBestOC: ref.OC.String(), PickOC: p.Best.OC.String(), PredictedMs: p.Best.TimeMs,
+			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates)}
+		for _, w := range weights {
+			first := 0
+			for i, c := range p.Candidates {
+				if c.RankMs(w) < p.Candidates[first].RankMs(w) {
+					first = i
+				}
+			}
+			row.Reranked = append(row.Reranked, times[first]/fastest)
+		}
+		out = append(out, row)
 	}
 	slices.SortStableFunc(out, func(a, b Row) int {
 		return strings.Compare(a.Stencil+" "+a.Models, b.Stencil+" "+b.Models)

@@ -19,6 +19,9 @@ func TestCommittedPicks(t *testing.T) {
 		rows  int
 		basis map[string]string     // models -> basis of the pick
 		want  map[string][2]float64 // stencil models -> pick/best, best of candidates/best
+		// stencil models -> the candidate ranked first with analytic weights 0, 0.1 and 0.3,
+		// measured, over the fastest candidate measured
+		reranked map[string][3]float64
 	}{
 		{
 			picks: m + "h100-sxm/picks", refs: []string{m + "h100-sxm/classic", m + "h100-sxm/more"},
@@ -75,9 +78,27 @@ func TestCommittedPicks(t *testing.T) {
 				"j3d19pt default":  {0.9971, 0.9971},
 			},
 		},
+		{
+			// The models with the usage columns: embedded (default) and leaving each stencil out.
+			picks: m + "h100-sxm/picks-usage",
+			refs:  []string{m + "h100-sxm/classic", m + "h100-sxm/more", m + "h100-sxm/random/*"},
+			rows:  24,
+			basis: map[string]string{"default": "measured", "h100": "measured"},
+			want: map[string][2]float64{
+				"j3d7pt default":  {2.1093, 1.3059},
+				"j2d25pt default": {2.0711, 0.9836},
+				"j3d7pt h100":     {1.3018, 1.3018},
+			},
+			reranked: map[string][3]float64{
+				"j3d7pt default":  {1.6152, 1.0492, 1.0492},
+				"j2d25pt default": {2.1057, 1.0475, 1},
+				"j3d25pt default": {1.3572, 1.3572, 1.3572},
+				"j2d13pt h100":    {1, 1, 1},
+			},
+		},
 	}
 	for _, tt := range tests {
-		rows, err := run(tt.picks, tt.refs)
+		rows, err := run(tt.picks, tt.refs, []float64{0, 0.1, 0.3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,6 +109,17 @@ func TestCommittedPicks(t *testing.T) {
 		for _, r := range rows {
 			if r.Basis != tt.basis[r.Models] {
 				t.Errorf("%s %s %s: basis %q, want %q", tt.picks, r.Stencil, r.Models, r.Basis, tt.basis[r.Models])
+			}
+			if w, ok := tt.reranked[r.Stencil+" "+r.Models]; ok {
+				for i := range w {
+					if math.Abs(r.Reranked[i]-w[i]) > 5e-4 {
+						t.Errorf("%s %s %s: reranked %v, want %v", tt.picks, r.Stencil, r.Models, r.Reranked, w)
+						break
+					}
+				}
+			}
+			if math.Abs(r.Reranked[0]-r.PickOverBest/r.CandidatesOverBest) > 1e-9 {
+				t.Errorf("%s %s %s: weight 0 ranks %v first, not the pick (%v over %v)", tt.picks, r.Stencil, r.Models, r.Reranked[0], r.PickOverBest, r.CandidatesOverBest)
 			}
 			w, ok := want[r.Stencil+" "+r.Models]
 			if !ok {
@@ -121,7 +153,7 @@ func TestPickNotMeasured(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "j3d7pt-h100.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = run(dir, []string{m + "classic"})
+	_, err = run(dir, []string{m + "classic"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "bx=999") || !strings.Contains(err.Error(), "not in the data set") {
 		t.Fatalf("err = %v", err)
 	}
@@ -129,7 +161,7 @@ func TestPickNotMeasured(t *testing.T) {
 
 // TestNoReference: a reference that names no data set is an error naming it.
 func TestNoReference(t *testing.T) {
-	_, err := run("../../data/measured/h200/picks", []string{"../../data/measured/h200/nowhere/*"})
+	_, err := run("../../data/measured/h200/picks", []string{"../../data/measured/h200/nowhere/*"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "nowhere/*") {
 		t.Fatalf("err = %v", err)
 	}
