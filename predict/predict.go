@@ -114,7 +114,7 @@ type Prediction struct {
 	// AnalyticWeight is the Predictor's: the weight of the analytic model's time in the order
 	// of the Candidates.
 	AnalyticWeight float64 `json:"analytic_weight,omitempty"`
-	Screened   int      `json:"ocs_screened"`
+	Screened       int     `json:"ocs_screened"`
 	// Measure is the smart bench command that times every candidate on the GPU: the models'
 	// pick is often not the fastest of them on real hardware (docs/performance.md, "Predictions measured on
 	// the H100"), and timing a few kernels takes seconds.
