@@ -102,6 +102,10 @@ func main() {
 			r.PickOC, r.PredictedMs, r.MeasuredMs, r.PickOverBest, r.CandidatesOverBest, r.Candidates)
 	}
 	tw.Flush()
+	for _, s := range summarize(rows) {
+		fmt.Printf("models %s: pick %.3fx the best random setting (geometric mean of %d), within 1.25x on %d; best of the candidates %.3fx\n",
+			s.models, s.pick, s.n, s.within, s.candidates)
+	}
 	for i, w := range weights {
 		logSum, over := 0.0, 0
 		for _, r := range rows {
@@ -211,6 +215,39 @@ func run(dir string, refs []string, weights []float64) ([]Row, error) {
 		return strings.Compare(a.Stencil+" "+a.Models, b.Stencil+" "+b.Models)
 	})
 	return out, nil
+}
+
+// summary is the picks of one set of models over all stencils.
+type summary struct {
+	models           string
+	n, within        int     // predictions; picks within 1.25x of the best random setting
+	pick, candidates float64 // geometric means of PickOverBest and CandidatesOverBest
+}
+
+// summarize sums the rows up by models, in the order they first appear.
+func summarize(rows []Row) []summary {
+	var out []summary
+	at := map[string]int{}
+	for _, r := range rows {
+		i, ok := at[r.Models]
+		if !ok {
+			i = len(out)
+			at[r.Models] = i
+			out = append(out, summary{models: r.Models})
+		}
+		s := &out[i]
+		s.n++
+		s.pick += math.Log(r.PickOverBest)
+		s.candidates += math.Log(r.CandidatesOverBest)
+		if r.PickOverBest <= 1.25 {
+			s.within++
+		}
+	}
+	for i := range out {
+		out[i].pick = math.Exp(out[i].pick / float64(out[i].n))
+		out[i].candidates = math.Exp(out[i].candidates / float64(out[i].n))
+	}
+	return out
 }
 
 // oneDevice checks that a data set was measured on one device, of the same model as the others'

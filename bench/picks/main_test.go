@@ -22,6 +22,7 @@ func TestCommittedPicks(t *testing.T) {
 		// stencil models -> the candidate ranked first with analytic weights 0, 0.1 and 0.3,
 		// measured, over the fastest candidate measured
 		reranked map[string][3]float64
+		summary  map[string]summary // by models
 	}{
 		{
 			picks: m + "h100-sxm/picks", refs: []string{m + "h100-sxm/classic", m + "h100-sxm/more"},
@@ -95,6 +96,10 @@ func TestCommittedPicks(t *testing.T) {
 				"j3d25pt default": {1.3572, 1.3572, 1.3572},
 				"j2d13pt h100":    {1, 1, 1},
 			},
+			summary: map[string]summary{
+				"default": {models: "default", n: 12, within: 9, pick: 1.1551, candidates: 1.0154},
+				"h100":    {models: "h100", n: 12, within: 10, pick: 1.0401, candidates: 1.0130},
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -133,6 +138,14 @@ func TestCommittedPicks(t *testing.T) {
 		}
 		if len(want) > 0 {
 			t.Errorf("%s: rows missing: %v", tt.picks, want)
+		}
+		if tt.summary != nil {
+			for _, s := range summarize(rows) {
+				w := tt.summary[s.models]
+				if math.Abs(s.pick-w.pick) > 5e-4 || math.Abs(s.candidates-w.candidates) > 5e-4 || s.within != w.within || s.n != w.n {
+					t.Errorf("%s models %s: summary %+v, want %+v", tt.picks, s.models, s, w)
+				}
+			}
 		}
 	}
 }
