@@ -55,6 +55,9 @@ type PredictSettings struct {
 	// NoTransfer searches a GPU without measurements of its own with the simulated default, not
 	// with the runtime model of the nearest GPU measured scaled by the analytic model.
 	NoTransfer bool
+	// AnalyticWeight, when set, replaces predict.DefaultAnalyticWeight: the weight of the
+	// calibrated analytic model's time in the ranking of the candidates, in [0, 1].
+	AnalyticWeight *float64
 }
 
 // MaxSamples bounds Samples, far above the default 192: a search of an OC scores this many
@@ -69,6 +72,8 @@ func (s PredictSettings) Check() error {
 		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the default, %d)", predict.DefaultClasses)
 	case s.Samples < 0 || s.Samples > MaxSamples:
 		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings (0: the default)", MaxSamples)
+	case s.AnalyticWeight != nil && !(*s.AnalyticWeight >= 0 && *s.AnalyticWeight <= 1):
+		return wrong("AnalyticWeight", fmt.Sprint(*s.AnalyticWeight), "give a weight from 0 (the runtime model alone) to 1 (the analytic model alone); the default is %g", predict.DefaultAnalyticWeight)
 	}
 	return nil
 }
@@ -91,6 +96,9 @@ func (s PredictSettings) Predictor() (*predict.Predictor, error) {
 	}
 	p.Transfer = !s.NoTransfer
 	p.AllGPUs = s.AllGPUs
+	if s.AnalyticWeight != nil {
+		p.AnalyticWeight = *s.AnalyticWeight
+	}
 	return p, nil
 }
 

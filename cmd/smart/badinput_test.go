@@ -83,6 +83,7 @@ func TestBadStencilFiles(t *testing.T) {
 		// predict refuses this grid on a T4; estimate must too, by the same check.
 		{"grid beyond memory", []string{"estimate", f["big.json"], "--gpu", "t4", "--oc", "BASE"}, 1, []string{"stencil file " + f["big.json"], `field "grid" 2048x2048x1024`, "its two grids need 68.7 GB; the T4 has 16 GB"}, nil},
 		{"grid beyond memory, predict", []string{"predict", f["big.json"], "--gpu", "t4"}, 1, []string{"its two grids need 68.7 GB; the T4 has 16 GB"}, nil},
+		{"analytic weight above 1", []string{"predict", "--gpu", "a100", "--analytic-weight", "1.5", "j3d7pt"}, 2, []string{"--analytic-weight 1.5", "from 0 (the runtime model alone) to 1"}, nil},
 	} {
 		t.Run(c.name, c.check)
 	}

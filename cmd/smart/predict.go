@@ -15,6 +15,7 @@ import (
 func runPredict(ctx context.Context, e *env, args []string) error {
 	var s app.PredictSettings
 	var transfer, asJSON bool
+	var weight float64
 	fs, rest, err := parse(e, "predict", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&s.GPU, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
 		fs.StringVar(&s.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
@@ -24,6 +25,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		fs.BoolVar(&s.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 		fs.BoolVar(&transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
 		fs.Var((*cliflag.Paths)(&s.Models), "model", "model file (smart train) to use instead of the default of its task and dimensions; repeatable")
+		fs.Float64Var(&weight, "analytic-weight", predict.DefaultAnalyticWeight, "weight w of the calibrated analytic model in the order of the candidates, each ranked by t^(1-w) a^w\n(t the runtime model's time, a the analytic model's; 0: the runtime model alone)")
 	})
 	switch {
 	case err != nil:
@@ -36,6 +38,9 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return usagef("--samples 0: score 1 to %d settings", app.MaxSamples)
 	}
 	s.NoTransfer = !transfer
+	if cliflag.Given(fs, "analytic-weight") {
+		s.AnalyticWeight = &weight
+	}
 	p, gpu, inputs, err := s.Open(rest, e.stdin)
 	if errors.Is(err, gpuinfo.ErrNoGPU) {
 		return usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
