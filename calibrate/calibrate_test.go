@@ -16,6 +16,7 @@ import (
 
 	"smart"
 	"smart/catalog"
+	"smart/dataset"
 	"smart/generator"
 	"smart/internal/atomicfile"
 	"smart/models/roofline"
@@ -292,6 +293,35 @@ func TestLoadRefusesSimulated(t *testing.T) {
 	_, err = Load([]string{dir}, cat)
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "row 2") || !strings.Contains(err.Error(), "measured rows only") {
 		t.Errorf("a simulated row: %v; want an error naming the data set, row 2 and why", err)
+	}
+}
+
+// TestLoadCountsCutRows: every ok row of the campaign's data set counts, those cut short too
+// (8,158 ok rows of 69 stencils, 1,571 of them cut: counted from rows.csv with Python's csv).
+func TestLoadCountsCutRows(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load([]string{filepath.Join("..", "data", "measured", "h100-sxm", "campaign")}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, cut := 0, 0
+	for _, g := range d.Groups {
+		samples += len(g.Samples)
+	}
+	_, rows, err := dataset.ReadAll(filepath.Join("..", "data", "measured", "h100-sxm", "campaign"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rows {
+		if m.Cut != smart.CutNone {
+			cut++
+		}
+	}
+	if len(d.Groups) != 69 || samples != 8158 || d.Sources[0].Rows != 8158 || cut != 1571 {
+		t.Errorf("%d stencils, %d samples (source %d rows), %d cut; want 69, 8158, 8158, 1571", len(d.Groups), samples, d.Sources[0].Rows, cut)
 	}
 }
 

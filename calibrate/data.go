@@ -11,8 +11,10 @@ import (
 	"smart/models/roofline"
 )
 
-// Group is the usable rows of one stencil on one GPU: measured, ok and timed in full (a row the
-// measuring protocol cut short is no time of its variant).
+// Group is the usable rows of one stencil on one GPU: measured and ok, cut short or not. A row
+// the measuring protocol cut short has one timing (of its first launch, or of one checked run),
+// noisier than a full one, but leaving it out would leave out the slow variants because they are
+// slow, and fit the model to the fast ones alone.
 type Group struct {
 	GPU      string                   `json:"gpu"`
 	Stencil  string                   `json:"stencil"` // its name
@@ -69,7 +71,7 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 			if m.Source != smart.Measured {
 				return nil, fmt.Errorf("data set %s, row %d: source %q; a calibration fits measured rows only", dir, i+1, m.Source)
 			}
-			if !m.OK() || m.Cut != smart.CutNone || m.StencilID == "" {
+			if !m.OK() || m.StencilID == "" {
 				continue
 			}
 			if g, err := cat.Lookup(m.GPU); err != nil || g.Name != gpu.Name {

@@ -294,11 +294,11 @@ func TestSearchGolden(t *testing.T) {
 		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
 	}{
 		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
-			"bx=128,by=1,bz=2,shared=0,const=0,sd=2,sb=64,ufx=1,ufy=2,ufz=1 35 1.38957475 bx=64,by=1,bz=2,shared=0,const=0,sd=2,sb=64,ufx=1,ufy=1,ufz=1",
-			"bx=128,by=1,bz=2,shared=0,const=0,sd=2,sb=64,ufx=1,ufy=16,ufz=1 335 1.28234425 bx=128,by=1,bz=4,shared=0,const=0,sd=2,sb=16,ufx=1,ufy=8,ufz=1"}},
+			"bx=128,by=8,bz=1,shared=1,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=1 31 1.17443618 bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=4",
+			"bx=128,by=8,bz=1,shared=1,const=0,sd=3,sb=16,ufx=1,ufy=1,ufz=1 244 1.09836124 bx=128,by=8,bz=1,shared=1,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=1"}},
 		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
-			"bx=512,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=1,tt=2 22 1.11185078 bx=512,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=2,tt=4",
-			"bx=128,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=1,tt=2 178 1.09043019 bx=128,by=1,shared=1,const=1,sd=2,sb=128,ufx=1,ufy=2,tt=2"}},
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=1024,ufx=1,ufy=1,tt=4 21 0.944366603 bx=512,by=1,shared=1,const=0,sd=2,sb=512,ufx=1,ufy=2,tt=4",
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=128,ufx=1,ufy=1,tt=4 164 0.885011227 bx=128,by=1,shared=1,const=1,sd=2,sb=256,ufx=1,ufy=1,tt=4"}},
 	}
 	for _, c := range cases {
 		st := sample(t, c.stencil)
