@@ -175,8 +175,9 @@ func tailOffsets(f *os.File, size int64) (end, lastStart int64, err error) {
 }
 
 // Glob expands patterns (filepath.Glob's, blanks trimmed, empty ones skipped) into the data
-// set directories they name, in order; a pattern that names none is an error, so that a
-// mistyped path is not a silently smaller input.
+// set directories they name, in order; a pattern may name their rows.csv (DIR/*/rows.csv: the
+// data sets among a directory's other files), which stands for its directory. A pattern that
+// names none is an error, so that a mistyped path is not a silently smaller input.
 func Glob(patterns []string) ([]string, error) {
 	var out []string
 	for _, p := range patterns {
@@ -190,7 +191,12 @@ func Glob(patterns []string) ([]string, error) {
 		if len(m) == 0 {
 			return nil, fmt.Errorf("%s names no data set", p)
 		}
-		out = append(out, m...)
+		for _, f := range m {
+			if filepath.Base(f) == RowsFile {
+				f = filepath.Dir(f)
+			}
+			out = append(out, f)
+		}
 	}
 	return out, nil
 }

@@ -459,4 +459,12 @@ func TestGlob(t *testing.T) {
 	if _, err := Glob([]string{filepath.Join(dir, "a*"), filepath.Join(dir, "c*")}); err == nil || !strings.Contains(err.Error(), "c*") {
 		t.Errorf("a pattern naming nothing: %v", err)
 	}
+	// A pattern naming rows.csv picks the data sets among other files; each stands for its directory.
+	os.WriteFile(filepath.Join(dir, "a1", RowsFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "b", RowsFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "a1.json"), nil, 0o644)
+	got, err = Glob([]string{filepath.Join(dir, "*", RowsFile)})
+	if want := []string{filepath.Join(dir, "a1"), filepath.Join(dir, "b")}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Glob of rows.csv: %v, %v; want %v", got, err, want)
+	}
 }

@@ -61,9 +61,6 @@ func run(ctx context.Context, w io.Writer, data, catFile, factsFile, nvcc, arch 
 	if err != nil {
 		return err
 	}
-	for i, d := range dirs {
-		dirs[i] = strings.TrimSuffix(d, "/"+dataset.RowsFile)
-	}
 	cat, err := catalog.Load(catFile)
 	if err != nil {
 		return err
