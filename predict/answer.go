@@ -249,7 +249,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		ch.Scaled = &c.scaled
 		out = append(out, ch)
 	}
-	sortChoices(out, p.AnalyticWeight)
+	SortChoices(out, p.AnalyticWeight)
 	return out
 }
 
@@ -359,9 +359,10 @@ func (s *session) used() []*Model {
 	return out
 }
 
-// sortChoices orders choices fastest first by RankMs; where a bound gave several the same time
-// (the copy floor, say), the runtime model's own times order them.
-func sortChoices(cs []Choice, w float64) {
+// SortChoices orders choices fastest first by RankMs with weight w (Predictor.AnalyticWeight);
+// where a bound gave several the same time (the copy floor, say), the runtime model's own times
+// order them.
+func SortChoices(cs []Choice, w float64) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		if ri, rj := cs[i].RankMs(w), cs[j].RankMs(w); ri != rj {
 			return ri < rj

@@ -468,7 +468,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src))
 	}
 	res.found = screened
-	sortChoices(res.choices, p.AnalyticWeight)
+	SortChoices(res.choices, p.AnalyticWeight)
 	return res, nil
 }
 

@@ -818,7 +818,7 @@ func TestSortChoicesAnalyticWeight(t *testing.T) {
 			{OC: st, TimeMs: 1, Analytic: est(1), Bounded: &Bounded{LearnedMs: 0.9}},
 			{OC: cm, TimeMs: 1, Analytic: est(1), Bounded: &Bounded{LearnedMs: 0.8}}}, []smart.Combination{cm, st}},
 	} {
-		sortChoices(tc.cs, tc.w)
+		SortChoices(tc.cs, tc.w)
 		var got []smart.Combination
 		for _, c := range tc.cs {
 			got = append(got, c.OC)

@@ -190,24 +190,24 @@ func run(dir string, refs []string, weights []float64) ([]Row, error) {
 			return nil, err
 		}
 		fastest := pick
-		times := make([]float64, len(p.Candidates))
-		for i, c := range p.Candidates {
-			if times[i], err = timeOf(c); err != nil {
+		for _, c := range p.Candidates {
+			t, err := timeOf(c)
+			if err != nil {
 				return nil, err
 			}
-			fastest = min(fastest, times[i])
+			fastest = min(fastest, t)
 		}
 		row := Row{Stencil: p.Stencil.Name, Models: label, Basis: string(p.Best.Source.Basis),
 			RandomBestMs: ref.TimeMs, RandomBestOC: ref.OC.String(), PickOC: p.Best.OC.String(), PredictedMs: p.Best.TimeMs,
 			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates)}
 		for _, w := range weights {
-			first := 0
-			for i, c := range p.Candidates {
-				if c.RankMs(w) < p.Candidates[first].RankMs(w) {
-					first = i
-				}
+			ranked := slices.Clone(p.Candidates)
+			predict.SortChoices(ranked, w)
+			t, err := timeOf(ranked[0])
+			if err != nil {
+				return nil, err
 			}
-			row.Reranked = append(row.Reranked, times[first]/fastest)
+			row.Reranked = append(row.Reranked, t/fastest)
 		}
 		out = append(out, row)
 	}

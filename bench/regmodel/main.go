@@ -35,7 +35,8 @@ import (
 	"smart/features"
 	"smart/internal/rankcorr"
 	"smart/models"
-	"smart/models/gbdt"
+	"smart/models/kinds"
+	"smart/models/train"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -115,69 +116,48 @@ func run(ctx context.Context, patterns, test []string, dims, k int) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	folds, err := models.GroupFolds(d.Groups, d.Rows(), k, 1)
+	params := map[string]string{"early_stop": "0"} // smart train's gbdt, as the runtime models'
+	cv, err := train.CrossValidate(ctx, kinds.All(), "gbdt", &train.Set{Data: d}, k, 1, params, nil)
 	if err != nil {
 		return nil, err
 	}
-	learned := make([]float64, d.Rows())
-	for _, held := range folds {
-		out := map[int]bool{}
-		for _, i := range held {
-			out[i] = true
-		}
-		var in []int
-		for i := range d.X {
-			if !out[i] {
-				in = append(in, i)
-			}
-		}
-		if err := fitPredict(ctx, d.Subset(in), d.Subset(held), learned, held); err != nil {
-			return nil, err
-		}
-	}
 	rep := &Report{Dims: dims, Rows: d.Rows(), Stencils: len(distinct(d.Groups)), Folds: k, Scores: []Score{
 		score("estimate (smart.Tuning.Usage)", estimate, regs, d.Groups),
-		score("learned, held out", learned, regs, d.Groups),
+		score("learned, held out", exps(cv.LnMs), regs, d.Groups),
 	}}
 	if len(test) > 0 {
 		td, testEstimate, testRegs, err := load(test, dims)
 		if err != nil {
 			return nil, err
 		}
-		all := make([]int, td.Rows())
-		for i := range all {
-			all[i] = i
+		fitted, _, err := train.Fit(ctx, kinds.All(), "gbdt", &train.Set{Data: d}, params, nil)
+		if err != nil {
+			return nil, err
 		}
-		predicted := make([]float64, td.Rows())
-		if err := fitPredict(ctx, d, td, predicted, all); err != nil {
+		reg, ok := fitted.(models.Regressor)
+		if !ok {
+			return nil, fmt.Errorf("gbdt trained a %T, not a Regressor", fitted)
+		}
+		predicted, err := reg.PredictBatch(td.X)
+		if err != nil {
 			return nil, err
 		}
 		rep.TestRows, rep.TestStencils = td.Rows(), len(distinct(td.Groups))
 		rep.Test = []Score{
 			score("estimate (smart.Tuning.Usage)", testEstimate, testRegs, td.Groups),
-			score("learned on -data", predicted, testRegs, td.Groups),
+			score("learned on -data", exps(predicted), testRegs, td.Groups),
 		}
 	}
 	return rep, nil
 }
 
-// fitPredict trains a gbdt regressor (smart train's defaults, no early stopping) on train and
-// writes its registers for each row of pred to out[at[i]].
-func fitPredict(ctx context.Context, train, pred *models.Data, out []float64, at []int) error {
-	p := gbdt.DefaultParams()
-	p.EarlyStop = 0
-	m, err := gbdt.Train(ctx, train, nil, p, nil)
-	if err != nil {
-		return fmt.Errorf("training: %w", err)
+// exps turns ln registers into registers.
+func exps(ln []float64) []float64 {
+	out := make([]float64, len(ln))
+	for i, v := range ln {
+		out[i] = math.Exp(v)
 	}
-	for i, x := range pred.X {
-		y, err := m.Predict(x)
-		if err != nil {
-			return err
-		}
-		out[at[i]] = math.Exp(y)
-	}
-	return nil
+	return out
 }
 
 // load reads the rows of dims-D stencils that carry the compiler's registers: their columns and
