@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,56 +17,12 @@ import (
 	"smart"
 	"smart/dataset"
 	"smart/dataset/cuda"
-	"smart/internal/csvfile"
 )
 
 // Compiling the measured variants again, on a machine without a GPU: nvcc's ptxas reports what
 // the CUDA driver does (registers and the stack frame, which is the local memory per thread),
 // so rows measured before the harness reported them get the facts of the same source. The
 // compiler may be another release than the GPU machine's: its name goes with every fact.
-
-// factKey names a variant compiled for an architecture.
-type factKey struct{ stencil, oc, setting, arch string }
-
-// factsHeader is the facts file's header.
-var factsHeader = []string{"stencil_id", "oc", "setting", "arch", "compiler", "regs_per_thread", "local_bytes_per_thread"}
-
-// facts are compiler facts read from a facts file, with the compiler that gave them.
-type facts struct {
-	byKey    map[factKey]smart.Compiled
-	compiler map[factKey]string
-}
-
-// readFacts reads the facts file at path; a missing file is no facts. A last line without its
-// newline (a run stopped while appending it) is left out.
-func readFacts(path string) (*facts, error) {
-	f := &facts{byKey: map[factKey]smart.Compiled{}, compiler: map[factKey]string{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if i := bytes.LastIndexByte(b, '\n'); i < len(b)-1 {
-		b = b[:i+1]
-	}
-	if len(b) == 0 { // created, and stopped before its header was written
-		return f, nil
-	}
-	err = csvfile.Read(path, bytes.NewReader(b), factsHeader, func(line int, rec []string) error {
-		regs, err1 := strconv.Atoi(rec[5])
-		local, err2 := strconv.Atoi(rec[6])
-		if err1 != nil || err2 != nil || regs < 0 || local < 0 {
-			return fmt.Errorf("%s:%d: %s and %s must be counts", path, line, factsHeader[5], factsHeader[6])
-		}
-		k := factKey{rec[0], rec[1], rec[2], rec[3]}
-		f.byKey[k] = smart.Compiled{RegsPerThread: regs, LocalBytesPerThread: local}
-		f.compiler[k] = rec[4]
-		return nil
-	})
-	return f, err
-}
 
 // compiler runs nvcc on one variant's source and reads what ptxas reports of its kernels.
 type compiler struct {
@@ -149,15 +103,15 @@ func (c *compiler) compile(ctx context.Context, st *smart.Stencil, oc smart.Comb
 // and that f lacks (at most sample of them, spread evenly over the data sets' order, where sample
 // is positive), workers at a time, appending each to the facts file at path as it comes, so that
 // a stopped run resumes where it was.
-func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, path string, sample, workers int, progress io.Writer) error {
+func compileMissing(ctx context.Context, dirs []string, f *dataset.CompiledFacts, c *compiler, path string, sample, workers int, progress io.Writer) error {
 	type job struct {
-		key factKey
+		key dataset.CompiledKey
 		st  *smart.Stencil
 		oc  smart.Combination
 		set smart.Setting
 	}
 	var jobs []job
-	seen := map[factKey]bool{}
+	seen := map[dataset.CompiledKey]bool{}
 	for _, dir := range dirs {
 		_, ms, err := dataset.ReadAll(dir)
 		if err != nil {
@@ -165,11 +119,11 @@ func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, p
 		}
 		stencils := map[string]*smart.Stencil{}
 		for _, m := range ms {
-			k := factKey{m.StencilID, m.OC.String(), m.Setting.String(), c.arch}
+			k := dataset.CompiledKey{StencilID: m.StencilID, OC: m.OC.String(), Setting: m.Setting.String(), Arch: c.arch}
 			if !m.OK() || m.StencilID == "" || m.Compiled != nil || seen[k] {
 				continue
 			}
-			if _, ok := f.byKey[k]; ok {
+			if _, ok := f.Facts[k]; ok {
 				continue
 			}
 			seen[k] = true
@@ -200,7 +154,7 @@ func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, p
 	}
 	defer out.Close()
 	if st, err := out.Stat(); err == nil && st.Size() == 0 {
-		if _, err := out.WriteString(strings.Join(factsHeader, ",") + "\n"); err != nil {
+		if _, err := out.WriteString(strings.Join(dataset.CompiledHeader(), ",") + "\n"); err != nil {
 			return err
 		}
 	}
@@ -222,14 +176,14 @@ func compileMissing(ctx context.Context, dirs []string, f *facts, c *compiler, p
 				mu.Lock()
 				done++
 				if err != nil {
-					errs = append(errs, fmt.Errorf("%s %s %s: %w", j.key.stencil, j.key.oc, j.key.setting, err))
+					errs = append(errs, fmt.Errorf("%s %s %s: %w", j.key.StencilID, j.key.OC, j.key.Setting, err))
 				} else {
-					w.Write([]string{j.key.stencil, j.key.oc, j.key.setting, j.key.arch, c.version, strconv.Itoa(got.RegsPerThread), strconv.Itoa(got.LocalBytesPerThread)})
+					w.Write([]string{j.key.StencilID, j.key.OC, j.key.Setting, j.key.Arch, c.version, strconv.Itoa(got.RegsPerThread), strconv.Itoa(got.LocalBytesPerThread)})
 					w.Flush() // a whole line at a time: a stopped run loses at most the one being written
 					if err := w.Error(); err != nil {
 						errs = append(errs, fmt.Errorf("appending to %s: %w", path, err))
 					}
-					f.byKey[j.key], f.compiler[j.key] = got, c.version
+					f.Facts[j.key], f.Compiler[j.key] = got, c.version
 				}
 				if done%100 == 0 || done == len(jobs) {
 					fmt.Fprintf(progress, "compiled %d of %d\n", done, len(jobs))

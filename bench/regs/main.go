@@ -65,7 +65,7 @@ func run(ctx context.Context, w io.Writer, data, catFile, factsFile, nvcc, arch 
 	if err != nil {
 		return err
 	}
-	f, err := readFacts(factsFile)
+	f, err := dataset.ReadCompiledFacts(factsFile)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ type row struct {
 	slowdown    float64 // time over the stencil's fastest on the GPU
 }
 
-func analyse(dirs []string, cat *catalog.Catalog, f *facts) (*Report, error) {
+func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Report, error) {
 	r := &Report{DataSets: len(dirs), FromFile: map[string]int{}}
 	var rows []row
 	for _, dir := range dirs {
@@ -190,7 +190,7 @@ func analyse(dirs []string, cat *catalog.Catalog, f *facts) (*Report, error) {
 
 // readRows returns the ok rows of the data set in dir that carry compiler facts (their own, else
 // f's for their GPU's architecture, counted in fromFile by compiler), and how many ok rows it has.
-func readRows(dir string, cat *catalog.Catalog, f *facts, fromFile map[string]int) ([]row, int, error) {
+func readRows(dir string, cat *catalog.Catalog, f *dataset.CompiledFacts, fromFile map[string]int) ([]row, int, error) {
 	_, ms, err := dataset.ReadAll(dir)
 	if err != nil {
 		return nil, 0, err
@@ -217,10 +217,9 @@ func readRows(dir string, cat *catalog.Catalog, f *facts, fromFile map[string]in
 		}
 		compiled := m.Compiled
 		if arch, err := cuda.ArchOf(gpu.ComputeCapability); compiled == nil && err == nil {
-			k := factKey{m.StencilID, m.OC.String(), m.Setting.String(), arch}
-			if c, ok := f.byKey[k]; ok {
-				compiled = &c
-				fromFile[f.compiler[k]]++
+			var file bool
+			if compiled, file = f.Of(m, arch); file {
+				fromFile[f.Compiler[dataset.CompiledKey{StencilID: m.StencilID, OC: m.OC.String(), Setting: m.Setting.String(), Arch: arch}]]++
 			}
 		}
 		if compiled == nil {

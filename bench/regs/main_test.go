@@ -80,7 +80,7 @@ func TestAnalyse(t *testing.T) {
 		plainOK += b2i(m.OK())
 	}
 
-	r, err := analyse([]string{dir, plain}, cat, &facts{byKey: map[factKey]smart.Compiled{}})
+	r, err := analyse([]string{dir, plain}, cat, dataset.NewCompiledFacts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestFactsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "compiled.csv")
-	text := strings.Join(factsHeader, ",") + "\n"
+	text := strings.Join(dataset.CompiledHeader(), ",") + "\n"
 	n := 0
 	for _, m := range rows {
 		if m.OK() && n < 3 {
@@ -126,9 +126,9 @@ func TestFactsFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text+"cut,ST,\"bx=1\",sm_9"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := readFacts(path)
-	if err != nil || len(f.byKey) != 3 {
-		t.Fatalf("read %d facts (%v), want 3", len(f.byKey), err)
+	f, err := dataset.ReadCompiledFacts(path)
+	if err != nil || len(f.Facts) != 3 {
+		t.Fatalf("read %d facts (%v), want 3", len(f.Facts), err)
 	}
 	cat, err := catalog.Default()
 	if err != nil {
@@ -138,10 +138,10 @@ func TestFactsFile(t *testing.T) {
 	if err != nil || r.WithFacts != 3 || r.FromFile["nvcc test"] != 3 {
 		t.Fatalf("%d rows with facts, %v from the file (%v); want 3, all from the file", r.WithFacts, r.FromFile, err)
 	}
-	if err := os.WriteFile(path, []byte(text+"bad,line\n"+text[len(strings.Join(factsHeader, ","))+1:]), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text+"bad,line\n"+text[len(strings.Join(dataset.CompiledHeader(), ","))+1:]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readFacts(path); err == nil {
+	if _, err := dataset.ReadCompiledFacts(path); err == nil {
 		t.Error("a bad line before the last was accepted")
 	}
 }
