@@ -16,6 +16,8 @@ import (
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
+	"smart/data"
+	"smart/dataset"
 	"smart/models"
 	"smart/models/roofline"
 )
@@ -54,6 +56,9 @@ type Predictor struct {
 	// times slower than the others, measured it often was (docs/results/calibration.md,
 	// "Ranking the candidates"). Times are the runtime model's either way.
 	AnalyticWeight float64
+	// Measured holds the fastest variants measured of the stencils smart has run (nil: none),
+	// which a prediction for one of those very stencils is set against (Prediction.Measured).
+	Measured *dataset.FastestFile
 }
 
 // DefaultClasses is how many of the most probable OC classes the default budgets search, and
@@ -88,7 +93,11 @@ func DefaultPredictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands, AnalyticWeight: DefaultAnalyticWeight,
+	measured, err := dataset.ParseFastest(data.Fastest(), "embedded data/measured/fastest.json")
+	if err != nil {
+		return nil, err
+	}
+	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands, AnalyticWeight: DefaultAnalyticWeight, Measured: measured,
 		Budget: Budget{Classes: DefaultClasses, MinProbability: DefaultMinProbability, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
 }
 
@@ -122,9 +131,13 @@ type Prediction struct {
 	// GPUs are the GPUs of the table (Predictor.AllGPUs), fastest first, predicted with the same models: the
 	// defaults, also where Best is from a model of measurements (of the GPU or, Transfer,
 	// another), so that the table is the same whichever GPUs have one.
-	GPUs     []GPUTime   `json:"gpus"`
-	Models   []ModelInfo `json:"models"`
-	Warnings []string    `json:"warnings,omitempty"`
+	GPUs []GPUTime `json:"gpus"`
+	// Measured are the fastest variants of this very stencil (the same ID: shape, grid, type)
+	// that smart measured in full on each GPU (Predictor.Measured), fastest first: where the GPU
+	// asked about is among them, the best measured kernel to set the prediction against.
+	Measured []dataset.Fastest `json:"measured,omitempty"`
+	Models   []ModelInfo       `json:"models"`
+	Warnings []string          `json:"warnings,omitempty"`
 }
 
 // Scaled is a time predicted for another GPU, by a model of its measurements, and scaled to the
@@ -256,12 +269,28 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
 	pr.AnalyticWeight = p.AnalyticWeight
-	pr.Measure = measureLine(cmp.Or(in.File, st.Name), pr.Candidates, FileName(st.Name)+"-candidates")
 	if pr.GPUs, err = s.across(ctx, s.tableGPUs(g.Name)); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
+	pr.Measured = p.measuredOf(st)
+	// The fastest kernel measured here, where there is one, is timed beside the candidates.
+	timed := pr.Candidates
+	if m := pr.measuredOn(g.Name); m != nil && !slices.ContainsFunc(timed, func(c Choice) bool { return c.OC == m.OC && c.Setting.String() == m.Setting.String() }) {
+		timed = append(slices.Clip(timed), Choice{OC: m.OC, Setting: m.Setting})
+	}
+	pr.Measure = measureLine(cmp.Or(in.File, st.Name), timed, FileName(st.Name)+"-candidates")
 	return pr, nil
+}
+
+// measuredOf is the fastest variants of st measured on each GPU, fastest first.
+func (p *Predictor) measuredOf(st *smart.Stencil) []dataset.Fastest {
+	if p.Measured == nil {
+		return nil
+	}
+	ms := p.Measured.OfStencil(st.ID())
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].TimeMs < ms[j].TimeMs })
+	return ms
 }
 
 // nearestMeasured returns the embedded runtime model of the GPU nearest to g (of its vendor, the

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/dataset"
 )
 
 // Workload is what a recommendation prices: a number of time steps, or a number of hours of
@@ -33,9 +34,12 @@ type Recommendation struct {
 	Have     *Versus  `json:"have,omitempty"`
 	// Overlapping lists the GPUs whose intervals overlap the fastest's: the models cannot say
 	// which of them is faster at that level.
-	Overlapping []string    `json:"overlapping_fastest,omitempty"`
-	Models      []ModelInfo `json:"models"`
-	Warnings    []string    `json:"warnings,omitempty"`
+	Overlapping []string `json:"overlapping_fastest,omitempty"`
+	// Measured are the fastest variants of this very stencil measured on each GPU, as in
+	// Prediction.Measured.
+	Measured []dataset.Fastest `json:"measured,omitempty"`
+	Models   []ModelInfo       `json:"models"`
+	Warnings []string          `json:"warnings,omitempty"`
 }
 
 // Ranked is one GPU of a recommendation.
@@ -159,7 +163,7 @@ func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have
 	if err != nil {
 		return nil, fmt.Errorf("stencil %s: %w", st.Name, err)
 	}
-	r.File, r.Stencil = in.File, stencilInfo(st)
+	r.File, r.Stencil, r.Measured = in.File, stencilInfo(st), p.measuredOf(st)
 	r.Models, r.Warnings = modelInfo(st, s.used()...)
 	return r, nil
 }

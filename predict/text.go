@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/dataset"
 	"smart/models"
 )
 
@@ -61,11 +62,47 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 	if sc := b.Scaled; sc != nil {
 		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: the analytic model's\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
 	}
+	if m := pr.measuredOn(pr.GPU); m != nil {
+		fmt.Fprintf(w, "   measured on the %s (smart's own runs, %s): the fastest of the %d variants run in full is %s at %.4g ms per step,\n   %.2fx the time predicted above (%s)\n",
+			pr.GPU, dates(m), m.Variants, m.OC, m.TimeMs, m.TimeMs/b.TimeMs, m.Setting)
+	}
 	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, FileName(s.Name))
-	fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+	if pr.measuredOn(pr.GPU) != nil {
+		fmt.Fprintf(w, "   on the GPU, time the %d candidates and the fastest kernel measured before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+	} else {
+		fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+	}
+}
+
+// measuredText lists the fastest measured variants of a stencil: "measured (...): GPU ms, ...".
+func measuredText(ms []dataset.Fastest) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("%s %.4g ms/step (%s, fastest of %d)", m.GPU, m.TimeMs, m.OC, m.Variants))
+	}
+	return "measured (smart's own runs of this stencil): " + strings.Join(parts, "; ")
+}
+
+// dates says when the data sets of m were made: a day, or the first and the last.
+func dates(m *dataset.Fastest) string {
+	from, to := m.From.Format("2006-01-02"), m.To.Format("2006-01-02")
+	if from == to {
+		return from
+	}
+	return from + " to " + to
+}
+
+// measuredOn is the fastest variant of the stencil measured on gpu, nil where none was.
+func (pr *Prediction) measuredOn(gpu string) *dataset.Fastest {
+	for i := range pr.Measured {
+		if pr.Measured[i].GPU == gpu {
+			return &pr.Measured[i]
+		}
+	}
+	return nil
 }
 
 // writeGPUs is the table of every GPU, and the models and warnings behind it.
@@ -96,6 +133,9 @@ func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
 		if g.Best == nil {
 			fmt.Fprintf(w, "  %-*s not predicted: %s\n", col, g.GPU, g.Reason)
 		}
+	}
+	if len(pr.Measured) > 0 {
+		fmt.Fprintf(w, "  %s\n", measuredText(pr.Measured))
 	}
 	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
 	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
@@ -184,6 +224,9 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 	}
 	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
 		fmt.Fprintf(bw, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
+	}
+	if len(r.Measured) > 0 {
+		fmt.Fprintf(bw, "%s%s.\n", strings.ToUpper(measuredText(r.Measured)[:1]), measuredText(r.Measured)[1:])
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", warn)

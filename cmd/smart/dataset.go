@@ -18,6 +18,7 @@ var datasetCommands = []command{
 	{"merge", "join shards (or, with --allow-mixed, any data sets) into one", runDatasetMerge},
 	{"stats", "rows per GPU, OC and status; best-OC distribution; best-to-worst OC ratios", runDatasetStats},
 	{"label", "best OC per stencil and GPU, and OCs merged into classes by correlation", runDatasetLabel},
+	{"fastest", "the fastest variant of each stencil measured on each GPU, over data sets", runDatasetFastest},
 }
 
 func runDataset(ctx context.Context, e *env, args []string) error {
@@ -101,6 +102,38 @@ func runDatasetStats(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return printOut(e, asJSON, s, func(w io.Writer) error { return s.WriteTables(w, dirs[0]) })
+}
+
+func runDatasetFastest(ctx context.Context, e *env, args []string) error {
+	var out string
+	var force, asJSON bool
+	_, patterns, err := parse(e, "dataset fastest", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "o", "", "also write them to this JSON file (format smart-fastest/1)")
+		fs.BoolVar(&force, "force", false, "replace -o even where it is not such a file")
+		fs.BoolVar(&asJSON, "json", false, "print them as JSON")
+	})
+	switch {
+	case err != nil:
+		return err
+	case len(patterns) == 0:
+		return usagef("give the data sets (directories, or patterns such as 'runs/*/rows.csv')")
+	}
+	dirs, err := dataset.Glob(patterns)
+	if err != nil {
+		return err
+	}
+	f, err := dataset.FastestMeasured(dirs)
+	if err != nil {
+		return err
+	}
+	wrote := ""
+	if out != "" {
+		if err := dataset.WriteFastest(out, f, force); err != nil {
+			return err
+		}
+		wrote = "wrote " + out
+	}
+	return printOut(e, asJSON, f, then(f.WriteText, wrote))
 }
 
 func runDatasetLabel(ctx context.Context, e *env, args []string) error {

@@ -194,6 +194,9 @@ func TestDatasetUsage(t *testing.T) {
 		{[]string{"dataset", "stats"}, 2, "give one data set directory"},
 		{[]string{"dataset", "stats", "/nonexistent"}, 1, "is not a data set"},
 		{[]string{"dataset", "stats", "dataset_test.go"}, 1, "a data set is a directory"},
+		{[]string{"dataset", "fastest"}, 2, "give the data sets"},
+		{[]string{"dataset", "fastest", "/nonexistent/*/rows.csv"}, 1, "/nonexistent/*/rows.csv names no data set"},
+		{[]string{"dataset", "fastest", "-o", "dataset_test.go", "../../data/measured/h200/random/j3d125pt"}, 1, "give --force to overwrite it"},
 		{[]string{"bench", "--random", "2"}, 2, "--out: required: the data set directory"},
 		{[]string{"bench", "--random", "2", "--out", "x", "--shard", "3/2"}, 2, `shard "3/2" is not of the form`},
 		{[]string{"bench", "--random", "2", "--out", "x", "--oc", "BM_CM"}, 2, "--oc:"},
@@ -204,7 +207,7 @@ func TestDatasetUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
 	}
-	for _, args := range [][]string{{"bench", "--help"}, {"dataset", "import", "--help"}, {"dataset", "merge", "--help"}, {"dataset", "label", "--help"}, {"dataset", "stats", "--help"}} {
+	for _, args := range [][]string{{"bench", "--help"}, {"dataset", "import", "--help"}, {"dataset", "merge", "--help"}, {"dataset", "label", "--help"}, {"dataset", "stats", "--help"}, {"dataset", "fastest", "--help"}} {
 		code, stdout, _ := runCLI(t, "", args...)
 		if code != 0 || !strings.Contains(stdout, "Example") {
 			t.Errorf("%v: exit %d, no example in\n%s", args, code, stdout)
