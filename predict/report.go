@@ -507,6 +507,11 @@ widely, trust neither blindly.</div>
 <tr><th>time rank</th><th>GPU</th><th>arch</th><th>ms/step</th><th>{{if .Level}}{{.Level}} interval{{else}}interval{{end}}</th><th>analytic model ms/step</th><th>{{if gt $r.Workload.Hours 0.0}}steps in {{$r.Workload}}{{else}}time for {{$r.Workload}}{{end}}</th><th>$/GPU-hour</th><th>cost</th><th>cost rank</th><th>best OC</th><th>setting</th><th>what stands behind it</th></tr>
 {{range .Rows}}<tr class="{{.Class}}"><td class="n">{{.TimeRank}}</td><td>{{.GPU}}</td><td>{{.Arch}}</td><td class="n">{{.Time}}</td><td class="n">{{.Interval}}</td><td class="n">{{.Analytic}}</td><td class="n">{{.Total}}</td><td class="n">{{.Price}}</td><td class="n">{{.Cost}}</td><td class="n">{{.CostRank}}</td><td>{{.OC}}</td><td><code>{{range $i, $p := .Setting}}{{if $i}},<wbr>{{end}}<span class="p">{{$p}}</span>{{end}}</code></td><td>{{with .Basis}}<span class="basis {{.}}">{{.}}</span> {{end}}{{.Source}}</td></tr>
 {{end}}</table>
+{{with $r.Measured}}<h3>Measured</h3>
+<p>smart ran this very stencil on these GPUs. The fastest variant run in full on each is a time that was had, where those above are predicted:</p>
+<ul>
+{{range .}}<li><span class="basis measured">measured</span> {{.GPU}}: {{printf "%.4g" .TimeMs}} ms/step, {{.OC}} <code>{{.Setting}}</code>, the fastest of {{.Variants}} variants{{with .Device}} ({{.}}){{end}}</li>
+{{end}}</ul>{{end}}
 <h3>Data sources</h3>
 <ul>
 {{range .Sources}}<li>{{.}}</li>

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/dataset"
 )
 
 // TestWriteHTML checks the page is self-contained (no script, nothing loaded from elsewhere),
@@ -29,6 +30,7 @@ func TestWriteHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Stencil = StencilInfo{Name: `<script>alert("x")</script>`, Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
+	r.Measured = []dataset.Fastest{{GPU: "mid", OC: smart.Combination(0).With(smart.ST), Setting: smart.Setting{"bx": 64, "by": 2}, TimeMs: 2.25, Variants: 40, Device: "<b>card</b>"}}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, []*Recommendation{r}, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
@@ -55,7 +57,8 @@ func TestWriteHTML(t *testing.T) {
 		`<span class="key" style="background: #2ca02c"></span>fastest`,
 		// fast-dear's 0.5-2.5 ms overlaps mid's 1-5, owned's 1.5-7.5 and slow-cheap's 2-10.
 		"<td class=\"n\">0.5-2.5</td>", "80% interval</th>", "overlaps\nthose of mid, owned, slow-cheap",
-		"A bound answered instead of the model for slow-cheap (copy floor)"} {
+		"A bound answered instead of the model for slow-cheap (copy floor)",
+		"<li><span class=\"basis measured\">measured</span> mid: 2.25 ms/step, ST <code>bx=64,by=2</code>, the fastest of 40 variants (&lt;b&gt;card&lt;/b&gt;)</li>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
