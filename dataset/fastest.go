@@ -171,6 +171,10 @@ func WriteFastest(path string, f *FastestFile, replace bool) error {
 
 // WriteText prints the fastest variants, one line each.
 func (f *FastestFile) WriteText(w io.Writer) error {
+	if len(f.Fastest) == 0 {
+		_, err := fmt.Fprintln(w, "no stencil was measured in full on a GPU in these data sets (imported and simulated rows do not count)")
+		return err
+	}
 	_, err := fmt.Fprintf(w, "%-10s %-24s %10s %8s  %-16s %s\n", "GPU", "stencil", "ms/step", "variants", "OC", "setting")
 	for _, v := range f.Fastest {
 		if err != nil {

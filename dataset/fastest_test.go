@@ -1,12 +1,14 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"smart/internal/atomicfile"
@@ -166,6 +168,10 @@ func TestFastestFile(t *testing.T) {
 	}
 	if err := WriteFastest(notes, f, true); err != nil {
 		t.Errorf("told to replace: %v", err)
+	}
+	var text bytes.Buffer
+	if err := (&FastestFile{}).WriteText(&text); err != nil || !strings.Contains(text.String(), "no stencil was measured") {
+		t.Errorf("no variants: %q, %v", text.String(), err)
 	}
 	if _, err := ParseFastest([]byte(`{"format":"smart-fastest/0"}`), "old.json"); err == nil {
 		t.Error("a file of another format was read")
