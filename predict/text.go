@@ -346,6 +346,9 @@ func (p Provenance) line() string { return fmt.Sprintf("%s, %s", p.Model, p.Text
 // sourceText is the basis of a choice, and what bounded it where something did.
 func (c *Choice) sourceText() string {
 	src := string(c.Source.Basis)
+	if c.Source.Basis == BasisMeasured {
+		src = "model of its measurements" // a prediction: the times measured are listed apart
+	}
 	if c.Bounded != nil {
 		src += ", " + c.Bounded.By
 	}
