@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -78,6 +79,8 @@ type config struct {
 	measured  []string // measured data sets the runtime models learn from too
 	// measuredSelect: the classifiers learn from the measured data sets too.
 	measuredSelect bool
+	// measuredCopies repeats each measured instance in the classifiers' training (1: once).
+	measuredCopies int
 }
 
 func main() {
@@ -92,6 +95,7 @@ func main() {
 	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign,data/measured/h200/random/*,data/measured/h200/resample/*",
 		"measured data sets (globs, comma-separated) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
+	flag.IntVar(&c.measuredCopies, "measured-copies", 1, "with -measured-select, how many times each measured instance counts in the classifiers' training")
 	flag.Parse()
 	c.stencils[2], c.stencils[3] = *s2, *s3
 	if err := c.load(*calFile, *measured); err != nil {
@@ -253,6 +257,9 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if err != nil {
 		return predict.Entry{}, err
 	}
+	if task == models.Select && t.Labels != nil && c.measuredCopies > 1 {
+		set = repeatMeasured(set, measuredStencils(t.Labels), c.measuredCopies)
+	}
 	trained, err := t.Fit(ctx, set)
 	if err != nil {
 		return predict.Entry{}, err
@@ -339,26 +346,55 @@ func labelMeasured(sim string, measured []string) (map[string]*dataset.Labels, e
 	return out, nil
 }
 
-// measuredStencils are the stencils the measured data sets' labels name.
-func measuredStencils(labels map[string]*dataset.Labels) map[string]bool {
-	out := map[string]bool{}
-	for _, l := range labels {
+// measuredStencils are the stencils the measured data sets' labels name, each with its kind:
+// "campaign" for a data set of the campaign's random stencils, "named" for the others.
+func measuredStencils(labels map[string]*dataset.Labels) map[string]string {
+	out := map[string]string{}
+	for dir, l := range labels {
+		kind := "named"
+		if strings.Contains(dir, "campaign") {
+			kind = "campaign"
+		}
 		for _, in := range l.Instances {
-			out[in.StencilID] = true
+			out[in.StencilID] = kind
 		}
 	}
 	return out
 }
 
+// repeatMeasured is set with each row of a measured stencil copies times; the copies keep their
+// stencil's group, so cross-validation never splits them.
+func repeatMeasured(set *train.Set, measured map[string]string, copies int) *train.Set {
+	var idx, extra []int
+	for i, s := range set.Samples {
+		idx = append(idx, i)
+		if _, ok := measured[s.Group]; ok {
+			extra = append(extra, i)
+		}
+	}
+	for range copies - 1 {
+		idx = append(idx, extra...)
+	}
+	return set.Subset(idx)
+}
+
 // heldOutFirst prints how the classifier's first class does on the measured instances in
 // cross-validation (each predicted by a fold that never saw its stencil): its label OC placed
 // by that OC's fastest measured setting, as bench/measured places the embedded classifier's.
-func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured map[string]bool) {
-	n, within, logShare := 0, 0, 0.0
+func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured map[string]string) {
+	type tally struct {
+		n, within int
+		logShare  float64
+	}
+	by := map[string]*tally{"all": {}}
+	seen := map[[2]string]bool{} // an instance repeated (repeatMeasured) counts once
 	for i, s := range set.Samples {
-		if !measured[s.Group] {
+		k := [2]string{s.Group, s.GPU}
+		kind, ok := measured[s.Group]
+		if !ok || seen[k] {
 			continue
 		}
+		seen[k] = true
 		best := math.Inf(1)
 		for _, t := range s.Times {
 			best = min(best, t)
@@ -367,13 +403,20 @@ func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured ma
 		if !ok {
 			continue
 		}
-		n++
-		if t <= 1.10*best {
-			within++
+		if by[kind] == nil {
+			by[kind] = &tally{}
 		}
-		logShare += math.Log(best / t)
+		for _, c := range []*tally{by["all"], by[kind]} {
+			c.n++
+			if t <= 1.10*best {
+				c.within++
+			}
+			c.logShare += math.Log(best / t)
+		}
 	}
-	if n > 0 {
-		fmt.Fprintf(w, "  measured instances, cross-validated: first OC within 1.10x of the best measured OC on %d of %d, geometric mean share %.2f\n", within, n, math.Exp(logShare/float64(n)))
+	for _, kind := range slices.Sorted(maps.Keys(by)) {
+		if c := by[kind]; c.n > 0 {
+			fmt.Fprintf(w, "  measured instances (%s), cross-validated: first OC within 1.10x of the best measured OC on %d of %d, geometric mean share %.2f\n", kind, c.within, c.n, math.Exp(c.logShare/float64(c.n)))
+		}
 	}
 }
