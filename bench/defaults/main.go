@@ -13,7 +13,7 @@
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...] [-measured-select]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...] [-measured-select [-measured-copies K]]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
