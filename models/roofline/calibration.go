@@ -12,28 +12,29 @@ import (
 // Model computes before it needs a constant no datasheet gives. Fitting evaluates them once per
 // measured variant and the constants many times.
 type terms struct {
-	m                      machine
-	steps                  float64 // fused per launch
-	shared, streaming      bool
-	threads, regs, regsMax int // per block, estimated per thread, most a thread can have
-	sharedBytes, blocks    int
-	dram                   float64 // bytes per launch
-	elem                   float64 // bytes of an element
-	inFlight               float64 // loads a thread keeps in flight
-	pass                   float64 // on-chip passes per warp load
-	onChipCycles           float64 // per SM per launch, before latency
-	fmaCycles, issueCycles float64 // per SM per launch
-	ilp, lanes             float64 // independent FMA chains per thread; FMA lanes per SM
-	barriers               float64 // __syncthreads per SM per launch
-	prefetch               bool    // which overlaps half of a barrier's wait
-	spilled                float64 // registers per thread beyond what the block gives it
-	localPerPoint          float64 // 32-bit values in local memory per point a thread computes (Usage.LocalRegs)
-	computed               float64 // points computed per launch
-	sectorEff              float64 // bytes a block's rows use of the 32-byte sectors they touch
-	moved                  float64 // bytes a launch must move at least: its input read once, its output written once
-	fmas                   float64 // FMAs a step must do at least: one per point access of every grid point
-	fp32                   bool    // on the FP32 pipes (float32), not the FP64 ones
-	oc                     smart.Combination
+	m                           machine
+	steps                       float64 // fused per launch
+	shared, streaming           bool
+	threads, regs, regsMax      int // per block, estimated per thread, most a thread can have
+	sharedBytes, blocks         int
+	dram                        float64 // bytes per launch
+	elem                        float64 // bytes of an element
+	inFlight                    float64 // loads a thread keeps in flight
+	pass                        float64 // on-chip passes per warp load
+	onChipCycles                float64 // per SM per launch, before latency
+	fmaCycles, issueCycles      float64 // per SM per launch
+	ilp, lanes                  float64 // independent FMA chains per thread; FMA lanes per SM
+	barriers                    float64 // __syncthreads per SM per launch
+	prefetch                    bool    // which overlaps half of a barrier's wait
+	spilled                     float64 // registers per thread beyond what the block gives it
+	localPerPoint               float64 // 32-bit values in local memory per point a thread computes (Usage.LocalRegs)
+	computed                    float64 // points computed per launch
+	sectorEff                   float64 // bytes a block's rows use of the 32-byte sectors they touch
+	onChipNoReuse, issueNoReuse float64 // onChipCycles and issueCycles without block merging's shared loads
+	moved                       float64 // bytes a launch must move at least: its input read once, its output written once
+	fmas                        float64 // FMAs a step must do at least: one per point access of every grid point
+	fp32                        bool    // on the FP32 pipes (float32), not the FP64 ones
+	oc                          smart.Combination
 }
 
 // Calibration holds the stencil model's free constants: the rates, latencies and costs that no
@@ -74,6 +75,9 @@ type Calibration struct {
 	// Narrow is the power of the sector efficiency of a block's rows that divides the DRAM time
 	// (0: narrow blocks cost nothing more).
 	Narrow float64 `json:"narrow"`
+	// NoReuse is the share, in log terms, of the loads block merging shares between a thread's
+	// points that are issued anyway (0: all shared, as counted).
+	NoReuse float64 `json:"no_reuse,omitempty"`
 	// RegScale multiplies the estimated registers per thread in the occupancy (1: the
 	// estimate; the compiler may allocate more), up to what the block lets a thread have.
 	RegScale float64 `json:"reg_scale"`
@@ -208,6 +212,11 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 		latency, scale = c.OnChipLatency, c.OnChipScale
 	}
 	ldEff := math.Min(1, warps*tm.inFlight*tm.pass/latency)
+	onChipCycles, issueCycles := tm.onChipCycles, tm.issueCycles
+	if c.NoReuse > 0 && tm.onChipNoReuse > onChipCycles {
+		onChipCycles = math.Pow(onChipCycles, 1-c.NoReuse) * math.Pow(tm.onChipNoReuse, c.NoReuse)
+		issueCycles = math.Pow(issueCycles, 1-c.NoReuse) * math.Pow(tm.issueNoReuse, c.NoReuse)
+	}
 	fmaEff := math.Min(1, warps*tm.ilp/(m.fmaLatency*tm.lanes/32))
 	parts := [3]struct {
 		name string
@@ -215,8 +224,8 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 		eff  float64
 	}{
 		{"memory", tm.dram / (c.bandwidth(m) * dramEff * math.Pow(tm.sectorEff, c.Narrow)), dramEff},
-		{"on-chip", scale * tm.onChipCycles / ldEff / m.clock, ldEff},
-		{"compute", math.Max(tm.fmaCycles/fmaEff, c.ComputeScale*tm.issueCycles) / m.clock, fmaEff},
+		{"on-chip", scale * onChipCycles / ldEff / m.clock, ldEff},
+		{"compute", math.Max(tm.fmaCycles/fmaEff, c.ComputeScale*issueCycles) / m.clock, fmaEff},
 	}
 	body := 0.0
 	for _, p := range parts {

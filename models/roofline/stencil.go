@@ -197,6 +197,15 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	tm.fmas, tm.fp32 = points*float64(st.NNZ()), st.Dtype == smart.Float32
 	tm.onChipCycles = onChipCycles
 	tm.fmaCycles, tm.issueCycles, tm.ilp, tm.lanes = fmaCycles, issueCycles, ilp, lanes
+	// The same without the loads block merging shares between a thread's points (NoReuse).
+	tm.onChipNoReuse, tm.issueNoReuse = onChipCycles, issueCycles
+	if t.OC.Has(smart.BM) {
+		single := t
+		single.Merge = [3]int{1, 1, 1}
+		extraLoads := computed * (loadsPerPoint(st, single) - perPoint)
+		tm.onChipNoReuse += extraLoads / 32 * pass / m.sms
+		tm.issueNoReuse += extraLoads / 32 / m.issuePerSM / m.sms
+	}
 
 	// Barriers: streaming waits twice per plane (the plane is loaded, then consumed), staged
 	// tiles once per level, twice with the ping-pong buffers of temporal blocking. (The generated

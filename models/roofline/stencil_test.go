@@ -563,3 +563,47 @@ func TestLocalCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestNoReuse: a 5-point star under block merging by 2 along x loads 8 values for its 2 points
+// (4 a point) where each point alone loads 5, so with NoReuse 1 the on-chip cycles grow by 5/4
+// and the issued instructions by (5+5+4)/(5+4+4); an OC without block merging is unchanged.
+func TestNoReuse(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
+	g := gpu(t, "h100-sxm")
+	bm := tuning(t, st, smart.Combination(smart.BM), smart.Setting{"bx": 32, "by": 4, "shared": 0, "const": 0, "ufx": 2, "ufy": 1, "bmx": 2, "bmy": 1})
+	_, tm, err := analyse(st, bm, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tm.onChipNoReuse / tm.onChipCycles; math.Abs(got-5.0/4) > 1e-12 {
+		t.Errorf("on-chip cycles without reuse over with: %.6g, want 1.25", got)
+	}
+	if got := tm.issueNoReuse / tm.issueCycles; math.Abs(got-14.0/13) > 1e-12 {
+		t.Errorf("issue cycles without reuse over with: %.6g, want 14/13", got)
+	}
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := literature(m)
+	on := off
+	on.NoReuse = 1
+	base := tuning(t, st, smart.Combination(0), smart.Setting{"bx": 32, "by": 4, "shared": 0, "const": 0})
+	for _, tc := range []struct {
+		name   string
+		t      smart.Tuning
+		slower bool
+	}{{"block merging", bm, true}, {"no merging", base, false}} {
+		a, err := ModelWith(st, tc.t, g, &off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ModelWith(st, tc.t, g, &on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.slower && !(b.OnChipMs > a.OnChipMs) || !tc.slower && b != a {
+			t.Errorf("%s: on-chip %.6g ms with NoReuse 1 against %.6g", tc.name, b.OnChipMs, a.OnChipMs)
+		}
+	}
+}

@@ -43,6 +43,7 @@ var fitted = []struct {
 	{"local_cycles", func(c *Calibration) *float64 { return &c.LocalCycles }, 0, 200},
 	{"overlap", func(c *Calibration) *float64 { return &c.Overlap }, 1, 32},
 	{"narrow", func(c *Calibration) *float64 { return &c.Narrow }, 0, 3},
+	{"no_reuse", func(c *Calibration) *float64 { return &c.NoReuse }, 0, 1},
 	{"wave_power", func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5},
 	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.25, 2},
 }
@@ -87,7 +88,7 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 	}
 	cal := *start
 	cal.CopyGBs = copyGBs
-	cal.SpillCycles, cal.LocalCycles, cal.Overlap, cal.Narrow, cal.WavePower = 1, 1, 8, 0.5, 0.8
+	cal.SpillCycles, cal.LocalCycles, cal.Overlap, cal.Narrow, cal.WavePower, cal.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
 	cal.PeakEfficiency = peakShare(copyGBs, samples) * cal.CopyEfficiency
 
 	set := func(x []float64) Calibration {
