@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -106,16 +107,6 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Of is the fastest measured variant of the stencil id on gpu, nil where none was measured.
-func (f *FastestFile) Of(gpu, id string) *Fastest {
-	for i := range f.Fastest {
-		if f.Fastest[i].GPU == gpu && f.Fastest[i].StencilID == id {
-			return &f.Fastest[i]
-		}
-	}
-	return nil
-}
-
 // OfStencil is every GPU's fastest measured variant of the stencil id, in the file's order.
 func (f *FastestFile) OfStencil(id string) []Fastest {
 	var out []Fastest
@@ -171,16 +162,14 @@ func WriteFastest(path string, f *FastestFile, replace bool) error {
 
 // WriteText prints the fastest variants, one line each.
 func (f *FastestFile) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
 	if len(f.Fastest) == 0 {
-		_, err := fmt.Fprintln(w, "no stencil was measured in full on a GPU in these data sets (imported and simulated rows do not count)")
-		return err
+		fmt.Fprintln(bw, "no stencil was measured in full on a GPU in these data sets (imported and simulated rows do not count)")
+		return bw.Flush()
 	}
-	_, err := fmt.Fprintf(w, "%-10s %-24s %10s %8s  %-16s %s\n", "GPU", "stencil", "ms/step", "variants", "OC", "setting")
+	fmt.Fprintf(bw, "%-10s %-24s %10s %8s  %-16s %s\n", "GPU", "stencil", "ms/step", "variants", "OC", "setting")
 	for _, v := range f.Fastest {
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%-10s %-24s %10.4g %8d  %-16s %s\n", v.GPU, v.Stencil, v.TimeMs, v.Variants, v.OC, v.Setting)
+		fmt.Fprintf(bw, "%-10s %-24s %10.4g %8d  %-16s %s\n", v.GPU, v.Stencil, v.TimeMs, v.Variants, v.OC, v.Setting)
 	}
-	return err
+	return bw.Flush()
 }

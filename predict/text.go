@@ -70,20 +70,20 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, FileName(s.Name))
+	also := ""
 	if pr.measuredOn(pr.GPU) != nil {
-		fmt.Fprintf(w, "   on the GPU, time the %d candidates and the fastest kernel measured before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
-	} else {
-		fmt.Fprintf(w, "   on the GPU, time the %d candidates before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), pr.Measure)
+		also = " and the fastest kernel measured"
 	}
+	fmt.Fprintf(w, "   on the GPU, time the %d candidates%s before you choose (models misjudge real kernels):\n   %s\n\n", len(pr.Candidates), also, pr.Measure)
 }
 
-// measuredText lists the fastest measured variants of a stencil: "measured (...): GPU ms, ...".
+// measuredText lists the fastest measured variants of a stencil: "GPU ms/step (OC, fastest of N); ...".
 func measuredText(ms []dataset.Fastest) string {
 	var parts []string
 	for _, m := range ms {
 		parts = append(parts, fmt.Sprintf("%s %.4g ms/step (%s, fastest of %d)", m.GPU, m.TimeMs, m.OC, m.Variants))
 	}
-	return "measured (smart's own runs of this stencil): " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // dates says when the data sets of m were made: a day, or the first and the last.
@@ -135,7 +135,7 @@ func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
 		}
 	}
 	if len(pr.Measured) > 0 {
-		fmt.Fprintf(w, "  %s\n", measuredText(pr.Measured))
+		fmt.Fprintf(w, "  measured (smart's own runs of this stencil): %s\n", measuredText(pr.Measured))
 	}
 	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
 	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
@@ -226,7 +226,7 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
 	}
 	if len(r.Measured) > 0 {
-		fmt.Fprintf(bw, "%s%s.\n", strings.ToUpper(measuredText(r.Measured)[:1]), measuredText(r.Measured)[1:])
+		fmt.Fprintf(bw, "Measured (smart's own runs of this stencil): %s.\n", measuredText(r.Measured))
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", warn)
