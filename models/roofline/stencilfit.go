@@ -23,13 +23,15 @@ type StencilSample struct {
 }
 
 // fitted are the constants FitStencil fits, with the bounds that keep them physical; the
-// others (PeakEfficiency, CopyGBs) follow from the data.
+// others (PeakEfficiency, CopyGBs) follow from the data. A stencil's DRAM traffic does not beat
+// the device-to-device copy, so copy_efficiency stops at 1: allowed 1.2, the fit on 144
+// stencils settled there, with the overlap at its bound too, and held out worse.
 var fitted = []struct {
 	name   string // in the calibration file
 	field  func(c *Calibration) *float64
 	lo, hi float64
 }{
-	{"copy_efficiency", func(c *Calibration) *float64 { return &c.CopyEfficiency }, 0.3, 1.2},
+	{"copy_efficiency", func(c *Calibration) *float64 { return &c.CopyEfficiency }, 0.3, 1},
 	{"dram_latency_cycles", func(c *Calibration) *float64 { return &c.DRAMLatency }, 200, 4000},
 	{"on_chip_latency_cycles", func(c *Calibration) *float64 { return &c.OnChipLatency }, 10, 400},
 	{"l1_latency_cycles", func(c *Calibration) *float64 { return &c.L1Latency }, 10, 400},
