@@ -13,10 +13,16 @@
 //
 // Usage:
 //
-//	go run ./bench/regmodel [-data GLOB,...] [-dims 3] [-folds 12] [-test GLOB,...] [-json]
+//	go run ./bench/regmodel [-data GLOB,...] [-dims 3] [-folds 12] [-test GLOB,...] [-local] [-json]
 //
 // With -test, a model trained on all of -data is also scored on those data sets' rows (other
 // stencils, measured apart): the named stencils' picks, say, against a model of the campaign's.
+//
+// With -local the question is the local memory a thread keeps (spilled registers and arrays
+// indexed at run time), which makes a kernel several times slower: the model learns
+// ln(1 + local bytes), and both it and the estimate (smart.Usage.LocalRegs) are scored as
+// detectors of the variants that keep over 64 bytes, with what leaving those variants out would
+// cost each stencil's fastest.
 package main
 
 import (
@@ -46,13 +52,14 @@ func main() {
 	dims := flag.Int("dims", 3, "the stencils' dimensions (2 or 3): the setting's columns differ")
 	folds := flag.Int("folds", 12, "folds, grouped by stencil")
 	test := flag.String("test", "", "data sets to score a model trained on all of -data on (globs, comma-separated)")
+	local := flag.Bool("local", false, "learn the local memory a thread keeps rather than its registers")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	flag.Parse()
 	var testPatterns []string
 	if *test != "" {
 		testPatterns = strings.Split(*test, ",")
 	}
-	rep, err := run(context.Background(), strings.Split(*data, ","), testPatterns, *dims, *folds)
+	rep, err := run(context.Background(), strings.Split(*data, ","), testPatterns, *dims, *folds, *local)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "regmodel:", err)
 		os.Exit(1)
@@ -79,21 +86,54 @@ type Score struct {
 	MedianRatio     float64 `json:"median_ratio"` // compiler over predicted
 }
 
-// Report is the two predictors on the same rows.
+// Flags is how one predictor of the local memory tells the variants that keep over localMin
+// bytes of it a thread.
+type Flags struct {
+	Name      string  `json:"name"`
+	Flagged   int     `json:"flagged"` // rows it puts over localMin
+	Local     int     `json:"local"`   // rows the compiler puts over localMin
+	Both      int     `json:"both"`
+	Precision float64 `json:"precision"` // Both / Flagged
+	Recall    float64 `json:"recall"`    // Both / Local
+}
+
+// localMin is the local memory a thread may keep, in bytes, and count as keeping none: a few
+// values of stack are common and cheap (bench/regs draws the same line).
+const localMin = 64
+
+// Report is the two predictors on the same rows: with -local, Flags and the cost of leaving the
+// local variants out; else Scores.
 type Report struct {
 	Dims     int     `json:"dims"`
+	Target   string  `json:"target"` // "registers" or "local bytes"
 	Rows     int     `json:"rows"`
 	Stencils int     `json:"stencils"`
 	Folds    int     `json:"folds"`
-	Scores   []Score `json:"scores"` // the estimate, then the learned model held out
+	Scores   []Score `json:"scores,omitempty"` // the estimate, then the learned model held out
+	Flags    []Flags `json:"flags,omitempty"`  // the same, as detectors of local memory
+	// FastestLocal counts the stencils whose fastest variant keeps over localMin bytes;
+	// WithoutLocal is the most, over the stencils, that their fastest variant keeping at most
+	// that is slower than their fastest.
+	FastestLocal int     `json:"fastest_local,omitempty"`
+	WithoutLocal float64 `json:"without_local,omitempty"`
 	// Test is the same on the -test rows, the learned model trained on all of -data.
 	TestRows     int     `json:"test_rows,omitempty"`
 	TestStencils int     `json:"test_stencils,omitempty"`
 	Test         []Score `json:"test,omitempty"`
+	TestFlags    []Flags `json:"test_flags,omitempty"`
 }
 
 func (r *Report) write(w io.Writer) {
 	fmt.Fprintf(w, "%d rows of %d %d-D stencils with the compiler's registers; the learned model held out in %d folds grouped by stencil\n", r.Rows, r.Stencils, r.Dims, r.Folds)
+	if r.Flags != nil {
+		writeFlags(w, r.Flags)
+		fmt.Fprintf(w, "the fastest variant keeps over %d bytes on %d of %d stencils; without those variants a stencil's fastest is at most %.3fx slower\n", localMin, r.FastestLocal, r.Stencils, r.WithoutLocal)
+		if r.TestFlags != nil {
+			fmt.Fprintf(w, "-test: %d rows of %d stencils, the learned model trained on all the rows above\n", r.TestRows, r.TestStencils)
+			writeFlags(w, r.TestFlags)
+		}
+		return
+	}
 	fmt.Fprintf(w, "%-28s %9s %17s %8s %13s\n", "registers from", "Spearman", "within a stencil", "MAPE %", "compiler/it")
 	for _, s := range r.Scores {
 		fmt.Fprintf(w, "%-28s %9.3f %17.3f %8.1f %13.2f\n", s.Name, s.Spearman, s.StencilSpearman, s.MAPE, s.MedianRatio)
@@ -106,27 +146,46 @@ func (r *Report) write(w io.Writer) {
 	}
 }
 
+func writeFlags(w io.Writer, fs []Flags) {
+	fmt.Fprintf(w, "%-34s %8s %8s %8s %10s %7s\n", fmt.Sprintf("over %d local bytes from", localMin), "flagged", "local", "both", "precision", "recall")
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-34s %8d %8d %8d %10.3f %7.3f\n", f.Name, f.Flagged, f.Local, f.Both, f.Precision, f.Recall)
+	}
+}
+
 // run reads the rows of dims-D stencils with the compiler's registers, cross-validates the
-// learned model and scores it and the estimate, and, with test, the same on test's rows.
-func run(ctx context.Context, patterns, test []string, dims, k int) (*Report, error) {
+// learned model and scores it and the estimate, and, with test, the same on test's rows; with
+// local, of the local memory rather than the registers.
+func run(ctx context.Context, patterns, test []string, dims, k int, local bool) (*Report, error) {
 	if dims != 2 && dims != 3 {
 		return nil, fmt.Errorf("dims %d: give 2 or 3", dims)
 	}
-	d, estimate, regs, err := load(patterns, dims)
+	r, err := load(patterns, dims, local)
 	if err != nil {
 		return nil, err
 	}
+	d := r.data
 	params := map[string]string{"early_stop": "0"} // smart train's gbdt, as the runtime models'
 	cv, err := train.CrossValidate(ctx, kinds.All(), "gbdt", &train.Set{Data: d}, k, 1, params, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Dims: dims, Rows: d.Rows(), Stencils: len(distinct(d.Groups)), Folds: k, Scores: []Score{
-		score("estimate (smart.Tuning.Usage)", estimate, regs, d.Groups),
-		score("learned, held out", exps(cv.LnMs), regs, d.Groups),
-	}}
+	rep := &Report{Dims: dims, Target: "registers", Rows: d.Rows(), Stencils: len(distinct(d.Groups)), Folds: k}
+	if local {
+		rep.Target = "local bytes"
+		rep.Flags = []Flags{
+			flags("estimate (smart.Usage.LocalRegs)", r.estimate, r.actual),
+			flags("learned, held out", exps1(cv.LnMs), r.actual),
+		}
+		rep.FastestLocal, rep.WithoutLocal = withoutLocal(r)
+	} else {
+		rep.Scores = []Score{
+			score("estimate (smart.Tuning.Usage)", r.estimate, r.actual, d.Groups),
+			score("learned, held out", exps(cv.LnMs), r.actual, d.Groups),
+		}
+	}
 	if len(test) > 0 {
-		td, testEstimate, testRegs, err := load(test, dims)
+		tr, err := load(test, dims, local)
 		if err != nil {
 			return nil, err
 		}
@@ -138,17 +197,89 @@ func run(ctx context.Context, patterns, test []string, dims, k int) (*Report, er
 		if !ok {
 			return nil, fmt.Errorf("gbdt trained a %T, not a Regressor", fitted)
 		}
+		td := tr.data
 		predicted, err := reg.PredictBatch(td.X)
 		if err != nil {
 			return nil, err
 		}
 		rep.TestRows, rep.TestStencils = td.Rows(), len(distinct(td.Groups))
-		rep.Test = []Score{
-			score("estimate (smart.Tuning.Usage)", testEstimate, testRegs, td.Groups),
-			score("learned on -data", exps(predicted), testRegs, td.Groups),
+		if local {
+			rep.TestFlags = []Flags{
+				flags("estimate (smart.Usage.LocalRegs)", tr.estimate, tr.actual),
+				flags("learned on -data", exps1(predicted), tr.actual),
+			}
+		} else {
+			rep.Test = []Score{
+				score("estimate (smart.Tuning.Usage)", tr.estimate, tr.actual, td.Groups),
+				score("learned on -data", exps(predicted), tr.actual, td.Groups),
+			}
 		}
 	}
 	return rep, nil
+}
+
+// exps1 turns ln(1 + bytes) into bytes.
+func exps1(ln []float64) []float64 {
+	out := make([]float64, len(ln))
+	for i, v := range ln {
+		out[i] = math.Expm1(v)
+	}
+	return out
+}
+
+// flags scores pred as a detector of the rows whose actual local memory exceeds localMin.
+func flags(name string, pred, actual []float64) Flags {
+	f := Flags{Name: name}
+	for i := range actual {
+		p, a := pred[i] > localMin, actual[i] > localMin
+		f.Flagged += b2i(p)
+		f.Local += b2i(a)
+		f.Both += b2i(p && a)
+	}
+	if f.Flagged > 0 {
+		f.Precision = float64(f.Both) / float64(f.Flagged)
+	}
+	if f.Local > 0 {
+		f.Recall = float64(f.Both) / float64(f.Local)
+	}
+	return f
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// withoutLocal counts the stencils whose fastest row keeps over localMin bytes of local memory,
+// and returns the most that a stencil's fastest row keeping at most that is slower than its
+// fastest: what leaving the local variants out of a search would cost, at worst.
+func withoutLocal(r *rowsOf) (fastestLocal int, worst float64) {
+	best, bestLean := map[string]float64{}, map[string]float64{}
+	for i, g := range r.data.Groups {
+		ms := r.ms[i]
+		if b, ok := best[g]; !ok || ms < b {
+			best[g] = ms
+		}
+		if b, ok := bestLean[g]; r.actual[i] <= localMin && (!ok || ms < b) {
+			bestLean[g] = ms
+		}
+	}
+	worst = 1
+	for g, b := range best {
+		lean, ok := bestLean[g]
+		if !ok {
+			worst = math.Inf(1)
+			fastestLocal++
+			continue
+		}
+		if lean > b {
+			fastestLocal++
+		}
+		worst = max(worst, lean/b)
+	}
+	return fastestLocal, worst
 }
 
 // exps turns ln registers into registers.
@@ -160,19 +291,28 @@ func exps(ln []float64) []float64 {
 	return out
 }
 
+// rowsOf are the rows load read: their columns and target grouped by stencil, and for each the
+// estimate, the compiler's figure and the measured time.
+type rowsOf struct {
+	data             *models.Data
+	estimate, actual []float64
+	ms               []float64
+}
+
 // load reads the rows of dims-D stencils that carry the compiler's registers: their columns and
-// ln(registers) (grouped by stencil), the estimate of each and the compiler's.
-func load(patterns []string, dims int) (*models.Data, []float64, []float64, error) {
+// ln(registers), or with local ln(1 + local bytes a thread), the estimate of each and the
+// compiler's.
+func load(patterns []string, dims int, local bool) (*rowsOf, error) {
 	dirs, err := dataset.Glob(patterns)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	d := &models.Data{Task: models.Runtime, Features: columnNames(dims)}
-	var estimate, regs []float64
+	r := &rowsOf{data: &models.Data{Task: models.Runtime, Features: columnNames(dims)}}
+	d := r.data
 	for _, dir := range dirs {
 		_, rows, err := dataset.ReadAll(dir)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		stencils := map[string]*smart.Stencil{}
 		for i, m := range rows {
@@ -182,50 +322,56 @@ func load(patterns []string, dims int) (*models.Data, []float64, []float64, erro
 			st := stencils[m.StencilID]
 			if st == nil {
 				if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
-					return nil, nil, nil, err
+					return nil, err
 				}
 				stencils[m.StencilID] = st
 			}
 			if st.Dims != dims {
 				continue
 			}
-			x, est, err := columns(st, m.OC, m.Setting)
+			x, u, err := columns(st, m.OC, m.Setting)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
+				return nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
+			}
+			est, actual := float64(u.RegsPerThread+u.FusedRegs), float64(m.Compiled.RegsPerThread)
+			y := math.Log(actual)
+			if local {
+				est, actual = float64(4*u.LocalRegs), float64(m.Compiled.LocalBytesPerThread)
+				y = math.Log1p(actual)
 			}
 			d.X = append(d.X, x)
-			d.Y = append(d.Y, math.Log(float64(m.Compiled.RegsPerThread)))
+			d.Y = append(d.Y, y)
 			d.Groups = append(d.Groups, m.StencilID)
-			estimate = append(estimate, est)
-			regs = append(regs, float64(m.Compiled.RegsPerThread))
+			r.estimate = append(r.estimate, est)
+			r.actual = append(r.actual, actual)
+			r.ms = append(r.ms, m.TimeMs)
 		}
 	}
 	if d.Rows() == 0 {
-		return nil, nil, nil, fmt.Errorf("no row of a %d-D stencil in %s carries the compiler's registers", dims, strings.Join(dirs, ", "))
+		return nil, fmt.Errorf("no row of a %d-D stencil in %s carries the compiler's registers", dims, strings.Join(dirs, ", "))
 	}
-	return d, estimate, regs, nil
+	return r, nil
 }
 
-// columns are a variant's columns for the learned model and the estimate of its registers.
-func columns(st *smart.Stencil, oc smart.Combination, s smart.Setting) ([]float64, float64, error) {
+// columns are a variant's columns for the learned model and the estimate of its resources.
+func columns(st *smart.Stencil, oc smart.Combination, s smart.Setting) ([]float64, smart.Usage, error) {
 	sv, err := features.Stencil(st, smart.MaxMaxOrder)
 	if err != nil {
-		return nil, 0, err
+		return nil, smart.Usage{}, err
 	}
 	set, err := features.Setting(st.Dims, oc, s)
 	if err != nil {
-		return nil, 0, err
+		return nil, smart.Usage{}, err
 	}
 	use, err := features.Usage(st, oc, s)
 	if err != nil {
-		return nil, 0, err
+		return nil, smart.Usage{}, err
 	}
 	t, err := smart.DecodeTuning(st.Dims, oc, s)
 	if err != nil {
-		return nil, 0, err
+		return nil, smart.Usage{}, err
 	}
-	u := t.Usage(st)
-	return slices.Concat(sv, set, use), float64(u.RegsPerThread + u.FusedRegs), nil
+	return slices.Concat(sv, set, use), t.Usage(st), nil
 }
 
 func columnNames(dims int) []string {
