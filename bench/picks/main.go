@@ -7,7 +7,12 @@
 //
 // Usage:
 //
-//	go run ./bench/picks [-picks DIR] [-ref DIR,...] [-json]
+//	go run ./bench/picks [-picks DIR] [-ref DIR,...] [-weights W,...] [-json]
+//
+// Each row also gives the pick a guard against local memory would have made: the first
+// candidate, in predict's order, whose measured kernel keeps at most 64 bytes of local memory a
+// thread by the compiler's report (rows without the report count as keeping none), which is what
+// leaving the variants a perfect detector flags out of the candidates would do.
 //
 // The H200's picks, against the settings re-measured there (bench/device/resample.sh) and the
 // random settings of the stencils the H100 models never saw:
@@ -50,11 +55,18 @@ type Row struct {
 	// depth (its candidates), which a user could time before choosing.
 	CandidatesOverBest float64 `json:"candidates_over_best"`
 	Candidates         int     `json:"candidates"`
+	// GuardedOverBest is PickOverBest for the first candidate that keeps at most localMin bytes of
+	// local memory a thread (the first candidate where none does or none says).
+	GuardedOverBest float64 `json:"guarded_over_best"`
 	// Reranked holds, for each weight of -weights, the measured time of the candidate ranked
 	// first with that predict.Predictor.AnalyticWeight over the fastest measured candidate (1:
 	// the ranking found the fastest of them).
 	Reranked []float64 `json:"reranked,omitempty"`
 }
+
+// localMin is the local memory a thread may keep, in bytes, and count as keeping none (as
+// bench/regs and bench/regmodel draw the line).
+const localMin = 64
 
 // prediction is the part of smart predict's --json output this command reads.
 type prediction struct {
@@ -103,8 +115,8 @@ func main() {
 	}
 	tw.Flush()
 	for _, s := range summarize(rows) {
-		fmt.Printf("models %s: pick %.3fx the best random setting (geometric mean of %d), within 1.25x on %d; best of the candidates %.3fx\n",
-			s.models, s.pick, s.n, s.within, s.candidates)
+		fmt.Printf("models %s: pick %.3fx the best random setting (geometric mean of %d), within 1.25x on %d; best of the candidates %.3fx; guarded against local memory %.3fx, within 1.25x on %d\n",
+			s.models, s.pick, s.n, s.within, s.candidates, s.guarded, s.guardedWithin)
 	}
 	for i, w := range weights {
 		logSum, over := 0.0, 0
@@ -174,32 +186,43 @@ func run(dir string, refs []string, weights []float64) ([]Row, error) {
 		if !ok {
 			return nil, fmt.Errorf("prediction %s: stencil %s (%s) has no ok row in %s", f, p.Stencil.Name, p.Stencil.ID, strings.Join(refs, ", "))
 		}
-		timeOf := func(c predict.Choice) (float64, error) {
+		rowOf := func(c predict.Choice) (smart.Measurement, error) {
 			for _, m := range measured {
 				if m.StencilID == p.Stencil.ID && m.OC == c.OC && maps.Equal(m.Setting, c.Setting) {
 					if !m.OK() {
-						return 0, fmt.Errorf("prediction %s: %s %s was measured %s: %s", f, c.OC, c.Setting, m.Status, m.Error)
+						return m, fmt.Errorf("prediction %s: %s %s was measured %s: %s", f, c.OC, c.Setting, m.Status, m.Error)
 					}
-					return m.TimeMs, nil
+					return m, nil
 				}
 			}
-			return 0, fmt.Errorf("prediction %s: %s %s is not in the data set %s", f, c.OC, c.Setting, filepath.Join(dir, name))
+			return smart.Measurement{}, fmt.Errorf("prediction %s: %s %s is not in the data set %s", f, c.OC, c.Setting, filepath.Join(dir, name))
+		}
+		timeOf := func(c predict.Choice) (float64, error) {
+			m, err := rowOf(c)
+			return m.TimeMs, err
 		}
 		pick, err := timeOf(p.Best)
 		if err != nil {
 			return nil, err
 		}
-		fastest := pick
+		fastest, guarded := pick, 0.0
 		for _, c := range p.Candidates {
-			t, err := timeOf(c)
+			m, err := rowOf(c)
 			if err != nil {
 				return nil, err
 			}
-			fastest = min(fastest, t)
+			fastest = min(fastest, m.TimeMs)
+			if guarded == 0 && (m.Compiled == nil || m.Compiled.LocalBytesPerThread <= localMin) {
+				guarded = m.TimeMs
+			}
+		}
+		if guarded == 0 {
+			guarded = pick
 		}
 		row := Row{Stencil: p.Stencil.Name, Models: label, Basis: string(p.Best.Source.Basis),
 			RandomBestMs: ref.TimeMs, RandomBestOC: ref.OC.String(), PickOC: p.Best.OC.String(), PredictedMs: p.Best.TimeMs,
-			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates)}
+			MeasuredMs: pick, PickOverBest: pick / ref.TimeMs, CandidatesOverBest: fastest / ref.TimeMs, Candidates: len(p.Candidates),
+			GuardedOverBest: guarded / ref.TimeMs}
 		for _, w := range weights {
 			ranked := slices.Clone(p.Candidates)
 			predict.SortChoices(ranked, w)
@@ -219,9 +242,9 @@ func run(dir string, refs []string, weights []float64) ([]Row, error) {
 
 // summary is the picks of one set of models over all stencils.
 type summary struct {
-	models           string
-	n, within        int     // predictions; picks within 1.25x of the best random setting
-	pick, candidates float64 // geometric means of PickOverBest and CandidatesOverBest
+	models                    string
+	n, within, guardedWithin  int     // predictions; picks (and guarded picks) within 1.25x of the best random setting
+	pick, candidates, guarded float64 // geometric means of PickOverBest, CandidatesOverBest and GuardedOverBest
 }
 
 // summarize sums the rows up by models, in the order they first appear.
@@ -239,13 +262,18 @@ func summarize(rows []Row) []summary {
 		s.n++
 		s.pick += math.Log(r.PickOverBest)
 		s.candidates += math.Log(r.CandidatesOverBest)
+		s.guarded += math.Log(r.GuardedOverBest)
 		if r.PickOverBest <= 1.25 {
 			s.within++
+		}
+		if r.GuardedOverBest <= 1.25 {
+			s.guardedWithin++
 		}
 	}
 	for i := range out {
 		out[i].pick = math.Exp(out[i].pick / float64(out[i].n))
 		out[i].candidates = math.Exp(out[i].candidates / float64(out[i].n))
+		out[i].guarded = math.Exp(out[i].guarded / float64(out[i].n))
 	}
 	return out
 }

@@ -22,7 +22,13 @@ func TestCommittedPicks(t *testing.T) {
 		// stencil models -> the candidate ranked first with analytic weights 0, 0.1 and 0.3,
 		// measured, over the fastest candidate measured
 		reranked map[string][3]float64
-		summary  map[string]summary // by models
+		// stencil models -> the first candidate keeping at most 64 bytes of local memory a
+		// thread, measured, over the best random setting
+		guarded map[string]float64
+		summary map[string]summary // by models
+		// own is the index in 0, 0.1, 0.3 of the analytic weight the predictions were ranked by
+		// (predict's --json says analytic_weight): ranked again by it, the first is the pick.
+		own int
 	}{
 		{
 			picks: m + "h100-sxm/picks", refs: []string{m + "h100-sxm/classic", m + "h100-sxm/more"},
@@ -96,9 +102,27 @@ func TestCommittedPicks(t *testing.T) {
 				"j3d25pt default": {1.3572, 1.3572, 1.3572},
 				"j2d13pt h100":    {1, 1, 1},
 			},
+			guarded: map[string]float64{"j2d25pt default": 1.0302, "j2d25pt h100": 1.0672, "j3d7pt default": 2.1093},
 			summary: map[string]summary{
-				"default": {models: "default", n: 12, within: 9, pick: 1.1551, candidates: 1.0154},
-				"h100":    {models: "h100", n: 12, within: 10, pick: 1.0401, candidates: 1.0130},
+				"default": {models: "default", n: 12, within: 9, pick: 1.1551, candidates: 1.0154, guarded: 1.0898, guardedWithin: 10},
+				"h100":    {models: "h100", n: 12, within: 10, pick: 1.0401, candidates: 1.0130, guarded: 1.0130, guardedWithin: 11},
+			},
+		},
+		{
+			// The models of the campaign's 69 stencils, candidates ranked by t^0.9 a^0.1; a
+			// candidate of j3d7pt kept 456 bytes of local memory a thread.
+			picks: m + "h100-sxm/picks-c69", own: 1,
+			refs:  []string{m + "h100-sxm/classic", m + "h100-sxm/more", m + "h100-sxm/random/*"},
+			rows:  24,
+			basis: map[string]string{"default": "measured", "h100": "measured"},
+			want: map[string][2]float64{
+				"j3d7pt default":  {1.8712, 1.0764},
+				"j2d25pt default": {1.3514, 1.0597},
+			},
+			guarded: map[string]float64{"j3d7pt default": 1.2642, "j3d7pt h100": 1.3340, "j2d25pt default": 1.3514},
+			summary: map[string]summary{
+				"default": {models: "default", n: 12, within: 10, pick: 1.0821, candidates: 1.0000, guarded: 1.0474, guardedWithin: 10},
+				"h100":    {models: "h100", n: 12, within: 9, pick: 1.1088, candidates: 1.0500, guarded: 1.1088, guardedWithin: 9},
 			},
 		},
 	}
@@ -123,8 +147,11 @@ func TestCommittedPicks(t *testing.T) {
 					}
 				}
 			}
-			if math.Abs(r.Reranked[0]-r.PickOverBest/r.CandidatesOverBest) > 1e-9 {
-				t.Errorf("%s %s %s: weight 0 ranks %v first, not the pick (%v over %v)", tt.picks, r.Stencil, r.Models, r.Reranked[0], r.PickOverBest, r.CandidatesOverBest)
+			if w, ok := tt.guarded[r.Stencil+" "+r.Models]; ok && math.Abs(r.GuardedOverBest-w) > 5e-4 {
+				t.Errorf("%s %s %s: guarded %.4f, want %.4f", tt.picks, r.Stencil, r.Models, r.GuardedOverBest, w)
+			}
+			if math.Abs(r.Reranked[tt.own]-r.PickOverBest/r.CandidatesOverBest) > 1e-9 {
+				t.Errorf("%s %s %s: the predictions' own weight ranks %v first, not the pick (%v over %v)", tt.picks, r.Stencil, r.Models, r.Reranked[tt.own], r.PickOverBest, r.CandidatesOverBest)
 			}
 			w, ok := want[r.Stencil+" "+r.Models]
 			if !ok {
@@ -142,7 +169,8 @@ func TestCommittedPicks(t *testing.T) {
 		if tt.summary != nil {
 			for _, s := range summarize(rows) {
 				w := tt.summary[s.models]
-				if math.Abs(s.pick-w.pick) > 5e-4 || math.Abs(s.candidates-w.candidates) > 5e-4 || s.within != w.within || s.n != w.n {
+				if math.Abs(s.pick-w.pick) > 5e-4 || math.Abs(s.candidates-w.candidates) > 5e-4 || s.within != w.within || s.n != w.n ||
+					math.Abs(s.guarded-w.guarded) > 5e-4 || s.guardedWithin != w.guardedWithin {
 					t.Errorf("%s models %s: summary %+v, want %+v", tt.picks, s.models, s, w)
 				}
 			}
