@@ -202,6 +202,16 @@ func TestDecodeRefuses(t *testing.T) {
 	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), "launch_us is 500") {
 		t.Errorf("launch 500 us: %v", err)
 	}
+	// A fit before the copy efficiency was bounded by 1 went up to 1.2: its file still loads.
+	older := *good
+	older.Calibration.CopyEfficiency = 1.2
+	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &older))); err != nil {
+		t.Errorf("copy efficiency 1.2 of an older fit: %v", err)
+	}
+	older.Calibration.CopyEfficiency = 1.21
+	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &older))); err == nil || !strings.Contains(err.Error(), "copy_efficiency is 1.21") {
+		t.Errorf("copy efficiency 1.21: %v", err)
+	}
 	bad = *good
 	bad.Calibration.OCScale = map[string]float64{"ST": -1}
 	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), `oc_scale["ST"]`) {

@@ -95,9 +95,9 @@ type Calibration struct {
 // whose constants fail it is corrupt or edited by hand.
 func (c *Calibration) Check() error {
 	for _, f := range fitted {
-		v := *f.field(c)
-		if math.IsNaN(v) || v < f.lo || v > f.hi {
-			return fmt.Errorf("calibration constant %s is %g; a fit keeps it within %g-%g", f.name, v, f.lo, f.hi)
+		v, hi := *f.field(c), max(f.hi, f.older)
+		if math.IsNaN(v) || v < f.lo || v > hi {
+			return fmt.Errorf("calibration constant %s is %g; a fit keeps it within %g-%g", f.name, v, f.lo, hi)
 		}
 	}
 	if !(c.PeakEfficiency > 0 && c.PeakEfficiency <= 1.2) {
