@@ -86,6 +86,9 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 		return nil, err
 	}
 	h := m.Header
+	if h.Task == models.Local {
+		return nil, fmt.Errorf("model %s predicts the local memory a thread keeps (task %s), not times or OCs: go run ./bench/regmodel -local scores such a model", v.Model, h.Task)
+	}
 	if h.Inputs == nil {
 		return nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
 	}

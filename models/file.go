@@ -35,8 +35,8 @@ const (
 type Header struct {
 	Kind string `json:"kind"`
 	Task Task   `json:"task"`
-	// Target is what the payload predicts: "class" (Select) or "ln_ms" (Runtime: natural log of
-	// milliseconds per step).
+	// Target is what the payload predicts: "class" (Select), "ln_ms" (Runtime: natural log of
+	// milliseconds per step) or "ln1p_local_bytes" (Local).
 	Target string `json:"target"`
 	// Params are the hyper-parameters as given (smart train --param), to train the kind again the
 	// same way; Hyper holds every value used, defaults included, as the kind reports them.
@@ -59,6 +59,7 @@ const (
 	TargetClass          = "class"
 	TargetLnMs           = "ln_ms"
 	TargetLnOverAnalytic = "ln_ms_over_analytic"
+	TargetLnLocalBytes   = "ln1p_local_bytes" // ln(1 + local bytes a thread): task Local
 )
 
 // AnalyticAnchor is what a TargetLnOverAnalytic model's target is relative to in row: the
@@ -172,7 +173,7 @@ func (h *Header) check() error {
 	switch {
 	case h.Kind == "":
 		return errors.New("header has no kind")
-	case h.Task != Select && h.Task != Runtime:
+	case h.Task != Select && h.Task != Runtime && h.Task != Local:
 		return fmt.Errorf("header has unknown task %q", h.Task)
 	case len(h.Features) == 0:
 		return errors.New("header lists no features")
@@ -200,6 +201,8 @@ func (h *Header) check() error {
 		return fmt.Errorf("task %s has target %q; this version reads %q", h.Task, h.Target, TargetClass)
 	case h.Task == Runtime && h.Target != TargetLnMs && h.Target != TargetLnOverAnalytic:
 		return fmt.Errorf("task %s has target %q; this version reads %q or %q", h.Task, h.Target, TargetLnMs, TargetLnOverAnalytic)
+	case h.Task == Local && h.Target != TargetLnLocalBytes:
+		return fmt.Errorf("task %s has target %q; this version reads %q", h.Task, h.Target, TargetLnLocalBytes)
 	case h.Target == TargetLnOverAnalytic && (h.Inputs == nil || h.Inputs.Analytic == ""):
 		return fmt.Errorf("target %q needs rows that carry the analytic model's time; the inputs name none", h.Target)
 	}
@@ -415,12 +418,12 @@ func Decode(data []byte, kinds Kinds) (*Model, error) {
 			return nil, fmt.Errorf("kind %s decoded a %T, not a Classifier", h.Kind, v)
 		}
 		m.Classifier = &loadedClassifier{c: c, norm: norm, names: h.Features, classes: len(h.Classes)}
-	case Runtime:
+	case Runtime, Local:
 		r, ok := v.(Regressor)
 		if !ok {
 			return nil, fmt.Errorf("kind %s decoded a %T, not a Regressor", h.Kind, v)
 		}
-		m.Regressor = &loadedRegressor{r: r, norm: norm, names: h.Features, anchored: h.Target == TargetLnOverAnalytic}
+		m.Regressor = &loadedRegressor{r: r, norm: norm, names: h.Features, anchored: h.Target == TargetLnOverAnalytic, local: h.Task == Local}
 	}
 	return m, nil
 }
@@ -493,10 +496,16 @@ type loadedRegressor struct {
 	names []string
 	// anchored: the model predicts ln ms over the analytic model's (TargetLnOverAnalytic).
 	anchored bool
+	// local: the model predicts ln(1 + local bytes) (task Local); its predictions are bytes.
+	local bool
 }
 
-// ms is the time of a row (as given, not normalised) from the model's prediction v for it.
+// ms is the time of a row (as given, not normalised) from the model's prediction v for it, or
+// for a Local model its local bytes a thread.
 func (l *loadedRegressor) ms(row []float64, v float64) float64 {
+	if l.local {
+		return math.Expm1(v)
+	}
 	if l.anchored {
 		v += AnalyticAnchor(row)
 	}

@@ -66,7 +66,7 @@ func testKinds() models.Kinds {
 		return l, nil
 	}
 	return models.Kinds{
-		"linear":       {Tasks: []models.Task{models.Runtime, models.Select}, Decode: decode},
+		"linear":       {Tasks: []models.Task{models.Runtime, models.Select, models.Local}, Decode: decode},
 		"linear-norm":  {Tasks: []models.Task{models.Runtime}, Normalize: true, Decode: decode},
 		"wrong-return": {Tasks: []models.Task{models.Runtime}, Decode: func(*models.Header, []byte) (any, error) { return "no model", nil }},
 	}
@@ -79,6 +79,25 @@ func runtimeHeader() *models.Header {
 			GPUs: []string{"A100-40GB"}}},
 		CV:      &models.Metrics{Folds: 5, Grouping: "stencil", Rows: 10, MAPE: 12.5},
 		Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+	}
+}
+
+// TestLocalModel: a model of the local memory a thread keeps predicts bytes, e^v - 1 of the
+// payload's v: 1 + 2 x 0.25 = 1.5 gives e^1.5 - 1.
+func TestLocalModel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "local.model")
+	h := runtimeHeader()
+	h.Task, h.Target = models.Local, models.TargetLnLocalBytes
+	if err := models.Save(path, h, &linear{W: []float64{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(path, testKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Regressor.Predict([]float64{1, 0.25})
+	if err != nil || math.Abs(got-math.Expm1(1.5)) > 1e-12 || m.Header.Task != models.Local {
+		t.Errorf("Predict = %v, %v (task %s); want e^1.5 - 1 bytes", got, err, m.Header.Task)
 	}
 }
 
@@ -323,6 +342,8 @@ func TestWriteChecksHeader(t *testing.T) {
 		func(h *models.Header) { h.Task = "guess" },
 		func(h *models.Header) { h.Features = nil },
 		func(h *models.Header) { h.Target = "ms" },
+		func(h *models.Header) { h.Task = models.Local },                // its target is ln1p_local_bytes
+		func(h *models.Header) { h.Target = models.TargetLnLocalBytes }, // a runtime model's is not
 		func(h *models.Header) { h.Task, h.Target = models.Select, models.TargetClass },
 		func(h *models.Header) { h.Norm = &models.Scale{Min: []float64{0}, Max: []float64{1}} },
 		func(h *models.Header) { // one class twice

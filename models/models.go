@@ -31,6 +31,10 @@ type Task string
 const (
 	Select  Task = "select"  // best OC class of a stencil (classification)
 	Runtime Task = "runtime" // time per step of a variant (regression on ln ms)
+	// Local is the local memory a thread of a variant keeps, in bytes (regression on ln(1 +
+	// bytes), TargetLnLocalBytes): spilled registers and arrays indexed at run time, learned
+	// from the compiler's reports (bench/regmodel -local writes it; smart train does not).
+	Local Task = "local"
 )
 
 // ParseTask reads a task name.

@@ -219,7 +219,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 			}
 			floors[t.TT] = floor
 		}
-		c := candidate{found: &Found{OC: f.OC, Setting: f.Setting, TimeMs: v.TimeMs, Evaluated: f.Evaluated},
+		c := candidate{found: &Found{OC: f.OC, Setting: f.Setting, TimeMs: v.TimeMs, Evaluated: f.Evaluated, LeftOut: f.LeftOut},
 			scaled: Scaled{GPU: from.Name, TimeMs: f.TimeMs, Ratio: v.TimeMs / f.TimeMs}}
 		c.learn, c.floored = c.found.TimeMs, max(c.found.TimeMs, floor)
 		if b := best[f.OC]; b == nil || c.floored < b.floored || (c.floored == b.floored && c.learn < b.learn) {
@@ -269,7 +269,7 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 			m := smart.Measurement{StencilID: id, GPU: from.Name, OC: f.OC, Setting: set,
 				Status: smart.StatusOK, TimeMs: f.TopMs[i], Source: smart.Predicted}
 			key := transfer.Key(m)
-			found[key] = Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i], Evaluated: f.Evaluated}
+			found[key] = Found{OC: f.OC, Setting: set, TimeMs: f.TopMs[i], Evaluated: f.Evaluated, LeftOut: f.LeftOut}
 			there[key] = pl.there[k][i]
 			rows = append(rows, m)
 		}

@@ -34,7 +34,10 @@ type Models struct {
 	lazy    map[modelKey]func() (*Model, error)
 	// own are runtime models trained on measurements of one GPU (data/measured), by dimensions
 	// and GPU name, decoded on first use.
-	own   map[ownKey]func() (*Model, error)
+	own map[ownKey]func() (*Model, error)
+	// local are the models of the local memory a variant's thread keeps (task local), by
+	// dimensions, which every GPU's search consults (Local).
+	local map[int]func() (*Model, error)
 	given []*Model // by Use, in order
 	mu    sync.Mutex
 }
@@ -54,7 +57,7 @@ type ownKey struct {
 // GPU, which Own offers for that GPU.
 func Defaults() (*Models, error) {
 	ms := &Models{Select: map[int]*Model{}, Runtime: map[int]*Model{}, lazy: map[modelKey]func() (*Model, error){},
-		own: map[ownKey]func() (*Model, error){}}
+		own: map[ownKey]func() (*Model, error){}, local: map[int]func() (*Model, error){}}
 	man, err := embeddedManifest(data.ModelFile, ManifestFile)
 	if err != nil {
 		return nil, err
@@ -70,10 +73,14 @@ func Defaults() (*Models, error) {
 		return nil, err
 	}
 	for _, e := range own.Models {
-		if e.GPU == "" || models.Task(e.Task) != models.Runtime {
-			return nil, fmt.Errorf("the embedded models are broken (a bug in this build): data/measured/models.json lists %s, not a runtime model of one GPU", e.File)
+		switch {
+		case e.GPU != "" && models.Task(e.Task) == models.Runtime:
+			ms.own[ownKey{e.Dims, e.GPU}] = embeddedModel(data.MeasuredModelFile, e, "embedded measured/"+e.File)
+		case e.GPU != "" && models.Task(e.Task) == models.Local && ms.local[e.Dims] == nil:
+			ms.local[e.Dims] = embeddedModel(data.MeasuredModelFile, e, "embedded measured/"+e.File)
+		default:
+			return nil, fmt.Errorf("the embedded models are broken (a bug in this build): data/measured/models.json lists %s, not a runtime or local-memory model of one GPU", e.File)
 		}
-		ms.own[ownKey{e.Dims, e.GPU}] = embeddedModel(data.MeasuredModelFile, e, "embedded measured/"+e.File)
 	}
 	return ms, nil
 }
@@ -136,6 +143,20 @@ func (ms *Models) Own(st *smart.Stencil, gpu string) (m *Model, note string, err
 			gpu, m.Name, strings.Join(dtypes, " and "), r.Orders[0], r.Orders[1], st.Dtype, st.Order()), nil
 	}
 	return m, "", nil
+}
+
+// Local returns the embedded model of the local memory a thread of a variant keeps, for stencils
+// of dims dimensions, or nil where there is none. It learned the compiler's reports on one GPU's
+// architecture and answers for every GPU: the compiler decides what spills, under register
+// limits that NVIDIA GPUs since Kepler share (255 a thread, 64K a block).
+func (ms *Models) Local(dims int) (*Model, error) {
+	ms.mu.Lock()
+	load := ms.local[dims]
+	ms.mu.Unlock()
+	if load == nil {
+		return nil, nil
+	}
+	return load()
 }
 
 // MeasuredGPUs lists, by name, the GPUs whose measurements train an embedded runtime model for

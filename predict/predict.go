@@ -174,8 +174,11 @@ type Choice struct {
 	Setting     smart.Setting     `json:"setting"`
 	TimeMs      float64           `json:"time_ms"`
 	Evaluated   int               `json:"settings_scored"`
-	Source      Provenance        `json:"source"`
-	Codegen     string            `json:"codegen"`
+	// LeftOut are the settings scored that the search left out as predicted to keep over
+	// LocalLimit bytes of local memory a thread (Models.Local).
+	LeftOut int        `json:"settings_left_out,omitempty"`
+	Source  Provenance `json:"source"`
+	Codegen string     `json:"codegen"`
 	// Interval is where the measured time lies with its probability, by the errors of the model
 	// that answered on measured stencils it had not seen; nil where that model has none.
 	Interval *smart.Interval `json:"interval,omitempty"`
@@ -258,6 +261,13 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	used := []*Model{s.sel, a.model}
 	if a.model != s.rt {
 		used = append(used, s.rt)
+	}
+	guard, err := p.Models.Local(st.Dims)
+	if err != nil {
+		return nil, err
+	}
+	if guard != nil {
+		used = append(used, guard)
 	}
 	pr.Models, pr.Warnings = modelInfo(st, used...)
 	if a.note != "" {
@@ -465,13 +475,17 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.classes = i + 1
 	}
 	res.screened = len(ocs)
+	guard, err := p.Models.Local(st.Dims)
+	if err != nil {
+		return res, err
+	}
 	var screened []*Found
 	for _, oc := range ocs {
 		pass := b.Screen
 		if len(ocs) <= b.Refine {
 			pass = b.Deep // nothing to screen out
 		}
-		f, err := search(ctx, rt, st, oc, g, pass, nil, p.rng(st, oc, g))
+		f, err := search(ctx, rt, guard, st, oc, g, pass, nil, p.rng(st, oc, g))
 		if err != nil {
 			return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, oc, g.Name, err)
 		}
@@ -484,12 +498,13 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	for _, k := range spread(screened, class, b.Refine) {
 		f := screened[k]
 		if len(ocs) > b.Refine {
-			deep, err := search(ctx, rt, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
+			deep, err := search(ctx, rt, guard, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
 			if err != nil {
 				return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, f.OC, g.Name, err)
 			}
 			if deep != nil {
 				deep.Evaluated += f.Evaluated
+				deep.LeftOut += f.LeftOut
 				f = deep
 				screened[k] = f
 			}
@@ -525,7 +540,7 @@ func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
 func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance) Choice {
 	st := in.Stencil
 	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: f.TimeMs,
-		Evaluated: f.Evaluated, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
+		Evaluated: f.Evaluated, LeftOut: f.LeftOut, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
 	if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
 		if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
 			c.Analytic = &est

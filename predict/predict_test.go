@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -312,7 +313,7 @@ func TestSearchGolden(t *testing.T) {
 		}
 		var seeds []smart.Setting
 		for i, pass := range []Pass{p.Budget.Screen, p.Budget.Deep} {
-			f, err := search(context.Background(), rt, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
+			f, err := search(context.Background(), rt, nil, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,6 +363,63 @@ func TestScorerEvaluator(t *testing.T) {
 	}
 }
 
+// TestGuarded: a guarded search never returns a setting its local-memory scorer puts over
+// LocalLimit, counts those it left out, and finds nothing where every setting is over; a setting
+// at the limit is kept.
+func TestGuarded(t *testing.T) {
+	score := Scorer(func(_ smart.Combination, sets []smart.Setting) ([]float64, error) {
+		out := make([]float64, len(sets))
+		for i, s := range sets {
+			out[i] = 1 / float64(s["bx"]*s["by"]) // the model prefers the largest blocks
+		}
+		return out, nil
+	})
+	byBlock := func(over int) Scorer { // local bytes: LocalLimit+1 from blocks of over threads
+		return func(_ smart.Combination, sets []smart.Setting) ([]float64, error) {
+			out := make([]float64, len(sets))
+			for i, s := range sets {
+				if s["bx"]*s["by"] >= over {
+					out[i] = LocalLimit + 1
+				} else {
+					out[i] = LocalLimit
+				}
+			}
+			return out, nil
+		}
+	}
+	ts, err := Guarded(score, byBlock(2))(smart.Combination(smart.ST), []smart.Setting{{"bx": 1, "by": 1}, {"bx": 2, "by": 1}})
+	if err != nil || ts[0] != 1 || !math.IsInf(ts[1], 1) {
+		t.Fatalf("guarded scores %v, %v; want 1 and +Inf", ts, err)
+	}
+	st := sample(t, "j2d5pt")
+	g, err := defaultPredictor(t).Catalog.Lookup("A100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := smart.Combination(smart.ST)
+	pass := Pass{Samples: 64, Starts: 4, Rounds: 10}
+	free, err := Search(context.Background(), score, st, oc, g, pass, nil, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || free.LeftOut != 0 {
+		t.Fatalf("unguarded: %+v, %v", free, err)
+	}
+	limit := free.Setting["bx"] * free.Setting["by"] // the unguarded pick is over the limit
+	f, err := Search(context.Background(), Guarded(score, byBlock(limit)), st, oc, g, pass, nil, rand.New(rand.NewPCG(1, 2)))
+	if err != nil || f == nil {
+		t.Fatalf("guarded: %+v, %v", f, err)
+	}
+	if f.LeftOut == 0 || f.LeftOut >= f.Evaluated {
+		t.Errorf("%d of %d settings left out; want some", f.LeftOut, f.Evaluated)
+	}
+	for _, s := range append([]smart.Setting{f.Setting}, f.Top...) {
+		if s["bx"]*s["by"] >= limit {
+			t.Errorf("guarded search returned %s, over the limit", s)
+		}
+	}
+	if none, err := Search(context.Background(), Guarded(score, byBlock(0)), st, oc, g, pass, nil, rand.New(rand.NewPCG(1, 2))); none != nil || err != nil {
+		t.Errorf("every setting over the limit: %+v, %v; want nothing found", none, err)
+	}
+}
+
 // TestSearchDescends checks that the descent never ends worse than the random draws it starts
 // from, and that a larger budget never finds worse.
 func TestSearchDescends(t *testing.T) {
@@ -370,18 +428,18 @@ func TestSearchDescends(t *testing.T) {
 	g, _ := p.Catalog.Lookup("V100")
 	_, rt, _ := p.Models.For(st)
 	oc := smart.Combination(smart.ST | smart.RT)
-	random, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	random, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
+	desc, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if desc.TimeMs > random.TimeMs || desc.Evaluated <= random.Evaluated {
 		t.Errorf("descent: %v ms after %d settings; random draws alone: %v ms after %d", desc.TimeMs, desc.Evaluated, random.TimeMs, random.Evaluated)
 	}
-	seeded, err := search(context.Background(), rt, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
+	seeded, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,8 +541,27 @@ func TestPredictOwnModel(t *testing.T) {
 	if want := kept(p.Budget, pr.Classes); pr.Screened != want {
 		t.Errorf("%d OCs screened; want the %d of the classes the budget keeps", pr.Screened, want)
 	}
-	if len(pr.Models) != 3 || pr.Models[1].Name != own.Name || pr.Models[2].Name != rt.Name {
-		t.Errorf("models listed: %+v; want the classifier, the H100's own model and the default", pr.Models)
+	guard, err := p.Models.Local(st.Dims)
+	if err != nil || guard == nil {
+		t.Fatalf("no local-memory model of %d-D stencils: %v", st.Dims, err)
+	}
+	if len(pr.Models) != 4 || pr.Models[1].Name != own.Name || pr.Models[2].Name != rt.Name || pr.Models[3].Name != guard.Name || pr.Models[3].Task != models.Local {
+		t.Errorf("models listed: %+v; want the classifier, the H100's own model, the default and the local-memory model", pr.Models)
+	}
+	// The guard is in the search: no candidate is a setting it flags, and it flagged some.
+	local, err := ModelScorer(guard, st, smart.GPU{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for _, c := range pr.Candidates {
+		left += c.LeftOut
+		if b, err := local(c.OC, []smart.Setting{c.Setting}); err != nil || b[0] > LocalLimit {
+			t.Errorf("candidate %s %s: %v local bytes predicted (%v); the guard lets none over %d through", c.OC, c.Setting, b, err, LocalLimit)
+		}
+	}
+	if left == 0 {
+		t.Error("the guard left no setting out of j3d7pt's searches on the H100")
 	}
 
 	far := *st

@@ -41,6 +41,7 @@ type Found struct {
 	Setting   smart.Setting
 	TimeMs    float64
 	Evaluated int             // settings the model scored
+	LeftOut   int             // of them, those a Guarded scorer left out
 	Top       []smart.Setting // the best few, best first
 	TopMs     []float64       // their times
 }
@@ -81,11 +82,42 @@ func (b *rowBuilder) row(oc smart.Combination, s smart.Setting) ([]float64, erro
 }
 
 // Scorer returns the time per step of each setting of oc, in milliseconds, lower is better:
-// a runtime model's prediction, or the analytic model's estimate.
+// a runtime model's prediction, or the analytic model's estimate; +Inf leaves the setting out
+// of the search (Guarded).
 //
 // A Scorer is the Evaluator of a search (a smart.BatchEvaluator, as http.HandlerFunc is a
 // Handler). It is made for one stencil and GPU and does not read the queries' own.
 type Scorer func(oc smart.Combination, settings []smart.Setting) ([]float64, error)
+
+// LocalLimit is the local memory a thread may keep, in bytes, before a Guarded search leaves the
+// variant out: spilled registers and arrays indexed at run time. Of the H100 campaign's 132
+// stencils, the fastest variant keeps more on one (leaving them all out costs it 7.3%), and
+// those that do ran 9.2x their stencil's fastest in the median (docs/results/calibration.md).
+const LocalLimit = 64
+
+// Guarded scores with score, except that the settings local predicts to keep over LocalLimit
+// bytes of local memory a thread score +Inf: the search leaves them out.
+func Guarded(score, local Scorer) Scorer {
+	return func(oc smart.Combination, sets []smart.Setting) ([]float64, error) {
+		ts, err := score(oc, sets)
+		if err != nil {
+			return nil, err
+		}
+		bytes, err := local(oc, sets)
+		if err != nil {
+			return nil, fmt.Errorf("local-memory model: %w", err)
+		}
+		for i, b := range bytes {
+			if b > LocalLimit {
+				ts[i] = math.Inf(1)
+			}
+		}
+		return ts, nil
+	}
+}
+
+// leftOut is the error of a setting a Guarded scorer left out.
+const leftOut = "left out: predicted to keep local memory"
 
 // EvaluateBatch implements smart.BatchEvaluator: each run of queries of one OC is scored in
 // one call. The measurements carry the OC, the setting and the score as TimeMs, no Source.
@@ -110,6 +142,9 @@ func (s Scorer) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Me
 		}
 		for i, t := range ts {
 			out[lo+i] = smart.Measurement{OC: oc, Setting: sets[i], Status: smart.StatusOK, TimeMs: t}
+			if math.IsInf(t, 1) {
+				out[lo+i].Status, out[lo+i].Error, out[lo+i].TimeMs = smart.StatusInvalid, leftOut, 0
+			}
 		}
 	}
 	return out, nil
@@ -146,11 +181,19 @@ func ModelScorer(m *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, error) {
 	}, nil
 }
 
-// search is Search on gpu with the runtime model as the scorer.
-func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
+// search is Search on gpu with the runtime model as the scorer, Guarded by the local-memory
+// model where guard is not nil.
+func search(ctx context.Context, rt, guard *Model, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
 	score, err := ModelScorer(rt, st, gpu)
 	if err != nil {
 		return nil, err
+	}
+	if guard != nil {
+		local, err := ModelScorer(guard, st, gpu)
+		if err != nil {
+			return nil, err
+		}
+		score = Guarded(score, local)
 	}
 	f, err := Search(ctx, score, st, oc, gpu, budget, seeds, rng)
 	if err != nil {
@@ -162,7 +205,7 @@ func search(ctx context.Context, rt *Model, st *smart.Stencil, oc smart.Combinat
 // Search finds a setting of oc for st on gpu with a low score: valid settings drawn at random
 // (after seeds, where valid on gpu), then a greedy descent over neighbouring settings from the
 // best of them (tuner.Descent, with the scorer as its Evaluator, on the space's lazy view). It
-// returns nil when oc has no valid setting.
+// returns nil when oc has no valid setting, or none the scorer kept (Guarded).
 func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
 	sp, err := space.LazyForStencil(st, oc, gpu)
 	if err != nil {
@@ -181,13 +224,21 @@ func Search(ctx context.Context, scorer Scorer, st *smart.Stencil, oc smart.Comb
 		return nil, nil // no valid setting: the OC cannot run this stencil on gpu
 	}
 	h := res.History
-	order := make([]int, len(h))
-	for i := range order {
-		order[i] = i
+	var order []int
+	left := 0
+	for i := range h {
+		if h[i].OK() {
+			order = append(order, i)
+		} else if h[i].Measurement.Error == leftOut {
+			left++
+		}
+	}
+	if len(order) == 0 {
+		return nil, nil // every setting scored was left out
 	}
 	sort.SliceStable(order, func(i, j int) bool { return h[order[i]].Value < h[order[j]].Value })
 	best := h[order[0]]
-	f := &Found{OC: oc, Setting: best.Setting, TimeMs: best.Measurement.TimeMs, Evaluated: res.Evaluations}
+	f := &Found{OC: oc, Setting: best.Setting, TimeMs: best.Measurement.TimeMs, Evaluated: res.Evaluations, LeftOut: left}
 	for _, i := range order[:min(8, len(order))] {
 		f.Top, f.TopMs = append(f.Top, h[i].Setting), append(f.TopMs, h[i].Measurement.TimeMs)
 	}

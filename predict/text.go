@@ -34,6 +34,13 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	if w := pr.AnalyticWeight; w > 0 {
 		fmt.Fprintf(bw, "  (ranked by ms/step^%.3g x analytic^%.3g: a candidate the analytic model holds far slower goes down)\n", 1-w, w)
 	}
+	left := 0
+	for _, c := range pr.Candidates {
+		left += c.LeftOut
+	}
+	if left > 0 {
+		fmt.Fprintf(bw, "  (of the settings scored, %d were left out as predicted to keep over %d bytes of local memory a thread)\n", left, LocalLimit)
+	}
 	pr.writeChoice(bw)
 	pr.writeGPUs(bw, allGPUs)
 	return bw.Flush()

@@ -22,7 +22,10 @@
 // indexed at run time), which makes a kernel several times slower: the model learns
 // ln(1 + local bytes), and both it and the estimate (smart.Usage.LocalRegs) are scored as
 // detectors of the variants that keep over 64 bytes, with what leaving those variants out would
-// cost each stencil's fastest.
+// cost each stencil's fastest. With -o FILE it also writes the local-memory model trained on all
+// of -data (task local: what smart predict's search reads to leave such variants out; the
+// embedded ones are data/measured/GPU/models/local-Dd.smartmodel.gz, data/measured/models.json
+// gives the command).
 package main
 
 import (
@@ -38,10 +41,10 @@ import (
 
 	"smart"
 	"smart/dataset"
-	"smart/features"
 	"smart/internal/rankcorr"
 	"smart/models"
 	"smart/models/kinds"
+	"smart/models/rows"
 	"smart/models/train"
 
 	"gonum.org/v1/gonum/stat"
@@ -53,13 +56,28 @@ func main() {
 	folds := flag.Int("folds", 12, "folds, grouped by stencil")
 	test := flag.String("test", "", "data sets to score a model trained on all of -data on (globs, comma-separated)")
 	local := flag.Bool("local", false, "learn the local memory a thread keeps rather than its registers")
+	out := flag.String("o", "", "with -local, write the model trained on all of -data to this file (.gz: compressed); it must not exist unless -force")
+	force := flag.Bool("force", false, "overwrite -o")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	flag.Parse()
 	var testPatterns []string
 	if *test != "" {
 		testPatterns = strings.Split(*test, ",")
 	}
+	if *out != "" && !*local {
+		fmt.Fprintln(os.Stderr, "regmodel: -o writes the local-memory model: give -local too")
+		os.Exit(2)
+	}
+	if *out != "" && !*force {
+		if _, err := os.Stat(*out); err == nil {
+			fmt.Fprintf(os.Stderr, "regmodel: %s exists: give -force to overwrite it\n", *out)
+			os.Exit(2)
+		}
+	}
 	rep, err := run(context.Background(), strings.Split(*data, ","), testPatterns, *dims, *folds, *local)
+	if err == nil && *out != "" {
+		err = writeLocal(context.Background(), strings.Split(*data, ","), *dims, *out)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "regmodel:", err)
 		os.Exit(1)
@@ -218,6 +236,24 @@ func run(ctx context.Context, patterns, test []string, dims, k int, local bool) 
 	return rep, nil
 }
 
+// writeLocal trains the local-memory model on every row of patterns and saves it to path.
+func writeLocal(ctx context.Context, patterns []string, dims int, path string) error {
+	r, err := load(patterns, dims, true)
+	if err != nil {
+		return err
+	}
+	params := map[string]string{"early_stop": "0"}
+	fitted, h, err := train.Fit(ctx, kinds.All(), "gbdt", &train.Set{Data: r.data, Inputs: r.inputs, Refs: r.refs, Target: models.TargetLnLocalBytes}, params, nil)
+	if err != nil {
+		return err
+	}
+	if err := models.Save(path, h, fitted); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: %d rows of %d %d-D stencils\n", path, r.data.Rows(), len(distinct(r.data.Groups)), dims)
+	return nil
+}
+
 // exps1 turns ln(1 + bytes) into bytes.
 func exps1(ln []float64) []float64 {
 	out := make([]float64, len(ln))
@@ -292,11 +328,20 @@ func exps(ln []float64) []float64 {
 }
 
 // rowsOf are the rows load read: their columns and target grouped by stencil, and for each the
-// estimate, the compiler's figure and the measured time.
+// estimate, the compiler's figure and the measured time; refs are the data sets they came from.
 type rowsOf struct {
 	data             *models.Data
 	estimate, actual []float64
 	ms               []float64
+	inputs           models.Inputs
+	refs             []models.DataRef
+}
+
+// inputs are the learned model's columns: the stencil's, the setting's and the estimate's
+// (features.Stencil, features.Setting, features.Usage), built by package rows as predict builds
+// them.
+func inputs(dims int) models.Inputs {
+	return models.Inputs{Dims: dims, MaxOrder: smart.MaxMaxOrder, Stencil: true, Setting: true, Usage: true}
 }
 
 // load reads the rows of dims-D stencils that carry the compiler's registers: their columns and
@@ -307,12 +352,27 @@ func load(patterns []string, dims int, local bool) (*rowsOf, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rowsOf{data: &models.Data{Task: models.Runtime, Features: columnNames(dims)}}
+	task := models.Runtime
+	if local {
+		task = models.Local
+	}
+	f, err := rows.New(inputs(dims))
+	if err != nil {
+		return nil, err
+	}
+	r := &rowsOf{data: &models.Data{Task: task, Features: f.Names()}, inputs: inputs(dims)}
 	d := r.data
 	for _, dir := range dirs {
-		_, rows, err := dataset.ReadAll(dir)
+		meta, rows, err := dataset.ReadAll(dir)
 		if err != nil {
 			return nil, err
+		}
+		ref := models.DataRef{Path: dir, Sources: map[string]int{}}
+		for _, dev := range meta.Devices {
+			if dev.GPU != "" && !slices.Contains(ref.GPUs, dev.GPU) {
+				ref.GPUs = append(ref.GPUs, dev.GPU)
+			}
+			ref.Devices = append(ref.Devices, dev.Name)
 		}
 		stencils := map[string]*smart.Stencil{}
 		for i, m := range rows {
@@ -329,10 +389,15 @@ func load(patterns []string, dims int, local bool) (*rowsOf, error) {
 			if st.Dims != dims {
 				continue
 			}
-			x, u, err := columns(st, m.OC, m.Setting)
+			x, err := f.Row(st, m.OC, m.Setting, smart.GPU{})
 			if err != nil {
 				return nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
 			}
+			t, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
+			if err != nil {
+				return nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
+			}
+			u := t.Usage(st)
 			est, actual := float64(u.RegsPerThread+u.FusedRegs), float64(m.Compiled.RegsPerThread)
 			y := math.Log(actual)
 			if local {
@@ -345,37 +410,17 @@ func load(patterns []string, dims int, local bool) (*rowsOf, error) {
 			r.estimate = append(r.estimate, est)
 			r.actual = append(r.actual, actual)
 			r.ms = append(r.ms, m.TimeMs)
+			ref.Rows++
+			ref.Sources[string(m.Source)]++
+		}
+		if ref.Rows > 0 {
+			r.refs = append(r.refs, ref)
 		}
 	}
 	if d.Rows() == 0 {
 		return nil, fmt.Errorf("no row of a %d-D stencil in %s carries the compiler's registers", dims, strings.Join(dirs, ", "))
 	}
 	return r, nil
-}
-
-// columns are a variant's columns for the learned model and the estimate of its resources.
-func columns(st *smart.Stencil, oc smart.Combination, s smart.Setting) ([]float64, smart.Usage, error) {
-	sv, err := features.Stencil(st, smart.MaxMaxOrder)
-	if err != nil {
-		return nil, smart.Usage{}, err
-	}
-	set, err := features.Setting(st.Dims, oc, s)
-	if err != nil {
-		return nil, smart.Usage{}, err
-	}
-	use, err := features.Usage(st, oc, s)
-	if err != nil {
-		return nil, smart.Usage{}, err
-	}
-	t, err := smart.DecodeTuning(st.Dims, oc, s)
-	if err != nil {
-		return nil, smart.Usage{}, err
-	}
-	return slices.Concat(sv, set, use), t.Usage(st), nil
-}
-
-func columnNames(dims int) []string {
-	return slices.Concat(features.StencilNames(smart.MaxMaxOrder), features.SettingNames(dims), features.UsageNames())
 }
 
 // score sets predicted registers against the compiler's.

@@ -6,10 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"smart/dataset"
 	"smart/models"
+	"smart/models/kinds"
+	"smart/models/rows"
 )
 
 // TestScore: golden values by hand. Predictions 10, 20, 40 against 20, 20, 20 (one stencil):
@@ -128,4 +131,30 @@ func countWithRegs(t *testing.T, dir string, dims int) (rows, stencils int) {
 		}
 	}
 	return rows, len(seen)
+}
+
+// TestWriteLocal: the model -o writes is a local-memory model whose columns package rows builds
+// (as smart predict does), trained on every row with the compiler's report, predicting bytes.
+func TestWriteLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a gbdt model on 8,000 rows")
+	}
+	const campaign = "../../data/measured/h100-sxm/campaign"
+	path := filepath.Join(t.TempDir(), "local-2d.smartmodel.gz")
+	if err := writeLocal(context.Background(), []string{campaign}, 2, path); err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.Load(path, kinds.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rows.New(*m.Header.Inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := countWithRegs(t, campaign, 2)
+	h := m.Header
+	if h.Task != models.Local || h.Target != models.TargetLnLocalBytes || !slices.Equal(f.Names(), h.Features) || len(h.Data) != 1 || h.Data[0].Rows != want {
+		t.Errorf("header %s/%s, %d features (rows builds %d), data %+v; want a local model of %d rows", h.Task, h.Target, len(h.Features), len(f.Names()), h.Data, want)
+	}
 }

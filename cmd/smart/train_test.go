@@ -193,6 +193,14 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
+// TestEvalRefusesLocal: smart eval scores times and OCs; a local-memory model is refused by name.
+func TestEvalRefusesLocal(t *testing.T) {
+	code, _, errs := runCLI(t, "", "eval", "../../data/measured/h100-sxm/models/local-2d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/campaign")
+	if code != 1 || !strings.Contains(errs, "local-2d.smartmodel.gz predicts the local memory") {
+		t.Errorf("eval of a local-memory model: exit %d: %s", code, errs)
+	}
+}
+
 // TestEvalDefaultOnMeasured scores the embedded 3-D runtime model (gzip-compressed, as embedded)
 // on the committed H100 data set, which mixes a 3-D and a 2-D stencil: eval keeps the 3-D rows
 // and must agree with bench/measured, which predicts through predict.ModelScorer instead.

@@ -300,7 +300,7 @@ func (m *Model) Hyper() any {
 
 // Register adds the gbdt kind to k.
 func Register(k models.Kinds) {
-	k["gbdt"] = models.Kind{Tasks: []models.Task{models.Select, models.Runtime}, Train: trainKind, Decode: Decode}
+	k["gbdt"] = models.Kind{Tasks: []models.Task{models.Select, models.Runtime, models.Local}, Train: trainKind, Decode: Decode}
 }
 
 func trainKind(ctx context.Context, train, valid *models.Data, params map[string]string, report func(models.Round)) (models.Fitted, error) {

@@ -14,7 +14,7 @@ func TestAll(t *testing.T) {
 		tasks     []models.Task
 		normalize bool
 	}{
-		{"gbdt", []models.Task{models.Select, models.Runtime}, false},
+		{"gbdt", []models.Task{models.Select, models.Runtime, models.Local}, false},
 		{"forest", []models.Task{models.Runtime}, false},
 		{"cart", []models.Task{models.Runtime}, false},
 		{"knn", []models.Task{models.Runtime}, true},

@@ -23,8 +23,8 @@ type Evaluator struct {
 // NewEvaluator wraps a loaded runtime model; cat resolves the GPUs of queries (nil: the
 // embedded catalogue).
 func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
-	if m.Regressor == nil || m.Header.Inputs == nil {
-		return nil, fmt.Errorf("model %s is not a runtime model built from data sets", m.Header.Kind)
+	if m.Regressor == nil || m.Header.Task != models.Runtime || m.Header.Inputs == nil {
+		return nil, fmt.Errorf("model %s is not a runtime model built from data sets (task %s)", m.Header.Kind, m.Header.Task)
 	}
 	f, err := rows.New(*m.Header.Inputs)
 	if err != nil {
