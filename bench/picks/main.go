@@ -55,7 +55,7 @@ type Row struct {
 	// depth (its candidates), which a user could time before choosing.
 	CandidatesOverBest float64 `json:"candidates_over_best"`
 	Candidates         int     `json:"candidates"`
-	// GuardedOverBest is PickOverBest for the first candidate that keeps at most localMin bytes of
+	// GuardedOverBest is PickOverBest for the first candidate that keeps at most predict.LocalLimit bytes of
 	// local memory a thread (the first candidate where none does or none says).
 	GuardedOverBest float64 `json:"guarded_over_best"`
 	// Reranked holds, for each weight of -weights, the measured time of the candidate ranked
@@ -63,10 +63,6 @@ type Row struct {
 	// the ranking found the fastest of them).
 	Reranked []float64 `json:"reranked,omitempty"`
 }
-
-// localMin is the local memory a thread may keep, in bytes, and count as keeping none (as
-// bench/regs and bench/regmodel draw the line).
-const localMin = 64
 
 // prediction is the part of smart predict's --json output this command reads.
 type prediction struct {
@@ -212,7 +208,7 @@ func run(dir string, refs []string, weights []float64) ([]Row, error) {
 				return nil, err
 			}
 			fastest = min(fastest, m.TimeMs)
-			if guarded == 0 && (m.Compiled == nil || m.Compiled.LocalBytesPerThread <= localMin) {
+			if guarded == 0 && (m.Compiled == nil || m.Compiled.LocalBytesPerThread <= predict.LocalLimit) {
 				guarded = m.TimeMs
 			}
 		}

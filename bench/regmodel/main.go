@@ -46,6 +46,7 @@ import (
 	"smart/models/kinds"
 	"smart/models/rows"
 	"smart/models/train"
+	"smart/predict"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -104,20 +105,16 @@ type Score struct {
 	MedianRatio     float64 `json:"median_ratio"` // compiler over predicted
 }
 
-// Flags is how one predictor of the local memory tells the variants that keep over localMin
-// bytes of it a thread.
+// Flags is how one predictor of the local memory tells the variants that keep over
+// predict.LocalLimit bytes of it a thread.
 type Flags struct {
 	Name      string  `json:"name"`
-	Flagged   int     `json:"flagged"` // rows it puts over localMin
-	Local     int     `json:"local"`   // rows the compiler puts over localMin
+	Flagged   int     `json:"flagged"` // rows it puts over predict.LocalLimit
+	Local     int     `json:"local"`   // rows the compiler puts over predict.LocalLimit
 	Both      int     `json:"both"`
 	Precision float64 `json:"precision"` // Both / Flagged
 	Recall    float64 `json:"recall"`    // Both / Local
 }
-
-// localMin is the local memory a thread may keep, in bytes, and count as keeping none: a few
-// values of stack are common and cheap (bench/regs draws the same line).
-const localMin = 64
 
 // Report is the two predictors on the same rows: with -local, Flags and the cost of leaving the
 // local variants out; else Scores.
@@ -129,7 +126,7 @@ type Report struct {
 	Folds    int     `json:"folds"`
 	Scores   []Score `json:"scores,omitempty"` // the estimate, then the learned model held out
 	Flags    []Flags `json:"flags,omitempty"`  // the same, as detectors of local memory
-	// FastestLocal counts the stencils whose fastest variant keeps over localMin bytes;
+	// FastestLocal counts the stencils whose fastest variant keeps over predict.LocalLimit bytes;
 	// WithoutLocal is the most, over the stencils, that their fastest variant keeping at most
 	// that is slower than their fastest.
 	FastestLocal int     `json:"fastest_local,omitempty"`
@@ -145,7 +142,7 @@ func (r *Report) write(w io.Writer) {
 	fmt.Fprintf(w, "%d rows of %d %d-D stencils with the compiler's registers; the learned model held out in %d folds grouped by stencil\n", r.Rows, r.Stencils, r.Dims, r.Folds)
 	if r.Flags != nil {
 		writeFlags(w, r.Flags)
-		fmt.Fprintf(w, "the fastest variant keeps over %d bytes on %d of %d stencils; without those variants a stencil's fastest is at most %.3fx slower\n", localMin, r.FastestLocal, r.Stencils, r.WithoutLocal)
+		fmt.Fprintf(w, "the fastest variant keeps over %d bytes on %d of %d stencils; without those variants a stencil's fastest is at most %.3fx slower\n", predict.LocalLimit, r.FastestLocal, r.Stencils, r.WithoutLocal)
 		if r.TestFlags != nil {
 			fmt.Fprintf(w, "-test: %d rows of %d stencils, the learned model trained on all the rows above\n", r.TestRows, r.TestStencils)
 			writeFlags(w, r.TestFlags)
@@ -165,7 +162,7 @@ func (r *Report) write(w io.Writer) {
 }
 
 func writeFlags(w io.Writer, fs []Flags) {
-	fmt.Fprintf(w, "%-34s %8s %8s %8s %10s %7s\n", fmt.Sprintf("over %d local bytes from", localMin), "flagged", "local", "both", "precision", "recall")
+	fmt.Fprintf(w, "%-34s %8s %8s %8s %10s %7s\n", fmt.Sprintf("over %d local bytes from", predict.LocalLimit), "flagged", "local", "both", "precision", "recall")
 	for _, f := range fs {
 		fmt.Fprintf(w, "%-34s %8d %8d %8d %10.3f %7.3f\n", f.Name, f.Flagged, f.Local, f.Both, f.Precision, f.Recall)
 	}
@@ -243,7 +240,7 @@ func writeLocal(ctx context.Context, patterns []string, dims int, path string) e
 		return err
 	}
 	params := map[string]string{"early_stop": "0"}
-	fitted, h, err := train.Fit(ctx, kinds.All(), "gbdt", &train.Set{Data: r.data, Inputs: r.inputs, Refs: r.refs, Target: models.TargetLnLocalBytes}, params, nil)
+	fitted, h, err := train.Fit(ctx, kinds.All(), "gbdt", &train.Set{Data: r.data, Inputs: inputs(dims), Refs: r.refs, Target: models.TargetLnLocalBytes}, params, nil)
 	if err != nil {
 		return err
 	}
@@ -263,11 +260,11 @@ func exps1(ln []float64) []float64 {
 	return out
 }
 
-// flags scores pred as a detector of the rows whose actual local memory exceeds localMin.
+// flags scores pred as a detector of the rows whose actual local memory exceeds predict.LocalLimit.
 func flags(name string, pred, actual []float64) Flags {
 	f := Flags{Name: name}
 	for i := range actual {
-		p, a := pred[i] > localMin, actual[i] > localMin
+		p, a := pred[i] > predict.LocalLimit, actual[i] > predict.LocalLimit
 		f.Flagged += b2i(p)
 		f.Local += b2i(a)
 		f.Both += b2i(p && a)
@@ -288,7 +285,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// withoutLocal counts the stencils whose fastest row keeps over localMin bytes of local memory,
+// withoutLocal counts the stencils whose fastest row keeps over predict.LocalLimit bytes of local memory,
 // and returns the most that a stencil's fastest row keeping at most that is slower than its
 // fastest: what leaving the local variants out of a search would cost, at worst.
 func withoutLocal(r *rowsOf) (fastestLocal int, worst float64) {
@@ -298,7 +295,7 @@ func withoutLocal(r *rowsOf) (fastestLocal int, worst float64) {
 		if b, ok := best[g]; !ok || ms < b {
 			best[g] = ms
 		}
-		if b, ok := bestLean[g]; r.actual[i] <= localMin && (!ok || ms < b) {
+		if b, ok := bestLean[g]; r.actual[i] <= predict.LocalLimit && (!ok || ms < b) {
 			bestLean[g] = ms
 		}
 	}
@@ -333,7 +330,6 @@ type rowsOf struct {
 	data             *models.Data
 	estimate, actual []float64
 	ms               []float64
-	inputs           models.Inputs
 	refs             []models.DataRef
 }
 
@@ -360,7 +356,7 @@ func load(patterns []string, dims int, local bool) (*rowsOf, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rowsOf{data: &models.Data{Task: task, Features: f.Names()}, inputs: inputs(dims)}
+	r := &rowsOf{data: &models.Data{Task: task, Features: f.Names()}}
 	d := r.data
 	for _, dir := range dirs {
 		meta, rows, err := dataset.ReadAll(dir)

@@ -35,6 +35,7 @@ import (
 	"smart/dataset"
 	"smart/dataset/cuda"
 	"smart/internal/rankcorr"
+	"smart/predict"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -122,15 +123,11 @@ type Report struct {
 	SlowdownNone  float64 `json:"slowdown_none"`
 	// Local counts the rows by whether the estimate puts arrays in local memory
 	// (smart.Usage.LocalRegs, first index) and whether the compiler gave the kernel more than
-	// localMin bytes of it (second); LocalRatio is the median of the compiler's bytes over the
-	// estimate's where both have some.
+	// predict.LocalLimit bytes of it (second); LocalRatio is the median of the compiler's bytes
+	// over the estimate's where both have some.
 	Local      [2][2]int `json:"local"`
 	LocalRatio float64   `json:"local_ratio"`
 }
-
-// localMin is the local memory per thread below which a kernel counts as keeping its arrays in
-// registers: a few values of stack are common and cheap.
-const localMin = 64
 
 // row is one ok measurement with its compiler facts and the estimate of its kernel.
 type row struct {
@@ -170,8 +167,8 @@ func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Re
 	}
 	var localRatio []float64
 	for _, x := range rows {
-		r.Local[b2i(x.estLocal > 0)][b2i(x.local > localMin)]++
-		if x.estLocal > 0 && x.local > localMin {
+		r.Local[b2i(x.estLocal > 0)][b2i(x.local > predict.LocalLimit)]++
+		if x.estLocal > 0 && x.local > predict.LocalLimit {
 			localRatio = append(localRatio, float64(x.local)/float64(x.estLocal))
 		}
 	}
@@ -282,7 +279,7 @@ func (r *Report) write(w io.Writer) error {
 	fmt.Fprintf(w, "  estimate fits:   %d without local memory, %d with\n", r.Spill[0][0], r.Spill[0][1])
 	fmt.Fprintf(w, "  estimate exceeds: %d without local memory, %d with\n", r.Spill[1][0], r.Spill[1][1])
 	fmt.Fprintf(w, "median time over the stencil's fastest: %s with local memory, %s without\n", times(r.SlowdownLocal), times(r.SlowdownNone))
-	fmt.Fprintf(w, "\nlocal arrays (a merged loop not unrolled in full) against over %d bytes of local memory:\n", localMin)
+	fmt.Fprintf(w, "\nlocal arrays (a merged loop not unrolled in full) against over %d bytes of local memory:\n", predict.LocalLimit)
 	fmt.Fprintf(w, "  estimate none:   %d without, %d with\n", r.Local[0][0], r.Local[0][1])
 	_, err := fmt.Fprintf(w, "  estimate some:   %d without, %d with (the compiler's bytes over the estimate's: %.2f, median)\n", r.Local[1][0], r.Local[1][1], r.LocalRatio)
 	return err
