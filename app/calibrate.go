@@ -75,3 +75,40 @@ func (c Calibrate) Run(ctx context.Context) (*calibrate.File, error) {
 	}
 	return f, nil
 }
+
+// ScoreCalibration scores a calibration file on measured data sets it was not fitted on, without
+// fitting: how the constants carry to a new GPU or to stencils measured since.
+type ScoreCalibration struct {
+	File    string   // the calibration file; "embedded" for smart's own
+	Test    []string // measured data sets to score it on
+	Catalog string   // GPU catalogue file merged over the embedded one; "" for none
+}
+
+// Run reads the file and the data sets and returns the file with its test scores (and the GPUs'
+// copy bandwidths it lacked) from Test, its leave-one-out scores left out.
+func (s ScoreCalibration) Run() (*calibrate.File, error) {
+	if len(s.Test) == 0 {
+		return nil, wrong("Test", "", "required: the measured data sets to score the calibration on")
+	}
+	var f *calibrate.File
+	var err error
+	if s.File == "embedded" {
+		f, err = calibrate.Default()
+	} else {
+		f, err = calibrate.Read(s.File)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(s.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	test, err := calibrate.Load(s.Test, cat)
+	if err != nil {
+		return nil, err
+	}
+	f.ScoreTest(test)
+	f.LeaveOneOut = nil
+	return f, nil
+}

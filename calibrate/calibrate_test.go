@@ -127,6 +127,12 @@ func TestFitHeldOut(t *testing.T) {
 	if !(iv.LogLo < 0 && iv.LogHi > 0 && iv.LogHi-iv.LogLo < 1.2 && iv.LogHi-iv.LogLo > 2*1.28*sigma*0.8) || iv.Stencils != 3 {
 		t.Errorf("interval %+v; want about ±%.2f (the noise's 80%%) plus the fit's own error", iv, 1.28*sigma)
 	}
+	again := *f
+	again.Test, again.TestedOn = nil, nil
+	again.ScoreTest(test)
+	if !reflect.DeepEqual(again.Test, f.Test) {
+		t.Errorf("ScoreTest of the fitted file %+v; Fit's %+v", again.Test, f.Test)
+	}
 	if c := f.Test[0].Coverage; c < 0.6 {
 		t.Errorf("coverage on the test stencil %.2f; want near 0.8", c)
 	}

@@ -138,9 +138,7 @@ func (d *Data) foldOf(k int) []int {
 
 // Fit fits the model's constants to fit, leaving each fold of its stencils out in turn to
 // score the fit on stencils it has not seen and to build the interval, then on every stencil
-// for the constants it returns; test (nil: none) is scored with those. Copy bandwidths measured
-// beside the test's data sets join the calibration: they are measurements of the hardware, not
-// fitted.
+// for the constants it returns; test (nil: none) is scored with those (File.ScoreTest).
 func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	if !(s.Level > 0 && s.Level < 1) {
 		return nil, fmt.Errorf("calibration: interval level %g is not between 0 and 1", s.Level)
@@ -224,21 +222,32 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	f.Interval.From = fmt.Sprintf("errors of the calibrated model on %d measured stencils, each left out of its fit (%s)", f.Interval.Stencils, strings.Join(gpus(fit.Groups), ", "))
 	f.Calibration = *full
 	if test != nil {
-		f.TestedOn = test.Sources
-		for gpu, gbs := range test.CopyGBs {
-			if _, ok := f.Calibration.CopyGBs[gpu]; !ok {
-				if f.Calibration.CopyGBs == nil {
-					f.Calibration.CopyGBs = map[string]float64{}
-				}
-				f.Calibration.CopyGBs[gpu] = gbs
-			}
-		}
-		for _, g := range test.Groups {
-			f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
-				Coverage: Coverage(f.Interval, residuals(g, &f.Calibration))})
-		}
+		f.ScoreTest(test)
 	}
 	return f, nil
+}
+
+// ScoreTest scores f's constants and interval on test, data sets the fit did not see, in place
+// of f's test scores. Copy bandwidths measured beside them join the calibration where it has none
+// of their GPU: they are measurements of the hardware, not fitted. A stencil of one row is left
+// out.
+func (f *File) ScoreTest(test *Data) {
+	f.TestedOn, f.Test = test.Sources, nil
+	for gpu, gbs := range test.CopyGBs {
+		if _, ok := f.Calibration.CopyGBs[gpu]; !ok {
+			if f.Calibration.CopyGBs == nil {
+				f.Calibration.CopyGBs = map[string]float64{}
+			}
+			f.Calibration.CopyGBs[gpu] = gbs
+		}
+	}
+	for _, g := range test.Groups {
+		if len(g.Samples) < 2 {
+			continue // no ranking to score: a stencil only begun
+		}
+		f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
+			Coverage: Coverage(f.Interval, residuals(g, &f.Calibration))})
+	}
 }
 
 // modelled returns the model's times of g's samples with cal (nil: the literature's), and the

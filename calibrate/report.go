@@ -64,11 +64,16 @@ func summarise(scores []Score, of func(Score) roofline.Accuracy) roofline.Accura
 	for _, s := range scores {
 		a := of(s)
 		sum.MAPE += a.MAPE / float64(len(scores))
-		rho = append(rho, a.Spearman)
+		if !math.IsNaN(a.Spearman) { // a stencil of one row has no ranking
+			rho = append(rho, a.Spearman)
+		}
 		logShare += math.Log(a.BestShare) / float64(len(scores))
 	}
-	slices.Sort(rho)
-	sum.Spearman = stat.Quantile(0.5, stat.Empirical, rho, nil)
+	sum.Spearman = math.NaN()
+	if len(rho) > 0 {
+		slices.Sort(rho)
+		sum.Spearman = stat.Quantile(0.5, stat.Empirical, rho, nil)
+	}
 	sum.BestShare = math.Exp(logShare)
 	return sum
 }

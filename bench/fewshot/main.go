@@ -55,8 +55,8 @@ type Row struct {
 
 func main() {
 	ktDir := flag.String("kt", "", "folder holding the Kernel Tuner kernels' folders")
-	from := flag.String("from", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*", "the H100's data sets")
-	to := flag.String("to", "data/measured/h200/resample/*,data/measured/h200/random/*", "the H200's data sets of the same settings")
+	from := flag.String("from", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign", "the H100's data sets")
+	to := flag.String("to", "data/measured/h200/resample/*,data/measured/h200/random/*,data/measured/h200/campaign", "the H200's data sets of the same settings")
 	ks := flag.String("k", "0,4,8,16,32", "shot budgets")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Parse()
@@ -303,10 +303,7 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 		sum := Row{Case: "stencils", Target: h200.Name, Vendor: h200.Vendor, K: k}
 		var scores []transfer.Score
 		baselineSum := 0.0
-		for _, id := range slices.Sorted(maps.Keys(byB)) {
-			if len(byA[id]) == 0 {
-				continue
-			}
+		for _, id := range paired(byA, byB) {
 			r, err := score([]transfer.Source{{GPU: h100, Rows: byA[id]}}, h200, byB[id], k)
 			if err != nil {
 				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
@@ -325,11 +322,9 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 	// Pooled: one prediction of every stencil, k shots in all, which share the H200's level.
 	var src, truth []smart.Measurement
 	n := 0
-	for _, id := range slices.Sorted(maps.Keys(byB)) {
-		if len(byA[id]) > 0 {
-			src, truth = append(src, byA[id]...), append(truth, byB[id]...)
-			n++
-		}
+	for _, id := range paired(byA, byB) {
+		src, truth = append(src, byA[id]...), append(truth, byB[id]...)
+		n++
 	}
 	for _, k := range budgets {
 		r, err := score([]transfer.Source{{GPU: h100, Rows: src}}, h200, truth, k)
@@ -361,9 +356,9 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 	for _, k := range budgets {
 		sum := Row{Case: "stencils analytic", Target: h200.Name, Vendor: h200.Vendor, K: k}
 		var scores []transfer.Score
-		for _, id := range slices.Sorted(maps.Keys(byB)) {
+		for _, id := range paired(byA, byB) {
 			st := stencilIn(dirs, id)
-			if len(byA[id]) == 0 || st == nil {
+			if st == nil {
 				continue
 			}
 			ratio := transfer.AnalyticRatio(map[string]*smart.Stencil{id: st}, &cal.Calibration)
@@ -383,6 +378,21 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 		rows = append(rows, sum)
 	}
 	return rows, nil
+}
+
+// minPaired is the fewest rows a stencil needs on the target to be scored: a campaign's stencil
+// begun but not finished there leaves too few beside the shots (up to 32) for a rank correlation.
+const minPaired = 40
+
+// paired is the stencils, in order, that both GPUs measured, the target at least minPaired rows.
+func paired(byA, byB map[string][]smart.Measurement) []string {
+	var ids []string
+	for _, id := range slices.Sorted(maps.Keys(byB)) {
+		if len(byA[id]) > 0 && len(byB[id]) >= minPaired {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // stencilIn is stencil id as the first of dirs that holds it says it, nil where none does.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"smart"
@@ -33,5 +34,16 @@ func TestMeanScoreSkipsMissingCoverage(t *testing.T) {
 	m := meanScore([]transfer.Score{{N: 2, MAPE: 10, Top1: 1, Coverage: &half}, {N: 3, MAPE: 20, Top1: 0.5}})
 	if m.N != 5 || m.MAPE != 15 || m.Top1 != 0.75 || m.Coverage == nil || *m.Coverage != 0.5 {
 		t.Errorf("mean %+v (coverage %v)", m, m.Coverage)
+	}
+}
+
+// TestPaired: a stencil counts where the source measured it and the target holds at least
+// minPaired rows; in order of the target's stencils.
+func TestPaired(t *testing.T) {
+	rows := func(n int) []smart.Measurement { return make([]smart.Measurement, n) }
+	byA := map[string][]smart.Measurement{"a": rows(5), "b": rows(120), "c": rows(120)}
+	byB := map[string][]smart.Measurement{"a": rows(minPaired), "b": rows(minPaired - 1), "c": rows(120), "d": rows(120)}
+	if got := paired(byA, byB); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("paired = %v, want [a c] (b begun on the target, d not on the source)", got)
 	}
 }

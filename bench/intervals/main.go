@@ -42,7 +42,7 @@ import (
 // The measured data sets: those the H100's own models were trained on, and the H200's.
 var (
 	h100 = []string{"data/measured/h100-sxm/classic", "data/measured/h100-sxm/more", "data/measured/h100-sxm/random/*", "data/measured/h100-sxm/campaign"}
-	h200 = []string{"data/measured/h200/random/*", "data/measured/h200/resample/*"}
+	h200 = []string{"data/measured/h200/random/*", "data/measured/h200/resample/*", "data/measured/h200/campaign"}
 )
 
 // key identifies a variant across GPUs.

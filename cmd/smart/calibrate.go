@@ -15,7 +15,9 @@ import (
 func runCalibrate(ctx context.Context, e *env, args []string) error {
 	c := app.Calibrate{Command: "smart calibrate " + strings.Join(args, " ")}
 	var asJSON bool
+	var scoreFile string
 	fs, rest, err := parse(e, "calibrate", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&scoreFile, "score", "", "score this calibration file (embedded: smart's own) on --test instead of fitting")
 		fs.StringVar(&c.Out, "o", "", "calibration file to write")
 		fs.Float64Var(&c.Settings.Level, "level", 0.8, "coverage the prediction interval aims at, in (0, 1)")
 		fs.IntVar(&c.Settings.Folds, "folds", 0, fmt.Sprintf("parts the stencils are split into, each left out of one fit (0: one per stencil up to %d, then %d)", calibrate.DefaultFolds, calibrate.DefaultFolds))
@@ -27,6 +29,16 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 	})
 	if err := cmp.Or(err, noArgs(rest, "; give data sets with --data")); err != nil {
 		return err
+	}
+	if scoreFile != "" {
+		if len(c.Data) > 0 || c.Out != "" {
+			return usagef("--score scores a calibration as it is: give --test, not --data or -o")
+		}
+		f, err := app.ScoreCalibration{File: scoreFile, Test: c.Test, Catalog: c.Catalog}.Run()
+		if err != nil {
+			return settingFlag(fs, err, nil)
+		}
+		return printOut(e, asJSON, f, f.WriteTables)
 	}
 	var stop func() // the bar is drawn once the data sets are read and the fits counted
 	c.Settings.Progress, stop = lazyProgress(e, "fitting")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,6 +34,19 @@ func TestCalibrate(t *testing.T) {
 	if !strings.HasPrefix(f.Command, "smart calibrate --data ") {
 		t.Errorf("command %q", f.Command)
 	}
+	// --score: the file's constants on the same test, without fitting, give the same scores.
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--score", out, "--test", "../../data/measured/h200/random/j3d125pt", "--json")
+	var scored calibrate.File
+	if code != 0 || json.Unmarshal([]byte(stdout), &scored) != nil {
+		t.Fatalf("--score: exit %d: %s", code, stderr)
+	}
+	if !reflect.DeepEqual(scored.Test, f.Test) || scored.LeaveOneOut != nil || scored.Calibration.DRAMLatency != f.Calibration.DRAMLatency {
+		t.Errorf("--score gave tests %+v (held-out %d); the fit's %+v", scored.Test, len(scored.LeaveOneOut), f.Test)
+	}
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--score", "embedded", "--test", "../../data/measured/h200/random/j3d125pt")
+	if code != 0 || !strings.Contains(stdout, "Other GPUs") || !strings.Contains(stdout, "j3d125pt") || strings.Contains(stdout, "left out of the fit") {
+		t.Errorf("--score embedded: exit %d: %s\n%s", code, stderr, stdout)
+	}
 	// The table, and a second run replacing its own file.
 	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "-o", out)
 	if code != 0 || !strings.Contains(stdout, "80% interval") || !strings.Contains(stdout, "j3d125pt") || !strings.Contains(stdout, "wrote "+out) {
@@ -59,6 +73,10 @@ func TestCalibrateRefuses(t *testing.T) {
 		{"unwritable", []string{"--data", data, "-o", filepath.Join(dir, "no", "such", "a.json")}, 1, "a.json"},
 		{"missing data", []string{"--data", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "a.json")}, 1, "none"},
 		{"too few stencils", []string{"--data", data, "-o", filepath.Join(dir, "a.json")}, 1, "at least 3"},
+		{"score and fit", []string{"--score", "embedded", "--data", data, "--test", data}, 2, "not --data or -o"},
+		{"score without test", []string{"--score", "embedded"}, 2, "--test"},
+		{"score no file", []string{"--score", filepath.Join(dir, "none.json"), "--test", data}, 1, "none.json"},
+		{"score not a calibration", []string{"--score", notes, "--test", data}, 1, "notes.txt"},
 	} {
 		code, _, stderr := runCLI(t, "", append([]string{"calibrate"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
