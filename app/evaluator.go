@@ -78,6 +78,9 @@ type CUDAOptions struct {
 	// Cut: a variant over this many times its stencil's fastest so far is cut short; 0: the
 	// runner's own factor, negative: never (cuda.Cut.Stencil).
 	Cut float64
+	// PerUnit bounds the variants compiled in one nvcc run (cuda.Runner.PerTU); 0: the runner's
+	// own. Fewer a unit spread a stencil's compiling over more cores, at an nvcc start each.
+	PerUnit int
 }
 
 // Backend is an evaluator built by name for one GPU, with what a data set records of it.
@@ -264,13 +267,18 @@ func cudaRunner(info gpuinfo.Info, gpu smart.GPU, cu CUDAOptions) (*cuda.Runner,
 	}
 	r := &cuda.Runner{Compiler: cuda.NVCC(nvcc, arch), CacheDir: dir, Device: info.Index, GPU: gpu.Name, Name: info.Name, Reps: cu.Reps}
 	r.Cut.Stencil = cu.Cut
+	r.PerTU = cu.PerUnit
 	return r, nil
 }
 
-// Check refuses a cut factor so small that variants near the fastest would be cut.
+// Check refuses a cut factor so small that variants near the fastest would be cut, and a
+// negative unit size.
 func (o CUDAOptions) Check() error {
-	if o.Cut > 0 && o.Cut < 1.5 {
+	switch {
+	case o.Cut > 0 && o.Cut < 1.5:
 		return wrong("Cut", fmt.Sprint(o.Cut), "cut at a factor of at least 1.5, such as 3, or never")
+	case o.PerUnit < 0:
+		return wrong("PerUnit", fmt.Sprint(o.PerUnit), "give at least 1 variant a unit, or 0 for the runner's own")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -426,7 +427,7 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 // Check refuses, before anything is opened, a budget, a strategy or strategy options that
 // cannot be used, and a record of runs that are not worth keeping.
 func (t Tune) Check() error {
-	if err := checkEvaluator(t.Evaluator); err != nil {
+	if err := cmp.Or(checkEvaluator(t.Evaluator), t.CUDA.Check()); err != nil {
 		return err
 	}
 	switch {

@@ -7,10 +7,11 @@
 # the machine is warm. Usage, from the repository root on the GPU machine:
 #   SMART=bin/smart bench/device/lease.sh MINUTES [LOODIR]
 # LOODIR holds the leave-one-stencil-out runtime models of bench/device/loo-models.sh (carry it);
-# without it no picks are measured. Everything comes back under $OUT: kattr.tgz and kattr.txt
-# (the registers and local memory the driver reports for the variant the model misses most:
-# expect about 40 registers and 640 bytes), campaign.tgz with call.json, call.log and gpu.txt
-# (bench/device/campaign.sh), and picks.tgz (bench/device/picks.sh; PICKS names it otherwise).
+# without it no picks are measured. Everything comes back under $OUT, seven files (a lent
+# machine returns at most 8): kattr.tgz (the registers and local memory the driver reports for
+# the variant the model misses most, also printed: expect about 40 registers and 640 bytes),
+# campaign.tgz with call.json, call.log, gpu.txt and build-times.csv (bench/device/campaign.sh),
+# and picks.tgz (bench/device/picks.sh; PICKS names it otherwise).
 # Extract campaign.tgz with
 # `tar xzf campaign.tgz -C data/measured` and commit it.
 # BACKEND=sim GPU=h100-sxm runs it without a GPU (the analytic model; the compiler's facts need a
@@ -31,7 +32,7 @@ if [ "$backend" = cuda ]; then
   timeout -s INT 150 "$smart" bench data/stencils/j2d17pt.json \
     --setting ST_CM_RT_PR:bx=256,by=1,shared=0,const=1,sd=2,sb=1,ufx=2,ufy=1,cmx=8,cmy=1 \
     --out /tmp/kattr --build-dir /tmp/kattr-build 2>&1 | grep -v '^bench \[' | tail -4
-  python3 - /tmp/kattr/rows.csv <<'PY' | tee "$out/kattr.txt"
+  python3 - /tmp/kattr/rows.csv <<'PY'
 import csv, sys
 try:
     rows = list(csv.DictReader(open(sys.argv[1])))

@@ -200,6 +200,9 @@ func TestFlagAdvice(t *testing.T) {
 		{"dataset merge", []string{"dataset", "merge", "--out", "x"}, 2, []string{"smart dataset merge: give the data sets", "Run 'smart dataset merge --help' for usage."}, nil},
 		{"dataset stats bad flag", []string{"dataset", "stats", "--bogus"}, 2, []string{"Run 'smart dataset stats --help' for usage."}, nil},
 		{"campaign status bad flag", []string{"campaign", "status", "--bogus"}, 2, []string{"Run 'smart campaign status --help' for usage."}, nil},
+		{"campaign negative unit", []string{"campaign", "run", "--backend", "sim", "--gpu", "h100-sxm", "--per-unit", "-1"}, 2, []string{"--per-unit -1: give at least 1 variant a unit"}, nil},
+		{"bench negative unit", []string{"bench", "--backend", "sim", "--random", "2", "--dims", "2", "--per-unit", "-2", "--out", "x"}, 2, []string{"--per-unit -2: give at least 1 variant a unit"}, nil},
+		{"tune negative unit", []string{"tune", "j2d5pt", "--evaluator", "sim", "--per-unit", "-1"}, 2, []string{"--per-unit -1: give at least 1 variant a unit"}, nil},
 	} {
 		t.Run(c.name, c.check)
 	}

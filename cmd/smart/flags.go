@@ -94,6 +94,7 @@ func registerCUDA(fs *flag.FlagSet, c *app.CUDAOptions, reps, cut string) {
 	fs.IntVar(&c.Device, "device", 0, "NVML index of the GPU to measure on (cuda)")
 	fs.IntVar(&c.Reps, "reps", 5, reps)
 	fs.StringVar(&c.BuildDir, "build-dir", "", "nvcc build cache (cuda; default: the user cache directory)")
+	fs.IntVar(&c.PerUnit, "per-unit", 0, "variants compiled in one nvcc run (cuda; 0: 24): fewer spread heavy stencils over more cores")
 	if cut != "" {
 		fs.Float64Var(&c.Cut, "cut", 3, cut)
 	}
