@@ -403,10 +403,13 @@ func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured ma
 		if !ok {
 			continue
 		}
-		if by[kind] == nil {
-			by[kind] = &tally{}
+		onGPU := kind + " on " + s.GPU // the goals name one GPU's stencils
+		for _, k := range []string{kind, onGPU} {
+			if by[k] == nil {
+				by[k] = &tally{}
+			}
 		}
-		for _, c := range []*tally{by["all"], by[kind]} {
+		for _, c := range []*tally{by["all"], by[kind], by[onGPU]} {
 			c.n++
 			if t <= 1.10*best {
 				c.within++
