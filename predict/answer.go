@@ -188,11 +188,12 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 			prob[oc], class[oc] = c.Probability, i
 		}
 	}
+	cal, model := ratioConstants(p.constants(), from, g)
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
-		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two", from.Name)}
+		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by %s ratio of its setting on the two", from.Name, model)}
 	found := pl.found
 	pred, err := transfer.Predict([]transfer.Source{{GPU: from, Rows: pl.rows}}, transfer.Target{GPU: g},
-		transfer.Settings{Ratio: analyticRatio(st, pl.thereByID), RatioName: "the analytic model's"})
+		transfer.Settings{Ratio: analyticRatio(st, pl.thereByID, cal, from), RatioName: model})
 	if err != nil {
 		return nil
 	}
@@ -277,10 +278,23 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 	return found, rows, there
 }
 
-// analyticRatio is the literature analytic model's time of a setting on the target over its
-// time on the source (there): its machine terms are from the datasheets of both GPUs, where the
-// calibration's were fitted on one of them. False for a setting outside the target's space.
-func analyticRatio(st *smart.Stencil, there map[string]float64) func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool) {
+// ratioConstants are the analytic model's constants that move times from one GPU to another, and
+// their name: the calibration's between GPUs of one architecture, the literature's (nil)
+// across architectures. The calibration was fitted on the measured GPU alone: within its
+// architecture it moves those times to the other GPU measured (H100 to H200) better than the
+// datasheets' constants; across architectures no measurement says so, and it put kernels at
+// their FMA floor there (docs/results/calibration.md).
+func ratioConstants(cal *roofline.Calibration, from, to smart.GPU) (*roofline.Calibration, string) {
+	if cal == nil || from.Arch != to.Arch {
+		return nil, "the analytic model's"
+	}
+	return cal, "the calibrated analytic model's"
+}
+
+// analyticRatio is the analytic model's time of a setting on the target over its time on the
+// source: there, the literature's times on from, unless cal gives other constants. False for a
+// setting outside the target's space.
+func analyticRatio(st *smart.Stencil, there map[string]float64, cal *roofline.Calibration, from smart.GPU) func(transfer.Variant, smart.GPU, smart.GPU) (float64, bool) {
 	spaces := map[smart.Combination]*space.Lazy{}
 	return func(v transfer.Variant, _, to smart.GPU) (float64, bool) {
 		sp, ok := spaces[v.OC]
@@ -301,11 +315,18 @@ func analyticRatio(st *smart.Stencil, there map[string]float64) func(transfer.Va
 		if err != nil {
 			return 0, false
 		}
-		here, err := roofline.Model(st, t, to)
+		here, err := roofline.ModelWith(st, t, to, cal)
 		if err != nil {
 			return 0, false
 		}
-		return here.TimeMs / there[v.Key()], true
+		if cal == nil {
+			return here.TimeMs / there[v.Key()], true
+		}
+		src, err := roofline.ModelWith(st, t, from, cal)
+		if err != nil {
+			return 0, false
+		}
+		return here.TimeMs / src.TimeMs, true
 	}
 }
 

@@ -15,7 +15,8 @@
 // measurements of this GPU". The runtime models embedded from measurements (data/measured)
 // answer for their GPU, and for another GPU of the vendor through Predictor.Transfer: the
 // measured GPU's ranking, each time scaled by the analytic model's ratio of its setting on the
-// two GPUs.
+// two GPUs (with the calibration's constants between GPUs of one architecture, the
+// literature's across).
 //
 // The setting search (Search) is the tuner's Descent strategy with the runtime model (or any
 // Scorer, which is a smart.BatchEvaluator) as the Evaluator, on the space's lazy view: it does

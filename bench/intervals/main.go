@@ -7,8 +7,8 @@
 //   - a GPU's own model (trained on its measurements): its errors in cross-validation grouped by
 //     stencil, so that each stencil is predicted by a model that never saw it (the folds of the
 //     command that trained it, data/measured/models.json);
-//   - that model transferred to another GPU (its time scaled by the analytic model's ratio of the
-//     setting on the two, as smart predict does): the cross-validated predictions of the H100's
+//   - that model transferred to another GPU (its time scaled by the calibrated analytic model's
+//     ratio of the setting on the two, as smart predict does): the cross-validated predictions of the H100's
 //     settings, scaled to the H200, against the same settings measured there.
 //
 // Where the embedded defaults learned from the measured rows too (bench/defaults -measured), their
@@ -119,6 +119,10 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 	if err != nil {
 		return nil, err
 	}
+	cal, err := calibrate.Default() // the constants of smart predict's ratio between GPUs
+	if err != nil {
+		return nil, err
+	}
 	out := &calibrate.Bands{Format: calibrate.BandsFormat, Command: "go run ./bench/intervals -level " + fmt.Sprint(level)}
 	scoring, trainedOn := ms, "none of them trained on"
 	if defaultsFrom != "" {
@@ -206,8 +210,8 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 			if err != nil {
 				return nil, err
 			}
-			a, errA := roofline.Model(st, t, set.GPUs[s.GPU])
-			b, errB := roofline.Model(st, t, h200GPU)
+			a, errA := roofline.ModelWith(st, t, set.GPUs[s.GPU], &cal.Calibration)
+			b, errB := roofline.ModelWith(st, t, h200GPU, &cal.Calibration)
 			if errA != nil || errB != nil {
 				continue
 			}

@@ -1,7 +1,7 @@
 // Command ownmodel asks whether a second GPU's own measurements predict it better than the first
 // GPU's model, trained on many more stencils and moved across by the analytic model's ratio of
 // each setting's times on the two (what smart predict does for a GPU without a model of its
-// own). Both are cross-validated by stencil with the folds of data/measured/models.json's
+// own), the ratio with the literature's constants or the embedded calibration's. Both are cross-validated by stencil with the folds of data/measured/models.json's
 // command, so each of the second GPU's stencils is predicted by models that never saw it on
 // either GPU (a stencil's folds are drawn separately on each; the first GPU's model also never
 // saw it when its own stencil is held out there, as every stencil both measured is).
@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/rankcorr"
@@ -83,6 +84,10 @@ func run(ctx context.Context, from, to []string, folds int) error {
 	if err != nil {
 		return err
 	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		return err
+	}
 	params := map[string]string{"early_stop": "0"}
 	for _, dims := range []int{2, 3} {
 		opt := train.Options{Task: models.Runtime, Catalog: cat, Dims: dims}
@@ -106,7 +111,7 @@ func run(ctx context.Context, from, to []string, folds int) error {
 		for i, s := range a.Samples {
 			onA[key(s.Group, s.OC, s.Setting)] = i
 		}
-		type row struct{ own, moved, meas float64 }
+		type row struct{ own, moved, calMoved, meas float64 }
 		byStencil := map[string][]row{}
 		for i, s := range b.Samples {
 			j, ok := onA[key(s.Group, s.OC, s.Setting)]
@@ -120,24 +125,28 @@ func run(ctx context.Context, from, to []string, folds int) error {
 			}
 			ea, errA := roofline.Model(st, t, a.GPUs[a.Samples[j].GPU])
 			eb, errB := roofline.Model(st, t, b.GPUs[s.GPU])
-			if errA != nil || errB != nil {
+			ca, errCA := roofline.ModelWith(st, t, a.GPUs[a.Samples[j].GPU], &cal.Calibration)
+			cb, errCB := roofline.ModelWith(st, t, b.GPUs[s.GPU], &cal.Calibration)
+			if errA != nil || errB != nil || errCA != nil || errCB != nil {
 				continue
 			}
-			byStencil[s.Group] = append(byStencil[s.Group], row{own: math.Exp(pb.LnMs[i]), moved: math.Exp(pa.LnMs[j]) * eb.TimeMs / ea.TimeMs, meas: s.TimeMs})
+			byStencil[s.Group] = append(byStencil[s.Group], row{own: math.Exp(pb.LnMs[i]), moved: math.Exp(pa.LnMs[j]) * eb.TimeMs / ea.TimeMs,
+				calMoved: math.Exp(pa.LnMs[j]) * cb.TimeMs / ca.TimeMs, meas: s.TimeMs})
 		}
-		var own, moved, blend score
+		var own, moved, calMoved, blend score
 		n, rows := 0, 0
 		for _, id := range slices.Sorted(maps.Keys(byStencil)) {
 			rs := byStencil[id]
 			if len(rs) < 40 { // a stencil only begun on the target
 				continue
 			}
-			po, pm, pg, ms := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
+			po, pm, pc, pg, ms := make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs)), make([]float64, len(rs))
 			for i, r := range rs {
-				po[i], pm[i], pg[i], ms[i] = r.own, r.moved, math.Sqrt(r.own*r.moved), r.meas
+				po[i], pm[i], pc[i], pg[i], ms[i] = r.own, r.moved, r.calMoved, math.Sqrt(r.own*r.calMoved), r.meas
 			}
 			own.add(po, ms)
 			moved.add(pm, ms)
+			calMoved.add(pc, ms)
 			blend.add(pg, ms)
 			n++
 			rows += len(rs)
@@ -145,8 +154,9 @@ func run(ctx context.Context, from, to []string, folds int) error {
 		gpuA, gpuB := a.Samples[0].GPU, b.Samples[0].GPU
 		fmt.Printf("%d-D: %d stencils of the %s (%d rows), %d-fold by stencil\n", dims, n, gpuB, rows, folds)
 		fmt.Printf("  %-52s %s\n", fmt.Sprintf("its own model (%d stencils)", len(b.Stencils)), &own)
-		fmt.Printf("  %-52s %s\n", fmt.Sprintf("the %s's model (%d stencils), moved", gpuA, len(a.Stencils)), &moved)
-		fmt.Printf("  %-52s %s\n", "their geometric mean", &blend)
+		fmt.Printf("  %-52s %s\n", fmt.Sprintf("the %s's model (%d stencils), literature ratio", gpuA, len(a.Stencils)), &moved)
+		fmt.Printf("  %-52s %s\n", "the same, calibrated ratio", &calMoved)
+		fmt.Printf("  %-52s %s\n", "geometric mean of its own and the calibrated one", &blend)
 	}
 	return nil
 }
