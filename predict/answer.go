@@ -221,7 +221,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 			floors[t.TT] = floor
 		}
 		c := candidate{found: &Found{OC: f.OC, Setting: f.Setting, TimeMs: v.TimeMs, Evaluated: f.Evaluated, LeftOut: f.LeftOut},
-			scaled: Scaled{GPU: from.Name, TimeMs: f.TimeMs, Ratio: v.TimeMs / f.TimeMs}}
+			scaled: Scaled{GPU: from.Name, TimeMs: f.TimeMs, Ratio: v.TimeMs / f.TimeMs, Calibrated: cal != nil}}
 		c.learn, c.floored = c.found.TimeMs, max(c.found.TimeMs, floor)
 		if b := best[f.OC]; b == nil || c.floored < b.floored || (c.floored == b.floored && c.learn < b.learn) {
 			best[f.OC] = &c
@@ -246,9 +246,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 	var out []Choice
 	for _, k := range spread(fs, class, p.Budget.Refine) {
 		c := cands[k]
-		ch := p.choice(in, g, own, c.found, prob[c.found.OC], src)
-		ch.Scaled = &c.scaled
-		out = append(out, ch)
+		out = append(out, p.choice(in, g, own, c.found, prob[c.found.OC], src, &c.scaled))
 	}
 	SortChoices(out, p.AnalyticWeight)
 	return out

@@ -146,7 +146,14 @@ type Scaled struct {
 	GPU    string  `json:"gpu"`     // the GPU whose measurements trained the model
 	TimeMs float64 `json:"time_ms"` // the model's time there
 	Ratio  float64 `json:"ratio"`   // the analytic model's time of the setting here over there
+	// Calibrated says the ratio's constants were the calibration's (between GPUs of one
+	// architecture), not the literature's.
+	Calibrated bool `json:"calibrated_ratio"`
 }
+
+// BandCalibratedTransfer is the basis of the band of times moved by the calibrated ratio: their
+// errors differ from those moved by the literature's, whose band is BasisTransfer's.
+const BandCalibratedTransfer = "transfer-calibrated"
 
 // StencilInfo identifies the stencil predicted.
 type StencilInfo struct {
@@ -509,7 +516,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 				screened[k] = f
 			}
 		}
-		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src))
+		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src, nil))
 	}
 	res.found = screened
 	SortChoices(res.choices, p.AnalyticWeight)
@@ -536,10 +543,11 @@ func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
 	return out
 }
 
-// choice is the Choice of a found setting on g, its time rt's, settled.
-func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance) Choice {
+// choice is the Choice of a found setting on g, its time rt's (scaled from another GPU's where
+// scaled is not nil), settled.
+func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance, scaled *Scaled) Choice {
 	st := in.Stencil
-	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: f.TimeMs,
+	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: f.TimeMs, Scaled: scaled,
 		Evaluated: f.Evaluated, LeftOut: f.LeftOut, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
 	if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
 		if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
@@ -567,7 +575,11 @@ func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 		if basis == BasisExtrapolated || basis == BasisMixed {
 			basis = BasisSimulated // the defaults' errors were measured where they simulate
 		}
-		if b := p.Bands.Lookup(c.Source.Model, string(basis)); b != nil {
+		b := p.Bands.Lookup(c.Source.Model, string(basis))
+		if basis == BasisTransfer && c.Scaled != nil && c.Scaled.Calibrated {
+			b = p.Bands.Lookup(c.Source.Model, BandCalibratedTransfer)
+		}
+		if b != nil {
 			iv := b.Around(c.TimeMs)
 			c.Interval = &iv
 		}

@@ -182,9 +182,12 @@ func TestPredictTransfer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cal := p.constants() // between GPUs of one architecture; the literature's across
+			cal, ratio := p.constants(), "calibrated analytic ratio" // between GPUs of one architecture; the literature's across
 			if g.Arch != h100.Arch {
-				cal = nil
+				cal, ratio = nil, "literature's analytic ratio"
+			}
+			if ch.Scaled.Calibrated != (cal != nil) || ch.Bounded == nil && (ch.Interval == nil || !strings.Contains(ch.Interval.From, ratio)) {
+				t.Errorf("%s on %s, %s: calibrated ratio %v, interval %+v; want the band of the %s", c.stencil, c.gpu, ch.OC, ch.Scaled.Calibrated, ch.Interval, ratio)
 			}
 			ah, errH := roofline.ModelWith(st, tu, h100, cal)
 			ag, errG := roofline.ModelWith(st, tu, g, cal)

@@ -7,8 +7,9 @@
 //   - a GPU's own model (trained on its measurements): its errors in cross-validation grouped by
 //     stencil, so that each stencil is predicted by a model that never saw it (the folds of the
 //     command that trained it, data/measured/models.json);
-//   - that model transferred to another GPU (its time scaled by the calibrated analytic model's
-//     ratio of the setting on the two, as smart predict does): the cross-validated predictions of the H100's
+//   - that model transferred to another GPU (its time scaled by the analytic model's ratio of the
+//     setting on the two, as smart predict does: with the literature's constants across
+//     architectures, the calibration's within one, a band each): the cross-validated predictions of the H100's
 //     settings, scaled to the H200, against the same settings measured there.
 //
 // Where the embedded defaults learned from the measured rows too (bench/defaults -measured), their
@@ -197,7 +198,7 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		if err != nil {
 			return nil, err
 		}
-		var own, moved byStencil
+		var own, moved, calMoved byStencil
 		for i, s := range set.Samples {
 			pred := math.Exp(p.LnMs[i])
 			own.add(s.Group, math.Log(s.TimeMs/pred))
@@ -210,19 +211,25 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 			if err != nil {
 				return nil, err
 			}
-			a, errA := roofline.ModelWith(st, t, set.GPUs[s.GPU], &cal.Calibration)
-			b, errB := roofline.ModelWith(st, t, h200GPU, &cal.Calibration)
-			if errA != nil || errB != nil {
+			a, errA := roofline.Model(st, t, set.GPUs[s.GPU])
+			b, errB := roofline.Model(st, t, h200GPU)
+			ca, errCA := roofline.ModelWith(st, t, set.GPUs[s.GPU], &cal.Calibration)
+			cb, errCB := roofline.ModelWith(st, t, h200GPU, &cal.Calibration)
+			if errA != nil || errB != nil || errCA != nil || errCB != nil {
 				continue
 			}
 			moved.add(s.Group, math.Log(there/(pred*b.TimeMs/a.TimeMs)))
+			calMoved.add(s.Group, math.Log(there/(pred*cb.TimeMs/ca.TimeMs)))
 		}
 		name := fmt.Sprintf("embedded measured/h100-sxm/models/runtime-%dd.smartmodel", dims)
 		out.Bands = append(out.Bands, band(name, string(predict.BasisMeasured), &own, level,
 			fmt.Sprintf("errors of the H100-SXM's own model on its %d measured %d-D stencils, each predicted by a fold that never saw it", len(own.order), dims)))
 		if len(moved.order) > 0 {
-			out.Bands = append(out.Bands, band(name, string(predict.BasisTransfer), &moved, level,
-				fmt.Sprintf("errors of the H100-SXM's own model scaled to the H200 on %d %d-D stencils measured on both, each predicted by a fold that never saw it", len(moved.order), dims)))
+			out.Bands = append(out.Bands,
+				band(name, string(predict.BasisTransfer), &moved, level,
+					fmt.Sprintf("errors of the H100-SXM's own model scaled by the literature's analytic ratio to the H200 on %d %d-D stencils measured on both, each predicted by a fold that never saw it", len(moved.order), dims)),
+				band(name, predict.BandCalibratedTransfer, &calMoved, level,
+					fmt.Sprintf("errors of the H100-SXM's own model scaled by the calibrated analytic ratio to the H200 on %d %d-D stencils measured on both, each predicted by a fold that never saw it", len(calMoved.order), dims)))
 		}
 	}
 	return out, nil

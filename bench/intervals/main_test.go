@@ -9,8 +9,9 @@ import (
 	"smart/calibrate"
 )
 
-// TestBands: from the committed measurements, a band for each embedded runtime model and basis,
-// each covering about its level of the rows of stencils left out of it, and the file round-trips.
+// TestBands: from the committed measurements, a band for each embedded runtime model and basis
+// (and for the transfers by the calibrated ratio), each covering about its level of the rows of
+// stencils left out of it, and the file round-trips.
 func TestBands(t *testing.T) {
 	t.Chdir("../..")
 	b, err := run(context.Background(), 0.8, "")
@@ -22,6 +23,7 @@ func TestBands(t *testing.T) {
 		want["embedded runtime-"+dims+".smartmodel simulated"] = true
 		want["embedded measured/h100-sxm/models/runtime-"+dims+".smartmodel measured"] = true
 		want["embedded measured/h100-sxm/models/runtime-"+dims+".smartmodel transfer"] = true
+		want["embedded measured/h100-sxm/models/runtime-"+dims+".smartmodel transfer-calibrated"] = true
 	}
 	for _, bd := range b.Bands {
 		key := bd.Model + " " + bd.Basis
