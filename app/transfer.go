@@ -20,8 +20,10 @@ type TransferSettings struct {
 	To     string   // the target: a catalogue name, or a name for a GPU the catalogue lacks (Shots then describe it)
 	Shots  []string // settings measured on the target, PATH or PATH@GPU each
 	Kernel string   // the kernel or stencil ID where the files hold several; transfer.AllKernels for all
-	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS; "" too) or
-	// "analytic" (the calibrated stencil model's ratio of each setting, for stencils).
+	// Ratio is how a time moves to the target: "hardware" (bandwidth and FLOPS) or "analytic"
+	// (the calibrated stencil model's ratio of each setting, for stencils); "": analytic for
+	// stencils whose every source shares the target's architecture, as smart predict moves
+	// times, hardware otherwise.
 	Ratio    string
 	Predict  transfer.Settings // share, level, FP64 (set too where every stencil is float64)
 	Catalog  *catalog.Catalog
@@ -87,10 +89,25 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	}
 	// No stencil's time falls below its copies or its FMAs on the target, whatever moved it there.
 	t.Settings.Floor = transfer.StencilFloor(stencils, &cal.Calibration)
-	if s.Ratio == "analytic" {
+	if s.Ratio == "analytic" || (s.Ratio == "" && sameArch(t.Sources, t.Target.GPU)) {
 		t.Settings.Ratio, t.Settings.RatioName = transfer.AnalyticRatio(stencils, &cal.Calibration), "the calibrated analytic model's"
 	}
 	return t, checkRatio(s.Ratio)
+}
+
+// sameArch says every source GPU is of the target's architecture (a target the catalogue lacks
+// has none): within one the calibration, fitted on one GPU, moves stencil times to another
+// better than bandwidth and FLOPS (docs/results/transfer.md); across, nothing measured says so.
+func sameArch(srcs []transfer.Source, to smart.GPU) bool {
+	if to.Arch == "" || len(srcs) == 0 {
+		return false
+	}
+	for _, src := range srcs {
+		if src.GPU.Arch != to.Arch {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRatio refuses a ratio that is neither hardware nor analytic.

@@ -36,7 +36,7 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.Predict.Share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
 	fs.Float64Var(&s.Predict.Level, "level", 0.8, "coverage of the intervals, in (0, 1)")
 	fs.BoolVar(&s.Predict.FP64, "fp64", false, "compare the GPUs' double-precision FLOPS (always for float64 stencils)")
-	fs.StringVar(&s.Ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting, for stencils)")
+	fs.StringVar(&s.Ratio, "ratio", "", "how a time moves to the target: hardware (bandwidth and FLOPS) or analytic (the calibrated stencil model's ratio of each setting, for stencils); default: analytic for stencils between GPUs of one architecture, hardware otherwise")
 	fs.StringVar(&o.catFile, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 }

@@ -154,3 +154,26 @@ func TestTransferStencilDataSet(t *testing.T) {
 		t.Errorf("the stencil is not in the data set: %v", err)
 	}
 }
+
+// TestTransferStencilDefaultRatio: by default a stencil moves by the calibrated analytic ratio
+// between GPUs of one architecture (H100 to H200) and by bandwidth and FLOPS across (H100 to
+// A100); --ratio hardware and --ratio analytic choose either anywhere.
+func TestTransferStencilDefaultRatio(t *testing.T) {
+	src := "../../data/measured/h100-sxm/random/j3d19pt"
+	for _, c := range []struct {
+		to, ratio  string
+		calibrated bool
+	}{{"h200", "", true}, {"a100", "", false}, {"h200", "hardware", false}, {"a100", "analytic", true}} {
+		args := []string{"transfer", "--from", src, "--to", c.to, "--top", "1"}
+		if c.ratio != "" {
+			args = append(args, "--ratio", c.ratio)
+		}
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if got := strings.Contains(stdout, "by the calibrated analytic model's ratio"); got != c.calibrated {
+			t.Errorf("%v: calibrated ratio %v, want %v:\n%s", args, got, c.calibrated, stdout)
+		}
+	}
+}
