@@ -498,10 +498,7 @@ func first(w io.Writer, set *train.Set, p *train.Predictions, measured map[strin
 			continue
 		}
 		seen[k] = true
-		best := math.Inf(1)
-		for _, t := range s.Times {
-			best = min(best, t)
-		}
+		best := s.Times[bestOf(s.Times)]
 		t, ok := s.Times[oc(i, floats.MaxIdx(p.Proba[i]))]
 		if !ok {
 			continue

@@ -22,11 +22,12 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
-	"smart/internal/rankcorr"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/roofline"
@@ -38,33 +39,18 @@ import (
 type score struct{ mape, rho, share []float64 }
 
 func (s *score) add(pred, meas []float64) {
-	ape, pick := 0.0, 0
-	for i := range meas {
-		ape += math.Abs(pred[i]/meas[i]-1) / float64(len(meas))
-		if pred[i] < pred[pick] {
-			pick = i
-		}
-	}
-	s.mape = append(s.mape, ape)
-	s.rho = append(s.rho, rankcorr.Spearman(pred, meas))
-	s.share = append(s.share, slices.Min(meas)/meas[pick])
+	a := roofline.Score(pred, meas)
+	s.mape, s.rho, s.share = append(s.mape, a.MAPE), append(s.rho, a.Spearman), append(s.share, a.BestShare)
 }
 
 func (s *score) String() string {
-	mean := func(x []float64) float64 {
-		t := 0.0
-		for _, v := range x {
-			t += v / float64(len(x))
-		}
-		return t
-	}
 	med := append([]float64(nil), s.rho...)
 	sort.Float64s(med)
 	ls := make([]float64, len(s.share))
 	for i, v := range s.share {
 		ls[i] = math.Log(v)
 	}
-	return fmt.Sprintf("MAPE %5.1f%%  Spearman median %.2f  pick share %.3f", 100*mean(s.mape), med[len(med)/2], math.Exp(mean(ls)))
+	return fmt.Sprintf("MAPE %5.1f%%  Spearman median %.2f  pick share %.3f", 100*stat.Mean(s.mape, nil), med[len(med)/2], math.Exp(stat.Mean(ls, nil)))
 }
 
 func key(id string, oc smart.Combination, s smart.Setting) string {
