@@ -179,3 +179,58 @@ func TestCopyFloor(t *testing.T) {
 		t.Errorf("literature floor %v ms; want %v ms at the peak bandwidth", e.FloorMs, want)
 	}
 }
+
+// TestFitStencilKeepsUndetermined: a constant the samples do not determine (no BASE kernel
+// waits at a barrier) stays where the fit started, the literature's, rather than wherever the
+// simplex left it (priorWeight), while the samples' own times are still fitted back.
+func TestFitStencilKeepsUndetermined(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := literature(m)
+	start.CopyGBs = map[string]float64{g.Name: 3000}
+	start.SpillCycles, start.LocalCycles, start.Overlap, start.Narrow, start.WavePower, start.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
+	truth := start
+	truth.ComputeScale, truth.OnChipScale = 2, 1.5 // determined: the fit must move them
+	var samples []StencilSample
+	for _, s := range fitSamples(t, g, 10) {
+		if s.Tuning.OC != smart.Combination(0) {
+			continue
+		}
+		e, err := ModelWith(s.Stencil, s.Tuning, g, &truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.TimeMs = e.TimeMs
+		samples = append(samples, s)
+	}
+	if len(samples) < 20 {
+		t.Fatalf("%d BASE samples; want at least 20", len(samples))
+	}
+	cal, err := FitStencil(context.Background(), samples, start.CopyGBs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"barrier_stream_cycles", cal.BarrierStream, start.BarrierStream},
+		{"barrier_tiled_cycles", cal.BarrierTiled, start.BarrierTiled},
+	} {
+		if math.Abs(c.got/c.want-1) > 0.01 {
+			t.Errorf("%s %.4g; want the start's %.4g (no sample depends on it)", c.name, c.got, c.want)
+		}
+	}
+	var fitted, measured []float64
+	for _, s := range samples {
+		e, _ := ModelWith(s.Stencil, s.Tuning, g, cal)
+		fitted = append(fitted, e.TimeMs)
+		measured = append(measured, s.TimeMs)
+	}
+	if a := Score(fitted, measured); a.MAPE > 0.05 {
+		t.Errorf("fit: MAPE %.3f; want the samples' times back", a.MAPE)
+	}
+}
