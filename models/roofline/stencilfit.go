@@ -51,19 +51,28 @@ var fitted = []struct {
 	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.25, 2, 0},
 }
 
-// priorWeight pulls each fitted constant toward its starting value (the literature's), on the
-// bounded coordinate the fit moves it on: a constant the measurements leave undetermined (the
-// H100's stencils barely constrain the compute terms other GPUs depend on) then stays near
-// the literature rather than wandering to a bound between refits. Small beside the data's
-// loss (a mean squared log error of about 0.1), so identified constants move freely.
+// priorWeight pulls each fitted constant toward its start (fitStart), on the bounded coordinate
+// the fit moves it on, so that a constant the measurements leave undetermined stays near the
+// literature rather than wandering to a bound between refits. Small beside the data's loss (a
+// mean squared log error of about 0.1), so constants the data determine move freely.
 const priorWeight = 1e-4
+
+// fitStart is where FitStencil starts on machine m, and what priorWeight pulls toward: the
+// literature's constants, and middling values for the terms the literature has none for.
+func fitStart(m machine, copyGBs map[string]float64) Calibration {
+	c := literature(m)
+	c.CopyGBs = copyGBs
+	c.SpillCycles, c.LocalCycles, c.Overlap, c.Narrow, c.WavePower, c.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
+	return c
+}
 
 // FitStencil fits the stencil model's free constants to measured samples: those that minimise
 // the mean squared error of ln(modelled/measured), each stencil weighing the same whatever its
-// number of samples, plus a weak pull toward the starting constants (priorWeight). copyGBs gives the measured device-to-device copy bandwidth of the GPUs that
-// have one (their DRAM rate is a share of it; elsewhere of the catalogue's peak, the same share
-// of peak as the fitted GPUs' copies reach). Samples the model rejects are left out. The fit is
-// deterministic (Nelder-Mead from the literature's constants, in log space within bounds).
+// number of samples, plus a weak pull toward the starting constants (priorWeight). copyGBs
+// gives the measured device-to-device copy bandwidth of the GPUs that have one (their DRAM rate
+// is a share of it; elsewhere of the catalogue's peak, the same share of peak as the fitted
+// GPUs' copies reach). Samples the model rejects are left out. The fit is deterministic
+// (Nelder-Mead from fitStart, in log space within bounds).
 func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string]float64) (*Calibration, error) {
 	type point struct {
 		tm      terms
@@ -83,7 +92,7 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 			continue
 		}
 		if start == nil {
-			c := literature(tm.m)
+			c := fitStart(tm.m, copyGBs)
 			start = &c
 		}
 		id := s.Stencil.ID()
@@ -97,8 +106,6 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 		pts[i].weight = 1 / float64(perStencil[pts[i].stencil]) / float64(len(perStencil))
 	}
 	cal := *start
-	cal.CopyGBs = copyGBs
-	cal.SpillCycles, cal.LocalCycles, cal.Overlap, cal.Narrow, cal.WavePower, cal.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
 	cal.PeakEfficiency = peakShare(copyGBs, samples) * cal.CopyEfficiency
 
 	set := func(x []float64) Calibration {

@@ -189,9 +189,7 @@ func TestFitStencilKeepsUndetermined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := literature(m)
-	start.CopyGBs = map[string]float64{g.Name: 3000}
-	start.SpillCycles, start.LocalCycles, start.Overlap, start.Narrow, start.WavePower, start.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
+	start := fitStart(m, map[string]float64{g.Name: 3000})
 	truth := start
 	truth.ComputeScale, truth.OnChipScale = 2, 1.5 // determined: the fit must move them
 	var samples []StencilSample
