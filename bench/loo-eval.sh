@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scores, without a GPU, what more measured stencils buy the runtime model of one GPU: for each
 # stencil of the data sets given, a gbdt runtime model is trained on the other stencils of its
-# dimensionality (leave one stencil out, all 300 rounds as the embedded models are) and scored
+# dimensionality (leave one stencil out, trained as the embedded models are; PARAMS overrides
+# their hyper-parameters, smart train --param) and scored
 # with `smart eval` on the stencil left out: MAPE, median APE and pick share (its fastest-predicted
 # setting's time over the best measured). Run it with fewer data sets to see what the others add;
 # TEST restricts the stencils scored (names, comma-separated) so both runs score the same ones.
@@ -42,7 +43,7 @@ for sid, (name, dims) in sorted(stencils.items(), key=lambda kv: kv[1]):
                     held = out
     model = os.path.join(work, "m.model")
     subprocess.run([smart, "train", "--task", "runtime", *train, "--dims", str(dims), "--cv", "0",
-                    "--param", "early_stop=0", "-o", model], check=True, capture_output=True)
+                    "--param", os.environ.get("PARAMS") or "early_stop=0,bags=4", "-o", model], check=True, capture_output=True)
     ev = json.loads(subprocess.run([smart, "eval", model, "--data", held, "--json"], check=True,
                                    capture_output=True, text=True).stdout)
     o = ev.get("overall") or ev

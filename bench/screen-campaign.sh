@@ -14,7 +14,8 @@
 # every stencil is predicted with the embedded models, the baseline while they have not seen the
 # campaign. VERBOSE=1 prints every stencil's candidates; TARGET=ln_ms_over_analytic trains the fold
 # models on the time over the analytic model's (smart train --target); UNIFORM=1 scores by the
-# manifest's uniformly drawn settings alone (MANIFEST names another manifest directory).
+# manifest's uniformly drawn settings alone (MANIFEST names another manifest directory); PARAMS
+# overrides the fold models' hyper-parameters (smart train --param; default the embedded models').
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -101,7 +102,7 @@ for f in range(k):
         model = os.path.join(work, f'fold-{f}-{d}d.model')
         data = [a for s in named if d in named_dims[s] for a in ('--data', s)] + ['--data', copy]
         subprocess.run([smart, 'train', '--task', 'runtime', '--model', 'gbdt', *data, '--dims', str(d), '--cv', '0',
-                        '--param', 'early_stop=0', '--target', os.environ.get('TARGET') or 'ln_ms', '-o', model],
+                        '--param', os.environ.get('PARAMS') or 'early_stop=0,bags=4', '--target', os.environ.get('TARGET') or 'ln_ms', '-o', model],
                        capture_output=True, text=True, check=True)
         for i in held:
             if dims[i] != d:

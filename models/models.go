@@ -231,6 +231,8 @@ func applyParams(params map[string]string, known map[string]any) error {
 		switch p := dst.(type) {
 		case *int:
 			*p, err = strconv.Atoi(v)
+		case *uint64:
+			*p, err = strconv.ParseUint(v, 10, 64)
 		case *float64:
 			*p, err = strconv.ParseFloat(v, 64)
 			if err == nil && (math.IsNaN(*p) || math.IsInf(*p, 0)) {

@@ -78,3 +78,20 @@ func SplitGroups(d *Data, frac float64, seed uint64) (train, valid *Data, err er
 	sort.Ints(vi)
 	return d.Subset(ti), d.Subset(vi), nil
 }
+
+// SampleGroups draws about frac of d's groups (at least one) without replacement, in a seeded
+// order, and returns their rows: a bag of whole stencils, so that a model trained on it has never
+// seen the others.
+func SampleGroups(d *Data, frac float64, seed uint64) (*Data, error) {
+	if frac <= 0 || frac > 1 {
+		return nil, fmt.Errorf("bag fraction %v is not in (0, 1]", frac)
+	}
+	order, members := groupsOf(d.Groups, d.Rows(), seed)
+	n := min(max(1, int(frac*float64(len(order))+0.5)), len(order))
+	var idx []int
+	for _, g := range order[:n] {
+		idx = append(idx, members[g]...)
+	}
+	sort.Ints(idx)
+	return d.Subset(idx), nil
+}

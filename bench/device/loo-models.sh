@@ -5,9 +5,12 @@
 # (data/measured/models.json) on the other stencils' rows and the campaign's (campaign/, whose
 # stencils are all random ones), as OUTDIR/no-NAME.model.gz (compressed: the lease carries them).
 # Usage, from the repository root: SMART=bin/smart bench/device/loo-models.sh OUTDIR
+# PARAMS overrides the hyper-parameters (smart train --param), which default to the embedded
+# models' (models.json's command).
 set -euo pipefail
 out=$1
 smart=${SMART:-bin/smart}
+params=${PARAMS:-early_stop=0,bags=4}
 m=data/measured/h100-sxm
 sets=("$m/classic" "$m/more" "$m"/random/*)
 train=("${sets[@]}")
@@ -34,7 +37,7 @@ sys.exit(0 if any(st.get(r["stencil_id"])==dims for r in csv.DictReader(open(os.
       fi
     done
     $smart train --task runtime "${data[@]}" --dims "$dims" \
-      --cv 0 --param early_stop=0 -o "$out/no-$name.model.gz" 2>&1 | grep '^wrote' || true
+      --cv 0 --param "$params" -o "$out/no-$name.model.gz" 2>&1 | grep '^wrote' || true
     rm -rf "${work:?}/$name"
   done
 done

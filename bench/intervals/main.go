@@ -32,6 +32,7 @@ import (
 	"smart"
 	"smart/calibrate"
 	"smart/catalog"
+	"smart/data"
 	"smart/dataset"
 	"smart/models"
 	"smart/models/kinds"
@@ -194,7 +195,11 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		for _, s := range set.Samples {
 			stencils[s.Group] = true
 		}
-		p, err := train.CrossValidate(ctx, kinds.All(), "gbdt", set, len(stencils), 0, map[string]string{"early_stop": "0"}, nil)
+		params, err := ownParams(dims)
+		if err != nil {
+			return nil, err
+		}
+		p, err := train.CrossValidate(ctx, kinds.All(), "gbdt", set, len(stencils), 0, params, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -233,6 +238,20 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		}
 	}
 	return out, nil
+}
+
+// ownParams are the hyper-parameters the embedded H100 model of dims was trained with (its
+// header), so that its folds are trained as it was.
+func ownParams(dims int) (map[string]string, error) {
+	b, err := data.MeasuredModelFile(fmt.Sprintf("h100-sxm/models/runtime-%dd.smartmodel", dims))
+	if err != nil {
+		return nil, err
+	}
+	h, _, err := models.Read(b)
+	if err != nil {
+		return nil, err
+	}
+	return h.Params, nil
 }
 
 func main() {

@@ -42,7 +42,7 @@ func (p *Params) set(params map[string]string) error {
 	return models.ApplyParams(params, map[string]any{
 		"trees": &p.Trees, "max_leaves": &p.MaxLeaves, "max_depth": &p.MaxDepth,
 		"min_data_in_leaf": &p.MinDataInLeaf, "feature_fraction": &p.FeatureFrac,
-		"sample_fraction": &p.SampleFrac, "max_bins": &p.MaxBins, "threads": &p.Threads,
+		"sample_fraction": &p.SampleFrac, "max_bins": &p.MaxBins, "seed": &p.Seed, "threads": &p.Threads,
 	})
 }
 

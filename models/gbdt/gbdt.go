@@ -18,6 +18,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"smart/models"
 	"smart/models/internal/hist"
@@ -41,13 +42,19 @@ type Params struct {
 	ValidFraction  float64 `json:"valid_fraction"`   // groups held out for early stopping when no validation set is given
 	Seed           uint64  `json:"seed"`
 	Threads        int     `json:"threads"` // 0: all CPUs
+	// Bags is the number of models trained, each on a share BagFraction of the groups (the
+	// stencils) drawn without replacement, and averaged: one model's lowest predictions over
+	// a large search are partly its own noise, which the average of models that each missed
+	// other stencils smooths.
+	Bags        int     `json:"bags"`
+	BagFraction float64 `json:"bag_fraction"`
 }
 
 // DefaultParams are the defaults of smart train --model gbdt.
 func DefaultParams() Params {
 	return Params{Rounds: 300, LearningRate: 0.1, MaxLeaves: 31, MaxDepth: 0, Growth: "leafwise",
 		MinChildWeight: 1e-3, MinDataInLeaf: 20, Lambda: 1, Subsample: 1, ColSample: 1, MaxBins: 255,
-		EarlyStop: 30, ValidFraction: 0.1, Seed: 1}
+		EarlyStop: 30, ValidFraction: 0.1, Seed: 1, Bags: 1, BagFraction: 0.7}
 }
 
 func (p *Params) set(params map[string]string) error {
@@ -56,7 +63,8 @@ func (p *Params) set(params map[string]string) error {
 		"max_depth": &p.MaxDepth, "growth": &p.Growth, "min_child_weight": &p.MinChildWeight,
 		"min_data_in_leaf": &p.MinDataInLeaf, "lambda": &p.Lambda, "min_gain": &p.MinGain,
 		"subsample": &p.Subsample, "colsample": &p.ColSample, "max_bins": &p.MaxBins,
-		"early_stop": &p.EarlyStop, "valid_fraction": &p.ValidFraction, "threads": &p.Threads,
+		"early_stop": &p.EarlyStop, "valid_fraction": &p.ValidFraction, "seed": &p.Seed, "threads": &p.Threads,
+		"bags": &p.Bags, "bag_fraction": &p.BagFraction,
 	})
 }
 
@@ -78,6 +86,10 @@ func (p Params) check() error {
 		return fmt.Errorf("max_bins is %d; use 2 to %d", p.MaxBins, hist.MaxBins)
 	case p.Threads < 0:
 		return fmt.Errorf("threads is %d; use 0 (all CPUs) or more", p.Threads)
+	case p.Bags < 1:
+		return fmt.Errorf("bags is %d; use 1 (one model) or more", p.Bags)
+	case p.BagFraction <= 0 || p.BagFraction > 1:
+		return fmt.Errorf("bag_fraction is %v; use a value in (0, 1]", p.BagFraction)
 	}
 	return p.treeParams().Check()
 }
@@ -101,6 +113,8 @@ type Model struct {
 
 // Train fits a model on train. With early stopping on and valid nil, a share of train's groups
 // (ValidFraction) is held out for validation. report, if not nil, is called after every round.
+// With Bags above 1 it trains that many models on bags of train's groups (each with its own
+// validation split) and saves their mean as one model.
 func Train(ctx context.Context, train, valid *models.Data, p Params, report func(models.Round)) (*Model, error) {
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("gbdt: %w", models.ParamError{Err: err})
@@ -108,32 +122,96 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 	if err := train.Check(); err != nil {
 		return nil, fmt.Errorf("gbdt: training data: %w", err)
 	}
+	threads := p.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	model := &Model{Params: p}
+	var ens *hist.Ensemble
+	var err error
+	for b := range p.Bags {
+		one, bag := p, train
+		one.Bags = 1
+		if p.Bags > 1 {
+			one.Seed = p.Seed + uint64(b)
+			if bag, err = models.SampleGroups(train, p.BagFraction, one.Seed); err != nil {
+				return nil, fmt.Errorf("gbdt: bag %d: %w", b+1, err)
+			}
+		}
+		at := func(r models.Round) models.Round {
+			r.Round, r.Rounds = b*p.Rounds+r.Round, p.Bags*p.Rounds
+			return r
+		}
+		e, history, err := grow(ctx, bag, valid, one, threads, func(r models.Round) {
+			if report != nil {
+				report(at(r))
+			}
+		})
+		if err != nil {
+			if p.Bags > 1 {
+				return nil, fmt.Errorf("gbdt: bag %d: %w", b+1, err)
+			}
+			return nil, fmt.Errorf("gbdt: %w", err)
+		}
+		for _, r := range history {
+			model.History = append(model.History, at(r))
+		}
+		if ens == nil {
+			ens = e
+			ens.Parameters = p.lightGBM(newObjective(train))
+		} else {
+			ens.Trees = append(ens.Trees, e.Trees...)
+		}
+	}
+	if p.Bags > 1 {
+		for _, t := range ens.Trees {
+			t.Scale(1 / float64(p.Bags))
+		}
+		ens.FeatureInfos = featureRanges(train.X).FeatureInfos()
+	}
+	model.Kept = len(ens.Trees) / ens.NumClass
+	if model.Compiled, err = hist.Compile(ens); err != nil {
+		return nil, fmt.Errorf("gbdt: %w", err)
+	}
+	return model, nil
+}
+
+// featureRanges holds the smallest and largest value of each column of X, for the
+// feature_infos of a model whose bags each binned their own rows.
+func featureRanges(X [][]float64) *hist.Binner {
+	b := &hist.Binner{Min: slices.Clone(X[0]), Max: slices.Clone(X[0])}
+	for _, row := range X[1:] {
+		for f, v := range row {
+			b.Min[f], b.Max[f] = min(b.Min[f], v), max(b.Max[f], v)
+		}
+	}
+	return b
+}
+
+// grow boosts one model on train and returns its trees uncompiled and the loss of every round.
+func grow(ctx context.Context, train, valid *models.Data, p Params, threads int, report func(models.Round)) (*hist.Ensemble, []models.Round, error) {
 	if p.EarlyStop > 0 && valid == nil {
 		var err error
 		if train, valid, err = models.SplitGroups(train, p.ValidFraction, p.Seed); err != nil {
 			// A group is a stencil (or a foreign kernel's configuration): data of one stencil
 			// has nothing to validate on without leaking rows of the training stencil.
-			return nil, fmt.Errorf("gbdt: early stopping: %w; set early_stop=0 to train every round without it", err)
+			return nil, nil, fmt.Errorf("early stopping: %w; set early_stop=0 to train every round without it", err)
 		}
 	}
 	if valid != nil {
 		if err := valid.Check(); err != nil {
-			return nil, fmt.Errorf("gbdt: validation data: %w", err)
+			return nil, nil, fmt.Errorf("validation data: %w", err)
 		}
-	}
-	threads := p.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0x6bd7))
 	binner, err := hist.FitBinner(train.X, p.MaxBins, 200_000, threads, rng)
 	if err != nil {
-		return nil, fmt.Errorf("gbdt: %w", err)
+		return nil, nil, err
 	}
 	m := binner.Transform(train.X, threads)
 	grower, err := hist.NewGrower(m, p.treeParams(), threads)
 	if err != nil {
-		return nil, fmt.Errorf("gbdt: %w", err)
+		return nil, nil, err
 	}
 	obj := newObjective(train)
 	k, n := obj.classes(), train.Rows()
@@ -148,8 +226,8 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 		grad[c], hess[c] = make([]float64, n), make([]float64, n)
 	}
 	ens := &hist.Ensemble{NumClass: k, Objective: obj.lightGBM(), FeatureNames: hist.SafeNames(train.Features),
-		FeatureInfos: binner.FeatureInfos(), Parameters: p.lightGBM(obj)}
-	model := &Model{Params: p}
+		FeatureInfos: binner.FeatureInfos()}
+	var history []models.Round
 	allRows := make([]int32, n)
 	for i := range allRows {
 		allRows[i] = int32(i)
@@ -159,7 +237,7 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 	best, bestRound := math.Inf(1), 0
 	for round := 0; round < p.Rounds; round++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		obj.gradients(scores, train.Y, grad, hess)
 		rows = sampleRows(rows[:0], allRows, p.Subsample, rng)
@@ -171,7 +249,7 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 		for c := 0; c < k; c++ {
 			t, segs, err := grower.Grow(ctx, grad[c], hess[c], rows, features, rng)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			t.Scale(p.LearningRate)
 			for _, s := range segs {
@@ -205,23 +283,16 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 				best, bestRound = r.Valid, round+1
 			}
 		}
-		model.History = append(model.History, r)
-		if report != nil {
-			report(r)
-		}
+		history = append(history, r)
+		report(r)
 		if valid != nil && p.EarlyStop > 0 && round+1-bestRound >= p.EarlyStop {
 			break
 		}
 	}
-	model.Kept = len(ens.Trees) / k
 	if valid != nil && p.EarlyStop > 0 {
-		model.Kept = bestRound
 		ens.Trees = ens.Trees[:bestRound*k]
 	}
-	if model.Compiled, err = hist.Compile(ens); err != nil {
-		return nil, fmt.Errorf("gbdt: %w", err)
-	}
-	return model, nil
+	return ens, history, nil
 }
 
 func initScores(n int, base []float64) []float64 {
@@ -267,7 +338,7 @@ func (p Params) lightGBM(obj objective) []string {
 	if p.Growth == "depthwise" {
 		growth = "depth-wise (smart)"
 	}
-	return []string{
+	lines := []string{
 		"[boosting: gbdt]", "[objective: " + obj.lightGBM() + "]",
 		fmt.Sprintf("[num_iterations: %d]", p.Rounds), fmt.Sprintf("[learning_rate: %g]", p.LearningRate),
 		fmt.Sprintf("[num_leaves: %d]", p.MaxLeaves), fmt.Sprintf("[max_depth: %d]", p.MaxDepth),
@@ -278,6 +349,10 @@ func (p Params) lightGBM(obj objective) []string {
 		fmt.Sprintf("[max_bin: %d]", p.MaxBins), fmt.Sprintf("[early_stopping_round: %d]", p.EarlyStop),
 		fmt.Sprintf("[seed: %d]", p.Seed), "[trained_by: smart models/gbdt]",
 	}
+	if p.Bags > 1 {
+		lines = append(lines, fmt.Sprintf("[smart_bags: %d]", p.Bags), fmt.Sprintf("[smart_bag_fraction: %g]", p.BagFraction))
+	}
+	return lines
 }
 
 // FromLightGBM loads a LightGBM text model (v2 or v3, numerical splits, regression or multiclass

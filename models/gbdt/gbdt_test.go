@@ -336,3 +336,62 @@ func ExampleTrain() {
 	fmt.Printf("size 10: %.2f ms; splits on size: %t, on unused: %d\n", math.Exp(lnMs), imp[0].Splits > 0, imp[1].Splits)
 	// Output: size 10: 1.00 ms; splits on size: true, on unused: 0
 }
+
+// A bagged model predicts the mean of models trained apart on the same bags of groups, and the
+// bags leave groups out.
+func TestBagsAverageMembers(t *testing.T) {
+	d := regression(2000, 5)
+	p := DefaultParams()
+	p.Rounds, p.EarlyStop, p.Bags, p.BagFraction = 30, 10, 3, 0.6
+	bagged, err := Train(context.Background(), d, nil, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := regression(200, 6)
+	want := make([]float64, test.Rows())
+	for b := range p.Bags {
+		one := p
+		one.Bags, one.Seed = 1, p.Seed+uint64(b)
+		bag, err := models.SampleGroups(d, p.BagFraction, one.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, g := range bag.Groups {
+			seen[g] = true
+		}
+		if len(seen) != 30 { // 0.6 of the 50 groups
+			t.Errorf("bag %d holds %d groups, want 30", b, len(seen))
+		}
+		m, err := Train(context.Background(), bag, nil, one, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.PredictBatch(test.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range pred {
+			want[i] += pred[i] / float64(p.Bags)
+		}
+	}
+	got, err := bagged.PredictBatch(test.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("row %d: bagged model predicts %v, the mean of its members %v", i, got[i], want[i])
+		}
+	}
+	loaded, err := FromLightGBM(bagged.LightGBM())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := loaded.PredictBatch(test.X); math.Abs(back[0]-got[0]) > 1e-9 {
+		t.Errorf("saved and loaded bagged model predicts %v, want %v", back[0], got[0])
+	}
+	if len(bagged.History) == 0 || bagged.History[len(bagged.History)-1].Rounds != p.Bags*p.Rounds {
+		t.Errorf("history does not count the rounds of every bag: %+v", bagged.History[len(bagged.History)-1])
+	}
+}

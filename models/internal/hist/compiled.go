@@ -36,7 +36,7 @@ func FromText(text []byte) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	pred, err := NewPredictor(text)
+	pred, err := newPredictor(text, ens)
 	if err != nil {
 		return nil, err
 	}

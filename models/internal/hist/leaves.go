@@ -26,11 +26,17 @@ type Predictor struct {
 
 // NewPredictor loads a LightGBM text model with leaves. It checks the text with ParseLightGBM
 // first, so that malformed trees are reported with their position rather than by a panic.
-func NewPredictor(text []byte) (p *Predictor, err error) {
+func NewPredictor(text []byte) (*Predictor, error) {
 	e, err := ParseLightGBM(text)
 	if err != nil {
 		return nil, err
 	}
+	return newPredictor(text, e)
+}
+
+// newPredictor loads text, already parsed as e, into leaves; the trees of a cold prediction's
+// model are the larger part of its time, so they are parsed once here.
+func newPredictor(text []byte, e *Ensemble) (p *Predictor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("leaves could not load the model: %v", r)

@@ -1,0 +1,206 @@
+// Command bagging scores, for sets of gbdt hyper-parameters, how well the H100's runtime model
+// picks among the measured settings of stencils it never saw: for each stencil, the measured time
+// of the setting the model predicts fastest over the fastest measured (1: it found the best). A
+// model that searches thousands of settings picks the one it most underestimates (the winner's
+// curse); averaging models trained on bags of the stencils (gbdt's bags) smooths that noise.
+//
+// Two scores per set of parameters and dimensionality:
+//
+//   - cv: the data sets the embedded models learn (data/measured/models.json), cross-validated in
+//     folds grouped by stencil (smart train --cv's folds), each stencil's measured rows its pool;
+//   - named: each of the twelve named stencils left out of that training in turn, its pool its
+//     random rows and every setting the picks directories measured for it (bench/device/picks.sh:
+//     earlier models' favourites, the settings a model is most likely to overrate).
+//
+// Usage:
+//
+//	go run ./bench/bagging [-params 'early_stop=0;early_stop=0,bags=4'] [-folds 12]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"smart/catalog"
+	"smart/dataset"
+	"smart/models"
+	"smart/models/kinds"
+	"smart/models/train"
+)
+
+var (
+	named    = []string{"data/measured/h100-sxm/classic", "data/measured/h100-sxm/more", "data/measured/h100-sxm/random/*"}
+	campaign = "data/measured/h100-sxm/campaign"
+	picks    = "data/measured/h100-sxm/picks*/*"
+)
+
+// score is the picks of one model over the stencils it never saw.
+type score struct {
+	ratios []float64 // per stencil: measured time of the pick over the fastest measured
+	apes   []float64 // absolute percentage error of every row
+}
+
+func (s *score) add(times, lnPred []float64) {
+	pick, best := 0, math.Inf(1)
+	for i, t := range times {
+		best = min(best, t)
+		if lnPred[i] < lnPred[pick] {
+			pick = i
+		}
+		s.apes = append(s.apes, math.Abs(math.Exp(lnPred[i])-t)/t)
+	}
+	s.ratios = append(s.ratios, times[pick]/best)
+}
+
+func (s *score) String() string {
+	logSum, w10, w25 := 0.0, 0, 0
+	for _, r := range s.ratios {
+		logSum += math.Log(r)
+		if r <= 1.10 {
+			w10++
+		}
+		if r <= 1.25 {
+			w25++
+		}
+	}
+	mape := 0.0
+	for _, a := range s.apes {
+		mape += a
+	}
+	return fmt.Sprintf("%.3fx\t%d\t%d\t%d\t%.1f%%", math.Exp(logSum/float64(len(s.ratios))), w10, w25, len(s.ratios), 100*mape/float64(len(s.apes)))
+}
+
+func main() {
+	paramList := flag.String("params", "early_stop=0;early_stop=0,bags=4", "sets of hyper-parameters (smart train --param), separated by ';'")
+	folds := flag.Int("folds", 12, "cross-validation folds")
+	flag.Parse()
+	if err := run(context.Background(), strings.Split(*paramList, ";"), *folds); err != nil {
+		fmt.Fprintln(os.Stderr, "bagging:", err)
+		os.Exit(1)
+	}
+}
+
+func parseParams(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("-params: %q is not name=value", kv)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+func run(ctx context.Context, paramSets []string, folds int) error {
+	cat, err := catalog.Default()
+	if err != nil {
+		return err
+	}
+	namedDirs, err := dataset.Glob(named)
+	if err != nil {
+		return err
+	}
+	picksDirs, err := filepath.Glob(picks) // the picks directories hold predictions (JSON files) beside the data sets
+	if err != nil {
+		return err
+	}
+	picksDirs = slices.DeleteFunc(picksDirs, func(p string) bool {
+		fi, err := os.Stat(p)
+		return err != nil || !fi.IsDir()
+	})
+	kind, err := kinds.All().Lookup("gbdt", models.Runtime)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "params\tD\tscore\tpick/best\twithin 1.10x\twithin 1.25x\tstencils\tMAPE\t")
+	for _, dims := range []int{2, 3} {
+		set, err := train.Load(append(slices.Clone(namedDirs), campaign), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
+		if err != nil {
+			return err
+		}
+		if set.Target != models.TargetLnMs {
+			return fmt.Errorf("the runtime rows learn %s, not ln ms", set.Target)
+		}
+		pool, err := train.Load(append(slices.Clone(namedDirs), picksDirs...), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims, Inputs: &set.Inputs})
+		if err != nil {
+			return err
+		}
+		isNamed := map[string]bool{}
+		for _, s := range pool.Samples {
+			isNamed[s.Group] = true
+		}
+		for _, ps := range paramSets {
+			params, err := parseParams(ps)
+			if err != nil {
+				return err
+			}
+			p, err := train.CrossValidate(ctx, kinds.All(), "gbdt", set, folds, 1, params, nil)
+			if err != nil {
+				return err
+			}
+			cvCampaign, cvNamed := &score{}, &score{}
+			for _, idx := range groups(set.Data.Groups) {
+				times, pred := make([]float64, len(idx)), make([]float64, len(idx))
+				for j, i := range idx {
+					times[j], pred[j] = set.Samples[i].TimeMs, p.LnMs[i]
+				}
+				if isNamed[set.Data.Groups[idx[0]]] {
+					cvNamed.add(times, pred)
+				} else {
+					cvCampaign.add(times, pred)
+				}
+			}
+			left := &score{}
+			poolOf := groups(pool.Data.Groups)
+			for _, idx := range groups(set.Data.Groups) {
+				id := set.Data.Groups[idx[0]]
+				if !isNamed[id] {
+					continue
+				}
+				var keep []int
+				for i, g := range set.Data.Groups {
+					if g != id {
+						keep = append(keep, i)
+					}
+				}
+				fitted, err := kind.Train(ctx, set.Data.Subset(keep), nil, params, nil)
+				if err != nil {
+					return fmt.Errorf("without %s: %w", set.Stencils[id].Name, err)
+				}
+				rows := pool.Data.Subset(poolOf[id])
+				pred, err := fitted.(models.Regressor).PredictBatch(rows.X)
+				if err != nil {
+					return err
+				}
+				times := make([]float64, len(pred))
+				for j, i := range poolOf[id] {
+					times[j] = pool.Samples[i].TimeMs
+				}
+				left.add(times, pred)
+			}
+			fmt.Fprintf(tw, "%s\t%d\tcv, campaign\t%s\t\n", ps, dims, cvCampaign)
+			fmt.Fprintf(tw, "%s\t%d\tcv, named\t%s\t\n", ps, dims, cvNamed)
+			fmt.Fprintf(tw, "%s\t%d\tnamed left out, with picks\t%s\t\n", ps, dims, left)
+			tw.Flush()
+		}
+	}
+	return tw.Flush()
+}
+
+// groups returns the rows of each group, keyed by group.
+func groups(g []string) map[string][]int {
+	out := map[string][]int{}
+	for i, id := range g {
+		out[id] = append(out[id], i)
+	}
+	return out
+}
