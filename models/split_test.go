@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,6 +117,56 @@ func TestParams(t *testing.T) {
 	for _, v := range []string{"NaN", "inf", "-Inf"} {
 		if err := models.ApplyParams(map[string]string{"learning_rate": v}, known); err == nil || !strings.Contains(err.Error(), "learning_rate") {
 			t.Errorf("learning_rate=%s: %v", v, err)
+		}
+	}
+	var seed uint64
+	seeds := map[string]any{"seed": &seed}
+	if err := models.ApplyParams(map[string]string{"seed": "18446744073709551615"}, seeds); err != nil || seed != 1<<64-1 {
+		t.Errorf("seed=2^64-1: %d, %v", seed, err)
+	}
+	for _, v := range []string{"-1", "1.5", "x"} {
+		if err := models.ApplyParams(map[string]string{"seed": v}, seeds); err == nil || !strings.Contains(err.Error(), "seed") {
+			t.Errorf("seed=%s: %v", v, err)
+		}
+	}
+}
+
+// A bag holds whole groups: about the share asked for, at least one, and the same draw for a seed.
+func TestSampleGroups(t *testing.T) {
+	d := &models.Data{Task: models.Runtime, Features: []string{"x"}}
+	for i := range 100 {
+		d.X = append(d.X, []float64{float64(i)})
+		d.Y = append(d.Y, 0)
+		d.Groups = append(d.Groups, fmt.Sprint("g", i%10))
+	}
+	for _, c := range []struct {
+		frac   float64
+		groups int
+	}{{0.7, 7}, {0.01, 1}, {1, 10}} {
+		bag, err := models.SampleGroups(d, c.frac, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, g := range bag.Groups {
+			seen[g]++
+		}
+		if len(seen) != c.groups || bag.Rows() != 10*c.groups {
+			t.Errorf("frac %v: %d groups, %d rows; want %d groups of 10 rows", c.frac, len(seen), bag.Rows(), c.groups)
+		}
+		for g, n := range seen {
+			if n != 10 {
+				t.Errorf("frac %v: group %s has %d of its 10 rows", c.frac, g, n)
+			}
+		}
+		again, _ := models.SampleGroups(d, c.frac, 3)
+		if !slices.Equal(again.Groups, bag.Groups) {
+			t.Errorf("frac %v: two draws with one seed differ", c.frac)
+		}
+	}
+	for _, frac := range []float64{0, -0.5, 1.5} {
+		if _, err := models.SampleGroups(d, frac, 1); err == nil {
+			t.Errorf("bag fraction %v accepted", frac)
 		}
 	}
 }

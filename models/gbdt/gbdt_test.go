@@ -250,6 +250,10 @@ func TestBadInput(t *testing.T) {
 		{"bad rate", map[string]string{"learning_rate": "0"}, nil, "learning_rate"},
 		{"bins", map[string]string{"max_bins": "1000"}, nil, "bins"},
 		{"threads", map[string]string{"threads": "-1"}, nil, "threads is -1"},
+		{"no bags", map[string]string{"bags": "0"}, nil, "bags is 0"},
+		{"bag fraction", map[string]string{"bags": "3", "bag_fraction": "1.5"}, nil, "bag_fraction is 1.5"},
+		{"seed", map[string]string{"seed": "-2"}, nil, "seed"},
+		{"bag without groups to stop on", map[string]string{"bags": "2", "bag_fraction": "0.02"}, nil, "bag 1: early stopping"},
 		{"NaN", nil, func() *models.Data {
 			c := *d
 			c.X = append([][]float64{{math.NaN(), 0, 0, 0}}, d.X[1:]...)
