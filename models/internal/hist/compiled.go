@@ -24,6 +24,9 @@ func Compile(e *Ensemble) (*Compiled, error) {
 		return nil, err
 	}
 	pred, err := NewPredictor(text)
+	if err == nil {
+		_, err = pred.Leaves()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the written model does not load back: %w", err)
 	}

@@ -540,9 +540,13 @@ func TestForestMatchesLeaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ens, err := p.Leaves()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, r := range rows {
 			want := make([]float64, 1)
-			if err := p.ens.Predict(r, 0, want); err != nil {
+			if err := ens.Predict(r, 0, want); err != nil {
 				t.Fatal(err)
 			}
 			one, err := p.Row(r)

@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"strings"
+	"sync"
 
 	"github.com/dmitryikh/leaves"
-	"github.com/dmitryikh/leaves/transformation"
 )
 
 // Predictor evaluates a LightGBM text model with leaves' numbers: a regression through its own
@@ -15,13 +16,19 @@ import (
 // softmax probabilities, regression models and forests their raw (or averaged) output. leaves
 // panics on some malformed input; every call here recovers and returns an error instead.
 type Predictor struct {
-	ens      *leaves.Ensemble
+	text     []byte
 	outputs  int
 	features int
 	threads  int
 	// forest predicts a regression (leaves' raw output, the trees' sum) in leaves' place,
 	// with the same numbers; nil for classifiers and averaged forests.
 	forest *forest
+
+	// ens is leaves' model, loaded by the constructor where it predicts and on first use
+	// (Leaves) where the forest does: a cold prediction spends its time loading trees.
+	once   sync.Once
+	ens    *leaves.Ensemble
+	ensErr error
 }
 
 // NewPredictor loads a LightGBM text model with leaves. It checks the text with ParseLightGBM
@@ -34,23 +41,36 @@ func NewPredictor(text []byte) (*Predictor, error) {
 	return newPredictor(text, e)
 }
 
-// newPredictor loads text, already parsed as e, into leaves; the trees of a cold prediction's
-// model are the larger part of its time, so they are parsed once here.
-func newPredictor(text []byte, e *Ensemble) (p *Predictor, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("leaves could not load the model: %v", r)
-		}
-	}()
-	ens, err := leaves.LGEnsembleFromReader(bufio.NewReader(bytes.NewReader(text)), true)
-	if err != nil {
-		return nil, fmt.Errorf("leaves could not load the model: %w", err)
-	}
-	p = &Predictor{ens: ens, outputs: ens.NOutputGroups(), features: len(e.FeatureNames), threads: runtime.GOMAXPROCS(0)}
-	if p.outputs == 1 && ens.NRawOutputGroups() == 1 && ens.Transformation().Type() == transformation.Raw && !e.AverageOutput {
+// newPredictor makes the predictor of text, already parsed as e. A regression (an objective
+// leaves leaves untransformed, one output, trees summed) is predicted by the forest, and leaves
+// loads it only if asked (Leaves); any other model is loaded into leaves here.
+func newPredictor(text []byte, e *Ensemble) (*Predictor, error) {
+	p := &Predictor{text: text, outputs: 1, features: len(e.FeatureNames), threads: runtime.GOMAXPROCS(0)}
+	if e.NumClass == 1 && strings.HasPrefix(e.Objective, "regression") && !e.AverageOutput {
 		p.forest = newForest(e)
+		return p, nil
 	}
+	ens, err := p.Leaves()
+	if err != nil {
+		return nil, err
+	}
+	p.outputs = ens.NOutputGroups()
 	return p, nil
+}
+
+// Leaves returns leaves' model of the text, loading it on the first call.
+func (p *Predictor) Leaves() (*leaves.Ensemble, error) {
+	p.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				p.ens, p.ensErr = nil, fmt.Errorf("leaves could not load the model: %v", r)
+			}
+		}()
+		if p.ens, p.ensErr = leaves.LGEnsembleFromReader(bufio.NewReader(bytes.NewReader(p.text)), true); p.ensErr != nil {
+			p.ensErr = fmt.Errorf("leaves could not load the model: %w", p.ensErr)
+		}
+	})
+	return p.ens, p.ensErr
 }
 
 // Outputs is the number of values per row: 1, or the number of classes.
