@@ -12,9 +12,13 @@
 //     random rows and every setting the picks directories measured for it (bench/device/picks.sh:
 //     earlier models' favourites, the settings a model is most likely to overrate).
 //
+// With -weights, each stencil's pick is also ranked as smart predict ranks its candidates,
+// t^(1-w) a^w with a the calibrated analytic model's time, to see whether that ranking would
+// serve inside the search too.
+//
 // Usage:
 //
-//	go run ./bench/bagging [-params 'early_stop=0;early_stop=0,bags=4'] [-folds 12]
+//	go run ./bench/bagging [-params 'early_stop=0;early_stop=0,bags=4'] [-folds 12] [-weights 0,0.3]
 package main
 
 import (
@@ -25,13 +29,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/models"
 	"smart/models/kinds"
+	"smart/models/roofline"
 	"smart/models/train"
 )
 
@@ -43,15 +51,24 @@ var (
 
 // score is the picks of one model over the stencils it never saw.
 type score struct {
+	weight float64   // of the analytic model's time in the ranking of a stencil's settings
 	ratios []float64 // per stencil: measured time of the pick over the fastest measured
 	apes   []float64 // absolute percentage error of every row
 }
 
-func (s *score) add(times, lnPred []float64) {
+// add scores one stencil: its rows' measured times, the model's ln times and the analytic
+// model's (NaN where it has none: the model's time alone ranks the row).
+func (s *score) add(times, lnPred, lnAnalytic []float64) {
+	rank := func(i int) float64 {
+		if math.IsNaN(lnAnalytic[i]) {
+			return lnPred[i]
+		}
+		return (1-s.weight)*lnPred[i] + s.weight*lnAnalytic[i]
+	}
 	pick, best := 0, math.Inf(1)
 	for i, t := range times {
 		best = min(best, t)
-		if lnPred[i] < lnPred[pick] {
+		if rank(i) < rank(pick) {
 			pick = i
 		}
 		s.apes = append(s.apes, math.Abs(math.Exp(lnPred[i])-t)/t)
@@ -80,8 +97,18 @@ func (s *score) String() string {
 func main() {
 	paramList := flag.String("params", "early_stop=0;early_stop=0,bags=4", "sets of hyper-parameters (smart train --param), separated by ';'")
 	folds := flag.Int("folds", 12, "cross-validation folds")
+	weightList := flag.String("weights", "0", "weights of the analytic model in the ranking of each stencil's settings, comma-separated")
 	flag.Parse()
-	if err := run(context.Background(), strings.Split(*paramList, ";"), *folds); err != nil {
+	var weights []float64
+	for _, f := range strings.Split(*weightList, ",") {
+		w, err := strconv.ParseFloat(f, 64)
+		if err != nil || w < 0 || w > 1 {
+			fmt.Fprintf(os.Stderr, "bagging: -weights: %q is not a weight in [0, 1]\n", f)
+			os.Exit(2)
+		}
+		weights = append(weights, w)
+	}
+	if err := run(context.Background(), strings.Split(*paramList, ";"), *folds, weights); err != nil {
 		fmt.Fprintln(os.Stderr, "bagging:", err)
 		os.Exit(1)
 	}
@@ -99,7 +126,7 @@ func parseParams(s string) (map[string]string, error) {
 	return out, nil
 }
 
-func run(ctx context.Context, paramSets []string, folds int) error {
+func run(ctx context.Context, paramSets []string, folds int, weights []float64) error {
 	cat, err := catalog.Default()
 	if err != nil {
 		return err
@@ -120,8 +147,12 @@ func run(ctx context.Context, paramSets []string, folds int) error {
 	if err != nil {
 		return err
 	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "params\tD\tscore\tpick/best\twithin 1.10x\twithin 1.25x\tstencils\tMAPE\t")
+	fmt.Fprintln(tw, "params\tD\tscore\tanalytic weight\tpick/best\twithin 1.10x\twithin 1.25x\tstencils\tMAPE\t")
 	for _, dims := range []int{2, 3} {
 		set, err := train.Load(append(slices.Clone(namedDirs), campaign), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
 		if err != nil {
@@ -147,19 +178,21 @@ func run(ctx context.Context, paramSets []string, folds int) error {
 			if err != nil {
 				return err
 			}
-			cvCampaign, cvNamed := &score{}, &score{}
+			// One score per weight of each kind: cv of the campaign's stencils, of the named
+			// ones, and the named ones left out with their picks.
+			cvCampaign, cvNamed, left := scores(weights), scores(weights), scores(weights)
+			lnA := analytic(set, &cal.Calibration)
 			for _, idx := range groups(set.Data.Groups) {
-				times, pred := make([]float64, len(idx)), make([]float64, len(idx))
-				for j, i := range idx {
-					times[j], pred[j] = set.Samples[i].TimeMs, p.LnMs[i]
-				}
+				times, pred, an := rowsOf(idx, set, p.LnMs, lnA)
+				to := cvCampaign
 				if isNamed[set.Data.Groups[idx[0]]] {
-					cvNamed.add(times, pred)
-				} else {
-					cvCampaign.add(times, pred)
+					to = cvNamed
+				}
+				for _, sc := range to {
+					sc.add(times, pred, an)
 				}
 			}
-			left := &score{}
+			poolA := analytic(pool, &cal.Calibration)
 			poolOf := groups(pool.Data.Groups)
 			for _, idx := range groups(set.Data.Groups) {
 				id := set.Data.Groups[idx[0]]
@@ -177,23 +210,64 @@ func run(ctx context.Context, paramSets []string, folds int) error {
 					return fmt.Errorf("without %s: %w", set.Stencils[id].Name, err)
 				}
 				rows := pool.Data.Subset(poolOf[id])
-				pred, err := fitted.(models.Regressor).PredictBatch(rows.X)
+				lnPred, err := fitted.(models.Regressor).PredictBatch(rows.X)
 				if err != nil {
 					return err
 				}
-				times := make([]float64, len(pred))
+				all := make([]float64, pool.Data.Rows())
 				for j, i := range poolOf[id] {
-					times[j] = pool.Samples[i].TimeMs
+					all[i] = lnPred[j]
 				}
-				left.add(times, pred)
+				times, pred, an := rowsOf(poolOf[id], pool, all, poolA)
+				for _, sc := range left {
+					sc.add(times, pred, an)
+				}
 			}
-			fmt.Fprintf(tw, "%s\t%d\tcv, campaign\t%s\t\n", ps, dims, cvCampaign)
-			fmt.Fprintf(tw, "%s\t%d\tcv, named\t%s\t\n", ps, dims, cvNamed)
-			fmt.Fprintf(tw, "%s\t%d\tnamed left out, with picks\t%s\t\n", ps, dims, left)
+			for i, w := range weights {
+				fmt.Fprintf(tw, "%s\t%d\tcv, campaign\t%.2g\t%s\t\n", ps, dims, w, cvCampaign[i])
+				fmt.Fprintf(tw, "%s\t%d\tcv, named\t%.2g\t%s\t\n", ps, dims, w, cvNamed[i])
+				fmt.Fprintf(tw, "%s\t%d\tnamed left out, with picks\t%.2g\t%s\t\n", ps, dims, w, left[i])
+			}
 			tw.Flush()
 		}
 	}
 	return tw.Flush()
+}
+
+// scores returns an empty score for each weight.
+func scores(weights []float64) []*score {
+	out := make([]*score, len(weights))
+	for i, w := range weights {
+		out[i] = &score{weight: w}
+	}
+	return out
+}
+
+// rowsOf gathers the measured times, predicted ln times and analytic ln times of rows idx of set.
+func rowsOf(idx []int, set *train.Set, lnPred, lnAnalytic []float64) (times, pred, an []float64) {
+	for _, i := range idx {
+		times = append(times, set.Samples[i].TimeMs)
+		pred = append(pred, lnPred[i])
+		an = append(an, lnAnalytic[i])
+	}
+	return times, pred, an
+}
+
+// analytic is the calibrated analytic model's ln time of each row of set, NaN where it has none.
+func analytic(set *train.Set, cal *roofline.Calibration) []float64 {
+	out := make([]float64, len(set.Samples))
+	for i, s := range set.Samples {
+		out[i] = math.NaN()
+		st := set.Stencils[s.Group]
+		t, err := smart.DecodeTuning(st.Dims, s.OC, s.Setting)
+		if err != nil {
+			continue
+		}
+		if e, err := roofline.ModelWith(st, t, set.GPUs[s.GPU], cal); err == nil && e.TimeMs > 0 {
+			out[i] = math.Log(e.TimeMs)
+		}
+	}
+	return out
 }
 
 // groups returns the rows of each group, keyed by group.
