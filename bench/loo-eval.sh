@@ -43,7 +43,7 @@ for sid, (name, dims) in sorted(stencils.items(), key=lambda kv: kv[1]):
                     held = out
     model = os.path.join(work, "m.model")
     subprocess.run([smart, "train", "--task", "runtime", *train, "--dims", str(dims), "--cv", "0",
-                    "--param", os.environ.get("PARAMS") or "early_stop=0,bags=4", "-o", model], check=True, capture_output=True)
+                    "--param", os.environ.get("PARAMS") or "early_stop=0", "-o", model], check=True, capture_output=True)
     ev = json.loads(subprocess.run([smart, "eval", model, "--data", held, "--json"], check=True,
                                    capture_output=True, text=True).stdout)
     o = ev.get("overall") or ev

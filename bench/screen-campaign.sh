@@ -102,7 +102,7 @@ for f in range(k):
         model = os.path.join(work, f'fold-{f}-{d}d.model')
         data = [a for s in named if d in named_dims[s] for a in ('--data', s)] + ['--data', copy]
         subprocess.run([smart, 'train', '--task', 'runtime', '--model', 'gbdt', *data, '--dims', str(d), '--cv', '0',
-                        '--param', os.environ.get('PARAMS') or 'early_stop=0,bags=4', '--target', os.environ.get('TARGET') or 'ln_ms', '-o', model],
+                        '--param', os.environ.get('PARAMS') or 'early_stop=0', '--target', os.environ.get('TARGET') or 'ln_ms', '-o', model],
                        capture_output=True, text=True, check=True)
         for i in held:
             if dims[i] != d:

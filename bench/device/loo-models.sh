@@ -10,7 +10,7 @@
 set -euo pipefail
 out=$1
 smart=${SMART:-bin/smart}
-params=${PARAMS:-early_stop=0,bags=4}
+params=${PARAMS:-early_stop=0}
 m=data/measured/h100-sxm
 sets=("$m/classic" "$m/more" "$m"/random/*)
 train=("${sets[@]}")

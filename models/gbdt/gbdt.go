@@ -129,11 +129,13 @@ func Train(ctx context.Context, train, valid *models.Data, p Params, report func
 	model := &Model{Params: p}
 	var ens *hist.Ensemble
 	var err error
+	// Each bag draws its own seed from Seed, so that two seeds share no bag.
+	seeds := rand.New(rand.NewPCG(p.Seed, 0xba9))
 	for b := range p.Bags {
 		one, bag := p, train
 		one.Bags = 1
 		if p.Bags > 1 {
-			one.Seed = p.Seed + uint64(b)
+			one.Seed = seeds.Uint64()
 			if bag, err = models.SampleGroups(train, p.BagFraction, one.Seed); err != nil {
 				return nil, fmt.Errorf("gbdt: bag %d: %w", b+1, err)
 			}

@@ -353,9 +353,10 @@ func TestBagsAverageMembers(t *testing.T) {
 	}
 	test := regression(200, 6)
 	want := make([]float64, test.Rows())
+	seeds := rand.New(rand.NewPCG(p.Seed, 0xba9))
 	for b := range p.Bags {
 		one := p
-		one.Bags, one.Seed = 1, p.Seed+uint64(b)
+		one.Bags, one.Seed = 1, seeds.Uint64()
 		bag, err := models.SampleGroups(d, p.BagFraction, one.Seed)
 		if err != nil {
 			t.Fatal(err)
