@@ -104,14 +104,14 @@ func main() {
 		return
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stencil\tmodels\tbasis\tbest random ms\tpick OC\tpredicted ms\tmeasured ms\tpick/best\tbest of candidates/best\t")
+	fmt.Fprintln(tw, "stencil\tmodels\tbasis\tbest reference ms\tpick OC\tpredicted ms\tmeasured ms\tpick/best\tbest of candidates/best\t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%s\t%.4f\t%.4f\t%.2f\t%.2f (%d)\t\n", r.Stencil, r.Models, r.Basis, r.RandomBestMs,
 			r.PickOC, r.PredictedMs, r.MeasuredMs, r.PickOverBest, r.CandidatesOverBest, r.Candidates)
 	}
 	tw.Flush()
 	for _, s := range summarize(rows) {
-		fmt.Printf("models %s: pick %.3fx the best random setting (geometric mean of %d), within 1.25x on %d; best of the candidates %.3fx; guarded against local memory %.3fx, within 1.25x on %d\n",
+		fmt.Printf("models %s: pick %.3fx the best setting of the references (geometric mean of %d), within 1.25x on %d; best of the candidates %.3fx; guarded against local memory %.3fx, within 1.25x on %d\n",
 			s.models, s.pick, s.n, s.within, s.candidates, s.guarded, s.guardedWithin)
 	}
 	for i, w := range weights {
@@ -127,11 +127,18 @@ func main() {
 	}
 }
 
-// run scores the predictions in dir against the reference data sets refs names (globs).
+// run scores the predictions in dir against the reference data sets refs names (globs; a glob
+// keeps the directories it matches, so that picks*/* names the data sets beside the predictions).
 func run(dir string, refs []string, weights []float64) ([]Row, error) {
 	var dirs []string
 	for _, ref := range refs {
 		m, err := filepath.Glob(ref)
+		if err == nil && len(m) > 1 {
+			m = slices.DeleteFunc(m, func(p string) bool {
+				fi, err := os.Stat(p)
+				return err == nil && !fi.IsDir()
+			})
+		}
 		if err != nil || len(m) == 0 {
 			return nil, fmt.Errorf("reference %s names no data set", ref)
 		}

@@ -201,6 +201,33 @@ func TestPickNotMeasured(t *testing.T) {
 }
 
 // TestNoReference: a reference that names no data set is an error naming it.
+// A glob over a picks directory keeps its data sets and skips its predictions, and the picks
+// measured there can only lower the best reference time.
+func TestReferenceGlobKeepsDirectories(t *testing.T) {
+	m := "../../data/measured/h100-sxm/"
+	random := []string{m + "classic", m + "more", m + "random/*"}
+	base, err := run(m+"picks-5a0", random, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := run(m+"picks-5a0", append(random, m+"picks-5a0/*"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lower := 0
+	for i := range base {
+		if all[i].RandomBestMs > base[i].RandomBestMs {
+			t.Errorf("%s: best reference %v with the picks, %v without", base[i].Stencil, all[i].RandomBestMs, base[i].RandomBestMs)
+		}
+		if all[i].RandomBestMs < base[i].RandomBestMs {
+			lower++
+		}
+	}
+	if lower == 0 {
+		t.Error("no pick of picks-5a0 is faster than the random settings; the picks were not read")
+	}
+}
+
 func TestNoReference(t *testing.T) {
 	_, err := run("../../data/measured/h200/picks", []string{"../../data/measured/h200/nowhere/*"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "nowhere/*") {
