@@ -5,7 +5,7 @@
 # three most probable classes (the default), or every OC (--candidates 5, all its classes). Each candidate OC is
 # placed among the OCs measured there by its fastest measured setting (the best of the random
 # ones bench/device/run.sh drew and of the picks bench/device/picks.sh measured: a lower bound on
-# what the OC can do; RANDOM=1 takes the random ones alone, as until 2026-11-27); where the
+# what the OC can do; REF=random takes the random ones alone, as until 2026-11-27); where the
 # candidate's own setting was measured, its measured time is given too. The unmeasured picks are
 # listed for bench/device/picks.sh.
 # Usage, from the repository root: SMART=bin/smart bench/screen-all.sh
@@ -34,7 +34,7 @@ for ds in sets + sorted(glob.glob(f'{m}/picks*/*')):
         t = float(r['time_ms'])
         setting = ','.join(f'{k}={r[k]}' for k in ('bx','by','bz','shared','const','sd','sb','ufx','ufy','ufz','bmx','bmy','bmz','cmx','cmy','cmz','tt') if r.get(k, '') != '')
         exact[(n, r['oc'], setting)] = min(exact.get((n, r['oc'], setting), math.inf), t)
-        if '/picks' not in ds or os.environ.get('RANDOM') != '1':
+        if '/picks' not in ds or os.environ.get('REF') != 'random':
             b = best.setdefault(n, {})
             b[r['oc']] = min(b.get(r['oc'], math.inf), t)
 print('stencil     way          OCs  candidates: OC #place among the measured OCs (its best / the best) [its own setting measured / the best]')
