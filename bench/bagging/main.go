@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +45,7 @@ import (
 var (
 	named    = []string{"data/measured/h100-sxm/classic", "data/measured/h100-sxm/more", "data/measured/h100-sxm/random/*"}
 	campaign = "data/measured/h100-sxm/campaign"
-	picks    = "data/measured/h100-sxm/picks*/*"
+	picks    = "data/measured/h100-sxm/picks*/*/rows.csv"
 )
 
 // score is the picks of one model over the stencils it never saw.
@@ -114,18 +113,6 @@ func main() {
 	}
 }
 
-func parseParams(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("-params: %q is not name=value", kv)
-		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	return out, nil
-}
-
 func run(ctx context.Context, paramSets []string, folds int, weights []float64) error {
 	cat, err := catalog.Default()
 	if err != nil {
@@ -135,14 +122,10 @@ func run(ctx context.Context, paramSets []string, folds int, weights []float64) 
 	if err != nil {
 		return err
 	}
-	picksDirs, err := filepath.Glob(picks) // the picks directories hold predictions (JSON files) beside the data sets
+	picksDirs, err := dataset.Glob([]string{picks})
 	if err != nil {
 		return err
 	}
-	picksDirs = slices.DeleteFunc(picksDirs, func(p string) bool {
-		fi, err := os.Stat(p)
-		return err != nil || !fi.IsDir()
-	})
 	kind, err := kinds.All().Lookup("gbdt", models.Runtime)
 	if err != nil {
 		return err
@@ -170,7 +153,7 @@ func run(ctx context.Context, paramSets []string, folds int, weights []float64) 
 			isNamed[s.Group] = true
 		}
 		for _, ps := range paramSets {
-			params, err := parseParams(ps)
+			params, err := models.ParseParams(ps)
 			if err != nil {
 				return err
 			}

@@ -127,22 +127,12 @@ func main() {
 	}
 }
 
-// run scores the predictions in dir against the reference data sets refs names (globs; a glob
-// keeps the directories it matches, so that picks*/* names the data sets beside the predictions).
+// run scores the predictions in dir against the reference data sets refs names (dataset.Glob's
+// patterns: picks*/*/rows.csv names the data sets beside the predictions).
 func run(dir string, refs []string, weights []float64) ([]Row, error) {
-	var dirs []string
-	for _, ref := range refs {
-		m, err := filepath.Glob(ref)
-		if err == nil && len(m) > 1 {
-			m = slices.DeleteFunc(m, func(p string) bool {
-				fi, err := os.Stat(p)
-				return err == nil && !fi.IsDir()
-			})
-		}
-		if err != nil || len(m) == 0 {
-			return nil, fmt.Errorf("reference %s names no data set", ref)
-		}
-		dirs = append(dirs, m...)
+	dirs, err := dataset.Glob(refs)
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
 	}
 	best := map[string]smart.Measurement{} // stencil ID -> fastest ok row of the references
 	var device string
