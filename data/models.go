@@ -14,7 +14,7 @@ import (
 // gzip-compressed where large, and a README. bench/defaults rebuilds them from data it
 // simulates with the calibrated analytic model and the measured data sets:
 //
-//go:generate go run ../bench/defaults -out models -measured-select -measured measured/h100-sxm/classic,measured/h100-sxm/more,measured/h100-sxm/random/*,measured/h100-sxm/campaign,measured/h200/random/*,measured/h200/resample/*,measured/h200/campaign
+//go:generate go run ../bench/defaults -out models -measured-select -measured measured/h100-sxm/classic+measured/h100-sxm/more+measured/h100-sxm/random/*+measured/h100-sxm/picks*/*/rows.csv,measured/h100-sxm/campaign,measured/h200/random/*+measured/h200/resample/*+measured/h200/picks*/*/rows.csv,measured/h200/campaign
 //go:embed models/*
 var modelFiles embed.FS
 

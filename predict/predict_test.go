@@ -303,11 +303,11 @@ func TestSearchGolden(t *testing.T) {
 		want         [2]string // screen, deep: best setting, scored, ms, 8th best setting
 	}{
 		{"j3d7pt", "A100", smart.Combination(smart.ST), [2]string{
-			"bx=128,by=4,bz=1,shared=0,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=2 31 2.21049846 bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=2",
-			"bx=128,by=4,bz=1,shared=0,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=2 243 2.21008982 bx=128,by=8,bz=1,shared=0,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=2"}},
+			"bx=256,by=4,bz=1,shared=0,const=1,sd=3,sb=128,ufx=1,ufy=1,ufz=2 33 1.85055124 bx=128,by=8,bz=1,shared=0,const=1,sd=3,sb=64,ufx=1,ufy=1,ufz=2",
+			"bx=128,by=4,bz=1,shared=0,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=8 299 1.78283315 bx=256,by=4,bz=1,shared=0,const=0,sd=3,sb=64,ufx=1,ufy=1,ufz=4"}},
 		{"j2d9pt", "V100", smart.Combination(smart.ST | smart.RT | smart.TB), [2]string{
-			"bx=512,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=1,tt=2 19 1.23489266 bx=1024,by=1,shared=1,const=0,sd=2,sb=32,ufx=1,ufy=2,tt=2",
-			"bx=256,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=1,tt=2 141 1.21683338 bx=1024,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=1,tt=2"}},
+			"bx=512,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=1,tt=2 19 1.17265 bx=1024,by=1,shared=1,const=1,sd=2,sb=32,ufx=1,ufy=2,tt=2",
+			"bx=256,by=1,shared=1,const=0,sd=2,sb=64,ufx=1,ufy=1,tt=4 189 1.05417005 bx=256,by=1,shared=1,const=0,sd=2,sb=32,ufx=1,ufy=1,tt=4"}},
 	}
 	for _, c := range cases {
 		st := sample(t, c.stencil)

@@ -10,10 +10,13 @@
 // simulations alone unless -measured-select: then also from each measured stencil and GPU,
 // labelled with the simulations' OC classes by its best measured OC, and the cross-validated
 // choices on those instances (each predicted by a fold that never saw the stencil) are printed.
+// An item "A+B+..." of -measured is one data set: its data sets (one GPU's random settings and
+// the picks measured of earlier models) are merged in -work, so that a stencil is labelled by its
+// fastest setting measured anywhere.
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB,...] [-measured-select [-measured-copies K]]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K]]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
@@ -77,6 +80,9 @@ type config struct {
 	cal       *calibrate.File // nil: the literature's constants
 	calName   string
 	measured  []string // measured data sets the runtime models learn from too
+	// groups are the -measured items of several data sets ("A+B"), each merged into one data set
+	// in work before training, whose path stands in c.measured.
+	groups []measuredGroup
 	// measuredSelect: the classifiers learn from the measured data sets too.
 	measuredSelect bool
 	// measuredCopies repeats each measured instance in the classifiers' training (1: once).
@@ -93,7 +99,7 @@ func main() {
 	flag.IntVar(&c.samples, "samples", 20, "settings per stencil, OC and GPU")
 	calFile := flag.String("calibration", "embedded", "the analytic model's constants: a smart calibrate file, embedded or none (the literature's)")
 	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign,data/measured/h200/random/*,data/measured/h200/resample/*",
-		"measured data sets (globs, comma-separated) the runtime models learn from as well; empty: none")
+		"measured data sets (globs, comma-separated; globs joined by + are merged into one data set) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
 	flag.IntVar(&c.measuredCopies, "measured-copies", 1, "with -measured-select, how many times each measured instance counts in the classifiers' training")
 	flag.Parse()
@@ -126,10 +132,60 @@ func (c *config) load(calFile, measured string) error {
 			return err
 		}
 	}
-	if c.measured, err = dataset.Glob(strings.Split(measured, ",")); err != nil {
-		return fmt.Errorf("-measured: %w", err)
+	for _, item := range strings.Split(measured, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		dirs, err := dataset.Glob(strings.Split(item, "+"))
+		if err != nil {
+			return fmt.Errorf("-measured: %w", err)
+		}
+		if !strings.Contains(item, "+") {
+			c.measured = append(c.measured, dirs...)
+			continue
+		}
+		g := measuredGroup{spec: item, dirs: dirs, dir: filepath.Join(c.work, fmt.Sprintf("merged-%08x", crc32.ChecksumIEEE([]byte(item))))}
+		c.groups = append(c.groups, g)
+		c.measured = append(c.measured, g.dir)
 	}
 	return nil
+}
+
+// A measuredGroup is data sets of one GPU merged into one before training: the named stencils'
+// random settings and the picks of earlier models, so that each instance is labelled by the best
+// time measured of it in any of them (a data set labelled alone undersells an OC whose good
+// settings the random draws missed).
+type measuredGroup struct {
+	spec string   // the -measured item, globs joined by "+"
+	dirs []string // the data sets it names
+	dir  string   // the merged data set, in the work directory
+}
+
+// mergeGroups merges each group afresh into its directory in the work directory (the data sets
+// may have grown since the last run). Data sets of different plans and sources are expected
+// there: the picks were measured apart from the random settings.
+func (c *config) mergeGroups(ctx context.Context) error {
+	for _, g := range c.groups {
+		if err := os.RemoveAll(g.dir); err != nil {
+			return err
+		}
+		sum, err := dataset.Merge(ctx, g.dir, g.dirs, true)
+		if err != nil {
+			return fmt.Errorf("merging %s: %w", g.spec, err)
+		}
+		fmt.Fprintf(os.Stderr, "merged %d data sets of %s: %d rows (%d duplicates left out)\n", len(g.dirs), g.spec, sum.Rows, sum.Duplicates)
+	}
+	return nil
+}
+
+// name is how a measured data set is named to a user: a merged group by its -measured item.
+func (c *config) name(dir string) string {
+	for _, g := range c.groups {
+		if g.dir == dir {
+			return g.spec
+		}
+	}
+	return dir
 }
 
 // constants are the calibration's constants, nil for the literature's.
@@ -149,9 +205,16 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	if err := c.mergeGroups(ctx); err != nil {
+		return err
+	}
+	var names []string
+	for _, d := range c.measured {
+		names = append(names, c.name(d))
+	}
 	man := &predict.Manifest{Format: predict.ManifestFormat,
 		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d -calibration %s -measured %s", c.stencils[2], c.stencils[3], c.samples,
-			cmp.Or(c.calName, "none"), cmp.Or(strings.Join(c.measured, ","), `""`))}
+			cmp.Or(c.calName, "none"), cmp.Or(strings.Join(names, ","), `""`))}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
@@ -258,7 +321,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 		return predict.Entry{}, err
 	}
 	if task == models.Select && t.Labels != nil && c.measuredCopies > 1 {
-		set = repeatMeasured(set, measuredStencils(t.Labels), c.measuredCopies)
+		set = repeatMeasured(set, measuredStencils(t.Labels, c.name), c.measuredCopies)
 	}
 	trained, err := t.Fit(ctx, set)
 	if err != nil {
@@ -267,21 +330,23 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if r := trained.CV; r != nil {
 		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (with the fit: %s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
 		if t.Labels != nil {
-			heldOutFirst(os.Stderr, set, trained.Predictions, measuredStencils(t.Labels))
+			heldOutFirst(os.Stderr, set, trained.Predictions, measuredStencils(t.Labels, c.name))
 		}
 	}
 	f, h := trained.Fitted, trained.Header
 	if task == models.Select && t.Labels != nil {
-		for c, oc := range representatives(set, measuredStencils(t.Labels), nil) {
-			if oc != h.Classes[c].OC {
-				fmt.Fprintf(os.Stderr, "%d-D select: class %s stands for its members by %s, chosen on the measured stencils' times\n", dims, h.Classes[c].OC, oc)
-				h.Classes[c].OC = oc
+		for class, oc := range representatives(set, measuredStencils(t.Labels, c.name), nil) {
+			if oc != h.Classes[class].OC {
+				fmt.Fprintf(os.Stderr, "%d-D select: class %s stands for its members by %s, chosen on the measured stencils' times\n", dims, h.Classes[class].OC, oc)
+				h.Classes[class].OC = oc
 			}
 		}
 	}
 	for i := range h.Data {
 		if h.Data[i].Path == dir {
 			h.Data[i].Path = about // a temporary directory means nothing to a user
+		} else {
+			h.Data[i].Path = c.name(h.Data[i].Path)
 		}
 	}
 	name := fmt.Sprintf("%s-%dd.smartmodel", task, dims)
@@ -356,11 +421,11 @@ func labelMeasured(sim string, measured []string) (map[string]*dataset.Labels, e
 
 // measuredStencils are the stencils the measured data sets' labels name, each with its kind:
 // "campaign" for a data set of the campaign's random stencils, "named" for the others.
-func measuredStencils(labels map[string]*dataset.Labels) map[string]string {
+func measuredStencils(labels map[string]*dataset.Labels, name func(dir string) string) map[string]string {
 	out := map[string]string{}
 	for dir, l := range labels {
 		kind := "named"
-		if strings.Contains(dir, "campaign") {
+		if strings.Contains(name(dir), "campaign") {
 			kind = "campaign"
 		}
 		for _, in := range l.Instances {

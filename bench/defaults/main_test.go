@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/dataset"
 	"smart/models"
 	"smart/models/train"
 )
@@ -95,6 +97,57 @@ func TestRepresentativesSignTest(t *testing.T) {
 		}
 		if got := representatives(set, measured, nil); got[0] != c.want {
 			t.Errorf("ST faster on %d, slower on %d: representative %s, want %s", c.wins, c.losses, got[0], c.want)
+		}
+	}
+}
+
+// TestMeasuredGroup: an item "A+B" of -measured is one data set, merged in the work directory
+// and named by the item; each instance's best time in it is the faster of the two data sets'
+// (j2d13pt's random settings and the picks measured of it), and a second run merges afresh.
+func TestMeasuredGroup(t *testing.T) {
+	const (
+		random = "../../data/measured/h100-sxm/random/j2d13pt"
+		picks  = "../../data/measured/h100-sxm/picks-c69/j2d13pt"
+		other  = "../../data/measured/h100-sxm/classic"
+	)
+	item := random + "+" + picks + "/rows.csv"
+	c := config{work: t.TempDir()}
+	if err := c.load("none", item+","+other); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.measured) != 2 || c.measured[1] != other || c.name(c.measured[0]) != item || c.name(other) != other {
+		t.Fatalf("measured %v named %q; want the merged set named %q, then %s", c.measured, c.name(c.measured[0]), item, other)
+	}
+	best := func(dir string) map[string]float64 {
+		l, err := dataset.ComputeLabels(dir, dataset.LabelOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, in := range l.Instances {
+			out[in.StencilID+" "+in.GPU] = in.BestMs
+		}
+		return out
+	}
+	for run := range 2 {
+		if err := c.mergeGroups(context.Background()); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		a, b, merged := best(random), best(picks), best(c.measured[0])
+		if len(merged) != 1 || len(a) != 1 {
+			t.Fatalf("run %d: merged instances %v; want j2d13pt's on the H100 alone, as in %s, %v", run, merged, random, a)
+		}
+		for k, ms := range merged {
+			want := a[k]
+			if p, ok := b[k]; ok && p < want {
+				want = p
+			}
+			if ms != want {
+				t.Errorf("run %d: %s best %g ms in the merged set; want %g (random %g, picks %g)", run, k, ms, want, a[k], b[k])
+			}
+			if ms >= a[k] {
+				t.Errorf("run %d: %s best %g ms in the merged set, no faster than its random settings' %g: the picks' CM_TB setting is faster", run, k, ms, a[k])
+			}
 		}
 	}
 }
