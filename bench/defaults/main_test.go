@@ -41,7 +41,8 @@ func TestHeldOutFirst(t *testing.T) {
 	set, p, measured := heldOutSet()
 	var out strings.Builder
 	heldOutFirst(&out, set, p, measured)
-	for _, want := range []string{"(all), cross-validated: first OC within 1.10x of the best measured OC on 2 of 3, geometric mean share 0.78",
+	for _, want := range []string{"named miss: m1 on A: class BASE, its OC ST at 2.00x the best measured (BASE)",
+		"(all), cross-validated: first OC within 1.10x of the best measured OC on 2 of 3, geometric mean share 0.78",
 		"(named), cross-validated: first OC within 1.10x of the best measured OC on 1 of 2, geometric mean share 0.69",
 		"(campaign), cross-validated: first OC within 1.10x of the best measured OC on 1 of 1, geometric mean share 1.00",
 		"(named on A), cross-validated: first OC within 1.10x of the best measured OC on 0 of 1, geometric mean share 0.50",
@@ -76,27 +77,39 @@ func TestRepresentatives(t *testing.T) {
 }
 
 // TestRepresentativesSignTest: where the label ran on every instance, a member replaces it only
-// when faster on clearly more instances than slower: 9 to 0 does (9 >= 2 x 3), 6 to 2 does not
-// (4 < 2 x 2.83).
+// when within 1.10x of the best on clearly more instances where the label is not than the other
+// way round, and no farther from the best in geometric mean: 9 to 0 does (9 >= 2 x 3); 6 to 2
+// does not (4 < 2 x 2.83); 9 to 0 with three instances where ST runs 30x the best does not (its
+// geometric mean share is below BASE's); faster on all 9 but within 1.10x of the best where
+// BASE is not on none (both near the best) does not.
 func TestRepresentativesSignTest(t *testing.T) {
-	base, st := smart.Combination(0), smart.Combination(smart.ST)
+	base, st, cm := smart.Combination(0), smart.Combination(smart.ST), smart.Combination(smart.CM)
+	win := map[smart.Combination]float64{base: 1.2, st: 1, cm: 5}   // ST near the best, BASE not
+	loss := map[smart.Combination]float64{base: 1, st: 1.5, cm: 5}  // BASE near the best, ST not
+	far := map[smart.Combination]float64{base: 1.2, st: 30, cm: 1}  // neither near; ST far off
+	both := map[smart.Combination]float64{base: 1.05, st: 1, cm: 5} // both near the best
+	repeat := func(n int, times map[smart.Combination]float64) []map[smart.Combination]float64 {
+		return slices.Repeat([]map[smart.Combination]float64{times}, n)
+	}
 	for _, c := range []struct {
-		wins, losses int
-		want         smart.Combination
-	}{{9, 0, st}, {6, 2, base}} {
-		set := &train.Set{Classes: []models.Class{{OC: base, Members: []smart.Combination{base, st}}}}
+		name      string
+		instances []map[smart.Combination]float64
+		want      smart.Combination
+	}{
+		{"9 to 0", repeat(9, win), st},
+		{"6 to 2", append(repeat(6, win), repeat(2, loss)...), base},
+		{"9 to 0, 3 far", append(repeat(9, win), repeat(3, far)...), base},
+		{"both near", repeat(9, both), base},
+	} {
+		set := &train.Set{Classes: []models.Class{{OC: base, Members: []smart.Combination{base, st, cm}}}}
 		measured := map[string]string{}
-		for i := range c.wins + c.losses {
-			times := map[smart.Combination]float64{base: 1, st: 0.9} // ST faster
-			if i >= c.wins {
-				times[st] = 1.5
-			}
+		for i, times := range c.instances {
 			name := fmt.Sprintf("s%d", i)
 			set.Samples = append(set.Samples, train.Sample{Group: name, GPU: "A", Times: times})
 			measured[name] = "campaign"
 		}
 		if got := representatives(set, measured, nil); got[0] != c.want {
-			t.Errorf("ST faster on %d, slower on %d: representative %s, want %s", c.wins, c.losses, got[0], c.want)
+			t.Errorf("%s: representative %s, want %s", c.name, got[0], c.want)
 		}
 	}
 }
