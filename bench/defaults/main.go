@@ -330,7 +330,11 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if r := trained.CV; r != nil {
 		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (with the fit: %s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
 		if t.Labels != nil {
-			heldOutFirst(os.Stderr, set, trained.Predictions, measuredStencils(t.Labels, c.name))
+			measured := measuredStencils(t.Labels, c.name)
+			heldOutFirst(os.Stderr, set, trained.Predictions, measured, "")
+			if err := leaveNamedOut(ctx, os.Stderr, kinds, set, measured); err != nil {
+				return predict.Entry{}, err
+			}
 		}
 	}
 	f, h := trained.Fitted, trained.Header
@@ -541,15 +545,41 @@ func bestOf(times map[smart.Combination]float64) smart.Combination {
 // that class, chosen without the fold's instances (representatives), placed by that OC's fastest
 // measured setting, as bench/measured places the embedded classifier's; and, for comparison, the
 // simulations' label of the class.
-func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured map[string]string) {
+// Rows in no fold (Fold -1) are left out; how names the folds in the output.
+func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured map[string]string, how string) {
 	reps := map[int][]smart.Combination{} // by fold
 	for _, f := range p.Fold {
-		if _, ok := reps[f]; !ok {
+		if _, ok := reps[f]; !ok && f >= 0 {
 			reps[f] = representatives(set, measured, func(i int) bool { return p.Fold[i] == f })
 		}
 	}
-	first(w, set, p, measured, func(i, class int) smart.Combination { return reps[p.Fold[i]][class] }, "", true)
-	first(w, set, p, measured, func(_, class int) smart.Combination { return set.Classes[class].OC }, ", the simulations' labels", false)
+	first(w, set, p, measured, func(i, class int) smart.Combination { return reps[p.Fold[i]][class] }, how, true)
+	first(w, set, p, measured, func(_, class int) smart.Combination { return set.Classes[class].OC }, how+", the simulations' labels", false)
+}
+
+// leaveNamedOut prints heldOutFirst's tallies with each named stencil predicted by a classifier
+// trained on every other instance, simulated and measured: the goals' leave-one-stencil-out,
+// where the 5-fold cross-validation also leaves out a fifth of the other stencils.
+func leaveNamedOut(ctx context.Context, w io.Writer, kinds models.Kinds, set *train.Set, measured map[string]string) error {
+	rows := map[string][]int{}
+	for i, s := range set.Samples {
+		if measured[s.Group] == "named" {
+			rows[s.Group] = append(rows[s.Group], i)
+		}
+	}
+	var folds [][]int
+	for _, g := range slices.Sorted(maps.Keys(rows)) {
+		folds = append(folds, rows[g])
+	}
+	if len(folds) == 0 {
+		return nil
+	}
+	p, err := train.CrossValidateFolds(ctx, kinds, "gbdt", set, folds, selectParams, nil)
+	if err != nil {
+		return fmt.Errorf("leaving each named stencil out: %w", err)
+	}
+	heldOutFirst(w, set, p, measured, ", each named stencil left out alone")
+	return nil
 }
 
 // first prints heldOutFirst's tallies with the OC of sample i's predicted class given by oc, and
@@ -564,7 +594,7 @@ func first(w io.Writer, set *train.Set, p *train.Predictions, measured map[strin
 	for i, s := range set.Samples {
 		k := [2]string{s.Group, s.GPU}
 		kind, ok := measured[s.Group]
-		if !ok || seen[k] {
+		if !ok || seen[k] || p.Fold[i] < 0 {
 			continue
 		}
 		seen[k] = true
@@ -579,7 +609,7 @@ func first(w io.Writer, set *train.Set, p *train.Predictions, measured map[strin
 			if st := set.Stencils[s.Group]; st != nil && st.Name != "" {
 				name = st.Name
 			}
-			fmt.Fprintf(w, "  named miss: %s on %s: class %s, its OC %s at %.2fx the best measured (%s)\n", name, s.GPU, set.Classes[class].OC, oc(i, class), t/best, bestOf(s.Times))
+			fmt.Fprintf(w, "  named miss%s: %s on %s: class %s, its OC %s at %.2fx the best measured (%s)\n", how, name, s.GPU, set.Classes[class].OC, oc(i, class), t/best, bestOf(s.Times))
 		}
 		onGPU := kind + " on " + s.GPU // the goals name one GPU's stencils
 		for _, k := range []string{kind, onGPU} {

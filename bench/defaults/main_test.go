@@ -40,7 +40,7 @@ func heldOutSet() (*train.Set, *train.Predictions, map[string]string) {
 func TestHeldOutFirst(t *testing.T) {
 	set, p, measured := heldOutSet()
 	var out strings.Builder
-	heldOutFirst(&out, set, p, measured)
+	heldOutFirst(&out, set, p, measured, "")
 	for _, want := range []string{"named miss: m1 on A: class BASE, its OC ST at 2.00x the best measured (BASE)",
 		"(all), cross-validated: first OC within 1.10x of the best measured OC on 2 of 3, geometric mean share 0.78",
 		"(named), cross-validated: first OC within 1.10x of the best measured OC on 1 of 2, geometric mean share 0.69",

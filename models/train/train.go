@@ -70,29 +70,47 @@ type Predictions struct {
 // by stencil (or, for a foreign kernel, by configuration). progress, if not nil, is called after
 // each fold.
 func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Set, k int, seed uint64, params map[string]string, progress func(done int)) (*Predictions, error) {
-	kind, err := kinds.Lookup(name, set.Data.Task)
+	folds, err := models.GroupFolds(set.Data.Groups, set.Data.Rows(), k, seed)
 	if err != nil {
 		return nil, err
 	}
-	folds, err := models.GroupFolds(set.Data.Groups, set.Data.Rows(), k, seed)
+	return CrossValidateFolds(ctx, kinds, name, set, folds, params, progress)
+}
+
+// CrossValidateFolds is CrossValidate with the folds given: for each fold, the kind is trained on
+// every row not in it and predicts its rows. Folds need not cover the set (one fold per stencil
+// of interest, the rest always trained on): a row in no fold has Fold -1 and no prediction.
+func CrossValidateFolds(ctx context.Context, kinds models.Kinds, name string, set *Set, folds [][]int, params map[string]string, progress func(done int)) (*Predictions, error) {
+	kind, err := kinds.Lookup(name, set.Data.Task)
 	if err != nil {
 		return nil, err
 	}
 	n := set.Data.Rows()
 	p := &Predictions{Fold: make([]int, n)}
+	for i := range p.Fold {
+		p.Fold[i] = -1
+	}
+	for f, test := range folds {
+		for _, r := range test {
+			if r < 0 || r >= n || p.Fold[r] >= 0 {
+				return nil, fmt.Errorf("fold %d of %d: row %d is outside the %d rows or in an earlier fold", f+1, len(folds), r, n)
+			}
+			p.Fold[r] = f
+		}
+	}
 	if set.Data.Task == models.Select {
 		p.Proba, p.Fixed = make([][]float64, n), make([]smart.Combination, n)
 	} else {
 		p.LnMs = make([]float64, n)
 	}
+	k := len(folds)
 	for f, test := range folds {
 		var trainIdx []int
-		for g, rows := range folds {
+		for r, g := range p.Fold {
 			if g != f {
-				trainIdx = append(trainIdx, rows...)
+				trainIdx = append(trainIdx, r)
 			}
 		}
-		slices.Sort(trainIdx)
 		tr, te := set.Data.Subset(trainIdx), set.Data.Subset(test)
 		if kind.Normalize {
 			s := models.FitScale(tr.X)
@@ -127,9 +145,6 @@ func CrossValidate(ctx context.Context, kinds models.Kinds, name string, set *Se
 			for i, r := range test {
 				p.LnMs[r] = set.lnMs(set.Data.X[r], pred[i])
 			}
-		}
-		for _, r := range test {
-			p.Fold[r] = f
 		}
 		if progress != nil {
 			progress(f + 1)

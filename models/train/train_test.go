@@ -645,3 +645,56 @@ func TestLoadSelectGivenLabels(t *testing.T) {
 		t.Errorf("the measured set's rows are not counted as measured: %+v", set.Refs[1])
 	}
 }
+
+// TestCrossValidateFolds: with folds that do not cover the set (two stencils held out, one at a
+// time), each fold's model is trained on every other row, the rows of no fold keep Fold -1, and
+// a row in two folds is an error.
+func TestCrossValidateFolds(t *testing.T) {
+	dir := synthDataSet(t, 20, []string{"A100-40GB"}, 4)
+	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trainedOn []int
+	batches := 0
+	k := models.Kinds{"first": {Tasks: []models.Task{models.Runtime}, Train: func(_ context.Context, tr *models.Data, _ *models.Data, _ map[string]string, _ func(models.Round)) (models.Fitted, error) {
+		trainedOn = append(trainedOn, tr.Rows())
+		return firstColumn{batches: &batches, stopAfter: -1}, nil
+	}}}
+	a, b := rt.Data.Groups[0], ""
+	var folds [2][]int
+	for i, g := range rt.Data.Groups {
+		if b == "" && g != a {
+			b = g
+		}
+		switch g {
+		case a:
+			folds[0] = append(folds[0], i)
+		case b:
+			folds[1] = append(folds[1], i)
+		}
+	}
+	p, err := CrossValidateFolds(context.Background(), k, "first", rt, folds[:], nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := rt.Data.Rows()
+	if want := []int{n - len(folds[0]), n - len(folds[1])}; !slices.Equal(trainedOn, want) || len(folds[0]) == 0 || len(folds[1]) == 0 {
+		t.Errorf("trained on %v rows; want %v (each fold's complement)", trainedOn, want)
+	}
+	for i, g := range rt.Data.Groups {
+		want, lnMs := -1, 0.0
+		switch g {
+		case a:
+			want, lnMs = 0, rt.Data.X[i][0]
+		case b:
+			want, lnMs = 1, rt.Data.X[i][0]
+		}
+		if p.Fold[i] != want || p.LnMs[i] != lnMs {
+			t.Fatalf("row %d of stencil %s: fold %d, prediction %v; want %d, %v", i, g, p.Fold[i], p.LnMs[i], want, lnMs)
+		}
+	}
+	if _, err := CrossValidateFolds(context.Background(), k, "first", rt, [][]int{folds[0], folds[0][:1]}, nil, nil); err == nil || !strings.Contains(err.Error(), "earlier fold") {
+		t.Errorf("a row in two folds: %v; want an error naming the earlier fold", err)
+	}
+}
