@@ -16,7 +16,7 @@
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K]]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K]] [-classes K]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
@@ -87,6 +87,9 @@ type config struct {
 	measuredSelect bool
 	// measuredCopies repeats each measured instance in the classifiers' training (1: once).
 	measuredCopies int
+	// classes is the number of OC classes; the simulated data sets are labelled with Classes,
+	// and with another number relabelled in memory.
+	classes int
 }
 
 func main() {
@@ -101,6 +104,7 @@ func main() {
 	measured := flag.String("measured", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign,data/measured/h200/random/*,data/measured/h200/resample/*",
 		"measured data sets (globs, comma-separated; globs joined by + are merged into one data set) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
+	flag.IntVar(&c.classes, "classes", Classes, "OC classes of the classifiers")
 	flag.IntVar(&c.measuredCopies, "measured-copies", 1, "with -measured-select, how many times each measured instance counts in the classifiers' training")
 	flag.Parse()
 	c.stencils[2], c.stencils[3] = *s2, *s3
@@ -298,10 +302,26 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if task == models.Runtime || c.measuredSelect {
 		dirs = append(dirs, c.measured...)
 	}
-	if task == models.Select && c.measuredSelect {
-		var err error
-		if t.Labels, err = labelMeasured(dir, c.measured); err != nil {
+	var measuredLabels map[string]*dataset.Labels // with -measured-select, the measured data sets'
+	if task == models.Select {
+		sim, err := dataset.ReadLabels(dir)
+		if err != nil {
 			return predict.Entry{}, err
+		}
+		if len(sim.Classes) != c.classes {
+			if sim, err = dataset.ComputeLabels(dir, dataset.LabelOptions{Classes: c.classes, Relative: true}); err != nil {
+				return predict.Entry{}, err
+			}
+		}
+		t.Labels = map[string]*dataset.Labels{dir: sim}
+		if c.measuredSelect {
+			measuredLabels = map[string]*dataset.Labels{}
+			for _, m := range c.measured {
+				if measuredLabels[m], err = dataset.ComputeLabels(m, dataset.LabelOptions{Given: sim.Classes}); err != nil {
+					return predict.Entry{}, err
+				}
+				t.Labels[m] = measuredLabels[m]
+			}
 		}
 	}
 	t.Data = dirs
@@ -320,8 +340,8 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	if err != nil {
 		return predict.Entry{}, err
 	}
-	if task == models.Select && t.Labels != nil && c.measuredCopies > 1 {
-		set = repeatMeasured(set, measuredStencils(t.Labels, c.name), c.measuredCopies)
+	if measuredLabels != nil && c.measuredCopies > 1 {
+		set = repeatMeasured(set, measuredStencils(measuredLabels, c.name), c.measuredCopies)
 	}
 	trained, err := t.Fit(ctx, set)
 	if err != nil {
@@ -329,8 +349,8 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 	}
 	if r := trained.CV; r != nil {
 		fmt.Fprintf(os.Stderr, "%d-D select: 5-fold accuracy %.1f%%, oracle share %.1f%% (with the fit: %s)\n", dims, r.Overall.Accuracy*100, r.Overall.OracleShare*100, time.Since(start).Round(time.Second))
-		if t.Labels != nil {
-			measured := measuredStencils(t.Labels, c.name)
+		if measuredLabels != nil {
+			measured := measuredStencils(measuredLabels, c.name)
 			heldOutFirst(os.Stderr, set, trained.Predictions, measured, "")
 			if err := leaveNamedOut(ctx, os.Stderr, kinds, set, measured); err != nil {
 				return predict.Entry{}, err
@@ -338,8 +358,8 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 		}
 	}
 	f, h := trained.Fitted, trained.Header
-	if task == models.Select && t.Labels != nil {
-		for class, oc := range representatives(set, measuredStencils(t.Labels, c.name), nil) {
+	if measuredLabels != nil {
+		for class, oc := range representatives(set, measuredStencils(measuredLabels, c.name), nil) {
 			if oc != h.Classes[class].OC {
 				fmt.Fprintf(os.Stderr, "%d-D select: class %s stands for its members by %s, chosen on the measured stencils' times\n", dims, h.Classes[class].OC, oc)
 				h.Classes[class].OC = oc
@@ -406,21 +426,6 @@ func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
 		return err
 	}
 	return os.Chmod(gz, 0o644)
-}
-
-// labelMeasured labels each measured data set with the OC classes of the simulated one in sim.
-func labelMeasured(sim string, measured []string) (map[string]*dataset.Labels, error) {
-	l, err := dataset.ReadLabels(sim)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*dataset.Labels{}
-	for _, dir := range measured {
-		if out[dir], err = dataset.ComputeLabels(dir, dataset.LabelOptions{Given: l.Classes}); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // measuredStencils are the stencils the measured data sets' labels name, each with its kind:
