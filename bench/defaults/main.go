@@ -23,7 +23,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -79,6 +78,7 @@ type config struct {
 	samples   int
 	cal       *calibrate.File // nil: the literature's constants
 	calName   string
+	calFlag   string   // -calibration as given
 	measured  []string // measured data sets the runtime models learn from too
 	// groups are the -measured items of several data sets ("A+B"), each merged into one data set
 	// in work before training, whose path stands in c.measured.
@@ -123,6 +123,7 @@ func main() {
 // load reads the calibration and expands the measured data sets' globs.
 func (c *config) load(calFile, measured string) error {
 	var err error
+	c.calFlag = calFile
 	switch calFile {
 	case "none":
 	case "embedded":
@@ -216,9 +217,18 @@ func run(ctx context.Context, c config) error {
 	for _, d := range c.measured {
 		names = append(names, c.name(d))
 	}
-	man := &predict.Manifest{Format: predict.ManifestFormat,
-		Command: fmt.Sprintf("go run ./bench/defaults -stencils2 %d -stencils3 %d -samples %d -calibration %s -measured %s", c.stencils[2], c.stencils[3], c.samples,
-			cmp.Or(c.calName, "none"), cmp.Or(strings.Join(names, ","), `""`))}
+	command := fmt.Sprintf("%s -stencils2 %d -stencils3 %d -samples %d -calibration %s -measured '%s'", runCommand(), c.stencils[2], c.stencils[3], c.samples,
+		c.calFlag, strings.Join(names, ","))
+	if c.measuredSelect {
+		command += " -measured-select"
+	}
+	if c.measuredCopies > 1 {
+		command += fmt.Sprintf(" -measured-copies %d", c.measuredCopies)
+	}
+	if c.classes != Classes {
+		command += fmt.Sprintf(" -classes %d", c.classes)
+	}
+	man := &predict.Manifest{Format: predict.ManifestFormat, Command: command}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
@@ -257,6 +267,29 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	return os.Chmod(path, 0o644)
+}
+
+// runCommand is how to run this program from the working directory, whose paths the flags
+// name: go generate runs it in data/.
+func runCommand() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "go run ./bench/defaults"
+	}
+	for root := wd; ; root = filepath.Dir(root) {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			rel, err := filepath.Rel(root, wd)
+			if err != nil || rel == "." {
+				break
+			}
+			up := strings.Repeat("../", strings.Count(filepath.ToSlash(rel), "/")+1)
+			return "(in " + filepath.ToSlash(rel) + "/) go run " + up + "bench/defaults"
+		}
+		if filepath.Dir(root) == root {
+			break
+		}
+	}
+	return "go run ./bench/defaults"
 }
 
 // simulate builds the data set in dir unless a finished one is there (a "complete" file marks

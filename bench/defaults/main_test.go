@@ -164,3 +164,11 @@ func TestMeasuredGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommand: the manifest's command runs the program from the working directory (this
+// package's: two levels below the module root).
+func TestRunCommand(t *testing.T) {
+	if got, want := runCommand(), "(in bench/defaults/) go run ../../bench/defaults"; got != want {
+		t.Errorf("runCommand() = %q, want %q", got, want)
+	}
+}
