@@ -355,6 +355,9 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 				}
 				t.Labels[m] = measuredLabels[m]
 			}
+			if err := distinctInstances(measuredLabels, c.name); err != nil {
+				return predict.Entry{}, err
+			}
 		}
 	}
 	t.Data = dirs
@@ -459,6 +462,23 @@ func saveCompressed(path, gz string, h *models.Header, f models.Fitted) error {
 		return err
 	}
 	return os.Chmod(gz, 0o644)
+}
+
+// distinctInstances refuses a stencil measured on one GPU in two measured data sets: each would
+// be labelled by its own rows and counted twice, under either kind. Data sets of one stencil
+// (the picks of a stencil and its random settings) belong in one +-joined item.
+func distinctInstances(labels map[string]*dataset.Labels, name func(dir string) string) error {
+	in := map[[2]string]string{}
+	for _, dir := range slices.Sorted(maps.Keys(labels)) {
+		for _, i := range labels[dir].Instances {
+			k := [2]string{i.StencilID, i.GPU}
+			if other, ok := in[k]; ok {
+				return fmt.Errorf("stencil %s on %s is in the measured data sets %s and %s; join them with + in one -measured item, so that it is labelled once by all its rows", i.StencilID, i.GPU, name(other), name(dir))
+			}
+			in[k] = dir
+		}
+	}
+	return nil
 }
 
 // measuredStencils are the stencils the measured data sets' labels name, each with its kind:

@@ -172,3 +172,19 @@ func TestRunCommand(t *testing.T) {
 		t.Errorf("runCommand() = %q, want %q", got, want)
 	}
 }
+
+// TestDistinctInstances: a stencil measured on one GPU in two data sets is refused, naming both
+// and the fix; the same stencil on two GPUs is two instances.
+func TestDistinctInstances(t *testing.T) {
+	labels := func(stencil, gpu string) *dataset.Labels {
+		return &dataset.Labels{Instances: []dataset.Instance{{StencilID: stencil, GPU: gpu}}}
+	}
+	name := func(dir string) string { return "item " + dir }
+	if err := distinctInstances(map[string]*dataset.Labels{"a": labels("s1", "H100"), "b": labels("s1", "H200")}, name); err != nil {
+		t.Errorf("one stencil on two GPUs: %v", err)
+	}
+	err := distinctInstances(map[string]*dataset.Labels{"a": labels("s1", "H100"), "b": labels("s1", "H100")}, name)
+	if err == nil || !strings.Contains(err.Error(), "item a and item b") || !strings.Contains(err.Error(), "join them with +") {
+		t.Errorf("one stencil on one GPU in two data sets: %v; want an error naming both and the fix", err)
+	}
+}
