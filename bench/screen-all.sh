@@ -7,7 +7,8 @@
 # ones bench/device/run.sh drew and of the picks bench/device/picks.sh measured: a lower bound on
 # what the OC can do; REF=random takes the random ones alone, as until 2026-11-27); where the
 # candidate's own setting was measured, its measured time is given too. The unmeasured picks are
-# listed for bench/device/picks.sh.
+# listed for bench/device/picks.sh. SELECT=DIR predicts each stencil with the classifier trained
+# without it too (bench/defaults -named-models DIR; by default the embedded one, which saw it).
 # Usage, from the repository root: SMART=bin/smart bench/screen-all.sh
 set -euo pipefail
 smart=${SMART:-bin/smart}
@@ -43,7 +44,11 @@ for n in sorted(best):
     order = sorted(best[n], key=best[n].get)
     top = best[n][order[0]]
     for way, extra in (('3 classes', []), ('every OC', ['--candidates', '5'])):
-        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', '--model', f'{loo}/no-{n}.model.gz', *extra,
+        sel = glob.glob(f'{os.environ["SELECT"]}/select-*d-no-{n}.smartmodel.gz') if os.environ.get('SELECT') else []
+        if os.environ.get('SELECT') and len(sel) != 1:
+            sys.exit(f'no classifier without {n} in {os.environ["SELECT"]} (bench/defaults -named-models)')
+        sel = ['--model', sel[0]] if sel else []
+        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', '--model', f'{loo}/no-{n}.model.gz', *sel, *extra,
                                          f'data/stencils/{n}.json'], capture_output=True, text=True, check=True).stdout)
         cells, ratios = [], []
         for c in out['candidates']:

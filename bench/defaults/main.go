@@ -16,7 +16,7 @@
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K]] [-classes K]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K] [-named-models DIR]] [-classes K]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -87,6 +88,8 @@ type config struct {
 	measuredSelect bool
 	// measuredCopies repeats each measured instance in the classifiers' training (1: once).
 	measuredCopies int
+	// namedModels, when set, is where each named stencil's classifier trained without it is saved.
+	namedModels string
 	// classes is the number of OC classes; the simulated data sets are labelled with Classes,
 	// and with another number relabelled in memory.
 	classes int
@@ -105,6 +108,7 @@ func main() {
 		"measured data sets (globs, comma-separated; globs joined by + are merged into one data set) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
 	flag.IntVar(&c.classes, "classes", Classes, "OC classes of the classifiers")
+	flag.StringVar(&c.namedModels, "named-models", "", "with -measured-select, save in this directory each named stencil's classifier trained without it (select-Dd-no-NAME.smartmodel.gz, for bench/screen-all.sh)")
 	flag.IntVar(&c.measuredCopies, "measured-copies", 1, "with -measured-select, how many times each measured instance counts in the classifiers' training")
 	flag.Parse()
 	c.stencils[2], c.stencils[3] = *s2, *s3
@@ -391,6 +395,11 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 			if err := leaveNamedOut(ctx, os.Stderr, kinds, set, measured); err != nil {
 				return predict.Entry{}, err
 			}
+			if c.namedModels != "" {
+				if err := saveNamedOut(ctx, t, set, measured, c.namedModels, dims); err != nil {
+					return predict.Entry{}, err
+				}
+			}
 		}
 	}
 	f, h := trained.Fitted, trained.Header
@@ -614,6 +623,52 @@ func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured ma
 	first(w, set, p, measured, func(i, class int) smart.Combination { return reps[p.Fold[i]][class] }, how, true)
 	first(w, set, p, measured, func(_, class int) smart.Combination { return set.Classes[class].OC }, how+", the simulations' labels", false)
 }
+
+// saveNamedOut trains, for each named stencil, the classifier on every other instance, its
+// classes' OCs chosen without it, and saves it in dir as select-Dd-no-NAME.smartmodel.gz: what
+// a user of smart predict would have had before measuring that stencil.
+func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map[string]string, dir string, dims int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	t.CV, t.Round = 0, nil
+	groups := map[string]bool{}
+	for _, s := range set.Samples {
+		if measured[s.Group] == "named" {
+			groups[s.Group] = true
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		var keep []int
+		for i, s := range set.Samples {
+			if s.Group != g {
+				keep = append(keep, i)
+			}
+		}
+		sub := set.Subset(keep)
+		trained, err := t.Fit(ctx, sub)
+		if err != nil {
+			return fmt.Errorf("the classifier without stencil %s: %w", g, err)
+		}
+		h := trained.Header
+		for class, oc := range representatives(sub, measured, nil) {
+			h.Classes[class].OC = oc
+		}
+		name := g
+		if st := set.Stencils[g]; st != nil && safeName.MatchString(st.Name) {
+			name = st.Name
+		}
+		path := filepath.Join(dir, fmt.Sprintf("select-%dd-no-%s.smartmodel.gz", dims, name))
+		if err := models.Save(path, h, trained.Fitted); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "%d-D select without %s -> %s\n", dims, name, path)
+	}
+	return nil
+}
+
+// safeName is a stencil name that can stand in a file name as it is.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // leaveNamedOut prints heldOutFirst's tallies with each named stencil predicted by a classifier
 // trained on every other instance, simulated and measured: the goals' leave-one-stencil-out,
