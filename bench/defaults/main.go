@@ -658,6 +658,20 @@ func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map
 		if st := set.Stencils[g]; st != nil && safeName.MatchString(st.Name) {
 			name = st.Name
 		}
+		// The subset shares the set's data references; a selection set's rows come in blocks,
+		// one a data set, in their order, so the rows left out are taken from their block.
+		h.Data = slices.Clone(h.Data)
+		first := 0
+		for k := range h.Data {
+			end := first + h.Data[k].Rows
+			for i := first; i < end && i < len(set.Samples); i++ {
+				if set.Samples[i].Group == g {
+					h.Data[k].Rows--
+					h.Data[k].Path = fmt.Sprintf("%s (without %s)", h.Data[k].Path, name)
+				}
+			}
+			first = end
+		}
 		path := filepath.Join(dir, fmt.Sprintf("select-%dd-no-%s.smartmodel.gz", dims, name))
 		if err := models.Save(path, h, trained.Fitted); err != nil {
 			return err

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/dataset"
 	"smart/models"
+	"smart/models/gbdt"
 	"smart/models/train"
 )
 
@@ -186,5 +189,51 @@ func TestDistinctInstances(t *testing.T) {
 	err := distinctInstances(map[string]*dataset.Labels{"a": labels("s1", "H100"), "b": labels("s1", "H100")}, name)
 	if err == nil || !strings.Contains(err.Error(), "item a and item b") || !strings.Contains(err.Error(), "join them with +") {
 		t.Errorf("one stencil on one GPU in two data sets: %v; want an error naming both and the fix", err)
+	}
+}
+
+// TestSaveNamedOut: each named stencil's classifier is trained on the other instances alone
+// (its header's measured rows one fewer than the whole set's) and saved under the stencil's name.
+func TestSaveNamedOut(t *testing.T) {
+	m := "../../data/measured/h100-sxm"
+	data := []string{m + "/random/j3d19pt", m + "/random/j3d25pt", m + "/random/j3d125pt"}
+	first, err := dataset.ComputeLabels(data[0], dataset.LabelOptions{Classes: 2, Relative: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]*dataset.Labels{data[0]: first}
+	for _, d := range data[1:] {
+		if labels[d], err = dataset.ComputeLabels(d, dataset.LabelOptions{Given: first.Classes}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	tr := app.Train{Task: models.Select, Kind: "gbdt", Kinds: kinds, Data: data, Labels: labels, Dims: 3,
+		Params: map[string]string{"rounds": "5", "min_data_in_leaf": "1"}}
+	set, err := tr.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := measuredStencils(labels, func(d string) string { return d })
+	dir := t.TempDir()
+	if err := saveNamedOut(context.Background(), tr, set, measured, dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"j3d19pt", "j3d25pt", "j3d125pt"} {
+		m, err := models.Load(filepath.Join(dir, "select-3d-no-"+name+".smartmodel.gz"), kinds)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rows, without := 0, 0
+		for _, d := range m.Header.Data {
+			rows += d.Rows
+			if strings.HasSuffix(d.Path, "(without "+name+")") {
+				without++
+			}
+		}
+		if len(m.Header.Data) != 3 || rows != set.Data.Rows()-1 || without != 1 || set.Refs[0].Rows+set.Refs[1].Rows+set.Refs[2].Rows != set.Data.Rows() {
+			t.Errorf("the classifier without %s learned from %+v; want %d rows, all but its own, the data set of its own named", name, m.Header.Data, set.Data.Rows()-1)
+		}
 	}
 }
