@@ -334,6 +334,12 @@ func simulate(ctx context.Context, dir string, opt simset.Options) ([]*smart.Ste
 func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, about string) (predict.Entry, error) {
 	kinds := models.Kinds{}
 	gbdt.Register(kinds)
+	describe := func(path string) string { // a model header's name of a data set
+		if path == dir {
+			return about // a temporary directory means nothing to a user
+		}
+		return c.name(path)
+	}
 	dirs := []string{dir}
 	t := app.Train{Task: task, Kind: "gbdt", Kinds: kinds, Params: selectParams, Dims: dims}
 	if task == models.Runtime || c.measuredSelect {
@@ -396,7 +402,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 				return predict.Entry{}, err
 			}
 			if c.namedModels != "" {
-				if err := saveNamedOut(ctx, t, set, measured, c.namedModels, dims); err != nil {
+				if err := saveNamedOut(ctx, t, set, measured, c.namedModels, dims, describe); err != nil {
 					return predict.Entry{}, err
 				}
 			}
@@ -412,11 +418,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 		}
 	}
 	for i := range h.Data {
-		if h.Data[i].Path == dir {
-			h.Data[i].Path = about // a temporary directory means nothing to a user
-		} else {
-			h.Data[i].Path = c.name(h.Data[i].Path)
-		}
+		h.Data[i].Path = describe(h.Data[i].Path)
 	}
 	name := fmt.Sprintf("%s-%dd.smartmodel", task, dims)
 	if err := saveCompressed(filepath.Join(c.work, name), filepath.Join(c.out, name+".gz"), h, f); err != nil {
@@ -626,8 +628,9 @@ func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured ma
 
 // saveNamedOut trains, for each named stencil, the classifier on every other instance, its
 // classes' OCs chosen without it, and saves it in dir as select-Dd-no-NAME.smartmodel.gz: what
-// a user of smart predict would have had before measuring that stencil.
-func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map[string]string, dir string, dims int) error {
+// a user of smart predict would have had before measuring that stencil. describe names the data
+// sets in its header.
+func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map[string]string, dir string, dims int, describe func(path string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -664,6 +667,7 @@ func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map
 		first := 0
 		for k := range h.Data {
 			end := first + h.Data[k].Rows
+			h.Data[k].Path = describe(h.Data[k].Path)
 			for i := first; i < end && i < len(set.Samples); i++ {
 				if set.Samples[i].Group == g {
 					h.Data[k].Rows--

@@ -217,7 +217,7 @@ func TestSaveNamedOut(t *testing.T) {
 	}
 	measured := measuredStencils(labels, func(d string) string { return d })
 	dir := t.TempDir()
-	if err := saveNamedOut(context.Background(), tr, set, measured, dir, 3); err != nil {
+	if err := saveNamedOut(context.Background(), tr, set, measured, dir, 3, func(p string) string { return "described " + p }); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"j3d19pt", "j3d25pt", "j3d125pt"} {
@@ -228,6 +228,9 @@ func TestSaveNamedOut(t *testing.T) {
 		rows, without := 0, 0
 		for _, d := range m.Header.Data {
 			rows += d.Rows
+			if !strings.HasPrefix(d.Path, "described ") {
+				t.Errorf("data set %q not described", d.Path)
+			}
 			if strings.HasSuffix(d.Path, "(without "+name+")") {
 				without++
 			}
