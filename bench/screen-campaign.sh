@@ -16,6 +16,8 @@
 # models on the time over the analytic model's (smart train --target); UNIFORM=1 scores by the
 # manifest's uniformly drawn settings alone (MANIFEST names another manifest directory); PARAMS
 # overrides the fold models' hyper-parameters (smart train --param; default the embedded models').
+# SELECT=DIR predicts with each fold's classifier trained without it too (bench/defaults
+# -fold-models DIR -fold-data DATASET -folds FOLDS; by default the embedded one, which saw them).
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -107,7 +109,12 @@ for f in range(k):
         for i in held:
             if dims[i] != d:
                 continue
-            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', '--model', model,
+            sel = []
+            if os.environ.get('SELECT'):
+                sel = ['--model', os.path.join(os.environ['SELECT'], f'select-{d}d-fold-{f + 1}.smartmodel.gz')]
+                if not os.path.exists(sel[1]):
+                    sys.exit(f'{sel[1]} is missing: bench/defaults -fold-models {os.environ["SELECT"]} -folds {k} writes it')
+            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', '--model', model, *sel,
                                              os.path.join(dataset, 'stencils', i + '.json')],
                                             capture_output=True, text=True, check=True).stdout)
             score(i, out, f'fold {f}')

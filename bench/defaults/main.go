@@ -16,7 +16,7 @@
 //
 // Usage:
 //
-//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K] [-named-models DIR]] [-classes K]
+//	go run ./bench/defaults [-work DIR] [-out data/models] [-stencils2 N] [-stencils3 N] [-samples N] [-calibration FILE|embedded|none] [-measured GLOB[+GLOB...],...] [-measured-select [-measured-copies K] [-named-models DIR] [-fold-models DIR [-fold-data DATASET] [-folds K]]] [-classes K]
 //
 // With the defaults it takes about an hour on 2 cores, most of it drawing settings; the data sets
 // are kept in -work, and a run finds the finished ones there and trains again without redrawing.
@@ -88,8 +88,10 @@ type config struct {
 	measuredSelect bool
 	// measuredCopies repeats each measured instance in the classifiers' training (1: once).
 	measuredCopies int
-	// namedModels, when set, is where each named stencil's classifier trained without it is saved.
-	namedModels string
+	// namedModels, when set, is where each named stencil's classifier trained without it is saved;
+	// foldModels, where each fold's of foldData dealt into folds (bench/screen-campaign.sh's).
+	namedModels, foldModels, foldData string
+	folds                             int
 	// classes is the number of OC classes; the simulated data sets are labelled with Classes,
 	// and with another number relabelled in memory.
 	classes int
@@ -108,6 +110,9 @@ func main() {
 		"measured data sets (globs, comma-separated; globs joined by + are merged into one data set) the runtime models learn from as well; empty: none")
 	flag.BoolVar(&c.measuredSelect, "measured-select", false, "the classifiers learn from -measured too, labelled with the simulations' classes")
 	flag.IntVar(&c.classes, "classes", Classes, "OC classes of the classifiers")
+	flag.StringVar(&c.foldModels, "fold-models", "", "with -measured-select, save in this directory the classifier trained without each fold of -fold-data (select-Dd-fold-F.smartmodel.gz, for bench/screen-campaign.sh)")
+	flag.StringVar(&c.foldData, "fold-data", "data/measured/h100-sxm/campaign", "the data set whose stencils -fold-models deals into folds")
+	flag.IntVar(&c.folds, "folds", 12, "folds of -fold-models")
 	flag.StringVar(&c.namedModels, "named-models", "", "with -measured-select, save in this directory each named stencil's classifier trained without it (select-Dd-no-NAME.smartmodel.gz, for bench/screen-all.sh)")
 	flag.IntVar(&c.measuredCopies, "measured-copies", 1, "with -measured-select, how many times each measured instance counts in the classifiers' training")
 	flag.Parse()
@@ -402,7 +407,16 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 				return predict.Entry{}, err
 			}
 			if c.namedModels != "" {
-				if err := saveNamedOut(ctx, t, set, measured, c.namedModels, dims, describe); err != nil {
+				if err := saveHeldOut(ctx, t, set, measured, namedHeldOut(set, measured), c.namedModels, dims, describe); err != nil {
+					return predict.Entry{}, err
+				}
+			}
+			if c.foldModels != "" {
+				folds, err := foldsHeldOut(c.foldData, c.folds)
+				if err != nil {
+					return predict.Entry{}, err
+				}
+				if err := saveHeldOut(ctx, t, set, measured, folds, c.foldModels, dims, describe); err != nil {
 					return predict.Entry{}, err
 				}
 			}
@@ -626,61 +640,102 @@ func heldOutFirst(w io.Writer, set *train.Set, p *train.Predictions, measured ma
 	first(w, set, p, measured, func(_, class int) smart.Combination { return set.Classes[class].OC }, how+", the simulations' labels", false)
 }
 
-// saveNamedOut trains, for each named stencil, the classifier on every other instance, its
-// classes' OCs chosen without it, and saves it in dir as select-Dd-no-NAME.smartmodel.gz: what
-// a user of smart predict would have had before measuring that stencil. describe names the data
-// sets in its header.
-func saveNamedOut(ctx context.Context, t app.Train, set *train.Set, measured map[string]string, dir string, dims int, describe func(path string) string) error {
+// A heldOut is stencils a classifier is trained without, and how its file and header name them.
+type heldOut struct {
+	tag, what string          // "no-j3d7pt", "j3d7pt"; "fold-3", "fold 3 of 12"
+	groups    map[string]bool // the stencils
+}
+
+// namedHeldOut is each named stencil of set alone: what a user of smart predict would have had
+// before measuring it.
+func namedHeldOut(set *train.Set, measured map[string]string) []heldOut {
+	var out []heldOut
+	seen := map[string]bool{}
+	for _, s := range set.Samples {
+		if measured[s.Group] != "named" || seen[s.Group] {
+			continue
+		}
+		seen[s.Group] = true
+		name := s.Group
+		if st := set.Stencils[s.Group]; st != nil && safeName.MatchString(st.Name) {
+			name = st.Name
+		}
+		out = append(out, heldOut{tag: "no-" + name, what: name, groups: map[string]bool{s.Group: true}})
+	}
+	slices.SortFunc(out, func(a, b heldOut) int { return strings.Compare(a.tag, b.tag) })
+	return out
+}
+
+// foldsHeldOut deals the stencils with an ok time measured in full in data into k folds as
+// bench/screen-campaign.sh deals them (sorted by ID, the n-th into fold n mod k).
+func foldsHeldOut(data string, k int) ([]heldOut, error) {
+	ids := map[string]bool{}
+	if _, _, err := dataset.Scan(data, func(m smart.Measurement) error {
+		if m.OK() && m.Cut == smart.CutNone && m.TimeMs > 0 {
+			ids[m.StencilID] = true
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	sorted := slices.Sorted(maps.Keys(ids))
+	k = min(k, len(sorted))
+	out := make([]heldOut, k)
+	for f := range out {
+		out[f] = heldOut{tag: fmt.Sprintf("fold-%d", f+1), what: fmt.Sprintf("fold %d of %d of %s", f+1, k, data), groups: map[string]bool{}}
+	}
+	for n, id := range sorted {
+		out[n%k].groups[id] = true
+	}
+	return out, nil
+}
+
+// saveHeldOut trains, for each of out, the classifier on every other instance, its classes' OCs
+// chosen without them, and saves it in dir as select-Dd-TAG.smartmodel.gz. describe names the
+// data sets in its header.
+func saveHeldOut(ctx context.Context, t app.Train, set *train.Set, measured map[string]string, out []heldOut, dir string, dims int, describe func(path string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	t.CV, t.Round = 0, nil
-	groups := map[string]bool{}
-	for _, s := range set.Samples {
-		if measured[s.Group] == "named" {
-			groups[s.Group] = true
-		}
-	}
-	for _, g := range slices.Sorted(maps.Keys(groups)) {
+	for _, o := range out {
 		var keep []int
 		for i, s := range set.Samples {
-			if s.Group != g {
+			if !o.groups[s.Group] {
 				keep = append(keep, i)
 			}
 		}
 		sub := set.Subset(keep)
 		trained, err := t.Fit(ctx, sub)
 		if err != nil {
-			return fmt.Errorf("the classifier without stencil %s: %w", g, err)
+			return fmt.Errorf("the classifier without %s: %w", o.what, err)
 		}
 		h := trained.Header
 		for class, oc := range representatives(sub, measured, nil) {
 			h.Classes[class].OC = oc
-		}
-		name := g
-		if st := set.Stencils[g]; st != nil && safeName.MatchString(st.Name) {
-			name = st.Name
 		}
 		// The subset shares the set's data references; a selection set's rows come in blocks,
 		// one a data set, in their order, so the rows left out are taken from their block.
 		h.Data = slices.Clone(h.Data)
 		first := 0
 		for k := range h.Data {
-			end := first + h.Data[k].Rows
-			h.Data[k].Path = describe(h.Data[k].Path)
+			end, left := first+h.Data[k].Rows, 0
 			for i := first; i < end && i < len(set.Samples); i++ {
-				if set.Samples[i].Group == g {
-					h.Data[k].Rows--
-					h.Data[k].Path = fmt.Sprintf("%s (without %s)", h.Data[k].Path, name)
+				if o.groups[set.Samples[i].Group] {
+					left++
 				}
+			}
+			h.Data[k].Path, h.Data[k].Rows = describe(h.Data[k].Path), h.Data[k].Rows-left
+			if left > 0 {
+				h.Data[k].Path += " (without " + o.what + ")"
 			}
 			first = end
 		}
-		path := filepath.Join(dir, fmt.Sprintf("select-%dd-no-%s.smartmodel.gz", dims, name))
+		path := filepath.Join(dir, fmt.Sprintf("select-%dd-%s.smartmodel.gz", dims, o.tag))
 		if err := models.Save(path, h, trained.Fitted); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "%d-D select without %s -> %s\n", dims, name, path)
+		fmt.Fprintf(os.Stderr, "%d-D select without %s -> %s\n", dims, o.what, path)
 	}
 	return nil
 }

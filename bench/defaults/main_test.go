@@ -192,9 +192,9 @@ func TestDistinctInstances(t *testing.T) {
 	}
 }
 
-// TestSaveNamedOut: each named stencil's classifier is trained on the other instances alone
+// TestSaveHeldOut: each named stencil's classifier is trained on the other instances alone
 // (its header's measured rows one fewer than the whole set's) and saved under the stencil's name.
-func TestSaveNamedOut(t *testing.T) {
+func TestSaveHeldOut(t *testing.T) {
 	m := "../../data/measured/h100-sxm"
 	data := []string{m + "/random/j3d19pt", m + "/random/j3d25pt", m + "/random/j3d125pt"}
 	first, err := dataset.ComputeLabels(data[0], dataset.LabelOptions{Classes: 2, Relative: true})
@@ -217,7 +217,7 @@ func TestSaveNamedOut(t *testing.T) {
 	}
 	measured := measuredStencils(labels, func(d string) string { return d })
 	dir := t.TempDir()
-	if err := saveNamedOut(context.Background(), tr, set, measured, dir, 3, func(p string) string { return "described " + p }); err != nil {
+	if err := saveHeldOut(context.Background(), tr, set, measured, namedHeldOut(set, measured), dir, 3, func(p string) string { return "described " + p }); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"j3d19pt", "j3d25pt", "j3d125pt"} {
@@ -237,6 +237,36 @@ func TestSaveNamedOut(t *testing.T) {
 		}
 		if len(m.Header.Data) != 3 || rows != set.Data.Rows()-1 || without != 1 || set.Refs[0].Rows+set.Refs[1].Rows+set.Refs[2].Rows != set.Data.Rows() {
 			t.Errorf("the classifier without %s learned from %+v; want %d rows, all but its own, the data set of its own named", name, m.Header.Data, set.Data.Rows()-1)
+		}
+	}
+}
+
+// TestFoldsHeldOut: the campaign's stencils are dealt as bench/screen-campaign.sh deals them:
+// each in one fold, the n-th of the sorted IDs in fold n mod k, the folds' sizes within one.
+func TestFoldsHeldOut(t *testing.T) {
+	const data = "../../data/measured/h100-sxm/campaign"
+	folds, err := foldsHeldOut(data, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	sizes := []int{}
+	for f, o := range folds {
+		if o.tag != fmt.Sprintf("fold-%d", f+1) {
+			t.Errorf("fold %d tagged %q", f, o.tag)
+		}
+		for g := range o.groups {
+			all = append(all, g)
+		}
+		sizes = append(sizes, len(o.groups))
+	}
+	slices.Sort(all)
+	if len(folds) != 5 || len(all) < 100 || len(slices.Compact(slices.Clone(all))) != len(all) || slices.Max(sizes)-slices.Min(sizes) > 1 {
+		t.Fatalf("%d folds of sizes %v over %d stencils; want 5, within one, each stencil once", len(folds), sizes, len(all))
+	}
+	for n, id := range all {
+		if !folds[n%5].groups[id] {
+			t.Errorf("stencil %s, the %d-th, is not in fold %d", id, n, n%5+1)
 		}
 	}
 }
