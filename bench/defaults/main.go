@@ -656,10 +656,7 @@ func namedHeldOut(set *train.Set, measured map[string]string) []heldOut {
 			continue
 		}
 		seen[s.Group] = true
-		name := s.Group
-		if st := set.Stencils[s.Group]; st != nil && safeName.MatchString(st.Name) {
-			name = st.Name
-		}
+		name := stencilName(set, s.Group)
 		out = append(out, heldOut{tag: "no-" + name, what: name, groups: map[string]bool{s.Group: true}})
 	}
 	slices.SortFunc(out, func(a, b heldOut) int { return strings.Compare(a.tag, b.tag) })
@@ -740,6 +737,15 @@ func saveHeldOut(ctx context.Context, t app.Train, set *train.Set, measured map[
 	return nil
 }
 
+// stencilName is the name of set's stencil id where it can stand in a file name as it is, else
+// the id.
+func stencilName(set *train.Set, id string) string {
+	if st := set.Stencils[id]; st != nil && safeName.MatchString(st.Name) {
+		return st.Name
+	}
+	return id
+}
+
 // safeName is a stencil name that can stand in a file name as it is.
 var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -747,15 +753,15 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // trained on every other instance, simulated and measured: the goals' leave-one-stencil-out,
 // where the 5-fold cross-validation also leaves out a fifth of the other stencils.
 func leaveNamedOut(ctx context.Context, w io.Writer, kinds models.Kinds, set *train.Set, measured map[string]string) error {
-	rows := map[string][]int{}
-	for i, s := range set.Samples {
-		if measured[s.Group] == "named" {
-			rows[s.Group] = append(rows[s.Group], i)
-		}
-	}
 	var folds [][]int
-	for _, g := range slices.Sorted(maps.Keys(rows)) {
-		folds = append(folds, rows[g])
+	for _, o := range namedHeldOut(set, measured) {
+		var rows []int
+		for i, s := range set.Samples {
+			if o.groups[s.Group] {
+				rows = append(rows, i)
+			}
+		}
+		folds = append(folds, rows)
 	}
 	if len(folds) == 0 {
 		return nil
@@ -791,11 +797,7 @@ func first(w io.Writer, set *train.Set, p *train.Predictions, measured map[strin
 			continue
 		}
 		if misses && kind == "named" && t > near*best {
-			name := s.Group
-			if st := set.Stencils[s.Group]; st != nil && st.Name != "" {
-				name = st.Name
-			}
-			fmt.Fprintf(w, "  named miss%s: %s on %s: class %s, its OC %s at %.2fx the best measured (%s)\n", how, name, s.GPU, set.Classes[class].OC, oc(i, class), t/best, bestOf(s.Times))
+			fmt.Fprintf(w, "  named miss%s: %s on %s: class %s, its OC %s at %.2fx the best measured (%s)\n", how, stencilName(set, s.Group), s.GPU, set.Classes[class].OC, oc(i, class), t/best, bestOf(s.Times))
 		}
 		onGPU := kind + " on " + s.GPU // the goals name one GPU's stencils
 		for _, k := range []string{kind, onGPU} {
