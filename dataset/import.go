@@ -11,8 +11,12 @@ import (
 
 // FileSummary says what one imported file held.
 type FileSummary struct {
-	Path       string               `json:"path"`
-	Format     string               `json:"format"` // "cache" or "t4"
+	Path   string `json:"path"`
+	Format string `json:"format"` // "cache" or "t4"
+	// Open and Torn are KernelTunerFile's: a cache Kernel Tuner had not closed, and one whose
+	// last line, cut in the middle, was left out.
+	Open       bool                 `json:"open,omitempty"`
+	Torn       bool                 `json:"torn,omitempty"`
 	Device     string               `json:"device"`
 	GPU        string               `json:"gpu,omitempty"`
 	Kernel     string               `json:"kernel"`
@@ -72,7 +76,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 	}
 	var sums []FileSummary
 	for _, f := range files {
-		s := FileSummary{Path: f.Path, Format: f.Format, Device: f.Device.Name, GPU: f.Device.GPU, Kernel: f.Kernel.Name, ByStatus: map[smart.Status]int{}}
+		s := FileSummary{Path: f.Path, Format: f.Format, Open: f.Open, Torn: f.Torn, Device: f.Device.Name, GPU: f.Device.GPU, Kernel: f.Kernel.Name, ByStatus: map[smart.Status]int{}}
 		fresh := make([]smart.Measurement, 0, len(f.Rows))
 		inFile := make(map[string]bool, len(f.Rows))
 		for _, m := range f.Rows {

@@ -54,7 +54,10 @@ type KernelTunerFile struct {
 	// SpaceFile is the space.json beside the file whose constraints Kernel carries; empty when
 	// there is none, and then the constraints of the kernel's space are unknown.
 	SpaceFile string
-	Rows      []smart.Measurement // in parameter-value order
+	// Open is true for a cache Kernel Tuner had not closed: the run was stopped, or still runs.
+	// Torn is true where its last line, a configuration cut in the middle, was left out.
+	Open, Torn bool
+	Rows       []smart.Measurement // in parameter-value order
 }
 
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
@@ -77,8 +80,8 @@ type KernelTunerFile struct {
 // carried in Kernel.Constraints, and it names the kernel and parameter values of T4 files. A
 // file without configurations is an error.
 func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
-	var file ktFile
-	if err := decodeMaybeGzip(path, &file); err != nil {
+	file, open, torn, err := decodeKernelTuner(path)
+	if err != nil {
 		return nil, err
 	}
 	sp, err := readBenchmarkSpace(filepath.Join(filepath.Dir(path), "space.json"))
@@ -88,15 +91,16 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	var f *KernelTunerFile
 	switch {
 	case file.Cache != nil:
-		f, err = readCache(path, &file, sp)
+		f, err = readCache(path, file, sp)
 	case file.Results != nil:
-		f, err = readT4(path, &file, sp, opt)
+		f, err = readT4(path, file, sp, opt)
 	default:
 		return nil, fmt.Errorf("%s: neither a Kernel Tuner cache (no field \"cache\") nor a T4 file (no field \"results\")", path)
 	}
 	if err != nil {
 		return nil, err
 	}
+	f.Open, f.Torn = open, torn
 	for _, n := range [...]struct{ field, name string }{{"device_name", f.Device.Name}, {"kernel_name", f.Kernel.Name}} {
 		if strings.ContainsFunc(n.name, unicode.IsControl) {
 			// The names go into tables, CSV rows and terminals, where a control character
@@ -162,11 +166,56 @@ type ktFile struct {
 	} `json:"results"`
 }
 
-// decodeMaybeGzip decodes the JSON file at path, gzip-compressed or not, into v.
-func decodeMaybeGzip(path string, v any) error {
+// decodeKernelTuner decodes the Kernel Tuner file at path, gzip-compressed or not. Kernel Tuner
+// keeps its cache open while it tunes (without the two closing braces, a configuration a line,
+// each but the last followed by a comma) and closes it when the run ends; it reads a cache it
+// did not close as if closed, and so does this (open). A run killed while writing a line leaves
+// a configuration cut in the middle, which is left out (torn): the configurations before it are
+// whole.
+func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
+	data, err := readMaybeGzip(path)
+	if err != nil {
+		return nil, false, false, err
+	}
+	file, err = decodeKT(data)
+	if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+		if err != nil {
+			return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
+		}
+		return file, false, false, nil
+	}
+	body := bytes.TrimRightFunc(data, unicode.IsSpace)
+	if f, err2 := decodeKT(closeCache(body)); err2 == nil && f.Cache != nil {
+		return f, true, false, nil
+	}
+	if i := bytes.LastIndexByte(body, '\n'); i > 0 {
+		if f, err2 := decodeKT(closeCache(body[:i])); err2 == nil && f.Cache != nil {
+			return f, true, true, nil
+		}
+	}
+	return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
+}
+
+// closeCache closes an open cache as Kernel Tuner does: without a trailing comma, and with the
+// braces of "cache" and of the file.
+func closeCache(body []byte) []byte {
+	body = bytes.TrimSuffix(bytes.TrimRightFunc(body, unicode.IsSpace), []byte(","))
+	return append(slices.Clip(body), "}\n}"...)
+}
+
+func decodeKT(data []byte) (*ktFile, error) {
+	var f ktFile
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// readMaybeGzip reads the file at path, decompressed where it is gzip-compressed.
+func readMaybeGzip(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
@@ -174,15 +223,18 @@ func decodeMaybeGzip(path string, v any) error {
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz
 	}
-	if err := json.NewDecoder(r).Decode(v); err != nil {
-		return fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
+	data, err := io.ReadAll(r)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("%s: the compressed file is cut short: %w", path, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
+	return data, nil
 }
 
 // benchmarkSpace is what a benchmark_hub space.json says that a data set carries.

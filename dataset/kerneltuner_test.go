@@ -338,3 +338,90 @@ func ExampleReplay() {
 	fmt.Println(m.Status, m.TimeMs, "ms median of", m.Reps, "runs,", m.Source, "from", m.Device, err)
 	// Output: ok 0.549888014793396 ms median of 32 runs, imported from NVIDIA A100-PCIE-40GB <nil>
 }
+
+// TestOpenKernelTunerCache reads caches as Kernel Tuner leaves them when a run stops before it
+// closes them: the header and one configuration a line, each followed by a comma (Kernel Tuner
+// 0.4-1.0) or preceded by one (later versions), without the closing braces; and a run killed in
+// the middle of a line. Each must give the closed cache's configurations, less a torn last line.
+func TestOpenKernelTunerCache(t *testing.T) {
+	dir := t.TempDir()
+	header := "{\n\"device_name\": \"NVIDIA RTX A4000\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": [\n\"a\",\n\"b\"\n],\n\"tune_params\": {\n\"a\": [\n1,\n2\n],\n\"b\": [\n8,\n16\n]\n},\n\"objective\": \"time\",\n\"cache\": {"
+	entries := []string{
+		`"1,8": {"a": 1, "b": 8, "time": 2.5, "times": [2.4, 2.5, 2.6]}`,
+		`"1,16": {"a": 1, "b": 16, "time": "CompilationFailedConfig"}`,
+		`"2,8": {"a": 2, "b": 8, "time": 1.5, "times": [1.5, 1.5, 1.6]}`,
+	}
+	trailing := header // Kernel Tuner 0.4-1.0: "\n" + entry + ","
+	leading := header  // later: "," + "\n" + entry, the first without the comma
+	for i, e := range entries {
+		trailing += "\n" + e + ","
+		if i > 0 {
+			leading += ","
+		}
+		leading += "\n" + e
+	}
+	closed := strings.TrimSuffix(trailing, ",") + "}\n}"
+	write := func(name, content string, gz bool) string {
+		path := filepath.Join(dir, name)
+		data := []byte(content)
+		if gz {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+			data = b.Bytes()
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	want, err := ReadKernelTuner(write("closed.json", closed, false), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Open || want.Torn || len(want.Rows) != 3 {
+		t.Fatalf("closed cache: open %v, torn %v, %d rows; want a closed cache of 3", want.Open, want.Torn, len(want.Rows))
+	}
+	for _, tc := range []struct {
+		name, content string
+		gz, torn      bool
+		rows          int
+	}{
+		{"trailing.json", trailing, false, false, 3},
+		{"trailing-space.json", trailing + "\n\n", false, false, 3},
+		{"leading.json", leading, false, false, 3},
+		{"trailing.json.gz", trailing, true, false, 3},
+		{"torn.json", trailing + "\n" + `"2,16": {"a": 2, "b": 1`, false, true, 3},          // a fourth, cut
+		{"torn-leading.json", strings.TrimSuffix(leading, entries[2][12:]), false, true, 2}, // the third, cut
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ReadKernelTuner(write(tc.name, tc.content, tc.gz), ImportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Open || f.Torn != tc.torn {
+				t.Errorf("open %v, torn %v; want open, torn %v", f.Open, f.Torn, tc.torn)
+			}
+			if !reflect.DeepEqual(f.Rows, want.Rows[:tc.rows]) {
+				t.Errorf("rows differ from the closed cache's first %d:\n%+v\n%+v", tc.rows, f.Rows, want.Rows[:tc.rows])
+			}
+		})
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(closed))
+	w.Close()
+	for _, tc := range []struct{ name, content, want string }{
+		{"started.json", header, "holds no configurations"},                               // the run measured nothing yet
+		{"inheader.json", header[:40], "invalid JSON: the file is empty or cut short"},    // no configuration line to stand on
+		{"cutgzip.json.gz", gz.String()[:gz.Len()/2], "the compressed file is cut short"}, // a download cut short
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadKernelTuner(write(tc.name, tc.content, false), ImportOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+				t.Fatalf("error %v; want one naming %s and saying %q", err, tc.name, tc.want)
+			}
+		})
+	}
+}

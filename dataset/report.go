@@ -15,11 +15,29 @@ import (
 func WriteFileSummaries(w io.Writer, sums []FileSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tformat\tdevice\tGPU\tkernel\trows\tok\tfailed\tduplicates")
+	var notes []string
 	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", s.Path, s.Format, s.Device, cmp.Or(s.GPU, "-"), s.Kernel,
+		format := s.Format
+		if s.Open {
+			format += " (open)"
+			note := s.Path + ": a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it"
+			if s.Torn {
+				note += ", without its last line, a configuration cut in the middle"
+			}
+			notes = append(notes, note)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", s.Path, format, s.Device, cmp.Or(s.GPU, "-"), s.Kernel,
 			s.Rows, s.ByStatus[smart.StatusOK], failures(s.ByStatus), s.Duplicates)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // failures writes the non-ok counts as "compile_error 6, launch_error 155", or 0.
