@@ -43,7 +43,7 @@ func advice(cmd string, err error) string {
 	case errors.As(err, &notFound) && cmd == "transfer":
 		return " (add it with --catalog FILE, or give settings measured on it with --shots)"
 	case errors.As(err, &notFound) && len(notFound.Similar) > 0:
-		return " (smart gpus lists the catalogue)"
+		return " (smart gpus lists the catalogue; describe a GPU it lacks in a --catalog FILE)"
 	case errors.As(err, &notFound):
 		return " (add your own with --catalog FILE)"
 	case errors.Is(err, models.ErrNotModel):

@@ -33,7 +33,7 @@ func TestAdvice(t *testing.T) {
 		lib, advice string
 	}{
 		{"GPU with close names", []string{"predict", "--gpu", "a1000", readmeStencil}, 2,
-			`--gpu: unknown GPU "a1000"; did you mean`, "? (smart gpus lists the catalogue)"},
+			`--gpu: unknown GPU "a1000"; did you mean`, "? (smart gpus lists the catalogue; describe a GPU it lacks in a --catalog FILE)"},
 		{"GPU unlike any", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2,
 			`--gpus: unknown GPU "nosuch"; the catalogue has`, " (add your own with --catalog FILE)"},
 		{"order beyond the models", []string{"predict", "--gpu", "a100", f["o5.json"]}, 1,
