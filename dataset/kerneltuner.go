@@ -63,10 +63,12 @@ type KernelTunerFile struct {
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
 // Every configuration becomes a row: source imported, device the file's device_name, GPU the
 // catalogue name where opt.Resolve knows it. A configuration that failed (a string in its
-// time, or a T4 invalidity) becomes a row with the matching status:
+// time, Kernel Tuner 0.4's time of 1e20, or a T4 invalidity) becomes a row with the matching
+// status:
 //
 //	CompilationFailedConfig, T4 "compile"            compile_error
 //	RuntimeFailedConfig, ErrorConfig, T4 "runtime"   launch_error
+//	1e20 (Kernel Tuner 0.4: compile or run failed)   launch_error
 //	InvalidConfig, T4 "constraints"                  invalid
 //	T4 "correctness"                                 wrong_result
 //	T4 "timeout"                                     timeout
@@ -400,7 +402,13 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			continue
 		}
 		var mean float64
-		if err := json.Unmarshal(rec.Time, &mean); err != nil || !(mean > 0) || mean > maxRunMs {
+		err := json.Unmarshal(rec.Time, &mean)
+		if err == nil && mean == failedTime {
+			m.Status, m.Error = smart.StatusLaunchError, "Kernel Tuner: time 1e20 (failed to compile or run)"
+			f.Rows = append(f.Rows, m)
+			continue
+		}
+		if err != nil || !(mean > 0) || mean > maxRunMs {
 			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), cmp.Or(string(rec.Time), "missing"), float64(maxRunMs))
 		}
 		if err := setTimes(&m, mean, rec.Times); err != nil {
@@ -410,6 +418,10 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 	}
 	return f, nil
 }
+
+// failedTime is the time Kernel Tuner 0.4 recorded for a configuration that failed to compile or
+// run, before it named failures with strings.
+const failedTime = 1e20
 
 // maxRunMs bounds an imported time: eleven days a run is beyond any kernel measurement, and
 // keeps the mean and spread of the runs finite.

@@ -425,3 +425,28 @@ func TestOpenKernelTunerCache(t *testing.T) {
 		})
 	}
 }
+
+// TestKernelTunerOldFailures reads a cache of Kernel Tuner 0.4, which recorded a configuration
+// that failed to compile or run with the time 1e20 instead of a failure's name.
+func TestKernelTunerOldFailures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(path, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2,3]},`+
+		`"cache":{"1":{"a":1,"time":2.0},"2":{"a":2,"time":1e20},"3":{"a":3,"time":1e+20}}}`), 0o644)
+	f, err := ReadKernelTuner(path, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]smart.Status{}
+	for _, m := range f.Rows {
+		got[m.Setting["a"]] = m.Status
+	}
+	want := map[int]smart.Status{1: smart.StatusOK, 2: smart.StatusLaunchError, 3: smart.StatusLaunchError}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses %v; want %v", got, want)
+	}
+	// Any other huge time is still refused: only Kernel Tuner's mark means a failure.
+	os.WriteFile(path, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1]},"cache":{"1":{"a":1,"time":2e20}}}`), 0o644)
+	if _, err := ReadKernelTuner(path, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "neither a positive time") {
+		t.Errorf("time 2e20: error %v; want a refusal", err)
+	}
+}
