@@ -15,10 +15,15 @@ import (
 // that form fitted on k shots can do better. Level is one constant factor; Params is a factor
 // per value of each parameter (and per OC), fitted by least squares on the log error, then the
 // best constant factor on top; Pairs a factor per pair of values of every two parameters.
+// Top5Params and Top5Pairs are the share of the target's optimum that the best of the five
+// settings fastest after those two corrections reaches: how far re-ranking by a correction of
+// that form goes when it knows every time of the target (shots see fewer).
 type Floors struct {
-	Level  float64 `json:"floor_level_mape_pct"`
-	Params float64 `json:"floor_params_mape_pct"`
-	Pairs  float64 `json:"floor_pairs_mape_pct"`
+	Level      float64 `json:"floor_level_mape_pct"`
+	Params     float64 `json:"floor_params_mape_pct"`
+	Pairs      float64 `json:"floor_pairs_mape_pct"`
+	Top5Params float64 `json:"floor_params_top5"`
+	Top5Pairs  float64 `json:"floor_pairs_top5"`
 }
 
 // floors computes the Floors of p against the target's measured rows.
@@ -41,22 +46,40 @@ func floors(p *transfer.Prediction, measured []smart.Measurement) Floors {
 		settings, ocs = append(settings, m.Setting), append(ocs, m.OC)
 	}
 	if len(est) == 0 {
-		return Floors{Level: math.NaN(), Params: math.NaN(), Pairs: math.NaN()}
+		nan := math.NaN()
+		return Floors{Level: nan, Params: nan, Pairs: nan, Top5Params: nan, Top5Pairs: nan}
 	}
 	logErr := make([]float64, len(est))
 	for i := range est {
 		logErr[i] = math.Log(truth[i] / est[i])
 	}
-	corrected := func(groups [][]int) float64 {
+	corrected := func(groups [][]int) (mape, top5 float64) {
 		fit := additiveFit(logErr, groups)
 		c := make([]float64, len(est))
 		for i := range est {
 			c[i] = est[i] * math.Exp(fit[i])
 		}
-		return bestLevelMAPE(c, truth)
+		return bestLevelMAPE(c, truth), top5Share(c, truth)
 	}
 	single := groupsOf(settings, ocs)
-	return Floors{Level: bestLevelMAPE(est, truth), Params: corrected(single), Pairs: corrected(pairsOf(single))}
+	f := Floors{Level: bestLevelMAPE(est, truth)}
+	f.Params, f.Top5Params = corrected(single)
+	f.Pairs, f.Top5Pairs = corrected(pairsOf(single))
+	return f
+}
+
+// top5Share is the least of truth over the five least of est, as a share of the least of truth.
+func top5Share(est, truth []float64) float64 {
+	idx := make([]int, len(est))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return est[idx[a]] < est[idx[b]] })
+	got := math.Inf(1)
+	for _, i := range idx[:min(5, len(idx))] {
+		got = min(got, truth[i])
+	}
+	return slices.Min(truth) / got
 }
 
 // pairsOf is a group per two of groups, each pair of their values a value of its own.
@@ -192,6 +215,8 @@ func addFloors(sum, f *Floors) *Floors {
 	sum.Level += f.Level
 	sum.Params += f.Params
 	sum.Pairs += f.Pairs
+	sum.Top5Params += f.Top5Params
+	sum.Top5Pairs += f.Top5Pairs
 	return sum
 }
 
@@ -201,6 +226,8 @@ func meanFloors(sum *Floors, n int) *Floors {
 		sum.Level /= float64(n)
 		sum.Params /= float64(n)
 		sum.Pairs /= float64(n)
+		sum.Top5Params /= float64(n)
+		sum.Top5Pairs /= float64(n)
 	}
 	return sum
 }

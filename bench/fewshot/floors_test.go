@@ -29,4 +29,26 @@ func TestFloors(t *testing.T) {
 	if f := floors(&p, params); math.Abs(f.Params) > 1e-6 || math.Abs(f.Pairs) > 1e-6 || math.Abs(f.Level-37.5) > 1e-9 {
 		t.Errorf("a factor per value of a: floors %+v, want level 37.5 and parameters 0", f)
 	}
+	// The target runs the settings with a = 2 a hundred times faster than predicted, so its
+	// optimum (i = 11, 0.11) is not among the prediction's five fastest (i = 1..5, the best of
+	// them 1): the top five reach 0.11 of it; corrected by a factor per value of a, 1.
+	var shifted transfer.Prediction
+	var fast []smart.Measurement
+	est, truth := []float64{}, []float64{}
+	for i := 1; i <= 20; i++ {
+		s := smart.Setting{"a": 1, "b": i % 4}
+		t := float64(i)
+		if i > 10 {
+			s["a"], t = 2, float64(i)/100
+		}
+		shifted.Variants = append(shifted.Variants, transfer.Variant{Kernel: "k", Setting: s, TimeMs: float64(i)})
+		fast = append(fast, smart.Measurement{Kernel: "k", Setting: s, Status: smart.StatusOK, TimeMs: t})
+		est, truth = append(est, float64(i)), append(truth, t)
+	}
+	if got := top5Share(est, truth); math.Abs(got-0.11) > 1e-12 {
+		t.Errorf("top five of the prediction: %v, want 0.11", got)
+	}
+	if f := floors(&shifted, fast); math.Abs(f.Top5Params-1) > 1e-9 || math.Abs(f.Top5Pairs-1) > 1e-9 {
+		t.Errorf("a factor per value of a: top-five floors %v and %v, want 1", f.Top5Params, f.Top5Pairs)
+	}
 }

@@ -455,17 +455,18 @@ func readGlobs(s string) ([]smart.Measurement, error) {
 
 func print(rows []Row) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\tfloor: level %\tparameters %\tpairs %\t")
+	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\tfloor: level %\tparameters %\tpairs %\ttop5: parameters\tpairs\t")
 	for _, r := range rows {
-		cov, level, params, pairs := "-", "", "", ""
+		cov, level, params, pairs, top5params, top5pairs := "-", "", "", "", "", ""
 		if r.Coverage != nil {
 			cov = fmt.Sprintf("%.2f", *r.Coverage)
 		}
-		if r.Floors != nil {
-			level, params, pairs = fmt.Sprintf("%.1f", r.Floors.Level), fmt.Sprintf("%.1f", r.Floors.Params), fmt.Sprintf("%.1f", r.Floors.Pairs)
+		if f := r.Floors; f != nil {
+			level, params, pairs = fmt.Sprintf("%.1f", f.Level), fmt.Sprintf("%.1f", f.Params), fmt.Sprintf("%.1f", f.Pairs)
+			top5params, top5pairs = fmt.Sprintf("%.3f", f.Top5Params), fmt.Sprintf("%.3f", f.Top5Pairs)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\t%s\t\n", r.Case, r.Target, r.K, r.Share,
-			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N, level, params, pairs)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Case, r.Target, r.K, r.Share,
+			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N, level, params, pairs, top5params, top5pairs)
 	}
 	w.Flush()
 }
