@@ -446,11 +446,11 @@ func TestFitFolds(t *testing.T) {
 
 func TestSummarise(t *testing.T) {
 	var scores []Score
-	for _, a := range []roofline.Accuracy{{MAPE: 0.2, Spearman: 0.9, BestShare: 0.5}, {MAPE: 0.4, Spearman: 0.5, BestShare: 0.8}, {MAPE: 0.9, Spearman: 0.7, BestShare: 0.2}} {
+	for _, a := range []roofline.Accuracy{{MAPE: 0.2, LevelMAPE: 0.1, Spearman: 0.9, BestShare: 0.5}, {MAPE: 0.4, LevelMAPE: 0.3, Spearman: 0.5, BestShare: 0.8}, {MAPE: 0.9, LevelMAPE: 0.2, Spearman: 0.7, BestShare: 0.2}} {
 		scores = append(scores, Score{After: a})
 	}
 	got := summarise(scores, func(s Score) roofline.Accuracy { return s.After })
-	if math.Abs(got.MAPE-0.5) > 1e-12 || got.Spearman != 0.7 || math.Abs(got.BestShare-math.Cbrt(0.5*0.8*0.2)) > 1e-12 {
-		t.Errorf("summary %+v; want MAPE 0.5, Spearman 0.7, best share the cube root of 0.08", got)
+	if math.Abs(got.MAPE-0.5) > 1e-12 || math.Abs(got.LevelMAPE-0.2) > 1e-12 || got.Spearman != 0.7 || math.Abs(got.BestShare-math.Cbrt(0.5*0.8*0.2)) > 1e-12 {
+		t.Errorf("summary %+v; want MAPE 0.5, level MAPE 0.2, Spearman 0.7, best share the cube root of 0.08", got)
 	}
 }

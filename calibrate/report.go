@@ -43,8 +43,12 @@ func (f *File) WriteTables(w io.Writer) error {
 			return err
 		}
 		b, a := summarise(part.scores, func(s Score) roofline.Accuracy { return s.Before }), summarise(part.scores, func(s Score) roofline.Accuracy { return s.After })
-		fmt.Fprintf(w, "  all %d: MAPE mean %.1f%% -> %.1f%%, Spearman median %.2f -> %.2f, best share geometric mean %.2f -> %.2f\n",
-			len(part.scores), 100*b.MAPE, 100*a.MAPE, b.Spearman, a.Spearman, b.BestShare, a.BestShare)
+		level := ""
+		if a.LevelMAPE > 0 { // files written before it was scored lack it
+			level = fmt.Sprintf(" (%.1f%% with each stencil's level right)", 100*a.LevelMAPE)
+		}
+		fmt.Fprintf(w, "  all %d: MAPE mean %.1f%% -> %.1f%%%s, Spearman median %.2f -> %.2f, best share geometric mean %.2f -> %.2f\n",
+			len(part.scores), 100*b.MAPE, 100*a.MAPE, level, b.Spearman, a.Spearman, b.BestShare, a.BestShare)
 	}
 	iv := f.Interval
 	band := iv.Around(1)
@@ -55,8 +59,8 @@ func (f *File) WriteTables(w io.Writer) error {
 	return nil
 }
 
-// summarise gives the mean MAPE, the (lower) median Spearman and the geometric mean best share of the
-// scores' accuracies (as an Accuracy, its other fields unset).
+// summarise gives the mean MAPE and level MAPE, the (lower) median Spearman and the geometric
+// mean best share of the scores' accuracies (as an Accuracy, its other fields unset).
 func summarise(scores []Score, of func(Score) roofline.Accuracy) roofline.Accuracy {
 	var sum roofline.Accuracy
 	var rho []float64
@@ -64,6 +68,7 @@ func summarise(scores []Score, of func(Score) roofline.Accuracy) roofline.Accura
 	for _, s := range scores {
 		a := of(s)
 		sum.MAPE += a.MAPE / float64(len(scores))
+		sum.LevelMAPE += a.LevelMAPE / float64(len(scores))
 		if !math.IsNaN(a.Spearman) { // a stencil of one row has no ranking
 			rho = append(rho, a.Spearman)
 		}

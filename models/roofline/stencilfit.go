@@ -203,7 +203,10 @@ type Accuracy struct {
 	N           int     `json:"n"`
 	MedianRatio float64 `json:"median_ratio"` // modelled over measured
 	MAPE        float64 `json:"mape"`         // mean |modelled/measured - 1|
-	Spearman    float64 `json:"spearman"`
+	// LevelMAPE is the MAPE with the modelled times divided by MedianRatio: what is left where
+	// the model has the stencil's level right, the error of its ranking and spread alone.
+	LevelMAPE float64 `json:"level_mape"`
+	Spearman  float64 `json:"spearman"`
 	// BestShare is the best measured time over the measured time of the variant the model ranks
 	// fastest: 1 when the model's pick is the best measured.
 	BestShare float64 `json:"best_share"`
@@ -230,6 +233,9 @@ func Score(modelled, measured []float64) Accuracy {
 	a.MedianRatio = ratios[a.N/2]
 	if a.N%2 == 0 {
 		a.MedianRatio = (ratios[a.N/2-1] + ratios[a.N/2]) / 2
+	}
+	for _, r := range ratios {
+		a.LevelMAPE += math.Abs(r/a.MedianRatio-1) / float64(a.N)
 	}
 	a.Spearman = rankcorr.Spearman(modelled, measured)
 	a.BestShare = best / measured[pick]

@@ -71,13 +71,19 @@ func TestFitStencilRecovers(t *testing.T) {
 func TestScore(t *testing.T) {
 	a := Score([]float64{1, 4, 2, 8}, []float64{2, 4, 4, 4})
 	// Ratios 0.5, 1, 0.5, 2: median 0.75, MAPE (0.5+0+0.5+1)/4; the model's fastest (1) is a
-	// variant measured at 2, the best measured.
-	if a.N != 4 || a.MedianRatio != 0.75 || a.MAPE != 0.5 || a.BestShare != 1 {
+	// variant measured at 2, the best measured. Over the median: 2/3, 4/3, 2/3, 8/3, a level
+	// MAPE of (1/3+1/3+1/3+5/3)/4.
+	if a.N != 4 || a.MedianRatio != 0.75 || a.MAPE != 0.5 || a.BestShare != 1 || math.Abs(a.LevelMAPE-2.0/3) > 1e-12 {
 		t.Errorf("%+v", a)
 	}
 	b := Score([]float64{3, 1, 2}, []float64{1, 2, 3})
-	if b.BestShare != 0.5 || math.Abs(b.Spearman-(-0.5)) > 1e-12 {
-		t.Errorf("%+v: want best share 0.5 (picks the one measured at 2), Spearman -0.5", b)
+	// Ratios 3, 1/2, 2/3: over the median 2/3, 4.5, 3/4, 1: level MAPE (3.5+0.25+0)/3.
+	if b.BestShare != 0.5 || math.Abs(b.Spearman-(-0.5)) > 1e-12 || math.Abs(b.LevelMAPE-1.25) > 1e-12 {
+		t.Errorf("%+v: want best share 0.5 (picks the one measured at 2), Spearman -0.5, level MAPE 1.25", b)
+	}
+	// Off by one factor, the level MAPE is 0.
+	if c := Score([]float64{2, 6, 4}, []float64{1, 3, 2}); c.LevelMAPE > 1e-12 || c.MAPE != 1 {
+		t.Errorf("%+v: want MAPE 1 and level MAPE 0", c)
 	}
 }
 
