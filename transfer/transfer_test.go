@@ -1,12 +1,15 @@
 package transfer
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/catalog"
@@ -262,6 +265,11 @@ func TestKernelTunerRoundTrip(t *testing.T) {
 	if b, _ := os.ReadFile(notes); string(b) != `{"cache": {}}` {
 		t.Errorf("the foreign cache was changed: %q", b)
 	}
+	checkKernelTunerSchema(t, out)
+	at := time.Date(2026, 11, 27, 7, 8, 9, 123456789, time.FixedZone("CET", 3600))
+	if b, err := p.KernelTunerCache(*files[0].Kernel, "RTX-A4000", at); err != nil || !strings.Contains(string(b), `"2026-11-27 06:08:09.123456+00:00"`) {
+		t.Errorf("a cache written at %v: %v; want its time stamp in UTC, as Kernel Tuner writes it", at, err)
+	}
 	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -395,6 +403,57 @@ func TestHardwareOfOneDie(t *testing.T) {
 	for _, v := range p.Variants {
 		if v.Setting["x"] == 1 && v.Setting["y"] == 0 && math.Abs(v.TimeMs-want) > 1e-9*want {
 			t.Errorf("a 2 ms setting predicted %g ms on the MI250X; want %g, its die's ratio", v.TimeMs, want)
+		}
+	}
+}
+
+// checkKernelTunerSchema checks the cache at path against what Kernel Tuner's cache schema 1.0.0
+// (kernel_tuner/schema/cache/1.0.0/schema.json) requires of a file and of each configuration,
+// and what its simulation mode reads: the compile, verification and benchmark times.
+func checkKernelTunerSchema(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema_version", "device_name", "kernel_name", "problem_size", "tune_params_keys", "tune_params", "objective", "cache"} {
+		if _, ok := c[k]; !ok {
+			t.Errorf("the cache lacks %q", k)
+		}
+	}
+	if v := string(c["schema_version"]); v != `"1.0.0"` {
+		t.Errorf("schema_version %s, want \"1.0.0\"", v)
+	}
+	var ps []int
+	if err := json.Unmarshal(c["problem_size"], &ps); err != nil || ps == nil {
+		t.Errorf("problem_size %s: want an array of integers", c["problem_size"])
+	}
+	var entries map[string]map[string]any
+	if err := json.Unmarshal(c["cache"], &entries); err != nil || len(entries) == 0 {
+		t.Fatalf("cache: %v (%d configurations)", err, len(entries))
+	}
+	key := regexp.MustCompile(`^\d+(,\d+)*$`)
+	stamp := regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}\+00:00$`)
+	for k, e := range entries {
+		if !key.MatchString(k) {
+			t.Fatalf("key %q does not match %s", k, key)
+		}
+		for _, f := range []string{"compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time"} {
+			if _, ok := e[f].(float64); !ok {
+				t.Fatalf("configuration %s: %s is %v, want a number", k, f, e[f])
+			}
+		}
+		if s, ok := e["timestamp"].(string); !ok || !stamp.MatchString(s) {
+			t.Fatalf("configuration %s: timestamp %v, want Kernel Tuner's form", k, e["timestamp"])
+		}
+		switch e["time"].(type) {
+		case float64, string:
+		default:
+			t.Fatalf("configuration %s: time %v, want a number or a failure's name", k, e["time"])
 		}
 	}
 }

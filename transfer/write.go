@@ -6,18 +6,20 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"smart"
 	"smart/dataset"
 	"smart/internal/atomicfile"
 )
 
-// ktCache is the part of Kernel Tuner's cache format a prediction fills in, with smart's note
-// of what the times are.
+// ktCache is Kernel Tuner's cache format (schema 1.0.0, every field it requires), with smart's
+// note of what the times are.
 type ktCache struct {
+	SchemaVersion  string                     `json:"schema_version"`
 	DeviceName     string                     `json:"device_name"`
 	KernelName     string                     `json:"kernel_name"`
-	ProblemSize    []int                      `json:"problem_size,omitempty"`
+	ProblemSize    []int                      `json:"problem_size"`
 	TuneParamsKeys []string                   `json:"tune_params_keys"`
 	TuneParams     map[string][]int           `json:"tune_params"`
 	Objective      string                     `json:"objective"`
@@ -49,23 +51,34 @@ func CacheKind() atomicfile.Kind {
 	}}
 }
 
-// KernelTunerCache is p as a Kernel Tuner cache of kernel k on device: "time" is the predicted
-// time (a shot's measured one), "time_lo" and "time_hi" the interval, "predicted" false only
-// for shots; a setting every source failed is a "RuntimeFailedConfig". The top-level "smart"
-// object says what the times rest on.
-func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string) ([]byte, error) {
-	c := ktCache{DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]int{},
+// ktSchema is the version of Kernel Tuner's cache format KernelTunerCache writes.
+const ktSchema = "1.0.0"
+
+// KernelTunerCache is p as a Kernel Tuner cache of kernel k on device, written at the time
+// written: "time" is the predicted time (a shot's measured one), "time_lo" and "time_hi" the
+// interval, "predicted" false only for shots; a setting every source failed is a
+// "RuntimeFailedConfig". The compile, verification, benchmark, strategy and framework times the
+// format requires are 0, since nothing was compiled or run: a Kernel Tuner simulation of the
+// cache counts its evaluations, not their time. The top-level "smart" object says what the
+// times rest on.
+func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written time.Time) ([]byte, error) {
+	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]int{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
 		Smart: ktNote{Source: smart.Predicted, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
+	if c.ProblemSize == nil {
+		c.ProblemSize = []int{}
+	}
 	if p.Interval != nil {
 		c.Smart.Interval = p.Interval
 	}
+	// Kernel Tuner's own form of a time stamp, that of Python's str(datetime) in UTC.
+	stamp := written.UTC().Format("2006-01-02 15:04:05.000000+00:00")
 	for _, prm := range k.Params {
 		c.TuneParamsKeys = append(c.TuneParamsKeys, prm.Name)
 		c.TuneParams[prm.Name] = prm.Values
 	}
 	for _, v := range p.Variants {
-		key, rec, err := ktRecord(k, v)
+		key, rec, err := ktRecord(k, v, stamp)
 		if err != nil {
 			return nil, err
 		}
@@ -74,9 +87,10 @@ func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string) ([]byte, 
 	return json.MarshalIndent(c, "", " ")
 }
 
-func ktRecord(k dataset.Kernel, v Variant) (string, json.RawMessage, error) {
+func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessage, error) {
 	vals := make([]string, len(k.Params))
-	rec := map[string]any{}
+	rec := map[string]any{"compile_time": 0, "verification_time": 0, "benchmark_time": 0, "strategy_time": 0,
+		"framework_time": 0, "timestamp": stamp}
 	for i, prm := range k.Params {
 		x, ok := v.Setting[prm.Name]
 		if !ok {
@@ -106,7 +120,7 @@ func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device strin
 	if err := atomicfile.CheckReplace(path, force, CacheKind()); err != nil {
 		return err
 	}
-	b, err := p.KernelTunerCache(k, device)
+	b, err := p.KernelTunerCache(k, device, time.Now())
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
