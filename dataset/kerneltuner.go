@@ -179,6 +179,7 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 	if err != nil {
 		return nil, false, false, err
 	}
+	data = nullPythonFloats(data)
 	file, err = decodeKT(data)
 	if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
 		if err != nil {
@@ -196,6 +197,45 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 		}
 	}
 	return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
+}
+
+// nullPythonFloats replaces the NaN, Infinity and -Infinity that Python's json module writes
+// for such floats (a metric or observer reading of a cache), which JSON lacks, by null outside
+// strings; a time that is null is then refused by name, other fields are not read. data is
+// returned as it is where it holds none.
+func nullPythonFloats(data []byte) []byte {
+	var out []byte // nil until a token is replaced
+	inString, escaped, last := false, false, 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			continue
+		}
+		for _, tok := range [...]string{"NaN", "Infinity", "-Infinity"} {
+			if c == tok[0] && bytes.HasPrefix(data[i:], []byte(tok)) {
+				out = append(append(out, data[last:i]...), "null"...)
+				i += len(tok) - 1
+				last = i + 1
+				break
+			}
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[last:]...)
 }
 
 // closeCache closes an open cache as Kernel Tuner does: without a trailing comma, and with the
@@ -387,7 +427,7 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			m.Setting[name] = v
 		}
 		var failure string
-		if json.Unmarshal(rec.Time, &failure) == nil {
+		if bytes.HasPrefix(rec.Time, []byte(`"`)) && json.Unmarshal(rec.Time, &failure) == nil {
 			status, ok := map[string]smart.Status{
 				"CompilationFailedConfig": smart.StatusCompileError,
 				"RuntimeFailedConfig":     smart.StatusLaunchError,

@@ -450,3 +450,39 @@ func TestKernelTunerOldFailures(t *testing.T) {
 		t.Errorf("time 2e20: error %v; want a refusal", err)
 	}
 }
+
+// TestKernelTunerPythonFloats reads a cache as Python's json module writes it where a metric or
+// an observer's reading is not a finite number: NaN and Infinity, which JSON lacks. A string that
+// holds those words is left alone, and a time that is NaN is still refused by name.
+func TestKernelTunerPythonFloats(t *testing.T) {
+	dir := t.TempDir()
+	cache := func(first string) string {
+		return `{"device_name":"NaN Infinity","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"cache":{` +
+			`"1":{"a":1,"time":` + first + `,"times":[2.0,2.0],"GFLOP/s":Infinity,"nvml_energy":NaN},` +
+			`"2":{"a":2,"time":3.0,"times":[3.0],"GFLOP/s":-Infinity,"note":"NaN, \"Infinity\""}}}`
+	}
+	path := filepath.Join(dir, "py.json")
+	os.WriteFile(path, []byte(cache("2.0")), 0o644)
+	f, err := ReadKernelTuner(path, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Device.Name != "NaN Infinity" || len(f.Rows) != 2 || f.Rows[0].TimeMs != 2 || f.Rows[1].TimeMs != 3 {
+		t.Errorf("device %q, rows %+v; want the device name as written and times 2 and 3", f.Device.Name, f.Rows)
+	}
+	os.WriteFile(path, []byte(cache("NaN")), 0o644)
+	if _, err := ReadKernelTuner(path, ImportOptions{}); err == nil || !strings.Contains(err.Error(), `field cache["1"].time is null`) {
+		t.Errorf("a time of NaN: error %v; want one naming the field", err)
+	}
+	for in, want := range map[string]string{
+		`[NaN,-Infinity,1]`:      `[null,null,1]`,
+		`{"x":"NaN\"Infinity"}`:  `{"x":"NaN\"Infinity"}`,
+		`{"x":"a\\","y":NaN}`:    `{"x":"a\\","y":null}`,
+		`{"Infinity":Infinity}`:  `{"Infinity":null}`,
+		`{"x":-1,"y":-Infinity}`: `{"x":-1,"y":null}`,
+	} {
+		if got := string(nullPythonFloats([]byte(in))); got != want {
+			t.Errorf("nullPythonFloats(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
