@@ -119,6 +119,9 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 		a.choices, a.screened = res.choices, res.screened
 		if len(a.choices) == 0 {
 			a.reason = fmt.Sprintf("none of the %d OCs of classes %v has a valid setting", res.screened, classOCs(a.classes, res.classes))
+			if err := space.BlockRoom(st, g); err != nil {
+				a.reason = err.Error()
+			}
 		}
 		return a, nil
 	}
@@ -137,6 +140,9 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 		a.reason = fmt.Sprintf("none of the settings the %s's model found for %d OCs has a place on both GPUs in the analytic model, so none scales", from.Name, pl.res.screened)
 		if from.Name == g.Name {
 			a.reason = fmt.Sprintf("none of the %d OCs screened has a valid setting", pl.res.screened)
+		}
+		if err := space.BlockRoom(st, g); err != nil {
+			a.reason = err.Error()
 		}
 	}
 	return a, nil

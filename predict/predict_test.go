@@ -461,6 +461,8 @@ func TestPredictErrors(t *testing.T) {
 	order5 := shape(t, "star", 3, 5, [3]int{})
 	huge := sample(t, "j3d7pt")
 	huge.Grid = [3]int{2048, 2048, 2048}
+	small := sample(t, "j2d5pt")
+	small.Grid = [3]int{8, 8}
 	cases := []struct {
 		name string
 		st   *smart.Stencil
@@ -471,6 +473,8 @@ func TestPredictErrors(t *testing.T) {
 		{"AMD GPU", sample(t, "j3d7pt"), "mi250x", "only NVIDIA GPUs run them"},
 		{"order beyond the models", order5, "a100", "has order 5; model embedded select-3d.smartmodel was trained on 3-D stencils of orders 1-4"},
 		{"grid beyond memory", huge, "t4", "its two grids need 137.4 GB; the T4 has 16 GB"},
+		{"grid without room for a block", small, "h100-sxm", "holds 16 of the 32 threads of a warp"},
+		{"the same, from the H100's model", small, "a100", "holds 16 of the 32 threads of a warp"},
 	}
 	for _, c := range cases {
 		_, err := p.Predict(context.Background(), Input{Stencil: c.st}, c.gpu)

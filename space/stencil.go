@@ -444,3 +444,31 @@ func CheckStencilSetting(ctx context.Context, st *smart.Stencil, oc smart.Combin
 	}
 	return nil
 }
+
+// BlockRoom reports whether st's grid has room for a thread block of its setting spaces on gpu:
+// blocks are powers of two no longer than the interior along each axis (n-2r) and hold at least
+// a warp, so on a grid too small for that no OC has a valid setting. The error says why.
+func BlockRoom(st *smart.Stencil, gpu smart.GPU) error {
+	warp := gpu.WarpSize
+	if warp <= 0 {
+		warp = 32
+	}
+	r := st.Order()
+	limits := [3]int{MaxBlockX, MaxBlockY, MaxBlockZ}
+	threads := 1
+	var interior, block []string
+	for a := range st.Dims {
+		n := st.Grid[a] - 2*r
+		b := 0
+		if n >= 1 {
+			b = slices.Max(PowersOfTwo(1, min(limits[a], n)))
+		}
+		threads *= b
+		interior, block = append(interior, fmt.Sprint(max(n, 0))), append(block, fmt.Sprint(b))
+	}
+	if threads >= warp {
+		return nil
+	}
+	return fmt.Errorf("the grid leaves an interior of %s points to compute (the extent less 2 x order %d along each axis), whose largest block of powers of two, %s, holds %d of the %d threads of a warp: no setting of any OC fits it; a grid of at least %d points along x (and %d along the others) has room for one",
+		strings.Join(interior, "x"), r, strings.Join(block, "x"), threads, warp, warp+2*r, 2*r+1)
+}

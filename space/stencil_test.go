@@ -472,3 +472,47 @@ func TestCheckStencilSettingMatchesSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockRoom: a grid whose interior holds no block of a warp (powers of two no longer than
+// the interior) has no setting in any OC's space, and BlockRoom says so; one that holds a warp
+// passes, and its spaces are not all empty.
+func TestBlockRoom(t *testing.T) {
+	g := smart.SM80()
+	for _, tc := range []struct {
+		name string
+		grid []int
+		room bool
+	}{
+		{"j2d5pt", []int{8, 8}, false},    // interior 6x6: blocks up to 4x4, 16 threads
+		{"j2d5pt", []int{10, 6}, true},    // interior 8x4: 8x4 is a warp
+		{"j2d5pt", []int{34, 3}, true},    // interior 32x1
+		{"j2d5pt", []int{33, 3}, false},   // interior 31x1: 16x1
+		{"j3d7pt", []int{6, 6, 6}, true},  // interior 4x4x4: 64 threads
+		{"j3d7pt", []int{4, 4, 4}, false}, // interior 2x2x2: 8 threads
+		{"j2d25pt", []int{12, 6}, false},  // order 2: interior 8x2, 16 threads
+		{"j2d25pt", []int{12, 8}, true},   // interior 8x4
+	} {
+		st, err := generator.NamedStencil(tc.name, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(st.Grid[:], tc.grid)
+		err = BlockRoom(st, g)
+		if (err == nil) != tc.room {
+			t.Errorf("%s on %v: BlockRoom %v, want room %v", tc.name, tc.grid, err, tc.room)
+		}
+		valid := 0
+		for _, oc := range smart.Combinations() {
+			s, err := ForStencil(st, oc, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Count().Sign() > 0 {
+				valid++
+			}
+		}
+		if (valid > 0) != tc.room {
+			t.Errorf("%s on %v: %d OCs with a valid setting, BlockRoom says room %v", tc.name, tc.grid, valid, tc.room)
+		}
+	}
+}
