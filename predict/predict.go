@@ -282,7 +282,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 		pr.Warnings = append(pr.Warnings, a.note)
 	}
 	if len(a.choices) == 0 {
-		return nil, fmt.Errorf("stencil %s: %s on %s", st.Name, a.reason, g.Name)
+		return nil, fmt.Errorf("stencil %s on %s: %s", st.Name, g.Name, a.reason)
 	}
 	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
