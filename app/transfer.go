@@ -71,6 +71,12 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	if t.Target, err = transferTarget(s); err != nil {
 		return nil, err
 	}
+	for _, f := range files {
+		if name := t.Target.GPU.Name; name != "" && f.GPU.Name == name {
+			return nil, &SettingError{Field: "From", Wrong: true,
+				Err: fmt.Errorf("%s holds measurements of the target %s itself; give them as settings measured on the target (shots), or leave the file out", f.Path, name)}
+		}
+	}
 	// A double-precision stencil runs on the FP64 pipes: on a GPU with few of them (a T4 has
 	// 1/32 of its FP32 rate) single-precision FLOPS would put it below its FP64 peak.
 	stencils := stencilsOf(files)
@@ -170,6 +176,12 @@ func transferTarget(s TransferSettings) (transfer.Target, error) {
 	files, err := openTransferFiles("Shots", s.Shots, s.Catalog)
 	if err != nil {
 		return t, err
+	}
+	for _, f := range files {
+		if t.GPU.Name != "" && f.GPU.Name != "" && f.GPU.Name != t.GPU.Name {
+			return t, &SettingError{Field: "Shots", Wrong: true,
+				Err: fmt.Errorf("%s holds measurements of %s, not of the target %s: shots are settings measured on the target (name the GPU as %s@GPU where the file misnames it)", f.Path, f.GPU.Name, t.GPU.Name, f.Path)}
+		}
 	}
 	sel, err := transfer.Select(files, s.Kernel)
 	if err != nil {
