@@ -17,6 +17,7 @@ type FileSummary struct {
 	// last line, cut in the middle, was left out.
 	Open       bool                 `json:"open,omitempty"`
 	Torn       bool                 `json:"torn,omitempty"`
+	Source     smart.Source         `json:"source"` // imported, or predicted (a cache smart transfer wrote)
 	Device     string               `json:"device"`
 	GPU        string               `json:"gpu,omitempty"`
 	Kernel     string               `json:"kernel"`
@@ -34,7 +35,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		return nil, fmt.Errorf("no files to import")
 	}
 	var files []*KernelTunerFile
-	meta := Meta{Sources: []smart.Source{smart.Imported}, AllowMixed: opt.AllowMixed}
+	meta := Meta{AllowMixed: opt.AllowMixed}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -44,6 +45,9 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 			return nil, err
 		}
 		files = append(files, f)
+		if !slices.Contains(meta.Sources, f.Source) {
+			meta.Sources = append(meta.Sources, f.Source)
+		}
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(paths))
 		}
@@ -70,13 +74,22 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		}
 		return nil, &MixedError{fmt.Sprintf("the files were measured on %d devices (%s)", len(names), strings.Join(names, ", "))}
 	}
+	if len(meta.Sources) > 1 && !opt.AllowMixed {
+		var predicted []string
+		for _, f := range files {
+			if f.Source == smart.Predicted {
+				predicted = append(predicted, f.Path)
+			}
+		}
+		return nil, &MixedError{fmt.Sprintf("the files mix measurements with smart's predictions (%s)", strings.Join(predicted, ", "))}
+	}
 	w, err := Create(dir, meta)
 	if err != nil {
 		return nil, err
 	}
 	var sums []FileSummary
 	for _, f := range files {
-		s := FileSummary{Path: f.Path, Format: f.Format, Open: f.Open, Torn: f.Torn, Device: f.Device.Name, GPU: f.Device.GPU, Kernel: f.Kernel.Name, ByStatus: map[smart.Status]int{}}
+		s := FileSummary{Path: f.Path, Format: f.Format, Open: f.Open, Torn: f.Torn, Source: f.Source, Device: f.Device.Name, GPU: f.Device.GPU, Kernel: f.Kernel.Name, ByStatus: map[smart.Status]int{}}
 		fresh := make([]smart.Measurement, 0, len(f.Rows))
 		inFile := make(map[string]bool, len(f.Rows))
 		for _, m := range f.Rows {

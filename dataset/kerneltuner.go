@@ -57,7 +57,10 @@ type KernelTunerFile struct {
 	// Open is true for a cache Kernel Tuner had not closed: the run was stopped, or still runs.
 	// Torn is true where its last line, a configuration cut in the middle, was left out.
 	Open, Torn bool
-	Rows       []smart.Measurement // in parameter-value order
+	// Source is the rows' source: imported, or predicted for a cache of smart's predictions
+	// (smart transfer -o), whose measured shots say predicted too, as in its data sets.
+	Source smart.Source
+	Rows   []smart.Measurement // in parameter-value order
 }
 
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
@@ -102,7 +105,10 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Open, f.Torn = open, torn
+	f.Open, f.Torn, f.Source = open, torn, smart.Imported
+	if file.Smart != nil && file.Smart.Source == smart.Predicted {
+		f.Source = smart.Predicted
+	}
 	for _, n := range [...]struct{ field, name string }{{"device_name", f.Device.Name}, {"kernel_name", f.Kernel.Name}} {
 		if strings.ContainsFunc(n.name, unicode.IsControl) {
 			// The names go into tables, CSV rows and terminals, where a control character
@@ -126,7 +132,7 @@ func ReadKernelTuner(path string, opt ImportOptions) (*KernelTunerFile, error) {
 	}
 	f.Kernel.Files = []string{path}
 	for i := range f.Rows {
-		f.Rows[i].Kernel, f.Rows[i].Device, f.Rows[i].GPU, f.Rows[i].Source = f.Kernel.Name, f.Device.Name, f.Device.GPU, smart.Imported
+		f.Rows[i].Kernel, f.Rows[i].Device, f.Rows[i].GPU, f.Rows[i].Source = f.Kernel.Name, f.Device.Name, f.Device.GPU, f.Source
 	}
 	slices.SortStableFunc(f.Rows, func(a, b smart.Measurement) int { return compareSettings(f.Kernel.Params, a.Setting, b.Setting) })
 	return f, nil
@@ -152,6 +158,10 @@ type ktFile struct {
 	TuneParamsKeys []string                     `json:"tune_params_keys"`
 	TuneParams     map[string][]json.RawMessage `json:"tune_params"`
 	Cache          map[string]ktRecord          `json:"cache"`
+	// Smart is the note of a cache of smart's predictions (transfer.KernelTunerCache).
+	Smart *struct {
+		Source smart.Source `json:"source"`
+	} `json:"smart"`
 
 	// A T4 file.
 	SchemaVersion string `json:"schema_version"`

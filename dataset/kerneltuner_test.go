@@ -486,3 +486,33 @@ func TestKernelTunerPythonFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestImportPredictedCache: a cache of smart's predictions (its top-level "smart" object says
+// predicted) imports as predicted rows, and joins a cache of measurements only when mixing is
+// asked for.
+func TestImportPredictedCache(t *testing.T) {
+	dir := t.TempDir()
+	cache := func(note string) string {
+		return `{"device_name":"NVIDIA RTX A4000","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},` +
+			`"cache":{"1":{"a":1,"time":2.0},"2":{"a":2,"time":3.0}}` + note + `}`
+	}
+	pred := filepath.Join(dir, "pred.json")
+	meas := filepath.Join(dir, "meas.json")
+	os.WriteFile(pred, []byte(cache(`,"smart":{"source":"predicted","basis":"a test"}`)), 0o644)
+	os.WriteFile(meas, []byte(cache("")), 0o644)
+	sums, err := Import(context.Background(), filepath.Join(dir, "p"), []string{pred}, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, rows, err := ReadAll(filepath.Join(dir, "p"))
+	if err != nil || len(rows) != 2 || rows[0].Source != smart.Predicted || !reflect.DeepEqual(meta.Sources, []smart.Source{smart.Predicted}) || sums[0].Source != smart.Predicted {
+		t.Fatalf("imported %d rows of source %v (meta %v, summary %v), %v; want 2 predicted", len(rows), rows[0].Source, meta.Sources, sums[0].Source, err)
+	}
+	var mixed *MixedError
+	if _, err := Import(context.Background(), filepath.Join(dir, "m"), []string{meas, pred}, ImportOptions{}); !errors.As(err, &mixed) || !strings.Contains(err.Error(), "pred.json") {
+		t.Errorf("measurements with predictions: %v, want a *MixedError naming pred.json", err)
+	}
+	if _, err := Import(context.Background(), filepath.Join(dir, "m2"), []string{meas, pred}, ImportOptions{AllowMixed: true}); err != nil {
+		t.Errorf("mixing asked for: %v", err)
+	}
+}

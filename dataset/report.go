@@ -26,6 +26,9 @@ func WriteFileSummaries(w io.Writer, sums []FileSummary) error {
 			}
 			notes = append(notes, note)
 		}
+		if s.Source == smart.Predicted {
+			notes = append(notes, s.Path+": smart's predictions (smart transfer -o), not measurements: its rows say predicted")
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", s.Path, format, s.Device, cmp.Or(s.GPU, "-"), s.Kernel,
 			s.Rows, s.ByStatus[smart.StatusOK], failures(s.ByStatus), s.Duplicates)
 	}

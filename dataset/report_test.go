@@ -22,14 +22,17 @@ func TestReportsText(t *testing.T) {
 				{Path: "b.json", Format: "t4", Device: "W6600", Kernel: "conv", Rows: 4, ByStatus: map[smart.Status]int{smart.StatusOK: 4}, Duplicates: 1},
 				{Path: "c.json", Format: "cache", Open: true, Device: "A4000", Kernel: "conv", Rows: 2, ByStatus: map[smart.Status]int{smart.StatusOK: 2}},
 				{Path: "d.json", Format: "cache", Open: true, Torn: true, Device: "A4000", Kernel: "conv", Rows: 1, ByStatus: map[smart.Status]int{smart.StatusOK: 1}},
+				{Path: "e.json", Format: "cache", Source: smart.Predicted, Device: "A4000", Kernel: "conv", Rows: 1, ByStatus: map[smart.Status]int{smart.StatusOK: 1}},
 			})
 		}, `file       format        device  GPU        kernel  rows  ok  failed                           duplicates
 a.json.gz  cache         A100    A100-40GB  conv    10    3   compile_error 2, launch_error 5  0
 b.json     t4            W6600   -          conv    4     4   0                                1
 c.json     cache (open)  A4000   -          conv    2     2   0                                0
 d.json     cache (open)  A4000   -          conv    1     1   0                                0
+e.json     cache         A4000   -          conv    1     1   0                                0
 c.json: a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it
 d.json: a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it, without its last line, a configuration cut in the middle
+e.json: smart's predictions (smart transfer -o), not measurements: its rows say predicted
 `},
 		{"merge", func(b *bytes.Buffer) error {
 			return MergeSummary{Rows: 12, Duplicates: 2, Torn: []string{"runs/b"}, MissingShards: []string{"3/4", "4/4"}}.WriteText(b, "runs/all", 2)

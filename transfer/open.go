@@ -67,9 +67,13 @@ func Open(path, device string, cat *catalog.Catalog) (*File, error) {
 		f.Device = device
 	}
 	// Only what a GPU did can teach what another will do.
+	predicted := slices.ContainsFunc(f.Rows, func(m smart.Measurement) bool { return m.Source == smart.Predicted })
 	f.Rows = slices.DeleteFunc(f.Rows, func(m smart.Measurement) bool {
 		return m.Source != smart.Measured && m.Source != smart.Imported
 	})
+	if len(f.Rows) == 0 && predicted {
+		return nil, fmt.Errorf("%s: %w: it holds predictions; give the measurements they were predicted from", path, ErrNoMeasured)
+	}
 	if len(f.Rows) == 0 {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoMeasured)
 	}

@@ -274,6 +274,12 @@ func TestKernelTunerRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if back.Source != smart.Predicted || back.Rows[0].Source != smart.Predicted {
+		t.Errorf("the cache of predictions read back as %s rows (%s), want predicted", back.Rows[0].Source, back.Source)
+	}
+	if _, err := Open(out, "", cat); !errors.Is(err, ErrNoMeasured) || !strings.Contains(err.Error(), "holds predictions") {
+		t.Errorf("a cache of predictions as a source: %v, want ErrNoMeasured saying it holds predictions", err)
+	}
 	want := map[string]float64{}
 	for _, v := range p.Variants {
 		want[v.Setting.String()] = v.TimeMs
