@@ -2,9 +2,9 @@ package predict
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -52,11 +52,17 @@ func TestRankAllSaysWhyNone(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant  %s", err, want)
 	}
-	for range 6 {
-		times = append(times, GPUTime{GPU: "X", Reason: "r"})
+	// GPUs that share a reason are named together, five at most, and five reasons at most.
+	for i := range 7 {
+		times = append(times, GPUTime{GPU: fmt.Sprintf("G%d", i), Reason: "r"})
 	}
-	if _, err = rankAll(times, Workload{Steps: 10}, ""); err == nil || !strings.HasSuffix(err.Error(), "; and 3 more)") {
-		t.Errorf("error %v; want the first 5 reasons and 'and 3 more'", err)
+	for i := range 5 {
+		times = append(times, GPUTime{GPU: fmt.Sprintf("H%d", i), Reason: fmt.Sprintf("s%d", i)})
+	}
+	want = "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 17.2 GB; the T4 has 16 GB; " +
+		"G0, G1, G2, G3, G4 and 2 more: r; H0: s0; H1: s1; and 3 more reasons)"
+	if _, err = rankAll(times, Workload{Steps: 10}, ""); err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
 	}
 }
 

@@ -180,14 +180,27 @@ func rankAll(times []GPUTime, w Workload, have string) (*Recommendation, error) 
 		return nil, errors.New("no GPU considered")
 	}
 	if r.GPUs[0].Best == nil {
-		// Say why for each, as the table would have: "AMD GPU: smart's kernels are CUDA", say.
-		var why []string
+		// Say why, as the table would have ("AMD GPU: smart's kernels are CUDA", say), once for
+		// the GPUs that share a reason: a stencil no GPU can run gives every GPU the same one.
+		var reasons []string
+		gpus := map[string][]string{}
 		for _, g := range r.GPUs {
-			why = append(why, fmt.Sprintf("%s: %s", g.GPU, g.Reason))
+			if _, ok := gpus[g.Reason]; !ok {
+				reasons = append(reasons, g.Reason)
+			}
+			gpus[g.Reason] = append(gpus[g.Reason], g.GPU)
 		}
 		const shown = 5
+		var why []string
+		for _, reason := range reasons {
+			names := strings.Join(gpus[reason][:min(shown, len(gpus[reason]))], ", ")
+			if n := len(gpus[reason]); n > shown {
+				names += fmt.Sprintf(" and %d more", n-shown)
+			}
+			why = append(why, fmt.Sprintf("%s: %s", names, reason))
+		}
 		if n := len(why); n > shown {
-			why = append(why[:shown], fmt.Sprintf("and %d more", n-shown))
+			why = append(why[:shown], fmt.Sprintf("and %d more reasons", n-shown))
 		}
 		return nil, fmt.Errorf("no GPU considered has a prediction (%s)", strings.Join(why, "; "))
 	}
