@@ -64,8 +64,8 @@ type KernelTunerFile struct {
 }
 
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
-// Every configuration becomes a row: source imported, device the file's device_name, GPU the
-// catalogue name where opt.Resolve knows it. A configuration that failed (a string in its
+// Every configuration becomes a row: source imported (predicted in a cache of smart's own
+// predictions), device the file's device_name, GPU the catalogue name where opt.Resolve knows it. A configuration that failed (a string in its
 // time, Kernel Tuner 0.4's time of 1e20, or a T4 invalidity) becomes a row with the matching
 // status:
 //
@@ -191,11 +191,11 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 	}
 	data = nullPythonFloats(data)
 	file, err = decodeKT(data)
-	if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
-		if err != nil {
-			return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
-		}
+	switch {
+	case err == nil:
 		return file, false, false, nil
+	case !errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
 	}
 	body := bytes.TrimRightFunc(data, unicode.IsSpace)
 	if f, err2 := decodeKT(closeCache(body)); err2 == nil && f.Cache != nil {
