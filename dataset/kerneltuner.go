@@ -371,10 +371,34 @@ func intList(raw json.RawMessage) ([]int, bool) {
 	return nil, false
 }
 
+// paramValue reads a parameter value: an integer, or a boolean as 1 or 0 (isBool).
+func paramValue(raw json.RawMessage) (v int, isBool, ok bool) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return 1, true, true
+	case "false":
+		return 0, true, true
+	}
+	v, ok = integer(raw)
+	return v, false, ok
+}
+
+// keyValue reads a parameter value from a cache's key, where Kernel Tuner writes each as Python
+// prints it: True and False for booleans.
+func keyValue(s string) (int, bool) {
+	switch s {
+	case "True":
+		return 1, true
+	case "False":
+		return 0, true
+	}
+	return integer(json.RawMessage(s))
+}
+
 // integer reads a parameter value; smart settings hold integers.
 func integer(raw json.RawMessage) (int, bool) {
 	var f float64
-	if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if string(bytes.TrimSpace(raw)) == "null" || json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int(f), true
@@ -404,16 +428,21 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 	f.Kernel.ProblemSize, _ = intList(c.ProblemSize)
 	for _, name := range c.TuneParamsKeys {
 		p := Param{Name: name}
+		bools := 0
 		for i, raw := range c.TuneParams[name] {
-			v, ok := integer(raw)
+			v, isBool, ok := paramValue(raw)
 			if !ok {
-				return nil, fmt.Errorf("%s: field tune_params.%s[%d] is %s; smart settings hold integers", path, name, i, raw)
+				return nil, fmt.Errorf("%s: field tune_params.%s[%d] is %s; smart settings hold integers (and booleans, as 0 and 1)", path, name, i, raw)
+			}
+			if isBool {
+				bools++
 			}
 			p.Values = append(p.Values, v)
 		}
 		if len(p.Values) == 0 {
 			return nil, fmt.Errorf("%s: field tune_params has no values for %s", path, name)
 		}
+		p.Bool = bools == len(p.Values)
 		f.Kernel.Params = append(f.Kernel.Params, p)
 	}
 	if sp != nil {
@@ -430,7 +459,7 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			return nil, fmt.Errorf("%s: field cache[%q] has %d values in its key; tune_params_keys has %d", path, key, len(values), len(c.TuneParamsKeys))
 		}
 		for i, name := range c.TuneParamsKeys {
-			v, ok := integer(json.RawMessage(values[i]))
+			v, ok := keyValue(values[i])
 			if !ok {
 				return nil, fmt.Errorf("%s: field cache[%q]: %s is %s, not an integer", path, key, name, values[i])
 			}
@@ -529,6 +558,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 		return nil, fmt.Errorf("%s: %w", path, ErrNoKernel)
 	}
 	seen := make(map[string][]int, len(names))
+	boolParams := map[string]bool{}
 	for i, r := range t.Results {
 		field := func(name string) string { return fmt.Sprintf("results[%d].%s", i, name) }
 		if len(r.Configuration) != len(names) {
@@ -536,7 +566,10 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 		}
 		m := smart.Measurement{Setting: smart.Setting{}}
 		for _, name := range names {
-			v, ok := integer(r.Configuration[name])
+			v, isBool, ok := paramValue(r.Configuration[name])
+			if isBool {
+				boolParams[name] = true
+			}
 			if !ok {
 				return nil, fmt.Errorf("%s: field %s is %s, not an integer", path, field("configuration."+name), cmp.Or(string(r.Configuration[name]), "missing"))
 			}
@@ -583,7 +616,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 		for _, name := range names {
 			vals := seen[name]
 			slices.Sort(vals)
-			f.Kernel.Params = append(f.Kernel.Params, Param{Name: name, Values: vals})
+			f.Kernel.Params = append(f.Kernel.Params, Param{Name: name, Values: vals, Bool: boolParams[name]})
 		}
 	}
 	return f, nil

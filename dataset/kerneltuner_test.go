@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,16 +112,16 @@ func TestKernelSpaceOfImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Param{
-		{"block_size_x", []int{16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256}},
-		{"block_size_y", []int{1, 2, 4, 8, 16}},
-		{"tile_size_x", []int{1, 2, 3, 4}},
-		{"tile_size_y", []int{1, 2, 3, 4}},
-		{"read_only", []int{0, 1}},
-		{"use_padding", []int{0, 1}},
-		{"use_shmem", []int{0, 1}},
-		{"use_cmem", []int{1}},
-		{"filter_height", []int{15}},
-		{"filter_width", []int{15}},
+		{Name: "block_size_x", Values: []int{16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256}},
+		{Name: "block_size_y", Values: []int{1, 2, 4, 8, 16}},
+		{Name: "tile_size_x", Values: []int{1, 2, 3, 4}},
+		{Name: "tile_size_y", Values: []int{1, 2, 3, 4}},
+		{Name: "read_only", Values: []int{0, 1}},
+		{Name: "use_padding", Values: []int{0, 1}},
+		{Name: "use_shmem", Values: []int{0, 1}},
+		{Name: "use_cmem", Values: []int{1}},
+		{Name: "filter_height", Values: []int{15}},
+		{Name: "filter_width", Values: []int{15}},
 	}
 	if !reflect.DeepEqual(f.Kernel.Params, want) {
 		t.Errorf("params %+v", f.Kernel.Params)
@@ -514,5 +515,43 @@ func TestImportPredictedCache(t *testing.T) {
 	}
 	if _, err := Import(context.Background(), filepath.Join(dir, "m2"), []string{meas, pred}, ImportOptions{AllowMixed: true}); err != nil {
 		t.Errorf("mixing asked for: %v", err)
+	}
+}
+
+// TestKernelTunerBooleans reads a parameter whose values are Python booleans: false and true in
+// tune_params and in a T4 configuration, False and True in a cache's keys, as 0 and 1, and marks
+// it Bool; a value that is null is refused, not read as 0.
+func TestKernelTunerBooleans(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "bool.json")
+	os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["bx","shmem"],"tune_params":{"bx":[16,32],"shmem":[false,true]},`+
+		`"cache":{"16,False":{"bx":16,"shmem":false,"time":2.0},"32,True":{"bx":32,"shmem":true,"time":1.0}}}`), 0o644)
+	f, err := ReadKernelTuner(cache, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Param{{Name: "bx", Values: []int{16, 32}}, {Name: "shmem", Values: []int{0, 1}, Bool: true}}
+	if !reflect.DeepEqual(f.Kernel.Params, want) {
+		t.Errorf("params %+v, want %+v", f.Kernel.Params, want)
+	}
+	got := map[string]float64{}
+	for _, m := range f.Rows {
+		got[m.Setting.String()] = m.TimeMs
+	}
+	if !reflect.DeepEqual(got, map[string]float64{"bx=16,shmem=0": 2, "bx=32,shmem=1": 1}) {
+		t.Errorf("rows %v", got)
+	}
+	t4 := filepath.Join(dir, "t4.json")
+	os.WriteFile(t4, []byte(`{"results":[{"configuration":{"bx":16,"shmem":true},"invalidity":"correct","times":{"runtimes":[1.5]},"measurements":[{"name":"time","value":1.5}]}]}`), 0o644)
+	g, err := ReadKernelTuner(t4, ImportOptions{Device: "X", Kernel: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Rows) != 1 || g.Rows[0].Setting["shmem"] != 1 || !slices.ContainsFunc(g.Kernel.Params, func(p Param) bool { return p.Name == "shmem" && p.Bool }) {
+		t.Errorf("T4: rows %+v, params %+v; want shmem=1, a boolean parameter", g.Rows, g.Kernel.Params)
+	}
+	os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[16,null]},"cache":{"16":{"bx":16,"time":2.0}}}`), 0o644)
+	if _, err := ReadKernelTuner(cache, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "tune_params.bx[1] is null") {
+		t.Errorf("a null value: %v, want it refused by name", err)
 	}
 }

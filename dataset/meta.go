@@ -110,6 +110,10 @@ func (k Kernel) Names() []string {
 type Param struct {
 	Name   string `json:"name"`
 	Values []int  `json:"values"`
+	// Bool is true for a Kernel Tuner parameter whose values are booleans (true and false,
+	// "True" and "False" in a cache's keys): smart holds them as 1 and 0 and writes them back
+	// as booleans.
+	Bool bool `json:"bool,omitempty"`
 }
 
 // Shard is part i (1 to N) of a plan split by stencil.

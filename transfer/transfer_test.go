@@ -3,6 +3,7 @@ package transfer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -460,6 +461,68 @@ func checkKernelTunerSchema(t *testing.T, path string) {
 		case float64, string:
 		default:
 			t.Fatalf("configuration %s: time %v, want a number or a failure's name", k, e["time"])
+		}
+	}
+}
+
+// TestKernelTunerBooleanRoundTrip: a kernel with a boolean parameter, predicted and written as a
+// Kernel Tuner cache, keeps Kernel Tuner's form of it (booleans in tune_params and in each
+// configuration, True and False in the keys), and reads back as the same settings.
+func TestKernelTunerBooleanRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*File
+	for _, dev := range []string{"NVIDIA A100-PCIE-40GB", "NVIDIA RTX A6000"} {
+		var entries []string
+		for i, bx := range []int{16, 32, 64} {
+			for _, sh := range []string{"False", "True"} {
+				ms := float64(1+i) * map[string]float64{"False": 1, "True": 0.8}[sh]
+				entries = append(entries, fmt.Sprintf(`"%d,%s":{"bx":%d,"shmem":%s,"time":%g}`, bx, sh, bx, strings.ToLower(sh), ms))
+			}
+		}
+		path := filepath.Join(dir, strings.ReplaceAll(dev, " ", "_")+".json")
+		os.WriteFile(path, []byte(`{"device_name":"`+dev+`","kernel_name":"k","tune_params_keys":["bx","shmem"],"tune_params":{"bx":[16,32,64],"shmem":[false,true]},"cache":{`+strings.Join(entries, ",")+`}}`), 0o644)
+		f, err := Open(path, "", cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	src, err := Select(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a4000, _ := cat.Lookup("rtx-a4000")
+	p, err := Predict(src, Target{GPU: a4000}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "pred.json")
+	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	for _, want := range []string{`"shmem": [`, `"64,True": {`, `"16,False": {`, `"shmem": true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the cache lacks %s", want)
+		}
+	}
+	if strings.Contains(string(b), `"64,1"`) {
+		t.Error("a boolean written as 1 in a key")
+	}
+	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != 6 || !back.Kernel.Params[1].Bool {
+		t.Fatalf("read back %d rows, params %+v; want 6 and shmem boolean", len(back.Rows), back.Kernel.Params)
+	}
+	for _, m := range back.Rows {
+		if s := m.Setting["shmem"]; s != 0 && s != 1 {
+			t.Fatalf("shmem %d read back", s)
 		}
 	}
 }

@@ -21,7 +21,7 @@ type ktCache struct {
 	KernelName     string                     `json:"kernel_name"`
 	ProblemSize    []int                      `json:"problem_size"`
 	TuneParamsKeys []string                   `json:"tune_params_keys"`
-	TuneParams     map[string][]int           `json:"tune_params"`
+	TuneParams     map[string][]any           `json:"tune_params"`
 	Objective      string                     `json:"objective"`
 	Cache          map[string]json.RawMessage `json:"cache"`
 	Smart          ktNote                     `json:"smart"`
@@ -62,7 +62,7 @@ const ktSchema = "1.0.0"
 // cache counts its evaluations, not their time. The top-level "smart" object says what the
 // times rest on.
 func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written time.Time) ([]byte, error) {
-	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]int{},
+	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]any{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
 		Smart: ktNote{Source: smart.Predicted, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
 	if c.ProblemSize == nil {
@@ -75,7 +75,9 @@ func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written t
 	stamp := written.UTC().Format("2006-01-02 15:04:05.000000+00:00")
 	for _, prm := range k.Params {
 		c.TuneParamsKeys = append(c.TuneParamsKeys, prm.Name)
-		c.TuneParams[prm.Name] = prm.Values
+		for _, v := range prm.Values {
+			c.TuneParams[prm.Name] = append(c.TuneParams[prm.Name], ktValue(prm, v))
+		}
 	}
 	for _, v := range p.Variants {
 		key, rec, err := ktRecord(k, v, stamp)
@@ -97,7 +99,13 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 			return "", nil, fmt.Errorf("setting %s lacks the kernel's parameter %s", v.Setting, prm.Name)
 		}
 		vals[i] = strconv.Itoa(x)
-		rec[prm.Name] = x
+		if prm.Bool { // Kernel Tuner's keys print booleans as Python does
+			vals[i] = "False"
+			if x != 0 {
+				vals[i] = "True"
+			}
+		}
+		rec[prm.Name] = ktValue(prm, x)
 	}
 	switch {
 	case v.Failed:
@@ -111,6 +119,14 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 	rec["predicted"] = !v.Shot
 	b, err := json.Marshal(rec)
 	return strings.Join(vals, ","), b, err
+}
+
+// ktValue is a parameter's value as Kernel Tuner holds it: a boolean parameter's as a boolean.
+func ktValue(prm dataset.Param, v int) any {
+	if prm.Bool {
+		return v != 0
+	}
+	return v
 }
 
 // WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an
