@@ -341,9 +341,9 @@ func ExampleReplay() {
 }
 
 // TestOpenKernelTunerCache reads caches as Kernel Tuner leaves them when a run stops before it
-// closes them: the header and one configuration a line, each followed by a comma (Kernel Tuner
-// 0.4-1.0) or preceded by one (later versions), without the closing braces; and a run killed in
-// the middle of a line. Each must give the closed cache's configurations, less a torn last line.
+// closes them: the header and one configuration a line, each followed by a comma (its
+// util.store_cache) or preceded by one (its newer cache module), without the closing braces; and
+// a run killed in the middle of a line. Each must give the closed cache's configurations, less a torn last line.
 func TestOpenKernelTunerCache(t *testing.T) {
 	dir := t.TempDir()
 	header := "{\n\"device_name\": \"NVIDIA RTX A4000\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": [\n\"a\",\n\"b\"\n],\n\"tune_params\": {\n\"a\": [\n1,\n2\n],\n\"b\": [\n8,\n16\n]\n},\n\"objective\": \"time\",\n\"cache\": {"
@@ -352,8 +352,8 @@ func TestOpenKernelTunerCache(t *testing.T) {
 		`"1,16": {"a": 1, "b": 16, "time": "CompilationFailedConfig"}`,
 		`"2,8": {"a": 2, "b": 8, "time": 1.5, "times": [1.5, 1.5, 1.6]}`,
 	}
-	trailing := header // Kernel Tuner 0.4-1.0: "\n" + entry + ","
-	leading := header  // later: "," + "\n" + entry, the first without the comma
+	trailing := header // util.store_cache: "\n" + entry + ","
+	leading := header  // the cache module: "," + "\n" + entry, the first without the comma
 	for i, e := range entries {
 		trailing += "\n" + e + ","
 		if i > 0 {
