@@ -260,19 +260,7 @@ func TestImportAndReplayDataSet(t *testing.T) {
 
 func TestKernelTunerErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string, gz bool) string {
-		path := filepath.Join(dir, name)
-		data := []byte(content)
-		if gz {
-			var b bytes.Buffer
-			w := gzip.NewWriter(&b)
-			w.Write(data)
-			w.Close()
-			data = b.Bytes()
-		}
-		os.WriteFile(path, data, 0o644)
-		return path
-	}
+	write := func(name, content string, gz bool) string { return writeFile(t, dir, name, content, gz) }
 	cache := func(time string) string {
 		return fmt.Sprintf(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},"objective":"time","cache":{"1":{"a":1,"time":%s,"times":[1,2,3]}}}`, time)
 	}
@@ -362,21 +350,7 @@ func TestOpenKernelTunerCache(t *testing.T) {
 		leading += "\n" + e
 	}
 	closed := strings.TrimSuffix(trailing, ",") + "}\n}"
-	write := func(name, content string, gz bool) string {
-		path := filepath.Join(dir, name)
-		data := []byte(content)
-		if gz {
-			var b bytes.Buffer
-			w := gzip.NewWriter(&b)
-			w.Write(data)
-			w.Close()
-			data = b.Bytes()
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, content string, gz bool) string { return writeFile(t, dir, name, content, gz) }
 	want, err := ReadKernelTuner(write("closed.json", closed, false), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -554,4 +528,22 @@ func TestKernelTunerBooleans(t *testing.T) {
 	if _, err := ReadKernelTuner(cache, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "tune_params.bx[1] is null") {
 		t.Errorf("a null value: %v, want it refused by name", err)
 	}
+}
+
+// writeFile writes content to dir/name, gzip-compressed where gz, and returns the path.
+func writeFile(t *testing.T, dir, name, content string, gz bool) string {
+	t.Helper()
+	data := []byte(content)
+	if gz {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+		data = b.Bytes()
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
