@@ -154,7 +154,7 @@ func TestLookupUnknownSuggests(t *testing.T) {
 		{"h10", "H100-SXM"},
 		{"A100 80", "A100-80GB"},
 		{"W660", "W6600"},
-		{"NVIDIA H200 NVL", "H200"},
+		{"NVIDIA H800", "H200"},
 	}
 	for _, tc := range tests {
 		_, err := c.Lookup(tc.query)
@@ -378,6 +378,8 @@ func TestEmbeddedKeplerToBlackwell(t *testing.T) {
 		{"V100S-PCIe", "7.0", 80, 32, 1134, 16.4},
 		{"A100-80GB-PCIe", "8.0", 108, 80, 1935, 19.5},
 		{"H100-NVL", "9.0", 132, 94, 3900, 60},
+		{"H200-NVL", "9.0", 132, 141, 4800, 60},
+		{"B200", "10.0", 148, 180, 8000, 75},
 	}
 	for _, tc := range tests {
 		g, err := c.Lookup(tc.name)
@@ -415,6 +417,7 @@ func TestNVMLNames(t *testing.T) {
 		"NVIDIA GeForce RTX 4080": "RTX-4080", "NVIDIA GeForce RTX 4070": "RTX-4070",
 		"Tesla P100-PCIE-16GB": "P100-PCIe", "Tesla P100-PCIE-12GB": "P100-PCIe-12GB", "Tesla V100S-PCIE-32GB": "V100S-PCIe",
 		"NVIDIA A100 80GB PCIe": "A100-80GB-PCIe", "NVIDIA H100 NVL": "H100-NVL",
+		"NVIDIA H200 NVL": "H200-NVL", "NVIDIA B200": "B200",
 	}
 	covered := map[string]bool{}
 	for name, canonical := range nvml {
@@ -514,7 +517,7 @@ func TestSelect(t *testing.T) {
 		{"", "Kepler", []string{"K80", "K40"}, ""},
 		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada", "RTX-4080", "RTX-4070"}, ""},
 		{"AMD", "", []string{"MI250X", "W6600", "W7800", "MI50", "MI100", "MI210", "MI300X"}, ""},
-		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell"}, ""},
+		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell", "B200"}, ""},
 		{"", "Keppler", nil, "arch"},
 		{"Intel", "", nil, "vendor"},
 		{"AMD", "Hopper", nil, ""},
