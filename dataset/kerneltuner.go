@@ -19,6 +19,7 @@ import (
 
 	"smart"
 	"smart/internal/jsonerr"
+	"smart/space"
 )
 
 // ImportOptions say what Kernel Tuner files leave out.
@@ -307,16 +308,11 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 	if err != nil {
 		return nil, err
 	}
+	spec, err := space.ParseBenchmarkSpec(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var raw struct {
-		ConfigurationSpace struct {
-			TuningParameters []struct {
-				Name   string          `json:"Name"`
-				Values json.RawMessage `json:"Values"`
-			} `json:"TuningParameters"`
-			Conditions []struct {
-				Expression string `json:"Expression"`
-			} `json:"Conditions"`
-		} `json:"ConfigurationSpace"`
 		KernelSpecification struct {
 			KernelName  string          `json:"KernelName"`
 			ProblemSize json.RawMessage `json:"ProblemSize"`
@@ -325,22 +321,9 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: not a benchmark_hub space description: %w", path, jsonerr.Describe(err))
 	}
-	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName}
-	for i, p := range raw.ConfigurationSpace.TuningParameters {
-		// Values is a Python list in a string ("[1, 2, 4]"), which is also a JSON array, or an array.
-		list := []byte(p.Values)
-		var text string
-		if json.Unmarshal(p.Values, &text) == nil {
-			list = []byte(text)
-		}
-		var vals []int
-		if err := json.Unmarshal(list, &vals); err != nil {
-			return nil, fmt.Errorf("%s: field ConfigurationSpace.TuningParameters[%d].Values (%s) is not a list of integers: %s", path, i, p.Name, p.Values)
-		}
-		sp.params = append(sp.params, Param{Name: p.Name, Values: vals})
-	}
-	for _, c := range raw.ConfigurationSpace.Conditions {
-		sp.constraints = append(sp.constraints, c.Expression)
+	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName, constraints: spec.Conditions}
+	for _, p := range spec.Params {
+		sp.params = append(sp.params, Param{Name: p.Name, Values: p.Values, Bool: p.Bool})
 	}
 	sp.problemSize, _ = intList(raw.KernelSpecification.ProblemSize)
 	return sp, nil

@@ -8,7 +8,7 @@ import (
 )
 
 // grammar is what ParseConstraint accepts, for error messages.
-const grammar = "integers, parameter names, + - * / // %, comparisons (== != < <= > >=, chained), and, or, not, parentheses"
+const grammar = "integers, True and False, parameter names, + - * / // %, comparisons (== != < <= > >=, chained), and, or, not, parentheses"
 
 // ParseConstraint reads a Kernel Tuner restriction, a Python expression such as
 // "use_padding==0 or block_size_x % 32 != 0" or "32 <= block_size_x * block_size_y <= 1024",
@@ -90,7 +90,11 @@ func tokenize(s string) ([]token, error) {
 			switch word {
 			case "and", "or", "not":
 				out = append(out, token{kind: tOp, text: word, col: i + 1})
-			case "in", "is", "if", "else", "lambda", "True", "False", "None":
+			case "True", "False":
+				// Python's bool is an int (True == 1, True + 1 == 2), and smart holds a boolean
+				// parameter as 0 or 1, so the literals are those integers.
+				out = append(out, token{kind: tInt, text: word, col: i + 1, n: int64(boolInt(word == "True"))})
+			case "in", "is", "if", "else", "lambda", "None":
 				return nil, fmt.Errorf("column %d: %q is not supported; the expression may use %s", i+1, word, grammar)
 			default:
 				out = append(out, token{kind: tName, text: word, col: i + 1})
@@ -116,6 +120,13 @@ func tokenize(s string) ([]token, error) {
 		}
 	}
 	return append(out, token{kind: tEOF, col: len(s) + 1}), nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // value is a Python number: an int, or a float after a true division.

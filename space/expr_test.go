@@ -47,6 +47,13 @@ func TestParseConstraintMatchesPython(t *testing.T) {
 		{"a / b * b == a", map[string]int{"a": 7, "b": 3}, true},
 		{conv, map[string]int{"use_shmem": 1, "block_size_x": 128, "tile_size_x": 4, "block_size_y": 16, "tile_size_y": 1, "filter_width": 15, "filter_height": 15}, false},
 		{conv, map[string]int{"use_shmem": 1, "block_size_x": 128, "tile_size_x": 1, "block_size_y": 16, "tile_size_y": 1, "filter_width": 15, "filter_height": 15}, true},
+		// Python's bool is an int: True == 1, False == 0, and they add.
+		{"use_shmem == True", map[string]int{"use_shmem": 1}, true},
+		{"use_shmem == True", map[string]int{"use_shmem": 0}, false},
+		{"a == False or b", map[string]int{"a": 1, "b": 0}, false},
+		{"True + True == a", map[string]int{"a": 2}, true},
+		{"a * False", map[string]int{"a": 5}, false},
+		{"not (a != True)", map[string]int{"a": 1}, true},
 		// Python raises ZeroDivisionError; a constraint counts it as a violation.
 		{"a % b", map[string]int{"a": 5, "b": 0}, false},
 		{"a // b >= 0", map[string]int{"a": 5, "b": 0}, false},
@@ -93,7 +100,8 @@ func TestParseConstraintErrors(t *testing.T) {
 		{"a ** 2 < 4", `"**" is not supported`},
 		{"a < 1.5", "only decimal integer literals"},
 		{"a in [1, 2]", `"in" is not supported`},
-		{"a == True", `"True" is not supported`},
+		{"a is True", `"is" is not supported`},
+		{"a == None", `"None" is not supported`},
 		{"(a + 1", `expected ")"`},
 		{"a + ", "ends where an operand is expected"},
 		{"a b", `unexpected "b" after a complete expression`},

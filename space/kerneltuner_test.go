@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestKernelTunerSpaces(t *testing.T) {
 				if int64(len(cache)) != s.Count().Int64() {
 					t.Errorf("%s lists %d configurations, the space has %s", filepath.Base(f), len(cache), s.Count())
 				}
-				if !equalNames(keys, s.Names()) {
+				if !slices.Equal(keys, s.Names()) {
 					t.Errorf("%s has parameters %v, the space %v", filepath.Base(f), keys, s.Names())
 				}
 				for _, set := range cache {
@@ -117,18 +118,6 @@ func TestKernelTunerSpaces(t *testing.T) {
 	}
 }
 
-func equalNames(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestKernelTunerErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -137,6 +126,8 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"not json", `{`, "space.json: not a search-space description"},
 		{"no parameters", `{"ConfigurationSpace": {}}`, "TuningParameters is missing"},
 		{"float", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "float", "Values": "[1.5]"}]}}`, `TuningParameters[0].Type is "float"`},
+		{"bool not a bool", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "bool", "Values": "[True, 2]"}]}}`, `value "2" is not True or False`},
+		{"bool as integers", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "bool", "Values": [0, 1]}]}}`, "neither a list of booleans"},
 		{"bad list", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "1, 2"}]}}`, "TuningParameters[0].Values (a)"},
 		{"bad value", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": "[1, x]"}]}}`, `value "x" is not an integer`},
 		{"unknown name", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": [1, 2]}], "Conditions": [{"Expression": "a < b"}]}}`, "reads b, which is not a tuning parameter"},
@@ -150,5 +141,36 @@ func TestKernelTunerErrors(t *testing.T) {
 	}
 	if _, err := KernelTuner(ctx, []string{"a"}, nil, nil); err == nil {
 		t.Error("KernelTuner with mismatched names and values did not fail")
+	}
+}
+
+// A bool parameter, its values as a Python list or as JSON booleans, and conditions comparing
+// it with True: the settings are those Python enumerates (counted by hand: 12 combinations, the
+// two with a False and b 1 and the two with c True and b 4 left out).
+func TestKernelTunerBoolSpace(t *testing.T) {
+	const spec = `{"ConfigurationSpace": {
+		"TuningParameters": [
+			{"Name": "a", "Type": "bool", "Values": "[True, False]"},
+			{"Name": "b", "Type": "int", "Values": "[1, 2, 4]"},
+			{"Name": "c", "Type": "bool", "Values": [false, true]}],
+		"Conditions": [{"Expression": "a == True or b > 1"}, {"Expression": "not c or b != 4"}]}}`
+	s, err := ParseBenchmarkSpace(context.Background(), []byte(spec), "space.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Count().Int64() != 8 {
+		t.Errorf("count %s, want 8", s.Count())
+	}
+	var got []string
+	for set := range s.All() {
+		got = append(got, set.String())
+	}
+	slices.Sort(got)
+	want := []string{
+		"a=0,b=2,c=0", "a=0,b=2,c=1", "a=0,b=4,c=0",
+		"a=1,b=1,c=0", "a=1,b=1,c=1", "a=1,b=2,c=0", "a=1,b=2,c=1", "a=1,b=4,c=0",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("settings %v, want %v", got, want)
 	}
 }

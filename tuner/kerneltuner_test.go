@@ -73,3 +73,35 @@ func TestOpenKernelTunerEmptyCache(t *testing.T) {
 		t.Errorf("error %v; want one saying that %s holds no configurations", err, path)
 	}
 }
+
+// A cache of a boolean parameter with the space.json beside it that types it bool and
+// restricts it by comparing with True: the space is the five configurations the restriction
+// leaves (six of bx and shmem, less bx=64 without shared memory), each of which replays, and the
+// restriction rejects the sixth. Before space.json's booleans were read, the file was refused.
+func TestOpenKernelTunerBooleanSpace(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "A4000.json")
+	os.WriteFile(cache, []byte(`{"device_name":"NVIDIA RTX A4000","kernel_name":"k","tune_params_keys":["bx","shmem"],
+		"tune_params":{"bx":[16,32,64],"shmem":[false,true]},"objective":"time","cache":{
+		"16,False":{"bx":16,"shmem":false,"time":1.25},"16,True":{"bx":16,"shmem":true,"time":0.75},
+		"32,False":{"bx":32,"shmem":false,"time":1.5},"32,True":{"bx":32,"shmem":true,"time":1.0},
+		"64,True":{"bx":64,"shmem":true,"time":1.5}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+		{"Name":"bx","Type":"int","Values":"[16, 32, 64]"},{"Name":"shmem","Type":"bool","Values":"[False, True]"}],
+		"Conditions":[{"Expression":"shmem == True or bx < 64"}]}}`), 0o644)
+	k, err := OpenKernelTuner(ctx, cache, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.Space.Count().String(); got != "5" || k.Note != "" {
+		t.Errorf("the space holds %s settings (note %q); want the 5 the restriction leaves", got, k.Note)
+	}
+	if err := k.Space.Check(smart.Setting{"bx": 64, "shmem": 0}); err == nil || !strings.Contains(err.Error(), "shmem == True or bx < 64") {
+		t.Errorf("bx=64 without shared memory: %v; want the restriction to reject it", err)
+	}
+	opt, n, err := Optimum(ctx, k.Problem())
+	if err != nil || opt != 0.75 || n != 5 {
+		t.Errorf("optimum %v over %d settings, %v; want 0.75 over 5", opt, n, err)
+	}
+}
