@@ -8,9 +8,11 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"smart"
+	"smart/models"
 	"smart/models/roofline"
 	"smart/space"
 	"smart/transfer"
@@ -32,10 +34,15 @@ type answer struct {
 type session struct {
 	p       *Predictor
 	in      Input
-	sel, rt *Model
-	mu      sync.Mutex
-	pools   map[string]*pool
-	answers map[string]*answered
+	sel, rt *Model // nil where beyond is set
+	// beyond says why no learned model reads the stencil; the analytic model alone answers then.
+	beyond *NoModelError
+	// tableModels are the models whose GPUs the table lists (tableGPUs): sel and rt, or where
+	// they do not read the stencil, the models of its dimensions.
+	tableModels []*Model
+	mu          sync.Mutex
+	pools       map[string]*pool
+	answers     map[string]*answered
 }
 
 type pool struct {
@@ -69,10 +76,58 @@ func entry[T any](mu *sync.Mutex, m map[string]*T, key string) *T {
 
 func (p *Predictor) newSession(in Input) (*session, error) {
 	sel, rt, err := p.Models.For(in.Stencil)
-	if err != nil {
+	var beyond *NoModelError
+	if err != nil && !errors.As(err, &beyond) {
 		return nil, err
 	}
-	return &session{p: p, in: in, sel: sel, rt: rt, pools: map[string]*pool{}, answers: map[string]*answered{}}, nil
+	s := &session{p: p, in: in, sel: sel, rt: rt, beyond: beyond, pools: map[string]*pool{}, answers: map[string]*answered{}}
+	if beyond != nil {
+		// The table lists the GPUs it lists for the stencils the models read: those of the
+		// models of these dimensions, where there are some.
+		for _, task := range []models.Task{models.Select, models.Runtime} {
+			if m, err := p.Models.model(task, in.Stencil.Dims); err == nil && m != nil {
+				s.tableModels = append(s.tableModels, m)
+			}
+		}
+	} else {
+		s.tableModels = []*Model{sel, rt}
+	}
+	return s, nil
+}
+
+// beyondWarning says that no learned model read the stencil and what answered instead.
+func (s *session) beyondWarning() string {
+	if s.beyond == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s; the analytic model alone screened every OC and searched the fastest (no classifier, no runtime model: its picks and times are less sure than a learned model's)", s.beyond.Reason)
+}
+
+// analyticClasses are every OC, each a class of its own, for a search with the analytic model
+// alone: with no classifier, none is more probable than another.
+func analyticClasses() []ClassProb {
+	var out []ClassProb
+	for _, oc := range smart.Combinations() {
+		out = append(out, ClassProb{OC: oc, Members: []smart.Combination{oc}})
+	}
+	return out
+}
+
+// analyticProvenance is what stands behind a choice of the analytic model alone.
+func (p *Predictor) analyticProvenance() Provenance {
+	if p.Calibration == nil {
+		return Provenance{Basis: BasisAnalytic, Model: "analytic model", Text: "the analytic model alone, with the literature's constants: no learned model reads this stencil"}
+	}
+	var stencils int
+	var gpus []string
+	for _, src := range p.Calibration.FittedOn {
+		stencils += src.Stencils
+		if !slices.Contains(gpus, src.GPU) {
+			gpus = append(gpus, src.GPU)
+		}
+	}
+	return Provenance{Basis: BasisAnalytic, Model: "calibrated analytic model",
+		Text: fmt.Sprintf("the analytic model alone, its constants fitted to %d stencils measured on the %s: no learned model reads this stencil", stencils, strings.Join(gpus, ", "))}
 }
 
 // answer predicts st on g, once per session: with g's own runtime model where one is embedded;
@@ -93,6 +148,23 @@ func (s *session) compute(ctx context.Context, g smart.GPU) (answer, error) {
 	}
 	if err := g.CheckMemory(st); err != nil {
 		a.reason = err.Error()
+		return a, nil
+	}
+	if s.beyond != nil {
+		b := p.Budget
+		classes := analyticClasses()
+		b.Classes, b.MinProbability = len(classes), 0
+		res, err := p.searchGPU(ctx, nil, s.in, g, classes, b)
+		if err != nil {
+			return a, err
+		}
+		a.choices, a.screened = res.choices, res.screened
+		if len(a.choices) == 0 {
+			a.reason = fmt.Sprintf("none of the %d OCs has a valid setting", res.screened)
+			if err := space.BlockRoom(st, g); err != nil {
+				a.reason = err.Error()
+			}
+		}
 		return a, nil
 	}
 	var err error
@@ -375,7 +447,10 @@ func (s *session) used() []*Model {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	out := []*Model{s.sel}
+	var out []*Model
+	if s.sel != nil {
+		out = append(out, s.sel)
+	}
 	for _, n := range names {
 		if m := s.answers[n].a.model; m != nil && !slices.Contains(out, m) {
 			out = append(out, m)

@@ -2,9 +2,12 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
+
+	"smart"
 )
 
 // cpuTime is the CPU time (user and system) the process has used: on a shared, loaded machine
@@ -50,6 +53,23 @@ func BenchmarkPredict(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(name, func(b *testing.B) {
+			start := cpuTime()
+			for b.Loop() {
+				if _, err := p.Predict(context.Background(), Input{Stencil: st}, "a100"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkPredictBeyond is one smart predict of stencils of an order no learned model reads,
+// which the analytic model alone answers: every OC screened on each GPU of the table.
+func BenchmarkPredictBeyond(b *testing.B) {
+	p := defaultPredictor(b)
+	for _, st := range []*smart.Stencil{shape(b, "star", 2, 6, [3]int{}), shape(b, "star", 3, 8, [3]int{})} {
+		b.Run(fmt.Sprintf("%dd-order%d", st.Dims, st.Order()), func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
 				if _, err := p.Predict(context.Background(), Input{Stencil: st}, "a100"); err != nil {

@@ -379,6 +379,9 @@ const (
 	BasisSimulated Basis = "simulated"
 	// BasisExtrapolated: trained on simulations of other GPUs only.
 	BasisExtrapolated Basis = "extrapolated"
+	// BasisAnalytic: no learned model reads the stencil (its order or dimensions lie beyond
+	// them), so the analytic model alone chose the OC and setting and gave the time.
+	BasisAnalytic Basis = "analytic"
 )
 
 // Provenance is what stands behind a predicted number, with a sentence a user reads.

@@ -265,19 +265,25 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	if err != nil {
 		return nil, err
 	}
-	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st), Classes: a.classes, ClassSource: s.sel.Provenance(g.Name)}
-	used := []*Model{s.sel, a.model}
-	if a.model != s.rt {
-		used = append(used, s.rt)
+	pr := &Prediction{File: in.File, GPU: g.Name, Stencil: stencilInfo(st), Classes: a.classes}
+	if s.beyond != nil {
+		pr.ClassSource = Provenance{Basis: BasisAnalytic, Model: "none", Text: "no classifier reads this stencil"}
+		pr.Models, pr.Warnings = []ModelInfo{}, []string{s.beyondWarning()}
+	} else {
+		pr.ClassSource = s.sel.Provenance(g.Name)
+		used := []*Model{s.sel, a.model}
+		if a.model != s.rt {
+			used = append(used, s.rt)
+		}
+		guard, err := p.Models.Local(st.Dims)
+		if err != nil {
+			return nil, err
+		}
+		if guard != nil {
+			used = append(used, guard)
+		}
+		pr.Models, pr.Warnings = modelInfo(st, used...)
 	}
-	guard, err := p.Models.Local(st.Dims)
-	if err != nil {
-		return nil, err
-	}
-	if guard != nil {
-		used = append(used, guard)
-	}
-	pr.Models, pr.Warnings = modelInfo(st, used...)
 	if a.note != "" {
 		pr.Warnings = append(pr.Warnings, a.note)
 	}
@@ -370,7 +376,7 @@ func (s *session) tableGPUs(extra ...string) []smart.GPU {
 			}
 		}
 	}
-	for _, m := range []*Model{s.sel, s.rt} {
+	for _, m := range s.tableModels {
 		for _, d := range m.Header.Data {
 			add(d.GPUs...)
 		}
@@ -403,7 +409,7 @@ func stencilInfo(st *smart.Stencil) StencilInfo {
 
 // modelInfo describes the models and warns where st lies outside what they were trained on.
 func modelInfo(st *smart.Stencil, ms ...*Model) ([]ModelInfo, []string) {
-	var info []ModelInfo
+	info := []ModelInfo{} // [] in JSON where no model answered (BasisAnalytic)
 	var warn []string
 	for _, m := range ms {
 		info = append(info, ModelInfo{Name: m.Name, Kind: m.Header.Kind, Task: m.Header.Task, Data: m.Header.Data, CV: m.Header.CV, Trained: m.Range})
@@ -483,9 +489,9 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.classes = i + 1
 	}
 	res.screened = len(ocs)
-	guard, err := p.Models.Local(st.Dims)
+	score, name, err := p.scorer(rt, st, g)
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("stencil %s on %s: %s: %w", st.Name, g.Name, name, err)
 	}
 	var screened []*Found
 	for _, oc := range ocs {
@@ -493,22 +499,25 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		if len(ocs) <= b.Refine {
 			pass = b.Deep // nothing to screen out
 		}
-		f, err := search(ctx, rt, guard, st, oc, g, pass, nil, p.rng(st, oc, g))
+		f, err := Search(ctx, score, st, oc, g, pass, nil, p.rng(st, oc, g))
 		if err != nil {
-			return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, oc, g.Name, err)
+			return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, oc, g.Name, name, err)
 		}
 		if f != nil {
 			screened = append(screened, f)
 		}
 	}
 	sort.SliceStable(screened, func(i, j int) bool { return screened[i].TimeMs < screened[j].TimeMs })
-	src := rt.Provenance(g.Name)
+	src := p.analyticProvenance()
+	if rt != nil {
+		src = rt.Provenance(g.Name)
+	}
 	for _, k := range spread(screened, class, b.Refine) {
 		f := screened[k]
 		if len(ocs) > b.Refine {
-			deep, err := search(ctx, rt, guard, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
+			deep, err := Search(ctx, score, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
 			if err != nil {
-				return res, fmt.Errorf("stencil %s under %s on %s: %w", st.Name, f.OC, g.Name, err)
+				return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, f.OC, g.Name, name, err)
 			}
 			if deep != nil {
 				deep.Evaluated += f.Evaluated
@@ -571,7 +580,12 @@ func (p *Predictor) constants() *roofline.Calibration {
 // calibrated model's interval where st lies outside what rt was trained on, and never below the
 // floor (the copy's or the FMAs').
 func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
-	if p.Bands != nil {
+	if c.Source.Basis == BasisAnalytic {
+		if p.Calibration != nil {
+			iv := p.Calibration.Interval.Around(c.TimeMs)
+			c.Interval = &iv
+		}
+	} else if p.Bands != nil {
 		basis := c.Source.Basis
 		if basis == BasisExtrapolated || basis == BasisMixed {
 			basis = BasisSimulated // the defaults' errors were measured where they simulate

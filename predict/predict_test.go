@@ -319,9 +319,13 @@ func TestSearchGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		score, err := ModelScorer(rt, st, g)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var seeds []smart.Setting
 		for i, pass := range []Pass{p.Budget.Screen, p.Budget.Deep} {
-			f, err := search(context.Background(), rt, nil, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
+			f, err := Search(context.Background(), score, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -435,19 +439,23 @@ func TestSearchDescends(t *testing.T) {
 	st := sample(t, "j3d27pt")
 	g, _ := p.Catalog.Lookup("V100")
 	_, rt, _ := p.Models.For(st)
-	oc := smart.Combination(smart.ST | smart.RT)
-	random, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	score, err := ModelScorer(rt, st, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
+	oc := smart.Combination(smart.ST | smart.RT)
+	random, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if desc.TimeMs > random.TimeMs || desc.Evaluated <= random.Evaluated {
 		t.Errorf("descent: %v ms after %d settings; random draws alone: %v ms after %d", desc.TimeMs, desc.Evaluated, random.TimeMs, random.Evaluated)
 	}
-	seeded, err := search(context.Background(), rt, nil, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
+	seeded, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +466,6 @@ func TestSearchDescends(t *testing.T) {
 
 func TestPredictErrors(t *testing.T) {
 	p := defaultPredictor(t)
-	order5 := shape(t, "star", 3, 5, [3]int{})
 	huge := sample(t, "j3d7pt")
 	huge.Grid = [3]int{2048, 2048, 2048}
 	small := sample(t, "j2d5pt")
@@ -471,7 +478,6 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"unknown GPU", sample(t, "j3d7pt"), "a1000", "unknown GPU \"a1000\"; did you mean"},
 		{"AMD GPU", sample(t, "j3d7pt"), "mi250x", "only NVIDIA GPUs run them"},
-		{"order beyond the models", order5, "a100", "has order 5; model embedded select-3d.smartmodel was trained on 3-D stencils of orders 1-4"},
 		{"grid beyond memory", huge, "t4", "its two grids need 137.4 GB; the T4 has 16 GB"},
 		{"grid without room for a block", small, "h100-sxm", "holds 16 of the 32 threads of a warp"},
 		{"the same, from the H100's model", small, "a100", "holds 16 of the 32 threads of a warp"},
@@ -918,5 +924,69 @@ func TestSortChoicesAnalyticWeight(t *testing.T) {
 	}
 	if got, want := (Choice{TimeMs: 1, Analytic: est(8)}).RankMs(0.1), math.Pow(8, 0.1); math.Abs(got-want) > 1e-12 {
 		t.Errorf("RankMs = %v, want 8^0.1 = %v", got, want)
+	}
+}
+
+// TestPredictBeyondTheModels predicts a stencil of an order no learned model reads (the
+// embedded ones read orders 1-4): the analytic model alone screens every OC and searches the
+// fastest, each time its own for the setting (computed again here), with the calibration's
+// interval; the output says so, on every GPU of the table and in a recommendation.
+func TestPredictBeyondTheModels(t *testing.T) {
+	p := defaultPredictor(t)
+	st := shape(t, "star", 3, 5, [3]int{})
+	if _, _, err := p.Models.For(st); err == nil {
+		t.Fatal("the embedded models read order 5; pick an order beyond them")
+	}
+	pr, err := p.Predict(context.Background(), Input{Stencil: st}, "a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Classes) != 0 || pr.ClassSource.Basis != BasisAnalytic || len(pr.Models) != 0 {
+		t.Errorf("classes %v from %+v, models %v; want none, the analytic basis", pr.Classes, pr.ClassSource, pr.Models)
+	}
+	if pr.Screened != len(smart.Combinations()) || len(pr.Candidates) != p.Budget.Refine {
+		t.Errorf("%d OCs screened, %d candidates; want every OC (%d) and %d", pr.Screened, len(pr.Candidates), len(smart.Combinations()), p.Budget.Refine)
+	}
+	g, _ := p.Catalog.Lookup("a100")
+	for i, c := range pr.Candidates {
+		tun, err := smart.DecodeTuning(st.Dims, c.OC, c.Setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, err := roofline.ModelWith(st, tun, g, p.constants())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Source.Basis != BasisAnalytic || c.TimeMs != est.TimeMs || c.Interval == nil ||
+			c.Interval.LoMs > c.TimeMs || c.Interval.HiMs < c.TimeMs || !strings.Contains(c.Interval.From, "calibrated model") {
+			t.Errorf("candidate %s %s: %v ms (%s), interval %+v; want the analytic model's %v ms inside the calibration's interval", c.OC, c.Setting, c.TimeMs, c.Source.Basis, c.Interval, est.TimeMs)
+		}
+		if i > 0 && c.TimeMs < pr.Candidates[0].TimeMs {
+			t.Errorf("candidate %s (%v ms) is faster than the first, %s (%v ms)", c.OC, c.TimeMs, pr.Best.OC, pr.Best.TimeMs)
+		}
+	}
+	if len(pr.Warnings) == 0 || !strings.Contains(pr.Warnings[0], "has order 5") || !strings.Contains(pr.Warnings[0], "the analytic model alone") {
+		t.Errorf("warnings %q; want one saying that no model reads order 5 and the analytic model answered", pr.Warnings)
+	}
+	h200 := false
+	for _, gt := range pr.GPUs {
+		h200 = h200 || gt.GPU == "H200"
+		if gt.Best != nil && gt.Best.Source.Basis != BasisAnalytic {
+			t.Errorf("%s answered by %s", gt.GPU, gt.Best.Source.Basis)
+		}
+		if gt.GPU == g.Name && (gt.Best == nil || gt.Best.TimeMs != pr.Best.TimeMs) {
+			t.Errorf("the table's %s row %+v differs from the choice (%v ms)", gt.GPU, gt.Best, pr.Best.TimeMs)
+		}
+	}
+	if !h200 {
+		t.Error("the table lacks the H200, which the 3-D models were trained on")
+	}
+	var text strings.Builder
+	if err := pr.WriteText(&text, false); err != nil || !strings.Contains(text.String(), "OC classes: none predicted") || !strings.Contains(text.String(), "Every OC (") {
+		t.Errorf("text %v:\n%s", err, text.String())
+	}
+	r, err := p.Recommend(context.Background(), Input{Stencil: st}, nil, "", Workload{})
+	if err != nil || r.GPUs[0].Best == nil || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[len(r.Warnings)-1], "the analytic model alone") {
+		t.Errorf("recommendation %+v, %v; want one from the analytic model that says so", r, err)
 	}
 }

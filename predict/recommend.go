@@ -165,6 +165,9 @@ func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have
 	}
 	r.File, r.Stencil, r.Measured = in.File, stencilInfo(st), p.measuredOf(st)
 	r.Models, r.Warnings = modelInfo(st, s.used()...)
+	if w := s.beyondWarning(); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	return r, nil
 }
 

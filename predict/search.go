@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/models/roofline"
 	"smart/space"
 	"smart/tuner"
 )
@@ -182,25 +183,51 @@ func ModelScorer(m *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, error) {
 	}, nil
 }
 
-// search is Search on gpu with the runtime model as the scorer, Guarded by the local-memory
-// model where guard is not nil.
-func search(ctx context.Context, rt, guard *Model, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, budget Pass, seeds []smart.Setting, rng *rand.Rand) (*Found, error) {
+// AnalyticScorer scores settings of st on gpu with the analytic model, with cal's constants
+// (the literature's where cal is nil): what answers where no learned model reads the stencil.
+func AnalyticScorer(st *smart.Stencil, gpu smart.GPU, cal *roofline.Calibration) Scorer {
+	m := roofline.NewModeler(st, gpu, cal)
+	return func(oc smart.Combination, sets []smart.Setting) ([]float64, error) {
+		out := make([]float64, len(sets))
+		for i, s := range sets {
+			t, err := smart.DecodeTuning(st.Dims, oc, s)
+			if err != nil {
+				return nil, fmt.Errorf("setting %s of %s: %w", s, oc, err)
+			}
+			est, err := m.Model(t)
+			if err != nil {
+				return nil, fmt.Errorf("setting %s of %s: %w", s, oc, err)
+			}
+			out[i] = est.TimeMs
+		}
+		return out, nil
+	}
+}
+
+// scorer is what a search of st on gpu scores settings with, and its name for errors: the
+// runtime model rt, Guarded by the local-memory model where there is one, or the analytic model
+// where rt is nil (no learned model reads st).
+func (p *Predictor) scorer(rt *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, string, error) {
+	if rt == nil {
+		return AnalyticScorer(st, gpu, p.constants()), "the analytic model", nil
+	}
+	name := "runtime model " + rt.Name
 	score, err := ModelScorer(rt, st, gpu)
 	if err != nil {
-		return nil, err
+		return nil, name, err
+	}
+	guard, err := p.Models.Local(st.Dims)
+	if err != nil {
+		return nil, name, err
 	}
 	if guard != nil {
 		local, err := ModelScorer(guard, st, gpu)
 		if err != nil {
-			return nil, err
+			return nil, name, fmt.Errorf("local-memory model %s: %w", guard.Name, err)
 		}
 		score = Guarded(score, local)
 	}
-	f, err := Search(ctx, score, st, oc, gpu, budget, seeds, rng)
-	if err != nil {
-		return nil, fmt.Errorf("runtime model %s: %w", rt.Name, err)
-	}
-	return f, nil
+	return score, name, nil
 }
 
 // Search finds a setting of oc for st on gpu with a low score: valid settings drawn at random

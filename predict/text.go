@@ -21,17 +21,26 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	s := pr.Stencil
 	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridList(s.Grid), s.Dtype, s.Steps, s.ID)
 	fmt.Fprintf(bw, "on %s\n\n", pr.GPU)
-	fmt.Fprintf(bw, "OC classes, most probable first (%s)\n", pr.ClassSource.line())
-	fmt.Fprintf(bw, "  %-6s %-16s %s\n", "p", "class", "OCs in the class")
-	for _, c := range pr.Classes {
-		fmt.Fprintf(bw, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
+	if len(pr.Classes) == 0 {
+		fmt.Fprintf(bw, "OC classes: none predicted (%s)\n", pr.ClassSource.Text)
+		fmt.Fprintf(bw, "\nEvery OC (%d) screened on %s, the fastest %d searched in depth (%s)\n", pr.Screened, pr.GPU, len(pr.Candidates), pr.Best.Source.line())
+	} else {
+		fmt.Fprintf(bw, "OC classes, most probable first (%s)\n", pr.ClassSource.line())
+		fmt.Fprintf(bw, "  %-6s %-16s %s\n", "p", "class", "OCs in the class")
+		for _, c := range pr.Classes {
+			fmt.Fprintf(bw, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
+		}
+		fmt.Fprintf(bw, "\n%s; the fastest of each class searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
 	}
-	fmt.Fprintf(bw, "\n%s; the fastest of each class searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
 	fmt.Fprintf(bw, "  %-16s %6s %10s %15s %9s %7s  %s\n", "OC", "class p", "ms/step", intervalLevel(pr.Best), "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
-		fmt.Fprintf(bw, "  %-16s %6.3f %10.4g %15s %9s %7d  %s\n", c.OC, c.Probability, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)
+		p := "-"
+		if len(pr.Classes) > 0 {
+			p = strconv.FormatFloat(c.Probability, 'f', 3, 64)
+		}
+		fmt.Fprintf(bw, "  %-16s %6s %10.4g %15s %9s %7d  %s\n", c.OC, p, c.TimeMs, intervalText(&c), analyticMs(c), c.Evaluated, c.Setting)
 	}
-	if w := pr.AnalyticWeight; w > 0 {
+	if w := pr.AnalyticWeight; w > 0 && pr.Best.Source.Basis != BasisAnalytic {
 		fmt.Fprintf(bw, "  (ranked by ms/step^%.3g x analytic^%.3g: a candidate the analytic model holds far slower goes down)\n", 1-w, w)
 	}
 	left := 0
@@ -73,7 +82,8 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 		fmt.Fprintf(w, "   measured on the %s (smart's own runs, %s): the fastest of the %d variants run in full is %s at %.4g ms per step,\n   %.2fx the time predicted above (%s)\n",
 			pr.GPU, dates(m), m.Variants, m.OC, m.TimeMs, m.TimeMs/b.TimeMs, m.Setting)
 	}
-	if top := pr.Classes[0]; !slices.Contains(top.Members, b.OC) {
+	if len(pr.Classes) > 0 && !slices.Contains(pr.Classes[0].Members, b.OC) {
+		top := pr.Classes[0]
 		fmt.Fprintf(w, "   (the classifier ranks class %s first; the runtime model finds %s faster)\n", top.OC, b.OC)
 	}
 	fmt.Fprintf(w, "   %s -o %s.cu\n", b.Codegen, FileName(s.Name))
@@ -150,6 +160,9 @@ func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
 		fmt.Fprintln(w, "  (--all-gpus adds every other catalogued GPU, predicted from its hardware description alone)")
 	}
 	fmt.Fprintln(w, "\nModels")
+	if len(pr.Models) == 0 {
+		fmt.Fprintln(w, "  none: the analytic model answered (smart estimate shows its terms)")
+	}
 	for _, m := range pr.Models {
 		fmt.Fprintf(w, "  %s: %s %s, %s\n", m.Name, m.Kind, m.Task, m.Summary())
 	}
@@ -172,7 +185,11 @@ func WritePredictionRows(w io.Writer, preds []*Prediction) error {
 	fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10s  %-12s %8s  %s\n", width, "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
 	for _, pr := range preds {
 		fast := pr.GPUs[0]
-		fmt.Fprintf(bw, "%-*s %-10s %-16s %6.3f %10.4g  %-12s %7.2fx  %s\n", width, pr.Stencil.Name, pr.GPU, pr.Best.OC, pr.Best.Probability, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+		p := "-" // no classifier read the stencil (BasisAnalytic)
+		if len(pr.Classes) > 0 {
+			p = strconv.FormatFloat(pr.Best.Probability, 'f', 3, 64)
+		}
+		fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10.4g  %-12s %7.2fx  %s\n", width, pr.Stencil.Name, pr.GPU, pr.Best.OC, p, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
 	}
 	fmt.Fprintln(bw, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
 	var texts []string

@@ -53,11 +53,7 @@ func advice(cmd string, err error) string {
 	case errors.As(err, &labels):
 		return fmt.Sprintf("; run smart dataset label %s again", labels.Dir)
 	case errors.As(err, &noModel):
-		a := fmt.Sprintf("; train a model on %d-D stencils of order %d (smart bench, smart train)", noModel.Dims, noModel.Order)
-		if cmd == "predict" || cmd == "recommend" {
-			a += " and pass it with --model"
-		}
-		return a
+		return fmt.Sprintf("; train a model on %d-D stencils of order %d (smart bench, smart train)", noModel.Dims, noModel.Order)
 	case errors.As(err, &noGPU):
 		return "; name it with --gpu"
 	case errors.As(err, &fit):

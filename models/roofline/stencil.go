@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"smart"
 )
@@ -56,7 +57,11 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 
 // ModelWith is Model with the free constants of cal (nil: the literature's, as Model).
 func ModelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration) (Estimate, error) {
-	est, tm, err := analyse(st, t, g)
+	return modelWith(st, t, g, cal, loadsPerPoint)
+}
+
+func modelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration, loads func(*smart.Stencil, smart.Tuning) float64) (Estimate, error) {
+	est, tm, err := analyse(st, t, g, loads)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -68,9 +73,57 @@ func ModelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration)
 	return est, nil
 }
 
+// A Modeler estimates settings of one stencil on one GPU as ModelWith does, keeping the loads
+// per point the settings share: they depend on the merge factors, the streaming axis and
+// retiming alone, and counting them over a high-order stencil's offsets costs more than the
+// rest of the model, which a search runs thousands of times. Safe for concurrent use.
+type Modeler struct {
+	st  *smart.Stencil
+	g   smart.GPU
+	cal *Calibration
+
+	mu    sync.Mutex
+	loads map[loadsKey]float64
+}
+
+// loadsKey is what loadsPerPoint reads of a tuning.
+type loadsKey struct {
+	merge  [3]int
+	axis   int
+	retime bool
+}
+
+// NewModeler returns a Modeler of st on g with the constants of cal (nil: the literature's).
+func NewModeler(st *smart.Stencil, g smart.GPU, cal *Calibration) *Modeler {
+	return &Modeler{st: st, g: g, cal: cal, loads: map[loadsKey]float64{}}
+}
+
+// Model is ModelWith(st, t, g, cal) of the Modeler's stencil, GPU and constants.
+func (m *Modeler) Model(t smart.Tuning) (Estimate, error) {
+	return modelWith(m.st, t, m.g, m.cal, m.loadsPerPoint)
+}
+
+func (m *Modeler) loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
+	k := loadsKey{merge: [3]int{1, 1, 1}, axis: t.StreamAxis, retime: t.OC.Has(smart.RT)}
+	if t.OC.Has(smart.BM) {
+		k.merge = t.Merge
+	}
+	m.mu.Lock()
+	v, ok := m.loads[k]
+	m.mu.Unlock()
+	if !ok {
+		v = loadsPerPoint(st, t)
+		m.mu.Lock()
+		m.loads[k] = v
+		m.mu.Unlock()
+	}
+	return v
+}
+
 // analyse counts what a variant moves, loads and computes, and what hides its latencies: all of
-// the model but the free constants, which Calibration.apply adds.
-func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, error) {
+// the model but the free constants, which Calibration.apply adds. loadsOf is loadsPerPoint, or a
+// Modeler's memo of it.
+func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart.Stencil, smart.Tuning) float64) (Estimate, terms, error) {
 	var tm terms
 	if st == nil {
 		return Estimate{}, tm, errors.New("no stencil to model")
@@ -153,7 +206,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 
 	// Loads from shared memory (or L1 without it) per computed point, and the stores that stage
 	// the input region and the intermediate levels of temporal blocking.
-	perPoint := loadsPerPoint(st, t)
+	perPoint := loadsOf(st, t)
 	loads := computed * perPoint
 	stores := 0.0
 	if t.Shared {
@@ -202,7 +255,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, terms, e
 	if t.OC.Has(smart.BM) {
 		single := t
 		single.Merge = [3]int{1, 1, 1}
-		extraLoads := computed * (loadsPerPoint(st, single) - perPoint)
+		extraLoads := computed * (loadsOf(st, single) - perPoint)
 		tm.onChipNoReuse += extraLoads / 32 * pass / m.sms
 		tm.issueNoReuse += extraLoads / 32 / m.issuePerSM / m.sms
 	}

@@ -553,7 +553,7 @@ func TestLocalCycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, tm, err := analyse(st, tc.t, g)
+		_, tm, err := analyse(st, tc.t, g, loadsPerPoint)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +571,7 @@ func TestNoReuse(t *testing.T) {
 	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
 	g := gpu(t, "h100-sxm")
 	bm := tuning(t, st, smart.Combination(smart.BM), smart.Setting{"bx": 32, "by": 4, "shared": 0, "const": 0, "ufx": 2, "ufy": 1, "bmx": 2, "bmy": 1})
-	_, tm, err := analyse(st, bm, g)
+	_, tm, err := analyse(st, bm, g, loadsPerPoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,4 +606,80 @@ func TestNoReuse(t *testing.T) {
 			t.Errorf("%s: on-chip %.6g ms with NoReuse 1 against %.6g", tc.name, b.OnChipMs, a.OnChipMs)
 		}
 	}
+}
+
+// A Modeler gives exactly ModelWith's estimates, its errors included, however the settings it
+// was asked before share their loads per point: one Modeler answers every combination with
+// several merge factors and streaming axes, in an order that revisits each key.
+func TestModelerMatchesModelWith(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, st := range []*smart.Stencil{star(t, 3, 4, smart.Float64, [3]int{256, 256, 256}), star(t, 2, 3, smart.Float32, [3]int{4096, 4096, 1})} {
+		for _, g := range []smart.GPU{gpu(t, "a100"), gpu(t, "t4")} {
+			m := NewModeler(st, g, nil)
+			for range 2 {
+				for _, oc := range smart.Combinations() {
+					tu := tuning(t, st, oc, DefaultSetting(st, oc))
+					for a := range st.Dims {
+						tu.Merge[a] = 1 << rng.IntN(3)
+					}
+					if oc.Has(smart.ST) {
+						tu.StreamAxis = rng.IntN(st.Dims)
+					}
+					want, werr := ModelWith(st, tu, g, nil)
+					got, err := m.Model(tu)
+					if fmt.Sprint(err) != fmt.Sprint(werr) || got != want {
+						t.Fatalf("%s on %s under %s, merge %v, axis %d: Modeler %+v, %v; ModelWith %+v, %v", st.Name, g.Name, oc, tu.Merge, tu.StreamAxis, got, err, want, werr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkModeler models the settings a search visits, every combination with several merge
+// factors and streaming axes, of a 3-D star of order 8 on an A100: ModelWith each time against
+// one Modeler, which keeps the loads per point the settings share.
+func BenchmarkModeler(b *testing.B) {
+	offs := []smart.Offset{{}}
+	for a := range 3 {
+		for k := 1; k <= 8; k++ {
+			var p, m smart.Offset
+			p[a], m[a] = k, -k
+			offs = append(offs, p, m)
+		}
+	}
+	st, err := smart.NewStencil("star3d8r", 3, offs, nil, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := gpu(b, "a100")
+	var tus []smart.Tuning
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 8 {
+		for _, oc := range smart.Combinations() {
+			tu := tuning(b, st, oc, DefaultSetting(st, oc))
+			for a := range 3 {
+				tu.Merge[a] = 1 << rng.IntN(3)
+			}
+			if oc.Has(smart.ST) {
+				tu.StreamAxis = rng.IntN(3)
+			}
+			tus = append(tus, tu)
+		}
+	}
+	b.Run("ModelWith", func(b *testing.B) {
+		for b.Loop() {
+			for _, tu := range tus {
+				ModelWith(st, tu, g, nil)
+			}
+		}
+	})
+	b.Run("Modeler", func(b *testing.B) {
+		for b.Loop() {
+			m := NewModeler(st, g, nil)
+			for _, tu := range tus {
+				m.Model(tu)
+			}
+		}
+	})
 }
