@@ -4,6 +4,7 @@
 package rows
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -84,7 +85,8 @@ func (f *Featurizer) Inputs() models.Inputs { return f.in }
 func (f *Featurizer) Names() []string { return f.names }
 
 // Accepts reports whether rows can be built for st (nil for a foreign kernel): a model of
-// stencil features takes stencils of the dimensions it was trained on.
+// stencil features takes stencils of the dimensions it was trained on, and of orders its
+// features reach.
 func (f *Featurizer) Accepts(st *smart.Stencil) error {
 	if f.in.Kernel == "" && (f.in.Stencil || f.in.Tensor) {
 		if st == nil {
@@ -92,6 +94,9 @@ func (f *Featurizer) Accepts(st *smart.Stencil) error {
 		}
 		if st.Dims != f.in.Dims {
 			return fmt.Errorf("stencil %s is %d-D; the model was trained on %d-D stencils", st.Name, st.Dims, f.in.Dims)
+		}
+		if reach := cmp.Or(f.in.MaxOrder, smart.DefaultMaxOrder); st.Order() > reach {
+			return fmt.Errorf("stencil %s has order %d; the model's features reach order %d", st.Name, st.Order(), reach)
 		}
 	}
 	return nil

@@ -106,6 +106,18 @@ func TestStencilRow(t *testing.T) {
 	if _, err := f.Row(j3, oc, nil, gpu); err == nil || !strings.Contains(err.Error(), "trained on 2-D stencils") {
 		t.Errorf("a 3-D stencil in a 2-D model's row: %v", err)
 	}
+	// An order beyond the features (4 by default) is refused before any row, as the caller's
+	// mistake rather than a variant that fails.
+	far, err := smart.NewStencil("far", 2, []smart.Offset{{}, {5, 0}, {-5, 0}}, nil, smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Accepts(far); err == nil || !strings.Contains(err.Error(), "has order 5; the model's features reach order 4") {
+		t.Errorf("an order-5 stencil in a model of order 4: %v", err)
+	}
+	if wide, _ := rows.New(models.Inputs{Dims: 2, Stencil: true, MaxOrder: 6}); wide.Accepts(far) != nil {
+		t.Errorf("a model of order 6 refuses an order-5 stencil: %v", wide.Accepts(far))
+	}
 }
 
 // TestRefill: a row refilled for another OC and setting is the row Row builds for them, bit for
