@@ -380,6 +380,16 @@ func TestEmbeddedKeplerToBlackwell(t *testing.T) {
 		{"H100-NVL", "9.0", 132, 94, 3900, 60},
 		{"H200-NVL", "9.0", 132, 141, 4800, 60},
 		{"B200", "10.0", 148, 180, 8000, 75},
+		{"GTX-TITAN-X", "5.2", 24, 12, 336.5, 6.6},
+		{"GTX-1080", "6.1", 20, 8, 320, 8.87},
+		{"TITAN-Xp", "6.1", 30, 12, 547.7, 12.1},
+		{"K20X", "3.5", 14, 6, 250, 3.95},
+		{"K20", "3.5", 13, 5, 208, 3.52},
+		{"RTX-2080", "7.5", 46, 8, 448, 10.07},
+		{"RTX-3080-Ti", "8.6", 80, 12, 912, 34.1},
+		{"RTX-3090-Ti", "8.6", 84, 24, 1008, 40},
+		{"RTX-4070-Ti", "8.9", 60, 12, 504, 40.1},
+		{"RTX-4060-Ti", "8.9", 34, 8, 288, 22.1},
 	}
 	for _, tc := range tests {
 		g, err := c.Lookup(tc.name)
@@ -418,6 +428,10 @@ func TestNVMLNames(t *testing.T) {
 		"Tesla P100-PCIE-16GB": "P100-PCIe", "Tesla P100-PCIE-12GB": "P100-PCIe-12GB", "Tesla V100S-PCIE-32GB": "V100S-PCIe",
 		"NVIDIA A100 80GB PCIe": "A100-80GB-PCIe", "NVIDIA H100 NVL": "H100-NVL",
 		"NVIDIA H200 NVL": "H200-NVL", "NVIDIA B200": "B200",
+		"GeForce GTX TITAN X": "GTX-TITAN-X", "NVIDIA GeForce GTX 1080": "GTX-1080", "TITAN Xp": "TITAN-Xp", "NVIDIA TITAN Xp": "TITAN-Xp",
+		"Tesla K20Xm": "K20X", "Tesla K20m": "K20", "Tesla K20c": "K20", "NVIDIA GeForce RTX 2080": "RTX-2080",
+		"NVIDIA GeForce RTX 3080 Ti": "RTX-3080-Ti", "NVIDIA GeForce RTX 3090 Ti": "RTX-3090-Ti",
+		"NVIDIA GeForce RTX 4070 Ti": "RTX-4070-Ti", "NVIDIA GeForce RTX 4060 Ti": "RTX-4060-Ti",
 	}
 	covered := map[string]bool{}
 	for name, canonical := range nvml {
@@ -514,8 +528,8 @@ func TestSelect(t *testing.T) {
 		want         []string // nil: an error on field
 		field        string
 	}{
-		{"", "Kepler", []string{"K80", "K40"}, ""},
-		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada", "RTX-4080", "RTX-4070"}, ""},
+		{"", "Kepler", []string{"K80", "K40", "K20X", "K20"}, ""},
+		{"nvidia", "ada lovelace", []string{"L4", "L40S", "RTX-4090", "L40", "RTX-6000-Ada", "RTX-4080", "RTX-4070", "RTX-4070-Ti", "RTX-4060-Ti"}, ""},
 		{"AMD", "", []string{"MI250X", "W6600", "W7800", "MI50", "MI100", "MI210", "MI300X"}, ""},
 		{"", "blackwell", []string{"RTX-5090", "RTX-PRO-6000-Blackwell", "B200"}, ""},
 		{"", "Keppler", nil, "arch"},
