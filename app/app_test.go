@@ -433,7 +433,7 @@ func TestTransferStencilOnFewFP64Lanes(t *testing.T) {
 		fmaMs := float64(st.GridPoints()) * float64(st.NNZ()) / (t4.FP64TFLOPS * 1e12 / 2) * 1e3
 		for _, v := range p.Variants {
 			if !v.Failed && v.TimeMs < fmaMs*(1-1e-12) {
-				t.Fatalf("%s: %s at %g ms, below the %g ms of its FMAs at the T4's FP64 peak", ratio, v.Label(), v.TimeMs, fmaMs)
+				t.Fatalf("%s: %s at %g ms, below the %g ms of its FMAs at the T4's FP64 peak", ratio, v.Label(nil), v.TimeMs, fmaMs)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"smart"
@@ -195,7 +196,33 @@ func transferTarget(s TransferSettings) (transfer.Target, error) {
 
 // Predict predicts every setting on the target.
 func (t *TransferJob) Predict() (*transfer.Prediction, error) {
-	return transfer.Predict(t.Sources, t.Target, t.Settings)
+	p, err := transfer.Predict(t.Sources, t.Target, t.Settings)
+	if err != nil {
+		return nil, err
+	}
+	p.Params = t.CodedParams()
+	return p, nil
+}
+
+// CodedParams are the foreign kernel's parameters where some hold booleans or labels, whose
+// codes a setting holds (dataset.Param.Text reads them); nil otherwise.
+func (t *TransferJob) CodedParams() []dataset.Param {
+	k := t.kernel()
+	if k == nil || !slices.ContainsFunc(k.Params, func(p dataset.Param) bool { return p.Bool || p.Labels != nil }) {
+		return nil
+	}
+	return k.Params
+}
+
+// kernel is the foreign kernel of the source files; nil for stencils.
+func (t *TransferJob) kernel() *dataset.Kernel {
+	var kernel *dataset.Kernel
+	for _, f := range t.Files {
+		if f.Kernel != nil {
+			kernel = f.Kernel
+		}
+	}
+	return kernel
 }
 
 // ChooseShots says which k settings to measure on the target first.
@@ -207,12 +234,7 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 // data set (dir), where they are not empty; an existing cache is replaced only where smart
 // wrote it, or with force.
 func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
-	var kernel *dataset.Kernel
-	for _, f := range t.Files {
-		if f.Kernel != nil {
-			kernel = f.Kernel
-		}
-	}
+	kernel := t.kernel()
 	stencils := stencilsOf(t.Files)
 	if cache != "" {
 		if kernel == nil {

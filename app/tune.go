@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,6 +78,9 @@ type Tuning struct {
 	Device  dataset.Device
 	Backend *Backend // nil for a Kernel Tuner kernel
 
+	// params are a Kernel Tuner kernel's parameters where some hold booleans or labels, whose
+	// codes a setting holds; nil otherwise.
+	params   []dataset.Param
 	tune     Tune
 	strategy tuner.Strategy
 	cat      *catalog.Catalog
@@ -187,6 +191,9 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 		notef(tg.tune.Notes, "%s\n", k.Note)
 	}
 	tg.Problem, tg.Kernel, tg.MeanObjective = k.Problem(), k.Kernel.Name, true
+	if slices.ContainsFunc(k.Kernel.Params, func(p dataset.Param) bool { return p.Bool || p.Labels != nil }) {
+		tg.params = k.Kernel.Params
+	}
 	tg.GPU.Name, tg.Source = k.Device, smart.Imported
 	notef(tg.tune.Notes, "tuning kernel %s as measured on %s (%s), %s settings: replayed from %s\n",
 		k.Kernel.Name, k.Device, smart.Imported, k.Space.Count(), path)

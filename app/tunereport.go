@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/dataset"
 	"smart/dataset/cuda"
 	"smart/internal/atomicfile"
 	"smart/tuner"
@@ -23,14 +24,17 @@ type TuneReport struct {
 	GPU         string             `json:"gpu"`
 	BestOC      *smart.Combination `json:"best_oc"`      // null when nothing ran successfully
 	BestSetting smart.Setting      `json:"best_setting"` // null when nothing ran successfully
-	BestTimeMs  *float64           `json:"best_time_ms"` // null when nothing ran successfully
-	Objective   string             `json:"objective"`
-	Source      smart.Source       `json:"source"`
-	Device      string             `json:"device,omitempty"`
-	Evaluations int                `json:"evaluations"`
-	Failures    int                `json:"failures"`
-	Stop        tuner.Stop         `json:"stop"`
-	Seconds     float64            `json:"seconds"`
+	// BestValues are the best setting's values as Kernel Tuner holds them, where some of the
+	// kernel's parameters hold booleans or labels (floats, strings) that the setting codes.
+	BestValues  map[string]any `json:"best_values,omitempty"`
+	BestTimeMs  *float64       `json:"best_time_ms"` // null when nothing ran successfully
+	Objective   string         `json:"objective"`
+	Source      smart.Source   `json:"source"`
+	Device      string         `json:"device,omitempty"`
+	Evaluations int            `json:"evaluations"`
+	Failures    int            `json:"failures"`
+	Stop        tuner.Stop     `json:"stop"`
+	Seconds     float64        `json:"seconds"`
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
 	OCs        []string `json:"ocs"` // the variants searched, in rank order
@@ -46,6 +50,7 @@ type TuneReport struct {
 
 	elapsed time.Duration
 	stencil bool
+	params  []dataset.Param
 }
 
 // Report is the report of res, a result of tg's search.
@@ -53,7 +58,7 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 	o := TuneReport{Method: res.Method, Seed: res.Seed, Kernel: tg.Kernel, GPU: tg.GPU.Name,
 		BestSetting: res.Best.Setting, Objective: "time_ms (median of the runs)", Evaluations: res.Evaluations,
 		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Prior: tg.Prior, Trace: []any{},
-		elapsed: res.Elapsed, stencil: tg.Problem.Stencil != nil}
+		elapsed: res.Elapsed, stencil: tg.Problem.Stencil != nil, params: tg.params}
 	if tg.MeanObjective {
 		o.Objective = "mean_ms (Kernel Tuner's objective)"
 	}
@@ -77,6 +82,12 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 		oc := tg.Problem.Variants[res.Best.Variant].OC
 		o.BestOC = &oc
 		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
+		if tg.params != nil {
+			o.BestValues = map[string]any{}
+			for _, p := range tg.params {
+				o.BestValues[p.Name] = p.JSON(res.Best.Setting[p.Name])
+			}
+		}
 	}
 	return o
 }
@@ -96,7 +107,7 @@ func (r TuneReport) WriteText(w io.Writer) error {
 	if r.stencil {
 		what += " under " + r.BestOC.String()
 	}
-	fmt.Fprintf(&b, "best setting of %s: %s\n", what, r.BestSetting)
+	fmt.Fprintf(&b, "best setting of %s: %s\n", what, dataset.SettingText(r.BestSetting, r.params))
 	fmt.Fprintf(&b, "time: %.4g ms per step, %s", *r.BestTimeMs, r.Source)
 	if r.Device != "" {
 		fmt.Fprintf(&b, " (%s)", r.Device)

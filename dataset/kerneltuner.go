@@ -354,6 +354,52 @@ func intList(raw json.RawMessage) ([]int, bool) {
 	return nil, false
 }
 
+// cacheParam reads a parameter's values in a cache's tune_params: integers, booleans (as 0 and
+// 1), or else labels (numbers that are not integers, strings), each held as its LabelCode.
+// Errors begin with the parameter's name, for the field.
+func cacheParam(name string, raws []json.RawMessage) (Param, error) {
+	p := Param{Name: name}
+	if len(raws) == 0 {
+		return p, fmt.Errorf("%s has no values", name)
+	}
+	bools, labelled := 0, false
+	for _, raw := range raws {
+		v, isBool, ok := paramValue(raw)
+		if !ok {
+			labelled = true
+			break
+		}
+		if isBool {
+			bools++
+		}
+		p.Values = append(p.Values, v)
+	}
+	if !labelled {
+		p.Bool = bools == len(p.Values)
+		return p, nil
+	}
+	p.Values = nil
+	seen := map[string]bool{}
+	for i, raw := range raws {
+		raw = bytes.TrimSpace(raw)
+		code, err := LabelCode(raw)
+		if err != nil {
+			return p, fmt.Errorf("%s[%d]: %w", name, i, err)
+		}
+		if slices.Contains(p.Values, code) {
+			return p, fmt.Errorf("%s[%d] is %s, whose code %d another value of %s has", name, i, raw, code, name)
+		}
+		p.Values, p.Labels = append(p.Values, code), append(p.Labels, slices.Clone(raw))
+		text := p.Text(code)
+		if strings.Contains(text, ",") || seen[text] {
+			// A cache's key joins the values with commas, so such a value cannot be told apart.
+			return p, fmt.Errorf("%s[%d] is %s, which a cache's key cannot hold apart from the others", name, i, raw)
+		}
+		seen[text] = true
+	}
+	return p, nil
+}
+
 // paramValue reads a parameter value: an integer, or a boolean as 1 or 0 (isBool).
 func paramValue(raw json.RawMessage) (v int, isBool, ok bool) {
 	switch string(bytes.TrimSpace(raw)) {
@@ -409,23 +455,18 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 		return nil, fmt.Errorf("%s: field kernel_name is missing or empty and no space.json beside it names the kernel; add \"kernel_name\"", path)
 	}
 	f.Kernel.ProblemSize, _ = intList(c.ProblemSize)
-	for _, name := range c.TuneParamsKeys {
-		p := Param{Name: name}
-		bools := 0
-		for i, raw := range c.TuneParams[name] {
-			v, isBool, ok := paramValue(raw)
-			if !ok {
-				return nil, fmt.Errorf("%s: field tune_params.%s[%d] is %s; smart settings hold integers (and booleans, as 0 and 1)", path, name, i, raw)
-			}
-			if isBool {
-				bools++
-			}
-			p.Values = append(p.Values, v)
+	keyValues := make([]map[string]int, len(c.TuneParamsKeys)) // a labelled parameter's key texts
+	for k, name := range c.TuneParamsKeys {
+		p, err := cacheParam(name, c.TuneParams[name])
+		if err != nil {
+			return nil, fmt.Errorf("%s: field tune_params.%w", path, err)
 		}
-		if len(p.Values) == 0 {
-			return nil, fmt.Errorf("%s: field tune_params has no values for %s", path, name)
+		if p.Labels != nil {
+			keyValues[k] = map[string]int{}
+			for _, v := range p.Values {
+				keyValues[k][p.Text(v)] = v
+			}
 		}
-		p.Bool = bools == len(p.Values)
 		f.Kernel.Params = append(f.Kernel.Params, p)
 	}
 	if sp != nil {
@@ -443,8 +484,14 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 		}
 		for i, name := range c.TuneParamsKeys {
 			v, ok := keyValue(values[i])
+			if keyValues[i] != nil {
+				v, ok = keyValues[i][values[i]]
+				if code, err := LabelCode(json.RawMessage(values[i])); !ok && err == nil && slices.Contains(f.Kernel.Params[i].Values, code) {
+					v, ok = code, true // a number printed otherwise than in tune_params ("0.50" for 0.5)
+				}
+			}
 			if !ok {
-				return nil, fmt.Errorf("%s: field cache[%q]: %s is %s, not an integer", path, key, name, values[i])
+				return nil, fmt.Errorf("%s: field cache[%q]: %s is %s, not one of its tune_params", path, key, name, values[i])
 			}
 			m.Setting[name] = v
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -278,7 +279,8 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"hugeruns.json", strings.Replace(cache("2"), "[1,2,3]", "[1e308,1e308]", 1), false, `field cache["1"].times: a run time is not a positive number of milliseconds up to 1e+09`},
 		{"nokernel.json", strings.Replace(cache("2"), `"kernel_name":"k",`, "", 1), false, `field kernel_name is missing or empty`},
 		{"control.json", strings.Replace(cache("2"), `"device_name":"X"`, `"device_name":"A\nB"`, 1), false, `field device_name is "A\nB", which holds a control character`},
-		{"float.json", strings.Replace(cache("2"), `"a":[1,2]`, `"a":[1,2.5]`, 1), false, "field tune_params.a[1] is 2.5; smart settings hold integers"},
+		{"float.json", strings.Replace(cache("2"), `"a":[1,2]`, `"a":[1,2.0000001]`, 1), false, "field tune_params.a[1]: 2.0000001 has more than six decimals"},
+		{"array.json", strings.Replace(cache("2"), `"a":[1,2]`, `"a":[1,[2]]`, 1), false, "field tune_params.a[1]: [2] is neither a number nor a string"},
 		{"notjson.json", "{\"cache\": [", false, "not a Kernel Tuner file: invalid JSON"},
 		{"other.json", `{"hello": 1}`, false, "neither a Kernel Tuner cache"},
 		{"t4.json", `{"results":[{"configuration":{"a":1},"invalidity":"correct","measurements":[{"name":"time","value":1}]}]}`, false, "does not name its kernel"},
@@ -525,8 +527,47 @@ func TestKernelTunerBooleans(t *testing.T) {
 		t.Errorf("T4: rows %+v, params %+v; want shmem=1, a boolean parameter", g.Rows, g.Kernel.Params)
 	}
 	os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[16,null]},"cache":{"16":{"bx":16,"time":2.0}}}`), 0o644)
-	if _, err := ReadKernelTuner(cache, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "tune_params.bx[1] is null") {
+	if _, err := ReadKernelTuner(cache, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "tune_params.bx[1]: null is neither a number nor a string") {
 		t.Errorf("a null value: %v, want it refused by name", err)
+	}
+}
+
+// Labels: a float and a string parameter read as codes (millionths, a hash), the same in two
+// files that list the values in other orders, a key that prints a number otherwise than
+// tune_params does ("0.50") reads as that number, and Text and JSON give the values back.
+func TestKernelTunerLabels(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.json", `{"device_name":"X","kernel_name":"k","tune_params_keys":["alpha","method"],
+		"tune_params":{"alpha":[0.5,1.25],"method":["fast","exact"]},"cache":{"0.50,fast":{"time":2.0},"1.25,exact":{"time":1.0}}}`, false)
+	b := writeFile(t, dir, "b.json", `{"device_name":"Y","kernel_name":"k","tune_params_keys":["alpha","method"],
+		"tune_params":{"alpha":[1.25,0.5],"method":["exact","fast"]},"cache":{"0.5,fast":{"time":4.0},"1.25,exact":{"time":3.0}}}`, false)
+	fa, err := ReadKernelTuner(a, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := ReadKernelTuner(b, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _ := LabelCode(json.RawMessage(`"fast"`))
+	exact, _ := LabelCode(json.RawMessage(`"exact"`))
+	want := []string{fmt.Sprintf("alpha=500000,method=%d", fast), fmt.Sprintf("alpha=1250000,method=%d", exact)}
+	slices.Sort(want)
+	for _, f := range []*KernelTunerFile{fa, fb} {
+		var got []string
+		for _, m := range f.Rows {
+			got = append(got, m.Setting.String())
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			t.Errorf("%s: rows %v; want %v", f.Path, got, want)
+		}
+	}
+	alpha, method := fa.Kernel.Params[0], fa.Kernel.Params[1]
+	if alpha.Text(1250000) != "1.25" || method.Text(fast) != "fast" || string(alpha.JSON(500000).(json.RawMessage)) != "0.5" || string(method.JSON(fast).(json.RawMessage)) != `"fast"` {
+		t.Errorf("Text/JSON: %q %q %v %v", alpha.Text(1250000), method.Text(fast), alpha.JSON(500000), method.JSON(fast))
+	}
+	if got := SettingText(smart.Setting{"alpha": 500000, "method": fast}, fa.Kernel.Params); got != "alpha=0.5,method=fast" {
+		t.Errorf("SettingText = %q", got)
 	}
 }
 

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -114,6 +117,83 @@ type Param struct {
 	// "True" and "False" in a cache's keys): smart holds them as 1 and 0 and writes them back
 	// as booleans.
 	Bool bool `json:"bool,omitempty"`
+	// Labels, for a Kernel Tuner parameter of non-integer values (floats, strings), hold each
+	// value as the file does (JSON), Labels[i] that of Values[i], which is its code (LabelCode):
+	// smart settings hold integers, and the codes are the same in every file of the kernel.
+	Labels []json.RawMessage `json:"labels,omitempty"`
+}
+
+// LabelCode is the integer smart holds for a non-integer parameter value (label, its JSON): a
+// number in millionths, so that codes keep the values' order, and a string by a 31-bit
+// FNV-1a hash of it. Every file of a kernel gives a value the same code. A number with more
+// than six decimals, or beyond ±2^53 millionths, has none.
+func LabelCode(label json.RawMessage) (int, error) {
+	if string(bytes.TrimSpace(label)) == "null" {
+		return 0, errors.New("null is neither a number nor a string")
+	}
+	var text string
+	if json.Unmarshal(label, &text) == nil {
+		h := fnv.New32a()
+		h.Write([]byte(text))
+		return int(h.Sum32() & 0x7fffffff), nil
+	}
+	var f float64
+	if err := json.Unmarshal(label, &f); err != nil {
+		return 0, fmt.Errorf("%s is neither a number nor a string", label)
+	}
+	code := math.Round(f * 1e6)
+	if math.Abs(code) > 1<<53 || math.Abs(code/1e6-f) > 1e-12*math.Max(1, math.Abs(f)) {
+		return 0, fmt.Errorf("%s has more than six decimals or is too large; smart holds a number parameter in millionths", label)
+	}
+	return int(code), nil
+}
+
+// Text is value v of p as a person reads it, and as Kernel Tuner prints it in a cache's key
+// (Python's str): True or False for a boolean, a label's text (a string unquoted), else v.
+func (p Param) Text(v int) string {
+	switch {
+	case p.Bool && v != 0:
+		return "True"
+	case p.Bool:
+		return "False"
+	}
+	if i := slices.Index(p.Values, v); i >= 0 && i < len(p.Labels) {
+		var text string
+		if json.Unmarshal(p.Labels[i], &text) == nil {
+			return text
+		}
+		return string(p.Labels[i])
+	}
+	return strconv.Itoa(v)
+}
+
+// SettingText is s as smart prints a setting, each value of a parameter among params as the
+// parameter prints it (Param.Text): booleans and labels as Kernel Tuner holds them.
+func SettingText(s smart.Setting, params []Param) string {
+	text := s.String()
+	if len(params) == 0 {
+		return text
+	}
+	parts := strings.Split(text, ",")
+	for i, part := range parts {
+		name, _, _ := strings.Cut(part, "=")
+		if k := slices.IndexFunc(params, func(p Param) bool { return p.Name == name }); k >= 0 {
+			parts[i] = name + "=" + params[k].Text(s[name])
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// JSON is value v of p as Kernel Tuner holds it in tune_params and in a configuration: a
+// boolean, a label, or v.
+func (p Param) JSON(v int) any {
+	if p.Bool {
+		return v != 0
+	}
+	if i := slices.Index(p.Values, v); i >= 0 && i < len(p.Labels) {
+		return p.Labels[i]
+	}
+	return v
 }
 
 // Shard is part i (1 to N) of a plan split by stencil.

@@ -10,6 +10,7 @@ import (
 
 	"smart"
 	"smart/calibrate"
+	"smart/dataset"
 )
 
 // Source is one kernel's measurements on one GPU.
@@ -82,6 +83,9 @@ type Prediction struct {
 	Interval *calibrate.Interval `json:"interval,omitempty"`
 	Basis    string              `json:"basis"` // what stands behind the times, in a sentence
 	Variants []Variant           `json:"variants"`
+	// Params, where a foreign kernel's parameters hold booleans or labels, say what value each
+	// code of a setting stands for (dataset.Param.Text); the caller sets them.
+	Params []dataset.Param `json:"params,omitempty"`
 }
 
 // Variant is one setting's prediction; its Setting is the map of a row given, shared.

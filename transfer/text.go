@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"smart/dataset"
 )
 
 // WriteText writes the prediction as smart transfer prints it: the target, the sources and
@@ -36,7 +38,7 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 		case v.Floored:
 			what = "floor" // the stencil's copies or FMAs at the target's peak: Settings.Floor
 		}
-		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label())
+		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label(p.Params))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -45,21 +47,22 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 }
 
 // WriteShots writes the settings ChooseShots chose for target, numbered in the order to
-// measure them.
-func WriteShots(w io.Writer, target string, vs []Variant) error {
+// measure them, their values as params print them (nil: as held).
+func WriteShots(w io.Writer, target string, vs []Variant, params []dataset.Param) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), target)
 	for i, v := range vs {
-		fmt.Fprintf(bw, "%3d  %s\n", i+1, v.Label())
+		fmt.Fprintf(bw, "%3d  %s\n", i+1, v.Label(params))
 	}
 	return bw.Flush()
 }
 
 // Label is the variant's OC and setting as a person reads them; the setting alone for a
-// kernel without OCs.
-func (v Variant) Label() string {
+// kernel without OCs, each value as params print it (dataset.Param.Text; nil: as held).
+func (v Variant) Label(params []dataset.Param) string {
+	set := dataset.SettingText(v.Setting, params)
 	if v.OC == 0 && v.StencilID == "" {
-		return v.Setting.String()
+		return set
 	}
-	return v.OC.String() + " " + v.Setting.String()
+	return v.OC.String() + " " + set
 }

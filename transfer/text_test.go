@@ -43,7 +43,7 @@ func TestWriteShots(t *testing.T) {
   2  x=2
 `
 	var b bytes.Buffer
-	if err := WriteShots(&b, "A6000", vs); err != nil {
+	if err := WriteShots(&b, "A6000", vs, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {

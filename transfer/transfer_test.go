@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -524,5 +525,81 @@ func TestKernelTunerBooleanRoundTrip(t *testing.T) {
 		if s := m.Setting["shmem"]; s != 0 && s != 1 {
 			t.Fatalf("shmem %d read back", s)
 		}
+	}
+}
+
+// A kernel tuned over a float and a string parameter: each value gets the same code in every
+// file whatever the order of its tune_params (the sources list them differently here), the
+// prediction covers every setting, and the cache written back holds the values as Kernel
+// Tuner does (numbers and strings, keys as Python prints them), which reads back to the same
+// settings.
+func TestKernelTunerLabelRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alphas := []string{"0.5", "1.0", "2.5"}
+	methods := []string{"fast", "exact"}
+	var files []*File
+	for j, dev := range []string{"NVIDIA A100-PCIE-40GB", "NVIDIA RTX A6000"} {
+		var entries []string
+		for i, a := range alphas {
+			for k, m := range methods {
+				ms := float64(1+i) * float64(1+k) * float64(1+j)
+				entries = append(entries, fmt.Sprintf(`"%s,%s":{"alpha":%s,"method":%q,"time":%g}`, a, m, a, m, ms))
+			}
+		}
+		order := `"alpha":[0.5,1.0,2.5],"method":["fast","exact"]`
+		if j == 1 {
+			order = `"alpha":[2.5,0.5,1.0],"method":["exact","fast"]`
+		}
+		path := filepath.Join(dir, fmt.Sprintf("gpu%d.json", j))
+		os.WriteFile(path, []byte(`{"device_name":"`+dev+`","kernel_name":"k","tune_params_keys":["alpha","method"],"tune_params":{`+order+`},"cache":{`+strings.Join(entries, ",")+`}}`), 0o644)
+		f, err := Open(path, "", cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	settings := func(rows []smart.Measurement) []string {
+		var out []string
+		for _, m := range rows {
+			out = append(out, m.Setting.String())
+		}
+		slices.Sort(out)
+		return out
+	}
+	if a, b := settings(files[0].Rows), settings(files[1].Rows); !slices.Equal(a, b) || len(a) != 6 {
+		t.Fatalf("the two files' settings differ: %v and %v", a, b)
+	}
+	if alpha := files[0].Kernel.Params[0]; !slices.Equal(alpha.Values, []int{500000, 1000000, 2500000}) || alpha.Text(2500000) != "2.5" {
+		t.Errorf("alpha held as %v (2.5 as %q); want millionths", alpha.Values, alpha.Text(2500000))
+	}
+	src, err := Select(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a4000, _ := cat.Lookup("rtx-a4000")
+	p, err := Predict(src, Target{GPU: a4000}, Settings{})
+	if err != nil || len(p.Variants) != 6 {
+		t.Fatalf("prediction %v, %v; want 6 settings", p, err)
+	}
+	out := filepath.Join(dir, "pred.json")
+	if err := WriteKernelTuner(out, p, *files[0].Kernel, "RTX-A4000", false); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	for _, want := range []string{`"2.5,exact": {`, `"0.5,fast": {`, `"method": "exact"`, `"alpha": 2.5`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the cache lacks %s:\n%s", want, b)
+		}
+	}
+	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := settings(back.Rows); !slices.Equal(got, settings(files[0].Rows)) {
+		t.Errorf("read back %v; want %v", got, settings(files[0].Rows))
 	}
 }

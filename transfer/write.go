@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -76,7 +75,7 @@ func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written t
 	for _, prm := range k.Params {
 		c.TuneParamsKeys = append(c.TuneParamsKeys, prm.Name)
 		for _, v := range prm.Values {
-			c.TuneParams[prm.Name] = append(c.TuneParams[prm.Name], ktValue(prm, v))
+			c.TuneParams[prm.Name] = append(c.TuneParams[prm.Name], prm.JSON(v))
 		}
 	}
 	for _, v := range p.Variants {
@@ -98,14 +97,7 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 		if !ok {
 			return "", nil, fmt.Errorf("setting %s lacks the kernel's parameter %s", v.Setting, prm.Name)
 		}
-		vals[i] = strconv.Itoa(x)
-		if prm.Bool { // Kernel Tuner's keys print booleans as Python does
-			vals[i] = "False"
-			if x != 0 {
-				vals[i] = "True"
-			}
-		}
-		rec[prm.Name] = ktValue(prm, x)
+		vals[i], rec[prm.Name] = prm.Text(x), prm.JSON(x) // Kernel Tuner's keys print values as Python does
 	}
 	switch {
 	case v.Failed:
@@ -119,14 +111,6 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 	rec["predicted"] = !v.Shot
 	b, err := json.Marshal(rec)
 	return strings.Join(vals, ","), b, err
-}
-
-// ktValue is a parameter's value as Kernel Tuner holds it: a boolean parameter's as a boolean.
-func ktValue(prm dataset.Param, v int) any {
-	if prm.Bool {
-		return v != 0
-	}
-	return v
 }
 
 // WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an

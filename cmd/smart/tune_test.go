@@ -50,6 +50,27 @@ func TestTuneKernelTunerCLI(t *testing.T) {
 	}
 }
 
+// TestTuneLabelledCLI: a kernel tuned over a float, a string and a boolean parameter (smart
+// holds them as codes) is reported with the values as Kernel Tuner holds them: in the text, and
+// as best_values in --json. The exhaustive search finds the fastest of the four.
+func TestTuneLabelledCLI(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.json")
+	os.WriteFile(path, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["alpha","method","shmem"],
+		"tune_params":{"alpha":[0.5,2.5],"method":["fast","exact"],"shmem":[false,true]},"objective":"time","cache":{
+		"0.5,fast,False":{"time":3.0},"2.5,fast,False":{"time":2.0},"0.5,exact,True":{"time":1.5},"2.5,exact,True":{"time":4.0}}}`), 0o644)
+	code, out, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+path, "--method", "random", "--budget", "10")
+	if code != 0 || !strings.Contains(out, "best setting of k: alpha=0.5,method=exact,shmem=True") {
+		t.Errorf("exit %d, stderr %q; want the best setting with its values in:\n%s", code, errs, out)
+	}
+	code, out, errs = runCLI(t, "", "tune", "--evaluator", "replay:"+path, "--method", "random", "--budget", "10", "--json")
+	var rep struct {
+		BestValues map[string]any `json:"best_values"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !reflect.DeepEqual(rep.BestValues, map[string]any{"alpha": 0.5, "method": "exact", "shmem": true}) {
+		t.Errorf("exit %d, %v, stderr %q: best_values %v", code, err, errs, rep.BestValues)
+	}
+}
+
 // TestTuneRecordCLI: a tuning run recorded with --record and continued with a larger budget
 // runs only the new settings and ends where a run of that budget from the start ends; a record
 // of another GPU, or of a replay, is refused.
