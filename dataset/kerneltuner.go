@@ -400,6 +400,13 @@ func cacheParam(name string, raws []json.RawMessage) (Param, error) {
 	return p, nil
 }
 
+// sameLabel reports whether two labels hold the same value (0.5 and 0.50 do), not two values
+// that share a code.
+func sameLabel(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && x == y
+}
+
 // paramValue reads a parameter value: an integer, or a boolean as 1 or 0 (isBool).
 func paramValue(raw json.RawMessage) (v int, isBool, ok bool) {
 	switch string(bytes.TrimSpace(raw)) {
@@ -589,6 +596,19 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 	}
 	seen := make(map[string][]int, len(names))
 	boolParams := map[string]bool{}
+	// Without a space.json, a parameter some of whose values are neither integers nor booleans
+	// (nor null) holds labels, each as its LabelCode, as in a cache.
+	labels := map[string]map[int]json.RawMessage{}
+	if sp == nil {
+		for _, r := range t.Results {
+			for _, name := range names {
+				raw := bytes.TrimSpace(r.Configuration[name])
+				if _, _, ok := paramValue(raw); !ok && len(raw) > 0 && string(raw) != "null" && labels[name] == nil {
+					labels[name] = map[int]json.RawMessage{}
+				}
+			}
+		}
+	}
 	for i, r := range t.Results {
 		field := func(name string) string { return fmt.Sprintf("results[%d].%s", i, name) }
 		if len(r.Configuration) != len(names) {
@@ -599,6 +619,19 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			v, isBool, ok := paramValue(r.Configuration[name])
 			if isBool {
 				boolParams[name] = true
+			}
+			if labels[name] != nil {
+				raw := bytes.TrimSpace(r.Configuration[name])
+				code, err := LabelCode(raw)
+				if err != nil {
+					return nil, fmt.Errorf("%s: field %s: %w", path, field("configuration."+name), err)
+				}
+				if other, ok := labels[name][code]; !ok {
+					labels[name][code] = slices.Clone(raw)
+				} else if !sameLabel(other, raw) {
+					return nil, fmt.Errorf("%s: field %s is %s, whose code %d %s has too", path, field("configuration."+name), raw, code, other)
+				}
+				v, ok = code, true
 			}
 			if !ok {
 				return nil, fmt.Errorf("%s: field %s is %s, not an integer", path, field("configuration."+name), cmp.Or(string(r.Configuration[name]), "missing"))
@@ -646,7 +679,13 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 		for _, name := range names {
 			vals := seen[name]
 			slices.Sort(vals)
-			f.Kernel.Params = append(f.Kernel.Params, Param{Name: name, Values: vals, Bool: boolParams[name]})
+			p := Param{Name: name, Values: vals, Bool: boolParams[name]}
+			if labels[name] != nil {
+				for _, v := range vals {
+					p.Labels = append(p.Labels, labels[name][v])
+				}
+			}
+			f.Kernel.Params = append(f.Kernel.Params, p)
 		}
 	}
 	return f, nil

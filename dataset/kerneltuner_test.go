@@ -569,6 +569,22 @@ func TestKernelTunerLabels(t *testing.T) {
 	if got := SettingText(smart.Setting{"alpha": 500000, "method": fast}, fa.Kernel.Params); got != "alpha=0.5,method=fast" {
 		t.Errorf("SettingText = %q", got)
 	}
+	// A T4 file without space.json: the values seen, the same codes (0.50 is 0.5).
+	t4 := writeFile(t, dir, "t4.json", `{"results":[
+		{"configuration":{"alpha":0.5,"method":"fast"},"invalidity":"correct","times":{"runtimes":[2.0]},"measurements":[{"name":"time","value":2.0}]},
+		{"configuration":{"alpha":0.50,"method":"exact"},"invalidity":"correct","times":{"runtimes":[1.0]},"measurements":[{"name":"time","value":1.0}]},
+		{"configuration":{"alpha":1.25,"method":"exact"},"invalidity":"correct","times":{"runtimes":[3.0]},"measurements":[{"name":"time","value":3.0}]}]}`, false)
+	ft, err := ReadKernelTuner(t4, ImportOptions{Device: "Z", Kernel: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ft.Rows {
+		got = append(got, SettingText(m.Setting, ft.Kernel.Params))
+	}
+	if want := []string{"alpha=0.5,method=fast", "alpha=0.5,method=exact", "alpha=1.25,method=exact"}; !slices.Equal(got, want) || !slices.Equal(ft.Kernel.Params[0].Values, []int{500000, 1250000}) {
+		t.Errorf("T4 rows %v (alpha %v); want %v", got, ft.Kernel.Params[0].Values, want)
+	}
 }
 
 // writeFile writes content to dir/name, gzip-compressed where gz, and returns the path.
