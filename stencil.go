@@ -112,9 +112,16 @@ func (l Limits) maxOrder() int {
 type FieldError struct {
 	Field   string // JSON path, e.g. "offsets[3]"
 	Problem string // what is wrong and how to fix it
+	Err     error  // a sentinel the problem is an instance of (ErrOrderLimit), or nil
 }
 
 func (e *FieldError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Problem) }
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ErrOrderLimit is the error of a stencil whose order exceeds the maximum it was read with
+// (Limits.MaxOrder), as a *FieldError's Err.
+var ErrOrderLimit = errors.New("order beyond the maximum")
 
 func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
@@ -211,7 +218,8 @@ func (s *Stencil) Validate(lim Limits) error {
 	}
 	order := s.Order()
 	if order > lim.maxOrder() {
-		return fieldErr("offsets", "reach order %d, beyond the maximum %d; use a smaller stencil or raise the maximum order (up to %d)", order, lim.maxOrder(), MaxMaxOrder)
+		return &FieldError{Field: "offsets", Err: ErrOrderLimit,
+			Problem: fmt.Sprintf("reach order %d, beyond the maximum %d; use a smaller stencil or raise the maximum order (up to %d)", order, lim.maxOrder(), MaxMaxOrder)}
 	}
 	seen := make(map[Offset]int, len(s.Points))
 	centre := false

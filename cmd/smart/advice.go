@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"smart"
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
@@ -62,6 +63,8 @@ func advice(cmd string, err error) string {
 		return ": give another --out, delete the file, or give --force to overwrite it"
 	case errors.Is(err, train.ErrMixedDims) && cmd == "train":
 		return "; pass --dims 2 or --dims 3"
+	case errors.Is(err, smart.ErrOrderLimit) && (cmd == "show" || cmd == "features"):
+		return " with --max-order"
 	case errors.Is(err, transfer.ErrNoLevel):
 		return "; describe the GPU in a --catalog file, or give settings measured on it with --shots"
 	case errors.Is(err, tuner.ErrNotClassifier):

@@ -287,7 +287,7 @@ func TestFeaturesCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "nnz_ratio_o1   1\n") || strings.Contains(out, "nnz_o3") {
 		t.Errorf("text output:\n%s", out)
 	}
-	if code, _, errs := runCLI(t, "", "features", "--max-order", "1", "j2d9pt"); code != 1 || !strings.Contains(errs, "reach order 2, beyond the maximum 1") {
+	if code, _, errs := runCLI(t, "", "features", "--max-order", "1", "j2d9pt"); code != 1 || !strings.Contains(errs, "reach order 2, beyond the maximum 1; use a smaller stencil or raise the maximum order (up to 8) with --max-order") {
 		t.Errorf("order beyond R: exit %d %s", code, errs)
 	}
 }
