@@ -7,14 +7,18 @@
 //
 // Usage:
 //
-//	go run ./bench/fewshot [-kt DIR] [-from GLOBS] [-to GLOBS] [-k 0,4,8,16,32] [-json]
+//	go run ./bench/fewshot [-kt DIR] [-kernels NAME,...] [-from GLOBS] [-to GLOBS] [-k 0,4,8,16,32] [-json]
 //
-// -kt is the folder holding convolution_milo and dedispersion_milo (default: SMART_KT_DATA,
-// data/kernel-tuner, ../shared/datasets/kernel-tuner, the first that has each).
+// -kt is the folder holding the kernels' folders (default: SMART_KT_DATA, data/kernel-tuner,
+// ../shared/datasets/kernel-tuner, the first that has each); -kernels names them (default
+// convolution_milo,dedispersion_milo). Each GPU is a cache in its kernel's folder (*.json or
+// *.json.gz; a cache that names no device is named by its file, as benchmark_hub's MI250X
+// ones; T4 files, space.json and GPUs the catalogue lacks are left out, the last with a note).
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -58,12 +62,13 @@ func main() {
 	from := flag.String("from", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*,data/measured/h100-sxm/campaign", "the H100's data sets")
 	to := flag.String("to", "data/measured/h200/resample/*,data/measured/h200/random/*,data/measured/h200/campaign", "the H200's data sets of the same settings")
 	ks := flag.String("k", "0,4,8,16,32", "shot budgets")
+	kernels := flag.String("kernels", "convolution_milo,dedispersion_milo", "the Kernel Tuner kernels' folders under -kt")
 	asJSON := flag.Bool("json", false, "print JSON")
 	flag.Parse()
 	budgets, err := parseInts(*ks)
 	if err == nil {
 		var rows []Row
-		rows, err = run(*ktDir, *from, *to, budgets)
+		rows, err = run(*ktDir, strings.Split(*kernels, ","), *from, *to, budgets)
 		if err == nil {
 			if *asJSON {
 				enc := json.NewEncoder(os.Stdout)
@@ -92,13 +97,13 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-func run(ktDir, from, to string, budgets []int) ([]Row, error) {
+func run(ktDir string, kernels []string, from, to string, budgets []int) ([]Row, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
-	for _, kernel := range []string{"convolution_milo", "dedispersion_milo"} {
+	for _, kernel := range kernels {
 		dir, ok := ktdata.DirOr(ktDir, kernel)
 		if !ok {
 			fmt.Fprintf(os.Stderr, "fewshot: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
@@ -163,21 +168,35 @@ func acrossVendors(kernel string, files []*transfer.File, budgets []int) ([]Row,
 	return rows, nil
 }
 
+// openKT opens the caches of one kernel's folder, one per GPU, in the order of their names.
 func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	var out []*transfer.File
-	for _, name := range []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"} {
-		dev := ""
-		if name == "MI250X" {
-			dev = name // benchmark_hub's MI250X caches do not name their device
+	for _, e := range names {
+		name := e.Name()
+		base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".json")
+		if e.IsDir() || base == name || base == "space" || strings.HasSuffix(base, "_T4") {
+			continue
 		}
-		f, err := transfer.Open(filepath.Join(dir, name+".json.gz"), dev, cat)
+		path := filepath.Join(dir, name)
+		f, err := transfer.Open(path, "", cat)
+		if errors.Is(err, dataset.ErrNoDevice) {
+			f, err = transfer.Open(path, base, cat) // benchmark_hub's MI250X caches name no device
+		}
 		if err != nil {
 			return nil, err
 		}
 		if f.GPU.Name == "" {
-			return nil, fmt.Errorf("%s: the catalogue lacks %q", f.Path, f.Device)
+			fmt.Fprintf(os.Stderr, "fewshot: %s: the catalogue lacks %q; left out\n", path, f.Device)
+			continue
 		}
 		out = append(out, f)
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("%s: %d caches of catalogued GPUs; a GPU left out needs another to be predicted from", dir, len(out))
 	}
 	return out, nil
 }

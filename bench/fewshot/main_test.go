@@ -2,10 +2,14 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"smart"
+	"smart/catalog"
 	"smart/transfer"
 )
 
@@ -45,5 +49,50 @@ func TestPaired(t *testing.T) {
 	byB := map[string][]smart.Measurement{"a": rows(minPaired), "b": rows(minPaired - 1), "c": rows(120), "d": rows(120)}
 	if got := paired(byA, byB); !slices.Equal(got, []string{"a", "c"}) {
 		t.Errorf("paired = %v, want [a c] (b begun on the target, d not on the source)", got)
+	}
+}
+
+// openKT takes every cache of a kernel's folder as a GPU, in name order: a cache that names no
+// device by its file name, and leaves out T4 files, space.json and a GPU the catalogue lacks.
+func TestOpenKT(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cache := func(device string) string {
+		name := ""
+		if device != "" {
+			name = `"device_name":"` + device + `",`
+		}
+		return `{` + name + `"kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[16,32]},"cache":{"16":{"time":1.0},"32":{"time":2.0}}}`
+	}
+	for name, content := range map[string]string{
+		"b.json":        cache("NVIDIA RTX A6000"),
+		"MI250X.json":   cache(""),
+		"a.json":        cache("NVIDIA A100-PCIE-40GB"),
+		"z.json":        cache("NVIDIA Z9000"),
+		"a_T4.json":     `{"results":[]}`,
+		"space.json":    `{"ConfigurationSpace":{"TuningParameters":[{"Name":"bx","Values":"[16, 32]"}]}}`,
+		"README.md":     "not a cache",
+		"notes.txt.bak": "",
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	files, err := openKT(dir, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.GPU.Name)
+	}
+	if want := []string{"MI250X", "A100-40GB", "RTX-A6000"}; !slices.Equal(got, want) {
+		t.Errorf("GPUs %v; want %v", got, want)
+	}
+	os.Remove(filepath.Join(dir, "a.json"))
+	os.Remove(filepath.Join(dir, "b.json"))
+	if _, err := openKT(dir, cat); err == nil || !strings.Contains(err.Error(), "1 caches of catalogued GPUs") {
+		t.Errorf("one GPU left: %v", err)
 	}
 }
