@@ -170,21 +170,16 @@ func acrossVendors(kernel string, files []*transfer.File, budgets []int) ([]Row,
 
 // openKT opens the caches of one kernel's folder, one per GPU, in the order of their names.
 func openKT(dir string, cat *catalog.Catalog) ([]*transfer.File, error) {
-	names, err := os.ReadDir(dir)
+	paths, err := ktdata.Caches(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []*transfer.File
-	for _, e := range names {
-		name := e.Name()
-		base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".json")
-		if e.IsDir() || base == name || base == "space" || strings.HasSuffix(base, "_T4") {
-			continue
-		}
-		path := filepath.Join(dir, name)
+	for _, path := range paths {
 		f, err := transfer.Open(path, "", cat)
 		if errors.Is(err, dataset.ErrNoDevice) {
-			f, err = transfer.Open(path, base, cat) // benchmark_hub's MI250X caches name no device
+			// benchmark_hub's MI250X caches name no device: their file does
+			f, err = transfer.Open(path, strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".json"), cat)
 		}
 		if err != nil {
 			return nil, err

@@ -8,7 +8,11 @@
 //
 // Usage:
 //
-//	go run ./bench/priors [-kt DIR] [-seeds 20] [-first-seed 0] [-budget 5000] [-methods bayes,pipeline]
+//	go run ./bench/priors [-kt DIR] [-kernels NAME,...] [-seeds 20] [-first-seed 0] [-budget 5000] [-methods bayes,pipeline]
+//
+// -kernels names the kernels' folders under -kt (default convolution_milo,dedispersion_milo),
+// each a cache per GPU (benchmark_hub's layout; a cache that names no device is named by its
+// file).
 package main
 
 import (
@@ -33,8 +37,9 @@ func main() {
 	first := flag.Uint64("first-seed", 0, "the first seed")
 	budget := flag.Int("budget", 5000, "evaluations per search")
 	methods := flag.String("methods", "bayes,pipeline", "strategies, comma-separated (those that take a prior)")
+	kernels := flag.String("kernels", "convolution_milo,dedispersion_milo", "the Kernel Tuner kernels' folders under -kt")
 	flag.Parse()
-	if err := run(*ktDir, *seeds, *first, *budget, strings.Split(*methods, ",")); err != nil {
+	if err := run(*ktDir, strings.Split(*kernels, ","), *seeds, *first, *budget, strings.Split(*methods, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "priors:", err)
 		os.Exit(1)
 	}
@@ -46,7 +51,7 @@ type prior struct {
 	build func(others []*tuner.KernelTuner, target smart.GPU) (smart.Evaluator, error)
 }
 
-func run(ktDir string, seeds int, first uint64, budget int, methods []string) error {
+func run(ktDir string, kernels []string, seeds int, first uint64, budget int, methods []string) error {
 	ctx := context.Background()
 	cat, err := catalog.Default()
 	if err != nil {
@@ -67,15 +72,19 @@ func run(ktDir string, seeds int, first uint64, budget int, methods []string) er
 	}
 	var cases []tuner.Case
 	var contenders []tuner.Contender
-	for _, kernel := range []string{"convolution_milo", "dedispersion_milo"} {
+	for _, kernel := range kernels {
 		dir, ok := ktdata.DirOr(ktDir, kernel)
 		if !ok {
 			fmt.Fprintf(os.Stderr, "priors: %s not found (set -kt or SMART_KT_DATA); skipped\n", kernel)
 			continue
 		}
+		paths, err := ktdata.Caches(filepath.Join(dir, kernel))
+		if err != nil {
+			return err
+		}
 		var files []*tuner.KernelTuner
-		for _, n := range []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"} {
-			k, err := tuner.OpenKernelTuner(ctx, filepath.Join(dir, kernel, n+".json.gz"), "")
+		for _, path := range paths {
+			k, err := tuner.OpenKernelTuner(ctx, path, "") // a cache naming no device: its file's name
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ package ktdata
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,4 +66,23 @@ func moduleRoot() string {
 			return "."
 		}
 	}
+}
+
+// Caches lists the Kernel Tuner caches of a kernel's folder, one per GPU in benchmark_hub's
+// layout, in the order of their names: the *.json and *.json.gz files but space.json and the
+// T4 files (*_T4.json*).
+func Caches(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".json")
+		if !e.IsDir() && base != name && base != "space" && !strings.HasSuffix(base, "_T4") && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz")) {
+			out = append(out, filepath.Join(dir, name))
+		}
+	}
+	return out, nil
 }
