@@ -17,8 +17,8 @@
 // rows.csv: a data set of an older format is appended to in its own (what it has no column for,
 // such as the compiler's facts of smart.Measurement.Compiled, is left out); Merge writes Format.
 //
-// The package also reads Kernel Tuner cache files and T4 result files into the same row format
-// (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel
+// The package also reads Kernel Tuner cache files, T4 result files and KTT's own JSON results
+// into the same row format (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel
 // Tuner calls simulation mode.
 // A Recorder puts a data set in front of an Evaluator: it answers the variants the data set holds
 // and appends the others' answers, so a tuning run (smart tune --record) can be resumed.

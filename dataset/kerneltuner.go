@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -164,19 +165,31 @@ type ktFile struct {
 		Source smart.Source `json:"source"`
 	} `json:"smart"`
 
-	// A T4 file.
-	SchemaVersion string `json:"schema_version"`
-	Results       []struct {
-		Configuration map[string]json.RawMessage `json:"configuration"`
-		Times         struct {
-			Runtimes []float64 `json:"runtimes"`
-		} `json:"times"`
-		Invalidity   string `json:"invalidity"`
-		Measurements []struct {
-			Name  string          `json:"name"`
-			Value json.RawMessage `json:"value"`
-		} `json:"measurements"`
-	} `json:"results"`
+	// A T4 file (or KTT's own JSON, which decodeKernelTuner reads as one: ktt).
+	SchemaVersion string     `json:"schema_version"`
+	Metadata      t4Metadata `json:"metadata"`
+	Results       []t4Result `json:"results"`
+	ktt           bool
+}
+
+// t4Metadata is what smart reads of a T4 file's metadata.
+type t4Metadata struct {
+	Device   string `json:"device"`
+	TimeUnit string `json:"timeunit"` // of every time in the file; Kernel Tuner's milliseconds where empty
+}
+
+// t4Result is one configuration of a T4 file.
+type t4Result struct {
+	Configuration map[string]json.RawMessage `json:"configuration"`
+	Times         struct {
+		Runtimes []float64 `json:"runtimes"`
+	} `json:"times"`
+	Invalidity   string `json:"invalidity"`
+	Measurements []struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+		Unit  string          `json:"unit"`
+	} `json:"measurements"`
 }
 
 // decodeKernelTuner decodes the Kernel Tuner file at path, gzip-compressed or not. Kernel Tuner
@@ -191,6 +204,12 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 		return nil, false, false, err
 	}
 	data = nullPythonFloats(data)
+	if k, ok, err := decodeKTT(data); ok || err != nil {
+		if err != nil {
+			return nil, false, false, fmt.Errorf("%s: not a KTT file: %w", path, err)
+		}
+		return k, false, false, nil
+	}
 	file, err = decodeKT(data)
 	switch {
 	case err == nil:
@@ -400,6 +419,40 @@ func cacheParam(name string, raws []json.RawMessage) (Param, error) {
 	return p, nil
 }
 
+// unquoteNumber is raw, or where raw is a string holding a number or a boolean (KTT's T4 files
+// hold every value as a string: "128", "0.500000", "true"), that number or boolean.
+func unquoteNumber(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	if s == "true" || s == "false" {
+		return json.RawMessage(s)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		if b, err := json.Marshal(f); err == nil {
+			return b
+		}
+	}
+	return raw
+}
+
+// timeUnit is the factor that turns times in unit (T4's or KTT's names of it, any case, or an
+// abbreviation; empty: Kernel Tuner's milliseconds) into milliseconds.
+func timeUnit(unit string) (float64, error) {
+	switch strings.ToLower(unit) {
+	case "", "ms", "milliseconds", "millisecond", "miliseconds":
+		return 1, nil
+	case "s", "seconds", "second":
+		return 1e3, nil
+	case "us", "µs", "microseconds", "microsecond":
+		return 1e-3, nil
+	case "ns", "nanoseconds", "nanosecond":
+		return 1e-6, nil
+	}
+	return 0, fmt.Errorf("%q is no time unit; T4 uses nanoseconds, microseconds, milliseconds or seconds", unit)
+}
+
 // sameLabel reports whether two labels hold the same value (0.5 and 0.50 do), not two values
 // that share a code.
 func sameLabel(a, b json.RawMessage) bool {
@@ -580,7 +633,19 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 	if len(t.Results) == 0 {
 		return nil, fmt.Errorf("%s: field results is empty", path)
 	}
-	f := &KernelTunerFile{Path: path, Format: "t4", Kernel: Kernel{Name: opt.Kernel}}
+	f := &KernelTunerFile{Path: path, Format: "t4", Device: Device{Name: t.Metadata.Device}, Kernel: Kernel{Name: cmp.Or(opt.Kernel, t.KernelName)}}
+	if t.ktt {
+		f.Format = "ktt"
+	}
+	scale, err := timeUnit(t.Metadata.TimeUnit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: field metadata.timeunit: %w", path, err)
+	}
+	for _, r := range t.Results {
+		for name, raw := range r.Configuration {
+			r.Configuration[name] = unquoteNumber(raw) // KTT writes every value as a string
+		}
+	}
 	var names []string
 	if sp != nil {
 		f.Kernel.Params, f.Kernel.Constraints, f.Kernel.ProblemSize = sp.params, sp.constraints, sp.problemSize
@@ -642,9 +707,15 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			}
 		}
 		var reported json.RawMessage
+		unit := scale
 		for _, x := range r.Measurements {
 			if x.Name == "time" {
 				reported = x.Value
+				if x.Unit != "" {
+					if unit, err = timeUnit(x.Unit); err != nil {
+						return nil, fmt.Errorf("%s: field %s: %w", path, field("measurements.unit"), err)
+					}
+				}
 			}
 		}
 		if r.Invalidity != "correct" {
@@ -667,10 +738,14 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			continue
 		}
 		var mean float64
-		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || mean > maxRunMs {
-			return nil, fmt.Errorf("%s: field %s has no time measurement in ms", path, field("measurements"))
+		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || mean*unit > maxRunMs {
+			return nil, fmt.Errorf("%s: field %s has no time measurement", path, field("measurements"))
 		}
-		if err := setTimes(&m, mean, r.Times.Runtimes); err != nil {
+		runs := make([]float64, len(r.Times.Runtimes))
+		for k, t := range r.Times.Runtimes {
+			runs[k] = t * unit
+		}
+		if err := setTimes(&m, mean*unit, runs); err != nil {
 			return nil, fmt.Errorf("%s: field %s: %w", path, field("times.runtimes"), err)
 		}
 		f.Rows = append(f.Rows, m)

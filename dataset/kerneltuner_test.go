@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -603,4 +604,63 @@ func writeFile(t *testing.T, dir, name, content string, gz bool) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// KTT's own JSON (OutputFormat::JSON, the form of KTT 2.1.0's output in the
+// autotuning_methodology project's test files): the device and time unit from its Metadata,
+// microseconds read as milliseconds, each configuration's values by their ValueType (a Double
+// as a label), and its statuses as T4's invalidities.
+func TestReadKTT(t *testing.T) {
+	dir := t.TempDir()
+	res := func(status string, bx int, alpha string, us float64) string {
+		return fmt.Sprintf(`{"ComputationResults":[{"Duration":%g,"KernelFunction":"Convolution","Overhead":17116.193}],
+			"Configuration":[{"Name":"BLOCK_SIZE_X","Value":%d,"ValueType":"UnsignedInt"},{"Name":"ALPHA","Value":%s,"ValueType":"Double"}],
+			"KernelName":"Convolution","Status":%q,"TotalDuration":%g,"TotalOverhead":1226624.764}`, us, bx, alpha, status, us)
+	}
+	path := writeFile(t, dir, "ktt.json", `{"Metadata":{"ComputeApi":"CUDA","Device":"NVIDIA GeForce RTX 3090","GlobalSizeType":"CUDA",
+		"KttVersion":"2.1.0","Platform":"NVIDIA CUDA","TimeUnit":"Microseconds","Timestamp":"2024-04-20 10:59:14 UTC"},"Results":[`+
+		res("Ok", 8, "0.5", 1189.696)+","+res("Ok", 16, "1.5", 1224.032)+","+res("CompilationFailed", 32, "0.5", 0)+"]}", false)
+	f, err := ReadKernelTuner(path, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != "ktt" || f.Device.Name != "NVIDIA GeForce RTX 3090" || f.Kernel.Name != "Convolution" || len(f.Rows) != 3 {
+		t.Fatalf("format %s, device %q, kernel %q, %d rows", f.Format, f.Device.Name, f.Kernel.Name, len(f.Rows))
+	}
+	got := map[string]string{}
+	for _, m := range f.Rows {
+		got[SettingText(m.Setting, f.Kernel.Params)] = fmt.Sprintf("%s %.6g", m.Status, m.TimeMs)
+	}
+	want := map[string]string{"ALPHA=0.5,BLOCK_SIZE_X=8": "ok 1.1897", "ALPHA=1.5,BLOCK_SIZE_X=16": "ok 1.22403", "ALPHA=0.5,BLOCK_SIZE_X=32": "compile_error 0"}
+	if !maps.Equal(got, want) {
+		t.Errorf("rows %v; want %v", got, want)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"Metadata":{"Device":"X","TimeUnit":"Microseconds"},"Results":[`+strings.Replace(res("Ok", 8, "0.5", 1), `"Ok"`, `"Maybe"`, 1)+"]}", false)
+	if _, err := ReadKernelTuner(bad, ImportOptions{}); err == nil || !strings.Contains(err.Error(), `bad.json: not a KTT file: field Results[0].Status is "Maybe"`) {
+		t.Errorf("an unknown status: %v", err)
+	}
+}
+
+// KTT's T4 files hold every configuration value as a string and their times in the metadata's
+// time unit; Kernel Tuner's T4 files, numbers and milliseconds (TestKernelTunerT4 and the
+// convolution's A100_T4 file).
+func TestReadKTTT4(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "t4.json", `{"schema_version":"1.0.0","metadata":{"compute_api":"CUDA","device":"NVIDIA A100-PCIE-40GB",
+		"autotuner":"KTT","timeunit":"microseconds"},"results":[
+		{"configuration":{"BLOCK":"128","ALPHA":"0.500000","FLAG":"true"},"times":{"runtimes":[2500.0]},"invalidity":"correct","correctness":1,
+		 "measurements":[{"name":"time","value":2500.0,"unit":""}]},
+		{"configuration":{"BLOCK":"256","ALPHA":"1.000000","FLAG":"false"},"times":{"runtimes":[1.5]},"invalidity":"correct","correctness":1,
+		 "measurements":[{"name":"time","value":1.5,"unit":"ms"}]}]}`, false)
+	f, err := ReadKernelTuner(path, ImportOptions{Kernel: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range f.Rows {
+		got = append(got, fmt.Sprintf("%s %g", SettingText(m.Setting, f.Kernel.Params), m.TimeMs))
+	}
+	slices.Sort(got)
+	if want := []string{"ALPHA=0.5,BLOCK=128,FLAG=True 2.5", "ALPHA=1,BLOCK=256,FLAG=False 1.5"}; !slices.Equal(got, want) || f.Device.Name != "NVIDIA A100-PCIE-40GB" {
+		t.Errorf("rows %v on %q; want %v on the A100", got, f.Device.Name, want)
+	}
 }

@@ -14,7 +14,7 @@ import (
 
 // datasetCommands are the subcommands of smart dataset.
 var datasetCommands = []command{
-	{"import", "read Kernel Tuner cache or T4 files into a data set", runDatasetImport},
+	{"import", "read Kernel Tuner cache, T4 or KTT files into a data set", runDatasetImport},
 	{"merge", "join shards (or, with --allow-mixed, any data sets) into one", runDatasetMerge},
 	{"stats", "rows per GPU, OC and status; best-OC distribution; best-to-worst OC ratios", runDatasetStats},
 	{"label", "best OC per stencil and GPU, and OCs merged into classes by correlation", runDatasetLabel},
