@@ -3,6 +3,7 @@ package predict
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -646,8 +647,9 @@ func (p *Predictor) rng(st *smart.Stencil, oc smart.Combination, g smart.GPU) *r
 }
 
 // PredictAll predicts each of ins on gpu as Predict does, several at a time (at most GOMAXPROCS),
-// and hands the predictions to yield in the order of ins. It stops at the first error, a
-// prediction's (naming the input's file) or yield's.
+// and hands the predictions to yield in the order of ins. A prediction's error (naming the
+// input's file) does not stop the others: the errors are returned joined once all are done.
+// yield's error, or the context's end, stops them.
 func (p *Predictor) PredictAll(ctx context.Context, ins []Input, gpu string, yield func(i int, pr *Prediction) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -685,9 +687,14 @@ func (p *Predictor) PredictAll(ctx context.Context, ins []Input, gpu string, yie
 		}
 	}()
 	defer wg.Wait()
+	var errs []error
 	for i := range ins {
 		r := <-results[i]
-		if r.err == nil {
+		switch {
+		case r.err != nil && ctx.Err() == nil:
+			errs = append(errs, r.err) // the others go on: a directory's bad stencil costs only itself
+			continue
+		case r.err == nil:
 			r.err = yield(i, r.pr)
 		}
 		if r.err != nil {
@@ -695,5 +702,5 @@ func (p *Predictor) PredictAll(ctx context.Context, ins []Input, gpu string, yie
 			return r.err
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

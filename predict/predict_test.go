@@ -772,8 +772,8 @@ func TestPredictAll(t *testing.T) {
 	bad := append(slices.Clone(ins[:2]), Input{Stencil: &big, File: "big.json"}, ins[3])
 	var got []int
 	err = p.PredictAll(context.Background(), bad, "a100", func(i int, _ *Prediction) error { got = append(got, i); return nil })
-	if err == nil || !strings.HasPrefix(err.Error(), "big.json: ") || !slices.Equal(got, []int{0, 1}) {
-		t.Errorf("a stencil too large: %v, yielded %v; want the two before it and an error naming big.json", err, got)
+	if err == nil || !strings.HasPrefix(err.Error(), "big.json: ") || !slices.Equal(got, []int{0, 1, 3}) {
+		t.Errorf("a stencil too large: %v, yielded %v; want the three others and an error naming big.json", err, got)
 	}
 	stop := errors.New("stop")
 	if err := p.PredictAll(context.Background(), ins, "a100", func(int, *Prediction) error { return stop }); !errors.Is(err, stop) {

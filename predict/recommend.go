@@ -119,19 +119,25 @@ func (p *Predictor) CheckGPUNames(gpus []string, have string) error {
 }
 
 // RecommendAll recommends GPUs for each of ins as Recommend does, one after the other, and
-// hands each recommendation to yield as it comes. It stops at the first error, a
-// recommendation's (naming the input's file) or yield's.
+// hands each recommendation to yield as it comes. A recommendation's error (naming the input's
+// file) does not stop the others: the errors are returned joined at the end. yield's error, or
+// the context's end, stops them.
 func (p *Predictor) RecommendAll(ctx context.Context, ins []Input, gpus []string, have string, w Workload, yield func(i int, r *Recommendation) error) error {
+	var errs []error
 	for i, in := range ins {
 		r, err := p.Recommend(ctx, in, gpus, have, w)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.File, err)
+		if err != nil && ctx.Err() == nil {
+			errs = append(errs, fmt.Errorf("%s: %w", in.File, err)) // the others go on
+			continue
 		}
-		if err := yield(i, r); err != nil {
+		if err == nil {
+			err = yield(i, r)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,7 +155,8 @@ func TestFormatUSD(t *testing.T) {
 }
 
 // TestRecommendAll: the recommendations come in the order of the inputs, as Recommend gives
-// them; an input's error names its file, and yield's error stops the run.
+// them; an input's error names its file and does not stop the others, and yield's error stops
+// the run.
 func TestRecommendAll(t *testing.T) {
 	p := defaultPredictor(t)
 	ctx := context.Background()
@@ -179,8 +181,16 @@ func TestRecommendAll(t *testing.T) {
 			t.Errorf("input %d: got %s fastest %s, want %s fastest %s", i, got[i].Stencil.Name, got[i].Fastest, want.Stencil.Name, want.Fastest)
 		}
 	}
-	if err := p.RecommendAll(ctx, ins, []string{"nosuch"}, "", Workload{}, func(int, *Recommendation) error { return nil }); err == nil || !strings.HasPrefix(err.Error(), "a.json: ") {
-		t.Errorf("an unknown GPU: %v, want an error naming a.json", err)
+	if err := p.RecommendAll(ctx, ins, []string{"nosuch"}, "", Workload{}, func(int, *Recommendation) error { return nil }); err == nil || !strings.HasPrefix(err.Error(), "a.json: ") || !strings.Contains(err.Error(), "\nb.json: ") {
+		t.Errorf("an unknown GPU: %v, want an error naming a.json, then b.json", err)
+	}
+	// A stencil that fails does not stop the next.
+	tiny := *sample(t, "j2d5pt")
+	tiny.Grid = [3]int{8, 8}
+	var yielded []int
+	err := p.RecommendAll(ctx, []Input{{Stencil: &tiny, File: "tiny.json"}, ins[1]}, gpus, "", Workload{}, func(i int, _ *Recommendation) error { yielded = append(yielded, i); return nil })
+	if err == nil || !strings.HasPrefix(err.Error(), "tiny.json: ") || !slices.Equal(yielded, []int{1}) {
+		t.Errorf("a grid with no room for a block: %v, yielded %v; want an error naming tiny.json and the next one yielded", err, yielded)
 	}
 	stop := errors.New("stop")
 	calls := 0

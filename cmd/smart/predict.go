@@ -50,11 +50,14 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	var preds []*predict.Prediction
 	err = p.PredictAll(ctx, inputs, gpu, streamed(e, "predict", len(inputs), asJSON, &preds))
+	// The stencils that failed are reported after those that did not (PredictAll goes on).
+	var out error
 	switch {
-	case err != nil || asJSON:
-		return err
-	case len(preds) == 1:
-		return preds[0].WriteText(e.stdout, s.AllGPUs)
+	case asJSON || len(preds) == 0:
+	case len(inputs) == 1:
+		out = preds[0].WriteText(e.stdout, s.AllGPUs)
+	default:
+		out = predict.WritePredictionRows(e.stdout, preds)
 	}
-	return predict.WritePredictionRows(e.stdout, preds)
+	return errors.Join(out, err)
 }

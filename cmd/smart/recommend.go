@@ -41,21 +41,24 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return usagef("--hours 0: must be positive")
 	}
 	recs, err := recommend(ctx, e, fs, r, rest, asJSON)
+	if len(recs) == 0 {
+		return err
+	}
+	// The stencils that failed are reported after those that did not (RecommendAll goes on).
+	var out error
 	switch {
-	case err != nil || asJSON:
-	case len(recs) == 1:
-		err = recs[0].WriteText(e.stdout)
+	case asJSON:
+	case len(recs) == 1 && err == nil:
+		out = recs[0].WriteText(e.stdout)
 	default:
-		err = predict.WriteRecommendationRows(e.stdout, recs)
+		out = predict.WriteRecommendationRows(e.stdout, recs)
 	}
-	if err != nil || r.HTML == "" {
-		return err
+	if out == nil && r.HTML != "" {
+		if out = predict.WriteHTMLFile(r.HTML, recs, time.Now()); out == nil {
+			fmt.Fprintf(e.stderr, "wrote %s\n", r.HTML)
+		}
 	}
-	if err := predict.WriteHTMLFile(r.HTML, recs, time.Now()); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "wrote %s\n", r.HTML)
-	return nil
+	return errors.Join(out, err)
 }
 
 // recommend ranks the GPUs for every stencil of paths, printing each as JSON as it comes with
