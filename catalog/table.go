@@ -26,7 +26,8 @@ func WriteTable(w io.Writer, gpus []smart.GPU) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%s\t%s\t\n", g.Name, g.Arch, cc, g.SMs, g.MemoryGB, g.BandwidthGBs,
 			g.FP64TFLOPS, g.FP32TFLOPS, price, inst)
 	}
-	fmt.Fprintln(tw, "\nSources: every number cites the datasheet, whitepaper or CUDA Programming Guide table it comes from")
-	fmt.Fprintln(tw, "(smart gpus --json). Prices: on-demand, per GPU, with the provider, region and date read; - where not rented.")
+	fmt.Fprintln(tw, "\nSources: every number cites the document it comes from: a datasheet, whitepaper, CUDA Programming")
+	fmt.Fprintln(tw, "Guide table, or a review where the maker gives none (smart gpus --json). Prices: on-demand, per GPU,")
+	fmt.Fprintln(tw, "with the provider, region and date read; - where not rented.")
 	return tw.Flush()
 }

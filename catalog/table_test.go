@@ -19,8 +19,9 @@ func TestWriteTable(t *testing.T) {
 A100-40GB  Ampere  8.0  108  40         1555  9.7      19.5     3.500    p4d       
 W6600      RDNA2   -    28   8          224   0.65     10.4     -        -         
 
-Sources: every number cites the datasheet, whitepaper or CUDA Programming Guide table it comes from
-(smart gpus --json). Prices: on-demand, per GPU, with the provider, region and date read; - where not rented.
+Sources: every number cites the document it comes from: a datasheet, whitepaper, CUDA Programming
+Guide table, or a review where the maker gives none (smart gpus --json). Prices: on-demand, per GPU,
+with the provider, region and date read; - where not rented.
 `
 	var b bytes.Buffer
 	if err := WriteTable(&b, gpus); err != nil {
