@@ -65,6 +65,13 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range files {
+		if f.GPU.Name == "" {
+			// Its times cannot be moved to the target without its hardware: it would be left
+			// out of the prediction as if of another vendor.
+			return nil, wrong("From", f.Path, "the catalogue lacks its device %q; describe the GPU in a catalogue file (as smart gpus --json prints them), or name a catalogued GPU as %s@GPU", f.Device, f.Path)
+		}
+	}
 	t := &TransferJob{Files: files, Settings: s.Predict}
 	if t.Sources, err = transfer.Select(files, s.Kernel); err != nil {
 		return nil, &SettingError{Field: "Kernel", Err: err, Wrong: true}

@@ -104,6 +104,7 @@ func TestTransferRefuses(t *testing.T) {
 		{"unknown GPU without shots", []string{"--from", a100, "--to", "quantum-9000"}, 2, "--shots"},
 		{"file without its device", []string{"--from", convDir + "MI250X.json.gz", "--to", "a100"}, 2, "@GPU"},
 		{"missing file", []string{"--from", "nope.json", "--to", "a100"}, 1, "nope.json"},
+		{"source GPU not catalogued", []string{"--from", convDir + "MI250X.json.gz@Foo 9000," + a100, "--to", "a6000"}, 2, `the catalogue lacks its device "Foo 9000"`},
 		{"bad level", []string{"--from", a100, "--to", "a100", "--level", "2"}, 2, "--level"},
 		{"the target among the sources", []string{"--from", a100 + "," + convDir + "A6000.json.gz", "--to", "a100"}, 2, "--from: " + a100 + " holds measurements of the target A100-40GB itself"},
 		{"shots of another GPU", []string{"--from", a100, "--to", "a6000", "--shots", convDir + "A4000.json.gz"}, 2, "holds measurements of RTX-A4000, not of the target RTX-A6000"},
