@@ -570,6 +570,15 @@ func TestKernelTunerLabels(t *testing.T) {
 	if got := SettingText(smart.Setting{"alpha": 500000, "method": fast}, fa.Kernel.Params); got != "alpha=0.5,method=fast" {
 		t.Errorf("SettingText = %q", got)
 	}
+	// Imported, the data set keeps the labels, and its stats print the values.
+	ds := filepath.Join(dir, "ds")
+	if _, err := Import(context.Background(), ds, []string{a}, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ComputeStats(ds)
+	if err != nil || len(st.Kernels) != 1 || st.Kernels[0].Setting != "alpha=1.25,method=exact" {
+		t.Errorf("stats %+v, %v; want the best setting alpha=1.25,method=exact", st, err)
+	}
 	// A T4 file without space.json: the values seen, the same codes (0.50 is 0.5).
 	t4 := writeFile(t, dir, "t4.json", `{"results":[
 		{"configuration":{"alpha":0.5,"method":"fast"},"invalidity":"correct","times":{"runtimes":[2.0]},"measurements":[{"name":"time","value":2.0}]},

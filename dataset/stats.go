@@ -116,6 +116,7 @@ func ComputeStats(dir string) (*Stats, error) {
 	best := bestTimes{}
 	type kernelKey struct{ gpu, kernel string }
 	kernels := map[kernelKey]*KernelBest{}
+	bestSet := map[kernelKey]smart.Setting{} // printed once meta.json says what codes stand for
 	slowest := map[kernelKey]float64{}
 	meta, torn, err := Scan(dir, func(m smart.Measurement) error {
 		s.Rows++
@@ -142,7 +143,7 @@ func ComputeStats(dir string) (*Stats, error) {
 			if m.OK() {
 				kb.OK++
 				if kb.OK == 1 || m.TimeMs < kb.BestMs {
-					kb.BestMs, kb.Setting = m.TimeMs, m.Setting.String()
+					kb.BestMs, bestSet[k] = m.TimeMs, maps.Clone(m.Setting)
 				}
 				slowest[k] = max(slowest[k], m.TimeMs)
 			}
@@ -162,6 +163,11 @@ func ComputeStats(dir string) (*Stats, error) {
 	for k, kb := range kernels {
 		if kb.OK > 0 {
 			kb.Spread = slowest[k] / kb.BestMs
+			var params []Param // a foreign kernel's booleans and labels print as Kernel Tuner holds them
+			if i := slices.IndexFunc(meta.Kernels, func(mk Kernel) bool { return mk.Name == k.kernel }); i >= 0 {
+				params = meta.Kernels[i].Params
+			}
+			kb.Setting = SettingText(bestSet[k], params)
 		}
 		s.Kernels = append(s.Kernels, *kb)
 	}
