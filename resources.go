@@ -27,10 +27,13 @@ type Usage struct {
 // memory is exact (SharedElems); registers are an estimate: a base for indices and pointers plus
 // the values each thread keeps live (accumulators of its merged and unrolled points, the column
 // window of streaming or the partial sums of retiming, the prefetched plane).
-func (t Tuning) Usage(st *Stencil) Usage {
-	r := st.Order()
+func (t Tuning) Usage(st *Stencil) Usage { return t.UsageOf(st.Order(), st.Dtype) }
+
+// UsageOf is Usage of a stencil of order r and element type dtype, all that Usage reads of it,
+// for a caller that models many settings of one stencil: Order walks every point.
+func (t Tuning) UsageOf(r int, dtype Dtype) Usage {
 	perValue := 2 // a float64 takes two 32-bit registers
-	if st.Dtype == Float32 {
+	if dtype == Float32 {
 		perValue = 1
 	}
 	// Saturating arithmetic: an absurd tuning must come out too large for any GPU, not wrap.
@@ -48,7 +51,7 @@ func (t Tuning) Usage(st *Stencil) Usage {
 	u := Usage{
 		Threads:       t.Threads(),
 		RegsPerThread: addSat(24, mulSat(perValue, values)),
-		SharedBytes:   mulSat(t.SharedElems(r), st.Dtype.Size()),
+		SharedBytes:   mulSat(t.SharedElems(r), dtype.Size()),
 	}
 	if t.StreamAxis >= 0 && t.OC.Has(RT) {
 		u.FusedRegs = mulSat(perValue, t.fusedPartialSums(r))

@@ -494,13 +494,14 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	if err != nil {
 		return res, fmt.Errorf("stencil %s on %s: %s: %w", st.Name, g.Name, name, err)
 	}
+	id := st.ID()
 	var screened []*Found
 	for _, oc := range ocs {
 		pass := b.Screen
 		if len(ocs) <= b.Refine {
 			pass = b.Deep // nothing to screen out
 		}
-		f, err := Search(ctx, score, st, oc, g, pass, nil, p.rng(st, oc, g))
+		f, err := Search(ctx, score, st, oc, g, pass, nil, p.rng(id, oc, g))
 		if err != nil {
 			return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, oc, g.Name, name, err)
 		}
@@ -516,7 +517,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	for _, k := range spread(screened, class, b.Refine) {
 		f := screened[k]
 		if len(ocs) > b.Refine {
-			deep, err := Search(ctx, score, st, f.OC, g, b.Deep, f.Top, p.rng(st, f.OC, g))
+			deep, err := Search(ctx, score, st, f.OC, g, b.Deep, f.Top, p.rng(id, f.OC, g))
 			if err != nil {
 				return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, f.OC, g.Name, name, err)
 			}
@@ -639,10 +640,11 @@ func rangeOutside(rt *Model, st *smart.Stencil) []string {
 	return rt.Range.Outside(st)
 }
 
-// rng is the generator of one search, so a prediction is the same every time.
-func (p *Predictor) rng(st *smart.Stencil, oc smart.Combination, g smart.GPU) *rand.Rand {
+// rng is the generator of one search of the stencil of ID id, so a prediction is the same every
+// time. The ID is the caller's to compute once: it hashes every point.
+func (p *Predictor) rng(id string, oc smart.Combination, g smart.GPU) *rand.Rand {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%s|%s", st.ID(), oc, g.Name)
+	fmt.Fprintf(h, "%s|%s|%s", id, oc, g.Name)
 	return rand.New(rand.NewPCG(p.Seed, h.Sum64()))
 }
 

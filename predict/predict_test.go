@@ -325,7 +325,7 @@ func TestSearchGolden(t *testing.T) {
 		}
 		var seeds []smart.Setting
 		for i, pass := range []Pass{p.Budget.Screen, p.Budget.Deep} {
-			f, err := Search(context.Background(), score, st, c.oc, g, pass, seeds, p.rng(st, c.oc, g))
+			f, err := Search(context.Background(), score, st, c.oc, g, pass, seeds, p.rng(st.ID(), c.oc, g))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -444,18 +444,18 @@ func TestSearchDescends(t *testing.T) {
 		t.Fatal(err)
 	}
 	oc := smart.Combination(smart.ST | smart.RT)
-	random, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st, oc, g))
+	random, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 0}, nil, p.rng(st.ID(), oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st, oc, g))
+	desc, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 64, Starts: 4, Rounds: 10}, nil, p.rng(st.ID(), oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if desc.TimeMs > random.TimeMs || desc.Evaluated <= random.Evaluated {
 		t.Errorf("descent: %v ms after %d settings; random draws alone: %v ms after %d", desc.TimeMs, desc.Evaluated, random.TimeMs, random.Evaluated)
 	}
-	seeded, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st, oc, g))
+	seeded, err := Search(context.Background(), score, st, oc, g, Pass{Samples: 8, Starts: 2, Rounds: 2}, desc.Top, p.rng(st.ID(), oc, g))
 	if err != nil {
 		t.Fatal(err)
 	}

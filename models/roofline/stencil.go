@@ -57,11 +57,11 @@ func Model(st *smart.Stencil, t smart.Tuning, g smart.GPU) (Estimate, error) {
 
 // ModelWith is Model with the free constants of cal (nil: the literature's, as Model).
 func ModelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration) (Estimate, error) {
-	return modelWith(st, t, g, cal, loadsPerPoint)
+	return modelWith(st, t, g, cal, factsOf(st, loadsPerPoint))
 }
 
-func modelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration, loads func(*smart.Stencil, smart.Tuning) float64) (Estimate, error) {
-	est, tm, err := analyse(st, t, g, loads)
+func modelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration, f stencilFacts) (Estimate, error) {
+	est, tm, err := analyse(st, t, g, f)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -73,14 +73,39 @@ func modelWith(st *smart.Stencil, t smart.Tuning, g smart.GPU, cal *Calibration,
 	return est, nil
 }
 
-// A Modeler estimates settings of one stencil on one GPU as ModelWith does, keeping the loads
-// per point the settings share: they depend on the merge factors, the streaming axis and
-// retiming alone, and counting them over a high-order stencil's offsets costs more than the
-// rest of the model, which a search runs thousands of times. Safe for concurrent use.
+// stencilFacts are what the model reads of a stencil's points, the same for all its settings:
+// its order, the distinct x offsets of its accesses, and its loads per point under a tuning
+// (loadsPerPoint, or a Modeler's memo of it). A high-order stencil has thousands of points.
+type stencilFacts struct {
+	order int
+	xs    []int
+	loads func(*smart.Stencil, smart.Tuning) float64
+}
+
+func factsOf(st *smart.Stencil, loads func(*smart.Stencil, smart.Tuning) float64) stencilFacts {
+	f := stencilFacts{loads: loads}
+	if st == nil {
+		return f // analyse refuses it
+	}
+	f.order = st.Order()
+	for _, p := range st.Points {
+		if !slices.Contains(f.xs, p.Off[0]) {
+			f.xs = append(f.xs, p.Off[0])
+		}
+	}
+	return f
+}
+
+// A Modeler estimates settings of one stencil on one GPU as ModelWith does, reading the
+// stencil's points once (stencilFacts) and keeping the loads per point the settings share:
+// they depend on the merge factors, the streaming axis and retiming alone, and counting them
+// over a high-order stencil's offsets costs more than the rest of the model, which a search
+// runs thousands of times. Safe for concurrent use.
 type Modeler struct {
-	st  *smart.Stencil
-	g   smart.GPU
-	cal *Calibration
+	st    *smart.Stencil
+	g     smart.GPU
+	cal   *Calibration
+	facts stencilFacts
 
 	mu    sync.Mutex
 	loads map[loadsKey]float64
@@ -95,12 +120,14 @@ type loadsKey struct {
 
 // NewModeler returns a Modeler of st on g with the constants of cal (nil: the literature's).
 func NewModeler(st *smart.Stencil, g smart.GPU, cal *Calibration) *Modeler {
-	return &Modeler{st: st, g: g, cal: cal, loads: map[loadsKey]float64{}}
+	m := &Modeler{st: st, g: g, cal: cal, loads: map[loadsKey]float64{}}
+	m.facts = factsOf(st, m.loadsPerPoint)
+	return m
 }
 
 // Model is ModelWith(st, t, g, cal) of the Modeler's stencil, GPU and constants.
 func (m *Modeler) Model(t smart.Tuning) (Estimate, error) {
-	return modelWith(m.st, t, m.g, m.cal, m.loadsPerPoint)
+	return modelWith(m.st, t, m.g, m.cal, m.facts)
 }
 
 func (m *Modeler) loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
@@ -121,9 +148,9 @@ func (m *Modeler) loadsPerPoint(st *smart.Stencil, t smart.Tuning) float64 {
 }
 
 // analyse counts what a variant moves, loads and computes, and what hides its latencies: all of
-// the model but the free constants, which Calibration.apply adds. loadsOf is loadsPerPoint, or a
-// Modeler's memo of it.
-func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart.Stencil, smart.Tuning) float64) (Estimate, terms, error) {
+// the model but the free constants, which Calibration.apply adds. f holds what it reads of the
+// stencil's points (factsOf st).
+func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, f stencilFacts) (Estimate, terms, error) {
 	var tm terms
 	if st == nil {
 		return Estimate{}, tm, errors.New("no stencil to model")
@@ -134,7 +161,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart
 	if err := checkTuning(st, t); err != nil {
 		return Estimate{}, tm, err
 	}
-	u := t.Usage(st)
+	u := t.UsageOf(f.order, st.Dtype)
 	if err := u.Fits(g); err != nil {
 		return Estimate{}, tm, err
 	}
@@ -147,7 +174,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart
 		return Estimate{}, tm, fmt.Errorf("a block of %d threads with %d registers each and %d bytes of shared memory does not fit on one of the %s's SMs", u.Threads, u.RegsPerThread, u.SharedBytes, g.Name)
 	}
 
-	r, d := st.Order(), st.Dims
+	r, d := f.order, st.Dims
 	elem := float64(st.Dtype.Size())
 	tile := t.Tile()
 	tt := t.TT
@@ -206,13 +233,13 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart
 
 	// Loads from shared memory (or L1 without it) per computed point, and the stores that stage
 	// the input region and the intermediate levels of temporal blocking.
-	perPoint := loadsOf(st, t)
+	perPoint := f.loads(st, t)
 	loads := computed * perPoint
 	stores := 0.0
 	if t.Shared {
 		stores = float64(blocks)*region + computed*float64(tt-1)/float64(tt)
 	}
-	pass := m.warpPasses(st, t, tile, halo)
+	pass := m.warpPasses(st, t, tile, halo, f.xs)
 	ideal := math.Max(1, 32*elem/m.onChipBytes)
 	est.Coalescing = pass / ideal
 	onChipCycles := (loads + stores) / 32 * pass / m.sms
@@ -255,7 +282,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, loadsOf func(*smart
 	if t.OC.Has(smart.BM) {
 		single := t
 		single.Merge = [3]int{1, 1, 1}
-		extraLoads := computed * (loadsOf(st, single) - perPoint)
+		extraLoads := computed * (f.loads(st, single) - perPoint)
 		tm.onChipNoReuse += extraLoads / 32 * pass / m.sms
 		tm.issueNoReuse += extraLoads / 32 / m.issuePerSM / m.sms
 	}
@@ -422,17 +449,10 @@ func ownColumn(c [3]int, sa int, shifts [3]int) bool {
 // takes: lanes map to threads x-fastest (a block narrower than a warp spans several rows), a
 // thread's points along x are Merge[0] apart with block merging and a block apart with cyclic
 // merging, and the load is averaged over the stencil's x offsets.
-func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo int) float64 {
+func (m machine) warpPasses(st *smart.Stencil, t smart.Tuning, tile [3]int, halo int, xs []int) float64 {
 	stride := 1
 	if t.OC.Has(smart.BM) {
 		stride = t.Merge[0]
-	}
-	var buf [2*smart.MaxMaxOrder + 1]int
-	xs := buf[:0]
-	for _, p := range st.Points {
-		if !slices.Contains(xs, p.Off[0]) {
-			xs = append(xs, p.Off[0])
-		}
 	}
 	elem := st.Dtype.Size()
 	total := 0.0

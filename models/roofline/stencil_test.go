@@ -553,7 +553,7 @@ func TestLocalCycles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, tm, err := analyse(st, tc.t, g, loadsPerPoint)
+		_, tm, err := analyse(st, tc.t, g, factsOf(st, loadsPerPoint))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +571,7 @@ func TestNoReuse(t *testing.T) {
 	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
 	g := gpu(t, "h100-sxm")
 	bm := tuning(t, st, smart.Combination(smart.BM), smart.Setting{"bx": 32, "by": 4, "shared": 0, "const": 0, "ufx": 2, "ufy": 1, "bmx": 2, "bmy": 1})
-	_, tm, err := analyse(st, bm, g, loadsPerPoint)
+	_, tm, err := analyse(st, bm, g, factsOf(st, loadsPerPoint))
 	if err != nil {
 		t.Fatal(err)
 	}

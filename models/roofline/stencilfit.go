@@ -87,7 +87,7 @@ func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string
 		if !(s.TimeMs > 0) || math.IsInf(s.TimeMs, 0) {
 			continue
 		}
-		_, tm, err := analyse(s.Stencil, s.Tuning, s.GPU, loadsPerPoint)
+		_, tm, err := analyse(s.Stencil, s.Tuning, s.GPU, factsOf(s.Stencil, loadsPerPoint))
 		if err != nil {
 			continue
 		}
