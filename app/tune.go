@@ -67,8 +67,10 @@ type Tuning struct {
 	Problem tuner.Problem
 	Kernel  string    // the stencil's name, or the Kernel Tuner kernel's
 	GPU     smart.GPU // only the name, for a Kernel Tuner kernel
-	// MeanObjective is true for Kernel Tuner's objective, the mean time (else the median).
+	// MeanObjective is true for Kernel Tuner's objective, the mean time (else the median); the
+	// time a KTT file reports is its total duration, held alike.
 	MeanObjective bool
+	ktt           bool   // the replayed file is KTT's
 	Searched      int    // the strategy searches the first Searched variants
 	Ranker        string // the model that ranked the OCs, with what stands behind it; "" none
 	Prior         string // what ranked settings before any run, set by Search; "" nothing
@@ -190,7 +192,7 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 	if k.Note != "" {
 		notef(tg.tune.Notes, "%s\n", k.Note)
 	}
-	tg.Problem, tg.Kernel, tg.MeanObjective = k.Problem(), k.Kernel.Name, true
+	tg.Problem, tg.Kernel, tg.MeanObjective, tg.ktt = k.Problem(), k.Kernel.Name, true, k.Format == "ktt"
 	if slices.ContainsFunc(k.Kernel.Params, func(p dataset.Param) bool { return p.Bool || p.Labels != nil }) {
 		tg.params = k.Kernel.Params
 	}

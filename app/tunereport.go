@@ -59,7 +59,10 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 		BestSetting: res.Best.Setting, Objective: "time_ms (median of the runs)", Evaluations: res.Evaluations,
 		Failures: len(res.Failures), Stop: res.Stop, Seconds: res.Elapsed.Seconds(), Prior: tg.Prior, Trace: []any{},
 		elapsed: res.Elapsed, stencil: tg.Problem.Stencil != nil, params: tg.params}
-	if tg.MeanObjective {
+	switch {
+	case tg.ktt:
+		o.Objective = "mean_ms (KTT's total duration)"
+	case tg.MeanObjective:
 		o.Objective = "mean_ms (Kernel Tuner's objective)"
 	}
 	if res.Evaluations > 0 {

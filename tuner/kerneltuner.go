@@ -21,6 +21,7 @@ type KernelTuner struct {
 	Kernel dataset.Kernel
 	Space  *space.Space
 	Device string              // the device that measured the file
+	Format string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format)
 	Rows   []smart.Measurement // the file's configurations, as read
 	// Note, when not empty, says in a sentence for the user how the space was made: that no
 	// space.json was found, so the space is the file's configurations.
@@ -65,7 +66,7 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	// its constrained space), so a setting it lacks is an error of the replay
 	// (dataset.ErrNotMeasured), not a failed variant.
 	rep := dataset.NewReplay(f.Rows, []dataset.Kernel{f.Kernel})
-	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Rows: f.Rows, Note: note}, nil
+	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Format: f.Format, Rows: f.Rows, Note: note}, nil
 }
 
 // heldOnly constrains params (in the file's order) to the settings of rows. Parameter k gets

@@ -71,6 +71,18 @@ func TestTuneLabelledCLI(t *testing.T) {
 	}
 }
 
+// TestTuneKTTCLI: a KTT file replays, its time reported as KTT's total duration in milliseconds.
+func TestTuneKTTCLI(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ktt.json")
+	os.WriteFile(path, []byte(`{"Metadata":{"Device":"NVIDIA GeForce RTX 3090","TimeUnit":"Microseconds","KttVersion":"2.1.0"},"Results":[
+		{"KernelName":"k","Status":"Ok","TotalDuration":1500,"Configuration":[{"Name":"B","Value":8,"ValueType":"UnsignedInt"}]},
+		{"KernelName":"k","Status":"Ok","TotalDuration":1200,"Configuration":[{"Name":"B","Value":16,"ValueType":"UnsignedInt"}]}]}`), 0o644)
+	code, out, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+path, "--method", "random", "--budget", "5")
+	if code != 0 || !strings.Contains(out, "best setting of k: B=16") || !strings.Contains(out, "time: 1.2 ms per step, imported (NVIDIA GeForce RTX 3090); objective mean_ms (KTT's total duration)") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
+	}
+}
+
 // TestTuneRecordCLI: a tuning run recorded with --record and continued with a larger budget
 // runs only the new settings and ends where a run of that budget from the start ends; a record
 // of another GPU, or of a replay, is refused.
