@@ -70,7 +70,6 @@ type Tuning struct {
 	// MeanObjective is true for Kernel Tuner's objective, the mean time (else the median); the
 	// time a KTT file reports is its total duration, held alike.
 	MeanObjective bool
-	ktt           bool   // the replayed file is KTT's
 	Searched      int    // the strategy searches the first Searched variants
 	Ranker        string // the model that ranked the OCs, with what stands behind it; "" none
 	Prior         string // what ranked settings before any run, set by Search; "" nothing
@@ -83,6 +82,7 @@ type Tuning struct {
 	// params are a Kernel Tuner kernel's parameters where some hold booleans or labels, whose
 	// codes a setting holds; nil otherwise.
 	params   []dataset.Param
+	ktt      bool // the replayed file is KTT's
 	tune     Tune
 	strategy tuner.Strategy
 	cat      *catalog.Catalog
