@@ -204,17 +204,19 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 		return nil, false, false, err
 	}
 	data = nullPythonFloats(data)
-	if k, ok, err := decodeKTT(data); ok || err != nil {
-		if err != nil {
-			return nil, false, false, fmt.Errorf("%s: not a KTT file: %w", path, err)
-		}
-		return k, false, false, nil
-	}
 	file, err = decodeKT(data)
 	switch {
 	case err == nil:
 		return file, false, false, nil
 	case !errors.Is(err, io.ErrUnexpectedEOF):
+		// KTT's own JSON lists each configuration's values, which a T4 file maps: read only
+		// when the Kernel Tuner forms fail, so that a cache is parsed once.
+		if k, ok, kerr := decodeKTT(data); ok {
+			if kerr != nil {
+				return nil, false, false, fmt.Errorf("%s: not a KTT file: %w", path, kerr)
+			}
+			return k, false, false, nil
+		}
 		return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
 	}
 	body := bytes.TrimRightFunc(data, unicode.IsSpace)
