@@ -13,14 +13,13 @@ import (
 // with its status and duration.
 type kttFile struct {
 	Metadata struct {
-		Device     string `json:"Device"`
-		TimeUnit   string `json:"TimeUnit"`
-		KttVersion string `json:"KttVersion"`
+		Device   string `json:"Device"`
+		TimeUnit string `json:"TimeUnit"`
 	} `json:"Metadata"`
 	Results []struct {
 		KernelName    string `json:"KernelName"`
 		Status        string `json:"Status"`
-		TotalDuration float64
+		TotalDuration float64 `json:"TotalDuration"`
 		Configuration []struct {
 			Name      string          `json:"Name"`
 			Value     json.RawMessage `json:"Value"`
