@@ -17,8 +17,8 @@ type kttFile struct {
 		TimeUnit string `json:"TimeUnit"`
 	} `json:"Metadata"`
 	Results []struct {
-		KernelName    string `json:"KernelName"`
-		Status        string `json:"Status"`
+		KernelName    string  `json:"KernelName"`
+		Status        string  `json:"Status"`
 		TotalDuration float64 `json:"TotalDuration"`
 		Configuration []struct {
 			Name      string          `json:"Name"`
