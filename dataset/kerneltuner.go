@@ -344,7 +344,7 @@ func readBenchmarkSpace(path string) (*benchmarkSpace, error) {
 	}
 	sp := &benchmarkSpace{path: path, kernel: raw.KernelSpecification.KernelName, constraints: spec.Conditions}
 	for _, p := range spec.Params {
-		sp.params = append(sp.params, Param{Name: p.Name, Values: p.Values, Bool: p.Bool})
+		sp.params = append(sp.params, Param{Name: p.Name, Values: p.Values, Bool: p.Bool, Labels: p.Labels})
 	}
 	sp.problemSize, _ = intList(raw.KernelSpecification.ProblemSize)
 	return sp, nil
@@ -403,7 +403,7 @@ func cacheParam(name string, raws []json.RawMessage) (Param, error) {
 	seen := map[string]bool{}
 	for i, raw := range raws {
 		raw = bytes.TrimSpace(raw)
-		code, err := LabelCode(raw)
+		code, err := space.LabelCode(raw)
 		if err != nil {
 			return p, fmt.Errorf("%s[%d]: %w", name, i, err)
 		}
@@ -548,7 +548,7 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			v, ok := keyValue(values[i])
 			if keyValues[i] != nil {
 				v, ok = keyValues[i][values[i]]
-				if code, err := LabelCode(json.RawMessage(values[i])); !ok && err == nil && slices.Contains(f.Kernel.Params[i].Values, code) {
+				if code, err := space.LabelCode(json.RawMessage(values[i])); !ok && err == nil && slices.Contains(f.Kernel.Params[i].Values, code) {
 					v, ok = code, true // a number printed otherwise than in tune_params ("0.50" for 0.5)
 				}
 			}
@@ -666,7 +666,14 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 	// Without a space.json, a parameter some of whose values are neither integers nor booleans
 	// (nor null) holds labels, each as its LabelCode, as in a cache.
 	labels := map[string]map[int]json.RawMessage{}
-	if sp == nil {
+	labelled := map[string]Param{} // with a space.json, its float and string parameters
+	if sp != nil {
+		for _, p := range sp.params {
+			if p.Labels != nil {
+				labelled[p.Name] = p
+			}
+		}
+	} else {
 		for _, r := range t.Results {
 			for _, name := range names {
 				raw := bytes.TrimSpace(r.Configuration[name])
@@ -689,7 +696,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			}
 			if labels[name] != nil {
 				raw := bytes.TrimSpace(r.Configuration[name])
-				code, err := LabelCode(raw)
+				code, err := space.LabelCode(raw)
 				if err != nil {
 					return nil, fmt.Errorf("%s: field %s: %w", path, field("configuration."+name), err)
 				}
@@ -697,6 +704,14 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 					labels[name][code] = slices.Clone(raw)
 				} else if !sameLabel(other, raw) {
 					return nil, fmt.Errorf("%s: field %s is %s, whose code %d %s has too", path, field("configuration."+name), raw, code, other)
+				}
+				v, ok = code, true
+			}
+			if p, isLabel := labelled[name]; isLabel {
+				raw := bytes.TrimSpace(r.Configuration[name])
+				code, err := space.LabelCode(raw)
+				if err != nil || !slices.Contains(p.Values, code) {
+					return nil, fmt.Errorf("%s: field %s is %s, not one of the values %s gives it", path, field("configuration."+name), cmp.Or(string(raw), "missing"), sp.path)
 				}
 				v, ok = code, true
 			}

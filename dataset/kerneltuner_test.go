@@ -17,6 +17,7 @@ import (
 
 	"smart"
 	"smart/internal/ktdata"
+	"smart/space"
 )
 
 // ktCounts are the configurations of each file, counted independently with Python:
@@ -550,8 +551,8 @@ func TestKernelTunerLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, _ := LabelCode(json.RawMessage(`"fast"`))
-	exact, _ := LabelCode(json.RawMessage(`"exact"`))
+	fast, _ := space.LabelCode(json.RawMessage(`"fast"`))
+	exact, _ := space.LabelCode(json.RawMessage(`"exact"`))
 	want := []string{fmt.Sprintf("alpha=500000,method=%d", fast), fmt.Sprintf("alpha=1250000,method=%d", exact)}
 	slices.Sort(want)
 	for _, f := range []*KernelTunerFile{fa, fb} {
@@ -671,5 +672,39 @@ func TestReadKTTT4(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"ALPHA=0.5,BLOCK=128,FLAG=True 2.5", "ALPHA=1,BLOCK=256,FLAG=False 1.5"}; !slices.Equal(got, want) || f.Device.Name != "NVIDIA A100-PCIE-40GB" {
 		t.Errorf("rows %v on %q; want %v on the A100", got, f.Device.Name, want)
+	}
+}
+
+// A space.json typing parameters float and string: a T4 file beside it holds those values as
+// the space's codes (KTT's strings "0.500000" included), and a value the space does not list is
+// an error naming the field and the space.json.
+func TestKernelTunerLabelledSpace(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "space.json", `{"KernelSpecification": {"KernelName": "k"}, "ConfigurationSpace": {"TuningParameters": [
+		{"Name": "alpha", "Type": "float", "Values": "[0.5, 1.25]"},
+		{"Name": "method", "Type": "string", "Values": "['fast', 'exact']"},
+		{"Name": "bx", "Type": "int", "Values": "[32, 64]"}]}}`, false)
+	row := func(alpha, method string, bx int, ms float64) string {
+		return fmt.Sprintf(`{"configuration":{"alpha":%s,"method":%q,"bx":%d},"invalidity":"correct","times":{"runtimes":[%g]},"measurements":[{"name":"time","value":%g}]}`, alpha, method, bx, ms, ms)
+	}
+	t4 := writeFile(t, dir, "t4.json", `{"metadata":{"device":"NVIDIA A100-PCIE-40GB"},"results":[`+
+		row("0.5", "fast", 32, 2)+","+row(`"1.250000"`, "exact", 64, 1)+"]}", false)
+	f, err := ReadKernelTuner(t4, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range f.Rows {
+		got = append(got, SettingText(m.Setting, f.Kernel.Params)+fmt.Sprintf(" %g", m.TimeMs))
+	}
+	if want := []string{"bx=32,alpha=0.5,method=fast 2", "bx=64,alpha=1.25,method=exact 1"}; !slices.Equal(got, want) {
+		t.Errorf("rows %v; want %v", got, want)
+	}
+	if f.Kernel.Name != "k" || string(f.Kernel.Params[1].JSON(f.Rows[0].Setting["method"]).(json.RawMessage)) != `"fast"` {
+		t.Errorf("kernel %q, params %+v", f.Kernel.Name, f.Kernel.Params)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"metadata":{"device":"X"},"results":[`+row("0.75", "fast", 32, 2)+"]}", false)
+	if _, err := ReadKernelTuner(bad, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "field results[0].configuration.alpha is 0.75, not one of the values") || !strings.Contains(err.Error(), "space.json gives it") {
+		t.Errorf("a value the space lacks: %v", err)
 	}
 }

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,34 +116,9 @@ type Param struct {
 	// as booleans.
 	Bool bool `json:"bool,omitempty"`
 	// Labels, for a Kernel Tuner parameter of non-integer values (floats, strings), hold each
-	// value as the file does (JSON), Labels[i] that of Values[i], which is its code (LabelCode):
+	// value as the file does (JSON), Labels[i] that of Values[i], which is its code (space.LabelCode):
 	// smart settings hold integers, and the codes are the same in every file of the kernel.
 	Labels []json.RawMessage `json:"labels,omitempty"`
-}
-
-// LabelCode is the integer smart holds for a non-integer parameter value (label, its JSON): a
-// number in millionths, so that codes keep the values' order, and a string by a 31-bit
-// FNV-1a hash of it. Every file of a kernel gives a value the same code. A number with more
-// than six decimals, or beyond ±2^53 millionths, has none.
-func LabelCode(label json.RawMessage) (int, error) {
-	if string(bytes.TrimSpace(label)) == "null" {
-		return 0, errors.New("null is neither a number nor a string")
-	}
-	var text string
-	if json.Unmarshal(label, &text) == nil {
-		h := fnv.New32a()
-		h.Write([]byte(text))
-		return int(h.Sum32() & 0x7fffffff), nil
-	}
-	var f float64
-	if err := json.Unmarshal(label, &f); err != nil {
-		return 0, fmt.Errorf("%s is neither a number nor a string", label)
-	}
-	code := math.Round(f * 1e6)
-	if math.Abs(code) > 1<<53 || math.Abs(code/1e6-f) > 1e-12*math.Max(1, math.Abs(f)) {
-		return 0, fmt.Errorf("%s has more than six decimals or is too large; smart holds a number parameter in millionths", label)
-	}
-	return int(code), nil
 }
 
 // Text is value v of p as a person reads it, and as Kernel Tuner prints it in a cache's key

@@ -17,7 +17,9 @@
 // values it read, an out-of-range value, or a missing or unknown parameter).
 //
 // ParseConstraint reads Kernel Tuner's Python restriction expressions, and KernelTuner and
-// ParseBenchmarkSpace build a Kernel Tuner search space from them.
+// ParseBenchmarkSpace build a Kernel Tuner search space from them. A float or string
+// parameter's values are held as integer codes (LabelCode), which its restrictions read as the
+// values they stand for.
 //
 // # The stencil setting space
 //

@@ -8,21 +8,28 @@ import (
 )
 
 // grammar is what ParseConstraint accepts, for error messages.
-const grammar = "integers, True and False, parameter names, + - * / // %, comparisons (== != < <= > >=, chained), and, or, not, parentheses"
+const grammar = "numbers, quoted strings, True and False, parameter names, + - * / // %, comparisons (== != < <= > >=, chained), and, or, not, parentheses"
 
 // ParseConstraint reads a Kernel Tuner restriction, a Python expression such as
 // "use_padding==0 or block_size_x % 32 != 0" or "32 <= block_size_x * block_size_y <= 1024",
 // into a constraint that reads exactly the names it mentions (in order of first mention).
 //
 // It evaluates as Python does: / is true division, // and % floor toward minus infinity, and
-// and or return an operand, comparisons chain. A division by zero makes the constraint fail
-// (Python would raise). Anything outside the grammar is an error that says where.
+// and or return an operand, comparisons chain. What Python would raise on (a division by zero,
+// a string ordered against a number or computed with one) makes the constraint fail. Anything
+// outside the grammar is an error that says where.
 func ParseConstraint(expr string) (Constraint, error) {
+	return parseConstraint(expr, nil)
+}
+
+// parseConstraint is ParseConstraint where the names in decode hold codes of other values (a
+// float or string parameter's LabelCode): decode gives the value a code stands for.
+func parseConstraint(expr string, decode map[string]func(int) value) (Constraint, error) {
 	toks, err := tokenize(expr)
 	if err != nil {
 		return Constraint{}, fmt.Errorf("constraint %q: %w", expr, err)
 	}
-	p := &parser{expr: expr, toks: toks, pos: map[string]int{}}
+	p := &parser{expr: expr, toks: toks, pos: map[string]int{}, decode: decode}
 	root, err := p.parse()
 	if err != nil {
 		return Constraint{}, fmt.Errorf("constraint %q: %w", expr, err)
@@ -36,7 +43,7 @@ func ParseConstraint(expr string) (Constraint, error) {
 		},
 		Explain: func(v []int) string {
 			if _, ok := root(v); !ok {
-				return "it divides by zero"
+				return "Python would raise an error: it divides by zero, or mixes a string with a number"
 			}
 			return "the expression is false"
 		},
@@ -48,15 +55,18 @@ type tokKind int
 const (
 	tEOF tokKind = iota
 	tInt
+	tFloat
+	tStr
 	tName
 	tOp
 )
 
 type token struct {
 	kind tokKind
-	text string
-	col  int // 1-based column
+	text string // a string literal's value, else the source text
+	col  int    // 1-based column
 	n    int64
+	f    float64
 }
 
 func tokenize(s string) ([]token, error) {
@@ -67,13 +77,45 @@ func tokenize(s string) ([]token, error) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case c >= '0' && c <= '9':
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(s[i+1:], c)
+			if end < 0 {
+				return nil, fmt.Errorf("column %d: the string is not closed", i+1)
+			}
+			text := s[i+1 : i+1+end]
+			if strings.ContainsRune(text, '\\') {
+				return nil, fmt.Errorf("column %d: a string with a backslash is not supported", i+1)
+			}
+			out = append(out, token{kind: tStr, text: text, col: i + 1})
+			i += end + 2
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 			j := i
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '_') {
 				j++
 			}
-			if j < len(s) && (s[j] == '.' || s[j] == 'e' || s[j] == 'E' || s[j] == 'x' || s[j] == 'X') {
-				return nil, fmt.Errorf("column %d: only decimal integer literals are supported; the expression may use %s", i+1, grammar)
+			if j < len(s) && (s[j] == 'x' || s[j] == 'X' || s[j] == 'o' || s[j] == 'O' || s[j] == 'b' || s[j] == 'B' || s[j] == 'j' || s[j] == 'J') {
+				return nil, fmt.Errorf("column %d: only decimal number literals are supported; the expression may use %s", i+1, grammar)
+			}
+			if j < len(s) && (s[j] == '.' || s[j] == 'e' || s[j] == 'E') {
+				if s[j] == '.' {
+					for j++; j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '_'); j++ {
+					}
+				}
+				if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+					j++
+					if j < len(s) && (s[j] == '+' || s[j] == '-') {
+						j++
+					}
+					for ; j < len(s) && s[j] >= '0' && s[j] <= '9'; j++ {
+					}
+				}
+				f, err := strconv.ParseFloat(strings.ReplaceAll(s[i:j], "_", ""), 64)
+				if err != nil {
+					return nil, fmt.Errorf("column %d: %s is not a number", i+1, s[i:j])
+				}
+				out = append(out, token{kind: tFloat, text: s[i:j], col: i + 1, f: f})
+				i = j
+				continue
 			}
 			n, err := strconv.ParseInt(strings.ReplaceAll(s[i:j], "_", ""), 10, 64)
 			if err != nil {
@@ -129,15 +171,20 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// value is a Python number: an int, or a float after a true division.
+// value is a Python int, float or str.
 type value struct {
 	i     int64
 	f     float64
+	s     string
 	float bool
+	str   bool
 }
 
 func (v value) truthy() bool {
-	if v.float {
+	switch {
+	case v.str:
+		return v.s != ""
+	case v.float:
 		return v.f != 0
 	}
 	return v.i != 0
@@ -162,11 +209,12 @@ func boolean(b bool) value {
 type node func(v []int) (value, bool)
 
 type parser struct {
-	expr  string
-	toks  []token
-	at    int
-	reads []string
-	pos   map[string]int
+	expr   string
+	toks   []token
+	at     int
+	reads  []string
+	pos    map[string]int
+	decode map[string]func(int) value
 }
 
 func (p *parser) peek() token { return p.toks[p.at] }
@@ -251,16 +299,28 @@ func (p *parser) not() (node, error) {
 	}, nil
 }
 
-var comparisons = map[string]func(a, b value) bool{
-	"<":  func(a, b value) bool { return cmp(a, b) < 0 },
-	"<=": func(a, b value) bool { return cmp(a, b) <= 0 },
-	">":  func(a, b value) bool { return cmp(a, b) > 0 },
-	">=": func(a, b value) bool { return cmp(a, b) >= 0 },
-	"==": func(a, b value) bool { return cmp(a, b) == 0 },
-	"!=": func(a, b value) bool { return cmp(a, b) != 0 },
+// comparisons answer false where Python raises: a string ordered against a number.
+var comparisons = map[string]func(a, b value) (bool, bool){
+	"<":  func(a, b value) (bool, bool) { return order(a, b, func(c int) bool { return c < 0 }) },
+	"<=": func(a, b value) (bool, bool) { return order(a, b, func(c int) bool { return c <= 0 }) },
+	">":  func(a, b value) (bool, bool) { return order(a, b, func(c int) bool { return c > 0 }) },
+	">=": func(a, b value) (bool, bool) { return order(a, b, func(c int) bool { return c >= 0 }) },
+	"==": func(a, b value) (bool, bool) { return a.str == b.str && cmp(a, b) == 0, true },
+	"!=": func(a, b value) (bool, bool) { return a.str != b.str || cmp(a, b) != 0, true },
 }
 
+func order(a, b value, holds func(int) bool) (bool, bool) {
+	if a.str != b.str {
+		return false, false
+	}
+	return holds(cmp(a, b)), true
+}
+
+// cmp compares two numbers or two strings (by code point, as Python does).
 func cmp(a, b value) int {
+	if a.str {
+		return strings.Compare(a.s, b.s)
+	}
 	if a.float || b.float {
 		x, y := a.asFloat(), b.asFloat()
 		switch {
@@ -287,7 +347,7 @@ func (p *parser) comparison() (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ops []func(a, b value) bool
+	var ops []func(a, b value) (bool, bool)
 	operands := []node{first}
 	for p.peek().kind == tOp && comparisons[p.peek().text] != nil {
 		ops = append(ops, comparisons[p.next().text])
@@ -310,7 +370,11 @@ func (p *parser) comparison() (node, error) {
 			if !ok {
 				return b, false
 			}
-			if !op(a, b) {
+			holds, ok := op(a, b)
+			if !ok {
+				return b, false
+			}
+			if !holds {
 				return boolean(false), true
 			}
 			a = b
@@ -355,7 +419,10 @@ func (p *parser) factor() (node, error) {
 		}
 		return func(v []int) (value, bool) {
 			a, ok := x(v)
-			if a.float {
+			switch {
+			case a.str:
+				return a, false
+			case a.float:
 				return value{f: -a.f, float: true}, ok
 			}
 			return value{i: -a.i}, ok
@@ -367,8 +434,8 @@ func (p *parser) factor() (node, error) {
 func (p *parser) atom() (node, error) {
 	t := p.next()
 	switch {
-	case t.kind == tInt:
-		c := value{i: t.n}
+	case t.kind == tInt || t.kind == tFloat || t.kind == tStr:
+		c := map[tokKind]value{tInt: {i: t.n}, tFloat: {f: t.f, float: true}, tStr: {s: t.text, str: true}}[t.kind]
 		return func([]int) (value, bool) { return c, true }, nil
 	case t.kind == tName:
 		i, ok := p.pos[t.text]
@@ -376,6 +443,9 @@ func (p *parser) atom() (node, error) {
 			i = len(p.reads)
 			p.pos[t.text] = i
 			p.reads = append(p.reads, t.text)
+		}
+		if decode := p.decode[t.text]; decode != nil {
+			return func(v []int) (value, bool) { return decode(v[i]), true }, nil
 		}
 		return func(v []int) (value, bool) { return value{i: int64(v[i])}, true }, nil
 	case t.kind == tOp && t.text == "(":
@@ -390,7 +460,7 @@ func (p *parser) atom() (node, error) {
 	case t.kind == tEOF:
 		return nil, fmt.Errorf("column %d: the expression ends where an operand is expected", t.col)
 	}
-	return nil, fmt.Errorf("column %d: unexpected %q where an operand (integer, name or parenthesis) is expected", t.col, t.text)
+	return nil, fmt.Errorf("column %d: unexpected %q where an operand (number, string, name or parenthesis) is expected", t.col, t.text)
 }
 
 // binary builds an arithmetic node with Python semantics.
@@ -403,6 +473,19 @@ func binary(l, r node, op string) node {
 		b, ok := r(v)
 		if !ok {
 			return b, false
+		}
+		if a.str || b.str {
+			// Python joins two strings with + and repeats one times an int; anything else with a
+			// string raises.
+			switch {
+			case a.str && b.str && op == "+":
+				return value{s: a.s + b.s, str: true}, true
+			case op == "*" && a.str && !b.str && !b.float:
+				return repeat(a.s, b.i)
+			case op == "*" && b.str && !a.str && !a.float:
+				return repeat(b.s, a.i)
+			}
+			return value{}, false
 		}
 		if op == "/" || a.float || b.float {
 			return floatOp(a.asFloat(), b.asFloat(), op)
@@ -435,6 +518,17 @@ func binary(l, r node, op string) node {
 			return value{i: m}, true
 		}
 	}
+}
+
+// repeat is Python's s * n, refused where the string would pass a megabyte.
+func repeat(s string, n int64) (value, bool) {
+	if n <= 0 {
+		return value{str: true}, true
+	}
+	if n*int64(len(s)) > 1<<20 {
+		return value{}, false
+	}
+	return value{s: strings.Repeat(s, int(n)), str: true}, true
 }
 
 func floatOp(x, y float64, op string) (value, bool) {

@@ -1,9 +1,11 @@
 package space
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,7 +100,8 @@ func TestParseConstraintErrors(t *testing.T) {
 		{"", "empty"},
 		{"   ", "empty"},
 		{"a ** 2 < 4", `"**" is not supported`},
-		{"a < 1.5", "only decimal integer literals"},
+		{"a < 0x10", "only decimal number literals"},
+		{"a < 1.5e", "1.5e is not a number"},
 		{"a in [1, 2]", `"in" is not supported`},
 		{"a is True", `"is" is not supported`},
 		{"a == None", `"None" is not supported`},
@@ -106,7 +109,8 @@ func TestParseConstraintErrors(t *testing.T) {
 		{"a + ", "ends where an operand is expected"},
 		{"a b", `unexpected "b" after a complete expression`},
 		{"a = 1", `"=" is not supported`},
-		{"a < 'x'", `"'" is not supported`},
+		{"a < 'x", "the string is not closed"},
+		{`a == "x\\y"`, "a string with a backslash"},
 		{"a * * b", `unexpected "*" where an operand`},
 		{"f(a)", `unexpected "(" after a complete expression`},
 		{"a < 99999999999999999999", "out of range"},
@@ -133,4 +137,86 @@ func ExampleParseConstraint() {
 	// Output:
 	// [block_size_x block_size_y]
 	// true false
+}
+
+// Float and string parameters (held as their LabelCode) read as their values, with float and
+// string literals; each answer is Python's (eval of the expression with these values), and
+// what Python raises on (a string ordered against a number, negated, or taken from) fails.
+func TestParseConstraintFloatsAndStrings(t *testing.T) {
+	labelled := map[string][]json.RawMessage{
+		"alpha":  {json.RawMessage("0.5"), json.RawMessage("1.25"), json.RawMessage("1.0")},
+		"method": {json.RawMessage(`"fast"`), json.RawMessage(`"exact"`), json.RawMessage(`""`)},
+	}
+	decode := map[string]func(int) value{}
+	code := map[string]int{} // a label's text, its code
+	for name, labels := range labelled {
+		bp := BenchmarkParam{Name: name, Labels: labels}
+		for _, l := range labels {
+			c, err := LabelCode(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bp.Values, code[string(l)] = append(bp.Values, c), c
+		}
+		d, err := labelDecoder(bp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decode[name] = d
+	}
+	tests := []struct {
+		expr   string
+		values map[string]string // a labelled parameter's label, or an integer
+		want   bool
+	}{
+		{"alpha * block_size_x <= 48", map[string]string{"alpha": "0.5", "block_size_x": "64"}, true},
+		{"alpha * block_size_x <= 48", map[string]string{"alpha": "1.25", "block_size_x": "64"}, false},
+		{"method == 'fast'", map[string]string{"method": `"fast"`}, true},
+		{"method == 'fast'", map[string]string{"method": `"exact"`}, false},
+		{`method == "fast" or block_size_x > 32`, map[string]string{"method": `"exact"`, "block_size_x": "64"}, true},
+		{"method != 1", map[string]string{"method": `"fast"`}, true},
+		{"method == 1", map[string]string{"method": `"fast"`}, false},
+		{"method < 'g'", map[string]string{"method": `"fast"`}, true},
+		{"alpha == 0.5", map[string]string{"alpha": "0.5"}, true},
+		{"alpha == 1/2", map[string]string{"alpha": "0.5"}, true},
+		{"1e-3 < alpha < .75", map[string]string{"alpha": "0.5"}, true},
+		{"1E+1 == block_size_x / 6.4", map[string]string{"block_size_x": "64"}, true},
+		{"method + 'er' == 'faster'", map[string]string{"method": `"fast"`}, true},
+		{"method * 2 == 'fastfast'", map[string]string{"method": `"fast"`}, true},
+		{"2 * method == method + method", map[string]string{"method": `"fast"`}, true},
+		{"method * 0", map[string]string{"method": `"fast"`}, false},
+		{"method and alpha", map[string]string{"method": `"fast"`, "alpha": "0.5"}, true},
+		{"not method", map[string]string{"method": `"fast"`}, false},
+		{"alpha % 0.2 > 0.09", map[string]string{"alpha": "0.5"}, true},
+		{"alpha // 0.2 == 2", map[string]string{"alpha": "0.5"}, true},
+		{"1_000.5 > block_size_x", map[string]string{"block_size_x": "64"}, true},
+		{"method == ''", map[string]string{"method": `""`}, true},
+		{"alpha == True", map[string]string{"alpha": "1.0"}, true},
+		// Python raises TypeError on these.
+		{"method < 1", map[string]string{"method": `"fast"`}, false},
+		{"-method == 1", map[string]string{"method": `"fast"`}, false},
+		{"method - 'a'", map[string]string{"method": `"fast"`}, false},
+		{"method * 1.5", map[string]string{"method": `"fast"`}, false},
+	}
+	for _, tc := range tests {
+		c, err := parseConstraint(tc.expr, decode)
+		if err != nil {
+			t.Fatalf("parseConstraint(%q): %v", tc.expr, err)
+		}
+		v := make([]int, len(c.Reads))
+		for i, name := range c.Reads {
+			text, ok := tc.values[name]
+			if !ok {
+				t.Fatalf("%q reads %s, which the case does not give", tc.expr, name)
+			}
+			if _, isLabel := labelled[name]; isLabel {
+				v[i] = code[text]
+			} else if v[i], err = strconv.Atoi(text); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := c.Fn(v); got != tc.want {
+			t.Errorf("%q with %v = %v, want %v (Python)", tc.expr, tc.values, got, tc.want)
+		}
+	}
 }

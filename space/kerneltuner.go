@@ -1,30 +1,42 @@
 package space
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"smart/internal/jsonerr"
 )
 
-// KernelTuner builds the space Kernel Tuner searches for a kernel: tune_params (names in order,
-// each with its values) and restrictions written as Python expressions. Each restriction
-// becomes the constraint of the last parameter it mentions, so it is checked as soon as all its
-// parameters are bound; the valid settings are those Kernel Tuner enumerates.
-func KernelTuner(ctx context.Context, names []string, values [][]int, restrictions []string) (*Space, error) {
-	if len(names) != len(values) {
-		return nil, fmt.Errorf("kernel tuner space: %d parameter names but %d value lists", len(names), len(values))
-	}
-	params := make([]Param, len(names))
-	for i, n := range names {
-		params[i] = Param{Name: n, Values: values[i]}
+// KernelTuner builds the space Kernel Tuner searches for a kernel: its parameters (in order,
+// each with its values: integers, booleans as 1 and 0, or a float or string parameter's codes
+// beside its Labels) and restrictions written as Python expressions, which read a float or
+// string parameter as its value. Each restriction becomes the constraint of the last parameter
+// it mentions, so it is checked as soon as all its parameters are bound; the valid settings
+// are those Kernel Tuner enumerates.
+func KernelTuner(ctx context.Context, bps []BenchmarkParam, restrictions []string) (*Space, error) {
+	names := make([]string, len(bps))
+	params := make([]Param, len(bps))
+	decode := map[string]func(int) value{}
+	for i, bp := range bps {
+		names[i], params[i] = bp.Name, Param{Name: bp.Name, Values: bp.Values}
+		if bp.Labels == nil {
+			continue
+		}
+		d, err := labelDecoder(bp)
+		if err != nil {
+			return nil, fmt.Errorf("kernel tuner space: %w", err)
+		}
+		decode[bp.Name] = d
 	}
 	for _, r := range restrictions {
-		c, err := ParseConstraint(r)
+		c, err := parseConstraint(r, decode)
 		if err != nil {
 			return nil, err
 		}
@@ -42,6 +54,27 @@ func KernelTuner(ctx context.Context, names []string, values [][]int, restrictio
 	return s, nil
 }
 
+// labelDecoder gives the value each code of a float or string parameter stands for.
+func labelDecoder(bp BenchmarkParam) (func(int) value, error) {
+	if len(bp.Labels) != len(bp.Values) {
+		return nil, fmt.Errorf("parameter %s has %d values but %d labels", bp.Name, len(bp.Values), len(bp.Labels))
+	}
+	byCode := make(map[int]value, len(bp.Values))
+	for k, label := range bp.Labels {
+		var text string
+		var f float64
+		switch {
+		case json.Unmarshal(label, &text) == nil:
+			byCode[bp.Values[k]] = value{s: text, str: true}
+		case json.Unmarshal(label, &f) == nil:
+			byCode[bp.Values[k]] = value{f: f, float: true}
+		default:
+			return nil, fmt.Errorf("parameter %s: value %s is neither a number nor a string", bp.Name, label)
+		}
+	}
+	return func(code int) value { return byCode[code] }, nil
+}
+
 // BenchmarkSpec is the search space a benchmark_hub space.json describes (BAT / T4:
 // TuningParameters with Values as a Python list in a string, or a JSON array, and Conditions as
 // Python expressions).
@@ -51,15 +84,18 @@ type BenchmarkSpec struct {
 }
 
 // BenchmarkParam is one tuning parameter of a BenchmarkSpec. A bool parameter's values (True
-// and False, or JSON's true and false) are held as 1 and 0, as Python compares them.
+// and False, or JSON's true and false) are held as 1 and 0, as Python compares them; a float
+// or string parameter's values as their LabelCode, each value's JSON in Labels.
 type BenchmarkParam struct {
 	Name   string
 	Values []int
 	Bool   bool
+	Labels []json.RawMessage // Labels[i] is the value whose code is Values[i]
 }
 
 // ParseBenchmarkSpec reads the tuning parameters and conditions of a space.json. Parameters
-// are int (or uint) or bool. Errors name the field; the caller names the file.
+// are int (or uint), bool, float (or double) or string. Errors name the field; the caller
+// names the file.
 func ParseBenchmarkSpec(data []byte) (BenchmarkSpec, error) {
 	var raw struct {
 		ConfigurationSpace struct {
@@ -83,15 +119,16 @@ func ParseBenchmarkSpec(data []byte) (BenchmarkSpec, error) {
 	var b BenchmarkSpec
 	for i, p := range cs.TuningParameters {
 		field := fmt.Sprintf("ConfigurationSpace.TuningParameters[%d]", i)
-		isBool := p.Type == "bool" || p.Type == "boolean"
-		if p.Type != "" && p.Type != "int" && p.Type != "uint" && !isBool {
-			return BenchmarkSpec{}, fmt.Errorf("field %s.Type is %q; only int and bool parameters are supported", field, p.Type)
+		kind, ok := valueKinds[p.Type]
+		if !ok {
+			return BenchmarkSpec{}, fmt.Errorf("field %s.Type is %q; the types are int, uint, bool, float, double and string", field, p.Type)
 		}
-		v, err := parseValueList(p.Values, isBool)
+		bp, err := parseValueList(p.Values, kind)
 		if err != nil {
 			return BenchmarkSpec{}, fmt.Errorf("field %s.Values (%s): %w", field, p.Name, err)
 		}
-		b.Params = append(b.Params, BenchmarkParam{Name: p.Name, Values: v, Bool: isBool})
+		bp.Name = p.Name
+		b.Params = append(b.Params, bp)
 	}
 	for _, c := range cs.Conditions {
 		b.Conditions = append(b.Conditions, c.Expression)
@@ -101,12 +138,7 @@ func ParseBenchmarkSpec(data []byte) (BenchmarkSpec, error) {
 
 // Space builds the space Kernel Tuner searches for b (KernelTuner).
 func (b BenchmarkSpec) Space(ctx context.Context) (*Space, error) {
-	names := make([]string, len(b.Params))
-	values := make([][]int, len(b.Params))
-	for i, p := range b.Params {
-		names[i], values[i] = p.Name, p.Values
-	}
-	return KernelTuner(ctx, names, values, b.Conditions)
+	return KernelTuner(ctx, b.Params, b.Conditions)
 }
 
 // ParseBenchmarkSpace reads a space.json (ParseBenchmarkSpec) and builds its space. Errors name
@@ -123,50 +155,132 @@ func ParseBenchmarkSpace(ctx context.Context, data []byte, source string) (*Spac
 	return s, nil
 }
 
-// parseValueList reads "[1, 2, 4]" (a Python list in a JSON string) or [1, 2, 4]; with
-// isBool, "[True, False]" or [true, false] as 1 and 0.
-func parseValueList(raw json.RawMessage, isBool bool) ([]int, error) {
+// valueKind is how a space.json's Type holds its values.
+type valueKind int
+
+const (
+	intValues valueKind = iota
+	boolValues
+	labelValues // floats and strings, held as their LabelCode
+)
+
+var valueKinds = map[string]valueKind{"": intValues, "int": intValues, "uint": intValues,
+	"bool": boolValues, "boolean": boolValues,
+	"float": labelValues, "double": labelValues, "string": labelValues, "str": labelValues}
+
+// parseValueList reads "[1, 2, 4]" (a Python list in a JSON string) or [1, 2, 4]; booleans as
+// "[True, False]" or [true, false], held as 1 and 0; floats and strings as "[0.5, 1.0]",
+// "['fast', 'exact']" or their JSON arrays, held as their LabelCode.
+func parseValueList(raw json.RawMessage, kind valueKind) (BenchmarkParam, error) {
+	var items []json.RawMessage
 	var text string
-	if err := json.Unmarshal(raw, &text); err != nil {
-		if isBool {
-			var b []bool
-			if err := json.Unmarshal(raw, &b); err != nil {
-				return nil, fmt.Errorf("is neither a list of booleans nor a string holding one")
-			}
-			v := make([]int, len(b))
-			for i, x := range b {
-				v[i] = boolInt(x)
-			}
-			return v, nil
+	if err := json.Unmarshal(raw, &text); err == nil {
+		if items, err = pythonList(text, kind); err != nil {
+			return BenchmarkParam{}, err
 		}
-		var v []int
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("is neither a list of integers nor a string holding one")
-		}
-		return v, nil
+	} else if err := json.Unmarshal(raw, &items); err != nil {
+		return BenchmarkParam{}, fmt.Errorf("is neither a list nor a string holding one, such as \"[1, 2, 4]\"")
 	}
+	var p BenchmarkParam
+	for _, item := range items {
+		item = bytes.TrimSpace(item)
+		var v int
+		switch kind {
+		case boolValues:
+			var b bool
+			if err := json.Unmarshal(item, &b); err != nil {
+				return p, fmt.Errorf("value %s is not a boolean", item)
+			}
+			v, p.Bool = boolInt(b), true
+		case labelValues:
+			code, err := LabelCode(item)
+			if err != nil {
+				return p, err
+			}
+			if slices.Contains(p.Values, code) {
+				return p, fmt.Errorf("value %s has the code %d that another value has; smart cannot hold them apart", item, code)
+			}
+			v, p.Labels = code, append(p.Labels, item)
+		default:
+			if err := json.Unmarshal(item, &v); err != nil {
+				return p, fmt.Errorf("value %s is not an integer", item)
+			}
+		}
+		p.Values = append(p.Values, v)
+	}
+	return p, nil
+}
+
+// pythonList splits the text of a Python list into its items as JSON: numbers as written,
+// True and False as true and false, quoted strings (single or double quotes) as JSON strings.
+func pythonList(text string, kind valueKind) ([]json.RawMessage, error) {
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, "[") || !strings.HasSuffix(text, "]") {
 		return nil, fmt.Errorf("%q is not a list such as \"[1, 2, 4]\"", text)
 	}
-	var out []int
-	for _, item := range strings.Split(text[1:len(text)-1], ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		if isBool {
-			if item != "True" && item != "False" {
-				return nil, fmt.Errorf("value %q is not True or False", item)
+	var out []json.RawMessage
+	rest := strings.TrimSpace(text[1 : len(text)-1])
+	for rest != "" {
+		var item string
+		if q := rest[0]; q == '\'' || q == '"' {
+			end := strings.IndexByte(rest[1:], q)
+			if end < 0 {
+				return nil, fmt.Errorf("%q: a string is not closed", text)
 			}
-			out = append(out, boolInt(item == "True"))
-			continue
+			if strings.ContainsRune(rest[1:end+1], '\\') {
+				return nil, fmt.Errorf("%q: a string with a backslash is not supported", text)
+			}
+			quoted, _ := json.Marshal(rest[1 : end+1])
+			item, rest = string(quoted), strings.TrimSpace(rest[end+2:])
+		} else {
+			end := strings.IndexByte(rest, ',')
+			if end < 0 {
+				end = len(rest)
+			}
+			item, rest = strings.TrimSpace(rest[:end]), rest[end:]
+			switch {
+			case kind == boolValues && (item == "True" || item == "False"):
+				item = strings.ToLower(item)
+			case kind == boolValues:
+				return nil, fmt.Errorf("value %q is not True or False", item)
+			case kind == intValues && !json.Valid([]byte(item)):
+				return nil, fmt.Errorf("value %q is not an integer", item)
+			case !json.Valid([]byte(item)):
+				return nil, fmt.Errorf("value %q is neither a number nor a quoted string", item)
+			}
 		}
-		n, err := strconv.Atoi(item)
-		if err != nil {
-			return nil, fmt.Errorf("value %q is not an integer", item)
+		out = append(out, json.RawMessage(item))
+		if rest != "" {
+			if rest[0] != ',' {
+				return nil, fmt.Errorf("%q: expected a comma after %s", text, item)
+			}
+			rest = strings.TrimSpace(rest[1:])
 		}
-		out = append(out, n)
 	}
 	return out, nil
+}
+
+// LabelCode is the integer smart holds for a parameter value that is not an integer (label, its
+// JSON): a number in millionths, so that codes keep the values' order, and a string by a
+// 31-bit FNV-1a hash of it. Every file of a kernel gives a value the same code. A number with
+// more than six decimals, or beyond ±2^53 millionths, has none.
+func LabelCode(label json.RawMessage) (int, error) {
+	if string(bytes.TrimSpace(label)) == "null" {
+		return 0, errors.New("null is neither a number nor a string")
+	}
+	var text string
+	if json.Unmarshal(label, &text) == nil {
+		h := fnv.New32a()
+		h.Write([]byte(text))
+		return int(h.Sum32() & 0x7fffffff), nil
+	}
+	var f float64
+	if err := json.Unmarshal(label, &f); err != nil {
+		return 0, fmt.Errorf("%s is neither a number nor a string", label)
+	}
+	code := math.Round(f * 1e6)
+	if math.Abs(code) > 1<<53 || math.Abs(code/1e6-f) > 1e-12*math.Max(1, math.Abs(f)) {
+		return 0, fmt.Errorf("%s has more than six decimals or is too large; smart holds a number parameter in millionths", label)
+	}
+	return int(code), nil
 }

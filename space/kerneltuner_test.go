@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,9 +126,13 @@ func TestKernelTunerErrors(t *testing.T) {
 	}{
 		{"not json", `{`, "space.json: not a search-space description"},
 		{"no parameters", `{"ConfigurationSpace": {}}`, "TuningParameters is missing"},
-		{"float", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "float", "Values": "[1.5]"}]}}`, `TuningParameters[0].Type is "float"`},
+		{"unknown type", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "complex", "Values": "[1j]"}]}}`, `TuningParameters[0].Type is "complex"; the types are int, uint, bool, float, double and string`},
+		{"float as int", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "[1, 1.5]"}]}}`, `value 1.5 is not an integer`},
+		{"unquoted string", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "string", "Values": "[fast]"}]}}`, `value "fast" is neither a number nor a quoted string`},
+		{"open string", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "string", "Values": "['fast]"}]}}`, `a string is not closed`},
+		{"float of seven decimals", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "float", "Values": [0.1234567]}]}}`, `more than six decimals`},
 		{"bool not a bool", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "bool", "Values": "[True, 2]"}]}}`, `value "2" is not True or False`},
-		{"bool as integers", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "bool", "Values": [0, 1]}]}}`, "neither a list of booleans"},
+		{"bool as integers", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "bool", "Values": [0, 1]}]}}`, "value 0 is not a boolean"},
 		{"bad list", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": "1, 2"}]}}`, "TuningParameters[0].Values (a)"},
 		{"bad value", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": "[1, x]"}]}}`, `value "x" is not an integer`},
 		{"unknown name", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": [1, 2]}], "Conditions": [{"Expression": "a < b"}]}}`, "reads b, which is not a tuning parameter"},
@@ -139,8 +144,8 @@ func TestKernelTunerErrors(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming space.json and containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := KernelTuner(ctx, []string{"a"}, nil, nil); err == nil {
-		t.Error("KernelTuner with mismatched names and values did not fail")
+	if _, err := KernelTuner(ctx, []BenchmarkParam{{Name: "a", Values: []int{1, 2}, Labels: []json.RawMessage{json.RawMessage("0.5")}}}, nil); err == nil {
+		t.Error("KernelTuner with mismatched values and labels did not fail")
 	}
 }
 
@@ -172,5 +177,75 @@ func TestKernelTunerBoolSpace(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("settings %v, want %v", got, want)
+	}
+}
+
+// Float and string parameters, as a Python list in a string (single or double quotes) or as a
+// JSON array: each value held as its LabelCode, beside its JSON; conditions read their values.
+func TestBenchmarkSpecLabels(t *testing.T) {
+	const spec = `{"ConfigurationSpace": {
+		"TuningParameters": [
+			{"Name": "alpha", "Type": "float", "Values": "[0.5, 1.25, 2]"},
+			{"Name": "method", "Type": "string", "Values": "['fast', \"exact\"]"},
+			{"Name": "mode", "Type": "string", "Values": ["a, b", "c"]},
+			{"Name": "bx", "Type": "int", "Values": "[32, 64]"}],
+		"Conditions": [{"Expression": "bx > 32"}, {"Expression": "alpha * bx <= 64 or method == 'exact'"}]}}`
+	b, err := ParseBenchmarkSpec([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(label string) int {
+		c, err := LabelCode(json.RawMessage(label))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	want := []BenchmarkParam{
+		{Name: "alpha", Values: []int{500000, 1250000, 2000000}, Labels: []json.RawMessage{json.RawMessage("0.5"), json.RawMessage("1.25"), json.RawMessage("2")}},
+		{Name: "method", Values: []int{code(`"fast"`), code(`"exact"`)}, Labels: []json.RawMessage{json.RawMessage(`"fast"`), json.RawMessage(`"exact"`)}},
+		{Name: "mode", Values: []int{code(`"a, b"`), code(`"c"`)}, Labels: []json.RawMessage{json.RawMessage(`"a, b"`), json.RawMessage(`"c"`)}},
+		{Name: "bx", Values: []int{32, 64}},
+	}
+	if !reflect.DeepEqual(b.Params, want) {
+		t.Errorf("params\n%+v\nwant\n%+v", b.Params, want)
+	}
+	s, err := b.Space(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Python: sum(1 for alpha, method, mode, bx in product(...) if bx > 32 and (alpha * bx <= 64
+	// or method == 'exact')) is 8.
+	if s.Count().Int64() != 8 {
+		t.Errorf("count %s, want 8", s.Count())
+	}
+	for set := range s.All() {
+		if set["bx"] != 64 || set["alpha"] != 500000 && set["method"] != code(`"exact"`) {
+			t.Errorf("the space holds %v, which the conditions refuse", set)
+		}
+	}
+}
+
+// LabelCode keeps a number's order and tells a string from the number it spells.
+func TestLabelCode(t *testing.T) {
+	tests := []struct {
+		label string
+		want  int
+		err   bool
+	}{
+		{"0.5", 500000, false},
+		{"0.50", 500000, false},
+		{"-1.25", -1250000, false},
+		{"3", 3000000, false},
+		{`"3"`, 906799682, false}, // FNV-1a of "3" is 0x360caa42 (computed apart); its low 31 bits
+		{"0.0000001", 0, true},
+		{"null", 0, true},
+		{"[1]", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := LabelCode(json.RawMessage(tc.label))
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("LabelCode(%s) = %d, %v; want %d (error %v)", tc.label, got, err, tc.want, tc.err)
+		}
 	}
 }

@@ -52,12 +52,11 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 		note = fmt.Sprintf("%s has no space.json beside it, so the constraints of %s are unknown and the space is the %d configurations the file holds; put the kernel's space.json in %s to tune its constrained space",
 			path, f.Kernel.Name, len(f.Rows), filepath.Dir(path))
 	} else {
-		names := make([]string, len(params))
-		values := make([][]int, len(params))
-		for i, p := range params {
-			names[i], values[i] = p.Name, p.Values
+		bps := make([]space.BenchmarkParam, len(f.Kernel.Params))
+		for i, p := range f.Kernel.Params {
+			bps[i] = space.BenchmarkParam{Name: p.Name, Values: p.Values, Bool: p.Bool, Labels: p.Labels}
 		}
-		sp, err = space.KernelTuner(ctx, names, values, f.Kernel.Constraints)
+		sp, err = space.KernelTuner(ctx, bps, f.Kernel.Constraints)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

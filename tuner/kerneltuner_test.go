@@ -105,3 +105,28 @@ func TestOpenKernelTunerBooleanSpace(t *testing.T) {
 		t.Errorf("optimum %v over %d settings, %v; want 0.75 over 5", opt, n, err)
 	}
 }
+
+// A space.json with a float and a string parameter whose condition reads their values: the
+// cache's codes are decoded, so the space is the configurations Kernel Tuner would enumerate.
+func TestOpenKernelTunerLabelledSpace(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "A4000.json")
+	os.WriteFile(cache, []byte(`{"device_name":"NVIDIA RTX A4000","kernel_name":"k","tune_params_keys":["alpha","method"],
+		"tune_params":{"alpha":[0.5,1.25],"method":["fast","exact"]},"objective":"time","cache":{
+		"0.5,fast":{"time":1.25},"0.5,exact":{"time":1.5},"1.25,exact":{"time":1.0}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+		{"Name":"alpha","Type":"float","Values":"[0.5, 1.25]"},{"Name":"method","Type":"string","Values":"['fast', 'exact']"}],
+		"Conditions":[{"Expression":"alpha < 1 or method != 'fast'"}]}}`), 0o644)
+	k, err := OpenKernelTuner(ctx, cache, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.Space.Count().String(); got != "3" || k.Note != "" {
+		t.Errorf("the space holds %s settings (note %q); want the 3 the restriction leaves", got, k.Note)
+	}
+	opt, n, err := Optimum(ctx, k.Problem())
+	if err != nil || opt != 1.0 || n != 3 {
+		t.Errorf("optimum %v over %d settings, %v; want 1.0 over 3", opt, n, err)
+	}
+}
