@@ -490,7 +490,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		res.classes = i + 1
 	}
 	res.screened = len(ocs)
-	score, name, err := p.scorer(rt, st, g)
+	score, raw, name, err := p.scorer(rt, st, g)
 	if err != nil {
 		return res, fmt.Errorf("stencil %s on %s: %s: %w", st.Name, g.Name, name, err)
 	}
@@ -528,6 +528,13 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 				screened[k] = f
 			}
 		}
+		if raw != nil {
+			ts, err := raw(f.OC, []smart.Setting{f.Setting})
+			if err != nil {
+				return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, f.OC, g.Name, name, err)
+			}
+			f.LearnedMs = ts[0]
+		}
 		res.choices = append(res.choices, p.choice(in, g, rt, f, prob[f.OC], src, nil))
 	}
 	res.found = screened
@@ -559,7 +566,7 @@ func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
 // scaled is not nil), settled.
 func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance, scaled *Scaled) Choice {
 	st := in.Stencil
-	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: f.TimeMs, Scaled: scaled,
+	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: cmp.Or(f.LearnedMs, f.TimeMs), Scaled: scaled,
 		Evaluated: f.Evaluated, LeftOut: f.LeftOut, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
 	if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
 		if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {

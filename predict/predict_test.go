@@ -990,3 +990,99 @@ func TestPredictBeyondTheModels(t *testing.T) {
 		t.Errorf("recommendation %+v, %v; want one from the analytic model that says so", r, err)
 	}
 }
+
+// Within keeps each score inside the band around the analytic model's time of its setting, and
+// a setting a guard left out stays out.
+func TestWithin(t *testing.T) {
+	p := defaultPredictor(t)
+	st := shape(t, "j2d9pt", 2, 0, [3]int{1024, 1024, 1})
+	g, err := p.Catalog.Lookup("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := smart.Combination(smart.ST)
+	sets := []smart.Setting{
+		{"bx": 32, "by": 4, "shared": 0, "const": 0, "sd": 2, "sb": 64, "ufx": 1, "ufy": 1},
+		{"bx": 64, "by": 2, "shared": 1, "const": 0, "sd": 2, "sb": 128, "ufx": 1, "ufy": 1},
+		{"bx": 128, "by": 1, "shared": 0, "const": 1, "sd": 2, "sb": 32, "ufx": 1, "ufy": 1},
+	}
+	raw := []float64{1000, 1e-9, math.Inf(1)}
+	score := Scorer(func(_ smart.Combination, s []smart.Setting) ([]float64, error) { return slices.Clone(raw), nil })
+	band := p.Calibration.Interval
+	got, err := Within(score, st, g, p.constants(), band)(oc, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sets {
+		tu, err := smart.DecodeTuning(st.Dims, oc, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, err := roofline.ModelWith(st, tu, g, p.constants())
+		if err != nil {
+			t.Fatal(err)
+		}
+		iv := band.Around(est.TimeMs)
+		want := []float64{iv.HiMs, iv.LoMs, math.Inf(1)}[i]
+		if got[i] != want {
+			t.Errorf("setting %d: %v ms within the band; want %v (analytic %v ms)", i, got[i], want, est.TimeMs)
+		}
+	}
+}
+
+// A stencil outside the runtime model's training range (a small grid) is searched by the time
+// predict reports, the runtime model's kept within the calibrated model's interval: the pick
+// says the bound answered and what the runtime model said, and a float32 stencil is not
+// predicted slower than its float64 twin (the runtime model, extrapolating, put float32 at up to
+// 1.8x float64 on such grids when the search followed it).
+func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
+	p := defaultPredictor(t)
+	for _, tc := range []struct {
+		name string
+		dims int
+		grid [3]int
+	}{
+		{"j2d9pt", 2, [3]int{1024, 1024, 1}},
+		{"j2d13pt", 2, [3]int{256, 256, 1}},
+		{"j3d13pt", 3, [3]int{64, 64, 64}},
+	} {
+		var best [2]float64
+		for k, dtype := range []smart.Dtype{smart.Float64, smart.Float32} {
+			st := shape(t, tc.name, tc.dims, 0, tc.grid)
+			st.Dtype = dtype
+			pr, err := p.Predict(context.Background(), Input{Stencil: st}, "h100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pr.Best
+			best[k] = c.TimeMs
+			own, _, err := p.Models.Own(st, "H100-SXM")
+			if err != nil || own == nil || len(rangeOutside(own, st)) == 0 {
+				t.Fatalf("%s %s: the H100's own model %v (%v) should not cover grid %v", tc.name, dtype, own, err, tc.grid)
+			}
+			iv := p.Calibration.Interval.Around(c.Analytic.TimeMs)
+			if c.TimeMs < iv.LoMs*(1-1e-12) || c.TimeMs > iv.HiMs*(1+1e-12) {
+				t.Errorf("%s %s: %v ms outside the calibrated interval %v-%v", tc.name, dtype, c.TimeMs, iv.LoMs, iv.HiMs)
+			}
+			g, err := p.Catalog.Lookup("h100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, raw, _, err := p.scorer(own, st, g)
+			if err != nil || raw == nil {
+				t.Fatalf("%s %s: no scorer without the bound (%v)", tc.name, dtype, err)
+			}
+			learned, err := raw(c.OC, []smart.Setting{c.Setting})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside := learned[0] >= iv.LoMs && learned[0] <= iv.HiMs
+			if inside != (c.Bounded == nil) || !inside && (c.Bounded.By != BoundCalibrated || c.Bounded.LearnedMs != learned[0]) {
+				t.Errorf("%s %s: bounded %+v; the runtime model says %v ms, the interval is %v-%v", tc.name, dtype, c.Bounded, learned[0], iv.LoMs, iv.HiMs)
+			}
+		}
+		if best[1] > best[0] {
+			t.Errorf("%s on %v: float32 predicted at %v ms, slower than float64's %v ms", tc.name, tc.grid, best[1], best[0])
+		}
+	}
+}

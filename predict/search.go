@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/calibrate"
 	"smart/models/roofline"
 	"smart/space"
 	"smart/tuner"
@@ -38,9 +39,12 @@ type Budget struct {
 
 // Found is the outcome of a search: the setting with the lowest predicted time.
 type Found struct {
-	OC        smart.Combination
-	Setting   smart.Setting
-	TimeMs    float64
+	OC      smart.Combination
+	Setting smart.Setting
+	TimeMs  float64
+	// LearnedMs, where a scorer kept the runtime model's times Within the calibrated model's
+	// interval, is the runtime model's own time of Setting (TimeMs is the bounded one).
+	LearnedMs float64
 	Evaluated int             // settings the model scored
 	LeftOut   int             // of them, those a Guarded scorer left out
 	Top       []smart.Setting // the best few, best first
@@ -112,6 +116,35 @@ func Guarded(score, local Scorer) Scorer {
 		for i, b := range bytes {
 			if b > LocalLimit {
 				ts[i] = math.Inf(1)
+			}
+		}
+		return ts, nil
+	}
+}
+
+// Within scores with score, each time kept inside band around the analytic model's time of the
+// setting (with cal's constants): what settle makes of a runtime model's time where the stencil
+// lies outside the model's training range, so that the search minimises the time predict
+// reports rather than the model's extrapolation. A setting the analytic model cannot place, or
+// one a guard left out, keeps its score.
+func Within(score Scorer, st *smart.Stencil, gpu smart.GPU, cal *roofline.Calibration, band calibrate.Interval) Scorer {
+	m := roofline.NewModeler(st, gpu, cal)
+	return func(oc smart.Combination, sets []smart.Setting) ([]float64, error) {
+		ts, err := score(oc, sets)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range sets {
+			if math.IsInf(ts[i], 1) {
+				continue
+			}
+			t, err := smart.DecodeTuning(st.Dims, oc, s)
+			if err != nil {
+				continue
+			}
+			if est, err := m.Model(t); err == nil {
+				iv := band.Around(est.TimeMs)
+				ts[i] = min(max(ts[i], iv.LoMs), iv.HiMs)
 			}
 		}
 		return ts, nil
@@ -206,28 +239,33 @@ func AnalyticScorer(st *smart.Stencil, gpu smart.GPU, cal *roofline.Calibration)
 
 // scorer is what a search of st on gpu scores settings with, and its name for errors: the
 // runtime model rt, Guarded by the local-memory model where there is one, or the analytic model
-// where rt is nil (no learned model reads st).
-func (p *Predictor) scorer(rt *Model, st *smart.Stencil, gpu smart.GPU) (Scorer, string, error) {
+// where rt is nil (no learned model reads st). Where st lies outside rt's training range, the
+// times are kept Within the calibrated model's interval, and raw is the scorer without that
+// bound (nil otherwise).
+func (p *Predictor) scorer(rt *Model, st *smart.Stencil, gpu smart.GPU) (score, raw Scorer, name string, err error) {
 	if rt == nil {
-		return AnalyticScorer(st, gpu, p.constants()), "the analytic model", nil
+		return AnalyticScorer(st, gpu, p.constants()), nil, "the analytic model", nil
 	}
-	name := "runtime model " + rt.Name
-	score, err := ModelScorer(rt, st, gpu)
+	name = "runtime model " + rt.Name
+	score, err = ModelScorer(rt, st, gpu)
 	if err != nil {
-		return nil, name, err
+		return nil, nil, name, err
 	}
 	guard, err := p.Models.Local(st.Dims)
 	if err != nil {
-		return nil, name, err
+		return nil, nil, name, err
 	}
 	if guard != nil {
 		local, err := ModelScorer(guard, st, gpu)
 		if err != nil {
-			return nil, name, fmt.Errorf("local-memory model %s: %w", guard.Name, err)
+			return nil, nil, name, fmt.Errorf("local-memory model %s: %w", guard.Name, err)
 		}
 		score = Guarded(score, local)
 	}
-	return score, name, nil
+	if len(rangeOutside(rt, st)) > 0 && p.Calibration != nil {
+		return Within(score, st, gpu, p.constants(), p.Calibration.Interval), score, name, nil
+	}
+	return score, nil, name, nil
 }
 
 // Search finds a setting of oc for st on gpu with a low score: valid settings drawn at random

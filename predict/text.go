@@ -69,7 +69,11 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "   no interval: the model that answered has no measured errors on stencils it had not seen")
 	}
-	if bd := b.Bounded; bd != nil {
+	switch bd := b.Bounded; {
+	case bd == nil:
+	case bd.By == BoundCalibrated:
+		fmt.Fprintf(w, "   the time is the nearer edge of the calibrated model's interval, not the runtime model's %.4g ms: %s\n", bd.LearnedMs, bd.Why)
+	default:
 		fmt.Fprintf(w, "   answered by the %s, not the runtime model (%.4g ms): %s\n", bd.By, bd.LearnedMs, bd.Why)
 	}
 	if a := b.Analytic; a != nil {
