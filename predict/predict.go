@@ -416,7 +416,7 @@ func modelInfo(st *smart.Stencil, ms ...*Model) ([]ModelInfo, []string) {
 		info = append(info, ModelInfo{Name: m.Name, Kind: m.Header.Kind, Task: m.Header.Task, Data: m.Header.Data, CV: m.Header.CV, Trained: m.Range})
 		if m.Range != nil {
 			for _, w := range m.Range.Outside(st) {
-				if w = "the stencil's " + w + "; the prediction extrapolates"; !slices.Contains(warn, w) {
+				if w = "outside what a model was trained on: " + w + "; the prediction extrapolates"; !slices.Contains(warn, w) {
 					warn = append(warn, w)
 				}
 			}
