@@ -69,9 +69,9 @@ const MaxSamples = 1 << 20
 func (s PredictSettings) Check() error {
 	switch {
 	case s.Candidates < 0:
-		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class (0: the default, %d)", predict.DefaultClasses)
+		return wrong("Candidates", fmt.Sprint(s.Candidates), "search at least 1 OC class")
 	case s.Samples < 0 || s.Samples > MaxSamples:
-		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings (0: the default)", MaxSamples)
+		return wrong("Samples", fmt.Sprint(s.Samples), "score 1 to %d settings", MaxSamples)
 	case s.AnalyticWeight != nil && !(*s.AnalyticWeight >= 0 && *s.AnalyticWeight <= 1):
 		return wrong("AnalyticWeight", fmt.Sprint(*s.AnalyticWeight), "give a weight from 0 (the runtime model alone) to 1 (the analytic model alone); the default is %g", predict.DefaultAnalyticWeight)
 	}
@@ -149,10 +149,11 @@ func (s PredictSettings) Open(paths []string, stdin io.Reader) (*predict.Predict
 
 // InputsFor reads the stencils of paths (PredictInputs) for p and refuses a model given to p
 // (PredictSettings.Models) that none of them can use, as a *SettingError of Models naming it.
+// Where some stencils were read and others not, it returns those read and an *UnreadError.
 func InputsFor(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict.Input, error) {
-	ins, err := PredictInputs(paths, stdin)
-	if err != nil {
-		return nil, err
+	ins, unread := PredictInputs(paths, stdin)
+	if len(ins) == 0 {
+		return nil, unread
 	}
 	var unused *predict.UnusedModelError
 	switch err := p.Models.CheckGiven(ins); {
@@ -161,19 +162,27 @@ func InputsFor(p *predict.Predictor, paths []string, stdin io.Reader) ([]predict
 	case err != nil:
 		return nil, err
 	}
+	if unread != nil {
+		return ins, &UnreadError{Err: unread}
+	}
 	return ins, nil
 }
 
+// UnreadError says that some stencils of a prediction could not be read (each failure naming
+// its file); the others were, and a prediction goes on with them.
+type UnreadError struct{ Err error }
+
+func (e *UnreadError) Error() string { return e.Err.Error() }
+func (e *UnreadError) Unwrap() error { return e.Err }
+
 // PredictInputs reads the stencils of files, directories (their *.json), embedded sample names
-// and stdin ("-").
+// and stdin ("-"), going on past those that fail (generator.LoadAll): it returns those read
+// and the failures joined.
 func PredictInputs(paths []string, stdin io.Reader) ([]predict.Input, error) {
 	named, err := generator.LoadAll(paths, stdin, smart.Limits{MaxOrder: smart.MaxMaxOrder})
-	if err != nil {
-		return nil, err
-	}
 	out := make([]predict.Input, len(named))
 	for i, n := range named {
 		out[i] = predict.Input{Stencil: n.Stencil, File: n.File}
 	}
-	return out, nil
+	return out, err
 }

@@ -48,7 +48,7 @@ func (s TransferSettings) Check() error {
 	case s.To == "":
 		return wrong("To", "", "required: the GPU to predict for (a catalogue name, or any name with settings measured on it)")
 	case !(p.Level >= 0 && p.Level < 1): // NaN too
-		return wrong("Level", fmt.Sprint(p.Level), "must lie in (0, 1), or be 0 for 0.8")
+		return wrong("Level", fmt.Sprint(p.Level), "give a coverage in (0, 1), e.g. 0.8")
 	case !(p.Share >= 0 && p.Share <= 1):
 		return wrong("Share", fmt.Sprint(p.Share), "must lie in (0, 1], or be 0 to fit or default it")
 	}

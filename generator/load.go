@@ -75,21 +75,25 @@ type Loaded struct {
 }
 
 // LoadAll reads every stencil of paths in order (Load each; a directory means its *.json
-// files, ExpandDirs), stopping at the first that fails.
+// files, ExpandDirs). It goes on past a path or file that fails: it returns the stencils read
+// and the failures joined, each naming its path (nil when none failed).
 func LoadAll(paths []string, stdin io.Reader, lim smart.Limits) ([]Loaded, error) {
 	var out []Loaded
+	var errs []error
 	for _, p := range paths {
 		files, err := ExpandDirs([]string{p})
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		for _, f := range files {
 			st, err := Load(f, stdin, lim)
 			if err != nil {
-				return nil, err
+				errs = append(errs, err)
+				continue
 			}
 			out = append(out, Loaded{File: f, Stencil: st})
 		}
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

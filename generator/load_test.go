@@ -111,7 +111,23 @@ func TestLoadAll(t *testing.T) {
 			t.Errorf("stencil %d from %q, want %q", i, l.File, want[i])
 		}
 	}
-	if _, err := LoadAll([]string{"j3d7pt", filepath.Join(dir, "missing.json")}, nil, smart.Limits{}); err == nil {
-		t.Error("a missing file loaded")
+	// A file that fails does not stop the others: each failure is named, the rest are read.
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	got, err = LoadAll([]string{missing, dir, "j3d7pt"}, nil, smart.Limits{})
+	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), bad) {
+		t.Errorf("error %v; want one naming %s and %s", err, missing, bad)
+	}
+	want = []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), "j3d7pt"}
+	if len(got) != len(want) {
+		t.Fatalf("%d stencils read past the failures, want %d", len(got), len(want))
+	}
+	for i, l := range got {
+		if l.File != want[i] {
+			t.Errorf("stencil %d from %q, want %q", i, l.File, want[i])
+		}
 	}
 }

@@ -94,8 +94,8 @@ type Variant struct {
 	StencilID string            `json:"stencil_id,omitempty"`
 	OC        smart.Combination `json:"oc"`
 	Setting   smart.Setting     `json:"setting"`
-	TimeMs    float64           `json:"time_ms"`         // predicted; a shot's is its measured time
-	LoMs      float64           `json:"lo_ms,omitempty"` // the interval; zero without one
+	TimeMs    float64           `json:"time_ms,omitempty"` // predicted; a shot's is its measured time; none in ChooseShots' list
+	LoMs      float64           `json:"lo_ms,omitempty"`   // the interval; zero without one
 	HiMs      float64           `json:"hi_ms,omitempty"`
 	Shot      bool              `json:"shot,omitempty"`    // measured on the target
 	Failed    bool              `json:"failed,omitempty"`  // failed on every source that ran it

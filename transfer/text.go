@@ -27,7 +27,7 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tsetting")
-	for i, v := range p.Variants[:min(top, len(p.Variants))] {
+	for i, v := range p.Variants[:min(max(top, 0), len(p.Variants))] {
 		iv, what := "", ""
 		if v.HiMs > 0 {
 			iv = fmt.Sprintf("%.4g-%.4g", v.LoMs, v.HiMs)

@@ -33,8 +33,8 @@ func advice(cmd string, err error) string {
 	switch {
 	case errors.As(err, new(*dataset.MixedError)) && cmd == "dataset":
 		return "; give --allow-mixed if joining them into one data set is meant"
-	case errors.Is(err, dataset.ErrNoDevice):
-		return "; name it (e.g. --device \"AMD Instinct MI250X\")"
+	case errors.Is(err, dataset.ErrNoDevice) && cmd == "dataset":
+		return "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"
 	case errors.Is(err, dataset.ErrNoKernel):
 		return "; name the kernel (e.g. --kernel convolution_kernel)"
 	case errors.As(err, new(*atomicfile.NotOursError)):

@@ -47,7 +47,7 @@ func TestAdvice(t *testing.T) {
 		{"select model of unlabelled data", []string{"train", "--task", "select", "--out", filepath.Join(dir, "m"), "--data", unlabelled}, 1,
 			"labels.json", " (run smart dataset label " + unlabelled + ")"},
 		{"import without a device", []string{"dataset", "import", "--out", filepath.Join(dir, "i1"), f["nameless.json"]}, 1,
-			"nameless.json: the file does not name its device", `; name it (e.g. --device "AMD Instinct MI250X")`},
+			"nameless.json: the file does not name its device", "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"},
 		{"import without a kernel", []string{"dataset", "import", "--device", "X", "--out", filepath.Join(dir, "i2"), f["t4.json"]}, 1,
 			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name the kernel (e.g. --kernel convolution_kernel)"},
 		{"import of two devices", []string{"dataset", "import", "--out", filepath.Join(dir, "i3"), f["x.json"], f["y.json"]}, 1,
@@ -63,8 +63,13 @@ func TestAdvice(t *testing.T) {
 			}
 		})
 	}
+	// transfer has no --device: the library's FILE@GPU is the advice.
+	code, _, errs := runCLI(t, "", "transfer", "--to", "a100", "--from", f["nameless.json"])
+	if code != 2 || !strings.Contains(errs, "name its GPU as "+f["nameless.json"]+"@GPU") || strings.Contains(errs, "--device") {
+		t.Errorf("transfer from a file without a device: exit %d, stderr %q; want FILE@GPU and no --device", code, errs)
+	}
 	// A command without --model names none.
-	code, _, errs := runCLI(t, "", "tune", f["o5.json"], "--gpu", "h100", "--evaluator", "model:embedded", "--budget", "4")
+	code, _, errs = runCLI(t, "", "tune", f["o5.json"], "--gpu", "h100", "--evaluator", "model:embedded", "--budget", "4")
 	if code != 1 || !strings.HasSuffix(errs, "; train a model on 2-D stencils of order 5 (smart bench, smart train)\n") {
 		t.Errorf("tune of a stencil beyond the models: exit %d, stderr %q", code, errs)
 	}

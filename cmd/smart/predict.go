@@ -45,11 +45,15 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if errors.Is(err, gpuinfo.ErrNoGPU) {
 		return usagef("no NVIDIA GPU found on this machine; name the GPU to predict for with --gpu (smart gpus lists them)")
 	}
-	if err != nil {
+	var unread *app.UnreadError // reported with the stencils that fail to predict
+	if !errors.As(err, &unread) && err != nil {
 		return settingFlag(fs, err, map[string]string{"Models": "--model"})
 	}
 	var preds []*predict.Prediction
 	err = p.PredictAll(ctx, inputs, gpu, streamed(e, "predict", len(inputs), asJSON, &preds))
+	if unread != nil {
+		err = errors.Join(unread, err)
+	}
 	// The stencils that failed are reported after those that did not (PredictAll goes on).
 	var out error
 	switch {

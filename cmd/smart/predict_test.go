@@ -140,14 +140,16 @@ func TestPredictBatchGoesOn(t *testing.T) {
 	b, _ := data.StencilFile("j2d5pt")
 	os.WriteFile(filepath.Join(dir, "a.json"), b, 0o644)
 	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"dims": 2, "offsets": [[0,0],[1,0],[-1,0]], "grid": [8, 8]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{`), 0o644) // unreadable: the others go on too
 	code, out, errs := runCLI(t, "", "predict", "--gpu", "a100", dir)
-	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(errs, "holds 16 of the 32 threads of a warp") {
+	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(errs, "holds 16 of the 32 threads of a warp") ||
+		!strings.Contains(errs, "c.json: invalid JSON") {
 		t.Errorf("predict: exit %d, stdout:\n%s\nstderr: %s", code, out, errs)
 	}
 	page := filepath.Join(t.TempDir(), "r.html")
 	code, out, errs = runCLI(t, "", "recommend", "--gpus", "a100,t4", "--html", page, dir)
 	html, _ := os.ReadFile(page)
-	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(string(html), "j2d5pt") {
+	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(errs, "c.json: invalid JSON") || !strings.Contains(string(html), "j2d5pt") {
 		t.Errorf("recommend: exit %d, stdout:\n%s\nstderr: %s", code, out, errs)
 	}
 }

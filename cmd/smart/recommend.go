@@ -69,10 +69,15 @@ func recommend(ctx context.Context, e *env, fs *flag.FlagSet, r app.RecommendSet
 	switch {
 	case errors.As(err, &ge) && len(ge.Others) > 0: // each would be a row "not predicted"
 		return nil, usagef("%w: name NVIDIA GPUs (smart gpus lists them)", settingFlag(fs, err, recommendFlags))
+	case errors.As(err, new(*app.UnreadError)): // reported with the stencils that fail to predict
 	case err != nil:
 		return nil, settingFlag(fs, err, recommendFlags)
 	}
+	unread := err
 	var recs []*predict.Recommendation
 	err = p.RecommendAll(ctx, inputs, r.GPUs, r.Have, r.Workload, streamed(e, "recommend", len(inputs), asJSON, &recs))
+	if unread != nil {
+		err = errors.Join(unread, err)
+	}
 	return recs, err
 }

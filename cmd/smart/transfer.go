@@ -51,6 +51,14 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err := cmp.Or(err, noArgs(rest, "; give the source files with --from")); err != nil {
 		return err
 	}
+	switch {
+	case o.top < 1:
+		return usagef("--top %d: print at least 1 setting", o.top)
+	case cliflag.Given(fs, "budget") && o.budget < 1:
+		return usagef("--budget %d: ask for at least 1 setting to measure", o.budget)
+	case o.budget >= 0 && (o.out != "" || o.dataSet != ""):
+		return usagef("--budget lists the settings to measure first and predicts nothing, so -o and --dataset have nothing to write; leave them out, or --budget")
+	}
 	job, err := o.open()
 	if err != nil {
 		return settingFlag(fs, err, transferFlags)
