@@ -203,6 +203,10 @@ func TestFlagAdvice(t *testing.T) {
 		{"campaign negative unit", []string{"campaign", "run", "--backend", "sim", "--gpu", "h100-sxm", "--per-unit", "-1"}, 2, []string{"--per-unit -1: give at least 1 variant a unit"}, nil},
 		{"bench negative unit", []string{"bench", "--backend", "sim", "--random", "2", "--dims", "2", "--per-unit", "-2", "--out", "x"}, 2, []string{"--per-unit -2: give at least 1 variant a unit"}, nil},
 		{"tune negative unit", []string{"tune", "j2d5pt", "--evaluator", "sim", "--per-unit", "-1"}, 2, []string{"--per-unit -1: give at least 1 variant a unit"}, nil},
+		{"transfer negative top", []string{"transfer", "--from", "a.json", "--to", "a4000", "--top", "-3"}, 2, []string{"--top -3: print at least 1 setting"}, nil},
+		{"transfer budget 0", []string{"transfer", "--from", "a.json", "--to", "a4000", "--budget", "0"}, 2, []string{"--budget 0: ask for at least 1 setting to measure"}, nil},
+		{"transfer budget and -o", []string{"transfer", "--from", "a.json", "--to", "a4000", "--budget", "4", "-o", "x.json"}, 2, []string{"-o and --dataset have nothing to write"}, nil},
+		{"predict samples -5", []string{"predict", "--gpu", "a100", "j2d5pt", "--samples", "-5"}, 2, []string{"--samples -5: score 1 to 1048576 settings\n"}, nil},
 	} {
 		t.Run(c.name, c.check)
 	}
