@@ -66,7 +66,7 @@ func Load(path string) (*Catalog, error) {
 
 // Merge returns a new catalogue with the GPUs of a catalogue file (named name in errors) merged
 // over c. An entry whose name resolves to a GPU of c overrides that GPU field by field: the
-// fields it gives replace the old ones, its sources are added to the old ones, and every field
+// fields it gives replace the old ones, its aliases and sources are added to the old ones, and every field
 // it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
 // entry is a new GPU and must be complete. Every entry must pass Validate, and an NVIDIA one of
 // a compute capability the CUDA C++ Programming Guide's table covers must have that
@@ -188,8 +188,25 @@ func overlay(base smart.GPU, obj map[string]json.RawMessage, file string) (map[s
 		case "sources", "name":
 			// The entry keeps its canonical name even when the override names it by an alias.
 			continue
-		case "aliases", "vendor", "arch", "compute_capability":
-			// Names and labels are not measured numbers; they need no citation.
+		case "aliases":
+			// Names are not measured numbers and need no citation. They are added to the
+			// catalogue's: an entry naming a GPU as a cluster does must not lose the name NVML
+			// reports, by which smart finds the GPU it runs on.
+			var more []string
+			if err := json.Unmarshal(v, &more); err != nil {
+				return nil, &FieldError{File: file, GPU: base.Name, Field: k, Problem: "must be a list of names"}
+			}
+			all := slices.Clone(base.Aliases)
+			for _, a := range more {
+				if !slices.ContainsFunc(all, func(b string) bool { return normalize(a) == normalize(b) }) {
+					all = append(all, a)
+				}
+			}
+			if v, err = json.Marshal(all); err != nil {
+				return nil, err
+			}
+		case "vendor", "arch", "compute_capability":
+			// Labels are not measured numbers; they need no citation.
 		default:
 			src := newSrc[k]
 			if src == "" {
@@ -222,7 +239,7 @@ func (c *Catalog) put(g smart.GPU, file, where string) error {
 		pos = len(c.gpus)
 		c.gpus = append(c.gpus, g)
 	} else {
-		// Drop the old entry's keys: an override may rename aliases.
+		// Drop the old entry's keys before adding the new entry's.
 		for k, i := range c.index {
 			if i == pos {
 				delete(c.index, k)

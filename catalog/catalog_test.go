@@ -555,3 +555,30 @@ func TestSelect(t *testing.T) {
 		t.Errorf("Select(\"\", \"\"): %d GPUs, %v; want all %d", len(all), err, c.Len())
 	}
 }
+
+// An override's aliases are added to the catalogue's: docs/examples/mygpus.json names the A100
+// as a cluster does, and the A100 keeps its own names and the name NVML reports.
+func TestMergeAddsAliases(t *testing.T) {
+	c, err := Load("../docs/examples/mygpus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"cluster-a100", "a100", "NVIDIA A100-SXM4-40GB", "A100-40GB"} {
+		if g, err := c.Lookup(name); err != nil || g.Name != "A100-40GB" {
+			t.Errorf("Lookup(%q) = %s, %v; want A100-40GB", name, g.Name, err)
+		}
+	}
+	base, _ := mustDefault(t).Lookup("a100")
+	g, _ := c.Lookup("a100")
+	if len(g.Aliases) != len(base.Aliases)+1 {
+		t.Errorf("aliases %v; want the catalogue's %v and cluster-a100", g.Aliases, base.Aliases)
+	}
+	// Given again, an alias the catalogue has is not listed twice.
+	c2, err := Load(writeFile(t, `{"format": "smart-gpus/1", "gpus": [{"name": "A100-40GB", "aliases": ["A100", "x-a100"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := c2.Lookup("x-a100"); len(g.Aliases) != len(base.Aliases)+1 {
+		t.Errorf("aliases %v; want the catalogue's and x-a100 once", g.Aliases)
+	}
+}
