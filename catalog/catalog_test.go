@@ -582,3 +582,17 @@ func TestMergeAddsAliases(t *testing.T) {
 		t.Errorf("aliases %v; want the catalogue's and x-a100 once", g.Aliases)
 	}
 }
+
+// A name written with its brand finds the GPU the name alone does.
+func TestLookupAfterBrand(t *testing.T) {
+	c := mustDefault(t)
+	for name, want := range map[string]string{"nvidia a100": "A100-40GB", "NVIDIA H100": "H100-SXM", "GeForce RTX 4090": "RTX-4090",
+		"AMD Instinct MI250X": "MI250X", "nvidia tesla t4": "T4"} {
+		if g, err := c.Lookup(name); err != nil || g.Name != want {
+			t.Errorf("Lookup(%q) = %s, %v; want %s", name, g.Name, err, want)
+		}
+	}
+	if _, err := c.Lookup("nvidia"); err == nil {
+		t.Error("the brand alone found a GPU")
+	}
+}

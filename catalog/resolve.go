@@ -40,7 +40,7 @@ func normalize(s string) string {
 // Lookup returns the GPU that name (its canonical name or any alias, ignoring case, spaces and
 // punctuation) resolves to. An unknown name gets a *NotFoundError listing close matches.
 func (c *Catalog) Lookup(name string) (smart.GPU, error) {
-	if i, ok := c.index[normalize(name)]; ok {
+	if i, ok := c.find(name); ok {
 		return clone(c.gpus[i]), nil
 	}
 	return smart.GPU{}, &NotFoundError{Name: name, Similar: c.similar(name), All: c.Names()}
@@ -49,11 +49,32 @@ func (c *Catalog) Lookup(name string) (smart.GPU, error) {
 // Resolve is the canonical name of the GPU a device name (as a driver or a Kernel Tuner cache
 // reports it) resolves to; ok is false where the catalogue does not know it.
 func (c *Catalog) Resolve(device string) (gpu string, ok bool) {
-	i, ok := c.index[normalize(device)]
+	i, ok := c.find(device)
 	if !ok {
 		return "", false
 	}
 	return c.gpus[i].Name, true
+}
+
+// brands are the words before a model name that people write and the catalogue's names leave
+// out ("NVIDIA A100", "GeForce RTX 4090", "AMD Instinct MI250X"), longest first, normalized.
+var brands = []string{"nvidiageforce", "nvidiaquadro", "nvidiatesla", "amdinstinct", "amdradeon",
+	"geforce", "instinct", "nvidia", "quadro", "radeon", "tesla", "amd"}
+
+// find is the index of the GPU name resolves to: a name or alias, or one after a brand.
+func (c *Catalog) find(name string) (int, bool) {
+	q := normalize(name)
+	if i, ok := c.index[q]; ok {
+		return i, true
+	}
+	for _, b := range brands {
+		if rest, ok := strings.CutPrefix(q, b); ok && rest != "" {
+			if i, ok := c.index[rest]; ok {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // similar returns the canonical names whose name or an alias contains the query, is contained
