@@ -79,8 +79,12 @@ func (o *Estimate) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
 	fmt.Fprintf(bw, "  barriers  %.4g ms\n", est.BarrierMs)
 	fmt.Fprintf(bw, "  launch    %.4g ms\n", est.LaunchMs)
-	fmt.Fprintf(bw, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %d registers and %d bytes of shared memory per block\n",
-		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, est.Usage.RegsPerThread, est.Usage.SharedBytes)
+	regs := fmt.Sprintf("%d registers a thread", est.OccRegs)
+	if est.OccRegs != est.Usage.RegsPerThread {
+		regs += fmt.Sprintf(" (the estimate's %d times the calibration's register scale)", est.Usage.RegsPerThread)
+	}
+	fmt.Fprintf(bw, "occupancy   %.0f%% (%d block(s) per SM, limited by %s); %d threads, %s and %d bytes of shared memory per block\n",
+		100*est.Occupancy, est.BlocksPerSM, est.OccLimit, est.Usage.Threads, regs, est.Usage.SharedBytes)
 	if u := est.Usage; u.FusedRegs > 0 {
 		fmt.Fprintf(bw, "            + %d registers per thread of the fused steps' partial sums, which the compiler spills beyond the block's share (not in the time above)\n", u.FusedRegs)
 	}

@@ -202,7 +202,7 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 		regs = min(int(math.Ceil(float64(regs)*c.RegScale)), tm.regsMax)
 	}
 	occ := m.occupancyOf(tm.threads, regs, tm.sharedBytes)
-	est.Occupancy, est.BlocksPerSM, est.OccLimit = occ.fraction, occ.blocksPerSM, occ.limit
+	est.OccRegs, est.Occupancy, est.BlocksPerSM, est.OccLimit = regs, occ.fraction, occ.blocksPerSM, occ.limit
 	est.Waves, est.WaveEff = m.waves(tm.blocks, occ)
 	warps := float64(occ.warps)
 	bytesInFlight := warps * m.sms * 32 * tm.elem * tm.inFlight

@@ -36,15 +36,18 @@ type Estimate struct {
 	Redundancy    float64 `json:"redundancy"`      // computed points over grid points (temporal blocking's halos)
 	L2HaloHit     float64 `json:"l2_halo_hit"`     // fraction of halo re-reads L2 serves
 
-	Usage       smart.Usage `json:"usage"`
-	Occupancy   float64     `json:"occupancy"` // active warps over the SM's maximum
-	BlocksPerSM int         `json:"blocks_per_sm"`
-	OccLimit    string      `json:"occupancy_limit"` // what bounds the blocks per SM
-	Blocks      int         `json:"blocks"`
-	Waves       float64     `json:"waves"`
-	WaveEff     float64     `json:"wave_efficiency"`    // lost to the last, partial wave
-	LatencyEff  float64     `json:"latency_efficiency"` // of the bounding resource, from occupancy
-	Coalescing  float64     `json:"coalescing"`         // L1/shared passes per warp load over the ideal
+	Usage smart.Usage `json:"usage"`
+	// OccRegs are the registers per thread the occupancy counts: the estimate's
+	// (Usage.RegsPerThread) times the calibration's RegScale, up to what a thread may have.
+	OccRegs     int     `json:"occupancy_regs"`
+	Occupancy   float64 `json:"occupancy"` // active warps over the SM's maximum
+	BlocksPerSM int     `json:"blocks_per_sm"`
+	OccLimit    string  `json:"occupancy_limit"` // what bounds the blocks per SM
+	Blocks      int     `json:"blocks"`
+	Waves       float64 `json:"waves"`
+	WaveEff     float64 `json:"wave_efficiency"`    // lost to the last, partial wave
+	LatencyEff  float64 `json:"latency_efficiency"` // of the bounding resource, from occupancy
+	Coalescing  float64 `json:"coalescing"`         // L1/shared passes per warp load over the ideal
 }
 
 // Model estimates the time per step of stencil st under tuning t on g from first principles
@@ -225,7 +228,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, f stencilFacts) (Es
 		hitFaces += face * hit
 		distance *= float64(nb[a])
 	}
-	est := Estimate{GPU: g.Name, Usage: u, Occupancy: occ.fraction, BlocksPerSM: occ.blocksPerSM, OccLimit: occ.limit, Blocks: blocks}
+	est := Estimate{GPU: g.Name, Usage: u, OccRegs: u.RegsPerThread, Occupancy: occ.fraction, BlocksPerSM: occ.blocksPerSM, OccLimit: occ.limit, Blocks: blocks}
 	if faces > 0 {
 		est.L2HaloHit = hitFaces / faces
 	}

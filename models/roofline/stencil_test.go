@@ -683,3 +683,37 @@ func BenchmarkModeler(b *testing.B) {
 		}
 	})
 }
+
+// The registers an estimate says the occupancy counts are those its blocks per SM follow from:
+// the estimate's own with the literature's constants, scaled by RegScale with a calibration.
+func TestOccRegs(t *testing.T) {
+	st := star(t, 3, 1, smart.Float64, [3]int{512, 512, 512})
+	g := gpu(t, "a100")
+	tu := tuning(t, st, smart.Combination(smart.ST|smart.TB), smart.Setting{"bx": 32, "by": 8, "bz": 1, "shared": 1, "const": 0, "sd": 3, "sb": 64, "ufx": 1, "ufy": 1, "ufz": 1, "tt": 2})
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit, err := Model(st, tu, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := literature(m)
+	cal.RegScale = 1.7
+	scaled, err := ModelWith(st, tu, g, &cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := lit.Usage.RegsPerThread
+	for _, tc := range []struct {
+		est  Estimate
+		want int
+	}{{lit, regs}, {scaled, int(math.Ceil(1.7 * float64(regs)))}} {
+		if tc.est.OccRegs != tc.want {
+			t.Errorf("occupancy registers %d; want %d (estimate %d)", tc.est.OccRegs, tc.want, regs)
+		}
+		if o := m.occupancyOf(tc.est.Usage.Threads, tc.est.OccRegs, tc.est.Usage.SharedBytes); o.blocksPerSM != tc.est.BlocksPerSM {
+			t.Errorf("%d blocks per SM from %d registers; the estimate says %d", o.blocksPerSM, tc.est.OccRegs, tc.est.BlocksPerSM)
+		}
+	}
+}
