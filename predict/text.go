@@ -250,9 +250,7 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 	if len(r.Overlapping) > 0 {
 		fmt.Fprintf(bw, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
 	}
-	if len(r.GPUs) > 0 && r.GPUs[0].Best != nil {
-		fmt.Fprintf(bw, "Times: %s, %s.\n", r.GPUs[0].Best.Source.Model, r.GPUs[0].Best.Source.Text)
-	}
+	writeSources(bw, r.GPUs)
 	if len(r.Measured) > 0 {
 		fmt.Fprintf(bw, "Measured (smart's own runs of this stencil): %s.\n", measuredText(r.Measured))
 	}
@@ -260,6 +258,38 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "warning: %s\n", warn)
 	}
 	return bw.Flush()
+}
+
+// writeSources says what each predicted GPU's time rests on: one line where all rest on the
+// same, else one per model and basis, naming its GPUs.
+func writeSources(w io.Writer, gpus []Ranked) {
+	type group struct {
+		src  Provenance
+		gpus []string
+	}
+	var groups []*group
+	for _, g := range gpus {
+		if g.Best == nil {
+			continue
+		}
+		src := g.Best.Source
+		k := slices.IndexFunc(groups, func(gr *group) bool { return gr.src.Model == src.Model && gr.src.Text == src.Text })
+		if k < 0 {
+			groups, k = append(groups, &group{src: src}), len(groups)
+		}
+		groups[k].gpus = append(groups[k].gpus, g.GPU)
+	}
+	if len(groups) == 1 {
+		fmt.Fprintf(w, "Times: %s, %s.\n", groups[0].src.Model, groups[0].src.Text)
+		return
+	}
+	for i, gr := range groups {
+		lead := "      "
+		if i == 0 {
+			lead = "Times:"
+		}
+		fmt.Fprintf(w, "%s %s: %s, %s.\n", lead, strings.Join(gr.gpus, ", "), gr.src.Model, gr.src.Text)
+	}
 }
 
 // writeRow is the row of a predicted GPU g in a column of width col.

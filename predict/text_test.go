@@ -140,6 +140,15 @@ Times: rt-2d, simulated.
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
+	// Rows resting on different models each name theirs.
+	var many bytes.Buffer
+	r.GPUs[1].Best.Source = Provenance{Basis: BasisTransfer, Model: "rt-2d", Text: "moved from fast"}
+	if err := r.WriteText(&many); err != nil {
+		t.Fatal(err)
+	}
+	if tail := "Times: fast: rt-2d, simulated.\n       slow-cheap: rt-2d, moved from fast.\n"; !strings.HasSuffix(many.String(), tail) {
+		t.Errorf("got\n%s\nwant it to end\n%s", many.String(), tail)
+	}
 	want = `stencil                  fastest         ms/step most cost-efficient          cost  advice
 j2d5pt                   fast                  2 slow-cheap                 $0.001  advice
 `
