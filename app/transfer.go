@@ -76,7 +76,7 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	if t.Sources, err = transfer.Select(files, s.Kernel); err != nil {
 		return nil, &SettingError{Field: "Kernel", Err: err, Wrong: true}
 	}
-	if t.Target, err = transferTarget(s); err != nil {
+	if t.Target, err = transferTarget(s, files); err != nil {
 		return nil, err
 	}
 	for _, f := range files {
@@ -168,8 +168,9 @@ func openTransferFiles(field string, specs []string, cat *catalog.Catalog) ([]*t
 	return files, nil
 }
 
-// transferTarget is the target GPU with its shots; one the catalogue lacks stands on the shots.
-func transferTarget(s TransferSettings) (transfer.Target, error) {
+// transferTarget is the target GPU with its shots (of the kernel of sources); one the
+// catalogue lacks stands on the shots.
+func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Target, error) {
 	t := transfer.Target{Name: s.To}
 	g, err := s.Catalog.Lookup(s.To)
 	switch {
@@ -178,12 +179,18 @@ func transferTarget(s TransferSettings) (transfer.Target, error) {
 	case len(s.Shots) == 0:
 		return t, &SettingError{Field: "To", Err: fmt.Errorf("%w, and no settings measured on it describe it", err), Wrong: true}
 	}
+	if err := transfer.CheckFiles(sources, nil, s.Kernel); err != nil {
+		return t, &SettingError{Field: "From", Err: err, Wrong: true}
+	}
 	if len(s.Shots) == 0 {
 		return t, nil
 	}
 	files, err := openTransferFiles("Shots", s.Shots, s.Catalog)
 	if err != nil {
 		return t, err
+	}
+	if err := transfer.CheckFiles(sources, files, s.Kernel); err != nil {
+		return t, &SettingError{Field: "Shots", Err: err, Wrong: true}
 	}
 	for _, f := range files {
 		if t.GPU.Name != "" && f.GPU.Name != "" && f.GPU.Name != t.GPU.Name {

@@ -167,3 +167,49 @@ func Select(files []*File, kernel string) ([]Source, error) {
 	}
 	return out, nil
 }
+
+// CheckFiles refuses what would make shots teach nothing without a word: a shots file none of
+// whose kernels is the sources' (kernel as Select takes it), or whose Kernel Tuner parameters
+// differ from theirs, or with no successful run of it; and files of one kernel measured at
+// different problem sizes, whose times no ratio of GPUs relates.
+func CheckFiles(sources, shots []*File, kernel string) error {
+	var want []string // the kernels the sources give, as rowID names them
+	for _, f := range sources {
+		ids, _ := f.Kernels()
+		for _, id := range ids {
+			if (kernel == "" || kernel == AllKernels || id == "stencil "+kernel || id == "kernel "+kernel) && !slices.Contains(want, id) {
+				want = append(want, id)
+			}
+		}
+	}
+	var ref *File // the first file with a Kernel Tuner kernel, whose parameters and size count
+	for _, f := range append(slices.Clone(sources), shots...) {
+		switch {
+		case f.Kernel == nil:
+		case ref == nil:
+			ref = f
+		case !slices.Equal(slices.Sorted(slices.Values(f.Kernel.Names())), slices.Sorted(slices.Values(ref.Kernel.Names()))):
+			return fmt.Errorf("%s tunes %s; %s tunes %s: they are not one kernel", f.Path, strings.Join(f.Kernel.Names(), ","), ref.Path, strings.Join(ref.Kernel.Names(), ","))
+		case len(f.Kernel.ProblemSize) > 0 && len(ref.Kernel.ProblemSize) > 0 && !slices.Equal(f.Kernel.ProblemSize, ref.Kernel.ProblemSize):
+			return fmt.Errorf("%s measured problem size %v; %s %v: times of different sizes do not move from GPU to GPU by a ratio", f.Path, f.Kernel.ProblemSize, ref.Path, ref.Kernel.ProblemSize)
+		}
+	}
+	for _, f := range shots {
+		ids, rows := f.Kernels()
+		ok := 0
+		for _, id := range want {
+			for _, m := range rows[id] {
+				if m.OK() {
+					ok++
+				}
+			}
+		}
+		switch {
+		case !slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(want, id) }):
+			return fmt.Errorf("%s holds %s, not the sources' %s: shots are settings of the kernel predicted", f.Path, strings.Join(ids, ", "), strings.Join(want, ", "))
+		case ok == 0:
+			return fmt.Errorf("%s holds no successful run of %s: a shot that failed says nothing of the target's times", f.Path, strings.Join(want, ", "))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package transfer
+
+import (
+	"strings"
+	"testing"
+
+	"smart"
+	"smart/dataset"
+)
+
+// CheckFiles refuses shots of another kernel, other parameters or problem size, or with no
+// successful run, and sources of different problem sizes; it lets consistent files through.
+func TestCheckFiles(t *testing.T) {
+	file := func(path, kernel string, params []string, size []int, status smart.Status) *File {
+		k := &dataset.Kernel{Name: kernel, ProblemSize: size}
+		for _, p := range params {
+			k.Params = append(k.Params, dataset.Param{Name: p, Values: []int{1, 2}})
+		}
+		return &File{Path: path, Kernel: k, Rows: []smart.Measurement{{Kernel: kernel, Setting: smart.Setting{"a": 1}, Status: status, TimeMs: 1}}}
+	}
+	ab := []string{"a", "b"}
+	src := []*File{file("x.json", "conv", ab, []int{4096}, smart.StatusOK), file("y.json", "conv", []string{"b", "a"}, nil, smart.StatusOK)}
+	tests := []struct {
+		name    string
+		sources []*File
+		shots   []*File
+		kernel  string
+		want    string
+	}{
+		{"consistent", src, []*File{file("s.json", "conv", ab, []int{4096}, smart.StatusOK)}, "", ""},
+		{"named kernel", src, []*File{file("s.json", "conv", ab, nil, smart.StatusOK)}, "conv", ""},
+		{"another kernel", src, []*File{file("s.json", "dedisp", ab, nil, smart.StatusOK)}, "", "s.json holds kernel dedisp, not the sources' kernel conv"},
+		{"another parameter", src, []*File{file("s.json", "conv", []string{"a", "b", "c"}, nil, smart.StatusOK)}, "", "s.json tunes a,b,c; x.json tunes a,b"},
+		{"another size", src, []*File{file("s.json", "conv", ab, []int{1024}, smart.StatusOK)}, "", "s.json measured problem size [1024]; x.json [4096]"},
+		{"sources of two sizes", []*File{src[0], file("z.json", "conv", ab, []int{512}, smart.StatusOK)}, nil, "", "z.json measured problem size [512]"},
+		{"only failures", src, []*File{file("s.json", "conv", ab, nil, smart.StatusLaunchError)}, "", "s.json holds no successful run of kernel conv"},
+	}
+	for _, tc := range tests {
+		err := CheckFiles(tc.sources, tc.shots, tc.kernel)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
