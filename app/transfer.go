@@ -214,7 +214,10 @@ func (t *TransferJob) Predict() (*transfer.Prediction, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Params = t.CodedParams()
+	p.Params, p.Names = t.CodedParams(), transfer.StencilNames(t.Files)
+	if len(p.Names) == 0 {
+		p.Names = nil
+	}
 	return p, nil
 }
 

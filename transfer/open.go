@@ -121,8 +121,8 @@ var ErrSeveralKernels = errors.New("the files hold several kernels")
 // each kernel what the target does to the others.
 const AllKernels = "all"
 
-// Select picks the rows of one kernel from each file: kernel names it (a stencil's ID or a
-// Kernel Tuner kernel's name, or AllKernels); empty takes the only one the files hold. A file
+// Select picks the rows of one kernel from each file: kernel names it (a stencil's ID or name,
+// a Kernel Tuner kernel's name, or AllKernels); empty takes the only one the files hold. A file
 // without the kernel gives no source.
 func Select(files []*File, kernel string) ([]Source, error) {
 	ids := map[string]bool{}
@@ -145,13 +145,37 @@ func Select(files []*File, kernel string) ([]Source, error) {
 		}
 		return out, nil
 	case kernel != "":
+		byID := StencilNames(files)
+		name := func(id string) string {
+			if sid, ok := strings.CutPrefix(id, "stencil "); ok {
+				return byID[sid]
+			}
+			return ""
+		}
+		var named []string // the stencils of that name
 		for _, id := range order {
 			if id == "stencil "+kernel || id == "kernel "+kernel {
 				want = id
 			}
+			if name(id) == kernel {
+				named = append(named, id)
+			}
+		}
+		if want == "" && len(named) > 1 {
+			return nil, fmt.Errorf("%d stencils are named %s (%s): name one by its ID", len(named), kernel, strings.Join(named, ", "))
+		}
+		if want == "" && len(named) == 1 {
+			want = named[0]
 		}
 		if want == "" {
-			return nil, fmt.Errorf("no file holds kernel %q (they hold %s)", kernel, strings.Join(order, ", "))
+			var held []string
+			for _, id := range order {
+				if n := name(id); n != "" {
+					id += " (" + n + ")"
+				}
+				held = append(held, id)
+			}
+			return nil, fmt.Errorf("no file holds kernel %q (they hold %s)", kernel, strings.Join(held, ", "))
 		}
 	case len(order) == 1:
 		want = order[0]
@@ -166,6 +190,17 @@ func Select(files []*File, kernel string) ([]Source, error) {
 		}
 	}
 	return out, nil
+}
+
+// StencilNames are the names of the files' stencils by ID, for Prediction.Names.
+func StencilNames(files []*File) map[string]string {
+	names := map[string]string{}
+	for _, f := range files {
+		for id, st := range f.Stencils {
+			names[id] = st.Name
+		}
+	}
+	return names
 }
 
 // CheckFiles refuses what would make shots teach nothing without a word: a shots file none of

@@ -42,3 +42,22 @@ func TestCheckFiles(t *testing.T) {
 		}
 	}
 }
+
+// A stencil is selected by its name as by its ID; a name two stencils share is refused.
+func TestSelectByName(t *testing.T) {
+	row := func(id string) smart.Measurement {
+		return smart.Measurement{StencilID: id, Setting: smart.Setting{"bx": 32}, Status: smart.StatusOK, TimeMs: 1}
+	}
+	f := &File{Path: "d", Rows: []smart.Measurement{row("aa"), row("bb"), row("cc")},
+		Stencils: map[string]*smart.Stencil{"aa": {Name: "j3d7pt"}, "bb": {Name: "j2d5pt"}, "cc": {Name: "j2d5pt"}}}
+	src, err := Select([]*File{f}, "j3d7pt")
+	if err != nil || len(src) != 1 || len(src[0].Rows) != 1 || src[0].Rows[0].StencilID != "aa" {
+		t.Errorf("by name: %+v, %v; want stencil aa's row", src, err)
+	}
+	if _, err := Select([]*File{f}, "j2d5pt"); err == nil || !strings.Contains(err.Error(), "2 stencils are named j2d5pt") {
+		t.Errorf("a shared name: %v", err)
+	}
+	if _, err := Select([]*File{f}, "nosuch"); err == nil || !strings.Contains(err.Error(), "stencil aa (j3d7pt)") {
+		t.Errorf("an unknown name: %v; want the IDs with their names", err)
+	}
+}

@@ -86,6 +86,9 @@ type Prediction struct {
 	// Params, where a foreign kernel's parameters hold booleans or labels, say what value each
 	// code of a setting stands for (dataset.Param.Text); the caller sets them.
 	Params []dataset.Param `json:"params,omitempty"`
+	// Names are the stencils' names by ID, where the variants are of stencils; the caller sets
+	// them (StencilNames).
+	Names map[string]string `json:"names,omitempty"`
 }
 
 // Variant is one setting's prediction; its Setting is the map of a row given, shared.

@@ -2,12 +2,14 @@ package transfer
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 
+	"smart"
 	"smart/dataset"
 )
 
@@ -26,7 +28,16 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 		fmt.Fprintln(bw, "no interval: one source and fewer than 4 shots leave no errors to measure it on")
 	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tsetting")
+	kernels := map[string]bool{}
+	for _, v := range p.Variants {
+		kernels[rowID(smart.Measurement{Kernel: v.Kernel, StencilID: v.StencilID})] = true
+	}
+	several := len(kernels) > 1 // then each row names its kernel
+	if several {
+		fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tkernel\tsetting")
+	} else {
+		fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tsetting")
+	}
 	for i, v := range p.Variants[:min(max(top, 0), len(p.Variants))] {
 		iv, what := "", ""
 		if v.HiMs > 0 {
@@ -37,6 +48,9 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 			what = "measured"
 		case v.Floored:
 			what = "floor" // the stencil's copies or FMAs at the target's peak: Settings.Floor
+		}
+		if several {
+			what += "\t" + cmp.Or(p.Names[v.StencilID], v.StencilID, v.Kernel)
 		}
 		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label(p.Params))
 	}

@@ -16,7 +16,7 @@ func TestPredictionWriteText(t *testing.T) {
 		Interval: &calibrate.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(2), From: "the sources"},
 		Variants: []Variant{
 			{Setting: smart.Setting{"block_size_x": 16}, TimeMs: 1.5, LoMs: 0.75, HiMs: 3},
-			{OC: smart.Combination(smart.ST), StencilID: "s1", Setting: smart.Setting{"bx": 32}, TimeMs: 2, Shot: true},
+			{OC: smart.Combination(smart.ST), Setting: smart.Setting{"bx": 32}, TimeMs: 2, Shot: true},
 			{Setting: smart.Setting{"block_size_x": 64}, TimeMs: 4},
 		}}
 	want := `A6000, predicted from A100, A4000 (other vendor, left out: MI250X)
@@ -27,6 +27,23 @@ rank  time ms  interval            setting
 2     2                  measured  ST bx=32
 `
 	var b bytes.Buffer
+	if err := p.WriteText(&b, 2); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// Variants of several stencils each name theirs, by name where the prediction has one.
+	p.Variants[0].StencilID, p.Variants[1].StencilID, p.Variants[2].StencilID = "aa", "bb", "aa"
+	p.Names = map[string]string{"aa": "j3d7pt"}
+	want = `A6000, predicted from A100, A4000 (other vendor, left out: MI250X)
+basis: hardware ratio
+80% interval: x0.50 to x2.00 of each time (from the sources)
+rank  time ms  interval            kernel  setting
+1     1.5      0.75-3              j3d7pt  BASE block_size_x=16
+2     2                  measured  bb      ST bx=32
+`
+	b.Reset()
 	if err := p.WriteText(&b, 2); err != nil {
 		t.Fatal(err)
 	}
