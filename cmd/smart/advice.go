@@ -8,6 +8,7 @@ import (
 	"smart/app"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/dataset/gpuinfo"
 	"smart/generator"
 	"smart/internal/atomicfile"
 	"smart/models"
@@ -35,6 +36,10 @@ func advice(cmd string, err error) string {
 		return "; give --allow-mixed if joining them into one data set is meant"
 	case errors.Is(err, dataset.ErrNoDevice) && cmd == "dataset":
 		return "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"
+	case errors.Is(err, gpuinfo.ErrNoGPU) && (cmd == "bench" || cmd == "campaign"):
+		return "; without one, --backend sim simulates the times with the analytic model"
+	case errors.Is(err, gpuinfo.ErrNoGPU) && cmd == "tune":
+		return "; without one, --evaluator sim or model:embedded searches a model instead"
 	case errors.Is(err, dataset.ErrNoKernel):
 		return "; name the kernel (e.g. --kernel convolution_kernel)"
 	case errors.As(err, new(*atomicfile.NotOursError)):

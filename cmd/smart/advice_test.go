@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"smart/app"
 	"smart/catalog"
+	"smart/dataset/gpuinfo"
 )
 
 // TestAdvice: a library error reaches the user with the flag or command that answers it, which
@@ -90,5 +92,18 @@ func TestAdviceUnknownDevice(t *testing.T) {
 	_, err = app.DeviceGPU(cat, "", "NVIDIA Prototype X", 0)
 	if got := advice("bench", err); got != "; name it with --gpu or add it with --catalog" {
 		t.Errorf("advice(%v) = %q", err, got)
+	}
+}
+
+// Without a GPU, the commands that measure name the flag that simulates instead.
+func TestAdviceNoGPU(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"bench":    "; without one, --backend sim simulates the times with the analytic model",
+		"campaign": "; without one, --backend sim simulates the times with the analytic model",
+		"tune":     "; without one, --evaluator sim or model:embedded searches a model instead",
+	} {
+		if got := advice(cmd, fmt.Errorf("opening the GPU: %w", gpuinfo.ErrNoGPU)); got != want {
+			t.Errorf("advice(%s) = %q; want %q", cmd, got, want)
+		}
 	}
 }
