@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"smart"
@@ -38,9 +39,13 @@ func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
 			return nil, err
 		}
 	}
-	var gpus []string
+	var gpus []string // each once: a model's data sets are often one GPU's
 	for _, d := range m.Header.Data {
-		gpus = append(gpus, d.GPUs...)
+		for _, g := range d.GPUs {
+			if !slices.Contains(gpus, g) {
+				gpus = append(gpus, g)
+			}
+		}
 	}
 	about := fmt.Sprintf("model %s trained on %s", m.Header.Kind, strings.Join(gpus, ","))
 	return &Evaluator{model: m, feat: f, cat: cat, about: about}, nil

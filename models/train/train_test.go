@@ -441,6 +441,14 @@ func TestFitSaveLoad(t *testing.T) {
 		if m.Header.Data[0].Sources["simulated"] != set.Data.Rows() || !slices.Equal(m.Header.Data[0].GPUs, []string{"A100-40GB", "V100"}) {
 			t.Errorf("%s: header data %+v", kind, m.Header.Data)
 		}
+		// A GPU of several data sets is named once in what the evaluator says of its times.
+		m.Header.Data = append(m.Header.Data, m.Header.Data[0])
+		if ev, err = NewEvaluator(m, nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := "model " + kind + " trained on A100-40GB,V100"; ev.about != want {
+			t.Errorf("%s: the evaluator says %q; want %q", kind, ev.about, want)
+		}
 	}
 }
 
