@@ -272,6 +272,8 @@ func testEval(t *testing.T, path, data string) {
 		t.Errorf("in-sample: model %s, %d reports; want forest, 1", r.Model.Header.Kind, len(r.Reports))
 	case !strings.Contains(notes.String(), "in-sample"):
 		t.Errorf("in-sample scores are not said to be: notes %q", notes.String())
+	case r.Reports[0].InSample == "":
+		t.Error("in-sample scores are not said to be in the report (--json)")
 	}
 	notes.Reset()
 	folds := 0
@@ -279,8 +281,8 @@ func testEval(t *testing.T, path, data string) {
 	if r, err = v.Run(context.Background(), &notes); err != nil || len(r.Reports) != 1 || folds != 2 {
 		t.Errorf("2 folds: %v, progress of %d", err, folds)
 	}
-	if strings.Contains(notes.String(), "in-sample") {
-		t.Errorf("cross-validated scores are said to be in-sample: %q", notes.String())
+	if strings.Contains(notes.String(), "in-sample") || r.Reports[0].InSample != "" {
+		t.Errorf("cross-validated scores are said to be in-sample: %q, %q", notes.String(), r.Reports[0].InSample)
 	}
 	if _, err := (Eval{Model: filepath.Join(data, dataset.MetaFile), Data: []string{data}}).Run(context.Background(), &notes); err == nil {
 		t.Error("a data set's meta.json as the model: no error")

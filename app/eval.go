@@ -106,6 +106,9 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 	}
 	if overlap := h.TrainedOn(v.Data); v.Folds == 0 && v.Holdout == "" && overlap != "" {
 		fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
+		for i := range reports {
+			reports[i].InSample = overlap
+		}
 	}
 	return &EvalResult{File: v.Model, Model: m, Reports: reports, AllHeldOut: v.Holdout == "all"}, nil
 }

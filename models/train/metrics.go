@@ -21,6 +21,9 @@ type Report struct {
 	Data    []models.DataRef `json:"data"`
 	Overall Scores           `json:"overall"`
 	PerGPU  []Scores         `json:"per_gpu"`
+	// InSample, where a saved model is scored on data it was trained on (Folds 0, no GPU held
+	// out), names that data: the scores are in-sample, not a test.
+	InSample string `json:"in_sample,omitempty"`
 }
 
 // Scores are the metrics of one group of rows.
