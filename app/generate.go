@@ -36,10 +36,16 @@ func (g Generate) Check() error {
 	case g.First < 0:
 		return wrong("First", fmt.Sprint(g.First), "give 0 or more")
 	}
+	seen := map[string]bool{}
 	for _, name := range g.Shapes {
-		if _, err := generator.LookupShape(strings.TrimSpace(name)); err != nil {
+		sh, err := generator.LookupShape(strings.TrimSpace(name))
+		if err != nil {
 			return &SettingError{Field: "Shapes", Err: err, Wrong: true}
 		}
+		if seen[sh.Name] {
+			return wrong("Shapes", strings.Join(g.Shapes, ","), "%s is given twice; each shape is written once", strings.TrimSpace(name))
+		}
+		seen[sh.Name] = true
 	}
 	return nil
 }
@@ -98,6 +104,11 @@ func (g Generate) Stencil(i int) (*smart.Stencil, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if g.Dtype == smart.Float32 {
+		// As the campaign names its float32 stencils: a float32 set and a float64 one of the
+		// same draws can share a directory.
+		s.Name += "-f32"
 	}
 	return s, generator.Customise(s, g.Dtype, g.Grid, g.Steps)
 }

@@ -22,7 +22,7 @@ func TestGenerate(t *testing.T) {
 	}{
 		{"random from First", Generate{Random: spec, Count: 2, First: 3, Out: "d", Dir: true}, 2,
 			func(i int) (*smart.Stencil, error) { return spec.Stencil(3 + i) },
-			[]string{filepath.Join("d", spec.Name(3)+".json"), filepath.Join("d", spec.Name(4)+".json")}},
+			[]string{filepath.Join("d", spec.Name(3)+"-f32.json"), filepath.Join("d", spec.Name(4)+"-f32.json")}},
 		{"shapes to the stream", Generate{Shapes: []string{" j2d5pt", "box"}, Random: generator.Spec{Dims: 2, Order: 1}, Count: 1, Out: "-"}, 2,
 			func(i int) (*smart.Stencil, error) {
 				sh, _ := generator.LookupShape([]string{"j2d5pt", "box"}[i])
@@ -46,6 +46,7 @@ func TestGenerate(t *testing.T) {
 				}
 				want, err := tc.want(i)
 				if err == nil {
+					want.Name += "-f32" // a float32 stencil's name says so
 					err = generator.Customise(want, smart.Float32, []int{64, 32}, 7)
 				}
 				gotFile, _ := generator.Marshal(got)

@@ -27,7 +27,8 @@ python3 - "$dir" <<'PY'
 import glob, json, statistics, sys
 d = sys.argv[1]
 def best(path):
-    return {json.loads(l)['stencil']['name']: json.loads(l)['best']['time_ms'] for l in open(path) if l.strip()}
+    # generate names a float32 stencil as its float64 twin with -f32 added
+    return {json.loads(l)['stencil']['name'].removesuffix('-f32'): json.loads(l)['best']['time_ms'] for l in open(path) if l.strip()}
 print(f"{'grid':>12} {'twins':>5} {'f32 slower':>10} {'median f32/f64':>15} {'largest':>8}")
 total = slower = 0
 for f64 in sorted(glob.glob(f'{d}/float64-*.json')):

@@ -167,7 +167,7 @@ func TestGenerateShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "box3d-o2" || s.NNZ() != 125 || s.Dtype != smart.Float32 || s.Grid != [3]int{64, 32, 16} || s.Steps != 3 {
+	if s.Name != "box3d-o2-f32" || s.NNZ() != 125 || s.Dtype != smart.Float32 || s.Grid != [3]int{64, 32, 16} || s.Steps != 3 {
 		t.Errorf("got %s nnz %d %s grid %v steps %d", s.Name, s.NNZ(), s.Dtype, s.Grid, s.Steps)
 	}
 }
@@ -180,6 +180,7 @@ func TestGenerateErrors(t *testing.T) {
 	}{
 		{[]string{"--shape", "j3d7pt", "--dims", "2"}, 2, "shape j3d7pt is 3-D of order 1"},
 		{[]string{"--shape", "hexagon"}, 2, "the shapes are star, box"},
+		{[]string{"--shape", "j2d5pt,j2d5pt", "--out", "x"}, 2, "--shape j2d5pt,j2d5pt: j2d5pt is given twice"},
 		{[]string{"--shape", "box", "--dims", "3"}, 2, "order is 0"},
 		{[]string{"--shape", "j3d7pt", "--seed", "3"}, 2, "leave them out with --shape"},
 		{[]string{"--dims", "3"}, 2, "give --dims and --order"},
