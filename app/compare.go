@@ -29,6 +29,9 @@ func ComparedNames() []string {
 	return compared
 }
 
+// DefaultMethods are the strategies TuneBench compares where its Methods are nil.
+var DefaultMethods = []string{"random", "iterml", "cstuner", "pipeline", "bayes", "pipeline-transfer", "bayes-transfer"}
+
 // Contenders builds the compared strategies of names (ComparedNames) with the settings of
 // the headline comparison: one thread each (a search per CPU already), seeds searches from
 // firstSeed, randomSeeds for random sampling, which is cheap; NAME-transfer runs NAME with the
@@ -65,7 +68,9 @@ func Contenders(names []string, seeds, randomSeeds int, firstSeed uint64) ([]tun
 
 // TuneBench are the settings of a comparison of the tuning strategies.
 type TuneBench struct {
-	Methods     []string  // of ComparedNames
+	// Methods are of ComparedNames; nil: DefaultMethods, less those that need a prior where no
+	// case has one (named, they are refused there).
+	Methods     []string
 	Seeds       int       // searches per strategy and case
 	FirstSeed   uint64    // seed of the first search: hold out the seeds a strategy was chosen on
 	RandomSeeds int       // searches of random sampling, which is cheap
@@ -80,7 +85,7 @@ type TuneBench struct {
 	Sim    *smart.Stencil // nil: none
 	SimOC  smart.Combination
 	SimGPU string
-	Notes  io.Writer // how a cache's space was made (nil: nothing)
+	Notes  io.Writer // how a cache's space was made, and the methods left out (nil: nothing)
 }
 
 // ParseRatios reads TuneBench.Ratios from a comma-separated list such as "0.01,0.02"; empty
@@ -135,7 +140,11 @@ func (b TuneBench) Check() ([]tuner.Contender, error) {
 			return nil, wrong("Ratios", fmt.Sprint(r), "is not a share in (0, 1]")
 		}
 	}
-	contenders, err := Contenders(b.Methods, b.Seeds, b.RandomSeeds, b.FirstSeed)
+	names := b.Methods
+	if names == nil {
+		names = DefaultMethods
+	}
+	contenders, err := Contenders(names, b.Seeds, b.RandomSeeds, b.FirstSeed)
 	var ne *NameError
 	if errors.As(err, &ne) {
 		return nil, wrong("Methods", "", "unknown strategy %q; use %s", ne.Name, JoinList(ne.Known, "or"))
@@ -150,7 +159,8 @@ type Case struct {
 }
 
 // KernelTunerCases opens Kernel Tuner caches and finds their optima; each case's prior is the
-// same kernel measured on the other GPUs given. Notes gets how a cache's space was made.
+// same kernel measured on the other GPUs given. Two files of the same measurements (a cache and
+// its T4 twin) are refused. Notes gets how a cache's space was made.
 func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]Case, error) {
 	var cases []Case
 	var kts []*tuner.KernelTuner
@@ -158,6 +168,12 @@ func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]C
 		k, err := tuner.OpenKernelTuner(ctx, f, "")
 		if err != nil {
 			return nil, err
+		}
+		for j, o := range kts {
+			if k.SameMeasurements(o) {
+				return nil, fmt.Errorf("%s and %s hold the same settings and times of %s: they are one GPU's data (named %s and %s), which would count twice and be its own prior; give one of them",
+					files[j], f, k.Kernel.Name, o.Device, k.Device)
+			}
 		}
 		if k.Note != "" {
 			notef(notes, "%s\n", k.Note)
@@ -236,7 +252,7 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 
 // Run compares contenders (from Check) on the cases, then, unless interrupted, measures
 // IterML's standards at b.Ratios; a contender that needs a prior where no case has one is a
-// SettingError of Methods. progress reports each stage's searches, "searches" then
+// SettingError of Methods, or, of the default methods, left out with a note. progress reports each stage's searches, "searches" then
 // "standards", from 0. An interrupted comparison keeps the rows whose every seed finished, and
 // its error wraps context.Canceled; interrupted standards return nothing.
 func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Contender, progress func(stage string, done, total int)) (Comparison, error) {
@@ -244,9 +260,19 @@ func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Con
 	for _, c := range cases {
 		tcs = append(tcs, c.Case)
 	}
-	for _, c := range contenders {
-		if c.ForCase != nil && !slices.ContainsFunc(tcs, func(cs tuner.Case) bool { return cs.Prior != nil }) {
-			return Comparison{}, wrong("Methods", c.Name, "needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)")
+	if !slices.ContainsFunc(tcs, func(cs tuner.Case) bool { return cs.Prior != nil }) {
+		var unprimed []string
+		for _, c := range contenders {
+			if c.ForCase != nil {
+				unprimed = append(unprimed, c.Name)
+			}
+		}
+		if len(unprimed) > 0 && b.Methods != nil {
+			return Comparison{}, wrong("Methods", unprimed[0], "needs a prior: give the same kernel's caches of at least two GPUs (each is tuned with the others' as its prior)")
+		}
+		if len(unprimed) > 0 {
+			notef(b.Notes, "leaving out %s: they need a prior (the same kernel's caches of at least two GPUs), which no data set here has\n", JoinList(unprimed, "and"))
+			contenders = slices.DeleteFunc(slices.Clone(contenders), func(c tuner.Contender) bool { return c.ForCase != nil })
 		}
 	}
 	total, n := tuner.Searches(tcs, contenders), 0

@@ -1,12 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"smart"
 	"smart/generator"
+	"smart/tuner"
 )
 
 func TestParseRatios(t *testing.T) {
@@ -50,5 +54,56 @@ func TestTuneBenchCases(t *testing.T) {
 	b.SimGPU = "nosuch"
 	if _, err := b.Cases(context.Background()); refusedField(t, err) != "GPU" {
 		t.Errorf("an unknown GPU: %v; want a SettingError of GPU", err)
+	}
+}
+
+// TestTuneBenchDefaultMethods: the default methods leave out, with a note, those that need a
+// prior where no case has one (named, they are refused: TestTuneBenchCases).
+func TestTuneBenchDefaultMethods(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes bytes.Buffer
+	b := TuneBench{Seeds: 1, RandomSeeds: 1, Budget: 5, Share: 0.95, Sim: st, SimOC: smart.Combination(smart.ST), SimGPU: "h100", Notes: &notes}
+	contenders, err := b.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := b.Cases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Run(context.Background(), cases, contenders, func(string, int, int) {})
+	var methods []string
+	for _, r := range out.Reach {
+		methods = append(methods, r.Method)
+	}
+	if want := []string{"random", "iterml", "cstuner", "pipeline", "bayes"}; err != nil || !slices.Equal(methods, want) {
+		t.Errorf("compared %v, %v; want %v", methods, err, want)
+	}
+	if !strings.Contains(notes.String(), "leaving out pipeline-transfer and bayes-transfer: they need a prior") {
+		t.Errorf("notes %q do not say which methods were left out", notes.String())
+	}
+}
+
+// TestComparisonJSON: a seed that did not reach the goal is null, not 0, and the standards'
+// keys are snake_case like the rest.
+func TestComparisonJSON(t *testing.T) {
+	cases := []Case{{Case: tuner.Case{Name: "k/A100", Size: 10, Optimum: 1}, Source: smart.Imported}}
+	c := NewComparison(0.95, 100, cases, []tuner.Reach{{Case: "k/A100", Method: "bayes", Evaluations: []int{12, 0, 7}}})
+	c.Standards = []tuner.Standard{{Case: "k/A100", Method: "random", Ratio: 0.01, Budget: 4, Median: 0.9, P5: 0.8}}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"evaluations":[12,null,7]`, `"standards":[{"case":"k/A100","method":"random","ratio":0.01,"budget":4,"median":0.9,"p5":0.8}]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+	var back Comparison
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back.Reach[0].Evaluations, c.Reach[0].Evaluations) || back.Standards[0] != c.Standards[0] {
+		t.Errorf("read back %+v, %v; want %+v", back, err, c)
 	}
 }

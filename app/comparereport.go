@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -33,11 +34,32 @@ var kernelTunerBest = map[string]struct {
 // Comparison is a comparison of strategies on cases: the evaluations each needs to reach
 // Share of the optimum, and IterML's standards where they were computed.
 type Comparison struct {
-	Share     float64          `json:"share"`
-	Budget    int              `json:"budget"`
-	Cases     []ComparedCase   `json:"cases"`
-	Reach     []ComparedReach  `json:"reach"`
-	Standards []tuner.Standard `json:"standards,omitempty"`
+	Share     float64           `json:"share"`
+	Budget    int               `json:"budget"`
+	Cases     []ComparedCase    `json:"cases"`
+	Reach     []ComparedReach   `json:"reach"`
+	Standards ComparedStandards `json:"standards,omitempty"`
+}
+
+// ComparedStandards are IterML's standards of a Comparison, written to JSON with snake_case
+// keys like the rest (tuner.Standard has no tags).
+type ComparedStandards []tuner.Standard
+
+// MarshalJSON implements json.Marshaler.
+func (s ComparedStandards) MarshalJSON() ([]byte, error) {
+	type standard struct {
+		Case   string  `json:"case"`
+		Method string  `json:"method"`
+		Ratio  float64 `json:"ratio"`
+		Budget int     `json:"budget"`
+		Median float64 `json:"median"`
+		P5     float64 `json:"p5"`
+	}
+	out := make([]standard, len(s))
+	for i, v := range s {
+		out[i] = standard(v)
+	}
+	return json.Marshal(out)
 }
 
 // ComparedCase is a case of a Comparison: its size, optimum and where its times come from.
@@ -50,14 +72,29 @@ type ComparedCase struct {
 
 // ComparedReach is one strategy on one case, over its seeds.
 type ComparedReach struct {
-	Case        string   `json:"case"`
-	Method      string   `json:"method"`
-	Seeds       int      `json:"seeds"`
-	FirstSeed   uint64   `json:"first_seed"`
-	Reached     int      `json:"reached"`
-	Median      *float64 `json:"median"` // null when fewer than half the seeds got there
-	P95         *float64 `json:"p95"`
-	Evaluations []int    `json:"evaluations"` // per seed; 0: not within the budget
+	Case        string          `json:"case"`
+	Method      string          `json:"method"`
+	Seeds       int             `json:"seeds"`
+	FirstSeed   uint64          `json:"first_seed"`
+	Reached     int             `json:"reached"`
+	Median      *float64        `json:"median"` // null when fewer than half the seeds got there
+	P95         *float64        `json:"p95"`
+	Evaluations SeedEvaluations `json:"evaluations"`
+}
+
+// SeedEvaluations are the evaluations each seed needed; 0, null in JSON, where it did not get
+// there within the budget.
+type SeedEvaluations []int
+
+// MarshalJSON implements json.Marshaler.
+func (e SeedEvaluations) MarshalJSON() ([]byte, error) {
+	out := make([]*int, len(e))
+	for i := range e {
+		if e[i] > 0 {
+			out[i] = &e[i]
+		}
+	}
+	return json.Marshal(out)
 }
 
 // NewComparison is the comparison of reach, tuner.Compare's result on cases with budget and

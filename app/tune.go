@@ -26,14 +26,17 @@ import (
 // strategy chosen by name. Open builds the problem; Search runs it.
 type Tune struct {
 	// Evaluator is cuda, sim, model:FILE, model:embedded or replay:PATH (ParseEvaluator);
-	// replay:CACHE with no Stencil tunes the kernel of a Kernel Tuner cache on its parameters.
+	// replay:CACHE with no Stencil tunes the kernel of a Kernel Tuner cache (or of a data set
+	// of imported ones) on its parameters.
 	Evaluator string
 	Stencil   *smart.Stencil
 	// GPU is the catalogue name of the GPU tuned for; where it is empty, cuda finds it through
-	// NVML and the other evaluators of a stencil take DefaultSimGPU (and say so in Notes); a
-	// Kernel Tuner cache names the device of files that do not name theirs.
+	// NVML, a replayed data set takes the GPU of its rows where they have one, and the other
+	// evaluators of a stencil take DefaultSimGPU (and say so in Notes). Of a Kernel Tuner
+	// kernel it names the device of a file that names none, or picks a data set's device;
+	// given for a file that names its own, it is refused.
 	GPU      string
-	OCs      []smart.Combination // the OCs of a stencil searched; nil: all
+	OCs      []smart.Combination // the OCs of a stencil searched; nil: all (a Kernel Tuner kernel has none)
 	Strategy string              // the name of one of tuner.Strategies
 	Options  tuner.Options       // the strategy's; Options.Prior is set from Prior
 	// Classifier ranks the OCs before the search: an OC selection model's file, or Embedded.
@@ -82,7 +85,8 @@ type Tuning struct {
 	// params are a Kernel Tuner kernel's parameters where some hold booleans or labels, whose
 	// codes a setting holds; nil otherwise.
 	params   []dataset.Param
-	ktt      bool // the replayed file is KTT's
+	ktt      bool               // the replayed file is KTT's
+	kt       *tuner.KernelTuner // the Kernel Tuner kernel tuned; nil for a stencil
 	tune     Tune
 	strategy tuner.Strategy
 	cat      *catalog.Catalog
@@ -123,7 +127,9 @@ func (t Tune) Open(ctx context.Context) (*Tuning, error) {
 		return nil, wrong("Record", "", "keeps the runs of a stencil, and no stencil is given")
 	case t.Stencil == nil && name.Kind != Replay:
 		return nil, wrong("Evaluator", name.String(), "needs a stencil; only replay:CACHE tunes a Kernel Tuner cache's own kernel")
-	case t.GPU == "" && t.Stencil != nil && name.Kind != CUDA:
+	case t.Stencil == nil && t.OCs != nil:
+		return nil, wrong("OCs", "", "only a stencil has OCs to choose; a Kernel Tuner kernel has none")
+	case t.GPU == "" && t.Stencil != nil && name.Kind != CUDA && name.Kind != Replay: // a replay takes its data's GPU
 		tg.tune.GPU = DefaultSimGPU
 		notef(t.Notes, "tuning for the %s, as no GPU is named\n", DefaultSimGPU)
 	}
@@ -189,6 +195,10 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	if t := tg.tune; t.GPU != "" && !k.DeviceGiven {
+		return wrong("GPU", t.GPU, "does not apply to a Kernel Tuner kernel whose file names its device: %s was measured on %s", path, k.Device)
+	}
+	tg.kt = k
 	if k.Note != "" {
 		notef(tg.tune.Notes, "%s\n", k.Note)
 	}
@@ -203,6 +213,9 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 }
 
 func (tg *Tuning) openStencil(ctx context.Context, name EvaluatorName) error {
+	if name.Kind == Replay {
+		return tg.openReplay(ctx, name)
+	}
 	t := tg.tune
 	b, err := Open(name, t.Stencil, t.GPU, tg.cat, t.CUDA, t.Notes)
 	if err != nil {
@@ -415,6 +428,7 @@ func (tg *Tuning) prior(ctx context.Context, text string) (smart.Evaluator, erro
 // transfer is the prior of a Kernel Tuner kernel: its caches of other GPUs, comma-separated.
 func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, error) {
 	var others []*tuner.KernelTuner
+	var given []string // the paths of others
 	for _, f := range strings.Split(paths, ",") {
 		k, err := tuner.OpenKernelTuner(ctx, f, "")
 		if err != nil {
@@ -425,8 +439,15 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 			return nil, wrong("Prior", "", "%s holds kernel %s, not %s", f, k.Kernel.Name, tg.Kernel)
 		case k.Device == tg.GPU.Name:
 			return nil, wrong("Prior", "", "%s was measured on %s, the GPU being tuned: a prior must come from other GPUs", f, k.Device)
+		case k.SameMeasurements(tg.kt):
+			return nil, wrong("Prior", "", "%s holds the same settings and times as the file tuned: it is the same GPU's data (named %s), not another GPU's", f, k.Device)
 		}
-		others = append(others, k)
+		for i, o := range others {
+			if k.SameMeasurements(o) {
+				return nil, wrong("Prior", "", "%s holds the same settings and times as %s: they are one GPU's data; give one of them", f, given[i])
+			}
+		}
+		others, given = append(others, k), append(given, f)
 	}
 	tr := tuner.TransferFrom(others)
 	notef(tg.tune.Notes, "prior: %s's times on %s, predicted from %s\n", tg.Kernel, tg.GPU.Name, tr.What)

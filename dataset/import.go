@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/space"
 )
 
 // FileSummary says what one imported file held.
@@ -42,6 +43,9 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		}
 		f, err := ReadKernelTuner(p, opt)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkConditions(f); err != nil {
 			return nil, err
 		}
 		files = append(files, f)
@@ -146,6 +150,24 @@ func addKernel(meta *Meta, k Kernel) error {
 	for _, p := range k.Params {
 		if !slices.Contains(meta.Params, p.Name) {
 			meta.Params = append(meta.Params, p.Name)
+		}
+	}
+	return nil
+}
+
+// checkConditions parses the space.json conditions f carries, so that a data set never holds
+// one a tuner cannot read.
+func checkConditions(f *KernelTunerFile) error {
+	names := f.Kernel.Names()
+	for _, expr := range f.Kernel.Constraints {
+		c, err := space.ParseConstraint(expr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.SpaceFile, err)
+		}
+		for _, n := range c.Reads {
+			if !slices.Contains(names, n) {
+				return fmt.Errorf("%s: condition %q reads %s, which is not a parameter of kernel %s (%s)", f.SpaceFile, expr, n, f.Kernel.Name, strings.Join(names, ","))
+			}
 		}
 	}
 	return nil

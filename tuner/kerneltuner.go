@@ -3,6 +3,7 @@ package tuner
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,23 +16,33 @@ import (
 // KernelTuner is a Kernel Tuner cache (or T4 file) opened for tuning: the replaying Evaluator
 // and the kernel's space, built from the parameters and the space.json constraints beside the
 // file, so any kernel in such a file can be tuned. Without a space.json the constraints are
-// unknown and the space is the configurations the file holds.
+// unknown and the space is the configurations the file holds. A data set of imported caches
+// (dataset.Import) opens alike, its constraints those its meta.json carries.
 type KernelTuner struct {
 	Replay *dataset.Replay
 	Kernel dataset.Kernel
 	Space  *space.Space
-	Device string              // the device that measured the file
-	Format string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format)
-	Rows   []smart.Measurement // the file's configurations, as read
+	Device string // the device that measured the file
+	// DeviceGiven is true where the device given to OpenKernelTuner was used: a file that names
+	// no device took it as its device, or a data set of several devices was tuned on the one it
+	// names.
+	DeviceGiven bool
+	Format      string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format), or "dataset"
+	Rows        []smart.Measurement // the file's configurations, as read
 	// Note, when not empty, says in a sentence for the user how the space was made: that no
 	// space.json was found, so the space is the file's configurations.
 	Note string
 }
 
-// OpenKernelTuner opens a Kernel Tuner file for tuning. device names the device of files that
-// do not (the MI250X caches); empty, such a file takes its base name ("MI250X.json.gz" gives
-// "MI250X").
+// OpenKernelTuner opens a Kernel Tuner file, or a data set directory of imported Kernel Tuner
+// files holding one kernel, for tuning. device names the device of files that do not (the
+// MI250X caches); empty, such a file takes its base name ("MI250X.json.gz" gives "MI250X"). Of
+// a data set it names the device (or GPU) to tune on, which may be empty where the data set
+// holds one.
 func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return openDataSet(ctx, path, device)
+	}
 	if device == "" {
 		device = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".json")
 	}
@@ -39,40 +50,137 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	if err != nil {
 		return nil, err
 	}
-	params := make([]space.Param, len(f.Kernel.Params))
-	for i, p := range f.Kernel.Params {
+	k := &KernelTuner{Kernel: f.Kernel, Device: f.Device.Name, DeviceGiven: f.DeviceGiven, Format: f.Format, Rows: f.Rows}
+	if f.SpaceFile == "" {
+		k.Note = fmt.Sprintf("%s has no space.json beside it, so the constraints of %s are unknown and the space is the %d configurations the file holds; put the kernel's space.json in %s to tune its constrained space",
+			path, f.Kernel.Name, len(f.Rows), filepath.Dir(path))
+	}
+	if err := k.build(ctx, path, f.SpaceFile); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// openDataSet opens the one Kernel Tuner kernel of data set dir on device (empty: its only one).
+func openDataSet(ctx context.Context, dir, device string) (*KernelTuner, error) {
+	meta, rows, err := dataset.ReadAll(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch len(meta.Kernels) {
+	case 0:
+		return nil, fmt.Errorf("%s holds no Kernel Tuner kernel (its rows are of stencils): tune them with the stencil's file", dir)
+	case 1:
+	default:
+		return nil, fmt.Errorf("%s holds %d Kernel Tuner kernels (%s); tune one at a time: import each kernel's caches into a data set of its own", dir, len(meta.Kernels), kernelNames(meta.Kernels))
+	}
+	k := &KernelTuner{Kernel: meta.Kernels[0], Format: "dataset"}
+	var devices []string
+	for _, m := range rows {
+		if m.Kernel == k.Kernel.Name && !slices.Contains(devices, m.Device) {
+			devices = append(devices, m.Device)
+		}
+	}
+	switch {
+	case device != "":
+		i := slices.IndexFunc(rows, func(m smart.Measurement) bool {
+			return m.Kernel == k.Kernel.Name && (strings.EqualFold(m.Device, device) || strings.EqualFold(m.GPU, device))
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("%s holds no rows of kernel %s on %q; it holds %s", dir, k.Kernel.Name, device, quoted(devices))
+		}
+		k.Device, k.DeviceGiven = rows[i].Device, true
+	case len(devices) == 1:
+		k.Device = devices[0]
+	case len(devices) == 0:
+		return nil, fmt.Errorf("%s holds no rows of kernel %s", dir, k.Kernel.Name)
+	default:
+		return nil, fmt.Errorf("%s holds kernel %s measured on %d devices (%s); name the one to tune on", dir, k.Kernel.Name, len(devices), quoted(devices))
+	}
+	for _, m := range rows {
+		if m.Kernel == k.Kernel.Name && m.Device == k.Device {
+			k.Rows = append(k.Rows, m)
+		}
+	}
+	from := filepath.Join(dir, "meta.json")
+	if len(k.Kernel.Constraints) == 0 {
+		from = ""
+		k.Note = fmt.Sprintf("%s holds no constraints of %s (no space.json was beside its caches when they were imported), so the space is the %d configurations it holds on %s",
+			dir, k.Kernel.Name, len(k.Rows), k.Device)
+	}
+	if err := k.build(ctx, dir, from); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// build makes the kernel's space and replay from k's rows: constrained by the conditions of
+// constraintsFrom (the space.json, or a data set's meta.json, that holds Kernel.Constraints),
+// or, where it is empty, the configurations the rows hold.
+func (k *KernelTuner) build(ctx context.Context, path, constraintsFrom string) error {
+	params := make([]space.Param, len(k.Kernel.Params))
+	for i, p := range k.Kernel.Params {
 		params[i] = space.Param{Name: p.Name, Values: p.Values}
 	}
-	var sp *space.Space
-	var note string
-	if f.SpaceFile == "" {
+	var err error
+	if constraintsFrom == "" {
 		// Without the constraints the space would be the whole product of the values, most of
 		// it missing from the file: the configurations the file holds are the space it knows.
-		sp, err = space.New(ctx, heldOnly(params, f.Rows))
-		note = fmt.Sprintf("%s has no space.json beside it, so the constraints of %s are unknown and the space is the %d configurations the file holds; put the kernel's space.json in %s to tune its constrained space",
-			path, f.Kernel.Name, len(f.Rows), filepath.Dir(path))
+		if k.Space, err = space.New(ctx, HeldOnly(params, k.Rows)); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	} else {
-		bps := make([]space.BenchmarkParam, len(f.Kernel.Params))
-		for i, p := range f.Kernel.Params {
+		bps := make([]space.BenchmarkParam, len(k.Kernel.Params))
+		for i, p := range k.Kernel.Params {
 			bps[i] = space.BenchmarkParam{Name: p.Name, Values: p.Values, Bool: p.Bool, Labels: p.Labels}
 		}
-		sp, err = space.KernelTuner(ctx, bps, f.Kernel.Constraints)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		// The conditions are the space.json's, not the cache's: its errors are the space.json's.
+		if k.Space, err = space.KernelTuner(ctx, bps, k.Kernel.Constraints); err != nil {
+			return fmt.Errorf("%s: %w", constraintsFrom, err)
+		}
+		if k.Space.Count().Sign() == 0 {
+			return fmt.Errorf("%s: its conditions (%s) leave kernel %s no configuration",
+				constraintsFrom, strings.Join(k.Kernel.Constraints, "; "), k.Kernel.Name)
+		}
 	}
 	// Either way the file holds every setting of the space (a cache holds every configuration of
 	// its constrained space), so a setting it lacks is an error of the replay
 	// (dataset.ErrNotMeasured), not a failed variant.
-	rep := dataset.NewReplay(f.Rows, []dataset.Kernel{f.Kernel})
-	return &KernelTuner{Replay: rep, Kernel: f.Kernel, Space: sp, Device: f.Device.Name, Format: f.Format, Rows: f.Rows, Note: note}, nil
+	k.Replay = dataset.NewReplay(k.Rows, []dataset.Kernel{k.Kernel})
+	return nil
 }
 
-// heldOnly constrains params (in the file's order) to the settings of rows. Parameter k gets
-// the constraint that the values of parameters 0..k begin some row's setting, so generation
-// prunes a prefix no row has as soon as it is bound and visits at most len(params) * len(rows)
-// * (values of a parameter) nodes, not the whole product.
-func heldOnly(params []space.Param, rows []smart.Measurement) []space.Param {
+// SameMeasurements reports whether k and o hold the same kernel's same configurations with the
+// same statuses and times: one GPU's measurements in two files (a cache and its T4 twin), which
+// may name different devices (a T4 file that names none takes its file's name).
+func (k *KernelTuner) SameMeasurements(o *KernelTuner) bool {
+	return k.Kernel.Name == o.Kernel.Name && slices.EqualFunc(k.Rows, o.Rows, func(a, b smart.Measurement) bool {
+		return a.Status == b.Status && a.TimeMs == b.TimeMs && a.MeanMs == b.MeanMs && a.Setting.String() == b.Setting.String()
+	})
+}
+
+func kernelNames(ks []dataset.Kernel) string {
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func quoted(names []string) string {
+	var out []string
+	for _, n := range names {
+		out = append(out, fmt.Sprintf("%q", n))
+	}
+	return strings.Join(out, ", ")
+}
+
+// HeldOnly constrains params (in their order) to the settings of rows, besides their own
+// constraints: a replay of rows answers only those. Parameter k gets the constraint that the
+// values of parameters 0..k begin some row's setting, checked first, so generation prunes a
+// prefix no row has as soon as it is bound and visits at most len(params) * len(rows) * (values
+// of a parameter) nodes, not the whole product.
+func HeldOnly(params []space.Param, rows []smart.Measurement) []space.Param {
 	out := slices.Clone(params)
 	var reads []string
 	for k := range out {
@@ -85,14 +193,14 @@ func heldOnly(params []space.Param, rows []smart.Measurement) []space.Param {
 			}
 			held[fmt.Sprint(key)] = true
 		}
-		out[k].Constraints = []space.Constraint{{
-			Name:  "held by the file",
+		out[k].Constraints = append([]space.Constraint{{
+			Name:  "held by the replayed data",
 			Reads: slices.Clone(reads),
 			Fn:    func(v []int) bool { return held[fmt.Sprint(v)] },
 			Explain: func([]int) string {
-				return "no configuration of the file has these values (without space.json only those are known)"
+				return "no configuration of the replayed data has these values (only those it holds can be replayed)"
 			},
-		}}
+		}}, out[k].Constraints...)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/dataset"
 	"smart/internal/ktdata"
 )
 
@@ -60,7 +61,7 @@ func TestOpenKernelTunerWithoutSpaceJSON(t *testing.T) {
 		})
 	}
 	k, _ := OpenKernelTuner(ctx, small, "")
-	if err := k.Space.Check(smart.Setting{"a": 1, "b": 1}); err == nil || !strings.Contains(err.Error(), "no configuration of the file has these values") {
+	if err := k.Space.Check(smart.Setting{"a": 1, "b": 1}); err == nil || !strings.Contains(err.Error(), "no configuration of the replayed data has these values") {
 		t.Errorf("a setting the file lacks: %v", err)
 	}
 }
@@ -128,5 +129,106 @@ func TestOpenKernelTunerLabelledSpace(t *testing.T) {
 	opt, n, err := Optimum(ctx, k.Problem())
 	if err != nil || opt != 1.0 || n != 3 {
 		t.Errorf("optimum %v over %d settings, %v; want 1.0 over 3", opt, n, err)
+	}
+}
+
+// The conditions of a space.json are its own: an expression that does not parse, or reads a
+// name that is no parameter, is reported as the space.json's, not the cache's; conditions that
+// leave nothing say so, not that the search found no valid setting.
+func TestOpenKernelTunerSpaceJSONErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, condition string
+		want            []string
+	}{
+		{"unparsable", "a < 3 +", []string{"space.json: ", `"a < 3 +"`, "column"}},
+		{"unknown name", "c < 3", []string{"space.json: ", `"c < 3"`, "reads c"}},
+		{"nothing left", "a > 5", []string{"space.json: ", "(a > 5) leave kernel k no configuration"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cache := filepath.Join(dir, "A4000.json")
+			os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a","b"],"tune_params":{"a":[1,2],"b":[1,2]},
+				"objective":"time","cache":{"1,1":{"time":1},"1,2":{"time":2},"2,1":{"time":3},"2,2":{"time":4}}}`), 0o644)
+			os.WriteFile(filepath.Join(dir, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+				{"Name":"a","Type":"int","Values":"[1, 2]"},{"Name":"b","Type":"int","Values":"[1, 2]"}],
+				"Conditions":[{"Expression":"`+tc.condition+`"}]}}`), 0o644)
+			_, err := OpenKernelTuner(context.Background(), cache, "")
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "space.json")+": ") {
+				t.Fatalf("error %v; want one naming %s", err, filepath.Join(dir, "space.json"))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A data set of imported caches tunes as the caches do: on its one device, or the one named
+// where it holds several, over the space its meta.json's conditions make.
+func TestOpenKernelTunerDataSet(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	for _, dev := range []string{"A", "B"} {
+		os.WriteFile(filepath.Join(src, dev+".json"), []byte(`{"device_name":"`+dev+`","kernel_name":"k","tune_params_keys":["a","b"],
+			"tune_params":{"a":[1,2],"b":[1,2]},"objective":"time","cache":{"1,1":{"time":1},"1,2":{"time":2},"2,1":{"time":3}}}`), 0o644)
+	}
+	os.WriteFile(filepath.Join(src, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+		{"Name":"a","Type":"int","Values":"[1, 2]"},{"Name":"b","Type":"int","Values":"[1, 2]"}],
+		"Conditions":[{"Expression":"a + b < 4"}]}}`), 0o644)
+	one, both := filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "both")
+	if _, err := dataset.Import(ctx, one, []string{filepath.Join(src, "A.json")}, dataset.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataset.Import(ctx, both, []string{filepath.Join(src, "A.json"), filepath.Join(src, "B.json")}, dataset.ImportOptions{AllowMixed: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir, device, want, err string
+	}{
+		{one, "", "A", ""},
+		{both, "b", "B", ""},
+		{both, "", "", `holds kernel k measured on 2 devices ("A", "B")`},
+		{one, "C", "", `holds no rows of kernel k on "C"`},
+	} {
+		k, err := OpenKernelTuner(ctx, tc.dir, tc.device)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s on %q: error %v; want %q", tc.dir, tc.device, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s on %q: %v", tc.dir, tc.device, err)
+		}
+		opt, n, err := Optimum(ctx, k.Problem())
+		if k.Device != tc.want || k.DeviceGiven != (tc.device != "") || k.Format != "dataset" || err != nil || opt != 1 || n != 3 {
+			t.Errorf("%s on %q: device %q (given %v), format %s, optimum %v of %d, %v; want device %q, optimum 1 of the 3 settings",
+				tc.dir, tc.device, k.Device, k.DeviceGiven, k.Format, opt, n, err, tc.want)
+		}
+	}
+}
+
+// A cache and its T4 twin (the same configurations and times, under other device names) hold
+// the same measurements; another GPU's cache does not.
+func TestSameMeasurements(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name, device, times string) *KernelTuner {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(`{"device_name":"`+device+`","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},
+			"objective":"time","cache":`+times+`}`), 0o644)
+		k, err := OpenKernelTuner(context.Background(), path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	a := open("a.json", "A100", `{"1":{"time":1},"2":{"time":2}}`)
+	twin := open("twin.json", "A100_T4", `{"2":{"time":2},"1":{"time":1}}`)
+	other := open("other.json", "V100", `{"1":{"time":1},"2":{"time":3}}`)
+	if !a.SameMeasurements(twin) || a.SameMeasurements(other) {
+		t.Errorf("same as its twin %v, as another GPU's %v; want true, false", a.SameMeasurements(twin), a.SameMeasurements(other))
 	}
 }

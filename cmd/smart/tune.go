@@ -7,6 +7,7 @@ import (
 
 	"smart"
 	"smart/app"
+	"smart/internal/cliflag"
 )
 
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
@@ -18,7 +19,7 @@ type tuneOpts struct {
 
 func (o *tuneOpts) register(fs *flag.FlagSet) {
 	t := &o.t
-	fs.StringVar(&t.GPU, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
+	fs.StringVar(&t.GPU, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML;\nreplay: the data set's; a Kernel Tuner file's device where it names none)")
 	fs.StringVar(&t.Strategy, "method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
 	fs.StringVar(&t.Evaluator, "evaluator", "", "cuda, sim, model:PATH or replay:PATH")
 	fs.IntVar(&t.Budget.Evaluations, "budget", 200, "most evaluations, failed ones included (0: no limit)")
@@ -60,11 +61,14 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		if t.Stencil, err = loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
 			return err
 		}
+	}
+	if len(files) == 1 || cliflag.Given(fs, "oc") { // given without a stencil, Open refuses it
 		if t.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
 			return usagef("--oc: %v", err)
 		}
 	}
-	if name, _ := app.ParseEvaluator(t.Evaluator); t.Stencil != nil && name.Kind != app.CUDA { // Check parsed it
+	// cuda finds its GPU, and a replay takes its data's.
+	if name, _ := app.ParseEvaluator(t.Evaluator); t.Stencil != nil && name.Kind != app.CUDA && name.Kind != app.Replay { // Check parsed it
 		defaultSimGPU(e, &t.GPU, "tuning for")
 	}
 	t.Notes = e.stderr

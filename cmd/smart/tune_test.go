@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -468,5 +469,126 @@ func TestTuneNothingRan(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTuneReplayDataSetCLI: a smart data set holds a sample of each OC's space, not all of it:
+// every method searches the settings it holds, and says so, on the data set's only GPU where
+// --gpu names none. A data set of an imported Kernel Tuner cache tunes its kernel.
+func TestTuneReplayDataSetCLI(t *testing.T) {
+	const classic = "../../data/measured/h100-sxm/classic"
+	for _, c := range []struct {
+		method string
+		gpu    []string
+	}{{"bayes", []string{"--gpu", "H100-SXM"}}, {"random", nil}, {"exhaustive", nil}, {"pipeline", nil}, {"descent", nil}} {
+		args := append([]string{"tune", "j3d7pt", "--evaluator", "replay:" + classic, "--method", c.method, "--budget", "30", "--json"}, c.gpu...)
+		code, stdout, errs := runCLI(t, "", args...)
+		var out map[string]any
+		if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil {
+			t.Errorf("%s: exit %d, %v: %s", c.method, code, err, errs)
+			continue
+		}
+		if out["source"] != "measured" || out["evaluations"].(float64) < 1 || !strings.Contains(errs, "holds a sample of each OC's space, not all of it: the search covers only the") {
+			t.Errorf("%s: output %v, stderr %q", c.method, out, errs)
+		}
+		if c.gpu == nil && !strings.Contains(errs, "tuning for the H100-SXM, the GPU of j3d7pt's rows") {
+			t.Errorf("%s without --gpu: stderr %q; want the data set's GPU taken", c.method, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "tune", "j3d7pt", "--evaluator", "replay:"+classic, "--gpu", "a100", "--method", "random"); code != 2 || !strings.Contains(errs, "holds no rows of j3d7pt on the A100-40GB; it holds H100-SXM") {
+		t.Errorf("another GPU: exit %d, stderr %q", code, errs)
+	}
+
+	root := ktdata.Require(t, "convolution_milo")
+	set := filepath.Join(t.TempDir(), "set")
+	if code, _, errs := runCLI(t, "", "dataset", "import", filepath.Join(root, "convolution_milo", "W7800.json.gz"), "--out", set); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+set, "--method", "random", "--budget", "10", "--json")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || out["kernel"] != "convolution_kernel" || out["evaluations"] != 10.0 {
+		t.Errorf("an imported data set: exit %d, %v, output %v, stderr %q", code, err, out, errs)
+	}
+}
+
+// TestTuneKernelTunerRefusals: flags that do not apply to a Kernel Tuner kernel are refused,
+// and space.json's errors are reported as its own.
+func TestTuneKernelTunerRefusals(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "A4000.json")
+	os.WriteFile(cache, []byte(`{"device_name":"NVIDIA RTX A4000","kernel_name":"k","tune_params_keys":["a","b"],"tune_params":{"a":[1,2],"b":[1,2]},
+		"objective":"time","cache":{"1,1":{"time":1},"1,2":{"time":2},"2,1":{"time":3},"2,2":{"time":4}}}`), 0o644)
+	spaceJSON := func(condition string) {
+		os.WriteFile(filepath.Join(dir, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+			{"Name":"a","Type":"int","Values":"[1, 2]"},{"Name":"b","Type":"int","Values":"[1, 2]"}],
+			"Conditions":[{"Expression":"`+condition+`"}]}}`), 0o644)
+	}
+	for _, c := range []struct {
+		condition string
+		args      []string
+		code      int
+		want      string
+	}{
+		{"a < 3", []string{"--gpu", "v100"}, 2, "--gpu v100: does not apply to a Kernel Tuner kernel whose file names its device: " + cache + " was measured on NVIDIA RTX A4000"},
+		{"a < 3", []string{"--oc", "ST"}, 2, "--oc: only a stencil has OCs to choose"},
+		{"a < 3 +", nil, 1, filepath.Join(dir, "space.json") + `: constraint "a < 3 +": column`},
+		{"c < 3", nil, 1, filepath.Join(dir, "space.json") + `: restriction "c < 3" reads c`},
+		{"a > 5", nil, 1, filepath.Join(dir, "space.json") + ": its conditions (a > 5) leave kernel k no configuration"},
+	} {
+		spaceJSON(c.condition)
+		args := append([]string{"tune", "--evaluator", "replay:" + cache, "--method", "random", "--budget", "3"}, c.args...)
+		if code, _, errs := runCLI(t, "", args...); code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v with %q: exit %d, stderr %q; want exit %d and %q", c.args, c.condition, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestTuneBenchDefaultsCLI: with the default --methods, those that need a prior are left out
+// where no file has one, with a note, and the JSON writes a seed that did not get there as null.
+// A cache and its T4 twin, one GPU's data, are refused.
+func TestTuneBenchDefaultsCLI(t *testing.T) {
+	code, stdout, errs := runCLI(t, "", "tune-bench", "--sim", "j2d5pt", "--seeds", "1", "--random-seeds", "2", "--budget", "3", "--ratios", "0.001", "--json")
+	if code != 0 || !strings.Contains(errs, "leaving out pipeline-transfer and bayes-transfer") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if strings.Contains(stdout, `"evaluations":[0`) || strings.Contains(stdout, `,0]`) || strings.Contains(stdout, `"Case"`) {
+		t.Errorf("--json writes a seed that did not get there as 0, or capitalised keys:\n%s", stdout)
+	}
+	root := ktdata.Require(t, "convolution_milo")
+	conv := filepath.Join(root, "convolution_milo")
+	code, _, errs = runCLI(t, "", "tune-bench", "--methods", "random", "--random-seeds", "1", "--ratios", "",
+		filepath.Join(conv, "A100.json.gz"), filepath.Join(conv, "A100_T4.json.gz"))
+	if code != 1 || !strings.Contains(errs, "hold the same settings and times of convolution_kernel: they are one GPU's data") {
+		t.Errorf("a cache and its T4 twin: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(conv, "A100.json.gz"), "--method", "bayes",
+		"--surrogate", "transfer:"+filepath.Join(conv, "A100_T4.json.gz"), "--budget", "3")
+	if code != 2 || !strings.Contains(errs, "it is the same GPU's data") {
+		t.Errorf("a prior of the same GPU's data: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestTuneBenchHelpExample: the help's example of every GPU's cache names each of the six once,
+// not the A100's T4 twin as well, and the help cites nothing a user cannot look up.
+func TestTuneBenchHelpExample(t *testing.T) {
+	help := helpText("tune-bench")
+	if strings.Contains(help, "issue 9") {
+		t.Error("the help cites issue 9")
+	}
+	m := regexp.MustCompile(`smart tune-bench (data/kernel-tuner/convolution_milo/\S+)\s+# takes minutes`).FindStringSubmatch(help)
+	if m == nil {
+		t.Fatalf("no example of every GPU's cache in:\n%s", help)
+	}
+	out, err := exec.Command("bash", "-c", "cd ../.. && printf '%s\\n' "+m[1]).Output()
+	if err != nil {
+		t.Skipf("bash: %v", err)
+	}
+	want := []string{"A100", "A4000", "A6000", "MI250X", "W6600", "W7800"}
+	var got []string
+	for _, f := range strings.Fields(string(out)) {
+		got = append(got, strings.TrimSuffix(filepath.Base(f), ".json.gz"))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s names %v; want %v", m[1], got, want)
 	}
 }

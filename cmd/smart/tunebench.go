@@ -9,6 +9,7 @@ import (
 
 	"smart"
 	"smart/app"
+	"smart/internal/cliflag"
 	"smart/internal/progressbar"
 	"smart/tuner"
 )
@@ -24,7 +25,7 @@ type tuneBenchOpts struct {
 }
 
 func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.methods, "methods", "random,iterml,cstuner,pipeline,bayes,pipeline-transfer,bayes-transfer", "strategies compared, comma-separated")
+	fs.StringVar(&o.methods, "methods", strings.Join(app.DefaultMethods, ","), "strategies compared, comma-separated (left out, those that need a prior where no data set has one)")
 	fs.IntVar(&o.b.Seeds, "seeds", 20, "seeds per strategy and data set")
 	fs.Uint64Var(&o.b.FirstSeed, "first-seed", 0, "seed of the first search (the seeds run are this to this+seeds-1): hold out the seeds a strategy's settings were chosen on")
 	fs.IntVar(&o.b.RandomSeeds, "random-seeds", 100, "seeds of random sampling, which is cheap")
@@ -47,7 +48,7 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 	case len(files) == 0 && o.simStencil == "":
 		return usagef("give Kernel Tuner cache files, --sim STENCIL, or both")
 	}
-	contenders, err := o.check(e, files)
+	contenders, err := o.check(e, fs, files)
 	var cases []app.Case
 	if err == nil {
 		cases, err = o.b.Cases(ctx)
@@ -75,9 +76,12 @@ func runTuneBench(ctx context.Context, e *env, args []string) error {
 
 // check reads the flags and the simulated stencil into the comparison, and builds the compared
 // strategies.
-func (o *tuneBenchOpts) check(e *env, files []string) ([]tuner.Contender, error) {
+func (o *tuneBenchOpts) check(e *env, fs *flag.FlagSet, files []string) ([]tuner.Contender, error) {
 	var err error
-	o.b.Methods, o.b.Caches, o.b.Notes = strings.Split(strings.ReplaceAll(o.methods, " ", ""), ","), files, e.stderr
+	o.b.Caches, o.b.Notes = files, e.stderr
+	if cliflag.Given(fs, "methods") { // else the defaults, less those with no prior to use
+		o.b.Methods = strings.Split(strings.ReplaceAll(o.methods, " ", ""), ",")
+	}
 	if o.b.Ratios, err = app.ParseRatios(o.ratios); err != nil {
 		return nil, err
 	}
