@@ -18,7 +18,7 @@ func TestIsReportFile(t *testing.T) {
 	}
 	r.Stencil = StencilInfo{Name: "j2d5pt", Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
 	var page bytes.Buffer
-	if err := WriteHTML(&page, []*Recommendation{r}, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
+	if err := WriteHTML(&page, []*Recommendation{r}, nil, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -76,11 +76,11 @@ func TestWriteHTMLFile(t *testing.T) {
 	r.Stencil = StencilInfo{Name: "j2d5pt", Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
 	at := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
 	var page bytes.Buffer
-	if err := WriteHTML(&page, []*Recommendation{r}, at); err != nil {
+	if err := WriteHTML(&page, []*Recommendation{r}, nil, at); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "report.html")
-	if err := WriteHTMLFile(path, []*Recommendation{r}, at); err != nil {
+	if err := WriteHTMLFile(path, []*Recommendation{r}, nil, at); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, page.Bytes()) {
@@ -90,7 +90,7 @@ func TestWriteHTMLFile(t *testing.T) {
 		t.Errorf("IsReportFile = %v, %v", ok, err)
 	}
 	missing := filepath.Join(t.TempDir(), "no", "report.html")
-	if err := WriteHTMLFile(missing, []*Recommendation{r}, at); err == nil {
+	if err := WriteHTMLFile(missing, []*Recommendation{r}, nil, at); err == nil {
 		t.Error("a missing directory gave no error")
 	}
 }

@@ -59,9 +59,9 @@ func IsReportFile(path string) (bool, error) {
 
 // WriteHTMLFile writes the page of WriteHTML to path atomically: a failure leaves the file
 // as it was.
-func WriteHTMLFile(path string, recs []*Recommendation, generated time.Time) error {
+func WriteHTMLFile(path string, recs []*Recommendation, failed []error, generated time.Time) error {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, recs, generated); err != nil {
+	if err := WriteHTML(&b, recs, failed, generated); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, b.Bytes())
@@ -70,9 +70,13 @@ func WriteHTMLFile(path string, recs []*Recommendation, generated time.Time) err
 // WriteHTML writes one self-contained HTML page for recommendations, one section per stencil:
 // what stands behind the numbers, charts of the predicted time, the cost and the best OC per
 // GPU (SVG drawn with gonum/plot, inline), the ranking table and the data sources. It loads
-// nothing from elsewhere.
-func WriteHTML(w io.Writer, recs []*Recommendation, generated time.Time) error {
+// nothing from elsewhere. failed are the stencils that got no recommendation, each error
+// naming its file: the page lists them after the others.
+func WriteHTML(w io.Writer, recs []*Recommendation, failed []error, generated time.Time) error {
 	page := reportPage{Generated: generated.UTC().Format("2006-01-02 15:04 UTC")}
+	for _, err := range failed {
+		page.Failed = append(page.Failed, err.Error())
+	}
 	for _, r := range recs {
 		sec, err := newSection(r)
 		if err != nil {
@@ -91,6 +95,7 @@ func WriteHTML(w io.Writer, recs []*Recommendation, generated time.Time) error {
 type reportPage struct {
 	Generated string
 	Sections  []reportSection
+	Failed    []string
 }
 
 type reportSection struct {
@@ -518,7 +523,11 @@ widely, trust neither blindly.</div>
 {{end}}{{range .Prices}}<li>Price {{.}}</li>
 {{end}}<li>GPU facts: the catalogue embedded in smart (data/gpus.json), each field citing its datasheet; <code>smart gpus --json</code> lists them.</li>
 </ul>
-{{end}}
+{{end}}{{with .Failed}}
+<h2>Not answered</h2>
+<ul>
+{{range .}}<li class="warn">{{.}}</li>
+{{end}}</ul>{{end}}
 </body>
 </html>
 `))

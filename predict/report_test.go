@@ -32,7 +32,7 @@ func TestWriteHTML(t *testing.T) {
 	r.Stencil = StencilInfo{Name: `<script>alert("x")</script>`, Dims: 2, Order: 1, Points: 5, Grid: []int{64, 64}, Dtype: "float64"}
 	r.Measured = []dataset.Fastest{{GPU: "mid", OC: smart.Combination(0).With(smart.ST), Setting: smart.Setting{"bx": 64, "by": 2}, TimeMs: 2.25, Variants: 40, Device: "<b>card</b>"}}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, []*Recommendation{r}, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
+	if err := WriteHTML(&b, []*Recommendation{r}, nil, time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

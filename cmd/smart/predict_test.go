@@ -149,7 +149,8 @@ func TestPredictBatchGoesOn(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "r.html")
 	code, out, errs = runCLI(t, "", "recommend", "--gpus", "a100,t4", "--html", page, dir)
 	html, _ := os.ReadFile(page)
-	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(errs, "c.json: invalid JSON") || !strings.Contains(string(html), "j2d5pt") {
+	if code != 1 || !regexp.MustCompile(`(?m)^j2d5pt +A100-40GB `).MatchString(out) || !strings.Contains(errs, "b.json: ") || !strings.Contains(errs, "c.json: invalid JSON") || !strings.Contains(string(html), "j2d5pt") ||
+		!regexp.MustCompile(`(?s)Not answered.*b\.json: `).Match(html) || !regexp.MustCompile(`(?s)Not answered.*c\.json: invalid JSON`).Match(html) {
 		t.Errorf("recommend: exit %d, stdout:\n%s\nstderr: %s", code, out, errs)
 	}
 }

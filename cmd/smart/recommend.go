@@ -54,7 +54,7 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		out = predict.WriteRecommendationRows(e.stdout, recs)
 	}
 	if out == nil && r.HTML != "" {
-		if out = predict.WriteHTMLFile(r.HTML, recs, time.Now()); out == nil {
+		if out = predict.WriteHTMLFile(r.HTML, recs, flatten(err), time.Now()); out == nil {
 			fmt.Fprintf(e.stderr, "wrote %s\n", r.HTML)
 		}
 	}
@@ -80,4 +80,23 @@ func recommend(ctx context.Context, e *env, fs *flag.FlagSet, r app.RecommendSet
 		err = errors.Join(unread, err)
 	}
 	return recs, err
+}
+
+// flatten lists the errors err joins (errors.Join, an *app.UnreadError of several files), each
+// once: the stencils that failed, for the report.
+func flatten(err error) []error {
+	var unread *app.UnreadError
+	switch j, ok := err.(interface{ Unwrap() []error }); {
+	case err == nil:
+		return nil
+	case ok:
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	case errors.As(err, &unread) && unread == err:
+		return flatten(unread.Err)
+	}
+	return []error{err}
 }
