@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,37 @@ const (
 	// of 2*r*tt points per axis outgrows any tile that fits shared memory for r >= 1.
 	MaxTT = 8
 )
+
+// maxLaunchGrid is CUDA's limit on the blocks of one launch along x, y and z (every compute
+// capability since 3.0).
+var maxLaunchGrid = [3]int{math.MaxInt32, 65535, 65535}
+
+// LaunchGrid is the launch grid of tuning t on stencil st as the code generator (dataset/cuda)
+// launches each of its kernels: one block per tile (t.Tile()) of the interior, the grid less r
+// per side. Temporal blocking fuses steps, not tiles, so every launch of a run has this grid.
+// The space's launch grid constraint computes the same.
+func LaunchGrid(st *smart.Stencil, t smart.Tuning) [3]int {
+	r, tile := st.Order(), t.Tile()
+	grid := [3]int{1, 1, 1}
+	for a := range st.Dims {
+		grid[a] = blocks(st.Grid[a]-2*r, tile[a])
+	}
+	return grid
+}
+
+// LaunchGridFits reports whether a launch grid is within CUDA's limits, 2^31-1 x 65535 x 65535
+// blocks.
+func LaunchGridFits(grid [3]int) bool {
+	for a, n := range grid {
+		if n > maxLaunchGrid[a] {
+			return false
+		}
+	}
+	return true
+}
+
+// blocks is the number of tiles of tile points that cover n points.
+func blocks(n, tile int) int { return (n + tile - 1) / tile }
 
 var (
 	blockNames  = [3]string{smart.ParamBlockX, smart.ParamBlockY, smart.ParamBlockZ}
@@ -194,6 +226,13 @@ func (b *stencilSpace) params() []Param {
 	if oc.Has(smart.TB) {
 		b.out = attach(b.out, b.haloConstraint(merges))
 	}
+	for a := range dims {
+		// Only an interior longer than the limit can need more blocks than it (x never can:
+		// smart.MaxExtent is far below it), so the spaces of other grids are left as they are.
+		if b.interior[a] > maxLaunchGrid[a] {
+			b.out = attach(b.out, b.launchConstraint(a, merges))
+		}
+	}
 	b.out = attach(b.out, b.resourceConstraint())
 	return b.out
 }
@@ -271,6 +310,35 @@ func (b *stencilSpace) haloConstraint(merges []string) Constraint {
 		Explain: func(v []int) string {
 			tile := tiles(v)
 			return fmt.Sprintf("the tile %v with a halo of %d points per side does not fit the grid %v", tile[:dims], r*v[0], grid[:dims])
+		},
+	}
+}
+
+// launchConstraint is CUDA's limit on the launch grid along axis a: the interior along it, in
+// tiles (LaunchGrid), takes at most maxLaunchGrid[a] blocks. The tile is the block size times
+// the merging factor, or sb along the streaming axis, so the constraint is checked where the
+// last of those is bound.
+func (b *stencilSpace) launchConstraint(a int, merges []string) Constraint {
+	reads := []string{blockNames[a]}
+	tile := blockNames[a]
+	if merges != nil {
+		reads = append(reads, merges[a])
+		tile += "*" + merges[a]
+	}
+	if b.oc.Has(smart.ST) {
+		reads = append(reads, smart.ParamStreamD, smart.ParamStreamB)
+		tile = fmt.Sprintf("(sb if sd = %d, else %s)", a+1, tile)
+	}
+	decode := b.decoder(reads)
+	n, most, axis := b.interior[a], maxLaunchGrid[a], "xyz"[a:a+1]
+	tileOf := func(v []int) int { return decode(v).Tile()[a] }
+	return Constraint{
+		Name:  fmt.Sprintf("ceil(%d / %s) <= %d, CUDA's limit on the blocks of a launch along %s", n, tile, most, axis),
+		Reads: reads,
+		Fn:    func(v []int) bool { return blocks(n, tileOf(v)) <= most },
+		Explain: func(v []int) string {
+			return fmt.Sprintf("the %d interior points along %s in tiles of %d take %d blocks, more than the %d a CUDA launch allows; use larger tiles",
+				n, axis, tileOf(v), blocks(n, tileOf(v)), most)
 		},
 	}
 }

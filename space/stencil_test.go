@@ -88,6 +88,13 @@ func reference(st *smart.Stencil, oc smart.Combination, gpu smart.GPU, s smart.S
 			}
 		}
 	}
+	// CUDA launches at most 2^31-1 x 65535 x 65535 blocks, one per tile of the interior.
+	tile := t.Tile()
+	for a := range st.Dims {
+		if n := (st.Grid[a] - 2*r + tile[a] - 1) / tile[a]; n > [3]int{1<<31 - 1, 65535, 65535}[a] {
+			return false
+		}
+	}
 	return t.Usage(st).Fits(gpu) == nil
 }
 
@@ -112,32 +119,80 @@ func TestStencilSpaceMatchesReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				names := s.Names()
-				want := smart.ParamNames(st.Dims, oc)
-				if !sameSet(names, want) {
-					t.Fatalf("parameters %v, want those of smart.ParamNames %v", names, want)
+				matchReference(t, s, st, oc, gpu)
+			})
+		}
+	}
+}
+
+// matchReference compares space s of st under oc on gpu with the reference: its parameters,
+// its settings, its count and Check's verdict on every combination of the parameters' values.
+func matchReference(t *testing.T, s *Space, st *smart.Stencil, oc smart.Combination, gpu smart.GPU) {
+	t.Helper()
+	names := s.Names()
+	want := smart.ParamNames(st.Dims, oc)
+	if !sameSet(names, want) {
+		t.Fatalf("parameters %v, want those of smart.ParamNames %v", names, want)
+	}
+	// The enumerated settings (distinct tree paths) all pass the reference, and as many
+	// combinations pass it as were enumerated: the two sets are equal.
+	enumerated := 0
+	for set := range s.All() {
+		enumerated++
+		if !reference(st, oc, gpu, set) {
+			t.Fatalf("enumerated %s, which the reference rejects", set)
+		}
+	}
+	valid := 0
+	for set := range combinations(s.Params()) {
+		ref := reference(st, oc, gpu, set)
+		if ref {
+			valid++
+		}
+		if err := s.Check(set); (err == nil) != ref {
+			t.Fatalf("%s: reference says valid=%v, Check says %v", set, ref, err)
+		}
+	}
+	if n, _ := s.Len(); n != uint64(valid) || valid != enumerated {
+		t.Errorf("count %d, enumerated %d, reference %d", n, enumerated, valid)
+	}
+}
+
+// TestTallSpacesMatchReference: on grids whose interior along y or z is longer than CUDA's
+// 65535 blocks, the spaces hold only settings whose launch grid fits (the reference's rule),
+// and some settings of every OC with any are left out for it. OCs with more than 150,000 combinations of
+// values are skipped to keep the test fast.
+func TestTallSpacesMatchReference(t *testing.T) {
+	gpu := tinyGPU()
+	gpu.WarpSize = 1 // so that a block of 1 thread, a tile of 1 along the tall axis, is allowed
+	for _, st := range []*smart.Stencil{
+		stencilOn(t, "j2d5pt", [3]int{5, 65540, 1}, 4),
+		stencilOn(t, "j3d7pt", [3]int{3, 3, 70000}, 4),
+	} {
+		for _, oc := range smart.Combinations() {
+			params, err := StencilParams(st, oc, gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 1
+			for _, p := range params {
+				n *= len(p.Values)
+			}
+			if n > 150_000 {
+				continue
+			}
+			t.Run(st.Name+"/"+oc.String(), func(t *testing.T) {
+				s := mustNew(t, params)
+				matchReference(t, s, st, oc, gpu)
+				// Without the limit the space is larger: tiles of 1 along the tall axis.
+				loose := slices.Clone(params)
+				for i := range loose {
+					loose[i].Constraints = slices.DeleteFunc(slices.Clone(loose[i].Constraints), func(c Constraint) bool {
+						return strings.Contains(c.Name, "CUDA's limit on the blocks of a launch")
+					})
 				}
-				// The enumerated settings (distinct tree paths) all pass the reference, and as
-				// many combinations pass it as were enumerated: the two sets are equal.
-				enumerated := 0
-				for set := range s.All() {
-					enumerated++
-					if !reference(st, oc, gpu, set) {
-						t.Fatalf("enumerated %s, which the reference rejects", set)
-					}
-				}
-				valid := 0
-				for set := range combinations(s.Params()) {
-					ref := reference(st, oc, gpu, set)
-					if ref {
-						valid++
-					}
-					if err := s.Check(set); (err == nil) != ref {
-						t.Fatalf("%s: reference says valid=%v, Check says %v", set, ref, err)
-					}
-				}
-				if n, _ := s.Len(); n != uint64(valid) || valid != enumerated {
-					t.Errorf("count %d, enumerated %d, reference %d", n, enumerated, valid)
+				if all := mustNew(t, loose).Count(); all.Sign() > 0 && all.Cmp(s.Count()) <= 0 {
+					t.Errorf("the launch grid limit leaves out none of the %s settings", all)
 				}
 			})
 		}

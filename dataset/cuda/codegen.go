@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/space"
 )
 
 // Launch is one kernel of a run, launched Count times in a row, each launch advancing Steps
@@ -178,8 +179,9 @@ func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 			return bad("%s is %d; streaming along it (sd=%d) merges no points there: set it to 1", names[s].merge, t.Merge[s], s+1)
 		}
 	}
-	grid := gridOf(st, t)
-	if grid[0] > math.MaxInt32 || grid[1] > 65535 || grid[2] > 65535 {
+	// The setting space holds the same limit (space.LaunchGridFits), so a setting it accepts
+	// never fails here.
+	if grid := space.LaunchGrid(st, t); !space.LaunchGridFits(grid) {
 		return bad("the launch grid %dx%dx%d exceeds CUDA's limits (2^31-1 x 65535 x 65535 blocks); use larger tiles", grid[0], grid[1], grid[2])
 	}
 	// The launch and cudaFuncSetAttribute take the dynamic shared memory as an int.
@@ -187,16 +189,6 @@ func checkTuning(st *smart.Stencil, t smart.Tuning) error {
 		return bad("a block needs %d bytes of dynamic shared memory, more than CUDA can allocate (2^31-1); use smaller tiles or fewer fused steps", n)
 	}
 	return nil
-}
-
-// gridOf is the launch grid: one block per tile of the interior (the grid less r per side).
-func gridOf(st *smart.Stencil, t smart.Tuning) [3]int {
-	r, tile := st.Order(), t.Tile()
-	grid := [3]int{1, 1, 1}
-	for a := 0; a < st.Dims; a++ {
-		grid[a] = ceilDiv(st.Grid[a]-2*r, tile[a])
-	}
-	return grid
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -228,7 +220,7 @@ func newGen(st *smart.Stencil, t smart.Tuning, opt options) *gen {
 	return g
 }
 
-func (g *gen) grid() [3]int { return gridOf(g.st, g.t) }
+func (g *gen) grid() [3]int { return space.LaunchGrid(g.st, g.t) }
 
 var axisNames = [3]string{"x", "y", "z"}
 

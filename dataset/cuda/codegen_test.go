@@ -267,7 +267,7 @@ func TestGenerateRejects(t *testing.T) {
 
 // Tunings built directly (DecodeTuning rejects these settings) whose products overflow or
 // whose kernel would be absurd get an error naming the parameter before any work: no division
-// by zero in gridOf, no source of gigabytes (at most 16 MB is allocated), no shared memory size
+// by zero in the launch grid, no source of gigabytes (at most 16 MB is allocated), no shared memory size
 // that wraps.
 func TestGenerateRejectsAbsurdTunings(t *testing.T) {
 	st3 := named(t, "j3d7pt", 0, 0)
@@ -307,6 +307,39 @@ func TestGenerateRejectsAbsurdTunings(t *testing.T) {
 		}
 		if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
 			t.Errorf("%s: %d MB allocated before the error", c.name, n>>20)
+		}
+	}
+}
+
+// TestGenerateAcceptsTallSpaces is a property of the setting space: every setting it holds
+// can be generated. On grids whose interior along y or z is longer than CUDA's 65535 blocks
+// (a tile of 1 there is too many blocks), random settings of every OC's space are generated.
+func TestGenerateAcceptsTallSpaces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		name string
+		grid [3]int
+	}{
+		{"j2d5pt", [3]int{64, 1_000_000, 1}},
+		{"j3d7pt", [3]int{64, 64, 100_000}},
+		{"j3d7pt", [3]int{64, 100_000, 64}},
+	} {
+		st := named(t, c.name, 0, 0)
+		st.Grid = c.grid
+		for _, oc := range smart.Combinations() {
+			sp, err := space.ForStencil(st, oc, smart.SM80())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 8 {
+				set, err := sp.Random(rng)
+				if err != nil {
+					t.Fatalf("%s %v %s: %v", c.name, c.grid, oc, err)
+				}
+				if _, err := Generate(st, tuning(t, st.Dims, oc.String(), set.String())); err != nil {
+					t.Errorf("%s %v: the space holds %s %s, which does not generate: %v", c.name, c.grid, oc, set, err)
+				}
+			}
 		}
 	}
 }
