@@ -42,6 +42,33 @@ func TestVerifyJSON(t *testing.T) {
 	}
 }
 
+// TestVerifyOverflowJSON: a float32 stencil that overflows float32 within the verification
+// steps gets valid JSON naming the overflow, each variant invalid rather than a wrong result.
+func TestVerifyOverflowJSON(t *testing.T) {
+	if _, err := cuda.FindTools(); err != nil {
+		t.Skip(err)
+	}
+	stencil := `{"dims":2,"dtype":"float32","offsets":[[0,0],[1,0]],"coefficients":[1e-50,1e38]}`
+	code, stdout, errs := runCLI(t, stencil, "verify", "-", "--oc", "BASE,TB", "--samples", "1", "--json")
+	if code != 1 || !strings.Contains(errs, "2 of 2 variants failed verification") {
+		t.Fatalf("exit %d, stderr %q; want 1, both variants failed", code, errs)
+	}
+	var got struct {
+		Results []cuda.Result `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v in %q", err, stdout)
+	}
+	if len(got.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(got.Results))
+	}
+	for _, r := range got.Results {
+		if r.CPU.Status != smart.StatusInvalid || !strings.Contains(r.CPU.Detail, "the stencil overflows float32") {
+			t.Errorf("%s: CPU %s, want invalid, the stencil overflowing float32", r.OC, r.CPU)
+		}
+	}
+}
+
 func TestVerifyNeedsCompilers(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	code, _, errs := runCLI(t, evilStencil, "verify", "-")

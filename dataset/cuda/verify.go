@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,8 +74,21 @@ type Result struct {
 	Grid      [3]int            `json:"grid"`
 	PTX       Check             `json:"ptx"`
 	CPU       Check             `json:"cpu"`
-	MaxRelErr float64           `json:"max_rel_err"` // of the CPU run, where it produced a result
+	MaxRelErr RelErr            `json:"max_rel_err"` // of the CPU run, where it produced a result
 	Tolerance float64           `json:"tolerance"`
+}
+
+// RelErr is a relative error. The harness reports an infinite one where a point is NaN or never
+// written, a guard cell is written or the run returns neither buffer; JSON has no infinity, so
+// one that is not finite is written as null (the check's detail says what happened).
+type RelErr float64
+
+// MarshalJSON writes the error as a number, or null where it is not finite.
+func (e RelErr) MarshalJSON() ([]byte, error) {
+	if f := float64(e); !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return json.Marshal(f)
+	}
+	return []byte("null"), nil
 }
 
 // OK reports whether both checks passed.
@@ -599,14 +614,19 @@ func asanDetail(stderr string) string {
 }
 
 // parseResult reads the fields after "RESULT <id>".
-func parseResult(f []string, maxRel *float64) Check {
+func parseResult(f []string, maxRel *RelErr) Check {
 	if len(f) == 0 {
 		return Check{Status: smart.StatusLaunchError, Detail: "the harness printed an empty result"}
 	}
 	switch f[0] {
+	case "overflow":
+		// The stencil's values leave the element type's range: no kernel can match the
+		// reference, so the variant cannot be verified; the kernel is not to blame.
+		return Check{Status: smart.StatusInvalid, Detail: strings.Join(f[1:], " ")}
 	case "ok", "wrong":
 		if len(f) > 1 {
-			*maxRel, _ = strconv.ParseFloat(f[1], 64)
+			rel, _ := strconv.ParseFloat(f[1], 64)
+			*maxRel = RelErr(rel)
 		}
 		if f[0] == "ok" {
 			return Check{Status: smart.StatusOK}

@@ -2,8 +2,10 @@ package cuda
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -166,6 +168,51 @@ func TestVerifyCatchesFaults(t *testing.T) {
 				t.Errorf("fault %d: the result does not name the OC and setting: %s", c.fault, line)
 			}
 		}
+		// Unwritten points give infinite errors, which JSON cannot hold as numbers.
+		if _, err := json.Marshal(NewReport("sm_80", 0, results, make([]Origin, len(results)), nil)); err != nil {
+			t.Errorf("fault %d: the report is no JSON: %v", c.fault, err)
+		}
+	}
+}
+
+// TestVerifyOverflowingStencil: a float32 stencil whose values outgrow float32 within the
+// verification steps (one coefficient is 1e38) cannot be verified; the variants are invalid,
+// naming the overflow, not wrong results blamed on the kernel. Its float64 copy verifies.
+func TestVerifyOverflowingStencil(t *testing.T) {
+	v := verifier(t, Verifier{Seed: 1})
+	big, err := smart.NewStencil("big", 2, []smart.Offset{{}, {1, 0, 0}}, []float64{1e-50, 1e38}, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := *big
+	f32.Dtype = smart.Float32
+	if err := f32.Validate(smart.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	var variants []Variant
+	for _, st := range []*smart.Stencil{&f32, big} {
+		for _, text := range []string{"BASE bx=32,by=2,shared=0,const=0", "TB bx=8,by=4,shared=1,const=1,tt=2"} {
+			oc, set, _ := strings.Cut(text, " ")
+			tu := tuning(t, 2, oc, set)
+			small := SmallCopy(st)
+			small.Steps = VerifySteps(tu)
+			variants = append(variants, Variant{small, tu.OC, tu.Setting()})
+		}
+	}
+	results, err := v.Verify(context.Background(), variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		f32 := variants[i].Stencil.Dtype == smart.Float32
+		switch {
+		case r.PTX.Status != smart.StatusOK:
+			t.Errorf("PTX: %s", r)
+		case f32 && (r.CPU.Status != smart.StatusInvalid || !strings.HasPrefix(r.CPU.Detail, "the stencil overflows float32 within")):
+			t.Errorf("float32: %s; want invalid, the stencil overflowing float32", r)
+		case !f32 && !r.OK():
+			t.Errorf("float64: %s", r)
+		}
 	}
 }
 
@@ -224,13 +271,15 @@ func TestParseResult(t *testing.T) {
 	for _, c := range []struct {
 		line string
 		want Check
-		rel  float64
+		rel  RelErr
 	}{
 		{"ok 1.5e-16", Check{Status: smart.StatusOK}, 1.5e-16},
 		{"wrong 2.000e-01 point (3,4,5) is 1, want 2; 7 of 100 points wrong", Check{smart.StatusWrongResult, "point (3,4,5) is 1, want 2; 7 of 100 points wrong"}, 0.2},
+		{"wrong inf run returned neither buffer", Check{smart.StatusWrongResult, "run returned neither buffer"}, RelErr(math.Inf(1))},
+		{"overflow the stencil overflows float32", Check{smart.StatusInvalid, "the stencil overflows float32"}, 0},
 		{"launch out of memory", Check{smart.StatusLaunchError, "out of memory"}, 0},
 	} {
-		var rel float64
+		var rel RelErr
 		if got := parseResult(strings.Fields(c.line), &rel); got != c.want || rel != c.rel {
 			t.Errorf("%q: %+v %g, want %+v %g", c.line, got, rel, c.want, c.rel)
 		}

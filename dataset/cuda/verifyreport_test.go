@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -50,6 +51,45 @@ skipped c.json: no valid setting
 	}
 	if NewReport("A100", 7, results[:1], origin[:1], nil).Err() != nil {
 		t.Error("a report without failures is an error")
+	}
+}
+
+// TestVerifyReportJSONInfinite: a variant whose error is infinite (a point never written, a
+// guard cell written) is written with max_rel_err null and its failure kept, beside the others.
+func TestVerifyReportJSONInfinite(t *testing.T) {
+	ok := Check{Status: smart.StatusOK}
+	wrong := Check{Status: smart.StatusWrongResult, Detail: "point (1,1,0) is NaN"}
+	results := []Result{
+		{StencilID: "c1", PTX: ok, CPU: wrong, MaxRelErr: RelErr(math.Inf(1))},
+		{StencilID: "c2", PTX: ok, CPU: wrong, MaxRelErr: RelErr(math.NaN())},
+		{StencilID: "c3", PTX: ok, CPU: ok, MaxRelErr: 2.5e-16},
+	}
+	r := NewReport("sm_80", 1, results, make([]Origin, len(results)), nil)
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Failed  int `json:"failed"`
+		Results []struct {
+			StencilID string   `json:"stencil_id"`
+			CPU       Check    `json:"cpu"`
+			MaxRelErr *float64 `json:"max_rel_err"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatalf("%v in %s", err, js)
+	}
+	if got.Failed != 2 || len(got.Results) != 3 {
+		t.Fatalf("%d results, %d failed; want 3, 2: %s", len(got.Results), got.Failed, js)
+	}
+	for i, row := range got.Results[:2] {
+		if row.MaxRelErr != nil || row.CPU != wrong {
+			t.Errorf("result %d: %+v, want max_rel_err null and the failure kept", i, row)
+		}
+	}
+	if e := got.Results[2].MaxRelErr; e == nil || *e != 2.5e-16 {
+		t.Errorf("a finite error reads back as %v, want 2.5e-16", e)
 	}
 }
 
