@@ -42,6 +42,9 @@
 //	                                                 (the halo leaves a tile; tile = b*m, or sb along sd)
 //	ufx.. (ST, BM, CM)     2^k <= n-2r of the axis   along sd: uf <= sb; along a merged axis: uf <= m;
 //	                                                 otherwise uf = 1
+//	b, m or sb of y and z  -                         the launch grid, one block per tile of the interior,
+//	                                                 has at most 65535 blocks along y and z (CUDA's limit;
+//	                                                 LaunchGrid); only where an interior is that long
 //	the last one it reads  -                         resources: smart.DecodeTuning(...).Usage(st).Fits(gpu):
 //	                                                 threads, registers per thread and per block,
 //	                                                 shared memory per block
