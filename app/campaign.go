@@ -64,7 +64,8 @@ func (c Campaign) Check() error {
 	return nil
 }
 
-// Run opens the backend, measures and logs the call.
+// Run opens the backend, measures and logs the call. Where no call begins (settings refused, a
+// backend or data set that does not open) the CampaignCall is zero.
 func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 	start := time.Now()
 	err := c.Check()
@@ -81,6 +82,9 @@ func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 		return CampaignCall{}, err
 	}
 	defer be.Close()
+	if err := be.GPU.RunsCUDA(); err != nil { // every variant would be recorded invalid
+		return CampaignCall{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+	}
 	run := &campaign.Run{Manifest: c.Manifest, Out: c.Out, GPU: be.GPU.Name, Device: be.Device, Source: be.Source,
 		Evaluator: be.Evaluator, Observer: be.Observer, Progress: c.Progress}
 	if be.Runner != nil {
@@ -98,6 +102,9 @@ func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 		run.StopAfter = max(c.Time-time.Since(start), time.Nanosecond)
 	}
 	call, err := run.Do(ctx)
+	if call.Start.IsZero() { // the data set did not open: no call began
+		return CampaignCall{}, err
+	}
 	out := CampaignCall{Call: call, Out: run.Out}
 	if be.Runner != nil {
 		out.CopyGBs = be.Runner.CopyBandwidth()

@@ -8,17 +8,49 @@ import (
 	"slices"
 	"testing"
 
+	"smart"
 	"smart/campaign"
 )
 
-func TestPlanCampaignRefusesUnknownGPU(t *testing.T) {
-	spec := campaign.DefaultSpec()
-	spec.GPU = "no such GPU"
-	out := filepath.Join(t.TempDir(), "m")
-	_, err := PlanCampaign(context.Background(), spec, out, nil)
+// TestPlanCampaignRefusesSpec: a spec field out of range, a GPU the catalogue lacks and one
+// smart's CUDA does not run on are SettingErrors of their fields, refused before anything is
+// written.
+func TestPlanCampaignRefusesSpec(t *testing.T) {
+	for _, c := range []struct {
+		change func(*campaign.Spec)
+		field  string
+	}{
+		{func(s *campaign.Spec) { s.GPU = "no such GPU" }, "GPU"},
+		{func(s *campaign.Spec) { s.GPU = "MI250X" }, "GPU"},
+		{func(s *campaign.Spec) { s.PerDims = 0 }, "PerDims"},
+		{func(s *campaign.Spec) { s.MaxOrder = 9 }, "MaxOrder"},
+		{func(s *campaign.Spec) { s.Uniform, s.Predicted = 0, 0 }, "Predicted"},
+	} {
+		spec := campaign.DefaultSpec()
+		spec.PerDims = 1 // quick to draw where the refusal fails
+		c.change(&spec)
+		out := filepath.Join(t.TempDir(), "m")
+		_, err := PlanCampaign(context.Background(), spec, out, nil)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != c.field || !se.Wrong {
+			t.Errorf("%+v: %v; want a SettingError of %s", spec, err, c.field)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%+v: %s was written", spec, out)
+		}
+	}
+}
+
+// TestCampaignRunRefusesAMD: a call on a GPU smart's CUDA does not run on begins nothing.
+func TestCampaignRunRefusesAMD(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sim")
+	call, err := Campaign{Backend: "sim", GPU: "MI250X", Out: out}.Run(context.Background())
 	var se *SettingError
-	if !errors.As(err, &se) || se.Field != "GPU" || !se.Wrong {
-		t.Fatalf("got %v; want a SettingError of GPU", err)
+	if !errors.As(err, &se) || se.Field != "GPU" || !se.Wrong || !errors.Is(err, smart.ErrNotCUDA) || call != (CampaignCall{}) {
+		t.Errorf("%+v, %v; want no call and a SettingError of GPU", call, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
 	}
 }
 

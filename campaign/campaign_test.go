@@ -3,6 +3,8 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/catalog"
@@ -341,9 +344,11 @@ func TestRunResumes(t *testing.T) {
 	// Another manifest (here: another spec) may not add to the data set.
 	other := *m
 	other.hash = strings.Repeat("0", 64)
-	if _, err := (&Run{Manifest: &other, Out: parts, Evaluator: sim, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
-		Source: smart.Simulated}).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "manifest changed") {
-		t.Errorf("a data set of another manifest: %v", err)
+	// Such a call never begins: it returns the zero Call and logs nothing.
+	refused, err := (&Run{Manifest: &other, Out: parts, Evaluator: sim, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
+		Source: smart.Simulated}).Do(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "manifest changed") || refused != (Call{}) {
+		t.Errorf("a data set of another manifest: %+v, %v; want the zero Call and the error", refused, err)
 	}
 	status, err := m.Status(context.Background(), []string{parts})
 	if err != nil || len(status) != 1 || status[0].Done != len(m.Entries) || status[0].Rows != len(m.items) || len(status[0].Calls) != calls {
@@ -396,5 +401,93 @@ func TestLargeShares(t *testing.T) {
 	}
 	if want := map[int]int{1: 5, 2: 5, 3: 5, 4: 5}; !reflect.DeepEqual(byOrder, want) {
 		t.Errorf("large copies by order %v; want %v", byOrder, want)
+	}
+}
+
+// TestPlanRefusesAMD: smart's kernels are CUDA, so a manifest for an AMD GPU would hold variants
+// that only ever record invalid.
+func TestPlanRefusesAMD(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, err := cat.Lookup("MI250X")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := smallSpec()
+	spec.GPU = gpu.Name
+	if _, err := Plan(context.Background(), spec, gpu, nil, nil); !errors.Is(err, smart.ErrNotCUDA) {
+		t.Errorf("Plan on %s: %v; want smart.ErrNotCUDA", gpu.Name, err)
+	}
+}
+
+// TestSpecCheck: each field out of range is a SpecError naming it, in Go and in manifest.json.
+func TestSpecCheck(t *testing.T) {
+	for _, c := range []struct {
+		change     func(*Spec)
+		field, msg string
+	}{
+		{func(s *Spec) {}, "", ""},
+		{func(s *Spec) { s.PerDims = 0 }, "PerDims", "per_dims is 0; use 1 or more"},
+		{func(s *Spec) { s.MaxOrder = 9 }, "MaxOrder", "max_order is 9; use 1 to 8"},
+		{func(s *Spec) { s.MaxOrder = 0 }, "MaxOrder", "max_order is 0; use 1 to 8"},
+		{func(s *Spec) { s.Float32Every = -1 }, "Float32Every", "float32_every is -1; use 0 (none) or more"},
+		{func(s *Spec) { s.LargeEvery = -1 }, "LargeEvery", "large_every is -1; use 0 (none) or more"},
+		{func(s *Spec) { s.Uniform = -1 }, "Uniform", "uniform is -1; use 0 or more"},
+		{func(s *Spec) { s.Predicted = -2 }, "Predicted", "predicted is -2; use 0 or more"},
+		{func(s *Spec) { s.Uniform, s.Predicted = 0, 0 }, "Predicted", "predicted is 0; use 1 or more where uniform is 0 too"},
+		{func(s *Spec) { s.GPU = "" }, "GPU", `gpu is ""; name the catalogue GPU`},
+	} {
+		s := DefaultSpec()
+		c.change(&s)
+		err := s.Check()
+		var se *SpecError
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("the default spec: %v", err)
+			}
+			continue
+		}
+		if !errors.As(err, &se) || se.Field != c.field || !strings.HasPrefix(err.Error(), c.msg) {
+			t.Errorf("%+v: %v; want a SpecError of %s: %q", s, err, c.field, c.msg)
+		}
+	}
+}
+
+// TestCallsRoundTrip: calls.csv holds a call to the millisecond, so that a call shorter than a
+// second keeps its rate; and a call's JSON keys are calls.csv's columns.
+func TestCallsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 3, 1, 9, 5, 0, 250e6, time.UTC)
+	c := Call{Start: start, End: start.Add(300 * time.Millisecond), GPU: "H100-SXM", Source: smart.Simulated, Rows: 720, OK: 720,
+		Rows2D: 360, Rows3D: 360, StencilsDone: 6, CompileS: 1.5}
+	if err := appendCall(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := ReadCalls(dir)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("read %+v, %v", calls, err)
+	}
+	if got := calls[0]; !got.Start.Equal(c.Start) || !got.End.Equal(c.End) || got.RowsPerMinute() != 144000 {
+		t.Errorf("read %v to %v, %.0f rows a minute; want %v to %v, 144000", got.Start, got.End, got.RowsPerMinute(), c.Start, c.End)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for k := range keys {
+		got = append(got, k)
+	}
+	want := slices.Clone(callsHeader)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("a call's JSON keys are %v; want calls.csv's columns %v", got, want)
 	}
 }

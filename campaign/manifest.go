@@ -76,18 +76,40 @@ func DefaultSpec() Spec {
 		Uniform: 2, Predicted: 2, GPU: "H100-SXM"}
 }
 
-func (s Spec) check() error {
+// SpecError is a field of a Spec that cannot be used.
+type SpecError struct {
+	Field string // its Go name (PerDims), which a caller maps to its own input
+	Key   string // its name in manifest.json (per_dims)
+	Value string
+	Err   error // what it may be
+}
+
+func (e *SpecError) Error() string { return fmt.Sprintf("%s is %s; %v", e.Key, e.Value, e.Err) }
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// Check refuses a spec that cannot be drawn, with a *SpecError.
+func (s Spec) Check() error {
+	bad := func(field, key string, v int, format string, args ...any) error {
+		return &SpecError{Field: field, Key: key, Value: strconv.Itoa(v), Err: fmt.Errorf(format, args...)}
+	}
 	switch {
 	case s.PerDims < 1:
-		return fmt.Errorf("per_dims is %d; draw at least 1 stencil of each dimensionality", s.PerDims)
+		return bad("PerDims", "per_dims", s.PerDims, "use 1 or more")
 	case s.MaxOrder < 1 || s.MaxOrder > smart.MaxMaxOrder:
-		return fmt.Errorf("max_order is %d; use 1 to %d", s.MaxOrder, smart.MaxMaxOrder)
-	case s.Float32Every < 0 || s.LargeEvery < 0:
-		return errors.New("float32_every and large_every are counts; use 0 for none")
-	case s.Uniform < 0 || s.Predicted < 0 || s.Uniform+s.Predicted == 0:
-		return fmt.Errorf("uniform %d and predicted %d: measure at least one setting per OC", s.Uniform, s.Predicted)
+		return bad("MaxOrder", "max_order", s.MaxOrder, "use 1 to %d", smart.MaxMaxOrder)
+	case s.Float32Every < 0:
+		return bad("Float32Every", "float32_every", s.Float32Every, "use 0 (none) or more")
+	case s.LargeEvery < 0:
+		return bad("LargeEvery", "large_every", s.LargeEvery, "use 0 (none) or more")
+	case s.Uniform < 0:
+		return bad("Uniform", "uniform", s.Uniform, "use 0 or more")
+	case s.Predicted < 0:
+		return bad("Predicted", "predicted", s.Predicted, "use 0 or more")
+	case s.Uniform+s.Predicted == 0:
+		return bad("Predicted", "predicted", s.Predicted, "use 1 or more where uniform is 0 too: measure at least one setting per OC")
 	case s.GPU == "":
-		return errors.New("gpu is empty; name the catalogue GPU whose limits bound the settings")
+		return &SpecError{Field: "GPU", Key: "gpu", Value: `""`, Err: errors.New("name the catalogue GPU whose limits bound the settings")}
 	}
 	return nil
 }
@@ -140,11 +162,14 @@ func (m *Manifest) Items() []Item { return m.items }
 // runtime models of models predict fastest (those first, fastest first) and settings drawn
 // uniformly. progress, if not nil, is called after each stencil.
 func Plan(ctx context.Context, spec Spec, gpu smart.GPU, models *predict.Models, progress func(done, total int)) (*Manifest, error) {
-	if err := spec.check(); err != nil {
+	if err := spec.Check(); err != nil {
 		return nil, fmt.Errorf("campaign spec: %w", err)
 	}
 	if gpu.Name != spec.GPU {
 		return nil, fmt.Errorf("campaign spec names GPU %s; %s was given", spec.GPU, gpu.Name)
+	}
+	if err := gpu.RunsCUDA(); err != nil { // its variants would all be recorded invalid
+		return nil, fmt.Errorf("campaign spec: %w", err)
 	}
 	m := &Manifest{Format: Format, Tool: dataset.ToolVersion(), Spec: spec}
 	entries, err := spec.entries()
@@ -448,7 +473,7 @@ func Load(dir string) (*Manifest, error) {
 	if m.Format != Format {
 		return nil, fmt.Errorf("%s: field \"format\" is %q; this smart reads %q", path, m.Format, Format)
 	}
-	if err := m.Spec.check(); err != nil {
+	if err := m.Spec.Check(); err != nil {
 		return nil, fmt.Errorf("%s: field \"spec\": %w", path, err)
 	}
 	h := sha256.Sum256(data)

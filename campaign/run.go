@@ -26,21 +26,28 @@ var callsHeader = []string{"start", "end", "gpu", "device", "uuid", "driver", "s
 
 // Call is what one call of a campaign did: one line of CallsFile.
 type Call struct {
-	Start, End   time.Time
-	GPU, Device  string // catalogue name, and the device's own
-	UUID, Driver string
-	Source       smart.Source
-	Tool         string // the smart build
-	Rows, OK     int    // rows appended, and those of status ok
-	Rows2D       int
-	Rows3D       int
-	Cut          int  // ok rows cut short by the protocol
-	StencilsDone int  // stencils of the manifest with every variant measured, after the call
-	Stopped      bool // stopped by the time limit with variants left
+	Start        time.Time    `json:"start"`
+	End          time.Time    `json:"end"`
+	GPU          string       `json:"gpu"`    // catalogue name
+	Device       string       `json:"device"` // the device's own name
+	UUID         string       `json:"uuid"`
+	Driver       string       `json:"driver"`
+	Source       smart.Source `json:"source"`
+	Tool         string       `json:"tool"` // the smart build
+	Rows         int          `json:"rows"` // rows appended
+	OK           int          `json:"ok"`   // those of status ok
+	Rows2D       int          `json:"rows_2d"`
+	Rows3D       int          `json:"rows_3d"`
+	Cut          int          `json:"cut"`           // ok rows cut short by the protocol
+	StencilsDone int          `json:"stencils_done"` // stencils of the manifest with every variant measured, after the call
+	Stopped      bool         `json:"stopped"`       // stopped by the time limit with variants left
 	// Where the time went, where the evaluator tells (a Timer): compiler runs and their summed
 	// wall time, the time spent running variants and waiting for compiles, harness start-ups.
-	CompileS, GPUS, WaitS float64
-	Compiles, Starts      int
+	CompileS float64 `json:"compile_s"`
+	GPUS     float64 `json:"gpu_s"`
+	WaitS    float64 `json:"wait_s"`
+	Compiles int     `json:"compiles"`
+	Starts   int     `json:"starts"`
 	// Err is what stopped the call early, if anything (not logged).
 	Err error `json:"-"`
 }
@@ -89,14 +96,15 @@ func (r *Run) Meta() dataset.Meta {
 }
 
 // Do runs the call and logs it in the data set's CallsFile, also when it stops on an error
-// (a lost device, a cancelled context), which the returned Call holds.
+// (a lost device, a cancelled context), which the returned Call holds. A data set that does not
+// open (one started differently) begins no call: the Call is zero and nothing is logged.
 func (r *Run) Do(ctx context.Context) (Call, error) {
 	call := Call{Start: time.Now().UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
 		Source: r.Source, Tool: dataset.ToolVersion()}
 	// A torn last line (a call killed mid-write) is cut off here, and its variant measured again.
 	w, _, err := dataset.OpenWriter(r.Out, r.Meta())
 	if err != nil {
-		return call, err
+		return Call{}, err
 	}
 	defer w.Close()
 	items := make([]dataset.Item, len(r.Manifest.items))
@@ -174,7 +182,7 @@ func appendCall(dir string, c Call) error {
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
 		cw.Write(callsHeader)
 	}
-	cw.Write([]string{c.Start.Format(time.RFC3339), c.End.Format(time.RFC3339), c.GPU, c.Device, c.UUID, c.Driver, string(c.Source), c.Tool,
+	cw.Write([]string{c.Start.Format(callTime), c.End.Format(callTime), c.GPU, c.Device, c.UUID, c.Driver, string(c.Source), c.Tool,
 		strconv.Itoa(c.Rows), strconv.Itoa(c.OK), strconv.Itoa(c.Rows2D), strconv.Itoa(c.Rows3D), strconv.Itoa(c.Cut),
 		strconv.Itoa(c.StencilsDone), strconv.FormatBool(c.Stopped), secs(c.CompileS), secs(c.GPUS), secs(c.WaitS),
 		strconv.Itoa(c.Compiles), strconv.Itoa(c.Starts)})
@@ -191,6 +199,11 @@ func appendCall(dir string, c Call) error {
 	}
 	return nil
 }
+
+// callTime is how CallsFile writes a call's start and end: to the millisecond, so that a call
+// shorter than a second (a simulated one) has a rate; time.RFC3339 reads it, and the older lines
+// of whole seconds.
+const callTime = "2006-01-02T15:04:05.000Z07:00"
 
 func secs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 

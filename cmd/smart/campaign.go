@@ -76,7 +76,7 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	bar := newProgress(e, "campaign", len(m.Items()))
 	c.Manifest, c.Notes, c.Progress = m, e.stderr, resumedProgress(bar)
 	call, runErr := c.Run(ctx)
-	if call.Out == "" { // the backend did not open
+	if call.Out == "" { // no call began: the GPU, backend or data set was refused
 		return settingFlag(fs, runErr, nil)
 	}
 	if call.Stopped {

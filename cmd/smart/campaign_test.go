@@ -122,3 +122,64 @@ func TestCampaignScript(t *testing.T) {
 		t.Errorf("the picks of j3d7pt: %d rows (%v); want the candidates measured", len(rows), err)
 	}
 }
+
+// TestCampaignPlanFlags: a spec value out of range is a usage error naming its flag and range,
+// and a GPU smart's CUDA does not run on is refused before anything is drawn or written.
+func TestCampaignPlanFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--per-dims", "0"}, "--per-dims 0: use 1 or more"},
+		{[]string{"--max-order", "9"}, "--max-order 9: use 1 to 8"},
+		{[]string{"--uniform", "0", "--predicted", "0"}, "--predicted 0: use 1 or more"},
+		{[]string{"--gpu", "mi250x"}, "--gpu: GPU MI250X is made by AMD"},
+	} {
+		out := filepath.Join(t.TempDir(), "m")
+		code, _, errs := runCLI(t, "", append([]string{"campaign", "plan", "--per-dims", "1", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was written", c.args, out)
+		}
+	}
+}
+
+// TestCampaignRunRefused: a call refused before it begins (a GPU smart's CUDA does not run on, a
+// data set started on another GPU or from another manifest) writes nothing, prints no summary
+// and says what differs, not that running it again resumes it.
+func TestCampaignRunRefused(t *testing.T) {
+	dir := t.TempDir()
+	manifest, other, data := filepath.Join(dir, "m"), filepath.Join(dir, "other"), filepath.Join(dir, "sim")
+	for _, args := range [][]string{{"--out", manifest}, {"--seed", "2", "--out", other}} {
+		if code, _, errs := runCLI(t, "", append([]string{"campaign", "plan", "--per-dims", "1"}, args...)...); code != 0 {
+			t.Fatalf("campaign plan %v: exit %d: %s", args, code, errs)
+		}
+	}
+	runArgs := func(manifest, gpu, out string) []string {
+		return []string{"campaign", "run", "--manifest", manifest, "--backend", "sim", "--gpu", gpu, "--out", out, "--json"}
+	}
+	amd := filepath.Join(dir, "amd")
+	code, out, errs := runCLI(t, "", runArgs(manifest, "mi250x", amd)...)
+	if _, err := os.Stat(amd); code != 2 || out != "" || !strings.Contains(errs, "--gpu: GPU MI250X is made by AMD") || err == nil {
+		t.Errorf("an AMD GPU: exit %d (stat %v), %q, %q; want exit 2, nothing written", code, err, out, errs)
+	}
+	if code, _, errs := runCLI(t, "", runArgs(manifest, "h100", data)...); code != 0 {
+		t.Fatalf("first call: exit %d: %s", code, errs)
+	}
+	for _, c := range []struct {
+		manifest, gpu, want string
+	}{
+		{manifest, "h200", "its device is [H100-SXM"},
+		{other, "h100", "its campaign manifest is"},
+	} {
+		code, out, errs := runCLI(t, "", runArgs(c.manifest, c.gpu, data)...)
+		if code != 1 || out != "" || !strings.Contains(errs, c.want) || strings.Contains(errs, "run it again") {
+			t.Errorf("%s on %s: exit %d, %q, %q; want exit 1, no summary and %q", c.manifest, c.gpu, code, out, errs, c.want)
+		}
+	}
+	if calls, err := campaign.ReadCalls(data); err != nil || len(calls) != 1 {
+		t.Errorf("%d calls logged (%v); want the first alone", len(calls), err)
+	}
+}
