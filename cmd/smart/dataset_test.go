@@ -35,7 +35,7 @@ func TestBenchCUDAWithoutGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "", "bench", "--random", "2", "--out", t.TempDir())
-	if code != 1 || errs != "smart bench: no NVIDIA driver or GPU found\n" {
+	if code != 1 || errs != "smart bench: no NVIDIA driver or GPU found; without one, --backend sim simulates the times with the analytic model\n" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 }
