@@ -6,6 +6,7 @@ import (
 
 	"smart"
 	"smart/campaign"
+	"smart/predict"
 )
 
 // CampaignReport is what a campaign call did, against its manifest.
@@ -49,7 +50,7 @@ func (c CampaignCall) Report(m *campaign.Manifest, err error) CampaignReport {
 // stopped early, which the caller words.
 func (r CampaignReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d rows (%s on %s): %d ok, %d cut short; 2-D %d, 3-D %d\n", r.Out, r.Rows, r.Source, r.GPU, r.OK, r.Cut, r.Rows2D, r.Rows3D)
-	fmt.Fprintf(w, "%.0f s, %.0f rows a minute; %d of %d stencils of the manifest done\n", r.Seconds, r.RowsPerMin, r.StencilsDone, r.Stencils)
+	fmt.Fprintf(w, "%s, %.0f rows a minute; %d of %d stencils of the manifest done\n", predict.FormatSeconds(r.Seconds), r.RowsPerMin, r.StencilsDone, r.Stencils)
 	if r.Compiles > 0 {
 		fmt.Fprintf(w, "time: compilers %.0f s in %d runs, GPU %.0f s (%d harness processes), waiting for compiles %.0f s\n", r.CompileS, r.Compiles, r.GPUS, r.Starts, r.WaitS)
 	}

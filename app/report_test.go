@@ -89,7 +89,7 @@ NVML readings failed for 1 batches; their rows have none
 			return CampaignReport{Out: "runs/c", GPU: "H100-SXM", Source: smart.Measured, Rows: 120, OK: 100, Rows2D: 70, Rows3D: 50, Cut: 9,
 				Seconds: 60.4, RowsPerMin: 119.2, StencilsDone: 3, Stencils: 40, CopyGBs: 2890.4, CompileS: 80, Compiles: 30, GPUS: 50, Starts: 4, WaitS: 5}.WriteText(b)
 		}, `runs/c: 120 rows (measured on H100-SXM): 100 ok, 9 cut short; 2-D 70, 3-D 50
-60 s, 119 rows a minute; 3 of 40 stencils of the manifest done
+1.0 min, 119 rows a minute; 3 of 40 stencils of the manifest done
 time: compilers 80 s in 30 runs, GPU 50 s (4 harness processes), waiting for compiles 5 s
 device-to-device copy: 2890 GB/s
 `},
