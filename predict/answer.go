@@ -267,6 +267,12 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 		}
 	}
 	cal, model := ratioConstants(p.constants(), from, g)
+	if cal == nil && p.Calibration != nil && len(rangeOutside(own, st)) > 0 {
+		// Outside own's range the times found on from are the calibrated model's bound
+		// (Within): only that model's ratio keeps them where it puts the target, as settle
+		// bounds the target's time (the literature's ratio put a V100 ahead of the H100).
+		cal, model = p.constants(), "the calibrated analytic model's"
+	}
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
 		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by %s ratio of its setting on the two", from.Name, model)}
 	found := pl.found

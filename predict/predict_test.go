@@ -1084,5 +1084,17 @@ func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
 		if best[1] > best[0] {
 			t.Errorf("%s on %v: float32 predicted at %v ms, slower than float64's %v ms", tc.name, tc.grid, best[1], best[0])
 		}
+		// On another architecture the H100's bounded times move by the calibrated model's
+		// ratio, so they land inside that model's interval there too.
+		st := shape(t, tc.name, tc.dims, 0, tc.grid)
+		pr, err := p.Predict(context.Background(), Input{Stencil: st}, "v100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := pr.Best
+		iv := p.Calibration.Interval.Around(c.Analytic.TimeMs)
+		if c.Scaled == nil || !c.Scaled.Calibrated || c.TimeMs < iv.LoMs*(1-1e-9) || c.TimeMs > iv.HiMs*(1+1e-9) {
+			t.Errorf("%s on the V100: %v ms (scaled %+v); want the calibrated ratio, inside %v-%v", tc.name, c.TimeMs, c.Scaled, iv.LoMs, iv.HiMs)
+		}
 	}
 }
