@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"text/tabwriter"
 
@@ -58,12 +59,18 @@ type ReportRow struct {
 	Result
 }
 
-// MarshalJSON keeps the origin and the result side by side (both have an ID field).
+// MarshalJSON keeps the origin and the result side by side (both have an ID field). A CPU
+// check that compared nothing (a compile or launch error, a timeout, an overflowing reference)
+// has no relative error: null, not 0, which would read as an exact match.
 func (r ReportRow) MarshalJSON() ([]byte, error) {
+	res := r.Result
+	if st := res.CPU.Status; st != smart.StatusOK && st != smart.StatusWrongResult {
+		res.MaxRelErr = RelErr(math.NaN())
+	}
 	return json.Marshal(struct {
 		Stencil Origin `json:"stencil"`
 		Result
-	}{r.Origin, r.Result})
+	}{r.Origin, res})
 }
 
 // NewReport pairs results[i] with origin[i]; only the settled results are kept (Verify

@@ -63,6 +63,7 @@ func TestVerifyReportJSONInfinite(t *testing.T) {
 		{StencilID: "c1", PTX: ok, CPU: wrong, MaxRelErr: RelErr(math.Inf(1))},
 		{StencilID: "c2", PTX: ok, CPU: wrong, MaxRelErr: RelErr(math.NaN())},
 		{StencilID: "c3", PTX: ok, CPU: ok, MaxRelErr: 2.5e-16},
+		{StencilID: "c4", PTX: ok, CPU: Check{Status: smart.StatusInvalid, Detail: "the stencil overflows float32"}}, // nothing compared
 	}
 	r := NewReport("sm_80", 1, results, make([]Origin, len(results)), nil)
 	js, err := json.Marshal(r)
@@ -80,8 +81,11 @@ func TestVerifyReportJSONInfinite(t *testing.T) {
 	if err := json.Unmarshal(js, &got); err != nil {
 		t.Fatalf("%v in %s", err, js)
 	}
-	if got.Failed != 2 || len(got.Results) != 3 {
-		t.Fatalf("%d results, %d failed; want 3, 2: %s", len(got.Results), got.Failed, js)
+	if got.Failed != 3 || len(got.Results) != 4 {
+		t.Fatalf("%d results, %d failed; want 4, 3: %s", len(got.Results), got.Failed, js)
+	}
+	if got.Results[3].MaxRelErr != nil {
+		t.Errorf("a check that compared nothing has max_rel_err %v; want null", *got.Results[3].MaxRelErr)
 	}
 	for i, row := range got.Results[:2] {
 		if row.MaxRelErr != nil || row.CPU != wrong {
