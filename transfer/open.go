@@ -136,6 +136,20 @@ func Select(files []*File, kernel string) ([]Source, error) {
 			}
 		}
 	}
+	byID := StencilNames(files)
+	name := func(id string) string {
+		if sid, ok := strings.CutPrefix(id, "stencil "); ok {
+			return byID[sid]
+		}
+		return ""
+	}
+	var held []string // the kernels, each with its stencil's name where it has one
+	for _, id := range order {
+		if n := name(id); n != "" {
+			id += " (" + n + ")"
+		}
+		held = append(held, id)
+	}
 	want := ""
 	switch {
 	case kernel == AllKernels:
@@ -145,13 +159,6 @@ func Select(files []*File, kernel string) ([]Source, error) {
 		}
 		return out, nil
 	case kernel != "":
-		byID := StencilNames(files)
-		name := func(id string) string {
-			if sid, ok := strings.CutPrefix(id, "stencil "); ok {
-				return byID[sid]
-			}
-			return ""
-		}
 		var named []string // the stencils of that name
 		for _, id := range order {
 			if id == "stencil "+kernel || id == "kernel "+kernel {
@@ -168,19 +175,12 @@ func Select(files []*File, kernel string) ([]Source, error) {
 			want = named[0]
 		}
 		if want == "" {
-			var held []string
-			for _, id := range order {
-				if n := name(id); n != "" {
-					id += " (" + n + ")"
-				}
-				held = append(held, id)
-			}
 			return nil, fmt.Errorf("no file holds kernel %q (they hold %s)", kernel, strings.Join(held, ", "))
 		}
 	case len(order) == 1:
 		want = order[0]
 	default:
-		return nil, fmt.Errorf("%w (%s): name one", ErrSeveralKernels, strings.Join(order, ", "))
+		return nil, fmt.Errorf("%w (%s): name one", ErrSeveralKernels, strings.Join(held, ", "))
 	}
 	var out []Source
 	for _, f := range files {

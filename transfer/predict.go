@@ -436,11 +436,11 @@ func (v *variant) public(key string) Variant {
 
 func (st *state) basis(p *Prediction) string {
 	var b strings.Builder
-	what := st.ids[0]
+	what := "the " + st.ids[0] + "'s"
 	if len(st.ids) > 1 {
-		what = fmt.Sprintf("%d kernels", len(st.ids))
+		what = fmt.Sprintf("%d kernels'", len(st.ids))
 	}
-	fmt.Fprintf(&b, "the %s's measurements on %s", what, strings.Join(p.Sources, ", "))
+	fmt.Fprintf(&b, "%s measurements on %s", what, strings.Join(p.Sources, ", "))
 	switch {
 	case st.s.Ratio != nil:
 		fmt.Fprintf(&b, ", each setting's time scaled to %s by %s ratio of its times on the two GPUs", p.Target, cmp.Or(st.s.RatioName, "a"))

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"smart"
 	"smart/dataset"
 )
 
@@ -28,11 +27,7 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 		fmt.Fprintln(bw, "no interval: one source and fewer than 4 shots leave no errors to measure it on")
 	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	kernels := map[string]bool{}
-	for _, v := range p.Variants {
-		kernels[rowID(smart.Measurement{Kernel: v.Kernel, StencilID: v.StencilID})] = true
-	}
-	several := len(kernels) > 1 // then each row names its kernel
+	several := severalKernels(p.Variants) // then each row names its kernel
 	if several {
 		fmt.Fprintln(tw, "rank\ttime ms\tinterval\t\tkernel\tsetting")
 	} else {
@@ -50,7 +45,7 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 			what = "floor" // the stencil's copies or FMAs at the target's peak: Settings.Floor
 		}
 		if several {
-			what += "\t" + cmp.Or(p.Names[v.StencilID], v.StencilID, v.Kernel)
+			what += "\t" + v.kernelName(p.Names)
 		}
 		fmt.Fprintf(tw, "%d\t%.4g\t%s\t%s\t%s\n", i+1, v.TimeMs, iv, what, v.Label(p.Params))
 	}
@@ -61,14 +56,36 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 }
 
 // WriteShots writes the settings ChooseShots chose for target, numbered in the order to
-// measure them, their values as params print them (nil: as held).
-func WriteShots(w io.Writer, target string, vs []Variant, params []dataset.Param) error {
+// measure them, their values as params print them (nil: as held); where they are of several
+// kernels, each names its own (by names, the stencils' names by ID, where given).
+func WriteShots(w io.Writer, target string, vs []Variant, params []dataset.Param, names map[string]string) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "measure these %d settings on %s first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):\n", len(vs), target)
+	several := severalKernels(vs)
 	for i, v := range vs {
-		fmt.Fprintf(bw, "%3d  %s\n", i+1, v.Label(params))
+		if several {
+			fmt.Fprintf(bw, "%3d  %s: %s\n", i+1, v.kernelName(names), v.Label(params))
+		} else {
+			fmt.Fprintf(bw, "%3d  %s\n", i+1, v.Label(params))
+		}
 	}
 	return bw.Flush()
+}
+
+// severalKernels reports whether vs are of more than one kernel.
+func severalKernels(vs []Variant) bool {
+	for _, v := range vs {
+		if v.Kernel != vs[0].Kernel || v.StencilID != vs[0].StencilID {
+			return true
+		}
+	}
+	return false
+}
+
+// kernelName is the variant's kernel as a person reads it: its stencil's name where names has
+// it, else the stencil's ID or the kernel's name.
+func (v Variant) kernelName(names map[string]string) string {
+	return cmp.Or(names[v.StencilID], v.StencilID, v.Kernel)
 }
 
 // Label is the variant's OC and setting as a person reads them; the setting alone for a

@@ -60,7 +60,20 @@ func TestWriteShots(t *testing.T) {
   2  x=2
 `
 	var b bytes.Buffer
-	if err := WriteShots(&b, "A6000", vs, nil); err != nil {
+	if err := WriteShots(&b, "A6000", vs, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// Shots of several stencils each name theirs.
+	vs[0].StencilID, vs[1].StencilID = "aa", "bb"
+	want = `measure these 2 settings on A6000 first (the zero-shot ranking's fastest, then one per stratum of it, spreading the parameters):
+  1  j3d7pt: BASE x=1
+  2  bb: BASE x=2
+`
+	b.Reset()
+	if err := WriteShots(&b, "A6000", vs, nil, map[string]string{"aa": "j3d7pt"}); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {
