@@ -244,7 +244,7 @@ func (s *Stencil) Validate(lim Limits) error {
 		}
 	}
 	if !centre {
-		return fieldErr("offsets", "do not include the centre %s; add it (with coefficient 0 if it is not used)", formatOffset(Offset{}, s.Dims))
+		return fieldErr("offsets", "lack the centre %s; add it (with coefficient 0 if it is not used)", formatOffset(Offset{}, s.Dims))
 	}
 	// One step multiplies the largest value by up to the sum of |coefficients|: where that sum
 	// overflows the element type, even a grid of ones overflows and no result can be checked.
