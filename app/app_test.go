@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/catalog"
@@ -195,6 +196,7 @@ func TestBenchRefuses(t *testing.T) {
 		{Bench{Backend: "model:x.model", GPU: DefaultSimGPU}, "Backend"},
 		{Bench{Backend: Sim, GPU: "nosuch"}, "GPU"},
 		{Bench{Backend: Sim, GPU: DefaultSimGPU, Settings: []dataset.Variant{{OC: 0, Setting: huge}}}, "Settings"},
+		{Bench{Backend: Sim, GPU: DefaultSimGPU, Time: time.Nanosecond}, "Time"}, // runs out while drawing
 	} {
 		b := c.bench
 		b.Stencils, b.Samples, b.Out = sts, 2, filepath.Join(t.TempDir(), "runs")

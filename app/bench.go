@@ -227,7 +227,18 @@ func (bg *Benching) draw(ctx context.Context) error {
 		built++
 		return space.ForStencilContext(ctx, st, oc, g)
 	}
-	items, err := plan.Items(ctx, b.Stencils, bg.Backend.GPU, spaces, b.Shard)
+	dctx := ctx
+	if b.Time > 0 {
+		// --time counts the drawing too; drawn settings are kept only whole (they are the run's
+		// plan, which a resumed run reads back), so running out here measures nothing.
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithDeadline(ctx, bg.start.Add(b.Time))
+		defer cancel()
+	}
+	items, err := plan.Items(dctx, b.Stencils, bg.Backend.GPU, spaces, b.Shard)
+	if err != nil && ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		return &SettingError{Field: "Time", Wrong: true, Err: fmt.Errorf("%s ran out while drawing the settings, at stencil %d of %d: nothing was measured or written; allow more time, or draw fewer stencils or settings (smart campaign plan draws a campaign's settings ahead, on any machine)", b.Time, min(built/perStencil+1, total), total)}
+	}
 	if err != nil {
 		return err
 	}

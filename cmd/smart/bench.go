@@ -36,7 +36,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
 	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	fs.IntVar(&o.b.Batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included, keeping the variants measured so far; run again to resume")
+	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included (running out while drawing\nmeasures nothing), keeping the variants measured so far; run again to resume")
 	registerCUDA(fs, &o.b.CUDA, "timed samples per variant (cuda; at least 5), after its checked run",
 		"cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
