@@ -57,7 +57,8 @@ type Benching struct {
 	Items   []dataset.Item // the variants of the shard, done or not
 	Exists  bool           // the data set holds this run already: Run resumes it
 	bench   Bench
-	drawn   bool // Items were drawn now, not read from the data set
+	drawn   bool          // Items were drawn now, not read from the data set
+	drawing time.Duration // how long drawing them took
 	start   time.Time
 }
 
@@ -187,6 +188,8 @@ func (bg *Benching) open(ctx context.Context) error {
 		}
 	}
 	if bg.drawn = bg.Items == nil; bg.drawn {
+		began := time.Now()
+		defer func() { bg.drawing = time.Since(began) }()
 		return bg.draw(ctx)
 	}
 	return nil
@@ -227,18 +230,7 @@ func (bg *Benching) draw(ctx context.Context) error {
 		built++
 		return space.ForStencilContext(ctx, st, oc, g)
 	}
-	dctx := ctx
-	if b.Time > 0 {
-		// --time counts the drawing too; drawn settings are kept only whole (they are the run's
-		// plan, which a resumed run reads back), so running out here measures nothing.
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithDeadline(ctx, bg.start.Add(b.Time))
-		defer cancel()
-	}
-	items, err := plan.Items(dctx, b.Stencils, bg.Backend.GPU, spaces, b.Shard)
-	if err != nil && ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
-		return &SettingError{Field: "Time", Wrong: true, Err: fmt.Errorf("%s ran out while drawing the settings, at stencil %d of %d: nothing was measured or written; allow more time, or draw fewer stencils or settings (smart campaign plan draws a campaign's settings ahead, on any machine)", b.Time, min(built/perStencil+1, total), total)}
-	}
+	items, err := plan.Items(ctx, b.Stencils, bg.Backend.GPU, spaces, b.Shard)
 	if err != nil {
 		return err
 	}

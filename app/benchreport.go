@@ -92,6 +92,9 @@ type BenchReport struct {
 	RowsPerSec float64        `json:"rows_per_second"`
 	// Stopped says Bench.Time ended the run with variants left; the same Bench resumes it.
 	Stopped bool `json:"stopped"`
+	// DrawingSeconds is how long this call drew the settings: it counts in Bench.Time, and a
+	// drawing once begun finishes, saved for the next call, however long it takes.
+	DrawingSeconds float64 `json:"drawing_seconds,omitempty"`
 
 	sum dataset.Summary
 }
@@ -99,7 +102,7 @@ type BenchReport struct {
 // Report is the report of s, the summary of bg's run.
 func (bg *Benching) Report(s dataset.Summary) BenchReport {
 	r := BenchReport{Out: bg.bench.Out, Source: bg.Backend.Source, GPU: bg.Backend.GPU.Name, Variants: s.Total, Skipped: s.Skipped,
-		Written: s.Written, ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped, sum: s}
+		Written: s.Written, ByStatus: map[string]int{}, Seconds: s.Elapsed.Seconds(), Stopped: s.Stopped, DrawingSeconds: bg.drawing.Seconds(), sum: s}
 	for st, n := range s.ByStatus {
 		r.ByStatus[string(st)] = n
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"smart"
 	"smart/app"
@@ -36,7 +37,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
 	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	fs.IntVar(&o.b.Batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), drawing the settings included (running out while drawing\nmeasures nothing), keeping the variants measured so far; run again to resume")
+	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), keeping the variants measured so far; run again to resume.\nDrawing the settings counts, and once begun finishes (saved for the next call) however long it takes")
 	registerCUDA(fs, &o.b.CUDA, "timed samples per variant (cuda; at least 5), after its checked run",
 		"cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
@@ -121,6 +122,9 @@ func printBench(e *env, r app.BenchReport, asJSON bool) error {
 	stopped := ""
 	if r.Stopped {
 		stopped = fmt.Sprintf("stopped by --time with %d variants left: run the same command again to resume", r.Variants-r.Skipped-r.Written)
+		if r.Written == 0 && r.DrawingSeconds > 0 {
+			stopped += fmt.Sprintf(" (drawing the settings took %s of it; they are saved, so the next call measures from the start)", time.Duration(r.DrawingSeconds*float64(time.Second)).Round(time.Second))
+		}
 	}
 	return printOut(e, asJSON, r, then(r.WriteText, stopped))
 }

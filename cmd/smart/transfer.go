@@ -69,7 +69,9 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		target := cmp.Or(job.Target.GPU.Name, job.Target.Name)
-		return printOut(e, o.asJSON, vs, func(w io.Writer) error { return transfer.WriteShots(w, target, vs, job.CodedParams(), transfer.StencilNames(job.Files)) })
+		return printOut(e, o.asJSON, vs, func(w io.Writer) error {
+			return transfer.WriteShots(w, target, vs, job.CodedParams(), transfer.StencilNames(job.Files))
+		})
 	}
 	p, err := job.Predict()
 	if err != nil {
