@@ -1,8 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -70,47 +73,123 @@ func (tg *Tuning) openReplay(ctx context.Context, name EvaluatorName) error {
 	if i := slices.IndexFunc(meta.Devices, func(d dataset.Device) bool { return d.Name == device && strings.EqualFold(d.GPU, g.Name) }); i >= 0 {
 		b.Device = meta.Devices[i]
 	}
-	vs, settings, err := heldVariants(ctx, t.Stencil, t.OCs, g, rows)
+	vs, held, err := heldVariants(ctx, t.Stencil, t.OCs, g, rows)
 	if err != nil {
 		return err
 	}
 	if len(vs) == 0 {
 		return wrong("Evaluator", name.String(), "%s holds no setting of %s on the %s under the OCs searched that is valid there", dir, t.Stencil.Name, g.Name)
 	}
-	rest := ""
-	if n := len(rows) - settings; n > 0 {
-		rest = fmt.Sprintf(" (%d of its %d rows are not: repeats, or settings the space rules out)", n, len(rows))
-	}
-	notef(t.Notes, "%s holds a sample of each OC's space, not all of it: the search covers only the %d settings of %s it holds on the %s, under %d OCs%s\n",
-		dir, settings, t.Stencil.Name, g.Name, len(vs), rest)
+	notef(t.Notes, "%s holds a sample of each OC's space, not all of it: the search covers only the %d settings of %s it holds on the %s, under %s%s\n",
+		dir, held.settings, t.Stencil.Name, g.Name, plural(len(vs), "OC"), held.rest(len(rows), g.Name))
 	tg.Backend, tg.GPU, tg.Source, tg.Device = b, g, b.Source, b.Device
 	tg.Problem = tuner.Problem{Variants: vs, Evaluator: b.Evaluator, Stencil: t.Stencil, GPU: g.Name}
 	tg.Kernel = t.Stencil.Name
 	return nil
 }
 
+// held counts the rows of a replay against the settings searched.
+type held struct {
+	settings int // the settings searched: held under an OC searched, and in its space
+	others   int // rows of OCs not searched
+	repeats  int // rows of a setting held before under the same OC
+	// ruledOut are the settings held under an OC searched that the space rules out today, by
+	// rule in the order met.
+	ruledOut []ruledOut
+}
+
+type ruledOut struct {
+	rule, example string // the rule broken, and why the first setting broke it
+	n             int
+}
+
+// rest says what the rows not searched are, of all rows: "" where every row is searched.
+func (h held) rest(rows int, gpu string) string {
+	var parts []string
+	if h.others > 0 {
+		parts = append(parts, fmt.Sprintf("%d of OCs not searched", h.others))
+	}
+	if h.repeats > 0 {
+		parts = append(parts, fmt.Sprintf("%d repeating a setting", h.repeats))
+	}
+	if len(h.ruledOut) > 0 {
+		n := 0
+		var rules []string
+		for _, r := range h.ruledOut {
+			n += r.n
+			rule := fmt.Sprintf("%d breaking %q", r.n, r.rule)
+			if r.example != "" {
+				rule += " (e.g. " + r.example + ")"
+			}
+			rules = append(rules, rule)
+		}
+		parts = append(parts, fmt.Sprintf("%d of settings today's space rules out on the %s: %s", n, gpu, strings.Join(rules, "; ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of its %d rows are not: %s", rows-h.settings, rows, JoinList(parts, "and"))
+}
+
+// plural is "1 OC" or "2 OCs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // heldVariants are the spaces of st on gpu under ocs (nil: all) cut to the settings rows hold,
-// in the order of ocs, leaving out the OCs of none; settings counts theirs.
-func heldVariants(ctx context.Context, st *smart.Stencil, ocs []smart.Combination, gpu smart.GPU, rows []smart.Measurement) (vs []tuner.Variant, settings int, err error) {
+// in the order of ocs, leaving out the OCs of none, and the count of the rows.
+func heldVariants(ctx context.Context, st *smart.Stencil, ocs []smart.Combination, gpu smart.GPU, rows []smart.Measurement) (vs []tuner.Variant, h held, err error) {
 	if ocs == nil {
 		ocs = smart.Combinations()
 	}
+	h.others = len(rows)
 	for _, oc := range ocs {
-		held := slices.DeleteFunc(slices.Clone(rows), func(m smart.Measurement) bool { return m.OC != oc })
-		if len(held) == 0 {
+		of := slices.DeleteFunc(slices.Clone(rows), func(m smart.Measurement) bool { return m.OC != oc })
+		if len(of) == 0 {
 			continue
 		}
+		h.others -= len(of)
+		distinct := map[string]smart.Setting{}
+		for _, m := range of {
+			distinct[m.Setting.String()] = m.Setting
+		}
+		h.repeats += len(of) - len(distinct)
 		params, err := space.StencilParams(st, oc, gpu)
 		if err != nil {
-			return nil, 0, err
+			return nil, held{}, err
 		}
-		sp, err := space.New(ctx, tuner.HeldOnly(params, held))
+		sp, err := space.New(ctx, tuner.HeldOnly(params, of))
 		if err != nil {
-			return nil, 0, fmt.Errorf("setting space of %s under %s: %w", st.Name, oc, err)
+			return nil, held{}, fmt.Errorf("setting space of %s under %s: %w", st.Name, oc, err)
 		}
-		if n, _ := sp.Len(); n > 0 {
-			vs, settings = append(vs, tuner.Variant{OC: oc, Space: sp}), settings+int(n)
+		n, _ := sp.Len()
+		if n > 0 {
+			vs, h.settings = append(vs, tuner.Variant{OC: oc, Space: sp}), h.settings+int(n)
+		}
+		if int(n) < len(distinct) {
+			h.ruleOut(sp, distinct)
 		}
 	}
-	return vs, settings, nil
+	return vs, h, nil
+}
+
+// ruleOut counts the settings of sp's rows that sp rules out, by the rule each breaks: a held
+// setting passes the constraint of being held, so Check names the rule of today's space.
+func (h *held) ruleOut(sp *space.Space, settings map[string]smart.Setting) {
+	for _, key := range slices.Sorted(maps.Keys(settings)) {
+		var v *space.Violation
+		if !errors.As(sp.Check(settings[key]), &v) {
+			continue
+		}
+		rule := cmp.Or(v.Constraint, "the values of "+v.Param)
+		i := slices.IndexFunc(h.ruledOut, func(r ruledOut) bool { return r.rule == rule })
+		if i < 0 {
+			i = len(h.ruledOut)
+			h.ruledOut = append(h.ruledOut, ruledOut{rule: rule, example: v.Problem})
+		}
+		h.ruledOut[i].n++
+	}
 }

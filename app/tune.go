@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -191,7 +192,19 @@ func (tg *Tuning) Close() error {
 }
 
 func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
-	k, err := tuner.OpenKernelTuner(ctx, path, tg.tune.GPU)
+	device := tg.tune.GPU
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		// A data set's rows name the catalogue GPU of their device: any name the catalogue
+		// resolves (an alias, the name the driver reports) picks them.
+		if gpu, ok := tg.cat.Resolve(device); ok {
+			device = gpu
+		}
+	}
+	k, err := tuner.OpenKernelTuner(ctx, path, device)
+	var de *tuner.DeviceError
+	if errors.As(err, &de) && de.Device != "" {
+		return &SettingError{Field: "GPU", Value: tg.tune.GPU, Err: err, Wrong: true}
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"smart/dataset"
 	"smart/internal/atomicfile"
 	"smart/tuner"
 )
@@ -20,6 +21,9 @@ import (
 func (tg *Tuning) Finish(res tuner.Result, err error, report func(TuneReport) error) error {
 	trace, kernel := tg.tune.Trace, tg.tune.Emit
 	if err != nil && !(errors.Is(err, context.Canceled) && res.Evaluations > 0) {
+		if tg.kt != nil && tg.kt.Incomplete != "" && errors.Is(err, dataset.ErrNotMeasured) {
+			return fmt.Errorf("after %d evaluations: %w: %s", res.Evaluations, err, tg.kt.Incomplete)
+		}
 		return fmt.Errorf("after %d evaluations: %w", res.Evaluations, err)
 	}
 	if err := report(tg.Report(res)); err != nil {

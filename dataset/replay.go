@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"smart"
@@ -126,9 +127,8 @@ func (r *Replay) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement
 	}
 	m, ok := r.rows[k]
 	if !ok {
-		what := fmt.Sprintf("%s %s %s on %s", strings.TrimPrefix(k.id, "kernel:"), q.OC, q.Setting, r.devices[dev].Name)
 		if r.Missing == "" {
-			return smart.Measurement{}, fmt.Errorf("%s: %w", what, ErrNotMeasured)
+			return smart.Measurement{}, fmt.Errorf("%s on %s: %w", r.variant(k.id, q), r.devices[dev].Name, ErrNotMeasured)
 		}
 		m = smart.Measurement{GPU: r.devices[dev].GPU, Device: r.devices[dev].Name, OC: q.OC, Status: r.Missing,
 			Error: "not in the replayed data", Source: r.sources[dev]}
@@ -144,6 +144,21 @@ func (r *Replay) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement
 		m.Readings = &rd
 	}
 	return m, nil
+}
+
+// variant names the variant of q as a user knows it: a stencil's ID, OC and setting, or a
+// foreign kernel's name and setting, its values as the kernel's parameters print them (a
+// foreign kernel has no OC).
+func (r *Replay) variant(id string, q smart.Query) string {
+	name, foreign := strings.CutPrefix(id, "kernel:")
+	if !foreign {
+		return fmt.Sprintf("%s %s %s", id, q.OC, q.Setting)
+	}
+	var params []Param
+	if i := slices.IndexFunc(r.kernels, func(k Kernel) bool { return k.Name == name }); i >= 0 {
+		params = r.kernels[i].Params
+	}
+	return name + " " + SettingText(q.Setting, params)
 }
 
 func (r *Replay) pickDevice(gpu string) (int, error) {

@@ -3,6 +3,7 @@ package tuner
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,8 +31,35 @@ type KernelTuner struct {
 	Format      string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format), or "dataset"
 	Rows        []smart.Measurement // the file's configurations, as read
 	// Note, when not empty, says in a sentence for the user how the space was made: that no
-	// space.json was found, so the space is the file's configurations.
+	// space.json was found, so the space is the file's configurations, or that the file lacks
+	// some configurations of its constrained space.
 	Note string
+	// Incomplete, when not empty, says that the file lacks configurations its constraints
+	// allow, and what to do, for the error of a search that meets one (dataset.ErrNotMeasured).
+	Incomplete string
+}
+
+// DeviceError is a data set of a kernel measured on several devices opened on none of them, or
+// on a device it holds no rows of.
+type DeviceError struct {
+	Dir, Kernel string
+	Device      string           // the device (or GPU) asked for; "" none
+	Devices     []dataset.Device // those the data set holds the kernel's rows of
+}
+
+func (e *DeviceError) Error() string {
+	var held []string
+	for _, d := range e.Devices {
+		name := fmt.Sprintf("%q", d.Name)
+		if d.GPU != "" && d.GPU != d.Name {
+			name += " (" + d.GPU + ")"
+		}
+		held = append(held, name)
+	}
+	if e.Device == "" {
+		return fmt.Sprintf("%s holds kernel %s measured on %d devices (%s); name the one to tune on", e.Dir, e.Kernel, len(held), strings.Join(held, ", "))
+	}
+	return fmt.Sprintf("%s holds no rows of kernel %s on %q; it holds %s", e.Dir, e.Kernel, e.Device, strings.Join(held, ", "))
 }
 
 // OpenKernelTuner opens a Kernel Tuner file, or a data set directory of imported Kernel Tuner
@@ -61,7 +89,8 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	return k, nil
 }
 
-// openDataSet opens the one Kernel Tuner kernel of data set dir on device (empty: its only one).
+// openDataSet opens the one Kernel Tuner kernel of data set dir on device (empty: its only one),
+// a device name or the catalogue name of its GPU (any case); another device is a *DeviceError.
 func openDataSet(ctx context.Context, dir, device string) (*KernelTuner, error) {
 	meta, rows, err := dataset.ReadAll(dir)
 	if err != nil {
@@ -75,27 +104,27 @@ func openDataSet(ctx context.Context, dir, device string) (*KernelTuner, error) 
 		return nil, fmt.Errorf("%s holds %d Kernel Tuner kernels (%s); tune one at a time: import each kernel's caches into a data set of its own", dir, len(meta.Kernels), kernelNames(meta.Kernels))
 	}
 	k := &KernelTuner{Kernel: meta.Kernels[0], Format: "dataset"}
-	var devices []string
+	var devices []dataset.Device
 	for _, m := range rows {
-		if m.Kernel == k.Kernel.Name && !slices.Contains(devices, m.Device) {
-			devices = append(devices, m.Device)
+		if m.Kernel == k.Kernel.Name && !slices.ContainsFunc(devices, func(d dataset.Device) bool { return d.Name == m.Device }) {
+			devices = append(devices, dataset.Device{GPU: m.GPU, Name: m.Device})
 		}
 	}
 	switch {
 	case device != "":
-		i := slices.IndexFunc(rows, func(m smart.Measurement) bool {
-			return m.Kernel == k.Kernel.Name && (strings.EqualFold(m.Device, device) || strings.EqualFold(m.GPU, device))
+		i := slices.IndexFunc(devices, func(d dataset.Device) bool {
+			return strings.EqualFold(d.Name, device) || strings.EqualFold(d.GPU, device)
 		})
 		if i < 0 {
-			return nil, fmt.Errorf("%s holds no rows of kernel %s on %q; it holds %s", dir, k.Kernel.Name, device, quoted(devices))
+			return nil, &DeviceError{Dir: dir, Kernel: k.Kernel.Name, Device: device, Devices: devices}
 		}
-		k.Device, k.DeviceGiven = rows[i].Device, true
+		k.Device, k.DeviceGiven = devices[i].Name, true
 	case len(devices) == 1:
-		k.Device = devices[0]
+		k.Device = devices[0].Name
 	case len(devices) == 0:
 		return nil, fmt.Errorf("%s holds no rows of kernel %s", dir, k.Kernel.Name)
 	default:
-		return nil, fmt.Errorf("%s holds kernel %s measured on %d devices (%s); name the one to tune on", dir, k.Kernel.Name, len(devices), quoted(devices))
+		return nil, &DeviceError{Dir: dir, Kernel: k.Kernel.Name, Devices: devices}
 	}
 	for _, m := range rows {
 		if m.Kernel == k.Kernel.Name && m.Device == k.Device {
@@ -142,12 +171,37 @@ func (k *KernelTuner) build(ctx context.Context, path, constraintsFrom string) e
 			return fmt.Errorf("%s: its conditions (%s) leave kernel %s no configuration",
 				constraintsFrom, strings.Join(k.Kernel.Constraints, "; "), k.Kernel.Name)
 		}
+		k.checkHeld(path, constraintsFrom)
 	}
-	// Either way the file holds every setting of the space (a cache holds every configuration of
-	// its constrained space), so a setting it lacks is an error of the replay
-	// (dataset.ErrNotMeasured), not a failed variant.
+	// A setting of the space the file lacks is an error of the replay (dataset.ErrNotMeasured),
+	// not a failed variant: Kernel Tuner's simulation mode stops at one too, rather than search
+	// a space other than the kernel's.
 	k.Replay = dataset.NewReplay(k.Rows, []dataset.Kernel{k.Kernel})
 	return nil
+}
+
+// checkHeld sets Note and Incomplete where the rows lack configurations of the space that the
+// constraints of constraintsFrom make: a cache written by a search that did not try them all.
+func (k *KernelTuner) checkHeld(path, constraintsFrom string) {
+	held := map[string]bool{}
+	for _, m := range k.Rows {
+		if k.Space.Check(m.Setting) == nil {
+			held[m.Setting.String()] = true
+		}
+	}
+	all := k.Space.Count()
+	if all.Cmp(big.NewInt(int64(len(held)))) == 0 {
+		return
+	}
+	k.Note = fmt.Sprintf("%s holds %d of the %s configurations of %s that %s allows: a search that meets one of the others stops, as Kernel Tuner's simulation mode does",
+		path, len(held), all, k.Kernel.Name, constraintsFrom)
+	if k.Format == "dataset" {
+		k.Incomplete = fmt.Sprintf("%s lacks configurations that the constraints in %s allow (those of the space.json its caches were imported with), and the search met one: to tune the configurations it holds, import the caches again without the space.json beside them; or complete the caches",
+			path, constraintsFrom)
+		return
+	}
+	k.Incomplete = fmt.Sprintf("%s lacks configurations that %s allows, and the search met one: to tune the configurations the file holds, move %s away; or complete the cache",
+		path, constraintsFrom, constraintsFrom)
 }
 
 // SameMeasurements reports whether k and o hold the same kernel's same configurations with the
@@ -165,14 +219,6 @@ func kernelNames(ks []dataset.Kernel) string {
 		names = append(names, k.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-func quoted(names []string) string {
-	var out []string
-	for _, n := range names {
-		out = append(out, fmt.Sprintf("%q", n))
-	}
-	return strings.Join(out, ", ")
 }
 
 // HeldOnly constrains params (in their order) to the settings of rows, besides their own

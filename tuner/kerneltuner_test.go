@@ -2,12 +2,14 @@ package tuner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/ktdata"
 )
@@ -230,5 +232,84 @@ func TestSameMeasurements(t *testing.T) {
 	other := open("other.json", "V100", `{"1":{"time":1},"2":{"time":3}}`)
 	if !a.SameMeasurements(twin) || a.SameMeasurements(other) {
 		t.Errorf("same as its twin %v, as another GPU's %v; want true, false", a.SameMeasurements(twin), a.SameMeasurements(other))
+	}
+}
+
+// A cache that lacks configurations its space.json allows (one written by a search that did not
+// try them all) says so when opened, and what to do for the error of a search that meets one:
+// the replay stops there, as Kernel Tuner's simulation mode does. A complete cache says nothing.
+func TestOpenKernelTunerIncompleteCache(t *testing.T) {
+	for _, tc := range []struct {
+		name, cache string
+		note        []string
+	}{
+		{"complete", `"1,1":{"time":1},"1,2":{"time":2},"2,1":{"time":3}`, nil},
+		{"lacking one", `"1,1":{"time":1},"2,1":{"time":3}`, []string{"holds 2 of the 3 configurations of k that", "space.json allows"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cache := filepath.Join(dir, "A4000.json")
+			os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["a","b"],"tune_params":{"a":[1,2],"b":[1,2]},
+				"objective":"time","cache":{`+tc.cache+`}}`), 0o644)
+			os.WriteFile(filepath.Join(dir, "space.json"), []byte(`{"ConfigurationSpace":{"TuningParameters":[
+				{"Name":"a","Type":"int","Values":"[1, 2]"},{"Name":"b","Type":"int","Values":"[1, 2]"}],
+				"Conditions":[{"Expression":"a + b < 4"}]}}`), 0o644)
+			k, err := OpenKernelTuner(context.Background(), cache, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.note == nil {
+				if k.Note != "" || k.Incomplete != "" {
+					t.Errorf("note %q, incomplete %q; want neither", k.Note, k.Incomplete)
+				}
+				return
+			}
+			for _, w := range tc.note {
+				if !strings.Contains(k.Note, w) {
+					t.Errorf("note %q lacks %q", k.Note, w)
+				}
+			}
+			if want := "move " + filepath.Join(dir, "space.json") + " away"; !strings.Contains(k.Incomplete, want) {
+				t.Errorf("incomplete %q lacks %q", k.Incomplete, want)
+			}
+			_, _, err = Optimum(context.Background(), k.Problem())
+			if !errors.Is(err, dataset.ErrNotMeasured) || !strings.Contains(err.Error(), "k a=1,b=2 on X") {
+				t.Errorf("the exhaustive search: %v; want the replay's error naming k a=1,b=2", err)
+			}
+		})
+	}
+}
+
+// A data set of several devices opened on none, or on one it lacks, is a *DeviceError that
+// lists the devices with their catalogue GPUs.
+func TestOpenKernelTunerDeviceError(t *testing.T) {
+	ctx := context.Background()
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "both")
+	var files []string
+	for _, dev := range []string{"NVIDIA RTX A4000", "NVIDIA A100-PCIE-40GB"} {
+		f := filepath.Join(src, strings.ReplaceAll(dev, " ", "_")+".json")
+		os.WriteFile(f, []byte(`{"device_name":"`+dev+`","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},
+			"objective":"time","cache":{"1":{"time":1},"2":{"time":2}}}`), 0o644)
+		files = append(files, f)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataset.Import(ctx, dir, files, dataset.ImportOptions{AllowMixed: true, Resolve: cat.Resolve}); err != nil {
+		t.Fatal(err)
+	}
+	held := `"NVIDIA RTX A4000" (RTX-A4000), "NVIDIA A100-PCIE-40GB" (A100-40GB)`
+	for _, tc := range []struct {
+		device, want string
+	}{
+		{"", "holds kernel k measured on 2 devices (" + held + "); name the one to tune on"},
+		{"H100-SXM", `holds no rows of kernel k on "H100-SXM"; it holds ` + held},
+	} {
+		_, err := OpenKernelTuner(ctx, dir, tc.device)
+		var de *DeviceError
+		if !errors.As(err, &de) || de.Device != tc.device || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("on %q: %v; want a *DeviceError ending %q", tc.device, err, tc.want)
+		}
 	}
 }

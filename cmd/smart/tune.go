@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
 	"smart"
 	"smart/app"
 	"smart/internal/cliflag"
+	"smart/tuner"
 )
 
 // tuneOpts are the flags of the command that app.Tune does not hold as given.
@@ -102,7 +104,11 @@ func (o *tuneOpts) search(ctx context.Context, e *env, fs *flag.FlagSet, tg *app
 	return done
 }
 
-// tuneFlags names the flag of a setting app.Tune refused.
+// tuneFlags names the flag of a setting app.Tune refused, and the flag that picks a data set's
+// device where none was named.
 func tuneFlags(fs *flag.FlagSet, err error) error {
+	if de := (*tuner.DeviceError)(nil); errors.As(err, &de) && de.Device == "" {
+		return usagef("%w with --gpu", err)
+	}
 	return settingFlag(fs, err, map[string]string{"Prior": "--surrogate", "Strategy": "--method", "OCs": "--oc"})
 }

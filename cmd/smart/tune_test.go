@@ -592,3 +592,59 @@ func TestTuneBenchHelpExample(t *testing.T) {
 		t.Errorf("%s names %v; want %v", m[1], got, want)
 	}
 }
+
+// TestTuneDataSetDeviceCLI: --gpu picks a device of a data set of imported caches by any name
+// the catalogue resolves to its GPU (an alias, the driver's name); without it, the error says
+// which flag names one.
+func TestTuneDataSetDeviceCLI(t *testing.T) {
+	src, set := t.TempDir(), filepath.Join(t.TempDir(), "set")
+	var files []string
+	for _, dev := range []string{"NVIDIA A100-PCIE-40GB", "NVIDIA RTX A4000"} {
+		f := filepath.Join(src, strings.ReplaceAll(dev, " ", "_")+".json")
+		os.WriteFile(f, []byte(`{"device_name":"`+dev+`","kernel_name":"k","tune_params_keys":["a"],"tune_params":{"a":[1,2]},
+			"objective":"time","cache":{"1":{"time":1},"2":{"time":2}}}`), 0o644)
+		files = append(files, f)
+	}
+	if code, _, errs := runCLI(t, "", append([]string{"dataset", "import", "--allow-mixed", "--out", set}, files...)...); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	for _, c := range []struct {
+		gpu  []string
+		code int
+		want string
+	}{
+		{[]string{"--gpu", "a4000"}, 0, "as measured on NVIDIA RTX A4000"},
+		{[]string{"--gpu", "NVIDIA A100-PCIE-40GB"}, 0, "as measured on NVIDIA A100-PCIE-40GB"},
+		{[]string{"--gpu", "RTX-A4000"}, 0, "as measured on NVIDIA RTX A4000"},
+		{[]string{"--gpu", "h100"}, 2, `--gpu h100: ` + set + ` holds no rows of kernel k on "H100-SXM"; it holds "NVIDIA A100-PCIE-40GB" (A100-40GB), "NVIDIA RTX A4000" (RTX-A4000)`},
+		{nil, 2, "measured on 2 devices (\"NVIDIA A100-PCIE-40GB\" (A100-40GB), \"NVIDIA RTX A4000\" (RTX-A4000)); name the one to tune on with --gpu\n"},
+	} {
+		args := append([]string{"tune", "--evaluator", "replay:" + set, "--method", "random", "--budget", "2"}, c.gpu...)
+		if code, _, errs := runCLI(t, "", args...); code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.gpu, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestTunePartialCacheCLI: a cache that lacks configurations its space.json allows says so when
+// opened; a search that meets one stops, as Kernel Tuner's simulation mode does, with the
+// configuration in the kernel's values (no OC: a Kernel Tuner kernel has none) and what to do.
+func TestTunePartialCacheCLI(t *testing.T) {
+	dir := t.TempDir()
+	cache, spaceJSON := filepath.Join(dir, "A4000.json"), filepath.Join(dir, "space.json")
+	os.WriteFile(cache, []byte(`{"device_name":"NVIDIA RTX A4000","kernel_name":"k","tune_params_keys":["alpha","method"],
+		"tune_params":{"alpha":[0.5,2.0],"method":["fast","exact"]},"objective":"time","cache":{
+		"0.5,fast":{"time":1.25},"0.5,exact":{"time":1.5},"2.0,fast":{"time":1.0}}}`), 0o644)
+	os.WriteFile(spaceJSON, []byte(`{"ConfigurationSpace":{"TuningParameters":[
+		{"Name":"alpha","Type":"float","Values":"[0.5, 2.0]"},{"Name":"method","Type":"string","Values":"['fast', 'exact']"}]}}`), 0o644)
+	code, _, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+cache, "--method", "exhaustive", "--budget", "0")
+	for _, want := range []string{
+		cache + " holds 3 of the 4 configurations of k that " + spaceJSON + " allows",
+		"k alpha=2.0,method=exact on NVIDIA RTX A4000: the variant is not in the replayed data: " + cache + " lacks configurations that " + spaceJSON + " allows, and the search met one",
+		"move " + spaceJSON + " away; or complete the cache",
+	} {
+		if code != 1 || !strings.Contains(errs, want) || strings.Contains(errs, "BASE") {
+			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errs, want)
+		}
+	}
+}
