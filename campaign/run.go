@@ -207,11 +207,24 @@ const callTime = "2006-01-02T15:04:05.000Z07:00"
 
 func secs(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
-// ReadCalls reads the calls logged in a campaign's data set.
+// ReadCalls reads the calls logged in a campaign's data set. As with rows.csv, a torn last line
+// (a call killed while logging it: each line is one write ending in its newline) is left out, and
+// a file without a whole line (killed before its header was out) holds no calls, as a missing one.
 func ReadCalls(dir string) ([]Call, error) {
 	path := filepath.Join(dir, CallsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	whole := string(b[:strings.LastIndexByte(string(b), '\n')+1])
+	if whole == "" {
+		return nil, nil
+	}
 	var calls []Call
-	_, err := csvfile.ReadFile(path, callsHeader, func(line int, rec []string) error {
+	err = csvfile.Read(path, strings.NewReader(whole), callsHeader, func(line int, rec []string) error {
 		var err error
 		c := Call{GPU: rec[2], Device: rec[3], UUID: rec[4], Driver: rec[5], Source: smart.Source(rec[6]), Tool: rec[7]}
 		var errs []error

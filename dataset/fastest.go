@@ -28,7 +28,8 @@ type Fastest struct {
 	Setting   smart.Setting     `json:"setting"`
 	TimeMs    float64           `json:"time_ms"` // median per step
 	Device    string            `json:"device"`  // as the fastest row's device named itself
-	// Variants is how many variants of the stencil were measured in full on the GPU.
+	// Variants is how many distinct variants (OC and setting) of the stencil were measured in
+	// full on the GPU: one measured in several data sets counts once.
 	Variants int `json:"variants"`
 	// From and To are when the data sets holding them were created.
 	From time.Time `json:"from"`
@@ -50,6 +51,7 @@ type FastestFile struct {
 func FastestMeasured(dirs []string) (*FastestFile, error) {
 	type key struct{ gpu, id string }
 	byKey := map[key]*Fastest{}
+	variants := map[string]bool{} // Key of every variant counted
 	for _, dir := range dirs {
 		meta, rows, err := ReadAll(dir)
 		if err != nil {
@@ -73,7 +75,10 @@ func FastestMeasured(dirs []string) (*FastestFile, error) {
 				f = &Fastest{GPU: m.GPU, StencilID: m.StencilID, Stencil: names[m.StencilID], From: meta.Created, To: meta.Created}
 				byKey[k] = f
 			}
-			f.Variants++
+			if k := Key(m); !variants[k] {
+				variants[k] = true
+				f.Variants++
+			}
 			if !slices.Contains(f.DataSets, dir) {
 				f.DataSets = append(f.DataSets, dir)
 				f.From, f.To = minTime(f.From, meta.Created), maxTime(f.To, meta.Created)
@@ -83,7 +88,8 @@ func FastestMeasured(dirs []string) (*FastestFile, error) {
 			}
 		}
 	}
-	out := &FastestFile{Format: FastestFormat, DataSets: dirs}
+	// Fastest is never null in JSON: a reader can range over it as over any file's.
+	out := &FastestFile{Format: FastestFormat, DataSets: dirs, Fastest: []Fastest{}}
 	for _, f := range byKey {
 		out.Fastest = append(out.Fastest, *f)
 	}
@@ -171,5 +177,6 @@ func (f *FastestFile) WriteText(w io.Writer) error {
 	for _, v := range f.Fastest {
 		fmt.Fprintf(bw, "%-10s %-24s %10.4g %8d  %-16s %s\n", v.GPU, v.Stencil, v.TimeMs, v.Variants, v.OC, v.Setting)
 	}
+	fmt.Fprintln(bw, "variants: the distinct OCs and settings measured in full (ok, not cut short), each counted once however many data sets hold it")
 	return bw.Flush()
 }

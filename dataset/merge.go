@@ -237,9 +237,9 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 			}
 			out.Plan = nil
 		default:
-			if err := out.Plan.diff(*m.Plan); err != nil {
+			if d := out.Plan.diff(*m.Plan); d != nil {
 				if !allowMixed {
-					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were planned differently: %v", dirs[0], dirs[i], err)}
+					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were planned differently, not as shards of one plan (%s: %s and %s)", dirs[0], dirs[i], d.what, d.a, d.b)}
 				}
 				out.Plan = nil
 			}

@@ -137,7 +137,7 @@ func TestMergeRefusesMixing(t *testing.T) {
 	}{
 		{b, `differ in device ("analytic model" (A100-40GB) and "analytic model" (V100))`},
 		{c.Dir(), "differ in source"},
-		{d, "were planned differently: it draws 2 settings per OC, now 3"},
+		{d, "were planned differently, not as shards of one plan (settings drawn per OC: 2 and 3)"},
 	} {
 		_, err := Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{a, tc.with}, false)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(*MixedError)) {

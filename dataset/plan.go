@@ -95,19 +95,30 @@ func (p *Plan) check() error {
 	return nil
 }
 
-// diff reports how q differs from p.
-func (p Plan) diff(q Plan) error {
+// planDiff is the first way in which two plans differ: what, and what it is in each; a resumed
+// run and a merge word it each in its own terms.
+type planDiff struct{ what, a, b string }
+
+// diff reports the first way in which q differs from p, or nil.
+func (p Plan) diff(q Plan) *planDiff {
 	switch {
 	case p.Manifest != q.Manifest:
-		return fmt.Errorf("its campaign manifest is %.12s, now %.12s: the manifest changed after measuring began (restore it, or measure into another directory)", cmp.Or(p.Manifest, "(none)"), cmp.Or(q.Manifest, "(none)"))
+		manifest := func(h string) string { return cmp.Or(fmt.Sprintf("%.12s", h), "none") }
+		return &planDiff{"campaign manifest", manifest(p.Manifest), manifest(q.Manifest)}
 	case p.Seed != q.Seed:
-		return fmt.Errorf("its seed is %d, now %d", p.Seed, q.Seed)
+		return &planDiff{"seed", strconv.FormatUint(p.Seed, 10), strconv.FormatUint(q.Seed, 10)}
 	case p.Samples != q.Samples:
-		return fmt.Errorf("it draws %d settings per OC, now %d", p.Samples, q.Samples)
+		return &planDiff{"settings drawn per OC", strconv.Itoa(p.Samples), strconv.Itoa(q.Samples)}
 	case !slices.Equal(p.OCs, q.OCs):
-		return fmt.Errorf("its OCs are %v, now %v", p.OCs, q.OCs)
+		return &planDiff{"OCs", fmt.Sprint(p.OCs), fmt.Sprint(q.OCs)}
 	case !reflect.DeepEqual(p.Settings, q.Settings):
-		return errors.New("its explicit settings differ")
+		common := 0
+		for _, v := range q.Settings {
+			if slices.ContainsFunc(p.Settings, func(u Variant) bool { return reflect.DeepEqual(u, v) }) {
+				common++
+			}
+		}
+		return &planDiff{"explicit settings", strconv.Itoa(len(p.Settings)), fmt.Sprintf("%d, %d of them the same", len(q.Settings), common)}
 	case !slices.Equal(p.Stencils, q.Stencils):
 		common := 0
 		for _, id := range q.Stencils {
@@ -115,7 +126,7 @@ func (p Plan) diff(q Plan) error {
 				common++
 			}
 		}
-		return fmt.Errorf("its stencils differ: it has %d, now %d, of which %d are the same (compared by content)", len(p.Stencils), len(q.Stencils), common)
+		return &planDiff{"stencils", strconv.Itoa(len(p.Stencils)), fmt.Sprintf("%d, %d of them the same by content", len(q.Stencils), common)}
 	}
 	return nil
 }

@@ -97,6 +97,10 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 	if s.Torn != nil {
 		fmt.Fprintf(w, "rows.csv %s; left out\n", s.Torn)
 	}
+	if s.Rows == 0 {
+		_, err := fmt.Fprintln(w, "the data set holds no rows")
+		return err
+	}
 	if err := s.writeCounts(w); err != nil {
 		return err
 	}
@@ -134,13 +138,23 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 	return tw.Flush()
 }
 
-// writeCounts is the table of rows by GPU, OC (or kernel) and status.
+// writeCounts is the table of rows by GPU, OC (or kernel) and status, with the ok rows cut short
+// by cut where there are any.
 func (s *Stats) writeCounts(w io.Writer) error {
+	cuts := map[smart.Cut]int{}
+	for _, c := range s.Counts {
+		for k, n := range c.Cut {
+			cuts[k] += n
+		}
+	}
 	fmt.Fprintln(w, "\nRows by GPU, OC and status")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "GPU\tOC or kernel\trows\t")
 	for _, st := range smart.Statuses() {
 		fmt.Fprintf(tw, "%s\t", st)
+	}
+	if len(cuts) > 0 {
+		fmt.Fprint(tw, "cut slow\tcut stopped\t")
 	}
 	fmt.Fprintln(tw)
 	for _, c := range s.Counts {
@@ -148,9 +162,21 @@ func (s *Stats) writeCounts(w io.Writer) error {
 		for _, st := range smart.Statuses() {
 			fmt.Fprintf(tw, "%d\t", c.ByStatus[st])
 		}
+		if len(cuts) > 0 {
+			fmt.Fprintf(tw, "%d\t%d\t", c.Cut[smart.CutSlow], c.Cut[smart.CutStopped])
+		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(cuts) > 0 {
+		_, err := fmt.Fprintf(w, "%d of the ok rows were cut short by the measuring protocol, far slower than their stencil's fastest: "+
+			"%d slow (timed by their checked run alone), %d stopped (timed over the first launch of their checked run, unchecked); dataset fastest leaves them out\n",
+			cuts[smart.CutSlow]+cuts[smart.CutStopped], cuts[smart.CutSlow], cuts[smart.CutStopped])
+		return err
+	}
+	return nil
 }
 
 // WriteTables writes the labelling of the data set named name: the instances labelled, the

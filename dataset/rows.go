@@ -75,13 +75,20 @@ func scanRows(path, format string, params []string, fn func(m smart.Measurement)
 	if end < st.Size() {
 		torn = &Torn{Offset: end, Bytes: st.Size() - end}
 	}
-	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, 0, end), 1<<16))
+	// A file saved by a spreadsheet or an editor on Windows may begin with a byte-order mark,
+	// which is no part of the header's first name.
+	bom := int64(0)
+	head := make([]byte, len(utf8BOM))
+	if _, err := f.ReadAt(head, 0); err == nil && bytes.Equal(head, utf8BOM) && end >= int64(len(head)) {
+		bom = int64(len(head))
+	}
+	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, bom, end-bom), 1<<16))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	header := columnsOf(format, params)
 	line := 0
 	for {
-		start := r.InputOffset()
+		start := bom + r.InputOffset()
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -124,6 +131,9 @@ func scanRows(path, format string, params []string, fn func(m smart.Measurement)
 	}
 	return torn, nil
 }
+
+// utf8BOM is the byte-order mark with which some programs begin a UTF-8 file.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 func checkHeader(got, want []string) error {
 	if slices.Equal(got, want) {
@@ -177,9 +187,12 @@ func tailOffsets(f *os.File, size int64) (end, lastStart int64, err error) {
 // Glob expands patterns (filepath.Glob's, blanks trimmed, empty ones skipped) into the data
 // set directories they name, in order; a pattern may name their rows.csv (DIR/*/rows.csv: the
 // data sets among a directory's other files), which stands for its directory. A pattern that
-// names none is an error, so that a mistyped path is not a silently smaller input.
+// names none is an error, so that a mistyped path is not a silently smaller input, and so is a
+// data set named twice (as DIR and DIR/rows.csv, or by two patterns), whose rows would count
+// twice.
 func Glob(patterns []string) ([]string, error) {
 	var out []string
+	by := map[string]string{} // the pattern that named each data set, by its absolute path
 	for _, p := range patterns {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
@@ -195,6 +208,14 @@ func Glob(patterns []string) ([]string, error) {
 			if filepath.Base(f) == RowsFile {
 				f = filepath.Dir(f)
 			}
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return nil, fmt.Errorf("pattern %s: %w", p, err)
+			}
+			if prev, dup := by[abs]; dup {
+				return nil, fmt.Errorf("data set %s is given twice (by %s and %s); give each data set once", f, prev, p)
+			}
+			by[abs] = p
 			out = append(out, f)
 		}
 	}

@@ -277,7 +277,7 @@ func TestRunnerResumes(t *testing.T) {
 	// A run with another plan may not go into the same directory.
 	other := meta
 	other.Plan = &Plan{Seed: 4, Samples: 6, OCs: testOCs, Stencils: plan.Stencils}
-	if _, _, err := OpenWriter(dir, other); err == nil || !strings.Contains(err.Error(), "seed is 3, now 4") {
+	if _, _, err := OpenWriter(dir, other); err == nil || !strings.Contains(err.Error(), "its seed: 3, now 4") {
 		t.Fatalf("OpenWriter with another seed: %v", err)
 	}
 }

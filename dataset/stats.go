@@ -30,6 +30,9 @@ type CountRow struct {
 	Kernel   string               `json:"kernel,omitempty"`
 	Rows     int                  `json:"rows"`
 	ByStatus map[smart.Status]int `json:"by_status"`
+	// Cut counts the ok rows the measuring protocol cut short, by cut (slow, stopped): they
+	// count as ok in ByStatus, but their times are rough (smart.Cut).
+	Cut map[smart.Cut]int `json:"cut,omitempty"`
 }
 
 // BestOCRow is how many stencils an OC is the best for on a GPU; the best OC of a stencil is the
@@ -110,7 +113,8 @@ func gpuName(m smart.Measurement) string { return cmp.Or(m.GPU, m.Device) }
 
 // ComputeStats reads the data set in dir and summarises it.
 func ComputeStats(dir string) (*Stats, error) {
-	s := &Stats{}
+	// Empty lists, not null, in JSON for a data set without rows.
+	s := &Stats{Counts: []CountRow{}, BestOC: []BestOCRow{}, Gap: []GapRow{}}
 	type group struct{ gpu, oc, kernel string }
 	counts := map[group]*CountRow{}
 	best := bestTimes{}
@@ -131,6 +135,12 @@ func ComputeStats(dir string) (*Stats, error) {
 		}
 		c.Rows++
 		c.ByStatus[m.Status]++
+		if m.OK() && m.Cut != smart.CutNone {
+			if c.Cut == nil {
+				c.Cut = map[smart.Cut]int{}
+			}
+			c.Cut[m.Cut]++
+		}
 		best.add(m)
 		if m.Kernel != "" {
 			k := kernelKey{g.gpu, m.Kernel}

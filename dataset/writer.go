@@ -181,7 +181,14 @@ func sameRun(old, cur Meta) error {
 	case old.Plan == nil:
 		return errors.New("it has no sampling plan (a tuning record or an import); a planned measurement needs a directory of its own")
 	}
-	return old.Plan.diff(*cur.Plan)
+	d := old.Plan.diff(*cur.Plan)
+	if d == nil {
+		return nil
+	}
+	if old.Plan.Manifest != "" && old.Plan.Manifest != cur.Plan.Manifest {
+		return fmt.Errorf("its %s is %s, now %s: the manifest changed after measuring began (restore it, or measure into another directory)", d.what, d.a, d.b)
+	}
+	return fmt.Errorf("its %s: %s, now %s", d.what, d.a, d.b)
 }
 
 // Meta returns the data set's description.

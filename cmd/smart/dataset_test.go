@@ -72,7 +72,7 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	}
 	// Another plan may not reuse the directory.
 	code, _, errs = runCLI(t, "", append(benchArgs(out), "--samples", "4")...)
-	if code != 1 || !strings.Contains(errs, "started differently: it draws 3 settings per OC, now 4") {
+	if code != 1 || !strings.Contains(errs, "started differently: its settings drawn per OC: 3, now 4") {
 		t.Fatalf("other plan: exit %d: %s", code, errs)
 	}
 
@@ -197,6 +197,9 @@ func TestDatasetUsage(t *testing.T) {
 		{[]string{"dataset", "fastest"}, 2, "give the data sets"},
 		{[]string{"dataset", "fastest", "/nonexistent/*/rows.csv"}, 1, "/nonexistent/*/rows.csv names no data set"},
 		{[]string{"dataset", "fastest", "-o", "dataset_test.go", "../../data/measured/h200/random/j3d125pt"}, 1, "give --force to overwrite it"},
+		{[]string{"dataset", "fastest", "../../data/measured/h200/random/j3d125pt", "../../data/measured/h200/random/*/rows.csv"}, 1, "j3d125pt is given twice"},
+		{[]string{"dataset", "merge", "../../data/measured/h100-sxm/random/j3d19pt", "../../data/measured/h100-sxm/campaign", "--out", filepath.Join(t.TempDir(), "m")}, 1,
+			"planned differently, not as shards of one plan (campaign manifest: none and 11592bff6318); give --allow-mixed"},
 		{[]string{"bench", "--random", "2"}, 2, "--out: required: the data set directory"},
 		{[]string{"bench", "--random", "2", "--out", "x", "--shard", "3/2"}, 2, `shard "3/2" is not of the form`},
 		{[]string{"bench", "--random", "2", "--out", "x", "--oc", "BM_CM"}, 2, "--oc:"},

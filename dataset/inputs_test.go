@@ -1,0 +1,200 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"smart"
+)
+
+// sampleDataSet writes sampleRows into a new data set and returns its directory.
+func sampleDataSet(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "sample")
+	meta := Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
+		Devices: []Device{{GPU: "A100-40GB", Name: "NVIDIA A100-PCIE-40GB"}, {GPU: "V100", Name: "analytic"}}, Params: StencilParams()}
+	w, err := Create(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := sampleRows()
+	slow := rows[0]
+	slow.Setting, slow.Cut = smart.Setting{"bx": 64, "by": 4, "bz": 1, "shared": 1, "const": 0, "sd": 3, "sb": 64, "ufx": 1, "ufy": 1, "ufz": 2}, smart.CutSlow
+	if err := w.Append(append(rows, slow)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// headerOnly copies dir's meta.json and the header of its rows.csv into a new data set.
+func headerOnly(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "empty")
+	meta, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := os.ReadFile(filepath.Join(dir, RowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, MetaFile), meta, 0o644)
+	os.WriteFile(filepath.Join(out, RowsFile), rows[:bytes.IndexByte(rows, '\n')+1], 0o644)
+	return out
+}
+
+func TestGlobRefusesADataSetTwice(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	os.MkdirAll(a, 0o755)
+	os.WriteFile(filepath.Join(a, RowsFile), nil, 0o644)
+	for _, patterns := range [][]string{
+		{a, filepath.Join(a, RowsFile)},
+		{a, a + string(filepath.Separator)},
+		{filepath.Join(dir, "*"), a},
+		{a, a},
+	} {
+		if got, err := Glob(patterns); err == nil || !strings.Contains(err.Error(), "is given twice") {
+			t.Errorf("Glob(%q) = %v, %v; want it given twice", patterns, got, err)
+		}
+	}
+}
+
+// TestFastestCountsDistinctVariants: a variant in two data sets counts once, and no data set's
+// fastest is an empty list, not null, in JSON.
+func TestFastestCountsDistinctVariants(t *testing.T) {
+	src := filepath.Join("..", "data", "measured", "h200", "random", "j3d125pt")
+	one, err := FastestMeasured([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if err := os.CopyFS(again, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	two, err := FastestMeasured([]string{src, again})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Fastest) != 1 || len(two.Fastest) != 1 || two.Fastest[0].Variants != one.Fastest[0].Variants || len(two.Fastest[0].DataSets) != 2 {
+		t.Fatalf("one data set: %+v\nit twice: %+v; want the same variants in two data sets", one.Fastest, two.Fastest)
+	}
+	none, err := FastestMeasured([]string{headerOnly(t, src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(none); !strings.Contains(string(b), `"fastest":[]`) {
+		t.Errorf("no rows: %s; want an empty list", b)
+	}
+}
+
+// TestStatsCutShort: the ok rows the protocol cut short are counted by cut, and said so.
+func TestStatsCutShort(t *testing.T) {
+	s, err := ComputeStats(sampleDataSet(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[smart.Cut]int{"ST_RT": {smart.CutSlow: 1}, "BASE": {smart.CutStopped: 1}}
+	for _, c := range s.Counts {
+		if c.GPU == "A100-40GB" && !reflect.DeepEqual(c.Cut, want[c.OC]) {
+			t.Errorf("%s: cut %v; want %v", c.OC, c.Cut, want[c.OC])
+		}
+	}
+	var b bytes.Buffer
+	if err := s.WriteTables(&b, "x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"       GPU  OC or kernel  rows  ok  compile_error  launch_error  wrong_result  timeout  invalid  cut slow  cut stopped",
+		"  A100-40GB          BASE     3   1              1             0             1        0        0         0            1",
+		"2 of the ok rows were cut short by the measuring protocol, far slower than their stencil's fastest: 1 slow (timed by their checked run alone), 1 stopped",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("no line %q in\n%s", line, b.String())
+		}
+	}
+	js, _ := json.Marshal(s)
+	if !strings.Contains(string(js), `"cut":{"stopped":1}`) {
+		t.Errorf("JSON without the cut rows: %s", js)
+	}
+}
+
+// TestStatsNoRows: a data set of a header alone says it holds no rows, and its lists are empty
+// in JSON, not null.
+func TestStatsNoRows(t *testing.T) {
+	s, err := ComputeStats(headerOnly(t, sampleDataSet(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := s.WriteTables(&b, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "holds no rows") || strings.Contains(b.String(), "Rows by GPU") {
+		t.Errorf("no rows:\n%s", b.String())
+	}
+	js, _ := json.Marshal(s)
+	if !strings.Contains(string(js), `"counts":[],"best_oc":[],"gap":[]`) {
+		t.Errorf("no rows: %s", js)
+	}
+}
+
+// TestRowsWithByteOrderMark: a rows.csv an editor saved with a UTF-8 byte-order mark reads as
+// without one, and is appended to.
+func TestRowsWithByteOrderMark(t *testing.T) {
+	dir := sampleDataSet(t)
+	path := filepath.Join(dir, RowsFile)
+	plain, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := ReadAll(dir)
+	os.WriteFile(path, append([]byte("\xef\xbb\xbf"), plain...), 0o644)
+	_, got, err := ReadAll(dir)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("with a BOM: %d rows, %v; want %d", len(got), err, len(want))
+	}
+	w, _, err := Resume(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := want[0]
+	more.StencilID = "0000000000000009"
+	if err := w.Append(more); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, got, err = ReadAll(dir); err != nil || len(got) != len(want)+1 {
+		t.Errorf("appended to: %d rows, %v", len(got), err)
+	}
+}
+
+// TestMergeWordsPlans: a merge of differently planned data sets says what differs between them
+// in its own words, not those of a resumed run.
+func TestMergeWordsPlans(t *testing.T) {
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs[:2], 2, 1)
+	a := runShard(t, sts, plan, nil, simMeta(StencilParams(), nil, nil))
+	campaign := *plan
+	campaign.Samples, campaign.OCs, campaign.Manifest = 0, nil, strings.Repeat("ab", 32)
+	b, err := Create(filepath.Join(t.TempDir(), "campaign"), simMeta(StencilParams(), &campaign, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	_, err = Merge(context.Background(), filepath.Join(t.TempDir(), "m"), []string{a, b.Dir()}, false)
+	want := "were planned differently, not as shards of one plan (campaign manifest: none and abababababab)"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "now") || strings.Contains(err.Error(), "measuring began") {
+		t.Errorf("merge: %v; want %q", err, want)
+	}
+}
