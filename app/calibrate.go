@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"smart/calibrate"
 	"smart/catalog"
@@ -20,11 +23,16 @@ type Calibrate struct {
 	Command  string             // recorded in the file: the command line that wrote it
 }
 
-// Check refuses, before any data set is read, missing data sets or file, a level out of range
-// and a number of folds that leaves nothing out, each as a *SettingError of its field, and an
-// Out that cannot be written (holding another kind of file: a *SettingError wrapping an
-// *atomicfile.NotOursError).
+// Check refuses, before any data set is read, missing data sets or file, a test data set the
+// fit reads too, a level out of range and a number of folds that leaves nothing out, each as a
+// *SettingError of its field, and an Out that cannot be written (holding another kind of file: a
+// *SettingError wrapping an *atomicfile.NotOursError).
 func (c Calibrate) Check() error {
+	for _, t := range c.Test {
+		if slices.ContainsFunc(c.Data, func(d string) bool { return sameDir(d, t) }) {
+			return wrong("Test", t, "the fit reads it too; a test scores data the fit has not seen")
+		}
+	}
 	switch {
 	case len(c.Data) == 0:
 		return wrong("Data", "", "required: the measured data sets to fit on")
@@ -36,6 +44,19 @@ func (c Calibrate) Check() error {
 		return wrong("Folds", fmt.Sprint(c.Settings.Folds), "give 2 or more folds, or 0 for one per stencil up to %d", calibrate.DefaultFolds)
 	}
 	return checkReplace("Out", c.Out, c.Replace, calibrate.FileKind())
+}
+
+// sameDir reports whether a and b are the same directory: the same file where both exist, else
+// the same absolute path.
+func sameDir(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(ia, ib)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // Run checks c, reads the data sets, fits the constants and writes the file. Settings.Progress,
@@ -85,7 +106,8 @@ type ScoreCalibration struct {
 }
 
 // Run reads the file and the data sets and returns the file with its test scores (and the GPUs'
-// copy bandwidths it lacked) from Test, its leave-one-out scores left out.
+// copy bandwidths it lacked) from Test, its leave-one-out scores left out, and in InSample the
+// data sets of Test it was fitted on.
 func (s ScoreCalibration) Run() (*calibrate.File, error) {
 	if len(s.Test) == 0 {
 		return nil, wrong("Test", "", "required: the measured data sets to score the calibration on")
@@ -108,7 +130,9 @@ func (s ScoreCalibration) Run() (*calibrate.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.ScoreTest(test)
+	if err := f.ScoreTest(test); err != nil {
+		return nil, err
+	}
 	f.LeaveOneOut = nil
 	return f, nil
 }

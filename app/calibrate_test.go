@@ -39,6 +39,10 @@ func TestCalibrateCheck(t *testing.T) {
 		{"one fold", base(func(c *Calibrate) { c.Settings.Folds = 1 }), "Folds"},
 		{"negative folds", base(func(c *Calibrate) { c.Settings.Folds = -2 }), "Folds"},
 		{"two folds", base(func(c *Calibrate) { c.Settings.Folds = 2 }), ""},
+		{"test of other data", base(func(c *Calibrate) { c.Test = []string{dir} }), ""},
+		{"test of the data", base(func(c *Calibrate) { c.Data, c.Test = []string{dir}, []string{dir} }), "Test"},
+		{"test of the data, another path", base(func(c *Calibrate) { c.Data, c.Test = []string{dir}, []string{dir + "/."} }), "Test"},
+		{"test of missing data, same path", base(func(c *Calibrate) { c.Test = []string{"./d"} }), "Test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedField(t, tc.c.Check()); got != tc.field {

@@ -47,11 +47,8 @@ func (b *Bands) Lookup(model, basis string) *Band {
 // DecodeBands parses and checks a bands file; name is for errors.
 func DecodeBands(name string, r io.Reader) (*Bands, error) {
 	var b Bands
-	if err := decodeJSON("intervals", name, r, &b); err != nil {
+	if err := bandsFile.decode(name, r, &b); err != nil {
 		return nil, err
-	}
-	if b.Format != BandsFormat {
-		return nil, fmt.Errorf("intervals %s: format %q; this smart reads %q", name, b.Format, BandsFormat)
 	}
 	for i, bd := range b.Bands {
 		err := bd.check()
@@ -68,7 +65,7 @@ func DecodeBands(name string, r io.Reader) (*Bands, error) {
 // WriteBands writes b to path atomically; an existing file is replaced only where it is a bands
 // file itself.
 func WriteBands(path string, b *Bands) error {
-	kind := decodes("an intervals file", func(f io.Reader) error { _, err := DecodeBands("", f); return err })
+	kind := bandsFile.recognise(func(f io.Reader) error { _, err := DecodeBands("", f); return err })
 	if err := atomicfile.CheckReplace(path, false, kind); err != nil {
 		return fmt.Errorf("writing intervals %s: %w", path, err)
 	}

@@ -29,8 +29,13 @@ type Source struct {
 	Dir      string  `json:"dir"`
 	GPU      string  `json:"gpu"`
 	Stencils int     `json:"stencils"`
-	Rows     int     `json:"rows"` // used: measured, ok, not cut
+	Rows     int     `json:"rows"` // measured and ok, cut short or not
 	CopyGBs  float64 `json:"copy_gbs,omitempty"`
+	// Unmodelled is how many of Rows the model gives no time, settings it takes not to run as
+	// measured (to spill heavily, say): the fit and the scores leave them out. UnmodelledWhy is
+	// the first one's stencil and reason.
+	Unmodelled    int    `json:"unmodelled,omitempty"`
+	UnmodelledWhy string `json:"unmodelled_why,omitempty"`
 }
 
 // Data is the measurements a fit or a test reads, by stencil and GPU.
@@ -43,7 +48,8 @@ type Data struct {
 }
 
 // Load reads the data sets in dirs. Only rows measured on a GPU count: imported and simulated
-// rows are refused, since a calibration fitted to the model's own output would be circular.
+// rows are refused, since a calibration fitted to the model's own output would be circular. A
+// data set holds one GPU's rows, and at least one ok.
 func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 	d := &Data{CopyGBs: map[string]float64{}}
 	byKey := map[string]*Group{}
@@ -59,14 +65,28 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 		if err != nil {
 			return nil, fmt.Errorf("data set %s: %w", dir, err)
 		}
-		src := Source{Dir: dir, GPU: gpu.Name}
-		if cs, err := dataset.CopyBandwidths(dir); err == nil {
-			for _, c := range cs {
-				src.CopyGBs = max(src.CopyGBs, c.GBs)
+		for _, dev := range meta.Devices[1:] {
+			if g, err := cat.Lookup(dev.GPU); err != nil || g.Name != gpu.Name {
+				return nil, fmt.Errorf("data set %s holds the rows of %s and %s (a mixed merge): %s", dir, gpu.Name, dev.GPU, oneGPU)
 			}
+		}
+		src := Source{Dir: dir, GPU: gpu.Name}
+		cs, err := dataset.CopyBandwidths(dir) // none measured: nil, no error
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			src.CopyGBs = max(src.CopyGBs, c.GBs)
+		}
+		if src.CopyGBs > 0 {
 			d.CopyGBs[gpu.Name] = max(d.CopyGBs[gpu.Name], src.CopyGBs)
 		}
-		stencils := map[string]*smart.Stencil{}
+		// Of each stencil: its points, and a Modeler to tell the settings the model refuses.
+		type stencil struct {
+			*smart.Stencil
+			mod *roofline.Modeler
+		}
+		stencils := map[string]stencil{}
 		for i, m := range rows {
 			if m.Source != smart.Measured {
 				return nil, fmt.Errorf("data set %s, row %d: source %q; a calibration fits measured rows only", dir, i+1, m.Source)
@@ -75,18 +95,28 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 				continue
 			}
 			if g, err := cat.Lookup(m.GPU); err != nil || g.Name != gpu.Name {
-				return nil, fmt.Errorf("data set %s, row %d: GPU %q is not the data set's %s", dir, i+1, m.GPU, gpu.Name)
+				return nil, fmt.Errorf("data set %s, row %d: GPU %q is not the data set's %s: %s", dir, i+1, m.GPU, gpu.Name, oneGPU)
 			}
-			st := stencils[m.StencilID]
-			if st == nil {
-				if st, err = dataset.ReadStencil(dir, m.StencilID); err != nil {
+			st, ok := stencils[m.StencilID]
+			if !ok {
+				read, err := dataset.ReadStencil(dir, m.StencilID)
+				if err != nil {
 					return nil, err
 				}
+				st = stencil{read, roofline.NewModeler(read, gpu, nil)}
 				stencils[m.StencilID] = st
 			}
 			t, err := smart.DecodeTuning(st.Dims, m.OC, m.Setting)
 			if err != nil {
 				return nil, fmt.Errorf("data set %s, row %d: %w", dir, i+1, err)
+			}
+			// What the model refuses it refuses under any constants (they scale what it
+			// counts): counted here, once, for the note that says why rows are missing.
+			if _, err := st.mod.Model(t); err != nil {
+				if src.Unmodelled == 0 {
+					src.UnmodelledWhy = st.Name + ": " + err.Error()
+				}
+				src.Unmodelled++
 			}
 			key := gpu.Name + "|" + m.StencilID
 			grp := byKey[key]
@@ -95,16 +125,22 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 				byKey[key] = grp
 				d.Groups = append(d.Groups, grp)
 			}
-			grp.Samples = append(grp.Samples, roofline.StencilSample{Stencil: st, Tuning: t, GPU: gpu, TimeMs: m.TimeMs})
+			grp.Samples = append(grp.Samples, roofline.StencilSample{Stencil: st.Stencil, Tuning: t, GPU: gpu, TimeMs: m.TimeMs})
 			grp.OCs = append(grp.OCs, m.OC)
 			grp.Settings = append(grp.Settings, m.Setting)
 			src.Rows++
+		}
+		if src.Rows == 0 {
+			return nil, fmt.Errorf("data set %s: no row measured ok; nothing to fit or score", dir)
 		}
 		src.Stencils = len(stencils)
 		d.Sources = append(d.Sources, src)
 	}
 	return d, nil
 }
+
+// oneGPU is the advice of an error of a data set of several GPUs.
+const oneGPU = "a calibration reads one GPU per data set; give each GPU's data set separately"
 
 // names says which stencils (on which GPUs) the groups at idx are, for an error.
 func (d *Data) names(idx []int) string {

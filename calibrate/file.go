@@ -18,11 +18,8 @@ const maxFileBytes = 1 << 20
 // Decode parses and checks a calibration file's contents; name is for errors.
 func Decode(name string, r io.Reader) (*File, error) {
 	var f File
-	if err := decodeJSON("calibration", name, r, &f); err != nil {
+	if err := calibrationFile.decode(name, r, &f); err != nil {
 		return nil, err
-	}
-	if f.Format != Format {
-		return nil, fmt.Errorf("calibration %s: format %q; this smart reads %q", name, f.Format, Format)
 	}
 	if err := f.Calibration.Check(); err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", name, err)
@@ -58,12 +55,21 @@ func Write(path string, f *File, replace bool) error {
 // FileKind recognises a calibration file, for the rule on replacing files
 // (atomicfile.CheckReplace): Write replaces only one of these unless told to.
 func FileKind() atomicfile.Kind {
-	return decodes("a calibration file", func(f io.Reader) error { _, err := Decode("", f); return err })
+	return calibrationFile.recognise(func(f io.Reader) error { _, err := Decode("", f); return err })
 }
 
-// decodes recognises the files of this package that decode reads.
-func decodes(what string, decode func(io.Reader) error) atomicfile.Kind {
-	return atomicfile.Kind{What: what, Ours: func(path string) (bool, error) {
+// jsonFile is a kind of JSON file of this package: its name in errors, what one is, and its
+// format.
+type jsonFile struct{ kind, what, format string }
+
+var (
+	calibrationFile = jsonFile{"calibration", "a calibration file", Format}
+	bandsFile       = jsonFile{"intervals", "an intervals file", BandsFormat}
+)
+
+// recognise recognises the files of kind k that decode reads.
+func (k jsonFile) recognise(decode func(io.Reader) error) atomicfile.Kind {
+	return atomicfile.Kind{What: k.what, Ours: func(path string) (bool, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return false, err
@@ -73,20 +79,32 @@ func decodes(what string, decode func(io.Reader) error) atomicfile.Kind {
 	}}
 }
 
-// decodeJSON reads one of this package's files (kind names it in errors, name is its path) into
-// v: at most maxFileBytes, no unknown field.
-func decodeJSON(kind, name string, r io.Reader, v any) error {
+// decode reads a file of kind k (name is its path) into v: at most maxFileBytes, of k's format,
+// no unknown field. The format is checked first, so that another of smart's files (a data set's
+// meta.json) is named as such rather than by its first field a calibration lacks.
+func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	raw, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
 	if err != nil {
-		return fmt.Errorf("reading %s %s: %w", kind, name, err)
+		return fmt.Errorf("reading %s %s: %w", k.kind, name, err)
 	}
 	if len(raw) > maxFileBytes {
-		return fmt.Errorf("%s %s: over %d bytes; not a %s file", kind, name, maxFileBytes, kind)
+		return fmt.Errorf("%s %s: over %d bytes; not %s", k.kind, name, maxFileBytes, k.what)
+	}
+	var head struct {
+		Format *string `json:"format"`
+	}
+	if json.Unmarshal(raw, &head) == nil { // else the strict decoding below says what is wrong
+		switch {
+		case head.Format == nil:
+			return fmt.Errorf("%s has no format field; %s is %q", name, k.what, k.format)
+		case *head.Format != k.format:
+			return fmt.Errorf("%s is format %q; %s is %q", name, *head.Format, k.what, k.format)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s %s: %w", kind, name, jsonerr.Describe(err))
+		return fmt.Errorf("%s %s: %w", k.kind, name, jsonerr.Describe(err))
 	}
 	return nil
 }

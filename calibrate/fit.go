@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -33,6 +34,9 @@ type File struct {
 	// stencil.
 	LeaveOneOut []Score `json:"leave_one_out"`
 	Test        []Score `json:"test,omitempty"`
+	// InSample names the test data sets the calibration was fitted on (fittedOn): their scores
+	// are no test.
+	InSample []string `json:"in_sample,omitempty"`
 	// Folds is how many parts the fit's stencils were split into, each left out of one fit
 	// (as many as stencils: each left out alone); 0 in files written before folds were.
 	Folds int `json:"folds,omitempty"`
@@ -222,17 +226,25 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	f.Interval.From = fmt.Sprintf("errors of the calibrated model on %d measured stencils, each left out of its fit (%s)", f.Interval.Stencils, strings.Join(gpus(fit.Groups), ", "))
 	f.Calibration = *full
 	if test != nil {
-		f.ScoreTest(test)
+		if err := f.ScoreTest(test); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
 
 // ScoreTest scores f's constants and interval on test, data sets the fit did not see, in place
-// of f's test scores. Copy bandwidths measured beside them join the calibration where it has none
-// of their GPU: they are measurements of the hardware, not fitted. A stencil of one row is left
-// out.
-func (f *File) ScoreTest(test *Data) {
-	f.TestedOn, f.Test = test.Sources, nil
+// of f's test scores, and names in InSample those it did see after all. Copy bandwidths measured
+// beside them join the calibration where it has none of their GPU: they are measurements of the
+// hardware, not fitted. A stencil of one row is left out; test without a stencil left to score
+// is an error.
+func (f *File) ScoreTest(test *Data) error {
+	f.TestedOn, f.Test, f.InSample = test.Sources, nil, nil
+	for _, s := range test.Sources {
+		if f.fittedOn(s) {
+			f.InSample = append(f.InSample, s.Dir)
+		}
+	}
 	for gpu, gbs := range test.CopyGBs {
 		if _, ok := f.Calibration.CopyGBs[gpu]; !ok {
 			if f.Calibration.CopyGBs == nil {
@@ -248,6 +260,36 @@ func (f *File) ScoreTest(test *Data) {
 		f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
 			Coverage: Coverage(f.Interval, residuals(g, &f.Calibration))})
 	}
+	if len(f.Test) == 0 {
+		var dirs []string
+		for _, s := range test.Sources {
+			dirs = append(dirs, s.Dir)
+		}
+		return fmt.Errorf("calibration test %s: no stencil with 2 rows the model times; nothing to score", strings.Join(dirs, ", "))
+	}
+	return nil
+}
+
+// fittedOn reports whether the data set test is one of f.FittedOn: of the same GPU, and at the
+// same path or with the same stencils, rows and copy bandwidth (a copy). A relative path of
+// FittedOn is of wherever the fit ran, so it matches the end of test's absolute path too; a
+// data set grown since the fit matches by its path alone.
+func (f *File) fittedOn(test Source) bool {
+	abs, err := filepath.Abs(test.Dir)
+	if err != nil {
+		abs = filepath.Clean(test.Dir)
+	}
+	for _, s := range f.FittedOn {
+		dir := filepath.Clean(s.Dir)
+		switch {
+		case s.GPU != test.GPU:
+		case abs == dir, strings.HasSuffix(abs, string(filepath.Separator)+dir):
+			return true
+		case s.Stencils == test.Stencils && s.Rows == test.Rows && s.CopyGBs == test.CopyGBs:
+			return true
+		}
+	}
+	return false
 }
 
 // modelled returns the model's times of g's samples with cal (nil: the literature's), and the

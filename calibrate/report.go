@@ -13,8 +13,13 @@ import (
 )
 
 // WriteTables writes the scores of the calibration as text tables, before and after the fit,
-// held out, and its interval: what smart calibrate prints.
+// held out, and its interval: what smart calibrate prints. A file without leave-one-out scores
+// is one scored as it is (app.ScoreCalibration): nothing above its test was fitted.
 func (f *File) WriteTables(w io.Writer) error {
+	scoring := len(f.LeaveOneOut) == 0
+	for _, dir := range f.InSample {
+		fmt.Fprintf(w, "warning: %s is among the data sets the calibration was fitted on (fitted_on): its scores are in-sample, not a test\n", dir)
+	}
 	held := "Each stencil left out of the fit (literature constants -> fitted on the others):"
 	stencils := map[string]bool{}
 	for _, s := range f.LeaveOneOut {
@@ -23,11 +28,14 @@ func (f *File) WriteTables(w io.Writer) error {
 	if f.Folds > 0 && f.Folds < len(stencils) {
 		held = fmt.Sprintf("Each stencil held out of the fit with its fold, one of %d (literature constants -> fitted on the other folds):", f.Folds)
 	}
+	test := "Other GPUs (literature constants -> fitted on every stencil above):"
+	if scoring {
+		test = "Scored as it is, nothing fitted (literature constants -> the calibration's):"
+	}
 	for _, part := range []struct {
 		title  string
 		scores []Score
-	}{{held, f.LeaveOneOut},
-		{"Other GPUs (literature constants -> fitted on every stencil above):", f.Test}} {
+	}{{held, f.LeaveOneOut}, {test, f.Test}} {
 		if len(part.scores) == 0 {
 			continue
 		}
@@ -50,12 +58,26 @@ func (f *File) WriteTables(w io.Writer) error {
 		fmt.Fprintf(w, "  all %d: MAPE mean %.1f%% -> %.1f%%%s, Spearman median %.2f -> %.2f, best share geometric mean %.2f -> %.2f\n",
 			len(part.scores), 100*b.MAPE, 100*a.MAPE, level, b.Spearman, a.Spearman, b.BestShare, a.BestShare)
 	}
+	read := f.TestedOn // the data sets this run read: a scored file's fit read others
+	if !scoring {
+		read = append(slices.Clip(f.FittedOn), read...)
+	}
+	for _, s := range read {
+		if s.Unmodelled > 0 {
+			fmt.Fprintf(w, "note: %s: %d of its %d rows measured ok left out, settings the model gives no time (the first, %s)\n",
+				s.Dir, s.Unmodelled, s.Rows, s.UnmodelledWhy)
+		}
+	}
 	iv := f.Interval
 	band := iv.Around(1)
 	fmt.Fprintf(w, "%.0f%% interval: %.2fx to %.2fx the modelled time (held-out errors of %d stencils, %d rows)\n",
 		100*iv.Level, band.LoMs, band.HiMs, iv.Stencils, iv.Rows)
 	fmt.Fprintln(w, "ratio: median modelled/measured; best share: the best measured time over that of the model's fastest setting;")
-	fmt.Fprintln(w, "coverage: measured times inside the interval built without the stencil (or, other GPUs, with all)")
+	if scoring {
+		fmt.Fprintln(w, "coverage: measured times inside the calibration's interval")
+	} else {
+		fmt.Fprintln(w, "coverage: measured times inside the interval built without the stencil (or, other GPUs, with all)")
+	}
 	return nil
 }
 

@@ -31,8 +31,10 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if scoreFile != "" {
-		if len(c.Data) > 0 || c.Out != "" {
-			return usagef("--score scores a calibration as it is: give --test, not --data or -o")
+		// --level too is a fit's: the file keeps its interval, not the held-out errors that
+		// would give another level's.
+		if len(c.Data) > 0 || c.Out != "" || cliflag.Given(fs, "level", "folds", "force") {
+			return usagef("--score scores a calibration as it is, its interval too: give --test, not a fit's --data, -o, --level, --folds or --force")
 		}
 		f, err := app.ScoreCalibration{File: scoreFile, Test: c.Test, Catalog: c.Catalog}.Run()
 		if err != nil {

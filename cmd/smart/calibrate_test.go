@@ -44,8 +44,23 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("--score gave tests %+v (held-out %d); the fit's %+v", scored.Test, len(scored.LeaveOneOut), f.Test)
 	}
 	code, stdout, stderr = runCLI(t, "", "calibrate", "--score", "embedded", "--test", "../../data/measured/h200/random/j3d125pt")
-	if code != 0 || !strings.Contains(stdout, "Other GPUs") || !strings.Contains(stdout, "j3d125pt") || strings.Contains(stdout, "left out of the fit") {
+	if code != 0 || !strings.Contains(stdout, "Scored as it is, nothing fitted") || strings.Contains(stdout, "Other GPUs") || !strings.Contains(stdout, "j3d125pt") ||
+		strings.Contains(stdout, "left out of the fit") || strings.Contains(stdout, "warning") {
 		t.Errorf("--score embedded: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// A data set the embedded calibration was fitted on: a warning, in_sample in --json, and
+	// a note of the rows the model gives no time.
+	classic := "../../data/measured/h100-sxm/classic"
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--score", "embedded", "--test", classic)
+	for _, want := range []string{"warning: " + classic + " is among the data sets the calibration was fitted on", "note: " + classic + ": 70 of its 1198 rows measured ok left out"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("--score embedded --test %s: exit %d: %s\n%s\nwant %q", classic, code, stderr, stdout, want)
+		}
+	}
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--score", "embedded", "--test", classic, "--json")
+	var in calibrate.File
+	if code != 0 || json.Unmarshal([]byte(stdout), &in) != nil || !reflect.DeepEqual(in.InSample, []string{classic}) || in.TestedOn[0].Unmodelled != 70 {
+		t.Errorf("--score embedded --test %s --json: exit %d: %s; in sample %q, tested on %+v", classic, code, stderr, in.InSample, in.TestedOn)
 	}
 	// The table, and a second run replacing its own file.
 	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "-o", out)
@@ -59,6 +74,15 @@ func TestCalibrateRefuses(t *testing.T) {
 	notes := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notes, []byte("mine"), 0o644)
 	data := "../../data/measured/h100-sxm/random/j3d125pt"
+	empty := filepath.Join(dir, "empty") // a data set whose rows.csv holds its header alone
+	if err := os.CopyFS(empty, os.DirFS(data)); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := os.ReadFile(filepath.Join(empty, "rows.csv"))
+	head, _, _ := strings.Cut(string(rows), "\n")
+	if err := os.WriteFile(filepath.Join(empty, "rows.csv"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -73,7 +97,12 @@ func TestCalibrateRefuses(t *testing.T) {
 		{"unwritable", []string{"--data", data, "-o", filepath.Join(dir, "no", "such", "a.json")}, 1, "a.json"},
 		{"missing data", []string{"--data", filepath.Join(dir, "none"), "-o", filepath.Join(dir, "a.json")}, 1, "none"},
 		{"too few stencils", []string{"--data", data, "-o", filepath.Join(dir, "a.json")}, 1, "at least 3"},
-		{"score and fit", []string{"--score", "embedded", "--data", data, "--test", data}, 2, "not --data or -o"},
+		{"score and fit", []string{"--score", "embedded", "--data", data, "--test", data}, 2, "not a fit's --data, -o"},
+		{"score at a level", []string{"--score", "embedded", "--test", data, "--level", "0.9"}, 2, "--level"},
+		{"score in folds", []string{"--score", "embedded", "--test", data, "--folds", "3"}, 2, "--folds"},
+		{"test of the fit's data", []string{"--data", data + ",../../data/measured/h100-sxm/random/j3d19pt,../../data/measured/h100-sxm/random/j3d25pt", "--test", "../../data/measured/h100-sxm/random/../random/j3d125pt", "-o", filepath.Join(dir, "a.json")}, 2, "--test ../../data/measured/h100-sxm/random/../random/j3d125pt: the fit reads it too"},
+		{"score a data set's meta.json", []string{"--score", data + "/meta.json", "--test", data}, 1, `meta.json is format "smart-dataset/1"; a calibration file is "smart-calibration/1"`},
+		{"score no rows", []string{"--score", "embedded", "--test", empty}, 1, "data set " + empty + ": no row measured ok"},
 		{"score without test", []string{"--score", "embedded"}, 2, "--test"},
 		{"score no file", []string{"--score", filepath.Join(dir, "none.json"), "--test", data}, 1, "none.json"},
 		{"score not a calibration", []string{"--score", notes, "--test", data}, 1, "notes.txt"},
