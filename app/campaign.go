@@ -77,6 +77,12 @@ func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 	if err != nil {
 		return CampaignCall{}, err
 	}
+	// A GPU named that smart's CUDA does not run on is refused before a driver is looked for.
+	if g, lerr := cat.Lookup(c.GPU); c.GPU != "" && lerr == nil {
+		if err := g.RunsCUDA(); err != nil {
+			return CampaignCall{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
+		}
+	}
 	be, err := Open(name, nil, c.GPU, cat, c.CUDA, c.Notes)
 	if err != nil {
 		return CampaignCall{}, err

@@ -23,8 +23,12 @@ func PlanCampaign(ctx context.Context, spec campaign.Spec, out string, progress 
 	if out == "" {
 		return nil, wrong("Out", "", "required: the new manifest's directory")
 	}
-	if err := errors.Join(atomicfile.CheckDir(out), campaign.CheckNew(out)); err != nil {
-		return nil, &SettingError{Field: "Out", Err: err} // before the minutes of drawing
+	// Both before the minutes of drawing; a directory that holds a manifest is a name to change.
+	if err := atomicfile.CheckDir(out); err != nil {
+		return nil, &SettingError{Field: "Out", Err: err}
+	}
+	if err := campaign.CheckNew(out); err != nil {
+		return nil, &SettingError{Field: "Out", Err: err, Wrong: true}
 	}
 	cat, err := catalog.Default()
 	if err != nil {

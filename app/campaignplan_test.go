@@ -54,8 +54,19 @@ func TestCampaignRunRefusesAMD(t *testing.T) {
 	}
 }
 
+// TestCampaignRunRefusesAMDFirst: an AMD GPU named for cuda is refused before the driver is
+// looked for, so on a machine without one the error is the GPU's, not the missing driver's.
+func TestCampaignRunRefusesAMDFirst(t *testing.T) {
+	call, err := Campaign{Backend: "cuda", GPU: "mi250x", Out: filepath.Join(t.TempDir(), "cuda")}.Run(context.Background())
+	var se *SettingError
+	if !errors.As(err, &se) || se.Field != "GPU" || !se.Wrong || !errors.Is(err, smart.ErrNotCUDA) || call != (CampaignCall{}) {
+		t.Errorf("%+v, %v; want no call and a SettingError of GPU", call, err)
+	}
+}
+
 // TestPlanCampaignRefusesOut: the manifest's directory is required, and one that cannot be made
-// or already holds a manifest is refused before drawing.
+// or already holds a manifest is refused before drawing; one that holds a manifest is a name to
+// change (Wrong), as a missing one is.
 func TestPlanCampaignRefusesOut(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -65,11 +76,14 @@ func TestPlanCampaignRefusesOut(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(held, campaign.ManifestFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{"", filepath.Join(file, "m"), held} {
-		_, err := PlanCampaign(context.Background(), campaign.DefaultSpec(), out, nil)
+	for _, c := range []struct {
+		out   string
+		wrong bool
+	}{{"", true}, {filepath.Join(file, "m"), false}, {held, true}} {
+		_, err := PlanCampaign(context.Background(), campaign.DefaultSpec(), c.out, nil)
 		var se *SettingError
-		if !errors.As(err, &se) || se.Field != "Out" || se.Wrong != (out == "") {
-			t.Errorf("out %q: %v; want a SettingError of Out", out, err)
+		if !errors.As(err, &se) || se.Field != "Out" || se.Wrong != c.wrong {
+			t.Errorf("out %q: %v; want a SettingError of Out, Wrong %v", c.out, err, c.wrong)
 		}
 	}
 }

@@ -341,20 +341,20 @@ func TestRunResumes(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// Another manifest (here: another spec) may not add to the data set.
+	// Another manifest of the same stencils (here: this one edited) may not add to the data set.
 	other := *m
 	other.hash = strings.Repeat("0", 64)
 	// Such a call never begins: it returns the zero Call and logs nothing.
 	refused, err := (&Run{Manifest: &other, Out: parts, Evaluator: sim, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
 		Source: smart.Simulated}).Do(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "manifest changed") || refused != (Call{}) {
+	if err == nil || !strings.Contains(err.Error(), "the manifest was edited after measuring began") || refused != (Call{}) {
 		t.Errorf("a data set of another manifest: %+v, %v; want the zero Call and the error", refused, err)
 	}
 	status, err := m.Status(context.Background(), []string{parts})
 	if err != nil || len(status) != 1 || status[0].Done != len(m.Entries) || status[0].Rows != len(m.items) || len(status[0].Calls) != calls {
 		t.Errorf("status %+v, %v; want every stencil done, %d rows and %d calls", status, err, len(m.items), calls)
 	}
-	if _, err := other.Status(context.Background(), []string{parts}); err == nil || !strings.Contains(err.Error(), "was not measured from the manifest in "+dir) {
+	if _, err := other.Status(context.Background(), []string{parts}); err == nil || !strings.Contains(err.Error(), "with the same "+fmt.Sprint(len(m.Entries))+" stencils as the manifest in "+dir) {
 		t.Errorf("the status of another manifest's data set: %v", err)
 	}
 }
@@ -489,5 +489,30 @@ func TestCallsRoundTrip(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("a call's JSON keys are %v; want calls.csv's columns %v", got, want)
+	}
+}
+
+// TestMeasuredIn: a data set of another manifest is told from one of this manifest edited by
+// the stencils its plan names: all of them (edited), none (another manifest) or some (either).
+func TestMeasuredIn(t *testing.T) {
+	m := &Manifest{Entries: []Entry{{ID: "b"}, {ID: "a"}}, hash: strings.Repeat("1", 64), dir: "camp"}
+	for _, c := range []struct {
+		name string
+		plan *dataset.Plan
+		want string // "": accepted
+	}{
+		{"this manifest", &dataset.Plan{Manifest: m.hash, Stencils: []string{"a", "b"}}, ""},
+		{"edited", &dataset.Plan{Manifest: strings.Repeat("2", 64), Stencils: []string{"a", "b"}},
+			"d was measured from manifest 222222222222, with the same 2 stencils as the manifest in camp (111111111111): the manifest was edited after measuring began"},
+		{"another", &dataset.Plan{Manifest: strings.Repeat("3", 64), Stencils: []string{"c", "d", "e"}},
+			"d was measured from another manifest (333333333333), none of whose 3 stencils is among the 2 of the manifest in camp (111111111111): give that manifest, or measure this one into another directory"},
+		{"either", &dataset.Plan{Manifest: strings.Repeat("4", 64), Stencils: []string{"a", "c"}},
+			"d was measured from manifest 444444444444, 1 of whose 2 stencils is among the 2 of the manifest in camp (111111111111): another manifest, or this one edited"},
+		{"no manifest", nil, "d is not a campaign data set"},
+	} {
+		err := m.measuredIn("d", c.plan)
+		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
 	}
 }

@@ -547,6 +547,47 @@ func readItems(path string, gz []byte, byID map[string]*smart.Stencil) ([]Item, 
 	return items, err
 }
 
+// measuredIn refuses data set dir, of plan, unless it was measured from m, saying from what:
+// another manifest (none of m's stencils), m before an edit (m's stencils: the items or spec
+// changed, or m was drawn again with other settings or another build), or either (some).
+func (m *Manifest) measuredIn(dir string, plan *dataset.Plan) error {
+	if plan == nil {
+		return fmt.Errorf("%s is not a campaign data set: it was measured from no manifest", dir)
+	}
+	if plan.Manifest == m.hash {
+		return nil
+	}
+	ids := make([]string, len(m.Entries))
+	for i, e := range m.Entries {
+		ids[i] = e.ID
+	}
+	slices.Sort(ids)
+	common := 0
+	for _, id := range plan.Stencils {
+		if _, ok := slices.BinarySearch(ids, id); ok {
+			common++
+		}
+	}
+	this := fmt.Sprintf("manifest %.12s", m.hash)
+	if m.dir != "" {
+		this = fmt.Sprintf("the manifest in %s (%.12s)", m.dir, m.hash)
+	}
+	switch {
+	case slices.Equal(plan.Stencils, ids):
+		return fmt.Errorf("%s was measured from manifest %.12s, with the same %d stencils as %s: the manifest was edited after measuring began (or drawn again with other settings or another smart); restore it, or measure into another directory",
+			dir, plan.Manifest, len(ids), this)
+	case common == 0:
+		return fmt.Errorf("%s was measured from another manifest (%.12s), none of whose %d stencils is among the %d of %s: give that manifest, or measure this one into another directory",
+			dir, plan.Manifest, len(plan.Stencils), len(ids), this)
+	}
+	are := "are"
+	if common == 1 {
+		are = "is"
+	}
+	return fmt.Errorf("%s was measured from manifest %.12s, %d of whose %d stencils %s among the %d of %s: another manifest, or this one edited after measuring began; give the manifest it was measured from, or measure into another directory",
+		dir, plan.Manifest, common, len(plan.Stencils), are, len(ids), this)
+}
+
 // Progress counts the manifest's stencils of which rows hold every variant (done) and any
 // variant (started).
 func (m *Manifest) Progress(rows []smart.Measurement) (done, started int) {

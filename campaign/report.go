@@ -36,8 +36,8 @@ func (m *Manifest) Status(ctx context.Context, dirs []string) (StatusReport, err
 		if err != nil {
 			return nil, err
 		}
-		if meta.Plan == nil || meta.Plan.Manifest != m.Hash() {
-			return nil, fmt.Errorf("%s was not measured from the manifest in %s", dir, m.dir)
+		if err := m.measuredIn(dir, meta.Plan); err != nil {
+			return nil, err
 		}
 		calls, err := ReadCalls(dir)
 		if err != nil {
@@ -53,7 +53,7 @@ func (m *Manifest) Status(ctx context.Context, dirs []string) (StatusReport, err
 // WriteTables writes, per data set, the stencils measured and a table of its calls.
 func (r StatusReport) WriteTables(w io.Writer) error {
 	for _, s := range r {
-		fmt.Fprintf(w, "%s (%s, %s): %d rows; %d of %d stencils done, %d begun\n", s.Out, s.GPU, s.Source, s.Rows, s.Done, s.Stencils, s.Started-s.Done)
+		fmt.Fprintf(w, "%s (%s, %s): %d rows; %d of %d stencils started, %d of them done\n", s.Out, s.GPU, s.Source, s.Rows, s.Started, s.Stencils, s.Done)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  start\tminutes\trows\tok\tcut\t2-D\t3-D\trows/min\tcard")
 		for _, c := range s.Calls {

@@ -8,6 +8,8 @@ import (
 	"smart"
 )
 
+// TestStatusReportText: the text counts the stencils started and done as the JSON does
+// (stencils_started holds those done too).
 func TestStatusReportText(t *testing.T) {
 	start := time.Date(2026, 3, 1, 9, 5, 0, 0, time.UTC)
 	r := StatusReport{{Out: "data/measured/h100-sxm/campaign", GPU: "H100-SXM", Source: smart.Measured, Rows: 300, Done: 4, Started: 5, Stencils: 40,
@@ -18,7 +20,7 @@ func TestStatusReportText(t *testing.T) {
 	if err := r.WriteTables(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `data/measured/h100-sxm/campaign (H100-SXM, measured): 300 rows; 4 of 40 stencils done, 1 begun
+	want := `data/measured/h100-sxm/campaign (H100-SXM, measured): 300 rows; 5 of 40 stencils started, 4 of them done
   start             minutes  rows  ok   cut  2-D  3-D  rows/min  card
   2026-03-01 09:05  1.5      300   280  12   200  100  200       GPU-1
 `

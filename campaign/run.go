@@ -101,6 +101,13 @@ func (r *Run) Meta() dataset.Meta {
 func (r *Run) Do(ctx context.Context) (Call, error) {
 	call := Call{Start: time.Now().UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
 		Source: r.Source, Tool: dataset.ToolVersion()}
+	// Another manifest's data set is refused before the data set's own check, which cannot tell
+	// another manifest from this one edited.
+	if old, err := dataset.ReadMeta(r.Out); err == nil && old.Plan != nil && old.Plan.Manifest != "" {
+		if err := r.Manifest.measuredIn(r.Out, old.Plan); err != nil {
+			return Call{}, err
+		}
+	}
 	// A torn last line (a call killed mid-write) is cut off here, and its variant measured again.
 	w, _, err := dataset.OpenWriter(r.Out, r.Meta())
 	if err != nil {

@@ -87,7 +87,7 @@ func TestCampaignScript(t *testing.T) {
 	}
 	// status reads it.
 	code, out, errs := runCLI(t, "", "campaign", "status", "--manifest", manifest, data)
-	if code != 0 || !strings.Contains(out, "4 of 4 stencils done") {
+	if code != 0 || !strings.Contains(out, "4 of 4 stencils started, 4 of them done") {
 		t.Errorf("status: exit %d\n%s%s", code, out, errs)
 	}
 
@@ -124,8 +124,13 @@ func TestCampaignScript(t *testing.T) {
 }
 
 // TestCampaignPlanFlags: a spec value out of range is a usage error naming its flag and range,
-// and a GPU smart's CUDA does not run on is refused before anything is drawn or written.
+// a GPU smart's CUDA does not run on is refused before anything is drawn or written, and so is
+// a directory that holds a manifest already.
 func TestCampaignPlanFlags(t *testing.T) {
+	held := t.TempDir()
+	if err := os.WriteFile(filepath.Join(held, campaign.ManifestFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -134,6 +139,7 @@ func TestCampaignPlanFlags(t *testing.T) {
 		{[]string{"--max-order", "9"}, "--max-order 9: use 1 to 8"},
 		{[]string{"--uniform", "0", "--predicted", "0"}, "--predicted 0: use 1 or more"},
 		{[]string{"--gpu", "mi250x"}, "--gpu: GPU MI250X is made by AMD"},
+		{[]string{"--out", held}, "--out: " + held + " already holds a campaign manifest; choose another directory"},
 	} {
 		out := filepath.Join(t.TempDir(), "m")
 		code, _, errs := runCLI(t, "", append([]string{"campaign", "plan", "--per-dims", "1", "--out", out}, c.args...)...)
@@ -142,6 +148,9 @@ func TestCampaignPlanFlags(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: %s was written", c.args, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(held, campaign.ManifestFile)); err != nil || string(b) != "{}" {
+			t.Errorf("%v: the manifest in %s was changed (%v)", c.args, held, err)
 		}
 	}
 }
@@ -161,9 +170,12 @@ func TestCampaignRunRefused(t *testing.T) {
 		return []string{"campaign", "run", "--manifest", manifest, "--backend", "sim", "--gpu", gpu, "--out", out, "--json"}
 	}
 	amd := filepath.Join(dir, "amd")
-	code, out, errs := runCLI(t, "", runArgs(manifest, "mi250x", amd)...)
-	if _, err := os.Stat(amd); code != 2 || out != "" || !strings.Contains(errs, "--gpu: GPU MI250X is made by AMD") || err == nil {
-		t.Errorf("an AMD GPU: exit %d (stat %v), %q, %q; want exit 2, nothing written", code, err, out, errs)
+	for _, backend := range []string{"sim", "cuda"} { // cuda: before the driver is looked for
+		args := append(runArgs(manifest, "mi250x", amd), "--backend", backend)
+		code, out, errs := runCLI(t, "", args...)
+		if _, err := os.Stat(amd); code != 2 || out != "" || !strings.Contains(errs, "--gpu: GPU MI250X is made by AMD") || err == nil {
+			t.Errorf("an AMD GPU on %s: exit %d (stat %v), %q, %q; want exit 2, nothing written", backend, code, err, out, errs)
+		}
 	}
 	if code, _, errs := runCLI(t, "", runArgs(manifest, "h100", data)...); code != 0 {
 		t.Fatalf("first call: exit %d: %s", code, errs)
@@ -172,7 +184,7 @@ func TestCampaignRunRefused(t *testing.T) {
 		manifest, gpu, want string
 	}{
 		{manifest, "h200", "its device is [H100-SXM"},
-		{other, "h100", "its campaign manifest is"},
+		{other, "h100", "was measured from another manifest"},
 	} {
 		code, out, errs := runCLI(t, "", runArgs(c.manifest, c.gpu, data)...)
 		if code != 1 || out != "" || !strings.Contains(errs, c.want) || strings.Contains(errs, "run it again") {
