@@ -59,3 +59,31 @@ func TestReadCallsTorn(t *testing.T) {
 		})
 	}
 }
+
+// A call logged after a torn last line cuts it first: the file reads whole again, the torn call
+// left out and the new one in.
+func TestAppendCallAfterTornLine(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 3, 1, 9, 5, 0, 0, time.UTC)
+	call := func(i int) Call {
+		return Call{Start: start.Add(time.Duration(i) * time.Hour), End: start.Add(time.Duration(i)*time.Hour + time.Minute), GPU: "H100-SXM",
+			Source: smart.Simulated, Rows: 10 + i, OK: 10}
+	}
+	for i := range 2 {
+		if err := appendCall(dir, call(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, CallsFile)
+	whole, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, whole[:len(whole)-7], 0o644); err != nil { // the second call torn
+		t.Fatal(err)
+	}
+	if err := appendCall(dir, call(2)); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := ReadCalls(dir)
+	if err != nil || len(calls) != 2 || calls[0].Rows != 10 || calls[1].Rows != 12 {
+		t.Fatalf("%+v, %v; want the first call and the third", calls, err)
+	}
+}

@@ -180,6 +180,13 @@ func (r *Run) tally(w *dataset.Writer, before map[*smart.Stencil]int, call *Call
 // appendCall appends one line to dir's CallsFile, with the header when the file is new.
 func appendCall(dir string, c Call) error {
 	path := filepath.Join(dir, CallsFile)
+	// A call killed while logging leaves a torn last line, which ReadCalls leaves out: cut it,
+	// or the line appended now would join it.
+	if old, err := os.ReadFile(path); err == nil && len(old) > 0 && old[len(old)-1] != '\n' {
+		if err := os.Truncate(path, int64(strings.LastIndexByte(string(old), '\n')+1)); err != nil {
+			return fmt.Errorf("logging the call: cutting the torn last line of %s: %w", path, err)
+		}
+	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("logging the call: %w", err)
