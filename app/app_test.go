@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -443,5 +444,19 @@ func TestTransferStencilOnFewFP64Lanes(t *testing.T) {
 				t.Fatalf("%s: %s at %g ms, below the %g ms of its FMAs at the T4's FP64 peak", ratio, v.Label(nil), v.TimeMs, fmaMs)
 			}
 		}
+	}
+}
+
+// An AMD GPU named for the cuda backend is refused before any driver is looked for, so a
+// machine without one says what is wrong first.
+func TestOpenCUDARefusesAMDFirst(t *testing.T) {
+	cat, err := catalog.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(EvaluatorName{Kind: CUDA}, nil, "mi250x", cat, CUDAOptions{}, io.Discard)
+	var se *SettingError
+	if !errors.As(err, &se) || se.Field != "GPU" || !strings.Contains(err.Error(), "smart's kernels are CUDA") {
+		t.Errorf("cuda on the MI250X: %v; want a SettingError of GPU", err)
 	}
 }

@@ -226,6 +226,14 @@ func DeviceGPU(cat *catalog.Catalog, given, name string, index int) (smart.GPU, 
 // openCUDA opens GPU cu.Device through NVML and sets up its runner; given names the catalogue
 // entry where the catalogue does not know the device.
 func openCUDA(cat *catalog.Catalog, given string, cu CUDAOptions) (*Backend, error) {
+	if given != "" && cat != nil {
+		// A GPU named that smart's kernels cannot run on is the first thing wrong, driver or not.
+		if g, err := cat.Lookup(given); err == nil {
+			if err := g.RunsCUDA(); err != nil {
+				return nil, &SettingError{Field: "GPU", Err: err, Wrong: true}
+			}
+		}
+	}
 	nv, err := gpuinfo.Open()
 	if err != nil {
 		return nil, err
