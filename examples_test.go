@@ -21,7 +21,8 @@ import (
 
 // TestExamples runs every example of the README, of docs/ and of each command's --help in a
 // copy of what a clone holds, and fails naming the example's source and its output when it
-// exits non-zero. docs/commands.md ("Every example runs") states the rules for users:
+// exits non-zero, or when a console block shows an output line it does not print (elisions,
+// times, rates and dates aside). docs/commands.md ("Every example runs") states the rules for users:
 //
 //   - In markdown, an example is a line of a ```sh or ```console block (after "$ ") in which smart
 //     or bin/smart starts a command (the line's start, or after &&, ;, | or do), with the lines
@@ -128,6 +129,8 @@ func runSource(t *testing.T, src source, files []string, bin string, count func(
 			out, err := ex.run(t, dir)
 			if err != nil {
 				t.Errorf("%s: %s\n%v; its output:\n%s", ex.where, ex.command, err, tail(out, 4000))
+			} else if gone := ex.missing(out); len(gone) > 0 {
+				t.Errorf("%s: %s\nprints no line\n  %s\nthat the documentation shows; its output:\n%s", ex.where, ex.command, strings.Join(gone, "\n  "), tail(out, 4000))
 			}
 			t.Logf("%.1f s: %s", time.Since(start).Seconds(), ex.command)
 		})
@@ -140,6 +143,29 @@ type example struct {
 	command string // as written, continuations included
 	vars    []string
 	block   int // the code block (or --help text) it is in, numbered in its source
+	// shown is the output a console block shows under the command, up to the next "$ ".
+	shown []string
+}
+
+// unshown is the output of a run that a console block is not held to: elisions, and what
+// changes from run to run or machine to machine (elapsed times and rates, dates, hashes of a
+// build, the commit).
+var unshown = regexp.MustCompile(`\.\.\.|…|\bdone in\b|\brows?/s\b|rows a minute|\b\d{4}-\d{2}-\d{2}\b|\bsha256\b|ms per evaluation|^commit |^built with |^smart \S+ \(module|\d+(\.\d+)?\s?(ms|s)(, | to |$)|\bwrote \S*\.tmp`)
+
+// missing returns the lines of shown, those a run is held to, that out lacks.
+func (ex example) missing(out []byte) []string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		have[strings.TrimRight(l, " \r")] = true
+	}
+	var gone []string
+	for _, l := range ex.shown {
+		l = strings.TrimRight(l, " ")
+		if l != "" && !unshown.MatchString(l) && !have[l] {
+			gone = append(gone, l)
+		}
+	}
+	return gone
 }
 
 var (
@@ -265,11 +291,18 @@ func parseMarkdown(name string, b []byte) []example {
 				line = strings.TrimPrefix(lines[i], indent)
 				command += "\n" + line
 			}
+			var shown []string
+			if lang == "console" {
+				for i+1 < len(lines) && !fence.MatchString(lines[i+1]) && !strings.HasPrefix(strings.TrimPrefix(lines[i+1], indent), "$ ") {
+					i++
+					shown = append(shown, strings.TrimPrefix(lines[i], indent))
+				}
+			}
 			switch {
 			case assignment.MatchString(command):
 				vars = append(vars, command)
 			case runsSmart.MatchString(command):
-				out = append(out, example{where: fmt.Sprintf("%s:%d", name, start), command: command, vars: slices.Clone(vars), block: block})
+				out = append(out, example{where: fmt.Sprintf("%s:%d", name, start), command: command, vars: slices.Clone(vars), block: block, shown: shown})
 			}
 		}
 	}
@@ -503,14 +536,15 @@ func TestParseExamples(t *testing.T) {
 		{where: "d.md:5", command: "bin/smart tune --evaluator replay:$K/a.json.gz \\\n  --budget 10   # needs a GPU", vars: []string{"K=data/kt"}, block: 1},
 		{where: "d.md:8", command: "cp -r a b && smart dataset label b", vars: []string{"K=data/kt"}, block: 1},
 		{where: "d.md:9", command: "for g in a b; do\n  smart bench --gpu $g --out $g; done   # takes minutes", vars: []string{"K=data/kt"}, block: 1},
-		{where: "d.md:13", command: "smart version", block: 2},
+		{where: "d.md:13", command: "smart version", block: 2, shown: []string{"smart v0 (module smart)"}},
 		{where: "d.md:22", command: "smart show j3d7pt | jq .", block: 4},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d examples, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i].where != want[i].where || got[i].command != want[i].command || got[i].block != want[i].block || !slices.Equal(got[i].vars, want[i].vars) {
+		if got[i].where != want[i].where || got[i].command != want[i].command || got[i].block != want[i].block || !slices.Equal(got[i].vars, want[i].vars) ||
+			!slices.Equal(got[i].shown, want[i].shown) {
 			t.Errorf("example %d: %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
@@ -521,6 +555,19 @@ func TestParseExamples(t *testing.T) {
 	help := "Usage: smart x\n\nExamples:\n  smart x a\n  smart x b \\\n    --c d\n  smart x e   # needs a GPU\n\nFlags:\n  -c string\n"
 	if cmds := helpCommands([]byte(help)); !slices.Equal(cmds, []string{"smart x a", "smart x b \\\n    --c d", "smart x e   # needs a GPU"}) {
 		t.Errorf("help examples %q", cmds)
+	}
+}
+
+// TestMissing: a run is held to the lines a console block shows, but not to elisions, times,
+// rates and dates.
+func TestMissing(t *testing.T) {
+	ex := example{shown: []string{"j3d7pt: 3-D, order 1", "  OC   ms/step", "  ...", "predict done in 95ms", "0s, 12684 rows/s",
+		"created 2026-11-27", "bayes, seed 1: 60 evaluations (0 failed), stopped: evaluations, 189ms (strategy 3.14 ms per evaluation)", ""}}
+	if gone := ex.missing([]byte("j3d7pt: 3-D, order 1\n  OC   ms/step  \nother\n")); len(gone) != 0 {
+		t.Errorf("missing %q from an output that has every line held", gone)
+	}
+	if gone := ex.missing([]byte("j3d7pt: 3-D, order 2\n  OC   ms/step\n")); !slices.Equal(gone, []string{"j3d7pt: 3-D, order 1"}) {
+		t.Errorf("missing %q; want the line that changed", gone)
 	}
 }
 
