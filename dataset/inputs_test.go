@@ -17,9 +17,7 @@ import (
 func sampleDataSet(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sample")
-	meta := Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
-		Devices: []Device{{GPU: "A100-40GB", Name: "NVIDIA A100-PCIE-40GB"}, {GPU: "V100", Name: "analytic"}}, Params: StencilParams()}
-	w, err := Create(dir, meta)
+	w, err := Create(dir, sampleMeta())
 	if err != nil {
 		t.Fatal(err)
 	}

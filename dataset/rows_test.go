@@ -78,10 +78,15 @@ func TestRowRoundTrip(t *testing.T) {
 	}
 }
 
+// sampleMeta is the meta of a data set of sampleRows: two GPUs, measured and simulated.
+func sampleMeta() Meta {
+	return Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
+		Devices: []Device{{GPU: "A100-40GB", Name: "NVIDIA A100-PCIE-40GB"}, {GPU: "V100", Name: "analytic"}}, Params: StencilParams()}
+}
+
 func TestRowsFileRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	meta := Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
-		Devices: []Device{{GPU: "A100-40GB", Name: "NVIDIA A100-PCIE-40GB"}, {GPU: "V100", Name: "analytic"}}, Params: StencilParams()}
+	meta := sampleMeta()
 	w, err := Create(dir, meta)
 	if err != nil {
 		t.Fatal(err)
