@@ -56,7 +56,7 @@ type SelectScores struct {
 type RuntimeScores struct {
 	MAPE        float64            `json:"mape"` // percent
 	Percentiles map[string]float64 `json:"ape_percentiles"`
-	// PickShare is, over problems (stencils, or the kernel) on the GPU, the mean of the best
+	// PickShare is, over problems (a stencil, or the kernel, on a GPU), the mean of the best
 	// measured time / the measured time of the variant the model predicts fastest: how close
 	// the model's choice comes to the optimum.
 	PickShare float64 `json:"pick_share"`
@@ -187,10 +187,13 @@ func runtimeScores(set *Set, p *Predictions, idx []int) *RuntimeScores {
 		pred := math.Exp(p.LnMs[i])
 		ape[j] = 100 * math.Abs(pred-smp.TimeMs) / smp.TimeMs
 		sum += ape[j]
+		// A problem is a stencil (or the kernel) on one GPU: the overall row must not pick across
+		// GPUs, whose times differ by more than the settings do.
 		problem := smp.Group
 		if set.Inputs.Kernel != "" {
 			problem = set.Inputs.Kernel
 		}
+		problem += "|" + smp.GPU
 		pk, ok := picks[problem]
 		if !ok {
 			pk = &pick{predicted: math.Inf(1), best: math.Inf(1)}

@@ -404,6 +404,16 @@ func TestScoreGolden(t *testing.T) {
 	if rr.Problems != 2 || math.Abs(rr.PickShare-0.75) > 1e-12 {
 		t.Errorf("pick share %v over %d problems, want 0.75 over 2", rr.PickShare, rr.Problems)
 	}
+	// A stencil on two GPUs is two problems: s1 on H (3 ms predicted 0.5, picked; 2 ms predicted
+	// 2) adds a share of 2/3, where one problem across GPUs would have scored s1 by its G rows'
+	// best, 1 ms, against H's pick.
+	rt.Samples = append(rt.Samples, Sample{Group: "s1", GPU: "H", TimeMs: 3}, Sample{Group: "s1", GPU: "H", TimeMs: 2})
+	rt.Data.X = make([][]float64, 6)
+	lp.LnMs = append(lp.LnMs, math.Log(0.5), math.Log(2))
+	rr = Score(rt, lp).Overall.RuntimeScores
+	if want := (0.5 + 1 + 2.0/3) / 3; rr.Problems != 3 || math.Abs(rr.PickShare-want) > 1e-12 {
+		t.Errorf("pick share %v over %d problems, want %v over 3", rr.PickShare, rr.Problems, want)
+	}
 }
 
 // TestFitSaveLoad trains on a set, saves, loads and predicts the set again through Predict and
