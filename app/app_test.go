@@ -281,6 +281,15 @@ func testEval(t *testing.T, path, data string) {
 	case r.Reports[0].InSample == "":
 		t.Error("in-sample scores are not said to be in the report (--json)")
 	}
+	// A copy of the data elsewhere is the same data: still in-sample.
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(cp, os.DirFS(data)); err != nil {
+		t.Fatal(err)
+	}
+	notes.Reset()
+	if r, err := (Eval{Model: path, Data: []string{cp}}).Run(context.Background(), &notes); err != nil || r.Reports[0].InSample == "" || !strings.Contains(notes.String(), "in-sample") {
+		t.Errorf("a copy of the training data: %v, notes %q; want it called in-sample", err, notes.String())
+	}
 	notes.Reset()
 	folds := 0
 	v := Eval{Model: path, Data: []string{data}, Folds: 2, Seed: 1, Progress: func(done, total int) { folds = total }}

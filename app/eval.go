@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"smart/catalog"
+	"smart/dataset"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/train"
@@ -104,7 +105,13 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if overlap := h.TrainedOn(v.Data); v.Folds == 0 && v.Holdout == "" && overlap != "" {
+	id := func(dir string) string {
+		if m, err := dataset.ReadMeta(dir); err == nil {
+			return m.ID()
+		}
+		return ""
+	}
+	if overlap := h.TrainedOn(v.Data, id); v.Folds == 0 && v.Holdout == "" && overlap != "" {
 		fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
 		for i := range reports {
 			reports[i].InSample = overlap

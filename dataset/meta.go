@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +98,18 @@ type Kernel struct {
 	Constraints []string `json:"constraints,omitempty"` // Kernel Tuner expressions from space.json, as written
 	ProblemSize []int    `json:"problem_size,omitempty"`
 	Files       []string `json:"files,omitempty"` // where it was imported from
+}
+
+// ID says which data set m describes, wherever it lies: a hash of its meta.json's content,
+// which its creation time makes its own and appending rows leaves alone, so a copy has its
+// original's ID (models.DataRef.ID).
+func (m Meta) ID() string {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // Names are the kernel's parameter names, in order.

@@ -31,14 +31,23 @@ func (h Header) TrainingData() string {
 }
 
 // TrainedOn returns those of dirs the model was trained on, comma-separated, or "": scores on
-// them are in-sample.
-func (h Header) TrainedOn(dirs []string) string {
+// them are in-sample. A directory is one the model read where its ID (id, which says what a
+// data set is wherever it lies: a copy has its original's) is a DataRef's, or else where its
+// path resolves to a DataRef's from here (a relative path resolves as it was given only from
+// the directory the model was trained in).
+func (h Header) TrainedOn(dirs []string, id func(dir string) string) string {
 	var both []string
 	for _, d := range dirs {
 		a, _ := filepath.Abs(d)
+		did := ""
+		if id != nil {
+			did = id(d)
+		}
 		for _, ref := range h.Data {
-			if b, _ := filepath.Abs(ref.Path); a == b {
+			b, _ := filepath.Abs(ref.Path)
+			if a == b || did != "" && did == ref.ID {
 				both = append(both, d)
+				break
 			}
 		}
 	}

@@ -44,8 +44,14 @@ func TestHeaderTrainingData(t *testing.T) {
 		{[]string{"runs/a/", h.Data[1].Path}, "runs/a/, " + h.Data[1].Path},
 	}
 	for _, tt := range tests {
-		if got := h.TrainedOn(tt.dirs); got != tt.want {
+		if got := h.TrainedOn(tt.dirs, nil); got != tt.want {
 			t.Errorf("TrainedOn(%q) = %q, want %q", tt.dirs, got, tt.want)
 		}
+	}
+	// A copy, or a path relative to another directory, is known by its data set's ID.
+	h.Data[0].ID = "id-a"
+	ids := map[string]string{"elsewhere/a-copy": "id-a", "runs/c": "id-c"}
+	if got := h.TrainedOn([]string{"runs/c", "elsewhere/a-copy"}, func(d string) string { return ids[d] }); got != "elsewhere/a-copy" {
+		t.Errorf("by ID: %q; want the copy", got)
 	}
 }

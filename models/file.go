@@ -105,7 +105,9 @@ type Class struct {
 
 // DataRef names a data set a model was trained on and what it held.
 type DataRef struct {
-	Path    string         `json:"path"`
+	Path string `json:"path"`
+	// ID is the data set's identity where the trainer knew it (dataset.Meta.ID): a copy or a
+	// path written otherwise has the same.
 	ID      string         `json:"id,omitempty"`
 	Rows    int            `json:"rows"`              // matrix rows built from it (instances for selection)
 	Sources map[string]int `json:"sources"`           // ok measurements behind them per source: measured, imported, simulated

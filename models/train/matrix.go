@@ -312,7 +312,7 @@ func (s *Set) readStencils(srcs []source, in *models.Inputs) error {
 }
 
 func newRef(src source) models.DataRef {
-	ref := models.DataRef{Path: src.dir, Sources: map[string]int{}}
+	ref := models.DataRef{Path: src.dir, ID: src.meta.ID(), Sources: map[string]int{}}
 	for _, d := range src.meta.Devices {
 		if d.GPU != "" && !slices.Contains(ref.GPUs, d.GPU) {
 			ref.GPUs = append(ref.GPUs, d.GPU)
