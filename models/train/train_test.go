@@ -716,3 +716,19 @@ func TestCrossValidateFolds(t *testing.T) {
 		t.Errorf("a row in two folds: %v; want an error naming the earlier fold", err)
 	}
 }
+
+// The same data set given twice, a copy of it or a path written otherwise, is refused: its rows
+// would count twice.
+func TestLoadRefusesTheSameDataSet(t *testing.T) {
+	dir := synthDataSet(t, 4, []string{"A100-40GB"}, 3)
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{dir, cp}, Options{Task: models.Runtime}); err == nil || !strings.Contains(err.Error(), "are the same data set") {
+		t.Errorf("a data set and its copy: %v; want them refused", err)
+	}
+	if _, err := Load([]string{dir}, Options{Task: models.Runtime}); err != nil {
+		t.Errorf("the data set once: %v", err)
+	}
+}
