@@ -65,7 +65,7 @@ func columnsFor(kind string, names []string) (columns, error) {
 		return c, nil
 	}
 	if len(c.tensor) == 0 {
-		return c, errors.New("the feature schema has no binary tensor columns; include the tensor in the features")
+		return c, errors.New("the rows have no stencil tensor (a foreign kernel's rows have none): train this kind on stencil data sets, or another kind (gbdt, forest, mlp)")
 	}
 	if kind == KindConvMLP && len(c.vector) == 0 {
 		return c, errors.New("the feature schema has no setting or GPU columns for the MLP branch")

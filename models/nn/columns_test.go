@@ -80,7 +80,7 @@ func TestColumnsFor(t *testing.T) {
 		{KindFcNet, schema, nil, nonTensor, 0, 0, ""},
 		{KindMLP, schema, nil, nonTensor, 0, 0, ""},
 		{KindConvNet, features.TensorNames(3, 2), span(0, 125), nil, 5, 5, ""},
-		{KindConvNet, slices.Concat(stencil, gpu), nil, nil, 0, 0, "no binary tensor columns"},
+		{KindConvNet, slices.Concat(stencil, gpu), nil, nil, 0, 0, "no stencil tensor"},
 		{KindConvMLP, slices.Concat(stencil, tensor2), nil, nil, 0, 0, "no setting or GPU columns"},
 		{KindMLP, tensor2, nil, nil, 0, 0, "no columns besides the tensor"},
 		{KindConvNet, swapped, nil, nil, 0, 0, "in the order of features.TensorNames"},

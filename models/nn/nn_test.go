@@ -254,7 +254,7 @@ func TestTrainErrors(t *testing.T) {
 		{"unknown kind", context.Background(), "lstm", smoothData(20, 1), nil, "unknown network kind"},
 		{"wrong task", context.Background(), KindMLP, argmaxData(20, 1), nil, "learns the runtime task"},
 		{"bad class", context.Background(), KindFcNet, badClass, nil, "row 3: class 7"},
-		{"no tensor", context.Background(), KindConvNet, argmaxData(20, 1), nil, "no binary tensor columns"},
+		{"no tensor", context.Background(), KindConvNet, argmaxData(20, 1), nil, "no stencil tensor"},
 		{"no branch input", context.Background(), KindConvMLP, withTask(orderData(2, 20, 1), models.Runtime), nil, "no setting or GPU columns"},
 		{"bad parameter", context.Background(), KindMLP, smoothData(20, 1), map[string]string{"dropout": "0.5"}, `unknown hyper-parameter "dropout"`},
 		{"cancelled", cancelled, KindMLP, smoothData(20, 1), nil, "context canceled"},
