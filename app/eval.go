@@ -86,6 +86,12 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.Holdout != "" && v.Holdout != "all" {
+		// The data name GPUs by the catalogue's names; take any name or alias of one.
+		if g, err := cat.Lookup(v.Holdout); err == nil {
+			v.Holdout = g.Name
+		}
+	}
 	h := m.Header
 	if h.Task == models.Local {
 		return nil, fmt.Errorf("model %s predicts the local memory a thread keeps (task %s), not times or OCs: go run ./bench/regmodel -local scores such a model", v.Model, h.Task)

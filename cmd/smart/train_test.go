@@ -131,6 +131,12 @@ func TestTrainAndEval(t *testing.T) {
 	if slices.Sort(held); strings.Join(held, ",") != "A100-40GB,V100" {
 		t.Errorf("eval --holdout-gpu all --json: reports holding out %v, want one per GPU", held)
 	}
+	// A GPU held out by an alias is the catalogue's GPU.
+	code, out, errs = runCLI(t, "", "eval", model, "--data", data, "--holdout-gpu", "a100", "--json")
+	var one train.Report
+	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || one.Holdout != "A100-40GB" {
+		t.Errorf("eval --holdout-gpu a100: exit %d, held out %q: %s", code, one.Holdout, errs)
+	}
 }
 
 func TestTrainSelect(t *testing.T) {
