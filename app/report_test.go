@@ -35,9 +35,9 @@ evaluations recorded in runs/r: 5 answered from earlier runs, 15 run now
 		{"tune of a kernel", func(b *bytes.Buffer) error {
 			return TuneReport{Method: "random", Seed: 1, Kernel: "conv", BestSetting: smart.Setting{"block_size_x": 16}, BestTimeMs: &best,
 				Objective: "mean_ms (Kernel Tuner's objective)", Source: smart.Imported, Device: "W6600", Evaluations: 4, Stop: tuner.StopEvaluations,
-				OCs: []string{"BASE"}, Prior: "transfer from 2 GPUs", elapsed: time.Millisecond}.WriteText(b)
+				OCs: []string{}, Prior: "transfer from 2 GPUs", elapsed: time.Millisecond}.WriteText(b)
 		}, `best setting of conv: block_size_x=16
-time: 0.5 ms per step, imported (W6600); objective mean_ms (Kernel Tuner's objective)
+time: 0.5 ms, imported (W6600); objective mean_ms (Kernel Tuner's objective)
 random, seed 1: 4 evaluations (0 failed), stopped: evaluations, 1ms (strategy 0 ms per evaluation)
 settings ranked before any run by transfer from 2 GPUs
 `},

@@ -22,7 +22,7 @@ type TuneReport struct {
 	Seed        uint64             `json:"seed"`
 	Kernel      string             `json:"kernel"` // stencil name or foreign kernel
 	GPU         string             `json:"gpu"`
-	BestOC      *smart.Combination `json:"best_oc"`      // null when nothing ran successfully
+	BestOC      *smart.Combination `json:"best_oc"`      // null when nothing ran successfully, or a Kernel Tuner kernel (no OCs)
 	BestSetting smart.Setting      `json:"best_setting"` // null when nothing ran successfully
 	// BestValues are the best setting's values as Kernel Tuner holds them, where some of the
 	// kernel's parameters hold booleans or labels (floats, strings) that the setting codes.
@@ -37,7 +37,7 @@ type TuneReport struct {
 	Seconds     float64        `json:"seconds"`
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
-	OCs        []string `json:"ocs"` // the variants searched, in rank order
+	OCs        []string `json:"ocs"` // the variants searched, in rank order; [] for a Kernel Tuner kernel
 	// Classifier names the model that ranked the OCs, empty when none did.
 	Classifier string `json:"classifier,omitempty"`
 	// Prior names what ranked settings before any run, empty when nothing did.
@@ -69,6 +69,9 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
 	}
 	o.OCs, o.Classifier = tg.OCs()[:tg.Searched], tg.Ranker
+	if !o.stencil {
+		o.OCs = []string{} // a Kernel Tuner kernel's one space is no OC
+	}
 	if tg.Recording() {
 		o.Record, o.Recorded = tg.Record, tg.Recorded()
 	}
@@ -82,8 +85,10 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 	if res.Best.Setting != nil {
 		v := res.Best.Value
 		o.BestTimeMs = &v
-		oc := tg.Problem.Variants[res.Best.Variant].OC
-		o.BestOC = &oc
+		if o.stencil {
+			oc := tg.Problem.Variants[res.Best.Variant].OC
+			o.BestOC = &oc
+		}
 		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
 		if tg.params != nil {
 			o.BestValues = map[string]any{}
@@ -111,7 +116,11 @@ func (r TuneReport) WriteText(w io.Writer) error {
 		what += " under " + r.BestOC.String()
 	}
 	fmt.Fprintf(&b, "best setting of %s: %s\n", what, dataset.SettingText(r.BestSetting, r.params))
-	fmt.Fprintf(&b, "time: %.4g ms per step, %s", *r.BestTimeMs, r.Source)
+	unit := "ms per step" // a stencil's time step; a Kernel Tuner kernel's time is its run's
+	if !r.stencil {
+		unit = "ms"
+	}
+	fmt.Fprintf(&b, "time: %.4g %s, %s", *r.BestTimeMs, unit, r.Source)
 	if r.Device != "" {
 		fmt.Fprintf(&b, " (%s)", r.Device)
 	}

@@ -79,7 +79,7 @@ func TestTuneKTTCLI(t *testing.T) {
 		{"KernelName":"k","Status":"Ok","TotalDuration":1500,"Configuration":[{"Name":"B","Value":8,"ValueType":"UnsignedInt"}]},
 		{"KernelName":"k","Status":"Ok","TotalDuration":1200,"Configuration":[{"Name":"B","Value":16,"ValueType":"UnsignedInt"}]}]}`), 0o644)
 	code, out, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+path, "--method", "random", "--budget", "5")
-	if code != 0 || !strings.Contains(out, "best setting of k: B=16") || !strings.Contains(out, "time: 1.2 ms per step, imported (NVIDIA GeForce RTX 3090); objective mean_ms (KTT's total duration)") {
+	if code != 0 || !strings.Contains(out, "best setting of k: B=16") || !strings.Contains(out, "time: 1.2 ms, imported (NVIDIA GeForce RTX 3090); objective mean_ms (KTT's total duration)") {
 		t.Errorf("exit %d, stderr %q:\n%s", code, errs, out)
 	}
 }
