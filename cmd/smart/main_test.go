@@ -77,6 +77,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
 		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel -1: give 0"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--batch", "8"}, "iterml sizes its own"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "bayes", "--initial", "5"}, "--initial: bayes does not read it (cstuner and descent do)"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "descent", "--model", "knn"}, "--model: descent does not read it (iterml does)"},
 		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "iterml", "--cut-ratio", "NaN"}, "--cut-ratio"},
 	} {
 		if code, _, errs := runCLI(t, "{}", c.args...); code != 2 || !strings.Contains(errs, c.want) {

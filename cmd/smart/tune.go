@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"smart"
 	"smart/app"
@@ -57,6 +58,9 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	// The settings before any file is opened, so that a misspelt method costs nothing.
 	if err := o.t.Check(); err != nil {
 		return tuneFlags(fs, err)
+	}
+	if err := unreadOptions(fs, o.t.Strategy); err != nil {
+		return err
 	}
 	t := &o.t
 	if len(files) == 1 {
@@ -111,4 +115,31 @@ func tuneFlags(fs *flag.FlagSet, err error) error {
 		return usagef("%w with --gpu", err)
 	}
 	return settingFlag(fs, err, map[string]string{"Prior": "--surrogate", "Strategy": "--method", "OCs": "--oc"})
+}
+
+// optionFlags are the flags that set a strategy's options (--batch and --surrogate, which
+// app.Tune checks, aside).
+var optionFlags = []struct {
+	flag   string
+	option tuner.Option
+}{{"model", tuner.OptionModel}, {"pick-ratio", tuner.OptionPickRatio}, {"cut-ratio", tuner.OptionCutRatio},
+	{"initial", tuner.OptionInitial}, {"variants", tuner.OptionVariants}}
+
+// unreadOptions refuses a flag given for an option the method does not read: it would change
+// nothing, where the user meant it to.
+func unreadOptions(fs *flag.FlagSet, method string) error {
+	s, ok := tuner.LookupStrategy(method)
+	if !ok {
+		return nil // Check named the methods
+	}
+	for _, f := range optionFlags {
+		if cliflag.Given(fs, f.flag) && !s.Reads(f.option) {
+			readers, verb := app.StrategiesReading(f.option), "do"
+			if !strings.Contains(readers, " and ") {
+				verb = "does"
+			}
+			return usagef("--%s: %s does not read it (%s %s)", f.flag, method, readers, verb)
+		}
+	}
+	return nil
 }
