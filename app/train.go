@@ -88,6 +88,12 @@ func (t Train) Load() (*train.Set, error) {
 // Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
 func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 	out := &Trained{}
+	if v, ok := t.Params["min_data_in_leaf"]; ok && t.Kind == "gbdt" {
+		// A leaf of more than half the rows leaves no split: the model would be its root.
+		if n, err := strconv.Atoi(v); err == nil && 2*n > len(set.Data.X) {
+			return nil, fmt.Errorf("gbdt: %w", models.ParamError{Err: fmt.Errorf("min_data_in_leaf is %d, but no tree could split %d rows into leaves that large; give at most %d", n, len(set.Data.X), len(set.Data.X)/2)})
+		}
+	}
 	if t.CV > 0 {
 		progress := func(done int) {
 			if t.CrossValidation != nil {

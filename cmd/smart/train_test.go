@@ -179,6 +179,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--task", "runtime", "--data", filepath.Join(data, "missing"), "-o", "x"}, 1, "not a data set"},
 		{[]string{"train", "--task", "runtime", "--data", data, "-o", filepath.Join(data, "no", "m")}, 1, "does not exist"},
 		{[]string{"train", "--task", "runtime", "--data", data, "--param", "lambda=NaN", "-o", filepath.Join(t.TempDir(), "m")}, 2, "not a finite number"},
+		{[]string{"train", "--task", "runtime", "--data", data, "--param", "min_data_in_leaf=100000", "-o", filepath.Join(t.TempDir(), "m")}, 2, "--param: gbdt: min_data_in_leaf is 100000, but no tree could split"},
 		{[]string{"train", "--task", "runtime", "--data", data, "--target", "ms", "-o", "x"}, 2, "--target ms: use ln_ms or ln_ms_over_analytic"},
 		{[]string{"train", "--task", "runtime", "--data", data, "--target", "ln_ms_over_analytic", "-o", filepath.Join(t.TempDir(), "m")}, 1, "needs rows that carry the analytic model's time"},
 		{[]string{"eval", bad, "--data", data}, 1, bad},
