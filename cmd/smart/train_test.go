@@ -249,7 +249,7 @@ func TestTrainDims(t *testing.T) {
 		{[]string{"--data", measured, "-o", model}, 1, "3-D and 2-D (5868d95e08891da1 of " + measured + ")"},
 		{[]string{"--data", measured, "-o", model}, 1, "pass --dims 2 or --dims 3"},
 		{[]string{"--data", measured, "--dims", "4", "-o", model}, 2, "--dims 4: stencils are 2-D or 3-D"},
-		{[]string{"--data", trainFixture(t), "--dims", "2", "-o", model}, 1, "no rows of 2-D stencils (432 rows of others)"},
+		{[]string{"--data", trainFixture(t), "--dims", "2", "-o", model}, 1, "no rows of 2-D stencils, only 432 rows of stencils of other dimensions: give data sets of 2-D stencils"},
 		// One stencil left: early stopping has no stencil to validate on.
 		{[]string{"--data", measured, "--dims", "2", "--cv", "0", "-o", model}, 1, "set early_stop=0"},
 		{[]string{"--data", measured, "--dims", "2", "--cv", "0", "--param", "early_stop=0", "-o", model}, 0, "left out 600 rows of stencils that are not 2-D (--dims)"},

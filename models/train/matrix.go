@@ -131,7 +131,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 			left += len(src.rows)
 		}
 		if left == 0 {
-			return nil, fmt.Errorf("the data sets hold no rows of %d-D stencils (%d rows of others)", opt.Dims, s.Dropped)
+			return nil, fmt.Errorf("the data sets hold no rows of %d-D stencils, only %d rows of stencils of other dimensions: give data sets of %d-D stencils (a model reads the dimensions it was trained on)", opt.Dims, s.Dropped, opt.Dims)
 		}
 	}
 	if kernel != nil && opt.Task == models.Select {
