@@ -266,13 +266,7 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 			prob[oc], class[oc] = c.Probability, i
 		}
 	}
-	cal, model := ratioConstants(p.constants(), from, g)
-	if cal == nil && p.Calibration != nil && len(rangeOutside(own, st)) > 0 {
-		// Outside own's range the times found on from are the calibrated model's bound
-		// (Within): only that model's ratio keeps them where it puts the target, as settle
-		// bounds the target's time (the literature's ratio put a V100 ahead of the H100).
-		cal, model = p.constants(), "the calibrated analytic model's"
-	}
+	cal, model := ratioConstants(p.constants(), from, g, len(rangeOutside(own, st)) > 0)
 	src := Provenance{Basis: BasisTransfer, Model: own.Name,
 		Text: fmt.Sprintf("trained on measurements of the %s, not of this GPU; each time scaled by %s ratio of its setting on the two", from.Name, model)}
 	found := pl.found
@@ -365,9 +359,13 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 // across architectures. The calibration was fitted on the measured GPU alone: within its
 // architecture it moves those times to the other GPU measured (H100 to H200) better than the
 // datasheets' constants; across architectures no measurement says so, and it put kernels at
-// their FMA floor there (docs/results/calibration.md).
-func ratioConstants(cal *roofline.Calibration, from, to smart.GPU) (*roofline.Calibration, string) {
-	if cal == nil || from.Arch != to.Arch {
+// their FMA floor there (docs/results/calibration.md). Where bounded (the stencil lies outside
+// the source model's range), the times found on from are the calibrated model's bound (Within),
+// and only that model's ratio keeps them where it puts the target, as settle bounds the target's
+// time (the literature's ratio put a V100 ahead of the H100): the calibration's across
+// architectures too.
+func ratioConstants(cal *roofline.Calibration, from, to smart.GPU, bounded bool) (*roofline.Calibration, string) {
+	if cal == nil || from.Arch != to.Arch && !bounded {
 		return nil, "the analytic model's"
 	}
 	return cal, "the calibrated analytic model's"

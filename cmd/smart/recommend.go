@@ -85,18 +85,17 @@ func recommend(ctx context.Context, e *env, fs *flag.FlagSet, r app.RecommendSet
 // flatten lists the errors err joins (errors.Join, an *app.UnreadError of several files), each
 // once: the stencils that failed, for the report.
 func flatten(err error) []error {
-	var unread *app.UnreadError
-	switch j, ok := err.(interface{ Unwrap() []error }); {
-	case err == nil:
+	switch e := err.(type) {
+	case nil:
 		return nil
-	case ok:
+	case interface{ Unwrap() []error }:
 		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flatten(e)...)
+		for _, one := range e.Unwrap() {
+			out = append(out, flatten(one)...)
 		}
 		return out
-	case errors.As(err, &unread) && unread == err:
-		return flatten(unread.Err)
+	case *app.UnreadError:
+		return flatten(e.Err)
 	}
 	return []error{err}
 }
