@@ -433,6 +433,7 @@ func checkKernelTunerSchema(t *testing.T, path string) {
 			t.Errorf("the cache lacks %q", k)
 		}
 	}
+	checkKernelTunerAppends(t, b)
 	if v := string(c["schema_version"]); v != `"1.0.0"` {
 		t.Errorf("schema_version %s, want \"1.0.0\"", v)
 	}
@@ -463,6 +464,29 @@ func checkKernelTunerSchema(t *testing.T, path string) {
 		default:
 			t.Fatalf("configuration %s: time %v, want a number or a failure's name", k, e["time"])
 		}
+	}
+}
+
+// checkKernelTunerAppends continues a tuning run from the cache b as Kernel Tuner does
+// (kernel_tuner/util.py: correct_open_cache, store_cache, close_cache): a closed cache loses its
+// last three characters, "}\n}", and each new configuration is appended after a comma. The
+// configuration must land in "cache", so that must be the file's last object.
+func checkKernelTunerAppends(t *testing.T, b []byte) {
+	t.Helper()
+	s := strings.TrimSpace(string(b))
+	if !strings.HasSuffix(s, "}\n}") && !strings.HasSuffix(s, "}}}") {
+		t.Fatalf("the cache ends in %q; Kernel Tuner takes a file that does not end in }\\n} for one it had not closed", s[max(0, len(s)-10):])
+	}
+	s = s[:len(s)-3] + "," + "\n" + `"999,999": {"time": 1.5}` + ","
+	s = s[:len(s)-1] + "}\n}"
+	var c struct {
+		Cache map[string]json.RawMessage `json:"cache"`
+	}
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		t.Fatalf("the cache after Kernel Tuner appended a configuration: %v", err)
+	}
+	if _, ok := c.Cache["999,999"]; !ok {
+		t.Error(`a configuration Kernel Tuner appended is not in "cache": "cache" is not the file's last object`)
 	}
 }
 

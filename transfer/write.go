@@ -13,7 +13,8 @@ import (
 )
 
 // ktCache is Kernel Tuner's cache format (schema 1.0.0, every field it requires), with smart's
-// note of what the times are.
+// note of what the times are. "cache" is the last object, as Kernel Tuner writes it: a run that
+// continues from the file drops its last "}\n}" and appends configurations there.
 type ktCache struct {
 	SchemaVersion  string                     `json:"schema_version"`
 	DeviceName     string                     `json:"device_name"`
@@ -22,8 +23,8 @@ type ktCache struct {
 	TuneParamsKeys []string                   `json:"tune_params_keys"`
 	TuneParams     map[string][]any           `json:"tune_params"`
 	Objective      string                     `json:"objective"`
-	Cache          map[string]json.RawMessage `json:"cache"`
 	Smart          ktNote                     `json:"smart"`
+	Cache          map[string]json.RawMessage `json:"cache"`
 }
 
 type ktNote struct {
