@@ -249,24 +249,39 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 
 // Write writes p as a Kernel Tuner cache (cache, which needs Kernel Tuner sources) and as a new
 // data set (dir), where they are not empty; an existing cache is replaced only where smart
-// wrote it, or with force.
+// wrote it, or with force. Both are checked before either is written, so that a refused one
+// leaves no half of the output behind.
 func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
 	kernel := t.kernel()
-	stencils := stencilsOf(t.Files)
 	if cache != "" {
 		if kernel == nil {
 			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
 		}
+		if err := checkReplace("Cache", cache, force, transfer.CacheKind()); err != nil {
+			return err
+		}
+	}
+	if err := t.writeDataSet(p, dir, kernel); err != nil {
+		return &SettingError{Field: "DataSet", Value: dir, Err: err}
+	}
+	if cache != "" {
 		if err := transfer.WriteKernelTuner(cache, p, *kernel, p.Target, force); err != nil {
 			return &SettingError{Field: "Cache", Value: cache, Err: err, Wrong: errors.As(err, new(*atomicfile.NotOursError))}
 		}
 	}
+	return nil
+}
+
+// writeDataSet writes p as a new data set in dir, where dir is not empty; kernel is the foreign
+// kernel of the sources, nil for stencils.
+func (t *TransferJob) writeDataSet(p *transfer.Prediction, dir string, kernel *dataset.Kernel) error {
 	switch {
 	case dir == "":
 		return nil
 	case kernel != nil:
 		return transfer.WriteDataSet(dir, p, kernel.Names(), nil, []dataset.Kernel{*kernel})
 	}
+	stencils := stencilsOf(t.Files)
 	var sts []*smart.Stencil
 	for _, id := range predictedStencils(p) {
 		st := stencils[id]

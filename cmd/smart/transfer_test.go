@@ -92,6 +92,24 @@ func TestTransferBudgetShotsAndCache(t *testing.T) {
 	}
 }
 
+// TestTransferWritesBothOrNeither: a --dataset directory that holds a data set already is
+// refused before the -o cache is written, and the refusal names the flag.
+func TestTransferWritesBothOrNeither(t *testing.T) {
+	from := convDir + "A100.json.gz," + convDir + "A6000.json.gz"
+	dir := t.TempDir()
+	ds, out := filepath.Join(dir, "ds"), filepath.Join(dir, "pred.json")
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds, "-o", out)
+	if code != 1 || !strings.Contains(stderr, "--dataset "+ds+": "+ds+" already holds a data set") {
+		t.Errorf("exit %d, stderr %q; want 1 and the refusal of --dataset", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the -o cache was written though the data set was refused (%v)", err)
+	}
+}
+
 func TestTransferRefuses(t *testing.T) {
 	a100 := convDir + "A100.json.gz"
 	for _, c := range []struct {
