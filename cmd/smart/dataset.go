@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/internal/cliflag"
 )
 
@@ -117,6 +119,14 @@ func runDatasetFastest(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(patterns) == 0:
 		return usagef("give the data sets (directories, or patterns such as 'runs/*/rows.csv')")
+	}
+	// A file -o may not replace is a mistake in the command line, found before reading the data.
+	if out != "" {
+		if err := atomicfile.CheckReplace(out, force, dataset.FastestKind()); errors.As(err, new(*atomicfile.NotOursError)) {
+			return usagef("-o %s: %w", out, err)
+		} else if err != nil {
+			return fmt.Errorf("-o %s: %w", out, err)
+		}
 	}
 	dirs, err := dataset.Glob(patterns)
 	if err != nil {

@@ -196,7 +196,9 @@ func TestDatasetUsage(t *testing.T) {
 		{[]string{"dataset", "stats", "dataset_test.go"}, 1, "a data set is a directory"},
 		{[]string{"dataset", "fastest"}, 2, "give the data sets"},
 		{[]string{"dataset", "fastest", "/nonexistent/*/rows.csv"}, 1, "/nonexistent/*/rows.csv names no data set"},
-		{[]string{"dataset", "fastest", "-o", "dataset_test.go", "../../data/measured/h200/random/j3d125pt"}, 1, "give --force to overwrite it"},
+		{[]string{"dataset", "fastest", "-o", "dataset_test.go", "../../data/measured/h200/random/j3d125pt"}, 2, "-o dataset_test.go: the file exists and is not a file of fastest measured variants that smart wrote; nothing was written: choose another name, or give --force"},
+		// refused before the data sets are read
+		{[]string{"dataset", "fastest", "-o", "dataset_test.go", "/nonexistent/*/rows.csv"}, 2, "-o dataset_test.go: the file exists"},
 		{[]string{"dataset", "fastest", "../../data/measured/h200/random/j3d125pt", "../../data/measured/h200/random/*/rows.csv"}, 1, "j3d125pt is given twice"},
 		{[]string{"dataset", "merge", "../../data/measured/h100-sxm/random/j3d19pt", "../../data/measured/h100-sxm/campaign", "--out", filepath.Join(t.TempDir(), "m")}, 1,
 			"planned differently, not as shards of one plan (campaign manifest: none and 11592bff6318); give --allow-mixed"},
