@@ -114,6 +114,14 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		byID[meta.ID()] = dir
 		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows, read: len(rows)})
 	}
+	read := 0
+	for _, src := range srcs {
+		read += src.read
+	}
+	if read == 0 {
+		// Said before the checks of dimensions and status, whose errors would count rows of none.
+		return nil, fmt.Errorf("%s: no rows; there is nothing to learn from or score", strings.Join(dirs, ", "))
+	}
 	s := &Set{Stencils: map[string]*smart.Stencil{}, GPUs: map[string]smart.GPU{}}
 	kernel, err := kernelOf(srcs)
 	if err != nil {

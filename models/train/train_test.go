@@ -263,6 +263,13 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
+	empty := filepath.Join(t.TempDir(), "empty")
+	w, err = dataset.Create(empty, dataset.Meta{Sources: []smart.Source{smart.Simulated},
+		Devices: []dataset.Device{{GPU: "A100-40GB", Name: "test"}}, Params: dataset.StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 	// A data set that gives no row names nothing the model was trained on.
 	if set, err := Load([]string{dir, failed}, Options{Task: models.Runtime, Dims: 3}); err != nil || len(set.Refs) != 1 || set.Refs[0].Path != dir {
 		t.Errorf("refs of a set with a rowless data set: %v, %+v; want only %s", err, set, dir)
@@ -282,6 +289,8 @@ func TestLoadErrors(t *testing.T) {
 		{"no rows of those dims", []string{dir}, Options{Task: models.Runtime, Dims: 2}, "no rows of 2-D stencils"},
 		{"no successful row", []string{failed}, Options{Task: models.Runtime}, "no row ran successfully"},
 		{"no successful row to score", []string{failed}, Options{Task: models.Runtime, Inputs: &models.Inputs{Dims: 3, Stencil: true}}, "no row ran successfully"},
+		{"empty", []string{empty}, Options{Task: models.Runtime}, empty + ": no rows;"},
+		{"empty, to score", []string{empty}, Options{Task: models.Select, Dims: 3, Inputs: &models.Inputs{Dims: 3, Stencil: true}}, empty + ": no rows;"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
