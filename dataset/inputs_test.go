@@ -147,8 +147,8 @@ func TestStatsNoRows(t *testing.T) {
 	}
 }
 
-// TestRowsWithByteOrderMark: a rows.csv an editor saved with a UTF-8 byte-order mark reads as
-// without one, and is appended to.
+// TestRowsWithByteOrderMark: a rows.csv and a meta.json an editor saved with a UTF-8 byte-order
+// mark read as without one, and the data set is appended to.
 func TestRowsWithByteOrderMark(t *testing.T) {
 	dir := sampleDataSet(t)
 	path := filepath.Join(dir, RowsFile)
@@ -158,6 +158,12 @@ func TestRowsWithByteOrderMark(t *testing.T) {
 	}
 	_, want, _ := ReadAll(dir)
 	os.WriteFile(path, append([]byte("\xef\xbb\xbf"), plain...), 0o644)
+	metaPath := filepath.Join(dir, MetaFile)
+	meta, err := os.ReadFile(metaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(metaPath, append([]byte("\xef\xbb\xbf"), meta...), 0o644)
 	_, got, err := ReadAll(dir)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("with a BOM: %d rows, %v; want %d", len(got), err, len(want))

@@ -211,7 +211,8 @@ func ReadMeta(dir string) (Meta, error) {
 		return Meta{}, err
 	}
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// As rows.csv, a meta.json an editor saved with a byte-order mark reads as without one.
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		var syn *json.SyntaxError
