@@ -14,6 +14,9 @@ import (
 func (r Report) WriteTables(w io.Writer) error {
 	how := "the saved model on this data"
 	switch {
+	case r.InSample != "":
+		// The table must say it, not only a note on stderr, which a log or a pipe may lose.
+		how = "the saved model on the data it was trained on (in-sample: not a test)"
 	case r.Folds > 0:
 		how = fmt.Sprintf("%d-fold cross-validation grouped by %s", r.Folds, r.Grouping)
 	case r.Holdout != "":

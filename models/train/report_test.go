@@ -34,6 +34,14 @@ MAPE, p50-max: mean and percentiles of the absolute percentage error of the pred
 pick share: mean over the problems of best measured time / measured time of the variant predicted fastest
 problems: the picks pick share averages: one per stencil on the GPU (one in all for a Kernel Tuner kernel)
 `},
+		{"runtime, in-sample", Report{Task: models.Runtime, Kind: "gbdt", Rows: 12, Data: data, InSample: "runs/a", PerGPU: []Scores{rt("V100", 12, 7.25)}, Overall: rt("", 12, 7.25)},
+			`gbdt runtime, the saved model on the data it was trained on (in-sample: not a test), 12 rows (runs/a: 12 measured, 3 simulated measurements)
+   GPU  rows  MAPE   p50    p90    p95    p99  max  pick share  problems
+  V100    12  7.2%  5.0%  10.0%  12.0%  20.0%  25%       90.0%         2
+MAPE, p50-max: mean and percentiles of the absolute percentage error of the predicted time per step
+pick share: mean over the problems of best measured time / measured time of the variant predicted fastest
+problems: the picks pick share averages: one per stencil on the GPU (one in all for a Kernel Tuner kernel)
+`},
 		{"runtime, two GPUs and the total, cross-validated", Report{Task: models.Runtime, Kind: "forest", Folds: 3, Grouping: "stencil", Rows: 20, Data: data,
 			PerGPU: []Scores{rt("A100", 8, 10), rt("V100", 12, 20)}, Overall: rt("", 20, 16)}, `forest runtime, 3-fold cross-validation grouped by stencil, 20 rows (runs/a: 12 measured, 3 simulated measurements)
    GPU  rows   MAPE   p50    p90    p95    p99  max  pick share  problems
