@@ -144,6 +144,11 @@ func (b TuneBench) Check() ([]tuner.Contender, error) {
 	if names == nil {
 		names = DefaultMethods
 	}
+	for i, name := range names {
+		if slices.Contains(names[:i], name) {
+			return nil, wrong("Methods", name, "is named twice; each strategy is compared once")
+		}
+	}
 	contenders, err := Contenders(names, b.Seeds, b.RandomSeeds, b.FirstSeed)
 	var ne *NameError
 	if errors.As(err, &ne) {

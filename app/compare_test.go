@@ -57,6 +57,15 @@ func TestTuneBenchCases(t *testing.T) {
 	}
 }
 
+// TestTuneBenchMethodTwice: a strategy named twice is refused, not compared twice over the
+// same seeds.
+func TestTuneBenchMethodTwice(t *testing.T) {
+	b := TuneBench{Methods: []string{"random", "bayes", "random"}, Seeds: 1, RandomSeeds: 1, Budget: 5, Share: 0.95}
+	if _, err := b.Check(); refusedField(t, err) != "Methods" || !strings.Contains(err.Error(), "random: is named twice") {
+		t.Errorf("random named twice: %v; want a SettingError of Methods naming it", err)
+	}
+}
+
 // TestTuneBenchDefaultMethods: the default methods leave out, with a note, those that need a
 // prior where no case has one (named, they are refused: TestTuneBenchCases).
 func TestTuneBenchDefaultMethods(t *testing.T) {
