@@ -509,6 +509,7 @@ func TestMeasuredIn(t *testing.T) {
 		{"either", &dataset.Plan{Manifest: strings.Repeat("4", 64), Stencils: []string{"a", "c"}},
 			"d was measured from manifest 444444444444, 1 of whose 2 stencils is among the 2 of the manifest in camp (111111111111): another manifest, or this one edited"},
 		{"no manifest", nil, "d is not a campaign data set"},
+		{"a bench's plan", &dataset.Plan{Seed: 1, Samples: 10, Stencils: []string{"a", "c"}}, "d is not a campaign data set: it was measured from no manifest"},
 	} {
 		err := m.measuredIn("d", c.plan)
 		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {

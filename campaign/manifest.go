@@ -551,7 +551,7 @@ func readItems(path string, gz []byte, byID map[string]*smart.Stencil) ([]Item, 
 // another manifest (none of m's stencils), m before an edit (m's stencils: the items or spec
 // changed, or m was drawn again with other settings or another build), or either (some).
 func (m *Manifest) measuredIn(dir string, plan *dataset.Plan) error {
-	if plan == nil {
+	if plan == nil || plan.Manifest == "" { // smart bench's plan names no manifest
 		return fmt.Errorf("%s is not a campaign data set: it was measured from no manifest", dir)
 	}
 	if plan.Manifest == m.hash {
