@@ -10,6 +10,7 @@ import (
 
 	"smart"
 	"smart/campaign"
+	"smart/dataset"
 )
 
 // TestPlanCampaignRefusesSpec: a spec field out of range, a GPU the catalogue lacks and one
@@ -65,8 +66,8 @@ func TestCampaignRunRefusesAMDFirst(t *testing.T) {
 }
 
 // TestPlanCampaignRefusesOut: the manifest's directory is required, and one that cannot be made
-// or already holds a manifest is refused before drawing; one that holds a manifest is a name to
-// change (Wrong), as a missing one is.
+// or already holds a manifest or a data set is refused before drawing; one that holds either is a
+// name to change (Wrong), as a missing one is.
 func TestPlanCampaignRefusesOut(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -76,10 +77,14 @@ func TestPlanCampaignRefusesOut(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(held, campaign.ManifestFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	set := t.TempDir() // a data set's directory: a manifest would sit among its files
+	if err := os.WriteFile(filepath.Join(set, dataset.MetaFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		out   string
 		wrong bool
-	}{{"", true}, {filepath.Join(file, "m"), false}, {held, true}} {
+	}{{"", true}, {filepath.Join(file, "m"), false}, {held, true}, {set, true}} {
 		_, err := PlanCampaign(context.Background(), campaign.DefaultSpec(), c.out, nil)
 		var se *SettingError
 		if !errors.As(err, &se) || se.Field != "Out" || se.Wrong != c.wrong {

@@ -402,10 +402,14 @@ func rng(seed uint64, id string, oc smart.Combination) *rand.Rand {
 var itemsHeader = []string{"stencil_id", "oc", "setting", "origin", "predicted_ms", "invalid"}
 
 // CheckNew refuses a directory that already holds a manifest: a manifest is never rewritten,
-// since data sets name it by its hash.
+// since data sets name it by its hash. It refuses a data set's directory too, whose files a
+// manifest's would sit among as if they were the data set's.
 func CheckNew(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
 		return fmt.Errorf("%s already holds a campaign manifest; choose another directory (a manifest is never rewritten: data sets name it by its hash)", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, dataset.MetaFile)); err == nil {
+		return fmt.Errorf("%s holds a data set (it has %s); a manifest goes into a directory of its own", dir, dataset.MetaFile)
 	}
 	return nil
 }
