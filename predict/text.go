@@ -80,7 +80,11 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 		fmt.Fprintf(w, "   the calibrated analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
 	}
 	if sc := b.Scaled; sc != nil {
-		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: the analytic model's\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, pr.GPU, sc.GPU)
+		model := "the analytic model's"
+		if sc.Calibrated {
+			model = "the calibrated analytic model's"
+		}
+		fmt.Fprintf(w, "   %.4g ms per step predicted on the %s, whose measurements trained the model, x %.3g: %s\n   time of this setting on %s over that on the %s (--transfer=false: the simulated default's choice instead)\n", sc.TimeMs, sc.GPU, sc.Ratio, model, pr.GPU, sc.GPU)
 	}
 	if m := pr.measuredOn(pr.GPU); m != nil {
 		fmt.Fprintf(w, "   measured on the %s (smart's own runs, %s): the fastest of the %d variants run in full is %s at %.4g ms per step,\n   %.2fx the time predicted above (%s)\n",

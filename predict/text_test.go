@@ -77,6 +77,28 @@ warning: a warning
 	}
 }
 
+// TestScaledRatioNamed: the line of a time scaled from another GPU names the ratio's model as
+// the choice's source does: the calibrated analytic model's within an architecture.
+func TestScaledRatioNamed(t *testing.T) {
+	for _, tc := range []struct {
+		calibrated bool
+		want       string
+	}{
+		{false, "x 1.5: the analytic model's\n   time of this setting on A100-40GB over that on the H100-SXM"},
+		{true, "x 1.5: the calibrated analytic model's\n   time of this setting on A100-40GB over that on the H100-SXM"},
+	} {
+		pr := samplePrediction()
+		pr.Best.Scaled = &Scaled{GPU: "H100-SXM", TimeMs: 0.3333, Ratio: 1.5, Calibrated: tc.calibrated}
+		var b bytes.Buffer
+		if err := pr.WriteText(&b, false); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "0.3333 ms per step predicted on the H100-SXM, whose measurements trained the model, "+tc.want) {
+			t.Errorf("calibrated %v: got\n%s\nwant it to hold %q", tc.calibrated, b.String(), tc.want)
+		}
+	}
+}
+
 // TestWritePredictionRows: one row per stencil, the asked GPU's time over the fastest's, and a
 // note per provenance naming its models once.
 func TestWritePredictionRows(t *testing.T) {
