@@ -324,6 +324,13 @@ func (p *Predictor) transfer(in Input, g, from smart.GPU, own *Model, pl *pool, 
 	var out []Choice
 	for _, k := range spread(fs, class, p.Budget.Refine) {
 		c := cands[k]
+		if pl.res.raw != nil {
+			// The time found on from is the calibrated model's bound there: settle bounds the
+			// runtime model's own time, scaled alike, and says what it was.
+			if ts, err := pl.res.raw(c.found.OC, []smart.Setting{c.found.Setting}); err == nil {
+				c.found.LearnedMs = ts[0] * c.scaled.Ratio
+			}
+		}
 		out = append(out, p.choice(in, g, own, c.found, prob[c.found.OC], src, &c.scaled))
 	}
 	SortChoices(out, p.AnalyticWeight)

@@ -467,6 +467,9 @@ type searched struct {
 	found    []*Found // every OC screened, those searched in depth by their deep search
 	screened int
 	classes  int // the most probable classes whose OCs were screened
+	// raw scores without the calibrated model's bound where the scorer kept times Within it
+	// (scorer), nil otherwise.
+	raw Scorer
 }
 
 // searchGPU screens the OCs of the most probable classes on g and searches the fastest of
@@ -477,29 +480,34 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	prob := map[smart.Combination]float64{}
 	class := map[smart.Combination]int{}
 	var ocs []smart.Combination
+	take := func(i int) {
+		for _, oc := range classes[i].Members {
+			prob[oc], class[oc] = classes[i].Probability, i
+			ocs = append(ocs, oc)
+		}
+		res.classes = i + 1
+	}
 	for i, c := range classes {
 		// Past the budget's classes, or below its least probability, only while fewer OCs than
 		// the candidates to search in depth are kept: the user is asked to time that many.
 		if (i >= b.Classes || i > 0 && c.Probability < b.MinProbability) && len(ocs) >= b.Refine {
 			break
 		}
-		for _, oc := range c.Members {
-			prob[oc], class[oc] = c.Probability, i
-			ocs = append(ocs, oc)
-		}
-		res.classes = i + 1
+		take(i)
 	}
-	res.screened = len(ocs)
 	score, raw, name, err := p.scorer(rt, st, g)
 	if err != nil {
 		return res, fmt.Errorf("stencil %s on %s: %s: %w", st.Name, g.Name, name, err)
 	}
+	res.raw = raw
 	id := st.ID()
+	deep := len(ocs) <= b.Refine // nothing to screen out
 	var screened []*Found
-	for _, oc := range ocs {
+	for k := 0; k < len(ocs); k++ {
+		oc := ocs[k]
 		pass := b.Screen
-		if len(ocs) <= b.Refine {
-			pass = b.Deep // nothing to screen out
+		if deep {
+			pass = b.Deep
 		}
 		f, err := Search(ctx, score, st, oc, g, pass, nil, p.rng(id, oc, g))
 		if err != nil {
@@ -508,7 +516,13 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 		if f != nil {
 			screened = append(screened, f)
 		}
+		// Fewer OCs with a setting on g than are searched in depth (a grid too thin for
+		// temporal blocking leaves whole classes without one): the next class's are screened too.
+		if k == len(ocs)-1 && len(screened) < b.Refine && res.classes < len(classes) {
+			take(res.classes)
+		}
 	}
+	res.screened = len(ocs)
 	sort.SliceStable(screened, func(i, j int) bool { return screened[i].TimeMs < screened[j].TimeMs })
 	src := p.analyticProvenance()
 	if rt != nil {
@@ -516,7 +530,7 @@ func (p *Predictor) searchGPU(ctx context.Context, rt *Model, in Input, g smart.
 	}
 	for _, k := range spread(screened, class, b.Refine) {
 		f := screened[k]
-		if len(ocs) > b.Refine {
+		if !deep {
 			deep, err := Search(ctx, score, st, f.OC, g, b.Deep, f.Top, p.rng(id, f.OC, g))
 			if err != nil {
 				return res, fmt.Errorf("stencil %s under %s on %s: %s: %w", st.Name, f.OC, g.Name, name, err)

@@ -1085,16 +1085,63 @@ func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
 			t.Errorf("%s on %v: float32 predicted at %v ms, slower than float64's %v ms", tc.name, tc.grid, best[1], best[0])
 		}
 		// On another architecture the H100's bounded times move by the calibrated model's
-		// ratio, so they land inside that model's interval there too.
+		// ratio, so they land inside that model's interval there too; where the bound answered,
+		// the runtime model's time it replaced is the H100's own, scaled alike (not the bound's).
 		st := shape(t, tc.name, tc.dims, 0, tc.grid)
-		pr, err := p.Predict(context.Background(), Input{Stencil: st}, "v100")
-		if err != nil {
-			t.Fatal(err)
+		for _, gpu := range []string{"v100", "h200"} {
+			pr, err := p.Predict(context.Background(), Input{Stencil: st}, gpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pr.Best
+			iv := p.Calibration.Interval.Around(c.Analytic.TimeMs)
+			if c.Scaled == nil || !c.Scaled.Calibrated || c.TimeMs < iv.LoMs*(1-1e-9) || c.TimeMs > iv.HiMs*(1+1e-9) {
+				t.Fatalf("%s on the %s: %v ms (scaled %+v); want the calibrated ratio, inside %v-%v", tc.name, gpu, c.TimeMs, c.Scaled, iv.LoMs, iv.HiMs)
+			}
+			own, _, err := p.Models.Own(st, "H100-SXM")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := p.Catalog.Lookup("h100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, raw, _, err := p.scorer(own, st, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			there, err := raw(c.OC, []smart.Setting{c.Setting})
+			if err != nil {
+				t.Fatal(err)
+			}
+			learned := there[0] * c.Scaled.Ratio
+			inside := learned >= iv.LoMs*(1-1e-9) && learned <= iv.HiMs*(1+1e-9)
+			if inside != (c.Bounded == nil) || !inside && (c.Bounded.By != BoundCalibrated || math.Abs(c.Bounded.LearnedMs/learned-1) > 1e-9) {
+				t.Errorf("%s on the %s: bounded %+v; the runtime model says %v ms there, scaled %v ms, the interval is %v-%v", tc.name, gpu, c.Bounded, there[0], learned, iv.LoMs, iv.HiMs)
+			}
 		}
-		c := pr.Best
-		iv := p.Calibration.Interval.Around(c.Analytic.TimeMs)
-		if c.Scaled == nil || !c.Scaled.Calibrated || c.TimeMs < iv.LoMs*(1-1e-9) || c.TimeMs > iv.HiMs*(1+1e-9) {
-			t.Errorf("%s on the V100: %v ms (scaled %+v); want the calibrated ratio, inside %v-%v", tc.name, c.TimeMs, c.Scaled, iv.LoMs, iv.HiMs)
+	}
+}
+
+// TestThinGridSearchesMoreClasses: a 2-D grid whose interior is one row high has no setting
+// under temporal blocking, the classes the classifier finds most probable; the search takes the
+// next classes until as many OCs as it searches in depth have one, on the measured GPU and on
+// one predicted from it, rather than answer that none has a valid setting.
+func TestThinGridSearchesMoreClasses(t *testing.T) {
+	p := defaultPredictor(t)
+	st := shape(t, "star", 2, 1, [3]int{1 << 20, 3, 1})
+	for _, gpu := range []string{"h100", "a100"} {
+		pr, err := p.Predict(context.Background(), Input{Stencil: st}, gpu)
+		if err != nil {
+			t.Fatalf("%s: %v", gpu, err)
+		}
+		if len(pr.Candidates) != p.Budget.Refine || pr.Screened <= kept(p.Budget, pr.Classes) {
+			t.Errorf("%s: %d candidates of %d OCs screened; want %d, of more than the %d of the classes kept by probability", gpu, len(pr.Candidates), pr.Screened, p.Budget.Refine, kept(p.Budget, pr.Classes))
+		}
+		for _, c := range pr.Candidates {
+			if c.OC.Has(smart.TB) {
+				t.Errorf("%s: candidate %s under temporal blocking on an interior one row high", gpu, c.OC)
+			}
 		}
 	}
 }
