@@ -124,7 +124,9 @@ func Open(name EvaluatorName, st *smart.Stencil, gpu string, cat *catalog.Catalo
 		if st == nil {
 			return nil, wrong("Evaluator", name.String(), "a runtime model answers for a stencil, and no stencil is given")
 		}
-		b.Evaluator, _, err = modelEvaluator(name.Path, st, g, cat, notes)
+		if b.Evaluator, _, err = modelEvaluator(name.Path, st, g, cat, notes); err != nil {
+			err = &SettingError{Field: "Evaluator", Value: name.String(), Err: err}
+		}
 	case Replay: // the rows say where their times come from
 		if b.Evaluator, err = dataset.OpenReplay(name.Path, dataset.ImportOptions{}); err != nil {
 			err = &SettingError{Field: "Evaluator", Value: name.String(), Err: err}

@@ -205,8 +205,11 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 	if errors.As(err, &de) && de.Device != "" {
 		return &SettingError{Field: "GPU", Value: tg.tune.GPU, Err: err, Wrong: true}
 	}
-	if err != nil {
+	if de != nil { // no device named where the data set holds several: --gpu names one
 		return err
+	}
+	if err != nil {
+		return &SettingError{Field: "Evaluator", Value: EvaluatorName{Kind: Replay, Path: path}.String(), Err: err}
 	}
 	if t := tg.tune; t.GPU != "" && !k.DeviceGiven {
 		return wrong("GPU", t.GPU, "does not apply to a Kernel Tuner kernel whose file names its device: %s was measured on %s", path, k.Device)
@@ -430,10 +433,13 @@ func (tg *Tuning) prior(ctx context.Context, text string) (smart.Evaluator, erro
 		return roofline.Evaluator{Catalog: tg.cat}, nil
 	case err == nil && name.Kind == Model:
 		ev, what, err := modelEvaluator(name.Path, tg.Problem.Stencil, tg.GPU, tg.cat, tg.tune.Notes)
+		if err != nil {
+			return nil, &SettingError{Field: "Prior", Value: text, Err: err}
+		}
 		if what != "" {
 			tg.Prior += ": " + what
 		}
-		return ev, err
+		return ev, nil
 	}
 	return nil, wrong("Prior", fmt.Sprintf("%q", text), "a stencil takes sim or model:PATH")
 }
