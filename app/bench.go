@@ -183,7 +183,7 @@ func (bg *Benching) open(ctx context.Context) error {
 	}
 	if bg.Exists {
 		// A resumed run measures the settings it drew when it started.
-		if bg.Items, err = dataset.LoadItems(b.Out, b.Stencils); err != nil {
+		if bg.Items, err = dataset.LoadItems(b.Out, b.Stencils, bg.Plan, b.Shard); err != nil {
 			return err
 		}
 	}

@@ -35,9 +35,10 @@ func SaveItems(dir string, items []Item) error {
 	return atomicfile.Write(filepath.Join(dir, ItemsFile), b.Bytes())
 }
 
-// LoadItems reads the items saved in dir, resolving stencil IDs among stencils. It returns nil
-// and no error when none were saved.
-func LoadItems(dir string, stencils []*smart.Stencil) ([]Item, error) {
+// LoadItems reads the items saved in dir, resolving stencil IDs among stencils, and checks them
+// against plan for the stencils of shard (nil: all). It returns nil and no error when none were
+// saved.
+func LoadItems(dir string, stencils []*smart.Stencil, plan *Plan, shard *Shard) ([]Item, error) {
 	byID := make(map[string]*smart.Stencil, len(stencils))
 	for _, st := range stencils {
 		byID[st.ID()] = st
@@ -53,7 +54,49 @@ func LoadItems(dir string, stencils []*smart.Stencil) ([]Item, error) {
 		items = append(items, it)
 		return nil
 	})
-	return items, err
+	if err != nil || items == nil {
+		return items, err
+	}
+	if err := plan.checkItems(items, shard); err != nil {
+		// Written whole (atomically), the file was cut or edited since: a run resumed from it
+		// would call the missing variants done.
+		return nil, fmt.Errorf("%s does not hold the plan's settings: %w; restore it, or delete it to draw them again", path, err)
+	}
+	return items, nil
+}
+
+// checkItems reports the first stencil of shard for which items do not hold what p draws:
+// each OC's settings, one to Samples of them (an OC without a valid setting has one invalid
+// item), or each explicit setting.
+func (p *Plan) checkItems(items []Item, shard *Shard) error {
+	if p == nil || p.Manifest != "" {
+		return nil
+	}
+	count := map[string]int{} // by stencil ID and OC; by stencil ID alone for explicit settings
+	for _, it := range items {
+		id := it.Stencil.ID()
+		if !p.InShard(id, shard) {
+			return fmt.Errorf("stencil %s is not among the stencils of this run", id)
+		}
+		if len(p.Settings) == 0 {
+			id += " " + it.OC.String()
+		}
+		count[id]++
+	}
+	for _, id := range p.Stencils {
+		switch {
+		case !p.InShard(id, shard):
+		case len(p.Settings) > 0 && count[id] != len(p.Settings):
+			return fmt.Errorf("it lists %d settings of stencil %s, not the %d given", count[id], id, len(p.Settings))
+		case len(p.Settings) == 0:
+			for _, oc := range p.OCs {
+				if n := count[id+" "+oc.String()]; n < 1 || n > p.Samples {
+					return fmt.Errorf("it lists %d settings of stencil %s under %s, not 1 to %d", n, id, oc, p.Samples)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ParseItem reads an item's stencil ID, OC and setting as written in a file; the error names

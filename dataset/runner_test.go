@@ -513,3 +513,55 @@ func TestRunnerPrefetches(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadItemsRefusesCutFiles: the items a run saved load back as they were, for a sampled
+// plan's shard and for explicit settings (OCs without a valid setting included); an items.csv
+// cut at any line boundary short of a stencil's last OC, or given lines of a stencil outside the
+// shard, is refused, where it would have had a resumed run call the missing variants done.
+func TestLoadItemsRefusesCutFiles(t *testing.T) {
+	ctx := context.Background()
+	sts := testStencils(t, 4, 3)
+	sampled, _ := NewPlan(sts, testOCs, 3, 1)
+	explicit, _ := NewExplicitPlan(sts, []Variant{{OC: 0, Setting: smart.Setting{"bx": 32, "by": 1, "bz": 1, "shared": 0, "const": 0}},
+		{OC: 0, Setting: smart.Setting{"bx": 7}}})
+	shard := &Shard{I: 2, N: 2}
+	for _, c := range []struct {
+		name  string
+		plan  *Plan
+		shard *Shard
+	}{{"sampled shard", sampled, shard}, {"explicit", explicit, nil}} {
+		items, err := c.plan.Items(ctx, sts, smart.SM80(), emptyTB, c.shard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := SaveItems(dir, items); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := LoadItems(dir, sts, c.plan, c.shard); err != nil || len(got) != len(items) {
+			t.Fatalf("%s: loaded %d of %d items, %v", c.name, len(got), len(items), err)
+		}
+		path := filepath.Join(dir, ItemsFile)
+		whole, _ := os.ReadFile(path)
+		lines := strings.SplitAfter(string(whole), "\n")
+		// Cut after the header and each item but the last stencil's last OC, whose missing
+		// settings look like a space with fewer valid ones.
+		last := len(lines) - 1
+		if c.plan.Samples > 0 {
+			last -= c.plan.Samples
+		}
+		for keep := 2; keep < last; keep++ {
+			os.WriteFile(path, []byte(strings.Join(lines[:keep], "")), 0o644)
+			if _, err := LoadItems(dir, sts, c.plan, c.shard); err == nil || !strings.Contains(err.Error(), "items.csv does not hold the plan's settings") {
+				t.Errorf("%s cut to %d lines: %v", c.name, keep, err)
+			}
+		}
+		if c.shard != nil {
+			other, _ := c.plan.Items(ctx, sts, smart.SM80(), emptyTB, &Shard{I: 1, N: 2})
+			SaveItems(dir, append(items, other[0]))
+			if _, err := LoadItems(dir, sts, c.plan, c.shard); err == nil || !strings.Contains(err.Error(), "is not among the stencils of this run") {
+				t.Errorf("%s with another shard's item: %v", c.name, err)
+			}
+		}
+	}
+}
