@@ -26,9 +26,9 @@ type Pass struct {
 
 // Budget is how hard the search works on one GPU. Every OC of the Classes most probable OC
 // classes (those at least MinProbability likely, and always the first; then more, most probable
-// first, while fewer than Refine OCs are kept) is screened with a short pass; Refine of them,
-// the fastest of each class first, are then searched with the Deep pass, starting from what
-// screening found.
+// first, while fewer than Refine of the OCs kept have a valid setting) is screened with a short
+// pass; Refine of them, the fastest of each class first, are then searched with the Deep pass,
+// starting from what screening found.
 type Budget struct {
 	Classes        int
 	MinProbability float64

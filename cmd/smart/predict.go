@@ -20,7 +20,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		fs.StringVar(&s.GPU, "gpu", "", "GPU name or alias from the catalogue (default: the GPU NVML finds)")
 		fs.StringVar(&s.Catalog, "catalog", "", "GPU catalogue file merged over the built-in one")
 		fs.BoolVar(&asJSON, "json", false, "print one JSON object per stencil, one per line (JSON Lines)")
-		fs.IntVar(&s.Candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU, however improbable, and more\nwhile they hold fewer OCs than are searched in depth (unset: %d, each after the first at least %g\nprobable; as many as the classifier has: every OC)", predict.DefaultClasses, predict.DefaultMinProbability))
+		fs.IntVar(&s.Candidates, "candidates", 0, fmt.Sprintf("most probable OC classes whose OCs are searched on the GPU, however improbable, and more\nwhile they hold fewer OCs with a valid setting than are searched in depth (unset: %d, each\nafter the first at least %g probable; as many as the classifier has: every OC)", predict.DefaultClasses, predict.DefaultMinProbability))
 		fs.IntVar(&s.Samples, "samples", 192, "random settings scored per OC searched in depth, before the descent")
 		fs.BoolVar(&s.AllGPUs, "all-gpus", false, "put every catalogued GPU in the table, not only those the models were trained on and those with a price")
 		fs.BoolVar(&transfer, "transfer", true, "search a GPU without measurements of its own with the runtime model of the nearest GPU measured, scaled by the analytic model;\nfalse: with the simulated default")
