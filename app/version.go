@@ -40,11 +40,13 @@ func (v *Version) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "smart %s (module %s)\n%s\nbuilt with %s for %s\n", b.Version, b.Module, commit, b.GoVersion, b.Platform)
 	fmt.Fprintln(w, "\nEmbedded models")
 	for _, m := range v.Models {
-		gpus := "every NVIDIA GPU"
+		gpus := "for every NVIDIA GPU"
 		if m.GPU != "" {
-			gpus = "the " + m.GPU + " only"
+			// predict scales the runtime model's times to every other GPU, and the local-memory
+			// model guards the search on each.
+			gpus = "learned on the " + m.GPU + ", used for every NVIDIA GPU"
 		}
-		fmt.Fprintf(w, "  %s: %s %s of %d-D stencils, for %s; %s data; created %s, sha256 %s\n", m.Name, m.Kind, m.Task, m.Dims, gpus,
+		fmt.Fprintf(w, "  %s: %s %s of %d-D stencils, %s; %s data; created %s, sha256 %s\n", m.Name, m.Kind, m.Task, m.Dims, gpus,
 			m.Source, m.Created.UTC().Format("2006-01-02"), m.SHA256[:12])
 		if r := m.Trained; r != nil {
 			dtypes := make([]string, len(r.Dtypes))

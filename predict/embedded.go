@@ -16,7 +16,8 @@ import (
 type EmbeddedModel struct {
 	ModelInfo
 	Dims int `json:"dims"`
-	// GPU is the only GPU the model answers for (a model of one GPU's measurements); empty: every GPU.
+	// GPU is the GPU whose measurements alone trained the model (predict scales its times to the
+	// others); empty: a model of every GPU.
 	GPU    string       `json:"gpu,omitempty"`
 	Source smart.Source `json:"source"`
 	// Created is when smart train wrote the model; SHA256 is the hash of its (decompressed) file,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -44,10 +45,21 @@ func TestVersion(t *testing.T) {
 	if want.String() != text {
 		t.Errorf("the text from the JSON differs:\n%s\nwant\n%s", want.String(), text)
 	}
+	measured := 0
 	for _, m := range v.Models {
 		if !strings.Contains(text, m.Name+": ") || !strings.Contains(text, m.SHA256[:12]) {
 			t.Errorf("the text lacks %s or its hash", m.Name)
 		}
+		// A model of one GPU's measurements answers every NVIDIA GPU (scaled), not that one alone.
+		if m.GPU != "" {
+			measured++
+			if want := fmt.Sprintf("%s: %s %s of %d-D stencils, learned on the %s, used for every NVIDIA GPU;", m.Name, m.Kind, m.Task, m.Dims, m.GPU); !strings.Contains(text, want) {
+				t.Errorf("the text lacks %q", want)
+			}
+		}
+	}
+	if measured == 0 {
+		t.Error("no model of one GPU's measurements")
 	}
 	if !strings.Contains(text, "built with "+runtime.Version()) {
 		t.Errorf("the text lacks the Go version:\n%s", text)
