@@ -442,7 +442,18 @@ func (s *session) across(ctx context.Context, gpus []smart.GPU) ([]GPUTime, erro
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	// The GPUs moved from one measured GPU share its search, and its error: each error once, and
+	// only the first where the context ended, which every GPU's search then reports.
+	var once []error
+	for _, err := range errs {
+		if err != nil && !slices.ContainsFunc(once, func(o error) bool { return o.Error() == err.Error() }) {
+			once = append(once, err)
+		}
+	}
+	if len(once) > 0 && ctx.Err() != nil {
+		once = once[:1]
+	}
+	if err := errors.Join(once...); err != nil {
 		return nil, err
 	}
 	return out, nil

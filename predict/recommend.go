@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -126,9 +127,12 @@ func (p *Predictor) RecommendAll(ctx context.Context, ins []Input, gpus []string
 	var errs []error
 	for i, in := range ins {
 		r, err := p.Recommend(ctx, in, gpus, have, w)
-		if err != nil && ctx.Err() == nil {
-			errs = append(errs, fmt.Errorf("%s: %w", in.File, err)) // the others go on
-			continue
+		if err != nil {
+			err = fmt.Errorf("%s: %w", cmp.Or(in.File, in.Stencil.Name), err)
+			if ctx.Err() == nil {
+				errs = append(errs, err) // the others go on
+				continue
+			}
 		}
 		if err == nil {
 			err = yield(i, r)

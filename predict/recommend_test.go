@@ -199,6 +199,22 @@ func TestRecommendAll(t *testing.T) {
 	}
 }
 
+// TestRecommendInterrupted: an interrupted recommendation says so once, naming its file, not
+// once per GPU ranked (every GPU moved from the H100 shares its search, and so its error), with
+// the measured models and with the defaults searching each GPU.
+func TestRecommendInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, transfer := range []bool{true, false} {
+		p := defaultPredictor(t)
+		p.Transfer = transfer
+		err := p.RecommendAll(ctx, []Input{{Stencil: sample(t, "j3d7pt"), File: "a.json"}}, nil, "", Workload{}, func(int, *Recommendation) error { return nil })
+		if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "a.json: ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("transfer %v: %v; want one line naming a.json, of an interruption", transfer, err)
+		}
+	}
+}
+
 // TestCheckGPUNames: an unknown GPU to rank, an unknown or AMD GPU of the user's, and GPUs to
 // rank that are all AMD are refused, each saying which; AMD GPUs among NVIDIA ones are not.
 func TestCheckGPUNames(t *testing.T) {
