@@ -184,7 +184,13 @@ func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]C
 			notef(notes, "%s\n", k.Note)
 		}
 		name := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".gz"), ".json")
-		c := Case{Case: tuner.Case{Name: name, Problem: k.Problem()}, Source: smart.Imported}
+		// A cache of smart's predictions (smart transfer -o) says so in its rows, and its
+		// name says so as a simulated case's does.
+		source := k.Rows[0].Source
+		if source != smart.Imported {
+			name += " (" + string(source) + ")"
+		}
+		c := Case{Case: tuner.Case{Name: name, Problem: k.Problem()}, Source: source}
 		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}

@@ -66,6 +66,36 @@ func TestTuneBenchMethodTwice(t *testing.T) {
 	}
 }
 
+// TestKernelTunerFigure: Kernel Tuner's figure of a benchmark_hub cache goes to that cache only,
+// not to other data saved under its name.
+func TestKernelTunerFigure(t *testing.T) {
+	a4000 := func(f func(*Case)) []Case {
+		c := Case{Case: tuner.Case{Name: "convolution_milo/A4000", Size: 4362, Optimum: 1.021171996369958}, Source: smart.Imported}
+		f(&c)
+		return []Case{c}
+	}
+	for _, c := range []struct {
+		name  string
+		cases []Case
+		want  bool
+	}{
+		{"the cache", a4000(func(*Case) {}), true},
+		{"smart's predictions of it", a4000(func(c *Case) { c.Source, c.Optimum = smart.Predicted, 0.981 }), false},
+		{"a partial copy", a4000(func(c *Case) { c.Size = 1500 }), false},
+		{"another GPU's cache renamed", a4000(func(c *Case) { c.Optimum = 0.5536000076681376 }), false},
+		{"another kernel", a4000(func(c *Case) { c.Name = "nbody/A4000" }), false},
+	} {
+		cmp := NewComparison(0.95, 100, c.cases, []tuner.Reach{{Case: c.cases[0].Name, Method: "random", Evaluations: []int{5}}})
+		var b bytes.Buffer
+		if err := cmp.WriteTables(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := cmp.Cases[0].KernelTuner != nil; got != c.want || strings.Contains(b.String(), "basin hopping") != c.want {
+			t.Errorf("%s: Kernel Tuner's figure given %v, in the table %v; want %v:\n%s", c.name, got, strings.Contains(b.String(), "basin hopping"), c.want, b.String())
+		}
+	}
+}
+
 // TestTuneBenchDefaultMethods: the default methods leave out, with a note, those that need a
 // prior where no case has one (named, they are refused: TestTuneBenchCases).
 func TestTuneBenchDefaultMethods(t *testing.T) {

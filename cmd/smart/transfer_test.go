@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/app"
 	"smart/dataset"
 	"smart/transfer"
 )
@@ -107,6 +108,28 @@ func TestTransferWritesBothOrNeither(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the -o cache was written though the data set was refused (%v)", err)
+	}
+}
+
+// TestTuneBenchOnPredictions: a cache of smart's predictions saved under the name of a cache
+// Kernel Tuner was measured on is compared as predicted, without Kernel Tuner's figure of that
+// cache.
+func TestTuneBenchOnPredictions(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "convolution_milo", "A4000.json")
+	os.Mkdir(filepath.Dir(out), 0o755)
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", convDir+"A100.json.gz,"+convDir+"A6000.json.gz", "--to", "rtx-a4000", "-o", out); code != 0 {
+		t.Fatalf("transfer: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", "tune-bench", "--methods", "random", "--random-seeds", "1", "--budget", "10", "--ratios", "", "--json", out)
+	if code != 0 {
+		t.Fatalf("tune-bench: exit %d: %s", code, stderr)
+	}
+	var cmp app.Comparison
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || len(cmp.Cases) != 1 {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if c := cmp.Cases[0]; c.Source != smart.Predicted || c.Name != "convolution_milo/A4000 (predicted)" || c.KernelTuner != nil {
+		t.Errorf("case %+v; want convolution_milo/A4000 (predicted), predicted, without Kernel Tuner's figure", c)
 	}
 }
 
