@@ -79,6 +79,11 @@ func TestLoadRefuses(t *testing.T) {
 			}
 		})
 	}
+	// A copy beside its original, whose rows would count twice.
+	original := copyData(t, set, nil)
+	if _, err := Load([]string{original, copyData(t, set, nil)}, cat); err == nil || !strings.Contains(err.Error(), "are the same data set (one copies the other); give it once") {
+		t.Errorf("a data set and its copy: %v", err)
+	}
 	// No copy_bandwidth.csv is no error: the GPU's bandwidth comes from the catalogue.
 	dir := copyData(t, set, nil)
 	if err := os.Remove(filepath.Join(dir, "copy_bandwidth.csv")); err != nil {
