@@ -297,6 +297,12 @@ type SelectError struct {
 	Vendor, Arch string
 }
 
+// archIs reports whether query names the architecture arch: its name or one of its words.
+func archIs(query, arch string) bool {
+	q := normalize(query)
+	return q == normalize(arch) || slices.ContainsFunc(strings.Fields(arch), func(w string) bool { return normalize(w) == q })
+}
+
 func (e *SelectError) Error() string {
 	switch e.Field {
 	case "vendor":
@@ -308,8 +314,9 @@ func (e *SelectError) Error() string {
 }
 
 // Select returns copies of the GPUs of vendor and of architecture arch (an empty one matches
-// any), compared ignoring case, spaces and punctuation, in catalogue order. Where none matches
-// the error is a *SelectError.
+// any), compared ignoring case, spaces and punctuation, in catalogue order; arch may be one word
+// of an architecture's name ("ada" for Ada Lovelace, as NVIDIA names its boards). Where none
+// matches the error is a *SelectError.
 func (c *Catalog) Select(vendor, arch string) ([]smart.GPU, error) {
 	var out []smart.GPU
 	var vendors, arches []string
@@ -320,19 +327,16 @@ func (c *Catalog) Select(vendor, arch string) ([]smart.GPU, error) {
 		if !slices.Contains(arches, g.Arch) {
 			arches = append(arches, g.Arch)
 		}
-		if (vendor == "" || normalize(vendor) == normalize(g.Vendor)) && (arch == "" || normalize(arch) == normalize(g.Arch)) {
+		if (vendor == "" || normalize(vendor) == normalize(g.Vendor)) && (arch == "" || archIs(arch, g.Arch)) {
 			out = append(out, clone(g))
 		}
-	}
-	has := func(values []string, v string) bool {
-		return slices.ContainsFunc(values, func(x string) bool { return normalize(x) == normalize(v) })
 	}
 	slices.Sort(vendors)
 	slices.Sort(arches)
 	switch {
-	case vendor != "" && !has(vendors, vendor):
+	case vendor != "" && !slices.ContainsFunc(vendors, func(v string) bool { return normalize(v) == normalize(vendor) }):
 		return nil, &SelectError{Field: "vendor", Value: vendor, Known: vendors}
-	case arch != "" && !has(arches, arch):
+	case arch != "" && !slices.ContainsFunc(arches, func(a string) bool { return archIs(arch, a) }):
 		return nil, &SelectError{Field: "arch", Value: arch, Known: arches}
 	case len(out) == 0:
 		return nil, &SelectError{Vendor: vendor, Arch: arch}
