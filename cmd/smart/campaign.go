@@ -71,7 +71,7 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	}
 	m, err := campaign.Load(manifestDir)
 	if err != nil {
-		return err
+		return fmt.Errorf("--manifest %s: %w", manifestDir, err) // the default names a clone's
 	}
 	bar := newProgress(e, "campaign", len(m.Items()))
 	c.Manifest, c.Notes, c.Progress = m, e.stderr, resumedProgress(bar)
@@ -105,7 +105,7 @@ func runCampaignStatus(ctx context.Context, e *env, args []string) error {
 	}
 	m, err := campaign.Load(manifestDir)
 	if err != nil {
-		return err
+		return fmt.Errorf("--manifest %s: %w", manifestDir, err) // the default names a clone's
 	}
 	if len(dirs) == 0 {
 		if dirs = app.CampaignDirs(); len(dirs) == 0 && !asJSON {

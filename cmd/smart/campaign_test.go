@@ -185,11 +185,15 @@ func TestCampaignRunRefused(t *testing.T) {
 	}{
 		{manifest, "h200", "its device is [H100-SXM"},
 		{other, "h100", "was measured from another manifest"},
+		{filepath.Join(dir, "none"), "h100", "--manifest " + filepath.Join(dir, "none") + ": campaign manifest: open"},
 	} {
 		code, out, errs := runCLI(t, "", runArgs(c.manifest, c.gpu, data)...)
 		if code != 1 || out != "" || !strings.Contains(errs, c.want) || strings.Contains(errs, "run it again") {
 			t.Errorf("%s on %s: exit %d, %q, %q; want exit 1, no summary and %q", c.manifest, c.gpu, code, out, errs, c.want)
 		}
+	}
+	if code, _, errs := runCLI(t, "", "campaign", "status", "--manifest", filepath.Join(dir, "none"), data); code != 1 || !strings.Contains(errs, "--manifest "+filepath.Join(dir, "none")+": ") {
+		t.Errorf("status of a missing manifest: exit %d, %q", code, errs)
 	}
 	if calls, err := campaign.ReadCalls(data); err != nil || len(calls) != 1 {
 		t.Errorf("%d calls logged (%v); want the first alone", len(calls), err)
