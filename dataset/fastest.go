@@ -47,7 +47,7 @@ type FastestFile struct {
 
 // FastestMeasured finds, in the data sets dirs, the fastest variant of each stencil measured in
 // full on each GPU, sorted by GPU and stencil name. Rows that were not measured on a GPU
-// (imported or simulated) and foreign kernels are left out.
+// (imported, simulated or predicted) and foreign kernels are left out.
 func FastestMeasured(dirs []string) (*FastestFile, error) {
 	type key struct{ gpu, id string }
 	byKey := map[key]*Fastest{}
@@ -170,7 +170,7 @@ func WriteFastest(path string, f *FastestFile, replace bool) error {
 func (f *FastestFile) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	if len(f.Fastest) == 0 {
-		fmt.Fprintln(bw, "no stencil was measured in full on a GPU in these data sets (imported and simulated rows do not count)")
+		fmt.Fprintln(bw, "no stencil was measured in full on a GPU in these data sets (imported, simulated and predicted rows do not count)")
 		return bw.Flush()
 	}
 	fmt.Fprintf(bw, "%-10s %-24s %10s %8s  %-16s %s\n", "GPU", "stencil", "ms/step", "variants", "OC", "setting")
