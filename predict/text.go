@@ -30,7 +30,7 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 		for _, c := range pr.Classes {
 			fmt.Fprintf(bw, "  %-6.3f %-16s %s\n", c.Probability, c.OC, ocList(c.Members))
 		}
-		fmt.Fprintf(bw, "\n%s; the fastest of each class searched in depth (%s)\n", pr.screenedText(), pr.Best.Source.line())
+		fmt.Fprintf(bw, "\n%s (%s)\n", pr.screenedText(), pr.Best.Source.line())
 	}
 	fmt.Fprintf(bw, "  %-16s %6s %10s %15s %9s %7s  %s\n", "OC", "class p", "ms/step", intervalLevel(pr.Best), "analytic", "scored", "best setting found")
 	for _, c := range pr.Candidates {
@@ -55,9 +55,13 @@ func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	return bw.Flush()
 }
 
-// screenedText says which OCs were screened on the GPU.
+// screenedText says which OCs were screened and searched, and on which GPU: a time scaled from
+// another GPU was searched there, among the classes most probable there (Predictor.Transfer).
 func (pr *Prediction) screenedText() string {
-	return fmt.Sprintf("%d OCs of the most probable classes screened on %s", pr.Screened, pr.GPU)
+	if sc := pr.Best.Scaled; sc != nil {
+		return fmt.Sprintf("%d OCs of the classes most probable on the %s screened by its model, the fastest of each class searched in depth there, and the best settings found scaled to %s", pr.Screened, sc.GPU, pr.GPU)
+	}
+	return fmt.Sprintf("%d OCs of the most probable classes screened on %s; the fastest of each class searched in depth", pr.Screened, pr.GPU)
 }
 
 // writeChoice is the best choice with its interval, what answered it and how to use it.

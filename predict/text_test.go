@@ -99,6 +99,22 @@ func TestScaledRatioNamed(t *testing.T) {
 	}
 }
 
+// TestScreenedOnModelsGPU: a GPU answered by transfer had its OCs screened on the GPU whose
+// measurements trained the model, the classes most probable there, and the settings found then
+// scaled: the line says so, not that they were screened on the GPU asked about.
+func TestScreenedOnModelsGPU(t *testing.T) {
+	pr := samplePrediction()
+	pr.Best.Scaled = &Scaled{GPU: "H100-SXM", TimeMs: 0.3333, Ratio: 1.5}
+	var b bytes.Buffer
+	if err := pr.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n2 OCs of the classes most probable on the H100-SXM screened by its model, the fastest of each class searched in depth there, and the best settings found scaled to A100-40GB (rt-2d, "
+	if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "screened on A100-40GB") {
+		t.Errorf("got\n%s\nwant it to hold %q", b.String(), want)
+	}
+}
+
 // TestWritePredictionRows: one row per stencil, the asked GPU's time over the fastest's, and a
 // note per provenance naming its models once.
 func TestWritePredictionRows(t *testing.T) {
