@@ -53,17 +53,22 @@ type Data struct {
 func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 	d := &Data{CopyGBs: map[string]float64{}}
 	byKey := map[string]*Group{}
-	byID := map[string]string{} // the directory each data set was read from, by its ID
+	metas := make([]dataset.Meta, len(dirs))
+	for i, dir := range dirs {
+		var err error
+		if metas[i], err = dataset.ReadMeta(dir); err != nil {
+			return nil, err
+		}
+	}
+	// A copy given beside its original, or a merge beside its input, would count rows twice.
+	if err := dataset.Distinct(dirs, metas); err != nil {
+		return nil, err
+	}
 	for _, dir := range dirs {
 		meta, rows, err := dataset.ReadAll(dir)
 		if err != nil {
 			return nil, err
 		}
-		// A copy given beside its original would count every row twice.
-		if prev, dup := byID[meta.ID()]; dup {
-			return nil, fmt.Errorf("data sets %s and %s are the same data set (one copies the other); give it once", prev, dir)
-		}
-		byID[meta.ID()] = dir
 		if len(meta.Devices) == 0 {
 			return nil, fmt.Errorf("data set %s: its meta.json names no device", dir)
 		}

@@ -308,3 +308,46 @@ func TestMergeFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinct: data sets that hold the same rows are refused together, naming both: a data set
+// and its copy, and a merge and a data set it was merged from (given by a relative path or not);
+// two shards, and a merge with data sets it was not merged from, are not.
+func TestDistinct(t *testing.T) {
+	sts := testStencils(t, 4, 2)
+	plan, _ := NewPlan(sts, testOCs[:2], 2, 1)
+	meta := simMeta(StencilParams(), nil, nil)
+	a := runShard(t, sts, plan, &Shard{I: 1, N: 2}, meta)
+	b := runShard(t, sts, plan, &Shard{I: 2, N: 2}, meta)
+	other := runShard(t, sts, plan, nil, meta)
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(cp, os.DirFS(a)); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if _, err := Merge(context.Background(), merged, []string{a, b}, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(b))
+	for _, c := range []struct {
+		dirs []string
+		want string // "": accepted
+	}{
+		{[]string{a, b}, ""},
+		{[]string{merged, other}, ""},
+		{[]string{a, cp}, "data sets " + a + " and " + cp + " are the same data set (one copies the other); give it once"},
+		{[]string{merged, b}, "data set " + merged + " was merged from " + b + ", also given"},
+		{[]string{filepath.Base(b), merged}, "data set " + merged + " was merged from " + filepath.Base(b) + ", also given"},
+	} {
+		metas := make([]Meta, len(c.dirs))
+		for i, d := range c.dirs {
+			var err error
+			if metas[i], err = ReadMeta(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := Distinct(c.dirs, metas)
+		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v: %v; want %q", c.dirs, err, c.want)
+		}
+	}
+}

@@ -112,6 +112,31 @@ func (m Meta) ID() string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// Distinct refuses data sets that hold the same rows, which a reader of them all would count
+// twice: one data set given twice (a copy, or a path written otherwise: the same ID), or a merge
+// given with a data set it was merged from. metas[i] is the meta of dirs[i].
+func Distinct(dirs []string, metas []Meta) error {
+	byID := map[string]string{} // the directory of each data set, by its ID
+	byPath := map[string]string{}
+	for i, dir := range dirs {
+		if prev, dup := byID[metas[i].ID()]; dup {
+			return fmt.Errorf("data sets %s and %s are the same data set (one copies the other); give it once", prev, dir)
+		}
+		byID[metas[i].ID()] = dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			byPath[abs] = dir
+		}
+	}
+	for i, dir := range dirs {
+		for _, from := range metas[i].MergedFrom { // absolute paths (Merge)
+			if other, ok := byPath[from]; ok {
+				return fmt.Errorf("data set %s was merged from %s, also given: its rows are among the merge's; give one of them", dir, other)
+			}
+		}
+	}
+	return nil
+}
+
 // Names are the kernel's parameter names, in order.
 func (k Kernel) Names() []string {
 	out := make([]string, len(k.Params))

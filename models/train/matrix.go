@@ -101,18 +101,19 @@ func Load(dirs []string, opt Options) (*Set, error) {
 		}
 	}
 	var srcs []source
-	byID := map[string]string{} // the directory each data set was read from, by its ID
+	var metas []dataset.Meta
 	for _, dir := range dirs {
 		meta, rows, err := dataset.ReadAll(dir)
 		if err != nil {
 			return nil, fmt.Errorf("reading data set %s: %w", dir, err)
 		}
-		// The same data set twice (a copy, or a path written otherwise) would count its rows twice.
-		if prev, dup := byID[meta.ID()]; dup {
-			return nil, fmt.Errorf("data sets %s and %s are the same data set (one copies the other); give it once", prev, dir)
-		}
-		byID[meta.ID()] = dir
 		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows, read: len(rows)})
+		metas = append(metas, meta)
+	}
+	// The same data set twice (a copy, or a path written otherwise), or a merge beside its input,
+	// would count rows twice.
+	if err := dataset.Distinct(dirs, metas); err != nil {
+		return nil, err
 	}
 	read := 0
 	for _, src := range srcs {
