@@ -120,6 +120,8 @@ func TestLookupAliases(t *testing.T) {
 		{"NVIDIA A100-PCIE-40GB", "A100-40GB"},
 		{"NVIDIA A100-SXM4-40GB", "A100-40GB"},
 		{"nvidia a100-sxm4-40gb", "A100-40GB"},
+		{"a100-sxm", "A100-40GB"}, // as h100-sxm names the H100-SXM
+		{"A100-SXM4", "A100-40GB"},
 		{"NVIDIA_A100_PCIE_40GB", "A100-40GB"},
 		{"NVIDIA A100-SXM4-80GB", "A100-80GB"},
 		{"NVIDIA H100 80GB HBM3", "H100-SXM"},
