@@ -350,6 +350,17 @@ func TestRunResumes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the manifest was edited after measuring began") || refused != (Call{}) {
 		t.Errorf("a data set of another manifest: %+v, %v; want the zero Call and the error", refused, err)
 	}
+	// A damaged calls.csv: the call never begins, and the log is left as it is.
+	damaged := filepath.Join(parts, CallsFile)
+	log, _ := os.ReadFile(damaged)
+	os.WriteFile(damaged, append(slices.Clone(log), "a,b\n"...), 0o644)
+	if refused, err := newRun(parts, sim).Do(context.Background()); err == nil || !strings.Contains(err.Error(), "calls.csv: record on line") || refused != (Call{}) {
+		t.Errorf("a damaged calls.csv: %+v, %v; want the zero Call and the error", refused, err)
+	}
+	if after, _ := os.ReadFile(damaged); string(after) != string(log)+"a,b\n" {
+		t.Errorf("a refused call changed calls.csv:\n%s", after)
+	}
+	os.WriteFile(damaged, log, 0o644)
 	status, err := m.Status(context.Background(), []string{parts})
 	if err != nil || len(status) != 1 || status[0].Done != len(m.Entries) || status[0].Rows != len(m.items) || len(status[0].Calls) != calls {
 		t.Errorf("status %+v, %v; want every stencil done, %d rows and %d calls", status, err, len(m.items), calls)

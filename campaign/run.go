@@ -108,6 +108,11 @@ func (r *Run) Do(ctx context.Context) (Call, error) {
 			return Call{}, err
 		}
 	}
+	// A damaged log is refused before the call, which would measure for hours and then log into
+	// a file status cannot read.
+	if _, err := ReadCalls(r.Out); err != nil {
+		return Call{}, err
+	}
 	// A torn last line (a call killed mid-write) is cut off here, and its variant measured again.
 	w, _, err := dataset.OpenWriter(r.Out, r.Meta())
 	if err != nil {
