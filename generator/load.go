@@ -13,6 +13,10 @@ import (
 	"smart/data"
 )
 
+// ErrDirectory is Load's error for a directory: a command of one stencil may name the command
+// that takes a directory.
+var ErrDirectory = errors.New("is a directory, not a stencil file; give one of its *.json files")
+
 // Load reads and validates a stencil file. Path "-" reads stdin; a path with no such file that
 // names an embedded sample (j3d7pt, or j3d7pt.json) reads the sample. A stencil without a name
 // takes the file's, the name its user knows. Errors start with "stencil file PATH:".
@@ -43,6 +47,9 @@ func load(path string, stdin io.Reader, lim smart.Limits) (*smart.Stencil, error
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, ErrDirectory
+	}
 	return smart.ReadStencil(f, lim)
 }
 

@@ -48,6 +48,7 @@ func TestLoad(t *testing.T) {
 		{path: unnamed, name: "mine"},
 		{path: filepath.Join(dir, "none.json"), err: "stencil file " + filepath.Join(dir, "none.json") + ": no such file; the embedded samples are j2d13pt, "},
 		{path: bad, err: "stencil file " + bad + ": "},
+		{path: dir, err: "stencil file " + dir + ": is a directory, not a stencil file; give one of its *.json files"},
 	}
 	for _, tt := range tests {
 		s, err := Load(tt.path, strings.NewReader(tt.stdin), smart.Limits{})

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 
 	"smart"
 	"smart/app"
+	"smart/generator"
 )
 
 func runEstimate(ctx context.Context, e *env, args []string) error {
@@ -30,6 +33,9 @@ func runEstimate(ctx context.Context, e *env, args []string) error {
 		return usagef("give the optimization combination with --oc, e.g. --oc ST_TB or --oc BASE")
 	}
 	st, err := loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder})
+	if errors.Is(err, generator.ErrDirectory) {
+		return fmt.Errorf("%w (smart predict takes a directory: a row per stencil)", err)
+	}
 	if err != nil {
 		return err
 	}

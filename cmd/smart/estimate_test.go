@@ -80,6 +80,7 @@ func TestEstimateErrors(t *testing.T) {
 		{"no GPU", []string{"j3d7pt", "--oc", "ST"}, 2, "--gpu"},
 		{"no file", []string{"--gpu", "t4", "--oc", "ST"}, 2, "stencil file"},
 		{"missing file", []string{"nosuch.json", "--gpu", "t4", "--oc", "ST"}, 1, "nosuch.json"},
+		{"directory", []string{"../../data/stencils", "--gpu", "t4", "--oc", "ST"}, 1, "stencil file ../../data/stencils: is a directory, not a stencil file; give one of its *.json files (smart predict takes a directory"},
 	}
 	for _, tc := range tests {
 		code, _, errs := runCLI(t, "", append([]string{"estimate"}, tc.args...)...)
