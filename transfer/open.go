@@ -205,15 +205,26 @@ func StencilNames(files []*File) map[string]string {
 
 // CheckFiles refuses what would make shots teach nothing without a word: a shots file none of
 // whose kernels is the sources' (kernel as Select takes it), or whose Kernel Tuner parameters
-// differ from theirs, or with no successful run of it; and files of one kernel measured at
-// different problem sizes, whose times no ratio of GPUs relates.
+// differ from theirs, or with no successful run of it; files of one kernel measured at
+// different problem sizes, whose times no ratio of GPUs relates; and two sources of one kernel
+// on one GPU (a cache and its T4 twin, say), which would count as two GPUs that predict each
+// other exactly: an interval of no width.
 func CheckFiles(sources, shots []*File, kernel string) error {
 	var want []string // the kernels the sources give, as rowID names them
-	for _, f := range sources {
+	for i, f := range sources {
 		ids, _ := f.Kernels()
 		for _, id := range ids {
 			if (kernel == "" || kernel == AllKernels || id == "stencil "+kernel || id == "kernel "+kernel) && !slices.Contains(want, id) {
 				want = append(want, id)
+			}
+		}
+		for _, g := range sources[:i] {
+			if f.GPU.Name == "" || f.GPU.Name != g.GPU.Name {
+				continue
+			}
+			other, _ := g.Kernels()
+			if j := slices.IndexFunc(want, func(id string) bool { return slices.Contains(ids, id) && slices.Contains(other, id) }); j >= 0 {
+				return fmt.Errorf("%s and %s both hold %s measured on %s: one GPU's measurements would count as two source GPUs; give one of them", g.Path, f.Path, want[j], f.GPU.Name)
 			}
 		}
 	}

@@ -34,6 +34,9 @@ func TestCheckFiles(t *testing.T) {
 		{"another size", src, []*File{file("s.json", "conv", ab, []int{1024}, smart.StatusOK)}, "", "s.json measured problem size [1024]; x.json [4096]"},
 		{"sources of two sizes", []*File{src[0], file("z.json", "conv", ab, []int{512}, smart.StatusOK)}, nil, "", "z.json measured problem size [512]"},
 		{"only failures", src, []*File{file("s.json", "conv", ab, nil, smart.StatusLaunchError)}, "", "s.json holds no successful run of kernel conv"},
+		{"two sources of one GPU", []*File{onGPU(src[0], "A100-40GB"), onGPU(src[1], "A100-40GB")}, nil, "", "x.json and y.json both hold kernel conv measured on A100-40GB"},
+		{"sources of two GPUs", []*File{onGPU(src[0], "A100-40GB"), onGPU(src[1], "RTX-A6000")}, nil, "", ""},
+		{"one GPU, two kernels", []*File{onGPU(src[0], "A100-40GB"), onGPU(file("d.json", "dedisp", ab, nil, smart.StatusOK), "A100-40GB")}, nil, AllKernels, ""},
 	}
 	for _, tc := range tests {
 		err := CheckFiles(tc.sources, tc.shots, tc.kernel)
@@ -41,6 +44,13 @@ func TestCheckFiles(t *testing.T) {
 			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// onGPU is a copy of f measured on the catalogue's GPU name.
+func onGPU(f *File, name string) *File {
+	g := *f
+	g.GPU = smart.GPU{Name: name}
+	return &g
 }
 
 // A stencil is selected by its name as by its ID; a name two stencils share is refused.
