@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"smart"
@@ -83,8 +84,12 @@ type Loaded struct {
 
 // LoadAll reads every stencil of paths in order (Load each; a directory means its *.json
 // files, ExpandDirs). It goes on past a path or file that fails: it returns the stencils read
-// and the failures joined, each naming its path (nil when none failed).
+// and the failures joined, each naming its path (nil when none failed). "-" given twice is
+// refused before any is read: standard input is read once, and would be empty the second time.
 func LoadAll(paths []string, stdin io.Reader, lim smart.Limits) ([]Loaded, error) {
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		return nil, errors.New(`"-" (standard input) is given twice; it can be read once`)
+	}
 	var out []Loaded
 	var errs []error
 	for _, p := range paths {

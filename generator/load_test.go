@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,5 +131,11 @@ func TestLoadAll(t *testing.T) {
 		if l.File != want[i] {
 			t.Errorf("stencil %d from %q, want %q", i, l.File, want[i])
 		}
+	}
+	// Standard input can be read once: "-" twice is refused before any is read, not read
+	// empty the second time as a file cut short.
+	got, err = LoadAll([]string{"-", "j3d7pt", "-"}, bytes.NewReader(sample), smart.Limits{})
+	if want := `"-" (standard input) is given twice; it can be read once`; err == nil || err.Error() != want || len(got) != 0 {
+		t.Errorf("- twice: %d stencils, error %v; want none and %q", len(got), err, want)
 	}
 }

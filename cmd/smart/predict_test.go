@@ -186,6 +186,7 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"two models of one slot", []string{"recommend", "--model", "../../data/models/runtime-3d.smartmodel.gz", "--model", copy3d, readmeStencil}, 1, "are both runtime models of 3-D stencils"},
 		{"one model twice", []string{"recommend", "--model", copy3d, "--model", copy3d, readmeStencil}, 2, "is given twice"},
 		{"no stencil", []string{"predict", "--gpu", "a100"}, 2, "give a stencil file"},
+		{"stdin twice", []string{"predict", "--gpu", "a100", "-", "-"}, 1, `"-" (standard input) is given twice; it can be read once`},
 		{"both steps and hours", []string{"recommend", "--steps", "5", "--hours", "1", readmeStencil}, 2, "--hours: price a number of steps or of hours, not both"},
 		{"zero hours", []string{"recommend", "--hours", "0", readmeStencil}, 2, "--hours 0: must be positive"},
 		{"samples beyond the bound", []string{"predict", "--gpu", "a100", "--samples", "1000000000", readmeStencil}, 2, "--samples 1000000000: score 1 to 1048576 settings"},
