@@ -80,12 +80,14 @@ type TuneBench struct {
 	Parallel    int       // searches run at once; 0: one per CPU
 
 	// The cases compared (Cases): Kernel Tuner caches, and the space of stencil Sim under
-	// SimOC on SimGPU (a name of the built-in catalogue) timed by the analytic model.
-	Caches []string
-	Sim    *smart.Stencil // nil: none
-	SimOC  smart.Combination
-	SimGPU string
-	Notes  io.Writer // how a cache's space was made, and the methods left out (nil: nothing)
+	// SimOC on SimGPU (a name of the catalogue: the embedded one with CatalogFile merged over
+	// it) timed by the analytic model.
+	Caches      []string
+	Sim         *smart.Stencil // nil: none
+	SimOC       smart.Combination
+	SimGPU      string
+	CatalogFile string    // "": the embedded catalogue alone
+	Notes       io.Writer // how a cache's space was made, and the methods left out (nil: nothing)
 }
 
 // ParseRatios reads TuneBench.Ratios from a comma-separated list such as "0.01,0.02"; empty
@@ -108,7 +110,7 @@ func (b TuneBench) Cases(ctx context.Context) ([]Case, error) {
 	if err != nil || b.Sim == nil {
 		return cases, err
 	}
-	cat, err := catalog.Default()
+	cat, err := catalog.Load(b.CatalogFile)
 	if err != nil {
 		return nil, err
 	}

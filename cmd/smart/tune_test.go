@@ -570,6 +570,21 @@ func TestTuneBenchDefaultsCLI(t *testing.T) {
 	}
 }
 
+// TestTuneBenchCatalog: the simulated stencil's GPU may be one a --catalog file names, as the
+// advice on an unknown GPU says.
+func TestTuneBenchCatalog(t *testing.T) {
+	cat := filepath.Join(t.TempDir(), "gpus.json")
+	os.WriteFile(cat, []byte(`{"format": "smart-gpus/1", "gpus": [{"name": "A100-40GB", "aliases": ["cluster-a100"]}]}`), 0o644)
+	args := []string{"tune-bench", "--sim", "j2d5pt", "--gpu", "cluster-a100", "--methods", "random", "--random-seeds", "1", "--budget", "3", "--ratios", ""}
+	if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.Contains(errs, "--catalog FILE") {
+		t.Errorf("without the catalogue: exit %d, stderr %q", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "", append(args, "--catalog", cat)...)
+	if code != 0 || !strings.Contains(stdout, "j2d5pt ST_TB on A100-40GB (simulated)") {
+		t.Errorf("with the catalogue: exit %d, stderr %q\n%s", code, errs, stdout)
+	}
+}
+
 // TestTuneBenchHelpExample: the help's example of every GPU's cache names each of the six once,
 // not the A100's T4 twin as well, and the help cites nothing a user cannot look up.
 func TestTuneBenchHelpExample(t *testing.T) {

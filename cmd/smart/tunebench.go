@@ -34,6 +34,7 @@ func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.ratios, "ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
 	fs.StringVar(&o.simStencil, "sim", "", "also compare on this stencil's space under the analytic model")
 	fs.StringVar(&o.b.SimGPU, "gpu", app.DefaultSimGPU, "GPU of the simulated stencil")
+	fs.StringVar(&o.b.CatalogFile, "catalog", "", "GPU catalogue file merged over the embedded one")
 	fs.StringVar(&o.ocName, "oc", "ST_TB", "OC of the simulated stencil")
 	fs.IntVar(&o.b.Parallel, "parallel", 0, "searches run at once (0: one per CPU)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
