@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"smart/app"
@@ -54,7 +55,13 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		out = predict.WriteRecommendationRows(e.stdout, recs)
 	}
 	if out == nil && r.HTML != "" {
-		if out = predict.WriteHTMLFile(r.HTML, recs, flatten(err), time.Now()); out == nil {
+		failed := flatten(err)
+		if ctx.Err() != nil {
+			for i, f := range failed {
+				failed[i] = interrupted(f)
+			}
+		}
+		if out = predict.WriteHTMLFile(r.HTML, recs, failed, time.Now()); out == nil {
 			fmt.Fprintf(e.stderr, "wrote %s\n", r.HTML)
 		}
 	}
@@ -98,4 +105,13 @@ func flatten(err error) []error {
 		return flatten(e.Err)
 	}
 	return []error{err}
+}
+
+// interrupted is err of a run cancelled by Ctrl-C in the words run prints it in: "interrupted",
+// not the context package's "context canceled". Other errors are as they are.
+func interrupted(err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRecommendInterruptedReport: Ctrl-C after the first of two stencils writes the report of
+// the first, and the report lists the stencil interrupted in the words stderr uses, not the
+// context package's.
+func TestRecommendInterruptedReport(t *testing.T) {
+	html := filepath.Join(t.TempDir(), "r.html")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The bar draws once the first recommendation is in: Ctrl-C then.
+	errb := &cancelOnBar{cancel: cancel}
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: new(bytes.Buffer), stderr: errb, interactive: true},
+		[]string{"recommend", "--html", html, "j2d5pt", "j3d7pt"})
+	page, err := os.ReadFile(html)
+	if code != 1 || err != nil || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("exit %d, report %v, stderr %q; want 1, a report and 'interrupted'", code, err, errb.String())
+	}
+	if !strings.Contains(string(page), "j3d7pt") || !strings.Contains(string(page), ": interrupted") || strings.Contains(string(page), "context canceled") {
+		t.Errorf("the report lists the stencil interrupted as\n%s\nwant it ending ': interrupted', as stderr does:\n%s", failedItems(string(page)), errb.String())
+	}
+}
+
+// failedItems are the report's lines of stencils that failed.
+func failedItems(page string) string {
+	var out []string
+	for _, l := range strings.Split(page, "\n") {
+		if strings.Contains(l, `class="warn"`) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
