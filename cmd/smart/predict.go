@@ -32,6 +32,8 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	case len(rest) == 0:
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
+	case s.GPU == "" && cliflag.Given(fs, "gpu"): // left out, it is the GPU NVML finds
+		return usagef("--gpu \"\": names no GPU; name one (smart gpus lists them), or leave --gpu out on a machine with an NVIDIA GPU")
 	case s.Candidates == 0 && cliflag.Given(fs, "candidates"): // 0 keeps the default; given, it is a mistake
 		return usagef("--candidates 0: search at least 1 OC class")
 	case s.Samples == 0: // 0 is the default budget's; the flag's default is that number

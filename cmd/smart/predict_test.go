@@ -192,6 +192,8 @@ func TestPredictErrorsCLI(t *testing.T) {
 		{"samples beyond the bound", []string{"predict", "--gpu", "a100", "--samples", "1000000000", readmeStencil}, 2, "--samples 1000000000: score 1 to 1048576 settings"},
 		{"hours beyond a century", []string{"recommend", "--hours", "1e308", readmeStencil}, 2, "--hours 1e+308: give at most 876600 (a century)"}, // +Inf steps broke --json
 		{"unknown GPU to rank", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2, `--gpus: unknown GPU "nosuch"`},
+		{"empty GPU", []string{"predict", "--gpu", "", readmeStencil}, 2, `--gpu "": names no GPU`},
+		{"empty GPU you have", []string{"recommend", "--have", "", readmeStencil}, 2, `--have "": names no GPU`},
 		{"no GPU to rank", []string{"recommend", "--gpus", ",", readmeStencil}, 2, `--gpus ",": names no GPU`},
 		{"empty GPUs to rank", []string{"recommend", "--gpus", "", readmeStencil}, 2, `--gpus "": names no GPU`},
 		{"unknown GPU you have", []string{"recommend", "--have", "a1000", readmeStencil}, 2, `--have: unknown GPU "a1000"; did you mean`},

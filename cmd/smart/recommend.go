@@ -40,6 +40,8 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return usagef("give a stencil file, a directory of them or an embedded sample name")
 	case len(r.GPUs) == 0 && cliflag.Given(fs, "gpus"): // left out, it ranks the default GPUs
 		return usagef("--gpus %q: names no GPU; give GPUs separated by commas, e.g. --gpus a100,h100 (smart gpus lists them), or leave --gpus out", gpuList)
+	case r.Have == "" && cliflag.Given(fs, "have"):
+		return usagef("--have \"\": names no GPU; name the GPU you have (smart gpus lists them), or leave --have out")
 	case r.Workload.Hours == 0 && cliflag.Given(fs, "hours"): // 0 prices the stencil's steps
 		return usagef("--hours 0: must be positive")
 	}
