@@ -134,24 +134,33 @@ func (p *Bar) head(done int, elapsed time.Duration, bar int) string {
 		frac = float64(done) / float64(p.Total)
 	}
 	filled := int(frac * float64(bar))
-	rate := float64(done-p.From) / max(elapsed.Seconds(), 1e-9)
-	return fmt.Sprintf("%s [%s%s] %d/%d %5.1f%% %.1f/s", p.Label, strings.Repeat("=", filled), strings.Repeat(" ", bar-filled),
+	// The rate waits for as many items as the time left does: over the first item or two it is
+	// mostly the time the bar began (a bar drawn once the first item is done showed millions a
+	// second).
+	rate := "?"
+	if n := done - p.From; n > 0 && elapsed > 0 && (done >= p.Total || enough(p.Total-p.From, n)) {
+		rate = fmt.Sprintf("%.1f", float64(n)/elapsed.Seconds())
+	}
+	return fmt.Sprintf("%s [%s%s] %d/%d %5.1f%% %s/s", p.Label, strings.Repeat("=", filled), strings.Repeat(" ", bar-filled),
 		done, p.Total, 100*frac, rate)
 }
+
+// enough reports whether done of total items are enough to estimate the rest from: 20, or 5%
+// of them where fewer. Where items differ in cost, an estimate from fewer is mostly noise (two
+// slow ones among a campaign's first four put the drawing of a 7.5-minute campaign at 14 minutes).
+func enough(total, done int) bool { return done >= min(20, max(1, total/20)) }
 
 // timeLeft estimates the seconds the total-done items still take, now, when the done-th
 // finished at doneAt: each item takes the mean time of those finished (doneAt/done), and the
 // time since doneAt is already spent on the next one. Taking the mean at the last finish, not
 // now, keeps the estimate from climbing while a slow item runs and dropping when it ends; the
-// items not yet started are never counted at less than their mean. ok is false before the
-// first 20 items (or 5% of them, where fewer) have finished: where items differ in cost, an
-// estimate from fewer is mostly noise (two slow ones among a campaign's first four put the
-// drawing of a 7.5-minute campaign at 14 minutes).
+// items not yet started are never counted at less than their mean. ok is false until enough
+// items have finished.
 func timeLeft(total, done int, doneAt, now time.Duration) (seconds float64, ok bool) {
 	if done >= total {
 		return 0, true
 	}
-	if done < min(20, max(1, total/20)) {
+	if !enough(total, done) {
 		return 0, false
 	}
 	mean := doneAt.Seconds() / float64(done)

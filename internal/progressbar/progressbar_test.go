@@ -11,7 +11,9 @@ import (
 )
 
 // TestProgressLine checks the estimate of the time left: the work left over the rate so far,
-// and no overflowed duration for a total no run will reach (a --budget of 2^63-1).
+// and no overflowed duration for a total no run will reach (a --budget of 2^63-1); and that the
+// rate waits, like the time left, for enough items (the first of 50 boosting rounds, drawn 15 µs
+// after the bar began, showed 66666.7/s).
 func TestProgressLine(t *testing.T) {
 	for _, tc := range []struct {
 		total, from, done int
@@ -22,7 +24,11 @@ func TestProgressLine(t *testing.T) {
 		{100, 0, 100, 10 * time.Second, "ETA done in 10s"},
 		{100, 0, 0, time.Second, "ETA ?"},
 		{math.MaxInt, 0, 20, time.Second, "ETA > 11 days"},
-		{440, 0, 19, time.Second, "ETA ?"}, // too few to tell
+		{440, 0, 19, time.Second, " ?/s ETA ?"}, // too few to tell
+		{50, 0, 1, 15 * time.Microsecond, " ?/s ETA ?"},
+		{50, 0, 3, time.Second, " 3.0/s ETA 16s"},                // 5% of 50 is enough
+		{2, 0, 2, time.Millisecond, " 2000.0/s ETA done in 1ms"}, // done: the whole job's rate
+		{100, 50, 50, time.Second, " ?/s ETA ?"},                 // resumed, nothing new yet
 		// Resumed at 50: 25 items in 10 s, 2.5 a second, 25 left.
 		{100, 50, 75, 10 * time.Second, " 2.5/s ETA 10s"},
 		{1000, 900, 903, time.Second, "ETA ?"}, // 3 of this run's 100: too few
