@@ -193,9 +193,15 @@ func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Targ
 		return t, &SettingError{Field: "Shots", Err: err, Wrong: true}
 	}
 	for _, f := range files {
-		if t.GPU.Name != "" && f.GPU.Name != "" && f.GPU.Name != t.GPU.Name {
+		switch {
+		case t.GPU.Name != "" && f.GPU.Name != "" && f.GPU.Name != t.GPU.Name:
 			return t, &SettingError{Field: "Shots", Wrong: true,
 				Err: fmt.Errorf("%s holds measurements of %s, not of the target %s: shots are settings measured on the target (name the GPU as %s@GPU where the file misnames it)", f.Path, f.GPU.Name, t.GPU.Name, f.Path)}
+		case t.GPU.Name == "" && f.GPU.Name != "":
+			// The catalogue knows the shots' GPU: predicting for it by another name would
+			// leave out its description and call its runs another GPU's.
+			return t, &SettingError{Field: "Shots", Wrong: true,
+				Err: fmt.Errorf("%s holds measurements of %s, a catalogued GPU, not of %s: predict for it with --to %s, or name the file's GPU as %s@%s where the file misnames it", f.Path, f.GPU.Name, s.To, f.GPU.Name, f.Path, s.To)}
 		}
 	}
 	sel, err := transfer.Select(files, s.Kernel)
