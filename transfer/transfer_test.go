@@ -538,6 +538,10 @@ func TestKernelTunerBooleanRoundTrip(t *testing.T) {
 	if strings.Contains(string(b), `"64,1"`) {
 		t.Error("a boolean written as 1 in a key")
 	}
+	// Kernel Tuner refuses a cache whose problem_size is not the size it runs ([] included).
+	if strings.Contains(string(b), `"problem_size"`) {
+		t.Error("a problem size the sources did not record is written")
+	}
 	back, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)

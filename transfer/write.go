@@ -12,14 +12,15 @@ import (
 	"smart/internal/atomicfile"
 )
 
-// ktCache is Kernel Tuner's cache format (schema 1.0.0, every field it requires), with smart's
-// note of what the times are. "cache" is the last object, as Kernel Tuner writes it: a run that
-// continues from the file drops its last "}\n}" and appends configurations there.
+// ktCache is Kernel Tuner's cache format (schema 1.0.0, every field it requires but a problem
+// size the sources did not record), with smart's note of what the times are. "cache" is the
+// last object, as Kernel Tuner writes it: a run that continues from the file drops its last
+// "}\n}" and appends configurations there.
 type ktCache struct {
 	SchemaVersion  string                     `json:"schema_version"`
 	DeviceName     string                     `json:"device_name"`
 	KernelName     string                     `json:"kernel_name"`
-	ProblemSize    []int                      `json:"problem_size"`
+	ProblemSize    []int                      `json:"problem_size,omitempty"` // left out where unknown: Kernel Tuner compares any it finds with the size it runs
 	TuneParamsKeys []string                   `json:"tune_params_keys"`
 	TuneParams     map[string][]any           `json:"tune_params"`
 	Objective      string                     `json:"objective"`
@@ -65,9 +66,6 @@ func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written t
 	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]any{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
 		Smart: ktNote{Source: smart.Predicted, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
-	if c.ProblemSize == nil {
-		c.ProblemSize = []int{}
-	}
 	if p.Interval != nil {
 		c.Smart.Interval = p.Interval
 	}
