@@ -209,6 +209,10 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		// Once, not once per fold that it stopped.
+		return nil, fmt.Errorf("calibration: %w after %d of %d fits", err, done, k+1)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

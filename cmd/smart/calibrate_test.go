@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -66,6 +68,19 @@ func TestCalibrate(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "-o", out)
 	if code != 0 || !strings.Contains(stdout, "80% interval") || !strings.Contains(stdout, "j3d125pt") || !strings.Contains(stdout, "wrote "+out) {
 		t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestCalibrateInterrupted: a fit interrupted says so once, not once per fold that stopped.
+func TestCalibrateInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	data := "../../data/measured/h100-sxm/random/j3d125pt,../../data/measured/h100-sxm/random/j2d17pt,../../data/measured/h100-sxm/random/j3d25pt"
+	code := run(ctx, e, []string{"calibrate", "--data", data, "-o", filepath.Join(t.TempDir(), "cal.json")})
+	if want := "smart calibrate: calibration: interrupted after 0 of 4 fits\n"; code != 1 || !strings.HasSuffix(errb.String(), want) || strings.Count(errb.String(), "interrupted") != 1 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line ending %q", code, errb.String(), want)
 	}
 }
 
