@@ -66,59 +66,78 @@ type FileWriter struct {
 	Progress func(written int) // called after each file, where set
 }
 
-// Write writes the n files file(0..n-1) and returns the path of the last.
-func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, error)) (last string, err error) {
+// Written is what Write did: the files it wrote, those that held their content already.
+type Written struct {
+	Last      string // the path of the last file, written or left ("" for the stream)
+	Wrote     int    // files written (to the stream, or new or replaced on disk)
+	Unchanged int    // files that held the generated content already, left as they were
+}
+
+// Write writes the n files file(0..n-1), leaving those that hold their content already.
+func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, error)) (Written, error) {
 	if !fw.Force {
 		for i := range n {
 			if err := ctx.Err(); err != nil {
-				return "", fmt.Errorf("stopped checking the existing files after %d of %d stencils: %w", i, n, err)
+				return Written{}, fmt.Errorf("stopped checking the existing files after %d of %d stencils: %w", i, n, err)
 			}
 			f, err := file(i)
 			if err != nil {
-				return "", err
+				return Written{}, err
 			}
-			if err := checkUnchanged(f); err != nil {
-				return "", err
+			if _, err := unchanged(f); err != nil {
+				return Written{}, err
 			}
 		}
 	}
+	var w Written
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return "", fmt.Errorf("stopped after %d of %d stencils: %w", i, n, err)
+			return w, fmt.Errorf("stopped after %d of %d stencils: %w", i, n, err)
 		}
 		f, err := file(i)
 		if err != nil {
-			return "", err
+			return w, err
 		}
-		if f.Path == "" {
+		same, err := unchanged(f)
+		var changed *ChangedError
+		switch {
+		case err != nil && !errors.As(err, &changed): // a changed file here is Force's to replace
+			return w, err
+		case same:
+			w.Unchanged++
+		case f.Path == "":
 			if _, err := fw.Stream.Write(f.Data); err != nil {
-				return "", fmt.Errorf("writing the stencil: %w", err)
+				return w, fmt.Errorf("writing the stencil: %w", err)
 			}
-		} else if err := atomicfile.Write(f.Path, f.Data); err != nil {
-			return "", err
+			w.Wrote++
+		default:
+			if err := atomicfile.Write(f.Path, f.Data); err != nil {
+				return w, err
+			}
+			w.Wrote++
 		}
-		last = f.Path
+		w.Last = f.Path
 		if fw.Progress != nil {
 			fw.Progress(i + 1)
 		}
 	}
-	return last, nil
+	return w, nil
 }
 
-// checkUnchanged fails with a *ChangedError where f's path exists with other content; a
-// missing file, the same content or no path is fine.
-func checkUnchanged(f File) error {
+// unchanged reports whether f's path holds f's content already; it fails with a *ChangedError
+// where the path holds other content. A missing file or no path is not unchanged, and fine.
+func unchanged(f File) (bool, error) {
 	if f.Path == "" {
-		return nil
+		return false, nil
 	}
 	old, err := os.ReadFile(f.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("checking the existing %s: %w", f.Path, err)
+		return false, fmt.Errorf("checking the existing %s: %w", f.Path, err)
 	case bytes.Equal(old, f.Data):
-		return nil
+		return true, nil
 	}
-	return &ChangedError{Path: f.Path}
+	return false, &ChangedError{Path: f.Path}
 }

@@ -47,9 +47,9 @@ func TestCustomise(t *testing.T) {
 	}
 }
 
-// TestFileWriter: files are written, the same content again is fine, a file with other content
-// stops everything before anything is written unless forced, files without a path go to the
-// stream, and a cancelled context writes nothing.
+// TestFileWriter: files are written, the same content again is left and counted as such, a
+// file with other content stops everything before anything is written unless forced, files
+// without a path go to the stream, and a cancelled context writes nothing.
 func TestFileWriter(t *testing.T) {
 	dir := t.TempDir()
 	files := func(content string, paths ...string) func(i int) (File, error) {
@@ -58,12 +58,13 @@ func TestFileWriter(t *testing.T) {
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	var done []int
 	fw := FileWriter{Progress: func(n int) { done = append(done, n) }}
-	last, err := fw.Write(context.Background(), 2, files("v1 ", a, b))
-	if err != nil || last != b || !slices.Equal(done, []int{1, 2}) {
-		t.Fatalf("first write: last %q, progress %v, %v", last, done, err)
+	w, err := fw.Write(context.Background(), 2, files("v1 ", a, b))
+	if err != nil || w != (Written{Last: b, Wrote: 2}) || !slices.Equal(done, []int{1, 2}) {
+		t.Fatalf("first write: %+v, progress %v, %v", w, done, err)
 	}
-	if _, err := fw.Write(context.Background(), 2, files("v1 ", a, b)); err != nil {
-		t.Errorf("the same files again: %v", err)
+	a2 := filepath.Join(dir, "a2.json")
+	if w, err := fw.Write(context.Background(), 3, files("v1 ", a, b, a2)); err != nil || w != (Written{Last: a2, Wrote: 1, Unchanged: 2}) {
+		t.Errorf("the same files again and a new one: %+v, %v; want 1 written, 2 unchanged", w, err)
 	}
 	if err := os.WriteFile(b, []byte("edited"), 0o644); err != nil {
 		t.Fatal(err)
@@ -78,6 +79,9 @@ func TestFileWriter(t *testing.T) {
 		t.Errorf("a refusal wrote %s: %v", c, err)
 	}
 	fw.Force = true
+	if w, err := fw.Write(context.Background(), 3, files("v1 ", a, b, a2)); err != nil || w != (Written{Last: a2, Wrote: 1, Unchanged: 2}) {
+		t.Errorf("forced over an edited file: %+v, %v; want it written, the 2 others unchanged", w, err)
+	}
 	if _, err := fw.Write(context.Background(), 2, files("v2 ", a, b)); err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +89,8 @@ func TestFileWriter(t *testing.T) {
 		t.Errorf("forced: %s holds %q", b, got)
 	}
 	var stream bytes.Buffer
-	if last, err := (FileWriter{Stream: &stream}).Write(context.Background(), 1, files("s", "")); err != nil || last != "" || stream.String() != "s" {
-		t.Errorf("to the stream: %q, last %q, %v", stream.String(), last, err)
+	if w, err := (FileWriter{Stream: &stream}).Write(context.Background(), 1, files("s", "")); err != nil || w != (Written{Wrote: 1}) || stream.String() != "s" {
+		t.Errorf("to the stream: %q, %+v, %v", stream.String(), w, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -54,15 +54,21 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	if n >= 1000 {
 		fw.Progress = newProgress(e, "generate", n).Update
 	}
-	last, err := fw.Write(ctx, n, o.file)
+	w, err := fw.Write(ctx, n, o.file)
 	switch {
 	case err != nil:
 		return err
 	case o.Out == "-":
+	case n == 1 && w.Unchanged == 1:
+		fmt.Fprintf(e.stdout, "%s already there, unchanged\n", w.Last)
 	case n == 1:
-		fmt.Fprintf(e.stdout, "wrote %s\n", last)
+		fmt.Fprintf(e.stdout, "wrote %s\n", w.Last)
+	case w.Unchanged == n:
+		fmt.Fprintf(e.stdout, "%d stencils already in %s, unchanged; wrote none (last: %s)\n", n, o.Out, filepath.Base(w.Last))
+	case w.Unchanged > 0:
+		fmt.Fprintf(e.stdout, "wrote %d of %d stencils to %s, the other %d already there unchanged (last: %s)\n", w.Wrote, n, o.Out, w.Unchanged, filepath.Base(w.Last))
 	default:
-		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.Out, filepath.Base(last))
+		fmt.Fprintf(e.stdout, "wrote %d stencils to %s (last: %s)\n", n, o.Out, filepath.Base(w.Last))
 	}
 	return nil
 }

@@ -54,13 +54,22 @@ func TestGenerateRandom(t *testing.T) {
 		}
 	}
 	// --first continues the same stream.
-	code, _, errs = runCLI(t, "", "generate", "--dims", "3", "--order", "2", "--first", "2", "--seed", "1", "--out", dir+"/")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
+	code, out, errs = runCLI(t, "", "generate", "--dims", "3", "--order", "2", "--first", "2", "--seed", "1", "--out", dir+"/")
+	if want := filepath.Join(dir, "rand3d-o2-s1-0002.json") + " already there, unchanged\n"; code != 0 || out != want {
+		t.Fatalf("--first 2: exit %d, stdout %q, want %q: %s", code, out, want, errs)
 	}
 	entries, _ = os.ReadDir(dir)
 	if len(entries) != 3 {
 		t.Errorf("--first 2 wrote a new file: %v", entries)
+	}
+	// The same set again, then one more: the stdout says what was written and what was there.
+	for _, tc := range []struct{ count, want string }{
+		{"3", "3 stencils already in " + dir + ", unchanged; wrote none (last: rand3d-o2-s1-0002.json)\n"},
+		{"4", "wrote 1 of 4 stencils to " + dir + ", the other 3 already there unchanged (last: rand3d-o2-s1-0003.json)\n"},
+	} {
+		if code, out, errs := runCLI(t, "", "generate", "--dims", "3", "--order", "2", "--count", tc.count, "--seed", "1", "--out", dir); code != 0 || out != tc.want {
+			t.Errorf("--count %s again: exit %d, stdout %q, want %q: %s", tc.count, code, out, tc.want, errs)
+		}
 	}
 }
 
