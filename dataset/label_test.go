@@ -3,6 +3,7 @@ package dataset
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,5 +220,26 @@ func TestLabelsGiven(t *testing.T) {
 	_, err = ComputeLabels(dir, LabelOptions{Given: given[:1]})
 	if err == nil || !strings.Contains(err.Error(), "OC BM ran") || !strings.Contains(err.Error(), dir) {
 		t.Errorf("classes without BM and CM: %v; want the data set and the OC named", err)
+	}
+}
+
+// TestStatsLargeRatios: a worst OC of 1e300 ms over a best of 1 ms is a ratio of 3 significant
+// digits in the tables, not of 300 digits; ratios below 10,000 keep their decimals.
+func TestStatsLargeRatios(t *testing.T) {
+	s := &Stats{Rows: 2,
+		Gap:     []GapRow{{GPU: "V100", Stencils: 2, Min: 1.5, Median: 9999.994, Mean: 5e299, Max: 1e300}},
+		Kernels: []KernelBest{{GPU: "V100", Kernel: "k", Rows: 2, OK: 2, BestMs: 1, Spread: 1e300, Setting: "bx=32"}}}
+	var b strings.Builder
+	if err := s.WriteTables(&b, "big"); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "V100 ") {
+			rows = append(rows, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	if want := []string{"V100 2 1.50x 9999.99x 5e+299x 1e+300x", "V100 k 2 2 1 1e+300x bx=32"}; !slices.Equal(rows, want) {
+		t.Errorf("the tables\n%s\nwant rows %q", b.String(), want)
 	}
 }

@@ -120,7 +120,7 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
 		for _, g := range s.Gap {
-			fmt.Fprintf(tw, "%s\t%d\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", g.GPU, g.Stencils, g.Min, g.Median, g.Mean, g.Max)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", g.GPU, g.Stencils, ratio(g.Min, 2), ratio(g.Median, 2), ratio(g.Mean, 2), ratio(g.Max, 2))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -133,9 +133,18 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
 	for _, k := range s.Kernels {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%.1fx\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, k.Spread, k.Setting)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4g\t%s\t%s\n", k.GPU, k.Kernel, k.Rows, k.OK, k.BestMs, ratio(k.Spread, 1), k.Setting)
 	}
 	return tw.Flush()
+}
+
+// ratio formats a ratio of times with prec decimals, or with 3 significant digits from 10,000 up,
+// where decimals say nothing (a time of 1e300 ms made a ratio of 300 digits).
+func ratio(x float64, prec int) string {
+	if x >= 1e4 {
+		return fmt.Sprintf("%.3gx", x)
+	}
+	return fmt.Sprintf("%.*fx", prec, x)
 }
 
 // writeCounts is the table of rows by GPU, OC (or kernel) and status, with the ok rows cut short
