@@ -9,6 +9,7 @@ import (
 	"smart/dataset"
 	"smart/internal/atomicfile"
 	"smart/models"
+	"smart/models/gbdt"
 	"smart/models/kinds"
 	"smart/models/train"
 )
@@ -88,10 +89,21 @@ func (t Train) Load() (*train.Set, error) {
 // Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
 func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 	out := &Trained{}
-	if v, ok := t.Params["min_data_in_leaf"]; ok && t.Kind == "gbdt" {
-		// A leaf of more than half the rows leaves no split: the model would be its root.
-		if n, err := strconv.Atoi(v); err == nil && 2*n > len(set.Data.X) {
-			return nil, fmt.Errorf("gbdt: %w", models.ParamError{Err: fmt.Errorf("min_data_in_leaf is %d, but no tree could split %d rows into leaves that large; give at most %d", n, len(set.Data.X), len(set.Data.X)/2)})
+	if t.Kind == "gbdt" {
+		// A leaf of more than half the rows leaves no split: the model would be its root, the
+		// same prediction for every row. The default is refused too, not lowered: LightGBM's
+		// users expect a default to be the same on every data set. One row splits at no value.
+		n := gbdt.DefaultParams().MinDataInLeaf
+		v, given := t.Params["min_data_in_leaf"]
+		if given {
+			n, _ = strconv.Atoi(v) // a malformed value (0 here) is the kind's to refuse
+		}
+		if rows := len(set.Data.X); 2*n > rows && rows >= 2 {
+			what := fmt.Sprint(n)
+			if !given {
+				what += " (the default)"
+			}
+			return nil, fmt.Errorf("gbdt: %w", models.ParamError{Err: fmt.Errorf("min_data_in_leaf is %s, but no tree could split %d rows into leaves that large; give min_data_in_leaf=N with N at most %d (less where cross-validation and early stopping hold rows out)", what, rows, rows/2)})
 		}
 	}
 	if t.CV > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -18,7 +19,10 @@ import (
 
 // trainFixture writes a small labelled data set: 24 random 3-D stencils, three OCs with a few
 // settings each, on two GPUs, timed by a made-up formula (source simulated).
-func trainFixture(t *testing.T) string {
+func trainFixture(t *testing.T) string { return trainFixtureOf(t, 24) }
+
+// trainFixtureOf is a labelled data set of n 3-D stencils on two GPUs: 2n select rows, 18n runtime rows.
+func trainFixtureOf(t *testing.T, n int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "fixture")
 	gpus := map[string]float64{"A100-40GB": 1555, "V100": 900}
@@ -30,7 +34,7 @@ func trainFixture(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stencils, err := dataset.RandomStencils(24, 3, 3, 1)
+	stencils, err := dataset.RandomStencils(n, 3, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +160,25 @@ func TestTrainSelect(t *testing.T) {
 	code, out, _ = runCLI(t, "", "eval", model, "--data", data, "--cv", "2")
 	if code != 0 || !strings.Contains(out, "confusion matrix") || !strings.Contains(out, "oracle share") {
 		t.Errorf("eval --cv: exit %d\n%s", code, out)
+	}
+}
+
+// TestTrainTinySelect: 10 select rows leave gbdt's default leaf of 20 rows no split, a model
+// that predicts one class for everything: refused, naming the parameter and what would split;
+// a value that splits trains.
+func TestTrainTinySelect(t *testing.T) {
+	data := trainFixtureOf(t, 5)
+	model := filepath.Join(t.TempDir(), "sel.model")
+	code, _, errs := runCLI(t, "", "train", "--task", "select", "--data", data, "-o", model)
+	want := "\nsmart train: --param: gbdt: min_data_in_leaf is 20 (the default), but no tree could split 10 rows into leaves that large; give min_data_in_leaf=N with N at most 5 (less where cross-validation and early stopping hold rows out)\n"
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, want)
+	}
+	if _, err := os.Stat(model); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refusal wrote %s: %v", model, err)
+	}
+	if code, _, errs := runCLI(t, "", "train", "--task", "select", "--data", data, "--param", "min_data_in_leaf=2", "--cv", "0", "-o", model); code != 0 {
+		t.Errorf("min_data_in_leaf=2: exit %d: %s", code, errs)
 	}
 }
 
