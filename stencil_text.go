@@ -13,8 +13,16 @@ func (s *Stencil) Summary() string {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	return fmt.Sprintf("%s: %d-D, order %d, %d points, grid %s, %s, %d steps, id %s",
-		name, s.Dims, s.Order(), s.NNZ(), s.GridText(), s.Dtype, s.Steps, s.ID())
+	return fmt.Sprintf("%s: %d-D, order %d, %s, grid %s, %s, %s, id %s",
+		name, s.Dims, s.Order(), plural(s.NNZ(), "point"), s.GridText(), s.Dtype, plural(s.Steps, "step"), s.ID())
+}
+
+// plural is "1 step" or "2 steps".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // GridText writes the grid's extents as 512x512x512.

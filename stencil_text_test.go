@@ -70,3 +70,15 @@ func TestSigned(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCounts: one step and one point are singular.
+func TestSummaryCounts(t *testing.T) {
+	s, err := NewStencil("one", 2, []Offset{{0, 0, 0}}, nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Grid, s.Steps = [3]int{8, 8, 1}, 1
+	if got, want := s.Summary(), "one: 2-D, order 0, 1 point, grid 8x8, float64, 1 step, id "+s.ID(); got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

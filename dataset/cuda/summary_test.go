@@ -37,4 +37,17 @@ func TestKernelSummary(t *testing.T) {
 			t.Errorf("JSON(%q) = %+v", c.file, j)
 		}
 	}
+	// One step is singular.
+	st.Steps = 1
+	one, err := Generate(st, tuning(t, 2, "BASE", "bx=32,by=4,shared=1,const=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := one.WriteSummary(&b, "k.cu"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote k.cu: namespace " + one.Name + ", 1 time step\n"; !bytes.HasPrefix(b.Bytes(), []byte(want)) {
+		t.Errorf("one step: got\n%s\nwant it to begin %q", b.String(), want)
+	}
 }
