@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FormatV1 is the version tag of the stencil file format written and read by this package.
@@ -192,6 +193,13 @@ func DeriveCoefficients(offs []Offset) []float64 {
 	return c
 }
 
+// unprintable reports whether r changes how a terminal shows the text around it rather than
+// showing itself: control characters, format characters (bidirectional overrides and isolates,
+// zero-width characters) and the line and paragraph separators.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 // Validate checks the stencil against the format's rules; the error is a *FieldError.
 func (s *Stencil) Validate(lim Limits) error {
 	if lim.MaxOrder < 0 || lim.MaxOrder > MaxMaxOrder {
@@ -200,9 +208,15 @@ func (s *Stencil) Validate(lim Limits) error {
 	if len(s.Name) > 128 {
 		return fieldErr("name", "is %d bytes long; keep it under 128", len(s.Name))
 	}
-	if strings.ContainsFunc(s.Name, unicode.IsControl) {
-		// Names are printed in tables and terminals: a control character could rewrite them.
-		return fieldErr("name", "holds a control character; use printable text")
+	// Names are printed in tables and terminals: a control character could rewrite them, a
+	// bidirectional override (a format character) show them reordered, and text that is not
+	// UTF-8 garble them. Refused here, where every stencil passes, rather than at each printer.
+	if !utf8.ValidString(s.Name) {
+		return fieldErr("name", "is not valid UTF-8; use printable text")
+	}
+	if i := strings.IndexFunc(s.Name, unprintable); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s.Name[i:])
+		return fieldErr("name", "holds %U at byte %d, a control or format character (such as a bidirectional override); use printable text", r, i)
 	}
 	if s.Dims != 2 && s.Dims != 3 {
 		return fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", s.Dims)

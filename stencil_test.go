@@ -220,6 +220,12 @@ func TestValidate(t *testing.T) {
 		{"beyond float32", func(s *Stencil) { s.Dtype, s.Points[0].Coef = Float32, 1e300 }, "coefficients"},
 		{"escape in the name", func(s *Stencil) { s.Name = "heat\x1b[2J" }, "name"},
 		{"newline in the name", func(s *Stencil) { s.Name = "heat\nfake line" }, "name"},
+		{"right-to-left override in the name", func(s *Stencil) { s.Name = "heat\u202etxt.exe" }, "name"},
+		{"bidirectional isolate in the name", func(s *Stencil) { s.Name = "\u2067heat" }, "name"},
+		{"zero-width space in the name", func(s *Stencil) { s.Name = "he\u200bat" }, "name"},
+		{"line separator in the name", func(s *Stencil) { s.Name = "heat\u2028fake line" }, "name"},
+		{"C1 control in the name", func(s *Stencil) { s.Name = "heat\u009b2J" }, "name"},
+		{"invalid UTF-8 in the name", func(s *Stencil) { s.Name = "heat\xff" }, "name"},
 	} {
 		s, err := NewStencil("v", 2, offs, nil, Limits{})
 		if err != nil {
@@ -493,4 +499,14 @@ func FuzzParseStencil(f *testing.F) {
 			t.Fatalf("re-parse differs:\n%+v\n%+v", s, back)
 		}
 	})
+}
+
+// TestValidateNamesInAnyScript: names in any script, right-to-left ones included, are
+// printable and accepted; only the characters that change how text shows are refused.
+func TestValidateNamesInAnyScript(t *testing.T) {
+	for _, name := range []string{"Wärme 2-D", "熱伝導", "حرارة", "heat (v2) – ε=0.1"} {
+		if _, err := NewStencil(name, 2, []Offset{{}, {1, 0, 0}}, nil, Limits{}); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
 }
