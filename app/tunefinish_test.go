@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,27 @@ func TestTuneRefusesOutputs(t *testing.T) {
 				t.Errorf("refused %q (%v), want %q", got, err, c.field)
 			}
 		})
+	}
+}
+
+// TestTuneReportOCsEvaluated: a search stopped before it reached every OC it was given (by the
+// budget here, by Ctrl-C alike) reports as searched only the OCs it evaluated, in rank order.
+func TestTuneReportOCsEvaluated(t *testing.T) {
+	tg := openTune(t, "exhaustive", tuner.Budget{Evaluations: 3}, io.Discard)
+	res, err := tg.Search(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Searched < 2 || res.Evaluations != 3 {
+		t.Fatalf("searching %d OCs, %d evaluations; want several OCs and 3", tg.Searched, res.Evaluations)
+	}
+	first := tg.Problem.Variants[res.History[0].Variant].OC.String()
+	if got := tg.Report(res).OCs; len(got) != 1 || got[0] != first {
+		t.Errorf("OCs searched %v; want only %s, the one evaluated", got, first)
+	}
+	// Evaluations of the second and first OCs in turn list both, in rank order.
+	res.History = []tuner.Outcome{{Candidate: tuner.Candidate{Variant: 1}}, {Candidate: tuner.Candidate{Variant: 0}}}
+	if got, want := tg.Report(res).OCs, tg.OCs()[:2]; !slices.Equal(got, want) {
+		t.Errorf("OCs searched %v, want %v", got, want)
 	}
 }

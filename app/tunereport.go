@@ -37,7 +37,7 @@ type TuneReport struct {
 	Seconds     float64        `json:"seconds"`
 	// OverheadMs is the strategy's own time per evaluation: wall time outside the evaluator.
 	OverheadMs float64  `json:"overhead_ms_per_evaluation"`
-	OCs        []string `json:"ocs"` // the variants searched, in rank order; [] for a Kernel Tuner kernel
+	OCs        []string `json:"ocs"` // the variants evaluated, in rank order; [] for a Kernel Tuner kernel
 	// Classifier names the model that ranked the OCs, empty when none did.
 	Classifier string `json:"classifier,omitempty"`
 	// Prior names what ranked settings before any run, empty when nothing did.
@@ -68,9 +68,19 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 	if res.Evaluations > 0 {
 		o.OverheadMs = float64((res.Elapsed - res.EvalTime).Microseconds()) / 1000 / float64(res.Evaluations)
 	}
-	o.OCs, o.Classifier = tg.OCs()[:tg.Searched], tg.Ranker
-	if !o.stencil {
-		o.OCs = []string{} // a Kernel Tuner kernel's one space is no OC
+	// The OCs searched are those evaluated: a search stopped early (Ctrl-C, the budget) may not
+	// have reached every OC it was given. A Kernel Tuner kernel's one space is no OC.
+	o.OCs, o.Classifier = []string{}, tg.Ranker
+	if o.stencil {
+		evaluated := make([]bool, len(tg.Problem.Variants))
+		for _, h := range res.History {
+			evaluated[h.Variant] = true
+		}
+		for i, name := range tg.OCs()[:tg.Searched] {
+			if evaluated[i] {
+				o.OCs = append(o.OCs, name)
+			}
+		}
 	}
 	if tg.Recording() {
 		o.Record, o.Recorded = tg.Record, tg.Recorded()
