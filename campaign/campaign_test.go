@@ -266,6 +266,30 @@ func (s *stopAfter) Evaluate(ctx context.Context, q smart.Query) (smart.Measurem
 	return s.Evaluator.Evaluate(ctx, q)
 }
 
+// blocked is an evaluator that answers nothing before its context ends: a GPU whose first
+// compile outlasts the call.
+type blocked struct{}
+
+func (blocked) Evaluate(ctx context.Context, _ smart.Query) (smart.Measurement, error) {
+	<-ctx.Done()
+	return smart.Measurement{}, ctx.Err()
+}
+
+// TestRunTooShort: a call whose time runs out before its first variant is measured says so
+// (ErrTooShort: the next call would stop there too), not merely that it stopped; it is logged.
+func TestRunTooShort(t *testing.T) {
+	m, _ := manifest(t)
+	out := filepath.Join(t.TempDir(), "out")
+	c, err := (&Run{Manifest: m, Out: out, Evaluator: blocked{}, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "slow"},
+		Source: smart.Simulated, StopAfter: time.Millisecond}).Do(context.Background())
+	if !errors.Is(err, ErrTooShort) || !c.Stopped || c.Rows != 0 {
+		t.Errorf("call %+v, %v; want it stopped with no rows and ErrTooShort", c, err)
+	}
+	if calls, err := ReadCalls(out); err != nil || len(calls) != 1 {
+		t.Errorf("%d calls logged (%v); want it", len(calls), err)
+	}
+}
+
 // TestRunResumes: a campaign measured in interrupted calls holds, row for row, what one
 // uninterrupted call measures; each call is logged with its rows; the stencils measured are
 // stored; a data set of another manifest is refused.

@@ -65,6 +65,10 @@ type Timer interface {
 	Times() (compile, gpu, wait time.Duration, compiles, starts int)
 }
 
+// ErrTooShort is a call whose StopAfter ran out before it measured a variant: the next call,
+// given as long, would stop at the same place.
+var ErrTooShort = errors.New("the time ran out before the first variant was measured")
+
 // Run is one call of a campaign: it measures the manifest's variants that the data set in Out
 // lacks, in the manifest's order, until they are done or StopAfter has passed.
 type Run struct {
@@ -127,6 +131,9 @@ func (r *Run) Do(ctx context.Context) (Call, error) {
 	runner := &dataset.Runner{Evaluator: r.Evaluator, GPU: r.GPU, Batch: r.Batch, Observer: r.Observer, StopAfter: r.StopAfter,
 		Progress: r.Progress}
 	sum, runErr := runner.Run(ctx, w, items)
+	if runErr == nil && sum.Stopped && sum.Written == 0 {
+		runErr = ErrTooShort
+	}
 	call.Rows, call.OK, call.Stopped = sum.Written, sum.ByStatus[smart.StatusOK], sum.Stopped
 	for _, n := range sum.Cut {
 		call.Cut += n

@@ -83,14 +83,20 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 		bar.Stop(bar.Done())
 	}
 	r := call.Report(m, runErr)
-	if runErr != nil {
-		runErr = fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
-	}
 	stopped := ""
-	if r.Stopped {
+	var short *app.SettingError // --time too short for a variant: running it again would not resume
+	switch {
+	case errors.As(runErr, &short):
+		runErr = settingFlag(fs, runErr, nil)
+	case runErr != nil:
+		runErr = fmt.Errorf("the call stopped after %d rows (run it again to resume): %w", call.Rows, runErr)
+	case r.Stopped:
 		stopped = "stopped by --time: run it again to resume"
 	}
-	return errors.Join(printOut(e, asJSON, r, then(r.WriteText, stopped)), runErr)
+	if err := printOut(e, asJSON, r, then(r.WriteText, stopped)); err != nil {
+		return errors.Join(err, runErr)
+	}
+	return runErr // unjoined: a usage error names the subcommand's help
 }
 
 func runCampaignStatus(ctx context.Context, e *env, args []string) error {

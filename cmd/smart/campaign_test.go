@@ -177,6 +177,11 @@ func TestCampaignRunRefused(t *testing.T) {
 			t.Errorf("an AMD GPU on %s: exit %d (stat %v), %q, %q; want exit 2, nothing written", backend, code, err, out, errs)
 		}
 	}
+	// A --time too short to measure anything would log an empty call at every try.
+	code, out, errs := runCLI(t, "", append(runArgs(manifest, "h100", data), "--time", "1ms")...)
+	if _, err := os.Stat(data); code != 2 || out != "" || !strings.Contains(errs, "--time 1ms: too short to measure anything; give 1s or more") || err == nil {
+		t.Errorf("--time 1ms: exit %d (stat %v), %q, %q; want exit 2, nothing written", code, err, out, errs)
+	}
 	if code, _, errs := runCLI(t, "", runArgs(manifest, "h100", data)...); code != 0 {
 		t.Fatalf("first call: exit %d: %s", code, errs)
 	}
