@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -95,30 +96,40 @@ func run(ctx context.Context, e *env, args []string) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, e, args[1:])
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.As(err, new(usageError)):
-			name := c.name
-			if u, ok := err.(usageError); ok && u.cmd != "" {
-				name = u.cmd // a subcommand's: its own help, not the list of subcommands
-			}
-			fmt.Fprintf(e.stderr, "smart %s: %v%s\nRun 'smart %s --help' for usage.\n", name, err, advice(c.name, err), name)
-			return 2
-		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-			// Ctrl-C: say so in the user's words, not the context package's.
-			fmt.Fprintf(e.stderr, "smart %s: %s\n", c.name, strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
-			return 1
-		default:
-			fmt.Fprintf(e.stderr, "smart %s: %v%s\n", c.name, err, advice(c.name, err))
-			return 1
-		}
+		return exitCode(ctx, e, c.name, c.run(ctx, e, args[1:]))
 	}
 	fmt.Fprintf(e.stderr, "smart: unknown command %q%s\nRun 'smart help' for the list of commands.\n", args[0], closest(args[0]))
 	return 2
+}
+
+// exitCode prints err of the command called name, if any, and returns run's exit code for it.
+func exitCode(ctx context.Context, e *env, name string, err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &u):
+		help := cmp.Or(u.cmd, name) // a subcommand's: its own help, not the list of subcommands
+		fmt.Fprintf(e.stderr, "smart %s: %v%s\nRun 'smart %s --help' for usage.\n", help, err, advice(name, err), help)
+		return 2
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintf(e.stderr, "smart %s: %v\n", name, interrupted(err))
+		return 1
+	default:
+		fmt.Fprintf(e.stderr, "smart %s: %v%s\n", name, err, advice(name, err))
+		return 1
+	}
+}
+
+// interrupted is err of a run cancelled by Ctrl-C in the user's words: "interrupted", not the
+// context package's "context canceled". Other errors are as they are.
+func interrupted(err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 }
 
 func usage(w io.Writer) {
@@ -155,9 +166,11 @@ func runSubcommand(ctx context.Context, e *env, group string, subs []command, ar
 	for i, c := range subs {
 		if len(args) > 0 && c.name == args[0] {
 			err := c.run(ctx, e, args[1:])
-			if u, ok := err.(usageError); ok {
-				u.cmd = group + " " + c.name // the advice names the subcommand's help
-				err = u
+			var u usageError
+			if errors.As(err, &u) && u.cmd == "" {
+				// Around the whole error, which may wrap or join the usage error: the advice
+				// names the subcommand's help.
+				err = usageError{err: err, cmd: group + " " + c.name}
 			}
 			return err
 		}

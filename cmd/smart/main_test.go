@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,5 +100,29 @@ func TestNamelessStencilTakesFileName(t *testing.T) {
 	}
 	if code, out, errs := runCLI(t, "", "show", path); code != 0 || !strings.HasPrefix(out, "heat2d: 2-D") {
 		t.Errorf("exit %d, stdout %.40q, stderr %q", code, out, errs)
+	}
+}
+
+// TestSubcommandUsageWrapped: a subcommand whose usage error comes wrapped or joined with
+// another still points to its own help, not its group's, and exits 2 with its whole message.
+func TestSubcommandUsageWrapped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"bare", usagef("--n: must be positive")},
+		{"wrapped", fmt.Errorf("reading x.json: %w", usagef("--n: must be positive"))},
+		{"joined", errors.Join(errors.New("writing the report: disk full"), usagef("--n: must be positive"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			subs := []command{{"sub", "", func(context.Context, *env, []string) error { return tc.err }}}
+			var out, errb bytes.Buffer
+			e := &env{stdout: &out, stderr: &errb}
+			code := exitCode(context.Background(), e, "group", runSubcommand(context.Background(), e, "group", subs, []string{"sub"}))
+			want := fmt.Sprintf("smart group sub: %v\nRun 'smart group sub --help' for usage.\n", tc.err)
+			if code != 2 || errb.String() != want {
+				t.Errorf("exit %d, stderr %q; want 2, %q", code, errb.String(), want)
+			}
+		})
 	}
 }

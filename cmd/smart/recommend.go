@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"smart/app"
@@ -109,13 +108,4 @@ func flatten(err error) []error {
 		return flatten(e.Err)
 	}
 	return []error{err}
-}
-
-// interrupted is err of a run cancelled by Ctrl-C in the words run prints it in: "interrupted",
-// not the context package's "context canceled". Other errors are as they are.
-func interrupted(err error) error {
-	if !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted"))
 }
