@@ -122,26 +122,40 @@ func (p *Predictor) CheckGPUNames(gpus []string, have string) error {
 // RecommendAll recommends GPUs for each of ins as Recommend does, one after the other, and
 // hands each recommendation to yield as it comes. A recommendation's error (naming the input's
 // file) does not stop the others: the errors are returned joined at the end. yield's error, or
-// the context's end, stops them.
+// the context's end, stops them; the context's end is returned with the errors so far and,
+// where inputs were left, one saying how many.
 func (p *Predictor) RecommendAll(ctx context.Context, ins []Input, gpus []string, have string, w Workload, yield func(i int, r *Recommendation) error) error {
 	var errs []error
 	for i, in := range ins {
 		r, err := p.Recommend(ctx, in, gpus, have, w)
 		if err != nil {
-			err = fmt.Errorf("%s: %w", cmp.Or(in.File, in.Stencil.Name), err)
+			err = fmt.Errorf("%s: %w", inputName(in), err)
+			errs = append(errs, err)
 			if ctx.Err() == nil {
-				errs = append(errs, err) // the others go on
-				continue
+				continue // the others go on
 			}
+			if left := ins[i+1:]; len(left) > 0 {
+				errs = append(errs, notReached(ctx, left))
+			}
+			return errors.Join(errs...)
 		}
-		if err == nil {
-			err = yield(i, r)
-		}
-		if err != nil {
+		if err := yield(i, r); err != nil {
 			return err
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// inputName names an input in errors: its file, or its stencil's name where it has none.
+func inputName(in Input) string { return cmp.Or(in.File, in.Stencil.Name) }
+
+// notReached is the context's end for the inputs left that it kept from being recommended: how
+// many, from the first to the last.
+func notReached(ctx context.Context, left []Input) error {
+	if len(left) == 1 {
+		return fmt.Errorf("1 stencil not reached (%s): %w", inputName(left[0]), context.Cause(ctx))
+	}
+	return fmt.Errorf("%d stencils not reached (%s to %s): %w", len(left), inputName(left[0]), inputName(left[len(left)-1]), context.Cause(ctx))
 }
 
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),

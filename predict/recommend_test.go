@@ -215,6 +215,45 @@ func TestRecommendInterrupted(t *testing.T) {
 	}
 }
 
+// TestRecommendAllInterruptedPart: a context ended after the first of several stencils returns
+// the failures before it, the stencil it cut short, and how many it left unreached, naming the
+// first and the last of them.
+func TestRecommendAllInterruptedPart(t *testing.T) {
+	p := defaultPredictor(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tiny := *sample(t, "j2d5pt")
+	tiny.Grid = [3]int{8, 8}
+	ins := []Input{{Stencil: &tiny, File: "tiny.json"}, {Stencil: sample(t, "j2d5pt"), File: "a.json"}, {Stencil: sample(t, "j3d7pt"), File: "b.json"},
+		{Stencil: sample(t, "j2d9pt"), File: "c.json"}, {Stencil: sample(t, "j3d27pt"), File: "d.json"}}
+	var yielded []int
+	err := p.RecommendAll(ctx, ins, []string{"a100", "t4"}, "", Workload{}, func(i int, _ *Recommendation) error {
+		yielded = append(yielded, i)
+		cancel() // Ctrl-C as the first recommendation comes
+		return nil
+	})
+	lines := strings.Split(fmt.Sprint(err), "\n")
+	if !errors.Is(err, context.Canceled) || !slices.Equal(yielded, []int{1}) || len(lines) != 3 || !strings.HasPrefix(lines[0], "tiny.json: ") ||
+		!strings.HasPrefix(lines[1], "b.json: ") || lines[2] != "2 stencils not reached (c.json to d.json): context canceled" {
+		t.Errorf("yielded %v, error:\n%v\nwant 1 yielded, and tiny.json's failure, b.json interrupted and 2 stencils not reached (c.json to d.json)", yielded, err)
+	}
+	// The last stencil interrupted leaves none unreached; the one before it leaves one.
+	for _, tc := range []struct {
+		ins  []Input
+		last string
+	}{
+		{ins[1:3], "b.json: "},
+		{ins[1:4], "1 stencil not reached (c.json): context canceled"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := p.RecommendAll(ctx, tc.ins, []string{"a100", "t4"}, "", Workload{}, func(int, *Recommendation) error { cancel(); return nil })
+		lines := strings.Split(fmt.Sprint(err), "\n")
+		if !strings.HasPrefix(lines[len(lines)-1], tc.last) || !strings.HasPrefix(lines[0], "b.json: ") {
+			t.Errorf("%d stencils: %v; want b.json interrupted, then %q", len(tc.ins), err, tc.last)
+		}
+	}
+}
+
 // TestCheckGPUNames: an unknown GPU to rank, an unknown or AMD GPU of the user's, and GPUs to
 // rank that are all AMD are refused, each saying which; AMD GPUs among NVIDIA ones are not.
 func TestCheckGPUNames(t *testing.T) {
