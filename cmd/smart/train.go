@@ -111,7 +111,10 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 	}
 	round = func(r models.Round) {
 		if bar == nil {
+			// The bar begins as round r is reported: the rounds up to it ran before, so its
+			// rate and time left count the rounds after it.
 			bar = newProgress(e, "train "+kind, r.Rounds)
+			bar.From = r.Round
 		}
 		bar.Label = fmt.Sprintf("train %s %s %.4g", kind, r.Metric, r.Train)
 		if !math.IsNaN(r.Valid) {

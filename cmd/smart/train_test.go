@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"smart"
 	"smart/app"
 	"smart/dataset"
+	"smart/models"
 	"smart/models/train"
 )
 
@@ -362,5 +364,17 @@ func TestTrainParamErrors(t *testing.T) {
 		"--cv", "0", "-o", filepath.Join(t.TempDir(), "m"))
 	if code != 0 {
 		t.Errorf("valid parameters: exit %d: %s", code, errs)
+	}
+}
+
+// TestTrainProgressFrom: the fit's bar begins as the first round is reported, after that
+// round ran: after round 1 of 2 it shows no rate (one round over the moment since the bar
+// began, it showed thousands a second) and no time left, as neither can be told yet.
+func TestTrainProgressFrom(t *testing.T) {
+	var errb bytes.Buffer
+	_, round, _ := trainProgress(&env{stderr: &errb, interactive: true}, "runtime", 0)
+	round(models.Round{Round: 1, Rounds: 2, Metric: "l2", Train: 0.5, Valid: math.NaN()})
+	if got := errb.String(); !strings.Contains(got, " 1/2  50.0% ?/s ETA ?") {
+		t.Errorf("after round 1 of 2 the bar reads %q; want no rate and no time left", got)
 	}
 }
