@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/campaign"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/generator"
@@ -44,7 +45,7 @@ type Bench struct {
 	CUDA        CUDAOptions
 	Out         string        // the data set directory
 	Batch       int           // variants handed to the evaluator at once (0: its own)
-	Time        time.Duration // stop cleanly after this long, drawing the settings included (0: never)
+	Time        time.Duration // stop cleanly after this long (MinCampaignTime or more), drawing the settings included (0: never)
 	Notes       io.Writer
 	// Drawing, when set, gets the stencils whose settings are drawn, of total.
 	Drawing func(done, total int)
@@ -82,6 +83,9 @@ func (b Bench) Check() error {
 	}
 	if err := cmp.Or(b.CUDA.Check(), checkTime(b.Time)); err != nil {
 		return err
+	}
+	if b.Time > 0 && b.Time < MinCampaignTime { // as a campaign call's: it would measure nothing
+		return wrong("Time", b.Time.String(), "too short to measure anything; give %s or more, such as 9m", MinCampaignTime)
 	}
 	if name, err := ParseEvaluator(b.Backend); err != nil || (name.Kind != CUDA && name.Kind != Sim) {
 		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda or sim")
@@ -286,6 +290,11 @@ func (bg *Benching) Run(ctx context.Context, progress func(done, total int)) (da
 	}
 	r := &dataset.Runner{Evaluator: be.Evaluator, GPU: be.GPU.Name, Batch: batch, Observer: be.Observer, StopAfter: stop, Progress: progress}
 	sum, runErr := r.Run(ctx, w, bg.Items)
+	if runErr == nil && sum.Stopped && sum.Written == 0 && !bg.drawn {
+		// Nothing measured and no settings drawn to save: the next call, given as long, would
+		// stop at the same place.
+		runErr = wrong("Time", b.Time.String(), "%w (opening the backend, compiling); give more, such as 9m", campaign.ErrTooShort)
+	}
 	if err := AppendCopyBandwidth(b.Out, be, w.Len(), b.Notes); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -91,7 +91,7 @@ func TestBenchAndCampaignCheck(t *testing.T) {
 		{"cut 1.2", base(func(b *Bench) { b.Backend, b.GPU, b.CUDA.Cut = "cuda", "", 1.2 }), "Cut", "Cut"},
 		{"cut never", base(func(b *Bench) { b.Backend, b.GPU, b.CUDA.Cut = "cuda", "", -1 }), "", ""},
 		{"negative time", base(func(b *Bench) { b.Time = -time.Second }), "Time", "Time"},
-		{"a millisecond", base(func(b *Bench) { b.Time = time.Millisecond }), "", "Time"}, // a campaign call that measures nothing
+		{"a millisecond", base(func(b *Bench) { b.Time = time.Millisecond }), "Time", "Time"}, // a call that measures nothing
 		{"a second", base(func(b *Bench) { b.Time = time.Second }), "", ""},
 		{"unknown backend", base(func(b *Bench) { b.Backend, b.GPU = "zz", "" }), "Backend", "Backend"},
 		{"replay backend", base(func(b *Bench) { b.Backend, b.GPU = "replay:x", "" }), "Backend", "Backend"},

@@ -10,6 +10,7 @@ import (
 
 	"smart"
 	"smart/app"
+	"smart/campaign"
 	"smart/dataset"
 	"smart/internal/cliflag"
 )
@@ -37,7 +38,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
 	fs.StringVar(&o.shardFlag, "shard", "", "run only shard i of n (e.g. 2/4), split by stencil")
 	fs.IntVar(&o.b.Batch, "batch", 0, "variants handed to the backend at once, where it batches (default: 32, or for cuda enough to keep every nvcc job busy)")
-	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (e.g. 9m), keeping the variants measured so far; run again to resume.\nDrawing the settings counts, and once begun finishes (saved for the next call) however long it takes")
+	fs.DurationVar(&o.b.Time, "time", 0, "stop cleanly after this long (1s or more, e.g. 9m), keeping the variants measured so far; run again to resume.\nDrawing the settings counts, and once begun finishes (saved for the next call) however long it takes")
 	registerCUDA(fs, &o.b.CUDA, "timed samples per variant (cuda; at least 5), after its checked run",
 		"cuda: a variant over this many times its stencil's fastest so far (and 1.1x its OC's)\nis timed by its checked run alone, or stopped after a slow first launch; 0: never")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "generate and check everything, count the work, run nothing")
@@ -86,10 +87,14 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
-	if runErr != nil {
+	tooShort := errors.Is(runErr, campaign.ErrTooShort) // running it again would not resume
+	switch {
+	case tooShort:
+		runErr = benchFlags(fs, runErr)
+	case runErr != nil:
 		runErr = fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
-	return errors.Join(printBench(e, bg.Report(sum), o.asJSON), runErr)
+	return errors.Join(printBench(e, bg.Report(sum), o.asJSON, tooShort), runErr)
 }
 
 // benchFlags names the flag of a setting app.Bench refused.
@@ -118,9 +123,11 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 	return nil
 }
 
-func printBench(e *env, r app.BenchReport, asJSON bool) error {
+// printBench prints the report of a run; tooShort is a run whose --time ran out before it
+// measured or drew anything, which is not told to run again.
+func printBench(e *env, r app.BenchReport, asJSON, tooShort bool) error {
 	stopped := ""
-	if r.Stopped {
+	if r.Stopped && !tooShort {
 		stopped = fmt.Sprintf("stopped by --time with %d variants left: run the same command again to resume", r.Variants-r.Skipped-r.Written)
 		if r.Written == 0 && r.DrawingSeconds > 0 {
 			stopped += fmt.Sprintf(" (drawing the settings took %s of it; they are saved, so the next call measures from the start)", time.Duration(r.DrawingSeconds*float64(time.Second)).Round(time.Second))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/app"
@@ -49,10 +51,15 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the dry run wrote something")
 	}
-	// --time already spent: the run stops before its first batch, says so, and resumes below.
+	// A --time under a second would measure nothing.
 	code, stdout, errs = runCLI(t, "", benchArgs(out, "--time", "1ns")...)
-	if code != 0 || !strings.Contains(stdout, "stopped by --time with 18 variants left") || !strings.Contains(errs, "stopped at 0 of 18") {
-		t.Fatalf("--time: exit %d\n%s\n%s", code, stdout, errs)
+	if _, err := os.Stat(out); code != 2 || stdout != "" || !strings.Contains(errs, "--time 1ns: too short to measure anything; give 1s or more") || err == nil {
+		t.Fatalf("--time 1ns: exit %d (stat %v)\n%s\n%s", code, err, stdout, errs)
+	}
+	// The time spent before the first batch: the run stops there, says so, and resumes below.
+	if stdout := benchSpent(t, app.Bench{Random: 2, Dims: 2, Samples: 3, OCs: []smart.Combination{0, smart.Combination(smart.ST), smart.Combination(smart.ST | smart.RT)},
+		GPU: "A100-40GB", Out: out}, time.Nanosecond); !strings.Contains(stdout, "stopped by --time with 18 variants left") {
+		t.Fatalf("--time spent:\n%s", stdout)
 	}
 	code, stdout, errs = runCLI(t, "", benchArgs(out, "--json")...)
 	if code != 0 {
@@ -128,14 +135,35 @@ func TestBenchSimStatsLabel(t *testing.T) {
 // spaces: seconds), so a limit spent there measures nothing and says what is left to resume.
 func TestBenchTimeCountsDrawing(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, errs := runCLI(t, "", "bench", "--backend", "sim", "--random", "1", "--dims", "3", "--samples", "2", "--time", "1ms", "--out", out)
-	if code != 0 || !strings.Contains(stdout, "0 of 60 variants written") || !strings.Contains(stdout, "stopped by --time with 60 variants left") {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, errs)
+	stdout := benchSpent(t, app.Bench{Random: 1, Dims: 3, Samples: 2, Out: out}, time.Millisecond)
+	if !strings.Contains(stdout, "0 of 60 variants written") || !strings.Contains(stdout, "stopped by --time with 60 variants left") {
+		t.Fatalf("--time 1ms:\n%s", stdout)
 	}
-	code, stdout, _ = runCLI(t, "", "bench", "--backend", "sim", "--random", "1", "--dims", "3", "--samples", "2", "--out", out)
+	code, stdout, _ := runCLI(t, "", "bench", "--backend", "sim", "--random", "1", "--dims", "3", "--samples", "2", "--out", out)
 	if code != 0 || !strings.Contains(stdout, "60 of 60 variants written") {
 		t.Fatalf("resume: exit %d\n%s", code, stdout)
 	}
+}
+
+// benchSpent runs b as smart bench --backend sim with its flags' defaults would, but with a
+// --time under the least the flag takes (b is opened directly), and returns what bench prints.
+func benchSpent(t *testing.T, b app.Bench, limit time.Duration) string {
+	t.Helper()
+	b.Backend, b.Seed, b.MaxOrder, b.CUDA.Cut, b.Time = app.Sim, 1, smart.DefaultMaxOrder, -1, limit
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Close()
+	sum, err := bg.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := printBench(&env{stdout: &out}, bg.Report(sum), false, false); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
 
 func TestBenchShardsMerge(t *testing.T) {
