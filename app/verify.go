@@ -61,7 +61,7 @@ func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err er
 			return nil, 0, err
 		}
 	}
-	variants, origin, skipped, err := cuda.SampleFiles(v.Files, stencils, v.OCs, v.Samples, v.GPU, v.Seed)
+	variants, origin, skipped, fewer, err := cuda.SampleFiles(v.Files, stencils, v.OCs, v.Samples, v.GPU, v.Seed)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -70,5 +70,7 @@ func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err er
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return nil, 0, err
 	}
-	return cuda.NewReport(v.GPU.Name, v.Seed, results, origin, skipped), len(results), err
+	report = cuda.NewReport(v.GPU.Name, v.Seed, results, origin, skipped)
+	report.Fewer = fewer
+	return report, len(results), err
 }

@@ -3,7 +3,9 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
+	"slices"
 
 	"smart"
 	"smart/space"
@@ -43,24 +45,39 @@ func VerifySteps(t smart.Tuning) int {
 	return 2
 }
 
-// Sample draws n settings of oc uniformly at random from the setting space (space) of
-// st's verification copy on gpu and returns the variants to verify, each on SmallCopy(st) with
-// VerifySteps steps. An OC with no valid setting there gives ErrNoSetting.
+// Sample draws n distinct settings of oc uniformly at random from the setting space (space) of
+// st's verification copy on gpu, all of them where it holds n or fewer, and returns the
+// variants to verify, each on SmallCopy(st) with VerifySteps steps. An OC with no valid setting
+// there gives ErrNoSetting.
 func Sample(st *smart.Stencil, oc smart.Combination, n int, gpu smart.GPU, rng *rand.Rand) ([]Variant, error) {
 	small := SmallCopy(st)
 	sp, err := space.ForStencil(small, oc, gpu)
 	if err != nil {
 		return nil, fmt.Errorf("settings of %s for verification: %w", oc, err)
 	}
+	count := sp.Count()
+	if count.Sign() == 0 {
+		return nil, fmt.Errorf("%s on grid %v: %w", oc, small.Grid[:st.Dims], ErrNoSetting)
+	}
+	var sets []smart.Setting
+	if count.Cmp(big.NewInt(int64(n))) <= 0 {
+		sets = slices.Collect(sp.All())
+	} else {
+		// Redrawing repeats keeps the draws of a seed that gave no repeat as they were.
+		seen := map[string]bool{}
+		for len(sets) < n {
+			set, err := sp.Random(rng)
+			if err != nil {
+				return nil, fmt.Errorf("settings of %s for verification: %w", oc, err)
+			}
+			if k := set.String(); !seen[k] {
+				seen[k] = true
+				sets = append(sets, set)
+			}
+		}
+	}
 	var out []Variant
-	for range n {
-		set, err := sp.Random(rng)
-		if errors.Is(err, space.ErrEmpty) {
-			return nil, fmt.Errorf("%s on grid %v: %w", oc, small.Grid[:st.Dims], ErrNoSetting)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("settings of %s for verification: %w", oc, err)
-		}
+	for _, set := range sets {
 		t, err := smart.DecodeTuning(st.Dims, oc, set)
 		if err != nil {
 			return nil, fmt.Errorf("settings of %s for verification: %w", oc, err)

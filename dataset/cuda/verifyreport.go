@@ -21,9 +21,9 @@ type Origin struct {
 
 // SampleFiles draws n variants of every stencil under every OC, the stencils read from files
 // (files[i] holds stencils[i]), each with the file it comes from. skipped says which stencils
-// an OC has no setting for (ErrNoSetting). The draws depend on seed, the stencil's index and
-// the OC only.
-func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combination, n int, gpu smart.GPU, seed uint64) (variants []Variant, origin []Origin, skipped []string, err error) {
+// an OC has no setting for (ErrNoSetting), fewer which it has fewer than n settings for (all of
+// them drawn). The draws depend on seed, the stencil's index and the OC only.
+func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combination, n int, gpu smart.GPU, seed uint64) (variants []Variant, origin []Origin, skipped, fewer []string, err error) {
 	for i, st := range stencils {
 		for _, oc := range ocs {
 			rng := rand.New(rand.NewPCG(seed, uint64(i)<<8|uint64(oc)))
@@ -33,7 +33,10 @@ func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combinat
 				continue
 			}
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("stencil file %s: %w", files[i], err)
+				return nil, nil, nil, nil, fmt.Errorf("stencil file %s: %w", files[i], err)
+			}
+			if len(vs) < n {
+				fewer = append(fewer, fmt.Sprintf("%s: %s has only %d settings on the verification grid: all verified", files[i], oc, len(vs)))
 			}
 			for range vs {
 				origin = append(origin, Origin{File: files[i], Name: st.Name, ID: st.ID()})
@@ -41,7 +44,7 @@ func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combinat
 			variants = append(variants, vs...)
 		}
 	}
-	return variants, origin, skipped, nil
+	return variants, origin, skipped, fewer, nil
 }
 
 // Report is the verification of variants drawn from stencil files.
@@ -51,6 +54,7 @@ type Report struct {
 	Results []ReportRow `json:"results"`
 	Failed  int         `json:"failed"`
 	Skipped []string    `json:"skipped,omitempty"` // OCs without a valid setting on the verification grid
+	Fewer   []string    `json:"fewer,omitempty"`   // OCs with fewer settings there than asked for: all verified
 }
 
 // ReportRow is a variant's result with the file it comes from.
@@ -122,6 +126,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 				fmt.Fprintf(w, "  %s (%s): %s\n", row.File, row.StencilID, row.Result)
 			}
 		}
+	}
+	for _, s := range r.Fewer {
+		fmt.Fprintf(w, "note: %s\n", s)
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)

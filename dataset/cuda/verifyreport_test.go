@@ -2,11 +2,14 @@ package cuda
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/space"
 )
 
 // TestVerifyReport: unsettled results are left out, failures counted, listed and made an
@@ -20,6 +23,7 @@ func TestVerifyReport(t *testing.T) {
 	}
 	origin := []Origin{{File: "a.json", Name: "a", ID: "ida"}, {File: "b.json", ID: "idb"}, {File: "a.json", Name: "a", ID: "ida"}}
 	r := NewReport("A100", 7, results, origin, []string{"c.json: no valid setting"})
+	r.Fewer = []string{"d.json: TB has only 2 settings on the verification grid: all verified"}
 	if len(r.Results) != 2 || r.Failed != 1 {
 		t.Fatalf("report keeps %d results, %d failed; want 2, 1", len(r.Results), r.Failed)
 	}
@@ -36,6 +40,7 @@ b.json   TB  tt=2     ok   wrong_result  -
 
 Failures:
   b.json (c2): TB tt=2: ptx ok, cpu wrong_result: x=3
+note: d.json: TB has only 2 settings on the verification grid: all verified
 skipped c.json: no valid setting
 2 variants: 1 passed, 1 failed; 1 OC-stencil pairs skipped, unverified (above)
 `
@@ -103,7 +108,7 @@ func TestSampleFiles(t *testing.T) {
 	files := []string{"a.json", "b.json"}
 	stencils := []*smart.Stencil{named(t, "j2d5pt", 0, 0), named(t, "box", 3, 8)}
 	ocs := []smart.Combination{smart.Combination(smart.ST), smart.Combination(smart.TB)}
-	variants, origin, skipped, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	variants, origin, skipped, fewer, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +124,10 @@ func TestSampleFiles(t *testing.T) {
 	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "b.json: TB on grid") {
 		t.Errorf("skipped %q", skipped)
 	}
-	again, _, _, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	if len(fewer) != 0 {
+		t.Errorf("fewer %q, want none", fewer)
+	}
+	again, _, _, _, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,5 +135,54 @@ func TestSampleFiles(t *testing.T) {
 		if again[i].Setting.String() != variants[i].Setting.String() {
 			t.Errorf("variant %d drawn as %s, then %s", i, variants[i].Setting, again[i].Setting)
 		}
+	}
+}
+
+// TestSampleDistinct: the settings drawn for an OC are distinct, and an OC with fewer settings
+// than asked for gets each of them once, which SampleFiles notes.
+func TestSampleDistinct(t *testing.T) {
+	st := named(t, "j2d5pt", 0, 0)
+	// The OC with the fewest settings on the verification grid, where repeats are likeliest.
+	var small smart.Combination
+	var count int64 = -1
+	for _, oc := range smart.Combinations() {
+		sp, err := space.ForStencil(SmallCopy(st), oc, smart.SM80())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := sp.Count().Int64(); c > 0 && (count < 0 || c < count) {
+			small, count = oc, c
+		}
+	}
+	for seed := range uint64(40) {
+		vs, err := Sample(st, small, 3, smart.SM80(), rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vs) != int(min(3, count)) {
+			t.Errorf("seed %d: %d settings of %s, want %d", seed, len(vs), small, min(3, count))
+		}
+		seen := map[string]bool{}
+		for _, v := range vs {
+			if seen[v.Setting.String()] {
+				t.Errorf("seed %d: %s %s drawn twice", seed, small, v.Setting)
+			}
+			seen[v.Setting.String()] = true
+		}
+	}
+	vs, _, _, fewer, err := SampleFiles([]string{"a.json"}, []*smart.Stencil{st}, []smart.Combination{small}, int(count)+2, smart.SM80(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, v := range vs {
+		seen[v.Setting.String()] = true
+	}
+	if len(vs) != int(count) || len(seen) != int(count) {
+		t.Errorf("asked for %d of %d settings of %s: got %d, %d distinct; want each once", count+2, count, small, len(vs), len(seen))
+	}
+	want := fmt.Sprintf("a.json: %s has only %d settings on the verification grid: all verified", small, count)
+	if len(fewer) != 1 || fewer[0] != want {
+		t.Errorf("fewer %q, want %q", fewer, want)
 	}
 }
