@@ -70,6 +70,8 @@ const (
 	faultNoBarrier
 	// faultDivergentBarrier puts the first barrier under a branch only thread 0 takes: a hang.
 	faultDivergentBarrier
+	// faultCoef makes the first coefficient 2^-10 too large: a wrong coefficient.
+	faultCoef
 )
 
 // options are the generator's knobs that are not part of a setting.
@@ -216,6 +218,12 @@ func newGen(st *smart.Stencil, t smart.Tuning, opt options) *gen {
 				break
 			}
 		}
+	}
+	if opt.fault == faultCoef {
+		wrong := *st
+		wrong.Points = append([]smart.Point(nil), st.Points...)
+		wrong.Points[0].Coef *= 1 + 0x1p-10
+		g.st, g.pts = &wrong, wrong.Points
 	}
 	return g
 }

@@ -18,14 +18,19 @@ var emulationPrelude string
 //go:embed cxx/harness.h
 var harnessHeader string
 
-// Tolerance is the largest relative error verification accepts for a stencil's result: 1e-12
-// for float64; for float32 the worst-case bound of summing nnz terms over every step,
-// 2*steps*(nnz+2)*2^-24 (different summation orders and FMA contraction differ within it).
+// Tolerance is the largest error verification accepts at a point, relative to the magnitude of
+// the terms summed there (the stencil's |coefficients| applied to |values|, step after step),
+// not to the result, which cancellation between coefficients of both signs can leave far below
+// the rounding errors. It is 2*steps*(nnz+2)*u, u the unit roundoff of the element type (2^-24
+// for float32, 2^-53 for float64): the worst-case bound of rounding nnz products and sums, the
+// coefficient and the store at every step, in any order and with or without FMA contraction,
+// doubled for the reference's own rounding.
 func Tolerance(st *smart.Stencil) float64 {
+	u := 0x1p-53
 	if st.Dtype == smart.Float32 {
-		return 2 * float64(st.Steps) * float64(st.NNZ()+2) * 0x1p-24
+		u = 0x1p-24
 	}
-	return 1e-12
+	return 2 * float64(st.Steps) * float64(st.NNZ()+2) * u
 }
 
 // batchSource is a batch of variants as two translation units: kernels.cu (the preamble and

@@ -87,6 +87,43 @@ func base(st *smart.Stencil, bx, by int) smart.Query {
 	return smart.Query{Stencil: st, OC: 0, Setting: smart.Setting{"bx": bx, "by": by, "shared": 0, "const": 0}}
 }
 
+// TestRunnerCancellation: the benchmark harness checks a float32 stencil whose coefficients of
+// both signs leave results far below the terms summed against their magnitude, so its rounding
+// is not a wrong result, while a coefficient 2^-10 off still is.
+func TestRunnerCancellation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	r.Steps = 7 // enough for the rounding errors to grow over the smallest results
+	offs := []smart.Offset{{-1, 0, 0}, {0, -1, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}}
+	st, err := smart.NewStencil("cancel", 2, offs, []float64{-0.25, 1e-9, 0.5, 0.3, 0.1}, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Dtype = smart.Float32
+	st = SmallCopy(st)
+	tb := smart.Query{Stencil: st, OC: smart.Combination(smart.TB), Setting: smart.Setting{"bx": 8, "by": 4, "shared": 1, "const": 0, "tt": 4}}
+	wrong := base(st, 8, 8)
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		f := noFault
+		if Name(s.ID(), tu.OC, tu.Setting()) == Name(st.ID(), wrong.OC, wrong.Setting) {
+			f = faultCoef
+		}
+		return generate(s, tu, options{fault: f})
+	}
+	qs := []smart.Query{base(st, 16, 2), tb, wrong}
+	ms, err := r.EvaluateBatch(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []smart.Status{smart.StatusOK, smart.StatusOK, smart.StatusWrongResult} {
+		if ms[i].Status != want {
+			t.Errorf("%s %s: status %s (%s), want %s", qs[i].OC, qs[i].Setting, ms[i].Status, ms[i].Error, want)
+		}
+	}
+}
+
 func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs emulated benchmarks")

@@ -216,6 +216,45 @@ func TestVerifyOverflowingStencil(t *testing.T) {
 	}
 }
 
+// TestVerifyCancellation: a stencil with coefficients of both signs, whose results are far
+// smaller than the terms summed, passes in float32 (its rounding errors, bounded by the terms'
+// magnitude, are not blamed on the kernel) and in float64, while a neighbour read one element
+// off or a coefficient 2^-10 off still fails in both.
+func TestVerifyCancellation(t *testing.T) {
+	offs := []smart.Offset{{-1, 0, 0}, {0, -1, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}}
+	f64, err := smart.NewStencil("cancel", 2, offs, []float64{-0.25, 1e-9, 0.5, 0.3, 0.1}, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := *f64
+	f32.Dtype = smart.Float32
+	var variants []Variant
+	for _, st := range []*smart.Stencil{&f32, f64} {
+		for _, text := range []string{"BASE bx=32,by=2,shared=0,const=0", "TB bx=8,by=4,shared=1,const=0,tt=4", "TB bx=8,by=8,shared=1,const=1,tt=4"} {
+			oc, set, _ := strings.Cut(text, " ")
+			tu := tuning(t, 2, oc, set)
+			small := SmallCopy(st)
+			small.Steps = VerifySteps(tu)
+			variants = append(variants, Variant{small, tu.OC, tu.Setting()})
+		}
+	}
+	for _, c := range []struct {
+		fault fault
+		want  smart.Status
+	}{{noFault, smart.StatusOK}, {faultHalo, smart.StatusWrongResult}, {faultCoef, smart.StatusWrongResult}} {
+		v := verifier(t, Verifier{Seed: 1, fault: c.fault})
+		results, err := v.Verify(context.Background(), variants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range results {
+			if r.PTX.Status != smart.StatusOK || r.CPU.Status != c.want {
+				t.Errorf("fault %d, %s: %s; want cpu %s", c.fault, variants[i].Stencil.Dtype, r, c.want)
+			}
+		}
+	}
+}
+
 func TestSplit(t *testing.T) {
 	mk := func(bytes ...int) []item {
 		var items []item
