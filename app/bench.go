@@ -45,7 +45,7 @@ type Bench struct {
 	CUDA        CUDAOptions
 	Out         string        // the data set directory
 	Batch       int           // variants handed to the evaluator at once (0: its own)
-	Time        time.Duration // stop cleanly after this long (MinCampaignTime or more), drawing the settings included (0: never)
+	Time        time.Duration // stop cleanly after this long (MinTime or more), drawing the settings included (0: never)
 	Notes       io.Writer
 	// Drawing, when set, gets the stencils whose settings are drawn, of total.
 	Drawing func(done, total int)
@@ -83,9 +83,6 @@ func (b Bench) Check() error {
 	}
 	if err := cmp.Or(b.CUDA.Check(), checkTime(b.Time)); err != nil {
 		return err
-	}
-	if b.Time > 0 && b.Time < MinCampaignTime { // as a campaign call's: it would measure nothing
-		return wrong("Time", b.Time.String(), "too short to measure anything; give %s or more, such as 9m", MinCampaignTime)
 	}
 	if name, err := ParseEvaluator(b.Backend); err != nil || (name.Kind != CUDA && name.Kind != Sim) {
 		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda or sim")

@@ -49,18 +49,10 @@ func CampaignDirs() []string {
 	return dirs
 }
 
-// MinCampaignTime is the least Time a call is given: less measures nothing (opening the backend
-// and the data set takes tens of milliseconds, a compile seconds), and every such call would
-// log an empty call and stop again.
-const MinCampaignTime = time.Second
-
 // Check refuses settings that cannot be used; it needs no manifest.
 func (c Campaign) Check() error {
 	if err := cmp.Or(checkTime(c.Time), c.CUDA.Check()); err != nil {
 		return err
-	}
-	if c.Time > 0 && c.Time < MinCampaignTime {
-		return wrong("Time", c.Time.String(), "too short to measure anything; give %s or more, such as 9m", MinCampaignTime)
 	}
 	name, err := ParseEvaluator(c.Backend)
 	switch {

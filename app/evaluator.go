@@ -293,10 +293,18 @@ func (o CUDAOptions) Check() error {
 	return nil
 }
 
-// checkTime refuses a negative time limit.
+// MinTime is the least time limit a measuring run is given: less measures nothing (opening the
+// backend and the data set takes tens of milliseconds, a compile seconds), and every such call
+// would stop again having done nothing.
+const MinTime = time.Second
+
+// checkTime refuses a time limit that is negative or too short to measure anything (0: none).
 func checkTime(d time.Duration) error {
-	if d < 0 {
+	switch {
+	case d < 0:
 		return wrong("Time", d.String(), "give a positive duration such as 9m")
+	case d > 0 && d < MinTime:
+		return wrong("Time", d.String(), "too short to measure anything; give %s or more, such as 9m", MinTime)
 	}
 	return nil
 }
