@@ -238,3 +238,44 @@ func TestFitStencilKeepsUndetermined(t *testing.T) {
 		t.Errorf("fit: MAPE %.3f; want the samples' times back", a.MAPE)
 	}
 }
+
+// TestFitStencilRobustToSlowVariants: a tenth of the variants run four times slower than any
+// term foresees (as kernels that spill do); the fit still gives the others their times, not a
+// level lifted toward the slow ones, as a squared error's would be.
+func TestFitStencilRobustToSlowVariants(t *testing.T) {
+	g := gpu(t, "H100-SXM")
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fitStart(m, map[string]float64{g.Name: 3000})
+	samples := fitSamples(t, g, 4)
+	slow := map[int]bool{}
+	for i, s := range samples {
+		e, err := ModelWith(s.Stencil, s.Tuning, g, &truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples[i].TimeMs = e.TimeMs
+		if i%10 == 3 {
+			samples[i].TimeMs *= 4
+			slow[i] = true
+		}
+	}
+	cal, err := FitStencil(context.Background(), samples, truth.CopyGBs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fitted, measured []float64
+	for i, s := range samples {
+		if slow[i] {
+			continue
+		}
+		e, _ := ModelWith(s.Stencil, s.Tuning, g, cal)
+		fitted = append(fitted, e.TimeMs)
+		measured = append(measured, s.TimeMs)
+	}
+	if a := Score(fitted, measured); math.Abs(a.MedianRatio-1) > 0.03 || a.MAPE > 0.05 {
+		t.Errorf("the variants that run as modelled: median ratio %.3f, MAPE %.3f; want their times back (1, 0)", a.MedianRatio, a.MAPE)
+	}
+}
