@@ -201,7 +201,7 @@ func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Targ
 			// The catalogue knows the shots' GPU: predicting for it by another name would
 			// leave out its description and call its runs another GPU's.
 			return t, &SettingError{Field: "Shots", Wrong: true,
-				Err: fmt.Errorf("%s holds measurements of %s, a catalogued GPU, not of %s: predict for it with --to %s, or name the file's GPU as %s@%s where the file misnames it", f.Path, f.GPU.Name, s.To, f.GPU.Name, f.Path, s.To)}
+				Err: fmt.Errorf("%s holds measurements of %s, a catalogued GPU, not of %s: predict for %s as the target, or name the file's GPU as %s@%s where the file misnames it", f.Path, f.GPU.Name, s.To, f.GPU.Name, f.Path, s.To)}
 		}
 	}
 	sel, err := transfer.Select(files, s.Kernel)

@@ -149,7 +149,7 @@ func TestTransferRefuses(t *testing.T) {
 		{"bad level", []string{"--from", a100, "--to", "a100", "--level", "2"}, 2, "--level"},
 		{"the target among the sources", []string{"--from", a100 + "," + convDir + "A6000.json.gz", "--to", "a100"}, 2, "--from: " + a100 + " holds measurements of the target A100-40GB itself"},
 		{"shots of another GPU", []string{"--from", a100, "--to", "a6000", "--shots", convDir + "A4000.json.gz"}, 2, "holds measurements of RTX-A4000, not of the target RTX-A6000"},
-		{"shots of a catalogued GPU for one it lacks", []string{"--from", a100, "--to", "my-gpu", "--shots", convDir + "A4000.json.gz"}, 2, "holds measurements of RTX-A4000, a catalogued GPU, not of my-gpu: predict for it with --to RTX-A4000"},
+		{"shots of a catalogued GPU for one it lacks", []string{"--from", a100, "--to", "my-gpu", "--shots", convDir + "A4000.json.gz"}, 2, "holds measurements of RTX-A4000, a catalogued GPU, not of my-gpu: predict for RTX-A4000 as the target"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, "", append([]string{"transfer"}, c.args...)...)
