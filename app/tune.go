@@ -223,8 +223,11 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 		tg.params = k.Kernel.Params
 	}
 	tg.GPU.Name, tg.Source = k.Device, smart.Imported
+	if len(k.Rows) > 0 && k.Rows[0].Source == smart.Predicted { // a cache of smart transfer's predictions
+		tg.Source = smart.Predicted
+	}
 	notef(tg.tune.Notes, "tuning kernel %s as measured on %s (%s), %s settings: replayed from %s\n",
-		k.Kernel.Name, k.Device, smart.Imported, k.Space.Count(), path)
+		k.Kernel.Name, k.Device, tg.Source, k.Space.Count(), path)
 	return nil
 }
 

@@ -222,3 +222,19 @@ func TestTransferStencilDefaultRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneOnPredictions: tune replaying a cache of smart's predictions says its times are
+// predicted, not imported measurements.
+func TestTuneOnPredictions(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "A4000-predicted.json")
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", convDir+"A100.json.gz,"+convDir+"A6000.json.gz", "--to", "rtx-a4000", "-o", out); code != 0 {
+		t.Fatalf("transfer: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", "tune", "--evaluator", "replay:"+out, "--method", "random", "--budget", "5")
+	if code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, stderr)
+	}
+	if all := stdout + stderr; !strings.Contains(all, "as measured on RTX-A4000 (predicted)") || strings.Contains(all, "(imported)") {
+		t.Errorf("tune on a predicted cache; want it called predicted, not imported:\n%s", all)
+	}
+}
