@@ -44,7 +44,14 @@ type Report struct {
 	Stencils []Row   `json:"stencils"`
 	// Mean is the mean of the stencils' rows (N: their sum).
 	Mean Row `json:"mean"`
+	// Begun is the stencils left out: measured on both, but on fewer than minPaired settings
+	// (a campaign's stencil only begun on one GPU), too few to rank.
+	Begun []string `json:"begun,omitempty"`
 }
+
+// minPaired is the fewest settings measured on both GPUs that a stencil needs to be scored, as
+// bench/fewshot asks of the target.
+const minPaired = 40
 
 // Row compares the two GPUs on one stencil's settings measured on both.
 type Row struct {
@@ -111,6 +118,9 @@ func printReport(rep *Report) {
 			r.Same.PickShare, r.Analytic.PickShare)
 	}
 	tw.Flush()
+	if len(rep.Begun) > 0 {
+		fmt.Printf("left out, fewer than %d settings measured on both: %s\n", minPaired, strings.Join(rep.Begun, ", "))
+	}
 }
 
 // side is one GPU's measurements.
@@ -165,9 +175,17 @@ func run(from, to []string) (*Report, error) {
 	}
 	rep := &Report{From: a.gpu, To: b.gpu, FromCopy: a.copyGBs, ToCopy: b.copyGBs}
 	ids := make([]string, 0, len(pairs))
-	for id := range pairs {
+	for id, ps := range pairs {
+		if len(ps) < minPaired {
+			rep.Begun = append(rep.Begun, b.stencils[id].Name)
+			continue
+		}
 		ids = append(ids, id)
 	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no stencil has %d settings measured ok on both the %s and the %s", minPaired, a.gpu, b.gpu)
+	}
+	slices.Sort(rep.Begun)
 	slices.SortFunc(ids, func(x, y string) int { return strings.Compare(b.stencils[x].Name, b.stencils[y].Name) })
 	for _, id := range ids {
 		r := compare(pairs[id], a.copyGBs/b.copyGBs)
