@@ -2,8 +2,8 @@
 // smart would have said without the GPU: for every stencil, the best measured kernel's memory
 // bandwidth against the device's copy bandwidth; for every OC, the analytic model's estimate
 // against the measured times (mean absolute percentage error and Spearman's rank correlation
-// over the OC's settings); and the embedded default runtime model (trained on simulated data)
-// scored the same way, with the share of the best measured time reached by the variant each
+// over the OC's settings); and the embedded default runtime model (trained on simulated data
+// and the measured stencils) scored the same way, with the share of the best measured time reached by the variant each
 // model ranks fastest; and the embedded OC classifier's first two OCs (those `smart tune --method
 // pipeline --classifier embedded` searches) ranked by their best measured setting. It also
 // reports the spread of the repeated timings.
@@ -514,9 +514,9 @@ func printReport(r *Report) {
 		}
 	}
 	table("Analytic model (models/roofline) against the measurements, per stencil", r.Ranking)
-	table("Embedded default runtime model (trained on simulated data) against the measurements", r.Models)
+	table("Embedded default runtime model (trained on simulated data and the measured stencils: in-sample on those) against the measurements", r.Models)
 	table("Analytic model against the measurements, per OC (within each stencil, averaged over the stencils)", r.Analytic)
-	fmt.Printf("\nEmbedded OC classifier (trained on simulated data): its first two OCs, placed among the measured OCs by their fastest setting\n")
+	fmt.Printf("\nEmbedded OC classifier (trained on simulated data and the measured stencils: in-sample on those): its first two OCs, placed among the measured OCs by their fastest setting\n")
 	fmt.Printf("%-*s %-14s %5s  %-32s %9s %8s %14s\n", w, "stencil", "best OC", "OCs", "classifier's first two", "places", "share", "BASE,ST share")
 	for _, p := range r.Picks {
 		places := make([]string, len(p.Ranks))
