@@ -35,6 +35,9 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no files to import")
 	}
+	if err := checkNew(dir); err != nil { // before the minutes of reading, not after
+		return nil, err
+	}
 	var files []*KernelTunerFile
 	meta := Meta{AllowMixed: opt.AllowMixed}
 	for i, p := range paths {

@@ -38,3 +38,16 @@ func TestImportRefusesBrokenConditions(t *testing.T) {
 		})
 	}
 }
+
+// TestImportChecksOutFirst: a directory that already holds a data set is refused before any
+// file is read (a missing file would otherwise be the error, after minutes on large caches).
+func TestImportChecksOutFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import(context.Background(), dir, []string{filepath.Join(dir, "missing.json")}, ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "already holds a data set") {
+		t.Errorf("Import into a data set: %v; want it refused for the directory, before reading", err)
+	}
+}

@@ -42,18 +42,26 @@ type Writer struct {
 	lastSync     time.Time
 }
 
-// Create starts a new data set in dir (created if missing). It refuses a directory that already
-// holds one. Format, Created and Tool are filled in when empty.
-func Create(dir string, meta Meta) (*Writer, error) {
+// checkNew refuses a dir that Create would refuse: one holding a data set, or anything else.
+func checkNew(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err == nil {
-		return nil, fmt.Errorf("%s already holds a data set (it has %s); choose another directory", dir, MetaFile)
+		return fmt.Errorf("%s already holds a data set (it has %s); choose another directory", dir, MetaFile)
 	}
 	if _, err := os.Stat(filepath.Join(dir, RowsFile)); err == nil {
-		return nil, fmt.Errorf("%s has %s but no %s, which says what its rows are: restore %[3]s, or choose another directory", dir, RowsFile, MetaFile)
+		return fmt.Errorf("%s has %s but no %s, which says what its rows are: restore %[3]s, or choose another directory", dir, RowsFile, MetaFile)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		// A data set's files would be mixed with someone else's.
-		return nil, fmt.Errorf("%s is not empty and holds no data set (%s, ...); choose a new directory", dir, entries[0].Name())
+		return fmt.Errorf("%s is not empty and holds no data set (%s, ...); choose a new directory", dir, entries[0].Name())
+	}
+	return nil
+}
+
+// Create starts a new data set in dir (created if missing). It refuses a directory that already
+// holds one. Format, Created and Tool are filled in when empty.
+func Create(dir string, meta Meta) (*Writer, error) {
+	if err := checkNew(dir); err != nil {
+		return nil, err
 	}
 	if meta.Format == "" {
 		meta.Format = Format
