@@ -34,9 +34,9 @@ type Predictor struct {
 	// Transfer predicts an NVIDIA GPU without an embedded model of its own measurements from
 	// the search of the nearest GPU of its vendor that has one (the same architecture first,
 	// then the closest memory bandwidth), each setting found there scaled to this GPU by the
-	// analytic model's ratio for it (Scaled). The ranking is then learned
-	// from real kernels rather than from the analytic model, whose picks, measured on the H100,
-	// ran 2-25x slower than the best of random settings (docs/performance.md, "Measured on an H100").
+	// analytic model's ratio for it (Scaled). The ranking is then learned from real kernels
+	// rather than from the analytic model, whose picks, measured on the H100, ran far slower
+	// than the best measured (docs/performance.md, "Measured on an H100").
 	Transfer bool
 	// AllGPUs puts every catalogued GPU in the table of every GPU and in a recommendation that
 	// names none. Without it they hold the GPUs the models were trained on (simulated or
@@ -73,7 +73,7 @@ const (
 // DefaultAnalyticWeight is the default predictor's AnalyticWeight: a candidate the analytic model
 // holds 2 times slower than the runtime model does goes down by 1.23x, one it holds 8 times
 // slower by 1.87x. It ranks the candidates measured on the H100 and the H200 best
-// (docs/results/calibration.md), also on the three sets measured after 0.1 was chosen.
+// (docs/results/calibration.md).
 const DefaultAnalyticWeight = 0.3
 
 // DefaultPredictor returns a predictor with the embedded models and catalogue and the default

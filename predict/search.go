@@ -96,9 +96,8 @@ type Scorer func(oc smart.Combination, settings []smart.Setting) ([]float64, err
 
 // LocalLimit is the local memory a thread may keep, in bytes, before a Guarded search leaves the
 // variant out: spilled registers and arrays indexed at run time (a few values of stack are
-// common and cheap). Of the H100 campaign's 132
-// stencils, the fastest variant keeps more on one (leaving them all out costs it 7.3%), and
-// those that do ran 9.2x their stencil's fastest in the median (docs/results/calibration.md).
+// common and cheap). Chosen on the H100 campaign, where variants keeping more were rarely
+// worth running (docs/results/calibration.md).
 const LocalLimit = 64
 
 // Guarded scores with score, except that the settings local predicts to keep over LocalLimit

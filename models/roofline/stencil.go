@@ -292,9 +292,9 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, f stencilFacts) (Es
 
 	// Barriers: streaming waits twice per plane (the plane is loaded, then consumed), staged
 	// tiles once per level, twice with the ping-pong buffers of temporal blocking. (The generated
-	// loop waits once per plane it loads, SB + 2h + tt; counted so, the analytic time as a column
-	// of the H100's runtime models lost 14 points of their cross-validated pick share in 3-D.) Other resident
-	// blocks fill the wait; prefetching overlaps half of it.
+	// loop waits once per plane it loads, SB + 2h + tt; counted so, the runtime models that read
+	// the analytic time picked worse: docs/results/calibration.md.) Other resident blocks fill
+	// the wait; prefetching overlaps half of it.
 	if t.Shared {
 		perBlock := float64(tt)
 		switch {

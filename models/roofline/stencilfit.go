@@ -25,9 +25,9 @@ type StencilSample struct {
 
 // fitted are the constants FitStencil fits, with the bounds that keep them physical; the
 // others (PeakEfficiency, CopyGBs) follow from the data. A stencil's DRAM traffic does not beat
-// the device-to-device copy, so copy_efficiency stops at 1: allowed 1.2, the fit on 144
-// stencils settled there, with the overlap at its bound too, and held out worse. Check accepts
-// up to older (the bound of earlier fits, where it differs), so their files still load.
+// the device-to-device copy, so copy_efficiency stops at 1 (a looser bound held out worse:
+// docs/results/calibration.md). Check accepts up to older (the bound of earlier fits, where it
+// differs), so their files still load.
 var fitted = []struct {
 	name          string // in the calibration file
 	field         func(c *Calibration) *float64

@@ -48,8 +48,8 @@ const blockRows = 8
 
 // predictBlock predicts up to blockRows rows into out, walking each tree for all of them at
 // once: the walks are independent, so the CPU overlaps them instead of waiting on each
-// mispredicted branch in turn (2-3x leaves' speed on smart's runtime models). Each row's sum
-// still adds the trees in order from 0.
+// mispredicted branch in turn (docs/performance.md). Each row's sum still adds the trees in
+// order from 0.
 func (f *forest) predictBlock(rows [][]float64, out []float64) {
 	var sum [blockRows]float64
 	var at [blockRows]int32
