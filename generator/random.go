@@ -141,16 +141,6 @@ func neighbourDeltas(dims int) []smart.Offset {
 	return ds
 }
 
-// compareZYX orders offsets by z, then y, then x: the memory order of a grid.
-func compareZYX(a, b smart.Offset) int {
-	for axis := 2; axis >= 0; axis-- {
-		if a[axis] != b[axis] {
-			return a[axis] - b[axis]
-		}
-	}
-	return 0
-}
-
 // Spec names a reproducible family of random stencils: stencil i of a Spec is the same on every
 // run and machine, and does not depend on how many others are drawn.
 type Spec struct {

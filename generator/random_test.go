@@ -301,3 +301,13 @@ func TestSpecNamesSort(t *testing.T) {
 		t.Error("a negative index was accepted")
 	}
 }
+
+// compareZYX orders offsets by z, then y, then x: the memory order of a grid.
+func compareZYX(a, b smart.Offset) int {
+	for axis := 2; axis >= 0; axis-- {
+		if a[axis] != b[axis] {
+			return a[axis] - b[axis]
+		}
+	}
+	return 0
+}
