@@ -342,8 +342,9 @@ func Load(path string, kinds Kinds) (*Model, error) {
 }
 
 // IsModelFile reports whether the file at path is a model file (gzip-compressed or not), by its
-// first bytes; a missing file is not one. smart train checks it before replacing a file with a
-// model, so that a mistyped -o does not overwrite a stencil or a data file.
+// first bytes; a file it cannot open is not one, and the error says why. smart train checks it
+// before replacing a file with a model, so that a mistyped path does not overwrite a stencil or
+// a data file.
 func IsModelFile(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
