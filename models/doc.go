@@ -49,12 +49,13 @@
 //	payload length, payload   uint64, then the kind's payload (gbdt: LightGBM v3 text model)
 //	checksum                  uint32, CRC-32 (IEEE) of every byte before it
 //
-// The header holds the kind, the task and target, the hyper-parameters (as given and as used),
-// the feature schema (names in order) and how its rows are built (Inputs: stencil features,
-// tensor, setting, GPU features, analytic time), the normalisation constants, the class mapping
-// (each class and the OCs merged into it), the data the model was trained on (paths, sources,
-// GPUs, devices, row counts) and its cross-validation metrics. Save writes a temporary file and renames it, so a reader never sees a
-// half-written model. Load checks the magic, the version, the lengths and the checksum before it
-// decodes anything, so a truncated, corrupt, foreign or newer file gives an error naming the file
-// and the problem; a payload decoder that panics is recovered into an error as well.
+// The header holds the kind, the task and target, the hyper-parameters (as given and as used), the
+// feature schema (names in order) and how its rows are built (Inputs: stencil features, tensor,
+// setting, GPU features, analytic time), the normalisation constants, the class mapping (each class
+// and the OCs merged into it), the data the model was trained on (paths, sources, GPUs, devices,
+// row counts) and its cross-validation metrics. Save writes a temporary file and renames it, so a
+// reader never sees a half-written model. Load checks the magic, the version, the lengths and the
+// checksum before it decodes anything, so a truncated, corrupt, foreign or newer file gives an
+// error naming the file and the problem; a payload decoder that panics is recovered into an error
+// as well.
 package models

@@ -159,8 +159,8 @@ func notReached(ctx context.Context, left []Input) error {
 }
 
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),
-// each as smart predict would if asked about it, and ranks them. have, if not empty, names the user's GPU (any alias); it is added to gpus
-// when missing.
+// each as smart predict would if asked about it, and ranks them. have, if not empty, names the
+// user's GPU (any alias); it is added to gpus when missing.
 func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have string, w Workload) (*Recommendation, error) {
 	st := in.Stencil
 	if w.Steps == 0 && w.Hours == 0 {

@@ -6,14 +6,14 @@ import (
 	"slices"
 )
 
-// ChooseShots says which k settings to measure on the target first, so that the shots teach
-// Predict most: the zero-shot ranking's fastest (where the optimum most likely is), then one
-// from each of k-1 equal strata of the ranking, each the setting of its stratum whose parameter
-// values (and kernel) the shots chosen so far and the target's shots already measured cover
-// least, the nearer the stratum's middle on a tie: a typical setting of its part of the
-// ranking, so that the shots' level is the target's and not that of the ranking's extremes. The ranking needs no level, so a GPU the catalogue lacks can be given.
-// Settings that failed on every source are never chosen; fewer than k come back where fewer
-// remain.
+// ChooseShots says which k settings to measure on the target first, so that the shots teach Predict
+// most: the zero-shot ranking's fastest (where the optimum most likely is), then one from each of
+// k-1 equal strata of the ranking, each the setting of its stratum whose parameter values (and
+// kernel) the shots chosen so far and the target's shots already measured cover least, the nearer
+// the stratum's middle on a tie: a typical setting of its part of the ranking, so that the shots'
+// level is the target's and not that of the ranking's extremes. The ranking needs no level, so a
+// GPU the catalogue lacks can be given. Settings that failed on every source are never chosen;
+// fewer than k come back where fewer remain.
 func ChooseShots(sources []Source, target Target, k int, s Settings) ([]Variant, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("a budget of %d shots: give zero or more", k)

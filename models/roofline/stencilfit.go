@@ -70,11 +70,12 @@ func fitStart(m machine, copyGBs map[string]float64) Calibration {
 // FitStencil fits the stencil model's free constants to measured samples: those that minimise
 // the mean absolute error of ln(modelled/measured), each stencil weighing the same whatever its
 // number of samples (absolute, not squared: the variants that run far slower than any term
-// foresees, spills the estimate misses, would otherwise lift every other variant's time), plus a weak pull toward the starting constants (priorWeight). copyGBs
-// gives the measured device-to-device copy bandwidth of the GPUs that have one (their DRAM rate
-// is a share of it; elsewhere of the catalogue's peak, the same share of peak as the fitted
-// GPUs' copies reach). Samples the model rejects are left out. The fit is deterministic
-// (Nelder-Mead from fitStart, in log space within bounds).
+// foresees, spills the estimate misses, would otherwise lift every other variant's time), plus
+// a weak pull toward the starting constants (priorWeight). copyGBs gives the measured
+// device-to-device copy bandwidth of the GPUs that have one (their DRAM rate is a share of it;
+// elsewhere of the catalogue's peak, the same share of peak as the fitted GPUs' copies reach).
+// Samples the model rejects are left out. The fit is deterministic (Nelder-Mead from fitStart,
+// in log space within bounds).
 func FitStencil(ctx context.Context, samples []StencilSample, copyGBs map[string]float64) (*Calibration, error) {
 	type point struct {
 		tm      terms
