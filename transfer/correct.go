@@ -4,14 +4,14 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"smart"
 	"sort"
 	"strconv"
 
 	"gonum.org/v1/gonum/floats"
-
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"smart"
 )
 
 // MinShotsForParams is the number of shots from which a correction beyond the level is tried:
