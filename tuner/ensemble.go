@@ -218,7 +218,7 @@ func (t *tree) step(row []float64, i int32) (next, inner int32) {
 // whose fastest leaf is slower than the best found so far: a few passes over the rows instead
 // of one walk from the root for each row. A node reads one column at the rows' positions, a
 // few pages the cache keeps, where rows would spread its reads over all features' memory
-// (4-5x as slow on a screen of 8192 rows).
+// (several times as slow: docs/performance.md).
 func (t *tree) fastest(cols [][]float64, idx, out []int) []int {
 	best := math.Inf(1)
 	out = out[:0]
@@ -252,7 +252,7 @@ func (t *tree) fastest(cols [][]float64, idx, out []int) []int {
 // partition moves the positions p in idx with col[p] <= x to its front and returns their
 // number; NaN goes right, as in step. It is Lomuto's partition with an unconditional swap (the
 // compiler makes the count a conditional move), and changes the order within each side. It is
-// not inlined: inside the recursive walks the loop's values spilled to the stack (1.6x as slow).
+// not inlined: inside the recursive walks the loop's values spilled to the stack.
 //
 //go:noinline
 func partition(idx []int, col []float64, x float64) int {
@@ -312,8 +312,9 @@ const batchRows = 512
 // sumBatch adds, for each row, the trees' leaf values to s and their squares to ss, tree after
 // tree. The rows go down each tree together, partitioned at each node by one column of a copy
 // of them, as tree.fastest does without its pruning: passes over a column instead of a chain
-// of dependent loads per row and tree (2x as fast as sumWalks on 8192 rows or more, with the
-// copy; BenchmarkEnsemblePredict). The sums are sumWalks', added in the same order.
+// of dependent loads per row and tree (faster than sumWalks on large batches, the copy
+// included: BenchmarkEnsemblePredict, docs/performance.md). The sums are sumWalks', added in
+// the same order.
 func (e *ensemble) sumBatch(rows [][]float64, s, ss []float64) {
 	cols := columns(rows, len(rows[0]))
 	idx := make([]int, len(rows))
@@ -374,9 +375,9 @@ const walkers = 4
 
 // predictBlock is predict of four rows at once. A walk is a chain of dependent loads; the
 // rows' walks are independent, and taking them a level at a time in step lets the processor
-// overlap them (with step's conditional moves, 1.8-1.9x as fast as one branching walk per row:
-// BenchmarkEnsemblePredict). A row that has reached its leaf stays there until the deepest
-// one has.
+// overlap them (with step's conditional moves, faster than one branching walk per row:
+// BenchmarkEnsemblePredict, docs/performance.md). A row that has reached its leaf stays there
+// until the deepest one has.
 func (t *tree) predictBlock(rows *[walkers][]float64) [walkers]float64 {
 	var a0, a1, a2, a3 int32
 	for inner := int32(len(t.nodes) - 1); inner != 0; {
