@@ -215,7 +215,6 @@ func evolve(ctx context.Context, r *Run, g *genome, cfg Genetic, active []bool, 
 	}
 	// Initial sub-populations: the base individual and random values of the active genes.
 	sps := make([]*subpop, cfg.SubPopulations)
-	var first []Candidate
 	var firstGenes [][]int
 	for p := range sps {
 		sp := &subpop{rng: rand.New(rand.NewPCG(seed, uint64(p)+1))}
@@ -229,7 +228,6 @@ func evolve(ctx context.Context, r *Run, g *genome, cfg Genetic, active []bool, 
 				}
 			}
 			sp.pop = append(sp.pop, individual{genes: genes})
-			first = append(first, Candidate{Variant: g.variant, Setting: g.setting(genes)})
 			firstGenes = append(firstGenes, genes)
 		}
 		sps[p] = sp

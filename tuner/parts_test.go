@@ -627,3 +627,16 @@ func TestArgsort(t *testing.T) {
 		}
 	}
 }
+
+// newScreen is the screen of rows alone: its columns are theirs, in order.
+func newScreen(rows [][]float64) screenRows {
+	at := make([]int, len(rows))
+	for i := range at {
+		at[i] = i
+	}
+	w := 0
+	if len(rows) > 0 {
+		w = len(rows[0])
+	}
+	return screenRows{rows: rows, cols: columns(rows, w), at: at}
+}

@@ -66,19 +66,6 @@ type screenRows struct {
 	at   []int
 }
 
-// newScreen is the screen of rows alone: its columns are theirs, in order.
-func newScreen(rows [][]float64) screenRows {
-	at := make([]int, len(rows))
-	for i := range at {
-		at[i] = i
-	}
-	w := 0
-	if len(rows) > 0 {
-		w = len(rows[0])
-	}
-	return screenRows{rows: rows, cols: columns(rows, w), at: at}
-}
-
 // thompsonBufs are thompsonRows' buffers, which its caller keeps for the next call (a pool's
 // surrogate is refitted often, its screens stay the same size).
 type thompsonBufs struct{ idx, inv, pos, ties []int }
