@@ -93,10 +93,9 @@ func (t Tuning) fusedPartialSums(r int) int {
 
 // maxSpill bounds the registers per thread that the fused partial sums may ask for beyond what a
 // thread of the block can have (255, or the register file over the block's threads), which nvcc
-// spills to local memory. Measured on an H100 (data/measured: 3,596 random kernels of six
-// stencils, go run ./bench/measured): of the 291 estimated to spill more than 24 registers, none
-// ran within 1.5 times its stencil's fastest kernel and the median 22-34 times slower; up to 24
-// the estimate is too rough to tell (the fastest j3d27pt kernel is estimated at 12 over).
+// spills to local memory. Chosen on the H100's measured kernels (go run ./bench/measured): none
+// estimated to spill more came near its stencil's fastest, and below it the estimate is too rough
+// to tell (docs/performance.md).
 const maxSpill = 24
 
 // RegsAvailable is the most registers each thread of the block can have on g.

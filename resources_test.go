@@ -27,12 +27,12 @@ func TestUsageFusedPartialSums(t *testing.T) {
 		regs, fused int
 		fits        bool
 	}{
-		// j2d9pt's pick of the embedded models: 25x the best kernel on the H100. Levels 1-7 are
+		// j2d9pt's pick of the embedded models, far slower than the best on the H100. Levels 1-7 are
 		// 1024+4(8-k) wide: 2 points a thread, 5 sums each, 7 levels: 70 values. The output
 		// level: 1 accumulator, 5 sums, 1 prefetched value: 24+2*7 = 38. 178 against 64 a thread.
 		{"1024 threads, 8 steps", r2, Tuning{OC: Combination(ST | RT | PR | TB), Dims: 2, Block: [3]int{1024, 1, 1}, Merge: one, Unroll: one,
 			StreamAxis: 1, SB: 128, TT: 8, Shared: true}, 38, 140, false},
-		// Its replacement under a first, weaker check: 178 against 128 a thread (26.8x).
+		// Its replacement under a first, weaker check, as slow: 178 against 128 a thread.
 		{"512 threads, 8 steps", r2, Tuning{OC: Combination(ST | RT | PR | TB), Dims: 2, Block: [3]int{512, 1, 1}, Merge: one, Unroll: one,
 			StreamAxis: 1, SB: 128, TT: 8, Shared: true}, 38, 140, false},
 		// j3d27pt's fastest kernel: level 1 is 130x10 = 1300 points over 1024 threads, 2 a

@@ -9,9 +9,9 @@ import (
 )
 
 // Lazy is a setting space kept as its parameters and constraints, without generating the chain
-// of trees: generating a large 3-D stencil space takes 0.05-0.5 s, more than a whole cold smart
-// predict may take, while drawing valid settings parameter by parameter and checking neighbours
-// costs microseconds each.
+// of trees: generating a large 3-D stencil space can take longer than a whole cold smart predict,
+// while drawing valid settings parameter by parameter and checking neighbours costs microseconds
+// each.
 //
 // A setting is a vector of value positions, one per parameter in definition order. The
 // constraints are checked as New's generator checks them (one group of every parameter): each at

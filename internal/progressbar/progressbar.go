@@ -146,8 +146,8 @@ func (p *Bar) head(done int, elapsed time.Duration, bar int) string {
 }
 
 // enough reports whether done of total items are enough to estimate the rest from: 20, or 5%
-// of them where fewer. Where items differ in cost, an estimate from fewer is mostly noise (two
-// slow ones among a campaign's first four put the drawing of a 7.5-minute campaign at 14 minutes).
+// of them where fewer. Where items differ in cost, as a campaign's stencils do, an estimate from
+// fewer is mostly noise.
 func enough(total, done int) bool { return done >= min(20, max(1, total/20)) }
 
 // timeLeft estimates the seconds the total-done items still take, now, when the done-th

@@ -79,8 +79,8 @@ func timeLeftS(total, done int, doneAt, now float64) (float64, bool) {
 
 // TestTimeLeft: items of equal cost are estimated exactly at every instant; items of mixed cost
 // give an estimate of the whole job that stays within 15% of the truth and swings less than a
-// fifth as far as the count over the elapsed time (the estimate before, which put this 7.5-minute
-// job at 2 to 18 minutes; this one at 7.1 to 8.6); and the estimate never climbs while no item finishes.
+// fifth as far as the count over the elapsed time (the estimate before); and the estimate never
+// climbs while no item finishes.
 func TestTimeLeft(t *testing.T) {
 	equal := make([]float64, 50)
 	for i := range equal {
