@@ -8,7 +8,7 @@ import (
 
 // TestCalibrationLevels: on three committed H100 stencils (each left out of the fit in turn) and
 // one H200 stencil, the fit brings the held-out median ratio of modelled to
-// measured nearer 1 than the literature's constants, which are 2-4x optimistic.
+// measured nearer 1 than the literature's constants, which are optimistic.
 func TestCalibrationLevels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits the model four times")

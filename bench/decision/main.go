@@ -1,6 +1,6 @@
 // Command decision measures how often the GPU smart recommends is really the fastest and really
-// the most cost-efficient (StencilMART section V-D reports 96.7% and 97.3% for 2-D, 97.3% and
-// 96.1% for 3-D stencil instances), on two kinds of data:
+// the most cost-efficient (StencilMART section V-D reports the same for its stencil instances;
+// both sets of figures are in docs/performance.md), on two kinds of data:
 //
 //   - a held-out simulated data set: random stencils other than those the embedded models were
 //     trained on (other seeds, and no offset pattern in common with a training stencil), timed by

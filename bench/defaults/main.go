@@ -67,7 +67,8 @@ const Classes = 5
 // Hyper-parameters of the two models: a shallow multiclass ensemble for a few thousand
 // instances, and a larger one for a million rows of times, both stopped early on held-out
 // stencils. The runtime model's size is what a cold smart predict spends most of its time
-// parsing, so it has 250 trees (600 at half the learning rate were 2.4 times slower to load).
+// parsing, so it has 250 trees: more at a lower learning rate loaded slower and decided no
+// better (docs/performance.md).
 var (
 	selectParams  = map[string]string{"rounds": "200", "learning_rate": "0.05", "max_leaves": "15", "min_data_in_leaf": "10"}
 	runtimeParams = map[string]string{"rounds": "250", "learning_rate": "0.2", "max_leaves": "63", "min_data_in_leaf": "50"}

@@ -1,9 +1,10 @@
 // Command fewshot scores package transfer where the answer is known: each GPU of Kernel
 // Tuner's convolution and dedispersion caches left out and predicted from the other five (its
-// own vendor's where there are any; each AMD GPU also from the three NVIDIA ones alone), and the H200 predicted from the H100 on the stencils both
-// measured, for k = 0, 4, 8, 16 and 32 shots chosen by transfer.ChooseShots and measured (read
-// from the target's own file). The target is left out of every choice: the share, the shots and
-// the correction see only the sources and the shots.
+// own vendor's where there are any; each AMD GPU also from the three NVIDIA ones alone), and the
+// H200 predicted from the H100 on the stencils both measured, for k = 0, 4, 8, 16 and 32 shots
+// chosen by transfer.ChooseShots and measured (read from the target's own file). The target is
+// left out of every choice: the share, the shots and the correction see only the sources and
+// the shots.
 //
 // Usage:
 //

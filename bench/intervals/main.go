@@ -9,8 +9,9 @@
 //     command that trained it, data/measured/models.json);
 //   - that model transferred to another GPU (its time scaled by the analytic model's ratio of the
 //     setting on the two, as smart predict does: with the literature's constants across
-//     architectures, the calibration's within one, a band each): the cross-validated predictions of the H100's
-//     settings, scaled to the H200, against the same settings measured there.
+//     architectures, the calibration's within one, a band each): the cross-validated
+//     predictions of the H100's settings, scaled to the H200, against the same settings measured
+//     there.
 //
 // Where the embedded defaults learned from the measured rows too (bench/defaults -measured), their
 // errors on those rows are no held-out figure: -defaults-from DIR measures them with the same

@@ -3,9 +3,10 @@
 // bandwidth against the device's copy bandwidth; for every OC, the analytic model's estimate
 // against the measured times (mean absolute percentage error and Spearman's rank correlation
 // over the OC's settings); and the embedded default runtime model (trained on simulated data
-// and the measured stencils) scored the same way, with the share of the best measured time reached by the variant each
-// model ranks fastest; and the embedded OC classifier's first two OCs (those `smart tune --method
-// pipeline --classifier embedded` searches) ranked by their best measured setting. It also
+// and the measured stencils) scored the same way, with the share of the best measured time
+// reached by the variant each model ranks fastest; and the embedded OC classifier's first two
+// OCs (those `smart tune --method pipeline --classifier embedded` searches) ranked by their best
+// measured setting. It also
 // reports the spread of the repeated timings.
 //
 // Usage:

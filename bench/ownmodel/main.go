@@ -1,10 +1,11 @@
 // Command ownmodel asks whether a second GPU's own measurements predict it better than the first
 // GPU's model, trained on many more stencils and moved across by the analytic model's ratio of
 // each setting's times on the two (what smart predict does for a GPU without a model of its
-// own), the ratio with the literature's constants or the embedded calibration's. Both are cross-validated by stencil with the folds of data/measured/models.json's
-// command, so each of the second GPU's stencils is predicted by models that never saw it on
-// either GPU (a stencil's folds are drawn separately on each; the first GPU's model also never
-// saw it when its own stencil is held out there, as every stencil both measured is).
+// own), the ratio with the literature's constants or the embedded calibration's. Both are
+// cross-validated by stencil with the folds of data/measured/models.json's command, so each of
+// the second GPU's stencils is predicted by models that never saw it on either GPU (a stencil's
+// folds are drawn separately on each; the first GPU's model also never saw it when its own
+// stencil is held out there, as every stencil both measured is).
 //
 // Usage:
 //

@@ -49,9 +49,9 @@ func TestWithoutLocal(t *testing.T) {
 }
 
 // TestCampaign: on the campaign's 3-D stencils, with 3 folds, the learned registers held out
-// rank and size the compiler's better than the estimate does (0.93 and 14% against 0.57 and 61%
-// with 12 folds on its first 34), and the named stencils' picks, never in its training, too; every
-// row with the compiler's registers is read.
+// rank and size the compiler's better than the estimate does (the figures of 12 folds:
+// docs/results/calibration.md), and the named stencils' picks, never in its training, too;
+// every row with the compiler's registers is read.
 func TestCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains three gbdt models on 4,000 rows")
@@ -78,9 +78,8 @@ func TestCampaign(t *testing.T) {
 }
 
 // TestCampaignLocal: on the campaign's 3-D stencils, with 3 folds, the learned local memory held
-// out finds more of the variants that keep over 64 bytes a thread than the estimate does
-// (recall 0.82 against 0.56 with 12 folds), without flagging more wrongly (precision 0.96
-// against 0.93).
+// out finds more of the variants that keep over 64 bytes a thread than the estimate does,
+// without flagging more wrongly (the figures of 12 folds: docs/results/calibration.md).
 func TestCampaignLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains three gbdt models on 8,000 rows")
