@@ -17,6 +17,14 @@ import (
 // which Train writes: its data cannot be rebuilt to score it.
 var ErrNoInputs = errors.New("no record of how its rows were built; it was not trained by app.Train")
 
+// LocalModelError is a model of the local memory a thread keeps (task models.Local) given to
+// Eval, which scores times and OCs.
+type LocalModelError struct{ Model string }
+
+func (e *LocalModelError) Error() string {
+	return fmt.Sprintf("model %s predicts the local memory a thread keeps (task %s), not times or OCs", e.Model, models.Local)
+}
+
 // Eval scores a saved model on data sets: as it is, by cross-validating its kind with its
 // hyper-parameters (Folds), or leave-one-GPU-out (Holdout).
 type Eval struct {
@@ -94,7 +102,7 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 	}
 	h := m.Header
 	if h.Task == models.Local {
-		return nil, fmt.Errorf("model %s predicts the local memory a thread keeps (task %s), not times or OCs: go run ./bench/regmodel -local scores such a model", v.Model, h.Task)
+		return nil, &LocalModelError{Model: v.Model}
 	}
 	if h.Inputs == nil {
 		return nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)

@@ -72,6 +72,8 @@ func advice(cmd string, err error) string {
 		return " with --max-order"
 	case errors.Is(err, transfer.ErrNoLevel):
 		return "; describe the GPU in a --catalog file, or give settings measured on it with --shots"
+	case errors.As(err, new(*app.LocalModelError)):
+		return ": go run ./bench/regmodel -local scores such a model"
 	case errors.Is(err, tuner.ErrNotClassifier):
 		return " (smart train --task select)"
 	}

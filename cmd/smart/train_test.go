@@ -225,10 +225,12 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
-// TestEvalRefusesLocal: smart eval scores times and OCs; a local-memory model is refused by name.
+// TestEvalRefusesLocal: smart eval scores times and OCs; a local-memory model is refused by name,
+// the command line naming the program that scores one.
 func TestEvalRefusesLocal(t *testing.T) {
 	code, _, errs := runCLI(t, "", "eval", "../../data/measured/h100-sxm/models/local-2d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/campaign")
-	if code != 1 || !strings.Contains(errs, "local-2d.smartmodel.gz predicts the local memory") {
+	if code != 1 || !strings.Contains(errs, "local-2d.smartmodel.gz predicts the local memory") ||
+		!strings.Contains(errs, "(task local), not times or OCs: go run ./bench/regmodel -local scores such a model\n") {
 		t.Errorf("eval of a local-memory model: exit %d: %s", code, errs)
 	}
 }
