@@ -47,10 +47,9 @@ inline thread_local dim3 blockDim, gridDim;
 
 // barrier puts its waiters to sleep at once. A block has up to 1024 threads on a few cores,
 // where waiters that spin first (std::barrier's, std::atomic's wait) take the cores from the
-// threads yet to arrive: with four busy processes on a 2-core machine, a batch of the
-// verification's launches took over 30 s with std::barrier, 9-16 s with a condition variable
-// (its woken threads queue for the mutex) and 5 s on a futex; on a quieter machine the futex
-// is as fast as std::barrier (1.5 s).
+// threads yet to arrive, and a condition variable's woken threads queue for its mutex: on a
+// loaded machine a futex is several times as fast, on a quiet one as fast as std::barrier
+// (docs/results/newcomer.md).
 class barrier {
  public:
   explicit barrier(unsigned n, std::function<void()> done = nullptr) : n_(n), done_(std::move(done)) {}
