@@ -41,7 +41,7 @@ func New(w io.Writer, label string, total int, interactive bool, columns func() 
 }
 
 // Done is the count last reported.
-func (b *Bar) Done() int { return b.done }
+func (p *Bar) Done() int { return p.done }
 
 // Update reports that done of total items are finished; it is cheap to call often.
 func (p *Bar) Update(done int) {
