@@ -282,10 +282,10 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 var errStale = errors.New("stale")
 
 // Stale reports how the data set in dir, built by Build with opt, differs from what the analytic
-// model gives now: every every-th timed row is simulated again and compared (status and time, to 1e-9),
-// and the first that differs is described; "" where all agree. A work directory keys its data
-// sets by their constants, not by the model's code, which a change of its terms (a floor, a
-// barrier count) leaves stale.
+// model gives now: one timed row in every is simulated again and compared (status and time, to
+// 1e-9), and the first that differs is described; "" where all agree. A work directory keys its
+// data sets by their constants, not by the model's code, which a change of its terms (a floor,
+// a barrier count) leaves stale.
 func Stale(ctx context.Context, dir string, opt Options, every int) (string, error) {
 	cat, err := catalog.Default()
 	if err != nil {
