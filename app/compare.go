@@ -265,9 +265,10 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 
 // Run compares contenders (from Check) on the cases, then, unless interrupted, measures
 // IterML's standards at b.Ratios; a contender that needs a prior where no case has one is a
-// SettingError of Methods, or, of the default methods, left out with a note. progress reports each stage's searches, "searches" then
-// "standards", from 0. An interrupted comparison keeps the rows whose every seed finished, and
-// its error wraps context.Canceled; interrupted standards return nothing.
+// SettingError of Methods, or, of the default methods, left out with a note. progress reports
+// each stage's searches, "searches" then "standards", from 0. An interrupted comparison keeps
+// the rows whose every seed finished, and its error wraps context.Canceled; interrupted
+// standards return nothing.
 func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Contender, progress func(stage string, done, total int)) (Comparison, error) {
 	var tcs []tuner.Case
 	for _, c := range cases {

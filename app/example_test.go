@@ -13,9 +13,10 @@ import (
 	"smart/tuner"
 )
 
-// A Go user tunes the 7-point Jacobi stencil under streaming and retiming for a simulated A100 with Bayesian optimisation
-// and records every run in a data set, which a second search with the same settings resumes:
-// it gets the runs it asks for again from the record instead of running them.
+// A Go user tunes the 7-point Jacobi stencil under streaming and retiming for a simulated A100
+// with Bayesian optimisation and records every run in a data set, which a second search with the
+// same settings resumes: it gets the runs it asks for again from the record instead of running
+// them.
 func ExampleTune() {
 	dir, _ := os.MkdirTemp("", "tune")
 	defer os.RemoveAll(dir)

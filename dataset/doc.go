@@ -18,8 +18,8 @@
 // such as the compiler's facts of smart.Measurement.Compiled, is left out); Merge writes Format.
 //
 // The package also reads Kernel Tuner cache files, T4 result files and KTT's own JSON results
-// into the same row format (Import), and replays any data set or cache as a smart.Evaluator (Replay), which is what Kernel
-// Tuner calls simulation mode.
+// into the same row format (Import), and replays any data set or cache as a smart.Evaluator
+// (Replay), which is what Kernel Tuner calls simulation mode.
 // A Recorder puts a data set in front of an Evaluator: it answers the variants the data set holds
 // and appends the others' answers, so a tuning run (smart tune --record) can be resumed.
 package dataset

@@ -67,9 +67,9 @@ type KernelTunerFile struct {
 
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
 // Every configuration becomes a row: source imported (predicted in a cache of smart's own
-// predictions), device the file's device_name, GPU the catalogue name where opt.Resolve knows it. A configuration that failed (a string in its
-// time, Kernel Tuner 0.4's time of 1e20, or a T4 invalidity) becomes a row with the matching
-// status:
+// predictions), device the file's device_name, GPU the catalogue name where opt.Resolve knows
+// it. A configuration that failed (a string in its time, Kernel Tuner 0.4's time of 1e20, or a
+// T4 invalidity) becomes a row with the matching status:
 //
 //	CompilationFailedConfig, T4 "compile"            compile_error
 //	RuntimeFailedConfig, ErrorConfig, T4 "runtime"   launch_error

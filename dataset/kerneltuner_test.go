@@ -335,7 +335,8 @@ func ExampleReplay() {
 // TestOpenKernelTunerCache reads caches as Kernel Tuner leaves them when a run stops before it
 // closes them: the header and one configuration a line, each followed by a comma (its
 // util.store_cache) or preceded by one (its newer cache module), without the closing braces; and
-// a run killed in the middle of a line. Each must give the closed cache's configurations, less a torn last line.
+// a run killed in the middle of a line. Each must give the closed cache's configurations, less a
+// torn last line.
 func TestOpenKernelTunerCache(t *testing.T) {
 	dir := t.TempDir()
 	header := "{\n\"device_name\": \"NVIDIA RTX A4000\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": [\n\"a\",\n\"b\"\n],\n\"tune_params\": {\n\"a\": [\n1,\n2\n],\n\"b\": [\n8,\n16\n]\n},\n\"objective\": \"time\",\n\"cache\": {"
