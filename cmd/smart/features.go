@@ -24,6 +24,8 @@ func runFeatures(ctx context.Context, e *env, args []string) error {
 		return usagef("give one or more stencil files")
 	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
 		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
+	case stdinTwice(files):
+		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	reports, errs := app.FeatureReports(files, e.stdin, maxOrder, tensor)
 	for i, rep := range reports {

@@ -77,6 +77,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"show", "--max-order", "9", "j3d7pt"}, "--max-order is 9"},
 		{[]string{"show", "-", "-"}, "given twice"},
+		{[]string{"features", "-", "-"}, "given twice"},
+		{[]string{"features", "--max-order", "9", "j3d7pt"}, "--max-order is 9; use 1 to 8"},
 		{[]string{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic", "--holdout-gpu", "nosuch"}, "the data holds H100-SXM"},
 		{[]string{"recommend", "j3d7pt", "--hours", "NaN"}, "--hours"},
 		{[]string{"tune-bench", "--sim", "j2d5pt", "--parallel", "-1"}, "--parallel -1: give 0"},

@@ -21,8 +21,8 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	case len(files) == 0:
 		return usagef("give one or more stencil files")
 	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
-		return usagef("--max-order is %d; it lies in 1-%d", maxOrder, smart.MaxMaxOrder)
-	case len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f != "-" })) > 1:
+		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
+	case stdinTwice(files):
 		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	var errs []error
@@ -41,4 +41,10 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// stdinTwice reports whether files names standard input ("-") more than once: the second read
+// would find it empty.
+func stdinTwice(files []string) bool {
+	return len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f != "-" })) > 1
 }
