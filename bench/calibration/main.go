@@ -170,7 +170,10 @@ func main() {
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(os.Stderr, "calibration:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	if err := rep.Calibration.WriteTables(os.Stdout); err != nil {

@@ -104,7 +104,10 @@ func main() {
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/xgboost:", err)
+			os.Exit(1)
+		}
 		return
 	}
 	fmt.Printf("data: %s; %d train / %d test rows, %d features", res.Data, res.TrainRows, res.TestRows, res.Features)
