@@ -194,10 +194,14 @@ func DeriveCoefficients(offs []Offset) []float64 {
 }
 
 // unprintable reports whether r changes how a terminal shows the text around it rather than
-// showing itself: control characters, format characters (bidirectional overrides and isolates,
-// zero-width characters) and the line and paragraph separators.
+// showing itself: control characters, the bidirectional controls (overrides, embeddings,
+// isolates and marks), the line and paragraph separators, and the invisible characters that
+// make two names look alike (zero-width space, word joiner, byte-order mark). The other format
+// characters stay: scripts need them (the zero-width non-joiner of Persian, the joiner of Indic
+// scripts, the soft hyphen).
 func unprintable(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	return unicode.IsControl(r) || unicode.In(r, unicode.Bidi_Control, unicode.Zl, unicode.Zp) ||
+		r == '\u200b' || r == '\u2060' || r == '\ufeff'
 }
 
 // Validate checks the stencil against the format's rules; the error is a *FieldError.
@@ -216,7 +220,7 @@ func (s *Stencil) Validate(lim Limits) error {
 	}
 	if i := strings.IndexFunc(s.Name, unprintable); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s.Name[i:])
-		return fieldErr("name", "holds %U at byte %d, a control or format character (such as a bidirectional override); use printable text", r, i)
+		return fieldErr("name", "holds %U at byte %d, a control, bidirectional or invisible character (such as a right-to-left override); use printable text", r, i)
 	}
 	if s.Dims != 2 && s.Dims != 3 {
 		return fieldErr("dims", "is %d; a stencil has 2 or 3 dimensions", s.Dims)

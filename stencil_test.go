@@ -222,6 +222,8 @@ func TestValidate(t *testing.T) {
 		{"newline in the name", func(s *Stencil) { s.Name = "heat\nfake line" }, "name"},
 		{"right-to-left override in the name", func(s *Stencil) { s.Name = "heat\u202etxt.exe" }, "name"},
 		{"bidirectional isolate in the name", func(s *Stencil) { s.Name = "\u2067heat" }, "name"},
+		{"left-to-right mark in the name", func(s *Stencil) { s.Name = "heat\u200e" }, "name"},
+		{"byte-order mark in the name", func(s *Stencil) { s.Name = "\ufeffheat" }, "name"},
 		{"zero-width space in the name", func(s *Stencil) { s.Name = "he\u200bat" }, "name"},
 		{"line separator in the name", func(s *Stencil) { s.Name = "heat\u2028fake line" }, "name"},
 		{"C1 control in the name", func(s *Stencil) { s.Name = "heat\u009b2J" }, "name"},
@@ -504,7 +506,8 @@ func FuzzParseStencil(f *testing.F) {
 // TestValidateNamesInAnyScript: names in any script, right-to-left ones included, are
 // printable and accepted; only the characters that change how text shows are refused.
 func TestValidateNamesInAnyScript(t *testing.T) {
-	for _, name := range []string{"Wärme 2-D", "熱伝導", "حرارة", "heat (v2) – ε=0.1"} {
+	for _, name := range []string{"Wärme 2-D", "熱伝導", "حرارة", "heat (v2) – ε=0.1",
+		"گرمای\u200cدوبعدی", "ऊष्मा\u200d", "heat\u00adflow"} { // ZWNJ, ZWJ and soft hyphen: scripts need them
 		if _, err := NewStencil(name, 2, []Offset{{}, {1, 0, 0}}, nil, Limits{}); err != nil {
 			t.Errorf("%q: %v", name, err)
 		}
