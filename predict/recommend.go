@@ -153,9 +153,9 @@ func inputName(in Input) string { return cmp.Or(in.File, in.Stencil.Name) }
 // many, from the first to the last.
 func notReached(ctx context.Context, left []Input) error {
 	if len(left) == 1 {
-		return fmt.Errorf("1 stencil not reached (%s): %w", inputName(left[0]), context.Cause(ctx))
+		return fmt.Errorf("1 stencil not reached (%s): %w", inputName(left[0]), ctx.Err())
 	}
-	return fmt.Errorf("%d stencils not reached (%s to %s): %w", len(left), inputName(left[0]), inputName(left[len(left)-1]), context.Cause(ctx))
+	return fmt.Errorf("%d stencils not reached (%s to %s): %w", len(left), inputName(left[0]), inputName(left[len(left)-1]), ctx.Err())
 }
 
 // Recommend predicts the stencil on gpus (nil: the GPUs of predict's table, Predictor.AllGPUs),

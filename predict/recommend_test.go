@@ -220,7 +220,10 @@ func TestRecommendInterrupted(t *testing.T) {
 // first and the last of them.
 func TestRecommendAllInterruptedPart(t *testing.T) {
 	p := defaultPredictor(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	// A cause, as signal.NotifyContext gives one ("interrupt signal received"): the error still
+	// ends "context canceled", which the command line words as interrupted.
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	cancel := func() { cancelCause(errors.New("interrupt signal received")) }
 	defer cancel()
 	tiny := *sample(t, "j2d5pt")
 	tiny.Grid = [3]int{8, 8}
