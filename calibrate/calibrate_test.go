@@ -454,3 +454,27 @@ func TestSummarise(t *testing.T) {
 		t.Errorf("summary %+v; want MAPE 0.5, level MAPE 0.2, Spearman 0.7, best share the cube root of 0.08", got)
 	}
 }
+
+// TestFitEndedAfterLastFit: a context that ends once every fit is done (Ctrl-C as the last one
+// finishes) keeps the result: nothing was left unfitted.
+func TestFitEndedAfterLastFit(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, _ := cat.Lookup("H100-SXM")
+	truth := &roofline.Calibration{CopyEfficiency: 0.9, PeakEfficiency: 0.8, CopyGBs: map[string]float64{h100.Name: 3000},
+		DRAMLatency: 900, OnChipLatency: 60, L1Latency: 50, OnChipScale: 1.5, L1Scale: 2, ComputeScale: 3, BarrierStream: 300,
+		BarrierTiled: 80, LaunchUs: 6, SpillCycles: 2, Overlap: 4, Narrow: 1, WavePower: 0.7, RegScale: 1}
+	fit := &Data{Groups: synthetic(t, truth, h100, 0.1, "j2d5pt", "j3d7pt", "j2d9pt"), CopyGBs: truth.CopyGBs}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, err := Fit(ctx, fit, nil, Settings{Level: 0.8, Folds: 2, Progress: func(done, total int) {
+		if done == total {
+			cancel()
+		}
+	}})
+	if err != nil || f == nil {
+		t.Fatalf("Fit ended after its last fit: %v; want the result", err)
+	}
+}

@@ -209,7 +209,7 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil && done < k+1 { // every fit done: the result stands
 		// Once, not once per fold that it stopped.
 		return nil, fmt.Errorf("calibration: %w after %d of %d fits", err, done, k+1)
 	}
