@@ -129,7 +129,7 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 	if len(s.Kernels) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "\nFastest configuration per device and kernel")
+	fmt.Fprintln(w, "\nFastest configuration per device and kernel (ms: the median of its runs, where given; Kernel Tuner's \"time\" is their mean)")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "device\tkernel\trows\tok\tbest ms\tslowest/best\tsetting")
 	for _, k := range s.Kernels {

@@ -75,7 +75,7 @@ Rows by GPU, OC and status
     GPU  OC or kernel  rows  ok  compile_error  launch_error  wrong_result  timeout  invalid
   W6600          conv     4   4              0             0             0        0        0
 
-Fastest configuration per device and kernel
+Fastest configuration per device and kernel (ms: the median of its runs, where given; Kernel Tuner's "time" is their mean)
 device  kernel  rows  ok  best ms  slowest/best  setting
 W6600   conv    4     4   1.235    3.0x          bx=16
 `},
