@@ -66,7 +66,7 @@ type Timer interface {
 }
 
 // ErrTooShort is a call whose StopAfter ran out before it measured a variant: the next call,
-// given as long, would stop at the same place.
+// given as long, may stop there again (though builds finished so far are cached).
 var ErrTooShort = errors.New("the time ran out before the first variant was measured")
 
 // Run is one call of a campaign: it measures the manifest's variants that the data set in Out

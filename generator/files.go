@@ -75,7 +75,9 @@ type Written struct {
 
 // Write writes the n files file(0..n-1), leaving those that hold their content already.
 func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, error)) (Written, error) {
+	var same []bool // without Force: which files hold their content already, from the check
 	if !fw.Force {
+		same = make([]bool, n)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return Written{}, fmt.Errorf("stopped checking the existing files after %d of %d stencils: %w", i, n, err)
@@ -84,7 +86,7 @@ func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, e
 			if err != nil {
 				return Written{}, err
 			}
-			if _, err := unchanged(f); err != nil {
+			if same[i], err = unchanged(f); err != nil {
 				return Written{}, err
 			}
 		}
@@ -98,12 +100,16 @@ func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, e
 		if err != nil {
 			return w, err
 		}
-		same, err := unchanged(f)
-		var changed *ChangedError
+		var left bool
+		if same != nil {
+			left = same[i]
+		} else if left, err = unchanged(f); errors.As(err, new(*ChangedError)) {
+			err = nil // Force's to replace
+		}
 		switch {
-		case err != nil && !errors.As(err, &changed): // a changed file here is Force's to replace
+		case err != nil:
 			return w, err
-		case same:
+		case left:
 			w.Unchanged++
 		case f.Path == "":
 			if _, err := fw.Stream.Write(f.Data); err != nil {
