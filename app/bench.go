@@ -288,9 +288,8 @@ func (bg *Benching) Run(ctx context.Context, progress func(done, total int)) (da
 	r := &dataset.Runner{Evaluator: be.Evaluator, GPU: be.GPU.Name, Batch: batch, Observer: be.Observer, StopAfter: stop, Progress: progress}
 	sum, runErr := r.Run(ctx, w, bg.Items)
 	if runErr == nil && sum.Stopped && sum.Written == 0 && !bg.drawn {
-		// Nothing measured and no settings drawn to save: the next call, given as long, would
-		// stop at the same place.
-		runErr = wrong("Time", b.Time.String(), "%w (opening the backend, compiling); give more, such as 9m", campaign.ErrTooShort)
+		// Nothing measured and no settings drawn to save: the time is the setting to change.
+		runErr = tooShort(b.Time, campaign.ErrTooShort)
 	}
 	if err := AppendCopyBandwidth(b.Out, be, w.Len(), b.Notes); err != nil && runErr == nil {
 		runErr = err

@@ -112,7 +112,7 @@ func (c Campaign) Run(ctx context.Context) (CampaignCall, error) {
 		return CampaignCall{}, err
 	}
 	if errors.Is(err, campaign.ErrTooShort) { // the time is the setting to change
-		err = wrong("Time", c.Time.String(), "%w (opening the backend, compiling); give more, such as 9m", err)
+		err = tooShort(c.Time, err)
 	}
 	out := CampaignCall{Call: call, Out: run.Out}
 	if be.Runner != nil {

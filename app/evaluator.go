@@ -298,6 +298,12 @@ func (o CUDAOptions) Check() error {
 // would stop again having done nothing.
 const MinTime = time.Second
 
+// tooShort is err (campaign.ErrTooShort) of a run whose time limit d ran out before it measured
+// anything, as a refusal of the Time setting.
+func tooShort(d time.Duration, err error) error {
+	return wrong("Time", d.String(), "%w (opening the backend, compiling); give more, such as 9m", err)
+}
+
 // checkTime refuses a time limit that is negative or too short to measure anything (0: none).
 func checkTime(d time.Duration) error {
 	switch {
