@@ -253,37 +253,63 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 	return transfer.ChooseShots(t.Sources, t.Target, k, t.Settings)
 }
 
-// Write writes p as a Kernel Tuner cache (cache, which needs Kernel Tuner sources) and as a new
-// data set (dir), where they are not empty; an existing cache is replaced only where smart
-// wrote it, or with force. Both are checked before either is written, so that a refused one
-// leaves no half of the output behind.
-func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
-	kernel := t.kernel()
+// CheckWrite refuses, before anything is predicted, the outputs Write could not write: a cache
+// (cache) without Kernel Tuner sources or over a file smart did not write (unless force), a data
+// set directory (dir) that holds anything, and either where its directory is missing or takes no
+// new files. An empty path writes nothing.
+func (t *TransferJob) CheckWrite(cache, dir string, force bool) error {
 	if cache != "" {
-		if kernel == nil {
+		if t.kernel() == nil {
 			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
 		}
 		if err := checkReplace("Cache", cache, force, transfer.CacheKind()); err != nil {
 			return err
 		}
 	}
-	if err := t.writeDataSet(p, dir, kernel); err != nil {
-		return &SettingError{Field: "DataSet", Value: dir, Err: err}
-	}
-	if cache != "" {
-		if err := transfer.WriteKernelTuner(cache, p, *kernel, p.Target, force); err != nil {
-			return &SettingError{Field: "Cache", Value: cache, Err: err, Wrong: errors.As(err, new(*atomicfile.NotOursError))}
+	if dir != "" {
+		if err := dataset.CheckNew(dir); err != nil {
+			return &SettingError{Field: "DataSet", Value: dir, Err: err}
 		}
 	}
 	return nil
 }
 
-// writeDataSet writes p as a new data set in dir, where dir is not empty; kernel is the foreign
-// kernel of the sources, nil for stencils.
-func (t *TransferJob) writeDataSet(p *transfer.Prediction, dir string, kernel *dataset.Kernel) error {
+// Write writes p as a new data set (dir) and as a Kernel Tuner cache (cache), where they are not
+// empty (CheckWrite), both or neither: each is written whole or not at all, and where the cache
+// fails after the data set was written, the data set is removed again, so that the same command
+// can be run again. An existing cache is replaced only where smart wrote it, or with force.
+func (t *TransferJob) Write(p *transfer.Prediction, cache, dir string, force bool) error {
+	if err := t.CheckWrite(cache, dir, force); err != nil {
+		return err
+	}
+	kernel := t.kernel()
+	remove, err := t.writeDataSet(p, dir, kernel)
+	if err != nil {
+		return &SettingError{Field: "DataSet", Value: dir, Err: err}
+	}
+	if cache == "" {
+		return nil
+	}
+	if err := transfer.WriteKernelTuner(cache, p, *kernel, p.Target, force); err != nil {
+		if remove != nil {
+			if rerr := remove(); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("the data set %s is left behind: %w", dir, rerr))
+			} else {
+				err = fmt.Errorf("%w (the data set %s, written before it, was removed again)", err, dir)
+			}
+		}
+		return &SettingError{Field: "Cache", Value: cache, Err: err, Wrong: errors.As(err, new(*atomicfile.NotOursError))}
+	}
+	return nil
+}
+
+// writeDataSet writes p as a new data set in dir, where dir is not empty, and returns what
+// removes it again (nil where dir is empty); kernel is the foreign kernel of the sources, nil
+// for stencils.
+func (t *TransferJob) writeDataSet(p *transfer.Prediction, dir string, kernel *dataset.Kernel) (remove func() error, err error) {
 	switch {
 	case dir == "":
-		return nil
+		return nil, nil
 	case kernel != nil:
 		return transfer.WriteDataSet(dir, p, kernel.Names(), nil, []dataset.Kernel{*kernel})
 	}
@@ -292,7 +318,7 @@ func (t *TransferJob) writeDataSet(p *transfer.Prediction, dir string, kernel *d
 	for _, id := range predictedStencils(p) {
 		st := stencils[id]
 		if st == nil {
-			return fmt.Errorf("no source data set holds stencil %s's definition", id)
+			return nil, fmt.Errorf("no source data set holds stencil %s's definition", id)
 		}
 		sts = append(sts, st)
 	}

@@ -57,10 +57,22 @@ func checkNew(dir string) error {
 	return nil
 }
 
+// CheckNew reports, before a long run, whether Create can start a data set in dir: dir holds
+// nothing yet, and exists and takes new files or can be created. It changes nothing.
+func CheckNew(dir string) error {
+	if err := checkNew(dir); err != nil {
+		return err
+	}
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("creating data set: %w", err)
+	}
+	return nil
+}
+
 // Create starts a new data set in dir (created if missing). It refuses a directory that already
 // holds one. Format, Created and Tool are filled in when empty.
 func Create(dir string, meta Meta) (*Writer, error) {
-	if err := checkNew(dir); err != nil {
+	if err := CheckNew(dir); err != nil {
 		return nil, err
 	}
 	if meta.Format == "" {
@@ -77,9 +89,6 @@ func Create(dir string, meta Meta) (*Writer, error) {
 	}
 	if err := meta.check(); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
-	}
-	if err := atomicfile.CheckDir(dir); err != nil {
-		return nil, fmt.Errorf("creating data set: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data set: %w", err)

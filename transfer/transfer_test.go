@@ -299,7 +299,7 @@ func TestKernelTunerRoundTrip(t *testing.T) {
 		t.Errorf("read back %d rows (%d ok), wrote %d", len(back.Rows), ok, len(p.Variants))
 	}
 	ds := filepath.Join(t.TempDir(), "ds")
-	if err := WriteDataSet(ds, p, files[0].Kernel.Names(), nil, []dataset.Kernel{*files[0].Kernel}); err != nil {
+	if _, err := WriteDataSet(ds, p, files[0].Kernel.Names(), nil, []dataset.Kernel{*files[0].Kernel}); err != nil {
 		t.Fatal(err)
 	}
 	_, rows, err := dataset.ReadAll(ds)

@@ -2,8 +2,10 @@ package transfer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ type ktCache struct {
 
 type ktNote struct {
 	Source   smart.Source `json:"source"` // always predicted
+	Time     string       `json:"time"`   // which statistic of a setting's runs "time" is: medianOfRuns
 	Basis    string       `json:"basis"`
 	Sources  []string     `json:"sources"`
 	Shots    int          `json:"shots"`
@@ -52,12 +55,19 @@ func CacheKind() atomicfile.Kind {
 	}}
 }
 
+// medianOfRuns is what the "smart" object says "time" is. The times smart reads are the median
+// of a setting's runs where a file holds the runs (its time, a Kernel Tuner mean, where it holds
+// none): one slow run (a clock ramping up, a context switch) moves a mean, not a median, and the
+// prediction moves and corrects the times it reads, so its times are medians too.
+const medianOfRuns = "the median of the setting's runs where the files measured hold them; Kernel Tuner's own \"time\" is their mean"
+
 // ktSchema is the version of Kernel Tuner's cache format KernelTunerCache writes.
 const ktSchema = "1.0.0"
 
 // KernelTunerCache is p as a Kernel Tuner cache of kernel k on device, written at the time
-// written: "time" is the predicted time (a shot's measured one), "time_lo" and "time_hi" the
-// interval, "predicted" false only for shots; a setting every source failed is a
+// written: "time" is the predicted time (a shot's measured one), the median of a setting's runs
+// as every time smart reads and predicts is ("times" holds it alone, so that "time" is still
+// their mean, as Kernel Tuner has it), "time_lo" and "time_hi" the interval, "predicted" false only for shots; a setting every source failed is a
 // "RuntimeFailedConfig". The compile, verification, benchmark, strategy and framework times the
 // format requires are 0, since nothing was compiled or run: a Kernel Tuner simulation of the
 // cache counts its evaluations, not their time. The top-level "smart" object says what the
@@ -65,7 +75,7 @@ const ktSchema = "1.0.0"
 func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written time.Time) ([]byte, error) {
 	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]any{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
-		Smart: ktNote{Source: smart.Predicted, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
+		Smart: ktNote{Source: smart.Predicted, Time: medianOfRuns, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
 	if p.Interval != nil {
 		c.Smart.Interval = p.Interval
 	}
@@ -130,7 +140,88 @@ func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device strin
 // whose device says what from, on the target's catalogue name (shots keep their measured time
 // and also say predicted: the file holds one source). stencils are the stencils the rows are
 // of (none for a foreign kernel), kernels the foreign kernels; params the columns.
-func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) error {
+//
+// The data set is built in a hidden directory beside dir and renamed into place once whole:
+// a failure leaves no part of it, which the next run would refuse as a data set already there.
+// remove takes it away again, with the directories above it that this call created (an empty
+// dir that was there is left empty), for a caller whose other output then failed.
+func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) (remove func() error, err error) {
+	if err := dataset.CheckNew(dir); err != nil {
+		return nil, err
+	}
+	dir = filepath.Clean(dir)
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil // as an empty directory (CheckNew)
+	parent := filepath.Dir(dir)
+	top := topMissing(parent)
+	removeParents := func() error {
+		for d := parent; top != ""; d = filepath.Dir(d) {
+			if err := os.Remove(d); err != nil {
+				return fmt.Errorf("removing %s: %w", d, err)
+			}
+			if d == top {
+				break
+			}
+		}
+		return nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the directory of %s: %w", dir, err)
+	}
+	if err := writeBeside(dir, existed, p, params, stencils, kernels); err != nil {
+		return nil, errors.Join(fmt.Errorf("writing data set %s: %w", dir, err), removeParents())
+	}
+	return func() error {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing %s: %w", dir, err)
+		}
+		if existed {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return fmt.Errorf("leaving %s empty as it was: %w", dir, err)
+			}
+			return nil
+		}
+		return removeParents()
+	}, nil
+}
+
+// topMissing is the outermost directory of dir's path that does not exist yet, dir itself or
+// one above it; "" where dir exists.
+func topMissing(dir string) string {
+	top := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			return top
+		}
+		top = d
+	}
+}
+
+// writeBeside writes the data set in a new hidden directory beside dir and renames it to dir,
+// which exists only where existed (an empty directory then).
+func writeBeside(dir string, existed bool, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".writing-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := writeRows(tmp, p, params, stencils, kernels); err != nil {
+		return err
+	}
+	// Not every system renames over an empty directory.
+	if existed {
+		if err := os.Remove(dir); err != nil {
+			return err
+		}
+	}
+	return os.Rename(tmp, dir)
+}
+
+// writeRows writes p as a data set in the new directory dir (WriteDataSet).
+func writeRows(dir string, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) error {
 	device := "transfer from " + strings.Join(p.Sources, ", ")
 	meta := dataset.Meta{Sources: []smart.Source{smart.Predicted}, Params: params, Kernels: kernels,
 		Devices: []dataset.Device{{GPU: p.GPU, Name: device}}}

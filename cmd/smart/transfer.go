@@ -73,6 +73,9 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 			return transfer.WriteShots(w, target, vs, job.CodedParams(), transfer.StencilNames(job.Files))
 		})
 	}
+	if err := job.CheckWrite(o.out, o.dataSet, o.force); err != nil {
+		return settingFlag(fs, err, transferFlags)
+	}
 	p, err := job.Predict()
 	if err != nil {
 		return err

@@ -94,7 +94,8 @@ func TestTransferBudgetShotsAndCache(t *testing.T) {
 }
 
 // TestTransferWritesBothOrNeither: a --dataset directory that holds a data set already is
-// refused before the -o cache is written, and the refusal names the flag.
+// refused before the -o cache is written, and the refusal names the flag; a cache that fails
+// after the data set was written leaves no data set behind.
 func TestTransferWritesBothOrNeither(t *testing.T) {
 	from := convDir + "A100.json.gz," + convDir + "A6000.json.gz"
 	dir := t.TempDir()
@@ -108,6 +109,39 @@ func TestTransferWritesBothOrNeither(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the -o cache was written though the data set was refused (%v)", err)
+	}
+
+	// A cache that fails as it is written, after the data set (a full disk: /dev/full passes
+	// every check and refuses the write), takes the data set with it, the directories made
+	// for it too, and the same command with a cache that can be written then succeeds.
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here:", err)
+	}
+	ds = filepath.Join(dir, "new", "deeper", "ds")
+	code, _, stderr = runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds, "-o", "/dev/full")
+	if code != 1 || !strings.Contains(stderr, "-o /dev/full: ") || !strings.Contains(stderr, "no space left on device") {
+		t.Errorf("a cache on a full disk: exit %d, stderr %q; want 1 and the write's failure", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("the data set, or the directories made for it, left behind when the cache failed (%v)", err)
+	}
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds, "-o", out); code != 0 {
+		t.Fatalf("the same command with a cache that can be written: exit %d: %s", code, stderr)
+	}
+	if _, rows, err := dataset.ReadAll(ds); err != nil || len(rows) == 0 {
+		t.Errorf("the data set written: %d rows, %v", len(rows), err)
+	}
+	if _, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{}); err != nil {
+		t.Errorf("the cache written: %v", err)
+	}
+	// An empty directory given for the data set stays, empty, when the cache fails.
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", empty, "-o", "/dev/full"); code != 1 {
+		t.Errorf("a cache on a full disk: exit %d, stderr %q; want 1", code, stderr)
+	}
+	if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
+		t.Errorf("the empty directory given for the data set: %d entries, %v; want it there and empty", len(entries), err)
 	}
 }
 
