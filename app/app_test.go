@@ -151,6 +151,10 @@ func TestBenchResume(t *testing.T) {
 	if err != nil || bg.Exists || drawn != 2 || sum.Written != len(bg.Items) || len(bg.Items) != 2*2*3 {
 		t.Fatalf("first run: %+v, %v; exists %v, drew %d stencils, %d items", sum, err, bg.Exists, drawn, len(bg.Items))
 	}
+	// sim times with the literature's constants, and the data set says so.
+	if meta, err := dataset.ReadMeta(b.Out); err != nil || len(meta.Devices) != 1 || meta.Devices[0].Constants != (dataset.Constants{Origin: dataset.ConstantsLiterature}) {
+		t.Errorf("the simulated data set's devices %+v (%v); want the literature's constants", meta.Devices, err)
+	}
 	again, err := b.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -186,9 +186,10 @@ func notef(w io.Writer, format string, args ...any) {
 	}
 }
 
-// SimDevice describes the analytic model of gpu as a data set's device.
+// SimDevice describes the analytic model of gpu as a data set's device: with the literature's
+// constants, which the evaluator sim times with.
 func SimDevice(gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: "analytic model (roofline)"}
+	return dataset.Device{GPU: gpu.Name, Name: dataset.AnalyticModel, Constants: dataset.Constants{Origin: dataset.ConstantsLiterature}}
 }
 
 // UnknownDeviceError is a GPU that NVML reports under a name the catalogue does not know.

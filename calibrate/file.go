@@ -2,12 +2,17 @@ package calibrate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"smart/data"
+	"smart/dataset"
 	"smart/internal/atomicfile"
 	"smart/internal/jsonerr"
 )
@@ -35,12 +40,40 @@ func Decode(name string, r io.Reader) (*File, error) {
 
 // Read reads and checks the calibration file at path.
 func Read(path string) (*File, error) {
+	f, _, err := ReadOrigin(path)
+	return f, err
+}
+
+// ReadOrigin reads the calibration file at path as Read does, and says where its constants come
+// from as a data set simulated with them records it: path as given, its content's hash and what
+// it was fitted on.
+func ReadOrigin(path string) (*File, dataset.Constants, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading calibration: %w", err)
+		return nil, dataset.Constants{}, fmt.Errorf("reading calibration: %w", err)
 	}
 	defer fh.Close()
-	return Decode(path, fh)
+	return decodeOrigin(path, fh)
+}
+
+// decodeOrigin decodes a calibration file as Decode does, and identifies it by name and the
+// sha256 of what it read.
+func decodeOrigin(name string, r io.Reader) (*File, dataset.Constants, error) {
+	h := sha256.New()
+	f, err := Decode(name, io.TeeReader(r, h)) // which reads a file it accepts to its end
+	if err != nil {
+		return nil, dataset.Constants{}, err
+	}
+	var gpus []string
+	rows := 0
+	for _, s := range f.FittedOn {
+		if !slices.Contains(gpus, s.GPU) {
+			gpus = append(gpus, s.GPU)
+		}
+		rows += s.Rows
+	}
+	return f, dataset.Constants{Origin: dataset.ConstantsCalibration, File: name, SHA256: hex.EncodeToString(h.Sum(nil))[:12],
+		FittedOn: fmt.Sprintf("%d rows of %d data sets, %s", rows, len(f.FittedOn), strings.Join(gpus, ", "))}, nil
 }
 
 // Write writes f to path atomically. An existing file is replaced only where it is a calibration
@@ -120,9 +153,16 @@ func writeJSON(path string, v any) error {
 
 // Default returns the embedded calibration: the constants fitted to smart's own measurements.
 func Default() (*File, error) {
-	f, err := Decode("data/calibration/stencil.json", bytes.NewReader(data.Calibration()))
+	f, _, err := DefaultOrigin()
+	return f, err
+}
+
+// DefaultOrigin returns the embedded calibration as Default does, and where its constants come
+// from as ReadOrigin says it (the file as data/calibration/stencil.json).
+func DefaultOrigin() (*File, dataset.Constants, error) {
+	f, c, err := decodeOrigin("data/calibration/stencil.json", bytes.NewReader(data.Calibration()))
 	if err != nil {
-		return nil, fmt.Errorf("the embedded calibration is broken (a bug in this build): %w", err)
+		return nil, c, fmt.Errorf("the embedded calibration is broken (a bug in this build): %w", err)
 	}
-	return f, nil
+	return f, c, nil
 }

@@ -1,12 +1,16 @@
 package calibrate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"smart/catalog"
+	"smart/data"
+	"smart/dataset"
 )
 
 // copyData copies the committed data set measured/REL into a temporary directory, edits each
@@ -212,5 +216,41 @@ func TestDecodeOtherFormat(t *testing.T) {
 	b := `{"format": "smart-calibration/1", "bands": []}`
 	if _, err := DecodeBands("b.json", strings.NewReader(b)); err == nil || !strings.Contains(err.Error(), `b.json is format "smart-calibration/1"; an intervals file is "smart-intervals/1"`) {
 		t.Errorf("a calibration read as intervals: %v", err)
+	}
+}
+
+// TestOrigin: a calibration says where its constants come from as a simulated data set records
+// them: the path as given and the sha256 of the file's bytes (what sha256sum prints), so that
+// two calibrations tell apart and a copy does not.
+func TestOrigin(t *testing.T) {
+	raw := data.Calibration()
+	f, c, err := DefaultOrigin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	want := dataset.Constants{Origin: dataset.ConstantsCalibration, File: "data/calibration/stencil.json", SHA256: hex.EncodeToString(sum[:])[:12]}
+	if c.Origin != want.Origin || c.File != want.File || c.SHA256 != want.SHA256 || !strings.Contains(c.FittedOn, "H100-SXM") {
+		t.Errorf("embedded calibration's origin %+v; want %+v, fitted on the H100-SXM", c, want)
+	}
+	dir := t.TempDir()
+	copied := filepath.Join(dir, "copy.json")
+	if err := os.WriteFile(copied, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, cc, err := ReadOrigin(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.File != copied || !cc.Same(c) {
+		t.Errorf("a copy's origin %+v; want its path and the embedded one's hash %s", cc, c.SHA256)
+	}
+	f.Calibration.DRAMLatency *= 2
+	other := filepath.Join(dir, "other.json")
+	if err := Write(other, f, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, oc, err := ReadOrigin(other); err != nil || oc.Same(c) {
+		t.Errorf("another calibration's origin %+v (%v); want another hash than %s", oc, err, c.SHA256)
 	}
 }

@@ -4,7 +4,8 @@
 // A data set is a directory:
 //
 //	meta.json    format version, source (measured, simulated or imported), device, driver, CUDA
-//	             and tool versions, parameter columns, sampling plan and seed (Meta)
+//	             and tool versions, parameter columns, sampling plan and seed (Meta); of a
+//	             simulated device, which constants of the analytic model timed it (Constants)
 //	rows.csv     one row per measured variant (Columns): readable by pandas.read_csv as it is
 //	items.csv    the variants a benchmark run planned (SaveItems), so a resume need not redraw them
 //	stencils/    the stencils measured, one file each, named by smart.Stencil.ID

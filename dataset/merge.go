@@ -212,8 +212,16 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 			}
 		}
 		for _, d := range m.Devices {
-			if !slices.ContainsFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name }) {
-				if !allowMixed {
+			// Rows simulated with other constants (or with constants not recorded) hold other
+			// times: the device is another.
+			if !slices.ContainsFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name && o.Constants.Same(d.Constants) }) {
+				other := slices.IndexFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name })
+				switch {
+				case allowMixed:
+				case other >= 0:
+					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were simulated on %s with different constants of the analytic model (%s and %s)",
+						dirs[0], dirs[i], cmp.Or(d.GPU, d.Name), out.Devices[other].Constants, d.Constants)}
+				default:
 					return Meta{}, refuse("device", deviceList(first.Devices), deviceList(m.Devices))
 				}
 				out.Devices = append(out.Devices, d)
@@ -256,8 +264,13 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 func deviceList(ds []Device) string {
 	var names []string
 	for _, d := range ds {
-		// The GPU tells simulated devices apart: their names are all the analytic model's.
-		names = append(names, fmt.Sprintf("%q (%s)", d.Name, cmp.Or(d.GPU, "no GPU")))
+		// The GPU and the constants tell simulated devices apart: their names are all the
+		// analytic model's.
+		about := cmp.Or(d.GPU, "no GPU")
+		if d.Constants.Origin != "" {
+			about += ", " + d.Constants.String()
+		}
+		names = append(names, fmt.Sprintf("%q (%s)", d.Name, about))
 	}
 	return strings.Join(names, ",")
 }

@@ -75,6 +75,73 @@ type Device struct {
 	CUDA     string `json:"cuda_version,omitempty"`
 	CC       string `json:"compute_capability,omitempty"`
 	NVMLName string `json:"nvml_name,omitempty"` // the NVML name where it differs from Name
+	// Constants, of a device the analytic model simulates, say which of its constants timed
+	// the rows; zero for a GPU, and for a simulated device of a data set written before smart
+	// recorded them (unknown constants).
+	Constants Constants `json:"constants,omitzero"`
+}
+
+// AnalyticModel is the name of a device the analytic model simulates. bench/defaults/simset
+// names a calibration in the brackets: a simulated device's name begins with "analytic model".
+const AnalyticModel = "analytic model (roofline)"
+
+// The origins of the analytic model's constants (Constants.Origin).
+const (
+	ConstantsLiterature  = "literature"  // the model's own, from the literature (models/roofline)
+	ConstantsCalibration = "calibration" // fitted to measurements by smart calibrate
+)
+
+// Constants say which constants of the analytic model simulated a device's rows: the same
+// variants simulated with other constants have other times, and nothing else in a data set
+// tells the two apart.
+type Constants struct {
+	Origin string `json:"origin"` // ConstantsLiterature or ConstantsCalibration
+	// File is the calibration file as it was given (data/calibration/stencil.json: smart's own),
+	// SHA256 the first 12 hex digits of the sha256 of its content (as sha256sum prints it), which
+	// is what identifies the constants: a path can be written otherwise, or its file changed.
+	File     string `json:"file,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
+	FittedOn string `json:"fitted_on,omitempty"` // what the calibration was fitted on, in short
+}
+
+// String names the constants as a data set's provenance shows them.
+func (c Constants) String() string {
+	switch c.Origin {
+	case "":
+		return "unknown constants (not recorded)"
+	case ConstantsLiterature:
+		return "the literature's constants"
+	}
+	about := "sha256 " + c.SHA256
+	if c.FittedOn != "" {
+		about += ", fitted on " + c.FittedOn
+	}
+	return fmt.Sprintf("the constants of calibration %s (%s)", c.File, about)
+}
+
+// Same reports whether c and o are the same constants: the same origin, and for a calibration
+// the same content wherever its file was given from.
+func (c Constants) Same(o Constants) bool { return c.Origin == o.Origin && c.SHA256 == o.SHA256 }
+
+// check reports what is wrong with constants read from field (e.g. "devices[0].constants").
+func (c Constants) check(field string) error {
+	switch c.Origin {
+	case "":
+		if c != (Constants{}) {
+			return fmt.Errorf("field \"%s.origin\" is empty; use %s or %s", field, ConstantsLiterature, ConstantsCalibration)
+		}
+	case ConstantsLiterature:
+		if c.File != "" || c.SHA256 != "" || c.FittedOn != "" {
+			return fmt.Errorf("field %q names a calibration file, but its origin is %s; a calibration's origin is %s", field, ConstantsLiterature, ConstantsCalibration)
+		}
+	case ConstantsCalibration:
+		if c.File == "" || len(c.SHA256) != 12 || strings.Trim(c.SHA256, "0123456789abcdef") != "" {
+			return fmt.Errorf("field %q: a calibration's constants need its file and the first 12 hex digits of its sha256 (file %q, sha256 %q)", field, c.File, c.SHA256)
+		}
+	default:
+		return fmt.Errorf("field \"%s.origin\" is %q; use %s or %s", field, c.Origin, ConstantsLiterature, ConstantsCalibration)
+	}
+	return nil
 }
 
 // String names the device as messages show it: the catalogue's name, and what the device
@@ -279,6 +346,11 @@ func (m *Meta) check() error {
 			return fmt.Errorf("field \"sources[%d]\" is %q; use measured, simulated, imported or predicted", i, s)
 		}
 	}
+	for i, d := range m.Devices {
+		if err := d.Constants.check(fmt.Sprintf("devices[%d].constants", i)); err != nil {
+			return err
+		}
+	}
 	if (len(m.Sources) > 1 || len(m.Devices) > 1) && !m.AllowMixed {
 		return fmt.Errorf("it holds %d sources and %d devices but allow_mixed is false; data sets mix them only when asked to", len(m.Sources), len(m.Devices))
 	}
@@ -298,6 +370,13 @@ func (m *Meta) check() error {
 
 // hasSource reports whether s is one of the data set's sources.
 func (m *Meta) hasSource(s smart.Source) bool { return slices.Contains(m.Sources, s) }
+
+// simulated reports whether the analytic model simulated d, a device of m: it has constants,
+// or, written before they were recorded, it is named as smart names such devices or the data
+// set's rows are all simulated.
+func (m *Meta) simulated(d Device) bool {
+	return d.Constants.Origin != "" || m.hasSource(smart.Simulated) && (len(m.Sources) == 1 || strings.HasPrefix(d.Name, "analytic model"))
+}
 
 func writeMeta(dir string, m Meta) error {
 	data, err := json.MarshalIndent(m, "", "  ")

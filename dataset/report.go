@@ -87,7 +87,36 @@ func (m Meta) Provenance() string {
 	for _, s := range m.Sources {
 		srcs = append(srcs, string(s))
 	}
-	return fmt.Sprintf("%s on %s", strings.Join(srcs, "+"), strings.Join(devs, "; "))
+	return fmt.Sprintf("%s on %s%s", strings.Join(srcs, "+"), strings.Join(devs, "; "), m.constantsText())
+}
+
+// constantsText says which constants of the analytic model simulated the data set's simulated
+// devices, after a comma: the GPUs of each where they differ; "" where no device is simulated.
+func (m Meta) constantsText() string {
+	var kinds []Constants // distinct, in order
+	gpus := map[int][]string{}
+	for _, d := range m.Devices {
+		if !m.simulated(d) {
+			continue
+		}
+		i := slices.IndexFunc(kinds, d.Constants.Same)
+		if i < 0 {
+			i = len(kinds)
+			kinds = append(kinds, d.Constants)
+		}
+		gpus[i] = append(gpus[i], cmp.Or(d.GPU, d.Name))
+	}
+	switch len(kinds) {
+	case 0:
+		return ""
+	case 1:
+		return ", with " + kinds[0].String()
+	}
+	parts := make([]string, len(kinds))
+	for i, c := range kinds {
+		parts[i] = fmt.Sprintf("%s on %s", c, strings.Join(gpus[i], ", "))
+	}
+	return ", with mixed constants: " + strings.Join(parts, "; ")
 }
 
 // WriteTables writes the statistics of the data set named name: rows by status, the best OCs,

@@ -88,7 +88,7 @@ W6600   conv    4     4   1.235    3.0x          bx=16
 				Unlabelled: 1,
 			}
 			return l.WriteTables(b, "runs/l")
-		}, `runs/l: 4 instances (stencil and GPU) labelled from 40 rows, simulated on A100-40GB; 1 had no ok time
+		}, `runs/l: 4 instances (stencil and GPU) labelled from 40 rows, simulated on A100-40GB, with unknown constants (not recorded); 1 had no ok time
 3 OCs ran, merged into 2 classes:
 class  wins  members
 ST_TB  3     BASE ST_TB

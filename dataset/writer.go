@@ -171,7 +171,9 @@ func OpenWriter(dir string, meta Meta) (*Writer, *Torn, error) {
 }
 
 // sameRun reports how a new run's meta differs from the one a data set was started with. Device
-// UUIDs may differ: the same model with the same driver measures the same way.
+// UUIDs may differ: the same model with the same driver measures the same way. The analytic
+// model's constants must be the same where the data set recorded them; one written before they
+// were resumes (its constants stay unknown).
 func sameRun(old, cur Meta) error {
 	dev := func(ds []Device) []Device {
 		out := make([]Device, len(ds))
@@ -185,6 +187,13 @@ func sameRun(old, cur Meta) error {
 		return fmt.Errorf("its source is %v, now %v", old.Sources, cur.Sources)
 	case !reflect.DeepEqual(dev(old.Devices), dev(cur.Devices)):
 		return fmt.Errorf("its device is %v, now %v", dev(old.Devices), dev(cur.Devices))
+	}
+	for i, d := range old.Devices { // as many as cur's, each of the same GPU
+		if was, now := d.Constants, cur.Devices[i].Constants; was.Origin != "" && !was.Same(now) {
+			return fmt.Errorf("it was simulated with %s, now with %s", was, now)
+		}
+	}
+	switch {
 	case !reflect.DeepEqual(old.Params, cur.Params):
 		return fmt.Errorf("its parameter columns are %v, now %v", old.Params, cur.Params)
 	case !reflect.DeepEqual(old.Shard, cur.Shard):

@@ -78,7 +78,8 @@ type config struct {
 	work, out string
 	stencils  map[int]int
 	samples   int
-	cal       *calibrate.File // nil: the literature's constants
+	cal       *calibrate.File   // nil: the literature's constants
+	origin    dataset.Constants // of cal, which the simulated data sets record
 	calName   string
 	calFlag   string   // -calibration as given
 	measured  []string // measured data sets the runtime models learn from too
@@ -137,15 +138,15 @@ func (c *config) load(calFile, measured string) error {
 	switch calFile {
 	case "none":
 	case "embedded":
-		c.cal, c.calName = nil, "data/calibration/stencil.json"
-		if c.cal, err = calibrate.Default(); err != nil {
+		if c.cal, c.origin, err = calibrate.DefaultOrigin(); err != nil {
 			return err
 		}
+		c.calName = c.origin.File
 	default:
-		c.calName = calFile
-		if c.cal, err = calibrate.Read(calFile); err != nil {
+		if c.cal, c.origin, err = calibrate.ReadOrigin(calFile); err != nil {
 			return err
 		}
+		c.calName = c.origin.File
 	}
 	for _, item := range strings.Split(measured, ",") {
 		if item = strings.TrimSpace(item); item == "" {
@@ -249,7 +250,7 @@ func run(ctx context.Context, c config) error {
 		}
 		dir := filepath.Join(c.work, fmt.Sprintf("sim-%dd-n%d-s%d-seed%d-%s", dims, c.stencils[dims], c.samples, seed, c.constantsID()))
 		sts, err := simulate(ctx, dir, simset.Options{Dims: dims, Stencils: c.stencils[dims], Samples: c.samples, Seed: seed, GPUs: gpus,
-			Calibration: c.constants(), Calibrated: c.calName})
+			Calibration: c.constants(), Origin: c.origin})
 		if err != nil {
 			return err
 		}

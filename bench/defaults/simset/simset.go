@@ -9,7 +9,8 @@
 // differ only in their resource limits, so Build generates each space once for a GPU with the
 // largest limits of them all and keeps, for each GPU, the settings that fit it: uniform draws
 // from a superset filtered to a subset are uniform draws from the subset. Rows are written with
-// the dataset package, source "simulated", one device per GPU.
+// the dataset package, source "simulated", one device per GPU, each with the origin of the
+// analytic model's constants (the literature's, or a calibration's file and hash).
 package simset
 
 import (
@@ -39,10 +40,10 @@ type Options struct {
 	GPUs []smart.GPU
 	// Progress, if not nil, is called after each stencil.
 	Progress func(done, total int)
-	// Calibration gives the analytic model's constants (nil: the literature's); Calibrated
-	// names it in the data set's device (e.g. the calibration file).
+	// Calibration gives the analytic model's constants (nil: the literature's), and Origin
+	// where they come from (calibrate.ReadOrigin), which the data set's devices record.
 	Calibration *roofline.Calibration
-	Calibrated  string
+	Origin      dataset.Constants
 }
 
 // Grids are the extents the stencils are drawn with, besides the default grid
@@ -225,13 +226,16 @@ func Build(ctx context.Context, dir string, opt Options) ([]*smart.Stencil, erro
 	if err != nil {
 		return nil, err
 	}
+	origin, name := cmp.Or(opt.Origin, dataset.Constants{Origin: dataset.ConstantsLiterature}), dataset.AnalyticModel
+	if (opt.Calibration != nil) != (origin.Origin == dataset.ConstantsCalibration) {
+		return nil, fmt.Errorf("simset: the constants' origin (%s) is not that of the calibration given (or not given); the data set would misname its constants", origin)
+	}
+	if opt.Calibration != nil {
+		name = fmt.Sprintf("analytic model (roofline, calibrated: %s)", origin.File)
+	}
 	meta := dataset.Meta{Sources: []smart.Source{smart.Simulated}, Params: dataset.StencilParams(), AllowMixed: len(gpus) > 1}
 	for _, g := range gpus {
-		name := "analytic model (roofline)"
-		if opt.Calibration != nil {
-			name = fmt.Sprintf("analytic model (roofline, calibrated: %s)", opt.Calibrated)
-		}
-		meta.Devices = append(meta.Devices, dataset.Device{GPU: g.Name, Name: name})
+		meta.Devices = append(meta.Devices, dataset.Device{GPU: g.Name, Name: name, Constants: origin})
 	}
 	w, err := dataset.Create(dir, meta)
 	if err != nil {

@@ -2,6 +2,7 @@ package simset
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/data"
 	"smart/dataset"
@@ -247,5 +249,78 @@ func TestStale(t *testing.T) {
 	why, err := Stale(context.Background(), dir, other, 1)
 	if err != nil || !strings.Contains(why, "ms now") {
 		t.Errorf("under other constants: %q (%v); want the first timed row described", why, err)
+	}
+}
+
+// TestBuildRecordsConstants: a data set simulated with the literature's constants and one with a
+// calibration file's say so, the calibration by its path and content hash; a merge refuses to
+// make one device of the two, and a mixed merge keeps both and says it is mixed.
+func TestBuildRecordsConstants(t *testing.T) {
+	ctx := context.Background()
+	cat, _ := catalog.Default()
+	g, err := cat.Lookup("T4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded, _, err := calibrate.DefaultOrigin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calPath := filepath.Join(t.TempDir(), "cal.json")
+	if err := calibrate.Write(calPath, embedded, false); err != nil {
+		t.Fatal(err)
+	}
+	cal, origin, err := calibrate.ReadOrigin(calPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Dims: 2, Stencils: 1, Samples: 1, Seed: 5, GPUs: []smart.GPU{g}}
+	lit := filepath.Join(t.TempDir(), "lit")
+	if _, err := Build(ctx, lit, opt); err != nil {
+		t.Fatal(err)
+	}
+	calibrated := filepath.Join(t.TempDir(), "calibrated")
+	opt.Calibration, opt.Origin = &cal.Calibration, origin
+	if _, err := Build(ctx, calibrated, opt); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]dataset.Constants{lit: {Origin: dataset.ConstantsLiterature}, calibrated: origin} {
+		meta, err := dataset.ReadMeta(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(meta.Devices) != 1 || meta.Devices[0].Constants != want {
+			t.Errorf("%s: devices %+v; want constants %+v", dir, meta.Devices, want)
+		}
+	}
+	if origin.File != calPath || len(origin.SHA256) != 12 {
+		t.Errorf("the calibration's origin %+v; want its path and hash", origin)
+	}
+
+	_, err = dataset.Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{lit, calibrated}, false)
+	if err == nil || !errors.As(err, new(*dataset.MixedError)) || !strings.Contains(err.Error(), "T4, the literature's constants") ||
+		!strings.Contains(err.Error(), "T4, the constants of calibration "+calPath+" (sha256 "+origin.SHA256) {
+		t.Errorf("merging the two: %v; want a refusal naming both constants", err)
+	}
+	mixed := filepath.Join(t.TempDir(), "mixed")
+	if _, err := dataset.Merge(ctx, mixed, []string{lit, calibrated}, true); err != nil {
+		t.Fatal(err)
+	}
+	st, err := dataset.ComputeStats(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := st.WriteTables(&b, "mixed"); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.Contains(first, "with mixed constants: the literature's constants on T4; the constants of calibration "+calPath+" (sha256 "+origin.SHA256) {
+		t.Errorf("the mixed merge's stats say %q; want both constants", first)
+	}
+	// A calibration without its origin is not simulated under a name it does not have.
+	opt.Origin = dataset.Constants{}
+	if _, err := Build(ctx, filepath.Join(t.TempDir(), "nameless"), opt); err == nil {
+		t.Error("a calibration without its origin was simulated")
 	}
 }
