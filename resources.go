@@ -1,26 +1,47 @@
 package smart
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
 
-// Usage is what one block of a generated kernel asks of an SM.
+// Usage is what one block of a generated kernel asks of an SM. Its JSON keys are snake_case, as
+// all of smart's JSON; UnmarshalJSON also reads the Go-cased keys it had before (RegsPerThread),
+// which predictions stored from smart predict --json hold.
 type Usage struct {
-	Threads       int // threads per block
-	RegsPerThread int // estimated 32-bit registers per thread
-	SharedBytes   int // shared memory per block
+	Threads       int `json:"threads"`         // threads per block
+	RegsPerThread int `json:"regs_per_thread"` // estimated 32-bit registers per thread
+	SharedBytes   int `json:"shared_bytes"`    // shared memory per block
 	// FusedRegs estimates the registers per thread, beyond RegsPerThread, of the partial sums
 	// that retiming with temporal blocking keeps for each intermediate level: nvcc holds a block
 	// to its launch bounds and spills what does not fit, so a little costs nothing and much is
 	// ruinous (Fits).
-	FusedRegs int
+	FusedRegs int `json:"fused_regs"`
 	// LocalRegs estimates the 32-bit values per thread that a streaming kernel keeps in local
 	// memory, not registers: where the loop over a thread's merged points is not unrolled in
 	// full, the arrays indexed by the point (the column window or, with retiming, the partial
 	// sums, and the prefetched values) are indexed at run time, which registers cannot be. A
 	// kernel that stages the window in shared memory and does not retime keeps no such array.
-	LocalRegs int
+	LocalRegs int `json:"local_regs"`
+}
+
+// UnmarshalJSON reads a usage with snake_case keys or with the Go-cased keys of the files written
+// before it had tags; where a file holds both, the snake_case key's value is kept.
+func (u *Usage) UnmarshalJSON(b []byte) error {
+	// Without tags the Go-cased keys match the field names; the snake_case ones do not (their
+	// underscores defeat the decoder's case-insensitive match), so the second pass overwrites
+	// only what a snake_case key gives.
+	var goCased struct{ Threads, RegsPerThread, SharedBytes, FusedRegs, LocalRegs int }
+	if err := json.Unmarshal(b, &goCased); err != nil {
+		return fmt.Errorf("resource usage: %w", err)
+	}
+	*u = Usage(goCased)
+	type snake Usage // Usage's tags without this method
+	if err := json.Unmarshal(b, (*snake)(u)); err != nil {
+		return fmt.Errorf("resource usage: %w", err)
+	}
+	return nil
 }
 
 // Usage estimates the resources of the kernel generated for stencil st under tuning t. Shared

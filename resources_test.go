@@ -1,6 +1,9 @@
 package smart
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,6 +99,68 @@ func TestUsageLocalRegs(t *testing.T) {
 	} {
 		if got := 4 * tc.t.Usage(j2d17pt).LocalRegs; got != tc.bytes {
 			t.Errorf("%s: %d bytes of local memory, want %d", tc.name, got, tc.bytes)
+		}
+	}
+}
+
+// TestUsageJSON: a usage's keys are snake_case, as all of smart's JSON (smart estimate --json
+// prints one), and read back the same.
+func TestUsageJSON(t *testing.T) {
+	u := Usage{Threads: 128, RegsPerThread: 80, SharedBytes: 33408, FusedRegs: 150, LocalRegs: 56}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"threads":128,"regs_per_thread":80,"shared_bytes":33408,"fused_regs":150,"local_regs":56}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	var back Usage
+	if err := json.Unmarshal(b, &back); err != nil || back != u {
+		t.Errorf("read back %+v, %v; want %+v", back, err, u)
+	}
+}
+
+// TestUsageReadsGoCasedKeys: the predictions stored before the keys were snake_case
+// (smart predict --json's output under data/measured, which bench/picks reads) keep their usage;
+// where both spellings appear the snake_case one counts.
+func TestUsageReadsGoCasedKeys(t *testing.T) {
+	want := Usage{Threads: 128, RegsPerThread: 80, SharedBytes: 33408, FusedRegs: 150, LocalRegs: 56}
+	for _, c := range []string{
+		`{"Threads":128,"RegsPerThread":80,"SharedBytes":33408,"FusedRegs":150,"LocalRegs":56}`,
+		`{"threads":128,"RegsPerThread":1,"regs_per_thread":80,"SharedBytes":33408,"fused_regs":150,"LocalRegs":56}`,
+	} {
+		var u Usage
+		if err := json.Unmarshal([]byte(c), &u); err != nil || u != want {
+			t.Errorf("%s: read %+v, %v; want %+v", c, u, err, want)
+		}
+	}
+	var u Usage
+	if err := json.Unmarshal([]byte(`{"regs_per_thread":"many"}`), &u); err == nil || !strings.Contains(err.Error(), "resource usage") {
+		t.Errorf("a register count that is not a number read as %+v, %v; want an error naming the usage", u, err)
+	}
+
+	files, err := filepath.Glob("data/measured/*/picks*/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no stored predictions (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Best struct {
+				Analytic *struct {
+					Usage Usage `json:"usage"`
+				} `json:"analytic"`
+			} `json:"best"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		// Every kernel has threads and the registers of its indices and pointers (UsageOf).
+		if a := p.Best.Analytic; a != nil && (a.Usage.Threads == 0 || a.Usage.RegsPerThread < 24) {
+			t.Errorf("%s: the best pick's usage read as %+v", f, a.Usage)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -130,5 +132,46 @@ func TestEstimateIntervalAboveFloor(t *testing.T) {
 	}
 	if iv := e.Interval; iv == nil || iv.LoMs != e.Estimate.FloorMs || e.Estimate.FloorBy != roofline.FMAFloor || iv.HiMs < e.Estimate.TimeMs {
 		t.Errorf("interval %+v of %g ms, floor %g ms (%s); want it to start at the FMA floor", iv, e.Estimate.TimeMs, e.Estimate.FloorMs, e.Estimate.FloorBy)
+	}
+}
+
+// TestEstimateJSONKeys: every key of smart estimate --json is snake_case, as in the rest of
+// smart's JSON; the resource usage's were Go-cased (RegsPerThread).
+func TestEstimateJSONKeys(t *testing.T) {
+	st, g, cal := estimateInputs(t, "j3d7pt", "a100")
+	oc := smart.Combination(smart.ST | smart.RT | smart.TB)
+	e, err := EstimateSetting(context.Background(), st, oc, roofline.DefaultSetting(st, oc), g, cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	snake := regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, sub := range v {
+				if !snake.MatchString(k) {
+					t.Errorf("key %s.%s is not snake_case", path, k)
+				}
+				walk(path+"."+k, sub)
+			}
+		case []any:
+			for _, sub := range v {
+				walk(path+"[]", sub)
+			}
+		}
+	}
+	walk("", doc)
+	usage, _ := doc["estimate"].(map[string]any)["usage"].(map[string]any)
+	if len(usage) != 5 || usage["regs_per_thread"] == nil || usage["fused_regs"] == nil {
+		t.Errorf("estimate.usage is %v; want threads, regs_per_thread, shared_bytes, fused_regs and local_regs", usage)
 	}
 }
