@@ -16,11 +16,12 @@ import (
 )
 
 // Torn describes the last line of rows.csv when a writer was killed while writing it: the line
-// has no newline, or is cut short of the header's field count.
+// has no newline, or is cut short of the header's field count. smart dataset stats --json prints
+// it (snake_case keys, as all of smart's JSON).
 type Torn struct {
-	Line   int   // 1-based line number in rows.csv
-	Offset int64 // where the line starts, and where the file is cut on Resume
-	Bytes  int64 // length of the torn line
+	Line   int   `json:"line"`   // 1-based line number in rows.csv
+	Offset int64 `json:"offset"` // where the line starts, and where the file is cut on Resume
+	Bytes  int64 `json:"bytes"`  // length of the torn line
 }
 
 func (t *Torn) String() string {

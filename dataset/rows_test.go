@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -471,5 +472,41 @@ func TestGlob(t *testing.T) {
 	got, err = Glob([]string{filepath.Join(dir, "*", RowsFile)})
 	if want := []string{filepath.Join(dir, "a1"), filepath.Join(dir, "b")}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("Glob of rows.csv: %v, %v; want %v", got, err, want)
+	}
+}
+
+// TestStatsJSONTorn: the torn line smart dataset stats --json reports has snake_case keys, as
+// all of smart's JSON.
+func TestStatsJSONTorn(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir, Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, AllowMixed: true,
+		Devices: []Device{{GPU: "A100-40GB"}, {GPU: "V100"}}, Params: StencilParams()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sampleRows()[:2] {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	rows := filepath.Join(dir, RowsFile)
+	full, err := os.ReadFile(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rows, append(full, "1,2"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ComputeStats(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`"torn":{"line":4,"offset":%d,"bytes":3}`, len(full)); !strings.Contains(string(b), want) {
+		t.Errorf("stats JSON lacks %s:\n%s", want, b)
 	}
 }
