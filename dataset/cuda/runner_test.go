@@ -124,6 +124,85 @@ func TestRunnerCancellation(t *testing.T) {
 	}
 }
 
+// TestRunnerNonFinite: the benchmark harness's check where values leave the element type's
+// range. The reference overflowing float32, or the magnitude of the terms summed overflowing
+// float64, leaves nothing to compare with (any kernel, right or wrong, passed): invalid, the
+// point named. A magnitude beyond float32 alone is still a scale (kept in float64): the right
+// kernel passes, a coefficient 2^-10 off does not. An output that overflows where the
+// reference is finite is a wrong result naming the point and its value.
+func TestRunnerNonFinite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and runs emulated benchmarks")
+	}
+	r := emulatedRunner(t)
+	stencil := func(name string, dt smart.Dtype, coefs ...float64) *smart.Stencil {
+		st, err := smart.NewStencil(name, 2, []smart.Offset{{}, {1, 0, 0}}, coefs, smart.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Dtype = dt
+		return SmallCopy(st)
+	}
+	k32 := math.Sqrt(math.MaxFloat32 / 1.95) // as cancellingGiant, for float32
+	overflow := stencil("overflow", smart.Float32, 1, 1e38)
+	big32 := stencil("big32", smart.Float32, k32, -k32)
+	giant := cancellingGiant(t)
+	tame := stencil("tame", smart.Float32, 0.5, 0.25)
+	type want struct {
+		status smart.Status
+		says   []string
+	}
+	cases := []struct {
+		st    *smart.Stencil
+		fault fault
+		// coef0, if set, is the first coefficient of the kernel: one far too large overflows
+		// float32 where the reference does not.
+		coef0 float64
+		want  want
+	}{
+		{overflow, noFault, 0, want{smart.StatusInvalid, []string{"overflows float32", "reference at point ("}}},
+		{overflow, faultCoef, 0, want{smart.StatusInvalid, []string{"overflows float32", "reference at point ("}}},
+		{big32, noFault, 0, want{smart.StatusOK, nil}},
+		{big32, faultCoef, 0, want{smart.StatusWrongResult, []string{"max relative error"}}},
+		{giant, noFault, 0, want{smart.StatusInvalid, []string{"the magnitude of the terms summed at point (", "is inf"}}},
+		{giant, faultCoef, 0, want{smart.StatusInvalid, []string{"the magnitude of the terms summed at point (", "is inf"}}},
+		{tame, noFault, 1e30, want{smart.StatusWrongResult, []string{"point (", "is inf, want"}}},
+	}
+	var qs []smart.Query
+	byName := map[string]int{}
+	for i, c := range cases {
+		q := base(c.st, 16, 2<<(i%2)) // the cases of a stencil differ in their setting
+		qs = append(qs, q)
+		byName[Name(c.st.ID(), q.OC, q.Setting)] = i
+	}
+	r.generate = func(s *smart.Stencil, tu smart.Tuning) (*Kernel, error) {
+		name := Name(s.ID(), tu.OC, tu.Setting())
+		c := cases[byName[name]]
+		if c.coef0 != 0 {
+			wrong := *s
+			wrong.Points = slices.Clone(s.Points)
+			wrong.Points[0].Coef = c.coef0
+			s = &wrong
+		}
+		return generate(s, tu, options{name: name, fault: c.fault})
+	}
+	ms, err := r.EvaluateBatch(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		m := ms[i]
+		bad := m.Status != c.want.status
+		for _, s := range c.want.says {
+			bad = bad || !strings.Contains(m.Error, s)
+		}
+		t.Logf("%s, fault %d: %s (%s)", c.st.Name, c.fault, m.Status, m.Error)
+		if bad {
+			t.Errorf("%s, fault %d: %s (%s); want %s saying %q", c.st.Name, c.fault, m.Status, m.Error, c.want.status, c.want.says)
+		}
+	}
+}
+
 func TestRunnerMeasuresAndCatchesFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs emulated benchmarks")

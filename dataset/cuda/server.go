@@ -327,7 +327,15 @@ func parseRunResult(status string, f []string, rest string, steps int) result {
 		// The time of the first launch, over the steps it fuses.
 		return result{status: smart.StatusOK, times: []float64{ts[0] / ts[1]}, runs: 1, cut: smart.CutStopped}
 	case "wrong":
-		return result{status: smart.StatusWrongResult, err: fmt.Sprintf("max relative error %s, %s unwritten points", at(f, 0), at(f, 1))}
+		err := fmt.Sprintf("max relative error %s, %s unwritten points", at(f, 0), at(f, 1))
+		if len(f) > 2 {
+			err += "; " + strings.Join(f[2:], " ")
+		}
+		return result{status: smart.StatusWrongResult, err: err}
+	case "overflow":
+		// The reference or its magnitude is not finite: the variant cannot be checked, and the
+		// kernel is not to blame.
+		return result{status: smart.StatusInvalid, err: rest}
 	case "lost":
 		return result{status: smart.StatusLaunchError, err: rest, gone: true}
 	}

@@ -82,3 +82,25 @@ func TestParseRunResultPerStep(t *testing.T) {
 		})
 	}
 }
+
+// TestParseRunResultFailures: a wrong result keeps the harness's words on the first wrong point
+// after its counts; a stencil the harness cannot check (overflow) is invalid, the reason kept.
+func TestParseRunResultFailures(t *testing.T) {
+	for _, tc := range []struct {
+		answer string // the words after "RESULT <tag>"
+		status smart.Status
+		err    string
+	}{
+		{"wrong 1e-3 0", smart.StatusWrongResult, "max relative error 1e-3, 0 unwritten points"},
+		{"wrong inf 0 point (3,1,0) is inf, want 2.5; 1 of 100 points wrong", smart.StatusWrongResult,
+			"max relative error inf, 0 unwritten points; point (3,1,0) is inf, want 2.5; 1 of 100 points wrong"},
+		{"overflow the stencil overflows float32 within 2 steps: its reference at point (1,1,0) is inf", smart.StatusInvalid,
+			"the stencil overflows float32 within 2 steps: its reference at point (1,1,0) is inf"},
+	} {
+		f := strings.Fields(tc.answer)
+		res := parseRunResult(f[0], f[1:], strings.Join(f[1:], " "), 2)
+		if res.status != tc.status || res.err != tc.err || res.times != nil {
+			t.Errorf("%q: %s (%s), times %v; want %s (%s), no times", tc.answer, res.status, res.err, res.times, tc.status, tc.err)
+		}
+	}
+}

@@ -78,9 +78,10 @@ type Result struct {
 	Tolerance float64           `json:"tolerance"`
 }
 
-// RelErr is a relative error. The harness reports an infinite one where a point is NaN or never
-// written, a guard cell is written or the run returns neither buffer; JSON has no infinity, so
-// one that is not finite is written as null (the check's detail says what happened).
+// RelErr is a relative error. The harness reports an infinite one where a point is NaN,
+// infinite or never written, a guard cell is written or the run returns neither buffer; JSON
+// has no infinity, so one that is not finite is written as null (the check's detail says what
+// happened).
 type RelErr float64
 
 // MarshalJSON writes the error as a number, or null where it is not finite.
@@ -620,8 +621,9 @@ func parseResult(f []string, maxRel *RelErr) Check {
 	}
 	switch f[0] {
 	case "overflow":
-		// The stencil's values leave the element type's range: no kernel can match the
-		// reference, so the variant cannot be verified; the kernel is not to blame.
+		// The stencil's values leave the element type's range (no kernel can match the
+		// reference), or the magnitudes of its terms leave float64's (no error can be measured
+		// against them): the variant cannot be verified; the kernel is not to blame.
 		return Check{Status: smart.StatusInvalid, Detail: strings.Join(f[1:], " ")}
 	case "ok", "wrong":
 		if len(f) > 1 {

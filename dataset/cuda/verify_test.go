@@ -216,6 +216,41 @@ func TestVerifyOverflowingStencil(t *testing.T) {
 	}
 }
 
+// cancellingGiant is a float64 stencil, coefficients k and -k side by side along x, whose 2
+// steps leave every reference point finite (below 1.95 k^2, the data in [1, 2)) while the
+// magnitude of the terms summed (at least 2 k^2 in the interior) overflows float64.
+func cancellingGiant(t *testing.T) *smart.Stencil {
+	t.Helper()
+	k := math.Sqrt(math.MaxFloat64 / 1.95)
+	st, err := smart.NewStencil("giant", 2, []smart.Offset{{}, {1, 0, 0}}, []float64{k, -k}, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SmallCopy(st)
+}
+
+// TestVerifyNonFiniteMagnitude: where the magnitude of the terms summed overflows float64, an
+// error relative to it is 0 whatever the kernel wrote, so a wrong kernel passed; such a stencil
+// cannot be checked: its variants, right or wrong, are invalid, the point and the magnitude
+// named.
+func TestVerifyNonFiniteMagnitude(t *testing.T) {
+	st := cancellingGiant(t)
+	tu := tuning(t, 2, "BASE", "bx=32,by=2,shared=0,const=0")
+	st.Steps = VerifySteps(tu)
+	variants := []Variant{{st, tu.OC, tu.Setting()}}
+	for _, f := range []fault{noFault, faultCoef} {
+		results, err := verifier(t, Verifier{Seed: 1, fault: f}).Verify(context.Background(), variants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := results[0]
+		if r.CPU.Status != smart.StatusInvalid || !strings.Contains(r.CPU.Detail, "the magnitude of the terms summed at point (") ||
+			!strings.Contains(r.CPU.Detail, "is inf") {
+			t.Errorf("fault %d: %s; want invalid, the point whose magnitude is inf named", f, r)
+		}
+	}
+}
+
 // TestVerifyCancellation: a stencil with coefficients of both signs, whose results are far
 // smaller than the terms summed, passes in float32 (its rounding errors, bounded by the terms'
 // magnitude, are not blamed on the kernel) and in float64, while a neighbour read one element

@@ -69,6 +69,13 @@ inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
   }
   return old;
 }
+inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+  std::atomic_ref<unsigned long long> a(*p);
+  unsigned long long old = a.load();
+  while (old > v && !a.compare_exchange_weak(old, v)) {
+  }
+  return old;
+}
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
   return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }

@@ -18,7 +18,10 @@
 //        RESULT <tag> ok <max rel. error> <runs> <ms of sample 1> ... <ms of sample reps>
 //        RESULT <tag> slow <max rel. error> <ms of the checked run>
 //        RESULT <tag> stopped <ms of the first launch> <its steps>
-//        RESULT <tag> wrong <max rel. error> <unwritten points>
+//        RESULT <tag> wrong <max rel. error> <unwritten points> <the first wrong point, in words>
+//        RESULT <tag> overflow <why>  the stencil's reference leaves the element type's range, or
+//                           the magnitude of its terms float64's: nothing to check a run by, so
+//                           the variant is not run
 //        RESULT <tag> launch <error>
 //        RESULT <tag> lost <error>   an error that leaves the context unusable: the process ends
 // A run applies the stencil's steps (the launches in order, the buffers swapped after each); ms
@@ -83,11 +86,19 @@ template <class T> __global__ void fill(T *a, size_t n, uint64_t seed) {
     a[i] = (T)uniform_at(seed, i);
 }
 
+// widen copies the initial grid into float64, where the magnitude of the terms is carried.
+template <class T> __global__ void widen(const T *a, double *b, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    b[i] = (double)a[i];
+}
+
 // reference_step is the plain stencil: one thread per point, every access from global memory,
 // accumulated in double; points within r of the edge keep their value. With magnitude it sums
 // |c| |value| instead: from |initial grid|, steps of it give the magnitude of the terms summed,
 // the scale of the rounding errors of any order of summing, which cancellation (coefficients of
-// both signs) leaves far above the result.
+// both signs) leaves far above the result. The reference is stored in the element type T, as a
+// kernel's steps are; the magnitude in double (T = double), as the kernel never computes it and
+// it may exceed float32 where the results do not.
 template <class T>
 __global__ void reference_step(const T *a, T *b, int nx, int ny, int nz, int r, int dims, const Point *pts, int npts,
                                bool magnitude) {
@@ -118,27 +129,49 @@ template <class T> __global__ void poison(T *b, int nx, int ny, int nz, int r, i
   }
 }
 
+// bounded reports whether v is finite (NaN is not).
+__device__ __forceinline__ bool bounded(double v) { return fabs(v) <= 0x1.fffffffffffffp+1023; }
+
+// unbounded finds the first point whose reference or magnitude is not finite: *first, which
+// starts as the largest index, ends as the lowest such index.
+template <class T> __global__ void unbounded(const T *ref, const double *mag, size_t n, unsigned long long *first) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    if (!bounded((double)ref[i]) || !bounded(mag[i])) atomicMin(first, (unsigned long long)i);
+}
+
+// Compare's results, in a device array: the largest error's bits, the NaN (unwritten) points,
+// the points wrong and the first of them (which starts as the largest index).
+enum { kMaxBits, kNaNs, kWrong, kFirstWrong, kStats };
+
 // compare finds the largest error of out against ref, relative to the magnitude of the terms
 // summed (mag; below T's normal range rounding is absolute, as if it were the smallest normal
-// number), and counts NaN (unwritten) points.
+// number), counts NaN (unwritten) points, and counts and locates the points beyond tol. The
+// reference and the magnitude are finite (setup checks), so an output that is not finite is an
+// error that is not either: wrong.
 template <class T>
-__global__ void compare(const T *out, const T *ref, const T *mag, size_t n, unsigned long long *maxbits,
-                        unsigned long long *nans) {
+__global__ void compare(const T *out, const T *ref, const double *mag, size_t n, double tol, unsigned long long *stats) {
   const double tiny = sizeof(T) == 4 ? 0x1p-126 : 0x1p-1022;
   double m = 0;
-  unsigned long long bad = 0;
+  unsigned long long nans = 0, wrong = 0, first = ~0ull;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     const double o = (double)out[i], f = (double)ref[i];
-    if (o != o) {
-      ++bad;
-      continue;
+    const double d = fabs(o - f) / fmax(mag[i], tiny);
+    if (!(d <= tol)) {  // NaN included
+      ++wrong;
+      first = i < first ? i : first;
     }
-    const double d = fabs(o - f) / fmax((double)mag[i], tiny);
-    m = fmax(m, d);
+    if (o != o)
+      ++nans;
+    else
+      m = fmax(m, d);
   }
   // Non-negative doubles order like their bit patterns.
-  atomicMax(maxbits, (unsigned long long)__double_as_longlong(m));
-  if (bad) atomicAdd(nans, bad);
+  atomicMax(stats + kMaxBits, (unsigned long long)__double_as_longlong(m));
+  if (nans) atomicAdd(stats + kNaNs, nans);
+  if (wrong) {
+    atomicAdd(stats + kWrong, wrong);
+    atomicMin(stats + kFirstWrong, first);
+  }
 }
 
 inline void say(const std::string &line) {
@@ -250,12 +283,16 @@ template <class T> struct Bench {
   const Case &c;
   Modules &mods;
   size_t n;
-  T *init = nullptr, *a = nullptr, *b = nullptr, *ref = nullptr, *mag = nullptr;
+  T *init = nullptr, *a = nullptr, *b = nullptr, *ref = nullptr;
+  double *mag = nullptr;
   Point *dpts = nullptr;
   unsigned long long *stats = nullptr;
   cudaStream_t stream;
   cudaEvent_t start, first, stop;
   bool lost = false;
+  // unverifiable, when set, says why no run can be checked: the reference or the magnitude of
+  // its terms is not finite at a point.
+  std::string unverifiable;
   // Grid-stride helper kernels: enough blocks to fill a GPU; a few threads under emulation.
 #ifdef SMART_EMULATION
   static constexpr int blocks = 2, threads = 8;
@@ -274,30 +311,85 @@ template <class T> struct Bench {
     cudaEventCreate(&start);
     cudaEventCreate(&first);
     cudaEventCreate(&stop);
-    for (T **p : {&init, &a, &b, &ref, &mag})
+    for (T **p : {&init, &a, &b, &ref})
       if ((e = cudaMalloc(p, n * sizeof(T))) != cudaSuccess) return err(e, "cudaMalloc");
+    if ((e = cudaMalloc(&mag, n * sizeof(double))) != cudaSuccess) return err(e, "cudaMalloc");
     if ((e = cudaMalloc(&dpts, c.pts.size() * sizeof(Point))) != cudaSuccess) return err(e, "cudaMalloc");
-    if ((e = cudaMalloc(&stats, 2 * sizeof(unsigned long long))) != cudaSuccess) return err(e, "cudaMalloc");
+    if ((e = cudaMalloc(&stats, kStats * sizeof(unsigned long long))) != cudaSuccess) return err(e, "cudaMalloc");
     cudaMemcpy(dpts, c.pts.data(), c.pts.size() * sizeof(Point), cudaMemcpyHostToDevice);
     SMART_LAUNCH(fill<T>, dim3(blocks), dim3(threads), 0, stream, init, n, c.seed);
     copy_bandwidth();
-    // Reference and magnitudes: a and b both start as the initial grid (positive: its own
-    // magnitude).
-    for (T *out : {ref, mag}) {
-      reset();
-      T *x = a, *y = b;
-      for (int t = 0; t < c.steps; ++t) {
-        SMART_LAUNCH(reference_step<T>, dim3(blocks), dim3(threads), 0, stream, x, y, c.nx, c.ny, c.nz, c.r, c.dims,
-                     dpts, (int)c.pts.size(), out == mag);
-        T *s = x;
-        x = y;
-        y = s;
-      }
-      cudaMemcpyAsync(out, x, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    // The reference: a and b both start as the initial grid.
+    reset();
+    T *x = a, *y = b;
+    for (int t = 0; t < c.steps; ++t) {
+      SMART_LAUNCH(reference_step<T>, dim3(blocks), dim3(threads), 0, stream, x, y, c.nx, c.ny, c.nz, c.r, c.dims, dpts,
+                   (int)c.pts.size(), false);
+      T *s = x;
+      x = y;
+      y = s;
     }
+    cudaMemcpyAsync(ref, x, n * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    // The magnitudes, from the initial grid (positive: its own magnitude), in mag and a
+    // scratch grid of doubles, freed once they are done.
+    double *scratch = nullptr;
+    if ((e = cudaMalloc(&scratch, n * sizeof(double))) != cudaSuccess) return err(e, "cudaMalloc");
+    SMART_LAUNCH(widen<T>, dim3(blocks), dim3(threads), 0, stream, init, mag, n);
+    double *u = mag, *v = scratch;
+    for (int t = 0; t < c.steps; ++t) {
+      SMART_LAUNCH(reference_step<double>, dim3(blocks), dim3(threads), 0, stream, u, v, c.nx, c.ny, c.nz, c.r, c.dims,
+                   dpts, (int)c.pts.size(), true);
+      double *s = u;
+      u = v;
+      v = s;
+    }
+    if (u != mag) cudaMemcpyAsync(mag, u, n * sizeof(double), cudaMemcpyDeviceToDevice, stream);
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return err(e, "reference");
     if ((e = cudaGetLastError()) != cudaSuccess) return err(e, "reference");
+    cudaFree(scratch);
+    return check_reference();
+  }
+
+  // check_reference sets unverifiable where a point's reference or magnitude is not finite: a
+  // stencil whose values outgrow T within the steps has no result a kernel could match, and one
+  // whose magnitudes outgrow double no scale to measure errors by (any error divided by an
+  // infinite magnitude is 0, so a wrong kernel would pass).
+  std::string check_reference() {
+    unsigned long long first = 0;
+    cudaMemsetAsync(stats, 0xff, sizeof first, stream);
+    SMART_LAUNCH(unbounded<T>, dim3(blocks), dim3(threads), 0, stream, ref, mag, n, stats);
+    cudaMemcpyAsync(&first, stats, sizeof first, cudaMemcpyDeviceToHost, stream);
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) return err(e, "reference check");
+    if (first >= n) return "";
+    T r;
+    double m;
+    cudaMemcpy(&r, ref + first, sizeof r, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&m, mag + first, sizeof m, cudaMemcpyDeviceToHost);
+    const char *type = sizeof(T) == 4 ? "float32" : "float64";
+    const double most = sizeof(T) == 4 ? 0x1.fffffep+127 : 0x1.fffffffffffffp+1023;
+    char line[320];
+    if (std::isnan((double)r))
+      std::snprintf(line, sizeof line,
+                    "the stencil overflows %s within %d steps: its reference at point %s is NaN (overflows of both signs summed), so no kernel can match it",
+                    type, c.steps, point(first).c_str());
+    else if (!std::isfinite((double)r))
+      std::snprintf(line, sizeof line,
+                    "the stencil overflows %s within %d steps: its reference at point %s is %.17g, beyond the largest %s (%.17g), so no kernel can match it",
+                    type, c.steps, point(first).c_str(), (double)r, type, most);
+    else
+      std::snprintf(line, sizeof line,
+                    "the stencil overflows float64 within %d steps: the magnitude of the terms summed at point %s is %g (its reference %.17g), so no error can be measured against it",
+                    c.steps, point(first).c_str(), m, (double)r);
+    unverifiable = line;
     return "";
+  }
+
+  // point writes grid index i as (x,y,z).
+  std::string point(size_t i) const {
+    return "(" + std::to_string(i % c.nx) + "," + std::to_string(i / c.nx % c.ny) + "," +
+           std::to_string(i / ((size_t)c.nx * c.ny)) + ")";
   }
 
   // copy_bandwidth times a device-to-device copy of the grid, counting bytes read and written.
@@ -373,6 +465,10 @@ template <class T> struct Bench {
       }
     }
     compiled(tag, ls);
+    if (!unverifiable.empty()) {
+      say("RESULT " + std::to_string(tag) + " overflow " + unverifiable);
+      return;
+    }
     size_t total = 0;
     int first_steps = ls.empty() ? 0 : ls[0].steps;
     for (const Launch &l : ls) total += l.count;
@@ -412,20 +508,20 @@ template <class T> struct Bench {
     cudaEventElapsedTime(&t_check, start, stop);
     ran(tag);
     T *out = x;  // the buffer the last launch wrote
-    cudaMemsetAsync(stats, 0, 2 * sizeof(unsigned long long), stream);
-    SMART_LAUNCH(compare<T>, dim3(blocks), dim3(threads), 0, stream, out, ref, mag, n, stats, stats + 1);
-    unsigned long long h[2];
+    cudaMemsetAsync(stats, 0, kFirstWrong * sizeof(unsigned long long), stream);
+    cudaMemsetAsync(stats + kFirstWrong, 0xff, sizeof(unsigned long long), stream);
+    SMART_LAUNCH(compare<T>, dim3(blocks), dim3(threads), 0, stream, out, ref, mag, n, c.tol, stats);
+    unsigned long long h[kStats];
     cudaMemcpyAsync(h, stats, sizeof h, cudaMemcpyDeviceToHost, stream);
     if ((ce = cudaStreamSynchronize(stream)) != cudaSuccess) {
       fail(tag, err(ce, "compare"), ce);
       return;
     }
     double maxrel;
-    std::memcpy(&maxrel, &h[0], sizeof maxrel);
-    char line[96];
-    if (h[1] > 0 || !(maxrel <= c.tol)) {
-      std::snprintf(line, sizeof line, "RESULT %d wrong %.3e %llu", tag, maxrel, h[1]);
-      say(line);
+    std::memcpy(&maxrel, &h[kMaxBits], sizeof maxrel);
+    char line[320];
+    if (h[kWrong] > 0) {
+      wrong(tag, maxrel, h, out);
       return;
     }
     // 3. Slow: the checked run is its only timed run.
@@ -453,6 +549,25 @@ template <class T> struct Bench {
       res << num;
     }
     say(res.str());
+  }
+
+  // wrong reports a run whose output out fails the check (h, compare's results), naming the
+  // first wrong point, its value and the reference's.
+  void wrong(int tag, double maxrel, const unsigned long long *h, const T *out) {
+    const size_t i = h[kFirstWrong];
+    T o, r;
+    cudaMemcpy(&o, out + i, sizeof o, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&r, ref + i, sizeof r, cudaMemcpyDeviceToHost);
+    char num[32];
+    const char *value = "NaN (never written, or computed from unwritten data or from an overflow)";
+    if (!std::isnan((double)o)) {
+      std::snprintf(num, sizeof num, "%.17g", (double)o);
+      value = num;
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "RESULT %d wrong %.3e %llu point %s is %s, want %.17g; %llu of %zu points wrong", tag,
+                  maxrel, h[kNaNs], point(i).c_str(), value, (double)r, h[kWrong], n);
+    say(line);
   }
 
   // compiled reports the largest registers and local memory per thread over the launches, when

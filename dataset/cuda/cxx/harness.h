@@ -3,7 +3,8 @@
 //   BEGIN <id>
 //   RESULT <id> ok <max relative error>
 //   RESULT <id> wrong <max relative error> <where>
-//   RESULT <id> overflow <where>   the reference leaves the element type's range
+//   RESULT <id> overflow <where>   the reference leaves the element type's range, or the
+//                                  magnitude of the terms summed float64's: nothing to check by
 //   RESULT <id> launch <error>
 // Under SMART_EMULATION (g++ with smart's emulation prelude) "device" buffers are host memory;
 // otherwise the CUDA runtime is used, so the same harness checks kernels on a GPU.
@@ -183,21 +184,32 @@ template <class T> void check(int id, const Case &c, T *(*run)(T *, T *, cudaStr
     }
   }
   reference(c, ref, mag);
-  // A stencil whose values outgrow T within the steps has no result a kernel could match: say
-  // so rather than blame the kernel.
+  // A stencil whose values outgrow T within the steps has no result a kernel could match, and
+  // one whose magnitudes outgrow float64 has no scale to measure errors by (any error divided
+  // by an infinite magnitude is 0, so a wrong kernel would pass): say so rather than judge the
+  // kernel. Magnitudes beyond T alone are still a scale; the kernel never computes them.
   const double most = (double)std::numeric_limits<T>::max();
   const char *type = sizeof(T) == 4 ? "float32" : "float64";
   for (size_t i = 0; i < n; ++i) {
-    if (!(std::fabs(ref[i]) <= most)) {  // NaN included
-      const int x = i % c.nx, y = i / c.nx % c.ny, z = i / ((size_t)c.nx * c.ny);
-      std::printf("RESULT %d overflow the stencil overflows %s within %d steps: its reference is %.17g at point (%d,%d,%d), beyond the largest %s (%.17g), so no kernel can match it\n",
-                  id, type, c.steps, ref[i], x, y, z, type, most);
-      std::fflush(stdout);
-      return;
-    }
+    const bool ref_bad = !(std::fabs(ref[i]) <= most);  // NaN included
+    if (!ref_bad && std::isfinite(mag[i])) continue;
+    const int x = i % c.nx, y = i / c.nx % c.ny, z = i / ((size_t)c.nx * c.ny);
+    if (std::isnan(ref[i]))
+      std::printf("RESULT %d overflow the stencil overflows %s within %d steps: its reference at point (%d,%d,%d) is NaN (overflows of both signs summed), so no kernel can match it\n",
+                  id, type, c.steps, x, y, z);
+    else if (ref_bad)
+      std::printf("RESULT %d overflow the stencil overflows %s within %d steps: its reference at point (%d,%d,%d) is %.17g, beyond the largest %s (%.17g), so no kernel can match it\n",
+                  id, type, c.steps, x, y, z, ref[i], type, most);
+    else
+      std::printf("RESULT %d overflow the stencil overflows float64 within %d steps: the magnitude of the terms summed at point (%d,%d,%d) is %g (its reference %.17g), so no error can be measured against it\n",
+                  id, c.steps, x, y, z, mag[i], ref[i]);
+    std::fflush(stdout);
+    return;
   }
   // The error is relative to the magnitude of the terms summed, not to the result; below T's
   // normal range rounding is absolute, as if the magnitude were the smallest normal number.
+  // Reference and magnitude are finite here, so an output that is not finite has an error that
+  // is not either, and fails.
   const double tiny = (double)std::numeric_limits<T>::min();
   double worst = 0;
   size_t bad = 0, first = 0;
@@ -216,7 +228,8 @@ template <class T> void check(int id, const Case &c, T *(*run)(T *, T *, cudaStr
     const int x = first % c.nx, y = first / c.nx % c.ny, z = first / ((size_t)c.nx * c.ny);
     const double g = (double)got[guard + first];
     if (std::isnan(g))
-      std::printf("RESULT %d wrong %.3e point (%d,%d,%d) is NaN (never written, or computed from unwritten data); %zu of %zu points wrong\n", id, worst, x, y, z, bad, n);
+      std::printf("RESULT %d wrong %.3e point (%d,%d,%d) is NaN (never written, or computed from unwritten data or from an overflow), want %.17g; %zu of %zu points wrong\n", id, worst, x, y, z,
+                  ref[first], bad, n);
     else
       std::printf("RESULT %d wrong %.3e point (%d,%d,%d) is %.17g, want %.17g; %zu of %zu points wrong\n", id, worst, x, y, z, g,
                   ref[first], bad, n);
