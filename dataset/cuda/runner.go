@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -15,8 +14,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"smart"
@@ -69,7 +70,10 @@ func Emulation(gxx, buildDir string) Compiler {
 // are Source measured.
 //
 // Variants of one stencil are compiled together into modules (translation units of device code
-// only), in parallel and ahead of the GPU (Prefetch), with a cache keyed by the source's hash.
+// only), in parallel and ahead of the GPU (Prefetch), with a cache keyed by the source's hash,
+// the compiler and its flags. A compile under way when the runner is closed finishes into the
+// cache on its own unless the last batch was cancelled (Close), so a call that stops on a time
+// limit leaves the next call its modules built.
 // One harness process per stencil holds the CUDA context, the grids and the reference result,
 // loads each module as it is built and checks and times its variants one at a time; a crash or a
 // hang costs its variant, and the next variant gets a new process. Variants far slower than
@@ -92,6 +96,7 @@ type Runner struct {
 	// CompileTimeout bounds one compiler run (a translation unit, or a variant alone when its
 	// unit failed): past it the compiler is killed and its variants fail to compile (0 means
 	// 10 minutes).
+	// A compile left to finish after Close is bounded by it too.
 	CompileTimeout time.Duration
 	Seed           uint64 // seed of the random input grid
 	Cut            Cut    // which variants are timed less
@@ -110,11 +115,14 @@ type Runner struct {
 	// turn closes when the compile started last has its slot: each compile waits for the one
 	// before it, so that slots go in the order compiles were asked for (Go's scheduler would
 	// otherwise let a batch prefetched later overtake the one the GPU needs first).
-	turn    chan struct{}
-	bg      context.Context // compiles outlive a batch (Prefetch), not the runner
-	stopBG  context.CancelFunc
-	wg      sync.WaitGroup
-	servers []*server // live harness processes, the most recently used last
+	turn   chan struct{}
+	bg     context.Context // compiles outlive a batch (Prefetch), not the runner
+	stopBG context.CancelCauseFunc
+	// cancelled says the last batch ended on its context's cancellation (an interrupt): Close
+	// then ends the compiles under way rather than leave them to finish.
+	cancelled bool
+	wg        sync.WaitGroup
+	servers   []*server // live harness processes, the most recently used last
 	// Where the time went, for Times: compiler runs and their wall time, harness processes
 	// started, time spent running variants and waiting for their modules.
 	compiles, starts      int
@@ -223,7 +231,7 @@ func (r *Runner) defaults() {
 		r.turn = make(chan struct{})
 		close(r.turn)
 		r.builds = map[string]*build{}
-		r.bg, r.stopBG = context.WithCancel(context.Background())
+		r.bg, r.stopBG = context.WithCancelCause(context.Background())
 	}
 }
 
@@ -234,24 +242,34 @@ func (r *Runner) BatchSize() int {
 	return r.PerTU * r.Jobs
 }
 
-// Close ends the harness processes and waits for the compiles in flight. The runner can be used
+// Close ends the harness processes and drops the compiles not yet begun. Those under way go on
+// to finish into the build cache (each within CompileTimeout), so that the next call, here or in
+// another process, finds them built: a call that stops on its time limit while a module
+// compiles would otherwise compile it again the next time and stop again. After a batch that
+// its context's cancellation cut off (an interrupt) they are ended too. The runner can be used
 // again after it.
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	servers := r.servers
 	r.servers = nil
-	stop := r.stopBG
-	r.sem, r.stopBG = nil, nil
+	stop, cause := r.stopBG, errLeft
+	if r.cancelled {
+		cause = context.Canceled
+	}
+	r.sem, r.stopBG, r.cancelled = nil, nil, false
 	r.mu.Unlock()
 	for _, s := range servers {
 		s.close()
 	}
 	if stop != nil {
-		stop()
+		stop(cause)
 	}
 	r.wg.Wait()
 	return nil
 }
+
+// errLeft is the end of a compile that the runner's Close left to finish into the cache.
+var errLeft = errors.New("the runner was closed; the compile goes on into the build cache")
 
 // Evaluate measures one variant.
 func (r *Runner) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
@@ -394,6 +412,11 @@ func (r *Runner) writeHeaders() error {
 // status, the one in flight and those not reached have none.
 func (r *Runner) EvaluateBatch(ctx context.Context, qs []smart.Query) ([]smart.Measurement, error) {
 	r.defaults()
+	defer func() {
+		r.mu.Lock()
+		r.cancelled = errors.Is(ctx.Err(), context.Canceled)
+		r.mu.Unlock()
+	}()
 	units, out := r.units(qs)
 	if len(units) == 0 {
 		return out, ctx.Err()
@@ -482,7 +505,7 @@ func (r *Runner) startBuild(source string, harness bool) *build {
 	}
 	b := &build{done: make(chan struct{}), path: out}
 	r.builds[out] = b
-	if _, err := os.Stat(out); err == nil {
+	if cached(out) {
 		close(b.done)
 		return b
 	}
@@ -519,34 +542,87 @@ func (r *Runner) startBuild(source string, harness bool) *build {
 }
 
 // compile builds source into out. Other processes may share the cache (the shards of a run on
-// nodes that share a home directory) and compile the same source at once: the source is
-// replaced whole and the output is written under a name of this compile's own, then renamed
-// into place, so that no compile reads or renames another's half-written file.
+// nodes that share a home directory, or a call after one that left its compiles to finish) and
+// compile the same source at once: the source is replaced whole and the output is written under
+// a name of this compile's own, then renamed into place, so that no compile reads or renames
+// another's half-written file; a compile that sees another's output in place ends and takes it.
+//
+// The compiler runs under timeout(1), in a process group of its own, through a shell that does
+// the rename, with its messages in a file rather than a pipe: so a compile the runner leaves
+// (errLeft) still lands in the cache, within CompileTimeout, after the runner's process exits,
+// and one the runner ends takes the compiler driver's children (cicc, ptxas) with it.
 func (r *Runner) compile(ctx context.Context, source, out string, args, libs []string) error {
+	if cached(out) { // finished meanwhile by another process
+		return nil
+	}
 	src := strings.TrimSuffix(out, filepath.Ext(out)) + ".cu"
 	if err := atomicfile.Write(src, []byte(source)); err != nil {
 		return err
 	}
+	msgs, err := os.CreateTemp(r.CacheDir, filepath.Base(out)+".*.log")
+	if err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	defer os.Remove(msgs.Name())
+	defer msgs.Close()
+	// The output's temporary is removed where the compile ends without it (a compile left
+	// behind still writes it).
 	tmp := out + "." + rand.Text() + ".tmp"
-	defer os.Remove(tmp) // a no-op once renamed
-	argv := append(append(append([]string(nil), args...), "-o", tmp, src), libs...)
-	cctx, cancel := context.WithTimeout(ctx, r.CompileTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, r.Compiler.Path, argv...)
-	var msg bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &msg, &msg
-	// A killed compiler driver leaves its children (cicc, ptxas) holding the output pipe.
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() == nil && cctx.Err() != nil {
-			return fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(r.Compiler.Path), r.CompileTimeout)
-		}
-		if ctx.Err() != nil {
+	argv := []string{"-k", "5s", strconv.FormatFloat(r.CompileTimeout.Seconds(), 'f', -1, 64) + "s",
+		"sh", "-c", renameAfter, tmp, out, r.Compiler.Path}
+	argv = append(append(append(argv, args...), "-o", tmp, src), libs...)
+	cmd := exec.Command("timeout", argv...)
+	cmd.Stdout, cmd.Stderr = msgs, msgs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s under timeout (GNU coreutils): %w", filepath.Base(r.Compiler.Path), err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	end := func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		os.Remove(tmp)
+	}
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case err := <-exited:
+			if err == nil {
+				return nil
+			}
+			os.Remove(tmp) // a compile killed by timeout leaves it
+			if time.Since(began) >= r.CompileTimeout {
+				return fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(r.Compiler.Path), r.CompileTimeout)
+			}
+			msg, _ := os.ReadFile(msgs.Name())
+			return fmt.Errorf("%s: %v: %s", filepath.Base(r.Compiler.Path), err, firstLines(string(msg), 6))
+		case <-poll.C:
+			if cached(out) {
+				end()
+				return nil
+			}
+		case <-ctx.Done():
+			if context.Cause(ctx) == errLeft {
+				return errLeft
+			}
+			end()
 			return ctx.Err()
 		}
-		return fmt.Errorf("%s: %v: %s", filepath.Base(r.Compiler.Path), err, firstLines(msg.String(), 6))
 	}
-	return os.Rename(tmp, out)
+}
+
+// renameAfter is the shell script that runs a compiler (its arguments, after those naming the
+// output's temporary and final paths) and renames the output into place once it succeeds.
+const renameAfter = `tmp=$0 out=$1; shift; "$@" || { rc=$?; rm -f -- "$tmp"; exit "$rc"; }; exec mv -f -- "$tmp" "$out"`
+
+// cached says whether the build cache holds path: a file that is not empty. The output is
+// renamed into place unsynced, and a crash soon after can leave it empty: it is built again.
+func cached(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > 0
 }
 
 // runUnit checks and times u's variants on the harness of u's stencil and fills their rows. A
@@ -557,7 +633,7 @@ func (r *Runner) runUnit(ctx context.Context, harness string, u *unit, out []sma
 		return err
 	}
 	if u.build.err != nil {
-		if errors.Is(u.build.err, context.Canceled) {
+		if errors.Is(u.build.err, context.Canceled) || errors.Is(u.build.err, errLeft) {
 			return fmt.Errorf("compiling: %w", u.build.err) // the runner was closed
 		}
 		if len(u.kernels) > 1 {
