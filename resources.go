@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"smart/internal/bit"
 )
 
 // Usage is what one block of a generated kernel asks of an SM. Its JSON keys are snake_case, as
@@ -106,7 +108,7 @@ func (t Tuning) fusedPartialSums(r int) int {
 	n := 0
 	for k := 1; k < t.TT; k++ {
 		area := t.levelArea(r, k)
-		perThread := area/threads + b2i(area%threads != 0)
+		perThread := area/threads + bit.Of(area%threads != 0)
 		n = addSat(n, mulSat(perThread, 2*r+1))
 	}
 	return n

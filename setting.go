@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"smart/internal/bit"
 )
 
 // Setting assigns an integer value to each parameter of a search space. Booleans are 0/1 and
@@ -298,7 +300,7 @@ func (t Tuning) Check() error {
 
 // Setting encodes the tuning back into a setting; DecodeTuning(t.Dims, t.OC, t.Setting()) == t.
 func (t Tuning) Setting() Setting {
-	s := Setting{ParamShared: b2i(t.Shared), ParamConst: b2i(t.Const)}
+	s := Setting{ParamShared: bit.Of(t.Shared), ParamConst: bit.Of(t.Const)}
 	for _, n := range ParamNames(t.Dims, t.OC) {
 		for a := 0; a < t.Dims; a++ {
 			switch n {
@@ -336,13 +338,6 @@ func (t Tuning) Tile() [3]int {
 		}
 	}
 	return tile
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // SharedElems is the number of grid elements a block keeps in shared memory for a stencil of

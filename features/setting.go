@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"smart"
+	"smart/internal/bit"
 )
 
 // ocBits lists the optimizations in the order of their 0/1 entries.
@@ -32,7 +33,7 @@ func appendSettingParams(ps []string, dims int) []string {
 func encoding(param string) (prefix string, enc func(int) (float64, error)) {
 	switch param {
 	case smart.ParamShared, smart.ParamConst:
-		return "", func(v int) (float64, error) { return float64(b2i(v != 0)), nil }
+		return "", func(v int) (float64, error) { return float64(bit.Of(v != 0)), nil }
 	case smart.ParamStreamD:
 		return "", func(v int) (float64, error) { return float64(v), nil }
 	}
@@ -76,7 +77,7 @@ func Setting(dims int, oc smart.Combination, s smart.Setting) ([]float64, error)
 	params := appendSettingParams(buf[:0], dims)
 	v := make([]float64, 0, len(ocBits())+len(params))
 	for _, o := range ocBits() {
-		v = append(v, float64(b2i(oc.Has(o))))
+		v = append(v, float64(bit.Of(oc.Has(o))))
 	}
 	for _, p := range params {
 		val, ok := s[p]

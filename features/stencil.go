@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"smart"
+	"smart/internal/bit"
 )
 
 // maxOrder resolves a maximum order argument: 0 means smart.DefaultMaxOrder.
@@ -156,7 +157,7 @@ func encodeStencil(s *smart.Stencil, r int, add func(name string, v float64)) {
 		}
 		switch {
 		case nz == 1:
-			axis[last][b2i(o[last] < 0)]++
+			axis[last][bit.Of(o[last] < 0)]++
 		case nz == 2 && same:
 			face++
 		case nz == 3 && same:
@@ -207,11 +208,4 @@ func encodeStencil(s *smart.Stencil, r int, add func(name string, v float64)) {
 	for a, name := range [3]string{"x", "y", "z"} {
 		add("log2_grid_"+name, math.Log2(float64(max(s.Grid[a], 1))))
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

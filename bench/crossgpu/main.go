@@ -33,6 +33,7 @@ import (
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/internal/atomicfile"
+	"smart/internal/bit"
 	"smart/models/roofline"
 )
 
@@ -423,15 +424,8 @@ func writeDump(path string, p roofline.ConvProblem, gpus []*measured) error {
 				e.Bound = "rejected"
 			}
 			fmt.Fprintf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%t,%g,%g,%s,%.3f,%d,%.2f,%.2f\n", m.gpu.Name, s.BlockX, s.BlockY, s.TileX, s.TileY,
-				b2i(s.ReadOnly), b2i(s.Padding), b2i(s.Shared), p.Guarded(s), m.times[k], e.TimeMs, e.Bound, e.Occupancy, e.RegsPerThr, e.LoadsPerOut, e.Waves)
+				bit.Of(s.ReadOnly), bit.Of(s.Padding), bit.Of(s.Shared), p.Guarded(s), m.times[k], e.TimeMs, e.Bound, e.Occupancy, e.RegsPerThr, e.LoadsPerOut, e.Waves)
 		}
 	}
 	return atomicfile.Write(path, []byte(b.String()))
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

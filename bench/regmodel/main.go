@@ -41,6 +41,7 @@ import (
 
 	"smart"
 	"smart/dataset"
+	"smart/internal/bit"
 	"smart/internal/rankcorr"
 	"smart/models"
 	"smart/models/kinds"
@@ -265,9 +266,9 @@ func flags(name string, pred, actual []float64) Flags {
 	f := Flags{Name: name}
 	for i := range actual {
 		p, a := pred[i] > predict.LocalLimit, actual[i] > predict.LocalLimit
-		f.Flagged += b2i(p)
-		f.Local += b2i(a)
-		f.Both += b2i(p && a)
+		f.Flagged += bit.Of(p)
+		f.Local += bit.Of(a)
+		f.Both += bit.Of(p && a)
 	}
 	if f.Flagged > 0 {
 		f.Precision = float64(f.Both) / float64(f.Flagged)
@@ -276,13 +277,6 @@ func flags(name string, pred, actual []float64) Flags {
 		f.Recall = float64(f.Both) / float64(f.Local)
 	}
 	return f
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // withoutLocal counts the stencils whose fastest row keeps over predict.LocalLimit bytes of local memory,

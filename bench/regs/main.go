@@ -34,6 +34,7 @@ import (
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
+	"smart/internal/bit"
 	"smart/internal/rankcorr"
 	"smart/predict"
 
@@ -158,7 +159,7 @@ func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Re
 	byOC := map[string][]row{}
 	for _, x := range rows {
 		byOC[x.oc] = append(byOC[x.oc], x)
-		r.Spill[b2i(x.estimate > x.avail)][b2i(x.local > 0)]++
+		r.Spill[bit.Of(x.estimate > x.avail)][bit.Of(x.local > 0)]++
 	}
 	for _, oc := range smart.Combinations() {
 		if g := byOC[oc.String()]; len(g) > 0 {
@@ -167,7 +168,7 @@ func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Re
 	}
 	var localRatio []float64
 	for _, x := range rows {
-		r.Local[b2i(x.estLocal > 0)][b2i(x.local > predict.LocalLimit)]++
+		r.Local[bit.Of(x.estLocal > 0)][bit.Of(x.local > predict.LocalLimit)]++
 		if x.estLocal > 0 && x.local > predict.LocalLimit {
 			localRatio = append(localRatio, float64(x.local)/float64(x.estLocal))
 		}
@@ -247,7 +248,7 @@ func agreement(group string, rows []row) Agreement {
 	for i, x := range rows {
 		est[i], regs[i], ratio[i] = float64(x.estimate), float64(x.regs), float64(x.regs)/float64(x.estimate)
 		a.MAPE += math.Abs(est[i]-regs[i]) / regs[i]
-		under += b2i(x.estimate < x.regs)
+		under += bit.Of(x.estimate < x.regs)
 	}
 	a.MAPE *= 100 / float64(len(rows))
 	a.Under = float64(under) / float64(len(rows))
@@ -299,11 +300,4 @@ func median(x []float64) float64 {
 		return 0
 	}
 	return stat.Quantile(0.5, stat.Empirical, slices.Sorted(slices.Values(x)), nil)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -12,6 +12,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/bit"
 )
 
 // TestAnalyse builds a data set of format 3 from committed H100 rows, whose compiler facts are
@@ -77,7 +78,7 @@ func TestAnalyse(t *testing.T) {
 	}
 	plainOK := 0
 	for _, m := range plainRows {
-		plainOK += b2i(m.OK())
+		plainOK += bit.Of(m.OK())
 	}
 
 	r, err := analyse([]string{dir, plain}, cat, dataset.NewCompiledFacts())

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"smart"
+	"smart/internal/bit"
 )
 
 // ConvProblem is Kernel Tuner's 2-D convolution benchmark (convolution_milo of the Kernel Tuner
@@ -50,14 +51,7 @@ func ConvSettingOf(s smart.Setting) (ConvSetting, error) {
 
 func (s ConvSetting) String() string {
 	return fmt.Sprintf("block %dx%d tile %dx%d read_only=%d padding=%d shmem=%d", s.BlockX, s.BlockY, s.TileX, s.TileY,
-		b2i(s.ReadOnly), b2i(s.Padding), b2i(s.Shared))
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+		bit.Of(s.ReadOnly), bit.Of(s.Padding), bit.Of(s.Shared))
 }
 
 // Guarded reports whether the kernel takes its bounds-checked path: when the tile of a block
