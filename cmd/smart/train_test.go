@@ -256,9 +256,9 @@ func TestEvalDefaultOnMeasured(t *testing.T) {
 		t.Fatalf("eval --json: %v\n%s", err, out)
 	}
 	// go run ./bench/measured -data data/measured/h100-sxm/classic -json: j3d7pt, 598 ok rows,
-	// MAPE 33.988% (the default runtime model learned from these rows too).
-	if rep.Rows != 598 || rep.Overall.MAPE < 33.94 || rep.Overall.MAPE > 34.04 {
-		t.Errorf("eval report %+v; want 598 rows at 33.99%% MAPE", rep)
+	// MAPE 34.151% (the default runtime model learned from these rows too).
+	if rep.Rows != 598 || rep.Overall.MAPE < 34.10 || rep.Overall.MAPE > 34.20 {
+		t.Errorf("eval report %+v; want 598 rows at 34.15%% MAPE", rep)
 	}
 }
 
