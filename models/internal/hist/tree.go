@@ -25,24 +25,7 @@ type Tree struct {
 func (t *Tree) NumLeaves() int { return len(t.LeafValue) }
 
 // Leaf returns the leaf that row falls into.
-func (t *Tree) Leaf(row []float64) int {
-	if len(t.SplitFeature) == 0 {
-		return 0
-	}
-	n := 0
-	for {
-		var c int
-		if row[t.SplitFeature[n]] <= t.Threshold[n] {
-			c = t.Left[n]
-		} else {
-			c = t.Right[n]
-		}
-		if c < 0 {
-			return ^c
-		}
-		n = c
-	}
-}
+func (t *Tree) Leaf(row []float64) int { return leaf(t, row, t.Threshold) }
 
 // Predict returns the value of the leaf that row falls into.
 func (t *Tree) Predict(row []float64) float64 { return t.LeafValue[t.Leaf(row)] }
@@ -52,11 +35,20 @@ func (t *Tree) LeafBinned(m *Matrix, r int) int {
 	if len(t.SplitFeature) == 0 {
 		return 0
 	}
-	bins := m.Bins[r*m.Cols : (r+1)*m.Cols]
+	return leaf(t, m.Bins[r*m.Cols:(r+1)*m.Cols], t.SplitBin)
+}
+
+// leaf walks t from the root to the leaf that row falls into, going left at internal node n
+// where row's value of the split feature is at most split[n]: a raw row against the
+// thresholds, or a binned one against the split bins.
+func leaf[V float64 | uint8](t *Tree, row, split []V) int {
+	if len(t.SplitFeature) == 0 {
+		return 0
+	}
 	n := 0
 	for {
 		var c int
-		if bins[t.SplitFeature[n]] <= t.SplitBin[n] {
+		if row[t.SplitFeature[n]] <= split[n] {
 			c = t.Left[n]
 		} else {
 			c = t.Right[n]
