@@ -255,8 +255,8 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 
 // CheckWrite refuses, before anything is predicted, the outputs Write could not write: a cache
 // (cache) without Kernel Tuner sources or over a file smart did not write (unless force), a data
-// set directory (dir) that holds anything, and either where its directory is missing or takes no
-// new files. An empty path writes nothing.
+// set directory (dir) that holds anything or is named "." or "..", and either where its directory
+// is missing or takes no new files. An empty path writes nothing.
 func (t *TransferJob) CheckWrite(cache, dir string, force bool) error {
 	if cache != "" {
 		if t.kernel() == nil {
@@ -267,7 +267,7 @@ func (t *TransferJob) CheckWrite(cache, dir string, force bool) error {
 		}
 	}
 	if dir != "" {
-		if err := dataset.CheckNew(dir); err != nil {
+		if err := transfer.CheckDataSet(dir); err != nil {
 			return &SettingError{Field: "DataSet", Value: dir, Err: err}
 		}
 	}

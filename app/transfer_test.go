@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +38,23 @@ func TestTransferSettingsCheck(t *testing.T) {
 	// OpenTransfer checks before it reads: the missing file is never opened.
 	if _, err := OpenTransfer(base(func(s *TransferSettings) { s.Predict.Level = 2 })); refusedField(t, err) != "Level" {
 		t.Errorf("OpenTransfer of a level out of range: %v", err)
+	}
+}
+
+// TestTransferCheckWriteRefusesDot: a data set directory named "." (empty, so dataset.CheckNew
+// takes it) cannot be written, since the data set is renamed into place whole:
+// it is refused before anything is predicted, as a setting of the data set, not after.
+func TestTransferCheckWriteRefusesDot(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, dot := range []string{".", "./", ".//."} {
+		err := (&TransferJob{}).CheckWrite("", dot, false)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != "DataSet" || !strings.Contains(err.Error(), "renamed into place") {
+			t.Errorf("data set %q: %v; want a refusal of the DataSet", dot, err)
+		}
+	}
+	if err := (&TransferJob{}).CheckWrite("", dir, false); err != nil {
+		t.Errorf("the same empty directory named by its path: %v", err)
 	}
 }

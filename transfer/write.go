@@ -146,7 +146,7 @@ func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device strin
 // remove takes it away again, with the directories above it that this call created (an empty
 // dir that was there is left empty), for a caller whose other output then failed.
 func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.Stencil, kernels []dataset.Kernel) (remove func() error, err error) {
-	if err := dataset.CheckNew(dir); err != nil {
+	if err := CheckDataSet(dir); err != nil {
 		return nil, err
 	}
 	dir = filepath.Clean(dir)
@@ -183,6 +183,23 @@ func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.
 		}
 		return removeParents()
 	}, nil
+}
+
+// CheckDataSet refuses, before anything is predicted, a directory WriteDataSet cannot write the
+// data set in: one dataset.CheckNew refuses, and one named "." or ".." (the current directory or
+// its parent), which no directory can be renamed over.
+func CheckDataSet(dir string) error {
+	if err := dataset.CheckNew(dir); err != nil {
+		return err
+	}
+	if base := filepath.Base(filepath.Clean(dir)); base == "." || base == ".." {
+		name := dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			name = abs
+		}
+		return fmt.Errorf("%s names the directory as %q, but the data set is built beside it and renamed into place; name it from outside, as %s", dir, base, name)
+	}
+	return nil
 }
 
 // topMissing is the outermost directory of dir's path that does not exist yet, dir itself or

@@ -112,3 +112,24 @@ func TestWriteDataSetWholeOrNothing(t *testing.T) {
 		t.Errorf("the directory given empty: %d entries, %v; want it there and empty", len(entries), err)
 	}
 }
+
+// TestWriteDataSetRefusesDot: the current directory, empty, named "." cannot have a data set
+// renamed over it: WriteDataSet refuses it up front, saying to name it from outside, and writes
+// nothing (it failed after writing, on removing ".").
+func TestWriteDataSetRefusesDot(t *testing.T) {
+	a, tgt := gpu("A", "NVIDIA", 1000, 10), gpu("T", "NVIDIA", 2000, 10)
+	p, err := Predict([]Source{{GPU: a, Rows: kernelRows(a, 3, 1, 1)}}, Target{GPU: tgt}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := []dataset.Kernel{{Name: "k", Params: []dataset.Param{{Name: "x", Values: []int{1, 2, 3}}, {Name: "y", Values: []int{0, 1}}}}}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	_, err = WriteDataSet(".", p, []string{"x", "y"}, nil, kernels)
+	if err == nil || !strings.Contains(err.Error(), "name it from outside, as "+dir) {
+		t.Errorf(`WriteDataSet("."): %v; want a refusal naming %s`, err, dir)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries written", len(entries))
+	}
+}
