@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/generator/generatortest"
 )
 
 // cpuTime is the CPU time (user and system) the process has used: on a shared, loaded machine
@@ -68,7 +69,7 @@ func BenchmarkPredict(b *testing.B) {
 // which the analytic model alone answers: every OC screened on each GPU of the table.
 func BenchmarkPredictBeyond(b *testing.B) {
 	p := defaultPredictor(b)
-	for _, st := range []*smart.Stencil{shape(b, "star", 2, 6, [3]int{}), shape(b, "star", 3, 8, [3]int{})} {
+	for _, st := range []*smart.Stencil{generatortest.Named(b, "star", 2, 6, [3]int{}), generatortest.Named(b, "star", 3, 8, [3]int{})} {
 		b.Run(fmt.Sprintf("%dd-order%d", st.Dims, st.Order()), func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {

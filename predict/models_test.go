@@ -11,6 +11,7 @@ import (
 
 	"smart"
 	"smart/data"
+	"smart/generator/generatortest"
 	"smart/models"
 	"smart/models/gbdt"
 )
@@ -80,7 +81,7 @@ func TestTrainingRangeOutside(t *testing.T) {
 		{5, smart.Float64, [3]int{1024, 512, 512}, []string{"order 5 is outside the trained orders 1-4", "grid of 268435456 points"}},
 	}
 	for _, c := range cases {
-		st := shape(t, "star", 3, c.order, c.grid)
+		st := generatortest.Named(t, "star", 3, c.order, c.grid)
 		st.Dtype = c.dtype
 		got := r.Outside(st)
 		if len(got) != len(c.want) {

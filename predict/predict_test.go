@@ -15,6 +15,7 @@ import (
 	"smart"
 	"smart/catalog"
 	"smart/data"
+	"smart/generator/generatortest"
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/roofline"
@@ -933,7 +934,7 @@ func TestSortChoicesAnalyticWeight(t *testing.T) {
 // interval; the output says so, on every GPU of the table and in a recommendation.
 func TestPredictBeyondTheModels(t *testing.T) {
 	p := defaultPredictor(t)
-	st := shape(t, "star", 3, 5, [3]int{})
+	st := generatortest.Named(t, "star", 3, 5, [3]int{})
 	if _, _, err := p.Models.For(st); err == nil {
 		t.Fatal("the embedded models read order 5; pick an order beyond them")
 	}
@@ -995,7 +996,7 @@ func TestPredictBeyondTheModels(t *testing.T) {
 // a setting a guard left out stays out.
 func TestWithin(t *testing.T) {
 	p := defaultPredictor(t)
-	st := shape(t, "j2d9pt", 2, 0, [3]int{1024, 1024, 1})
+	st := generatortest.Named(t, "j2d9pt", 2, 0, [3]int{1024, 1024, 1})
 	g, err := p.Catalog.Lookup("h100")
 	if err != nil {
 		t.Fatal(err)
@@ -1048,7 +1049,7 @@ func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
 	} {
 		var best [2]float64
 		for k, dtype := range []smart.Dtype{smart.Float64, smart.Float32} {
-			st := shape(t, tc.name, tc.dims, 0, tc.grid)
+			st := generatortest.Named(t, tc.name, tc.dims, 0, tc.grid)
 			st.Dtype = dtype
 			pr, err := p.Predict(context.Background(), Input{Stencil: st}, "h100")
 			if err != nil {
@@ -1087,7 +1088,7 @@ func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
 		// On another architecture the H100's bounded times move by the calibrated model's
 		// ratio, so they land inside that model's interval there too; where the bound answered,
 		// the runtime model's time it replaced is the H100's own, scaled alike (not the bound's).
-		st := shape(t, tc.name, tc.dims, 0, tc.grid)
+		st := generatortest.Named(t, tc.name, tc.dims, 0, tc.grid)
 		for _, gpu := range []string{"v100", "h200"} {
 			pr, err := p.Predict(context.Background(), Input{Stencil: st}, gpu)
 			if err != nil {
@@ -1129,7 +1130,7 @@ func TestPredictOutsideRangeSearchesTheBound(t *testing.T) {
 // one predicted from it, rather than answer that none has a valid setting.
 func TestThinGridSearchesMoreClasses(t *testing.T) {
 	p := defaultPredictor(t)
-	st := shape(t, "star", 2, 1, [3]int{1 << 20, 3, 1})
+	st := generatortest.Named(t, "star", 2, 1, [3]int{1 << 20, 3, 1})
 	for _, gpu := range []string{"h100", "a100"} {
 		pr, err := p.Predict(context.Background(), Input{Stencil: st}, gpu)
 		if err != nil {

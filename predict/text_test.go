@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/generator/generatortest"
 	"smart/models"
 	"smart/models/roofline"
 )
@@ -228,8 +229,8 @@ func TestModelSummary(t *testing.T) {
 // TestCheckGiven: a model given is refused only where no stencil has its dimensions.
 func TestCheckGiven(t *testing.T) {
 	ms := &Models{given: []*Model{{Model: &models.Model{Header: models.Header{Inputs: &models.Inputs{Dims: 3}}}, Name: "rt3.model"}}}
-	in2 := Input{Stencil: shape(t, "star", 2, 1, [3]int{})}
-	in3 := Input{Stencil: shape(t, "star", 3, 1, [3]int{})}
+	in2 := Input{Stencil: generatortest.Named(t, "star", 2, 1, [3]int{})}
+	in3 := Input{Stencil: generatortest.Named(t, "star", 3, 1, [3]int{})}
 	if err := ms.CheckGiven([]Input{in2, in3}); err != nil {
 		t.Errorf("a 3-D stencil among the inputs: %v", err)
 	}

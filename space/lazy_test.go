@@ -7,29 +7,8 @@ import (
 
 	"smart"
 	"smart/catalog"
-	"smart/generator"
+	"smart/generator/generatortest"
 )
-
-// lazyShape builds a named stencil on a given grid.
-func lazyShape(t testing.TB, name string, dims, order int, grid [3]int) *smart.Stencil {
-	t.Helper()
-	offs, err := generator.Named(name, dims, order)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim := smart.Limits{MaxOrder: smart.MaxMaxOrder}
-	st, err := smart.NewStencil(name, dims, offs, nil, lim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if grid != ([3]int{}) {
-		st.Grid = grid
-		if err := st.Validate(lim); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return st
-}
 
 func lazyGPU(t testing.TB, name string) smart.GPU {
 	t.Helper()
@@ -55,10 +34,10 @@ func TestLazyAgreesWithSpace(t *testing.T) {
 		oc  smart.Combination
 		gpu string
 	}{
-		{lazyShape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.TB), "P100"},
-		{lazyShape(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.ST | smart.RT | smart.PR | smart.TB), "T4"},
-		{lazyShape(t, "star", 2, 2, [3]int{68, 36, 1}), smart.Combination(smart.ST | smart.CM), "A100"},
-		{lazyShape(t, "star", 2, 1, [3]int{34, 34, 1}), smart.Combination(smart.BM | smart.TB), "V100"},
+		{generatortest.Named(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.TB), "P100"},
+		{generatortest.Named(t, "box", 3, 3, [3]int{24, 24, 24}), smart.Combination(smart.ST | smart.RT | smart.PR | smart.TB), "T4"},
+		{generatortest.Named(t, "star", 2, 2, [3]int{68, 36, 1}), smart.Combination(smart.ST | smart.CM), "A100"},
+		{generatortest.Named(t, "star", 2, 1, [3]int{34, 34, 1}), smart.Combination(smart.BM | smart.TB), "V100"},
 	}
 	for _, c := range cases {
 		g := lazyGPU(t, c.gpu)
@@ -113,7 +92,7 @@ func TestLazyAgreesWithSpace(t *testing.T) {
 }
 
 func BenchmarkDraw(b *testing.B) {
-	st := lazyShape(b, "j3d27pt", 3, 1, [3]int{})
+	st := generatortest.Named(b, "j3d27pt", 3, 1, [3]int{})
 	g := lazyGPU(b, "A100")
 	for _, oc := range []smart.Combination{smart.Combination(smart.ST | smart.BM | smart.RT | smart.PR | smart.TB), smart.Combination(smart.CM)} {
 		ss, err := LazyForStencil(st, oc, g)
@@ -137,7 +116,7 @@ func BenchmarkDraw(b *testing.B) {
 // of a space, on every setting one value away, and on settings with a parameter unknown or
 // missing; and the eager space's Lazy view draws what LazyForStencil's draws.
 func TestLazyCheck(t *testing.T) {
-	st := lazyShape(t, "star", 2, 2, [3]int{68, 36, 1})
+	st := generatortest.Named(t, "star", 2, 2, [3]int{68, 36, 1})
 	g := lazyGPU(t, "A100")
 	oc := smart.Combination(smart.ST | smart.CM)
 	ref, err := ForStencil(st, oc, g)
