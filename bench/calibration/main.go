@@ -23,6 +23,7 @@ import (
 	"text/tabwriter"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
@@ -168,12 +169,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(os.Stderr, "calibration:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("calibration:", rep)
 		return
 	}
 	if err := rep.Calibration.WriteTables(os.Stdout); err != nil {

@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/internal/atomicfile"
@@ -62,12 +63,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintln(os.Stderr, "crossgpu:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("crossgpu:", res)
 		return
 	}
 	res.print(os.Stdout)

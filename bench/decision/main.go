@@ -41,6 +41,7 @@ import (
 
 	"smart"
 	"smart/bench/defaults/simset"
+	"smart/bench/internal/jsonout"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/models"
@@ -127,11 +128,7 @@ func main() {
 		out = append(out, a...)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fail(err)
-		}
+		jsonout.Print("decision:", out)
 		return
 	}
 	fmt.Println("| data | instances | GPUs (priced) | recommended GPU really fastest | within 5% of the fastest | time regret | really most cost-efficient | within 5% of the cheapest | cost regret |")

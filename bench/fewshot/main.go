@@ -18,7 +18,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
@@ -72,9 +72,7 @@ func main() {
 		rows, err = run(*ktDir, strings.Split(*kernels, ","), *from, *to, budgets)
 		if err == nil {
 			if *asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(rows)
+				jsonout.Print("fewshot:", rows)
 			} else {
 				print(rows)
 			}

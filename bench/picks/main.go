@@ -34,6 +34,7 @@ import (
 	"text/tabwriter"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/dataset"
 	"smart/predict"
 )
@@ -95,12 +96,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			fmt.Fprintln(os.Stderr, "picks:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("picks:", rows)
 		return
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)

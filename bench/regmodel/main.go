@@ -30,7 +30,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -40,6 +39,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/dataset"
 	"smart/internal/bit"
 	"smart/internal/rankcorr"
@@ -85,12 +85,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(os.Stderr, "regmodel:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("regmodel:", rep)
 		return
 	}
 	rep.write(os.Stdout)

@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +29,7 @@ import (
 	"text/tabwriter"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
@@ -245,12 +245,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(os.Stderr, "throughput:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("throughput:", rep)
 		return
 	}
 	rep.print(os.Stdout)

@@ -16,7 +16,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -29,6 +28,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"smart"
+	"smart/bench/internal/jsonout"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/internal/rankcorr"
@@ -101,11 +101,7 @@ func main() {
 		printReport(rep)
 		return
 	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rep); err != nil {
-		fail(err)
-	}
+	jsonout.Print("transfer:", rep)
 }
 
 func printReport(rep *Report) {

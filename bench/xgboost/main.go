@@ -28,7 +28,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -42,6 +41,7 @@ import (
 	"syscall"
 	"time"
 
+	"smart/bench/internal/jsonout"
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/train"
@@ -102,12 +102,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintln(os.Stderr, "bench/xgboost:", err)
-			os.Exit(1)
-		}
+		jsonout.Print("bench/xgboost:", res)
 		return
 	}
 	fmt.Printf("data: %s; %d train / %d test rows, %d features", res.Data, res.TrainRows, res.TestRows, res.Features)
