@@ -17,15 +17,11 @@ func runFeatures(ctx context.Context, e *env, args []string) error {
 		fs.BoolVar(&tensor, "tensor", false, "include the binary tensor")
 		fs.IntVar(&maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("R: tensor radius and the largest order a file may have, up to %d", smart.MaxMaxOrder))
 	})
-	switch {
-	case err != nil:
+	if err == nil {
+		err = checkStencilFiles(files, maxOrder)
+	}
+	if err != nil {
 		return err
-	case len(files) == 0:
-		return usagef("give one or more stencil files")
-	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
-		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
-	case stdinTwice(files):
-		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	reports, errs := app.FeatureReports(files, e.stdin, maxOrder, tensor)
 	for i, rep := range reports {

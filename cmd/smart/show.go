@@ -15,15 +15,11 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	_, files, err := parse(e, "show", args, func(fs *flag.FlagSet) {
 		fs.IntVar(&maxOrder, "max-order", smart.DefaultMaxOrder, fmt.Sprintf("largest order a file may have, up to %d", smart.MaxMaxOrder))
 	})
-	switch {
-	case err != nil:
+	if err == nil {
+		err = checkStencilFiles(files, maxOrder)
+	}
+	if err != nil {
 		return err
-	case len(files) == 0:
-		return usagef("give one or more stencil files")
-	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
-		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
-	case stdinTwice(files):
-		return usagef("'-' (standard input) is given twice; it can be read once")
 	}
 	var errs []error
 	for i, path := range files {
@@ -41,6 +37,20 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkStencilFiles refuses the stencil files and --max-order of show and features that cannot be
+// read: no file, an order out of range, or standard input named twice.
+func checkStencilFiles(files []string, maxOrder int) error {
+	switch {
+	case len(files) == 0:
+		return usagef("give one or more stencil files")
+	case maxOrder < 1 || maxOrder > smart.MaxMaxOrder:
+		return usagef("--max-order is %d; use 1 to %d", maxOrder, smart.MaxMaxOrder)
+	case stdinTwice(files):
+		return usagef("'-' (standard input) is given twice; it can be read once")
+	}
+	return nil
 }
 
 // stdinTwice reports whether files names standard input ("-") more than once: the second read
