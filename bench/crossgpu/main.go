@@ -62,11 +62,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "crossgpu:", err)
 		os.Exit(1)
 	}
-	if *asJSON {
-		jsonout.Print("crossgpu:", res)
-		return
-	}
-	res.print(os.Stdout)
+	jsonout.Report("crossgpu:", *asJSON, res, res.print)
 }
 
 // measured is one GPU's cache file: valid times by configuration key.

@@ -84,11 +84,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "regmodel:", err)
 		os.Exit(1)
 	}
-	if *asJSON {
-		jsonout.Print("regmodel:", rep)
-		return
-	}
-	rep.write(os.Stdout)
+	jsonout.Report("regmodel:", *asJSON, rep, rep.write)
 }
 
 // Score is how one predictor of the registers does on the rows.

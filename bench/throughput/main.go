@@ -244,11 +244,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "throughput:", err)
 		os.Exit(1)
 	}
-	if *asJSON {
-		jsonout.Print("throughput:", rep)
-		return
-	}
-	rep.print(os.Stdout)
+	jsonout.Report("throughput:", *asJSON, rep, rep.print)
 }
 
 // row of the report: one stencil, or a total.

@@ -5,6 +5,7 @@ package jsonout
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -18,4 +19,14 @@ func Print(prefix string, v any) {
 		fmt.Fprintln(os.Stderr, prefix, err)
 		os.Exit(1)
 	}
+}
+
+// Report prints a program's report v: as Print does with asJSON (its -json flag), else as text
+// writes it to standard output.
+func Report(prefix string, asJSON bool, v any, text func(io.Writer)) {
+	if asJSON {
+		Print(prefix, v)
+		return
+	}
+	text(os.Stdout)
 }
