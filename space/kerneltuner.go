@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"smart/internal/jsonerr"
@@ -262,14 +263,20 @@ func pythonList(text string, kind valueKind) ([]json.RawMessage, error) {
 
 // LabelCode is the integer smart holds for a parameter value that is not an integer (label, its
 // JSON): a number in millionths, so that codes keep the values' order, and a string by a
-// 31-bit FNV-1a hash of it. Every file of a kernel gives a value the same code. A number with
-// more than six decimals, or beyond ±2^53 millionths, has none.
+// 31-bit FNV-1a hash of it, except a string that holds an integer as Python prints it ("16"),
+// which is that integer: Kernel Tuner's key of a configuration holds "16" and 16 alike, and the
+// kernel gets the same text, so a cache of "16" and one of 16 share their configurations. Every
+// file of a kernel gives a value the same code. A number with more than six decimals, or
+// beyond ±2^53 millionths, has none.
 func LabelCode(label json.RawMessage) (int, error) {
 	if string(bytes.TrimSpace(label)) == "null" {
 		return 0, errors.New("null is neither a number nor a string")
 	}
 	var text string
 	if json.Unmarshal(label, &text) == nil {
+		if n, err := strconv.Atoi(text); err == nil && strconv.Itoa(n) == text && math.Abs(float64(n)) <= 1<<53 {
+			return n, nil
+		}
 		h := fnv.New32a()
 		h.Write([]byte(text))
 		return int(h.Sum32() & 0x7fffffff), nil

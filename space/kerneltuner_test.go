@@ -237,7 +237,12 @@ func TestLabelCode(t *testing.T) {
 		{"0.50", 500000, false},
 		{"-1.25", -1250000, false},
 		{"3", 3000000, false},
-		{`"3"`, 906799682, false}, // FNV-1a of "3" is 0x360caa42 (computed apart); its low 31 bits
+		{`"x3"`, 241371996, false}, // FNV-1a of "x3", its low 31 bits (computed apart)
+		// A string of an integer as Python prints it is that integer, as in Kernel Tuner's key:
+		// a cache of ["16", "32"] shares its configurations with one of [16, 32].
+		{`"3"`, 3, false},
+		{`"-16"`, -16, false},
+		{`"03"`, 518876564, false}, // not as Python prints 3: a string like any other
 		{"0.0000001", 0, true},
 		{"null", 0, true},
 		{"[1]", 0, true},
