@@ -186,6 +186,10 @@ func TestDecodeRefuses(t *testing.T) {
 		{"level", `"level": 0.8=>"level": 1.5`, "interval level 1.5"},
 		{"fitted_on", `"fitted_on": [=>"fitted_on": [], "x": [`, "unknown field"},
 		{"truncated", "", "cut short"},
+		{"NaN", `"launch_us": =>"launch_us": NaN, "x_": `, "NaN is not a number JSON allows"},
+		{"Infinity", `"launch_us": =>"launch_us": -Infinity, "x_": `, "Infinity is not a number JSON allows"},
+		{"unknown field's fix", `"compute_scale": =>"compute_scale": 1, "x_": `, `unknown field "x_"; a calibration file (format "smart-calibration/1") has none such`},
+		{"trailing", `"format": =>"format": `, "more follows the end of the file's object"},
 	} {
 		text := mustJSON(t, good)
 		if c.edit != "" {
@@ -194,6 +198,9 @@ func TestDecodeRefuses(t *testing.T) {
 				t.Fatalf("%s: %q not in the file", c.name, from)
 			}
 			text = strings.Replace(text, from, to, 1)
+			if c.name == "trailing" {
+				text += "{}\n"
+			}
 		} else {
 			text = text[:len(text)/2]
 		}
@@ -222,6 +229,18 @@ func TestDecodeRefuses(t *testing.T) {
 	bad.Calibration.OCScale = map[string]float64{"ST": -1}
 	if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), `oc_scale["ST"]`) {
 		t.Errorf("negative OC factor: %v", err)
+	}
+	// An OC factor under a name the model never looks up would leave that OC unscaled.
+	for key, want := range map[string]string{"XX": `oc_scale["XX"]: unknown optimization "XX"`, "TB_ST": `oc_scale["TB_ST"]: name the OC ST_TB`} {
+		bad = *good
+		bad.Calibration.OCScale = map[string]float64{"ST": 1, key: 1}
+		if _, err := Decode("cal.json", strings.NewReader(mustJSON(t, &bad))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("OC factor named %s: %v; want %q", key, err, want)
+		}
+	}
+	// A copy of a good file an editor saved with a byte-order mark reads as the file.
+	if f, err := Decode("cal.json", strings.NewReader("\xef\xbb\xbf"+mustJSON(t, good))); err != nil || f.Calibration.LaunchUs != good.Calibration.LaunchUs {
+		t.Errorf("a byte-order mark: %v", err)
 	}
 	bad = *good
 	bad.FittedOn = nil
@@ -374,7 +393,7 @@ func TestFolds(t *testing.T) {
 			t.Errorf("Folds(%d) passed", want)
 		}
 	}
-	if _, err := (&Data{Groups: d.Groups[:2]}).Folds(0); err == nil || !strings.Contains(err.Error(), "at least 3") {
+	if _, err := (&Data{Groups: d.Groups[:2]}).Folds(0); err == nil || !strings.Contains(err.Error(), "at least 3: give data sets of more stencils") {
 		t.Errorf("two stencils: %v; want too few", err)
 	}
 	many := &Data{}

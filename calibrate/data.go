@@ -141,8 +141,11 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 			grp.Settings = append(grp.Settings, m.Setting)
 			src.Rows++
 		}
-		if src.Rows == 0 {
+		switch {
+		case src.Rows == 0:
 			return nil, fmt.Errorf("data set %s: no row measured ok; nothing to fit or score", dir)
+		case src.Unmodelled == src.Rows: // an AMD GPU's: a table of zeros otherwise
+			return nil, fmt.Errorf("data set %s: the model gives none of its %d rows measured ok a time (the first, %s); nothing to fit or score", dir, src.Rows, src.UnmodelledWhy)
 		}
 		src.Stencils = len(stencils)
 		d.Sources = append(d.Sources, src)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -123,6 +124,9 @@ func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	if len(raw) > maxFileBytes {
 		return fmt.Errorf("%s %s: over %d bytes; not %s", k.kind, name, maxFileBytes, k.what)
 	}
+	// As a stencil file or a data set's meta.json, a file an editor saved with a byte-order
+	// mark reads as without one.
+	raw = bytes.TrimPrefix(raw, utf8BOM)
 	var head struct {
 		Format *string `json:"format"`
 	}
@@ -137,9 +141,37 @@ func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s %s: %w", k.kind, name, jsonerr.Describe(err))
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("%s %s: unknown field %s; %s (format %q) has none such: remove it, or mend its name's spelling", k.kind, name, field, k.what, k.format)
+		}
+		return fmt.Errorf("%s %s: %w%s", k.kind, name, jsonerr.Describe(err), nonNumber(raw, err))
+	}
+	// What follows the object (a second one pasted after it) would be ignored without a word.
+	if more := bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n"); len(more) > 0 {
+		at := len(raw) - len(more) + 1
+		return fmt.Errorf("%s %s: invalid JSON at byte %d: more follows the end of the file's object; %s is one object", k.kind, name, at, k.what)
 	}
 	return nil
+}
+
+// utf8BOM is the byte-order mark with which some programs begin a UTF-8 file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// nonNumber says, for a syntax error of decoding raw at a NaN or an infinity (which Go's and
+// Python's JSON writers give for a float they cannot write), that JSON has no such number; ""
+// for any other error.
+func nonNumber(raw []byte, err error) string {
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) || syn.Offset < 1 || syn.Offset > int64(len(raw)) {
+		return ""
+	}
+	at := raw[syn.Offset-1:]
+	for _, word := range []string{"NaN", "Infinity", "-Infinity", "+Inf", "Inf"} {
+		if bytes.HasPrefix(at, []byte(word)) {
+			return fmt.Sprintf(" (%s is not a number JSON allows: give a finite number)", word)
+		}
+	}
+	return ""
 }
 
 // writeJSON writes v to path, indented, atomically.

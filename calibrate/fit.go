@@ -107,13 +107,24 @@ func (d *Data) Folds(want int) (int, error) {
 	n := len(d.stencils())
 	switch {
 	case n < 3:
-		return 0, fmt.Errorf("calibration: %d stencils measured; leaving one out needs at least 3", n)
+		return 0, fmt.Errorf("calibration: %d stencils measured (%s); leaving some out of each fit needs at least 3: give data sets of more stencils", n, d.stencilNames())
 	case want < 0 || want == 1:
 		return 0, fmt.Errorf("calibration: %d folds; leaving a part of the stencils out needs at least 2 (0: the default)", want)
 	case want == 0:
 		return min(n, DefaultFolds), nil
 	}
 	return min(n, want), nil
+}
+
+// stencilNames lists d's stencils by name, each once, for an error.
+func (d *Data) stencilNames() string {
+	var names []string
+	for _, g := range d.Groups {
+		if !slices.Contains(names, g.Stencil) {
+			names = append(names, g.Stencil)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // stencils are the IDs of d's stencils, sorted.

@@ -73,6 +73,18 @@ func TestLoadRefuses(t *testing.T) {
 		{"a row of another GPU", func(t *testing.T) string {
 			return copyData(t, set, map[string]string{"rows.csv": ",H200,=>,H100-SXM,"})
 		}, []string{"row 1: GPU \"H100-SXM\" is not the data set's H200", "give each GPU's data set separately"}},
+		{"an AMD GPU's, which the model gives no time", func(t *testing.T) string {
+			dir := copyData(t, set, map[string]string{"meta.json": `"gpu": "H200"=>"gpu": "MI250X"`})
+			rows := filepath.Join(dir, "rows.csv")
+			b, err := os.ReadFile(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(rows, []byte(strings.ReplaceAll(string(b), ",H200,", ",MI250X,")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, []string{"j3d19pt: the model gives none of its", "covers NVIDIA GPUs only", "nothing to fit or score"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load([]string{c.dir(t)}, cat)

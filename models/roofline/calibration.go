@@ -118,6 +118,22 @@ func (c *Calibration) Check() error {
 			}
 		}
 	}
+	// The model looks an OC's factor up by its name as smart writes it: any other key would
+	// leave that OC's time unscaled without a word.
+	names := make([]string, 0, len(c.OCScale))
+	for k := range c.OCScale {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		oc, err := smart.ParseCombination(k)
+		switch {
+		case err != nil:
+			return fmt.Errorf("calibration oc_scale[%q]: %w", k, err)
+		case oc.String() != k:
+			return fmt.Errorf("calibration oc_scale[%q]: name the OC %s, as smart writes it", k, oc)
+		}
+	}
 	return nil
 }
 
