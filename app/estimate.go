@@ -26,10 +26,16 @@ type Estimate struct {
 	Source         smart.Source      `json:"source"`
 	// Constants says which of the model's constants gave the estimate: "calibrated" (fitted to
 	// smart's measurements, with Interval from their held-out errors) or "literature".
-	Constants string            `json:"constants"`
-	Estimate  roofline.Estimate `json:"estimate"`
-	Interval  *smart.Interval   `json:"interval,omitempty"`
+	Constants string `json:"constants"`
+	// ConstantsFile is the calibration file of calibrated constants, as given
+	// (embeddedCalibration for smart's own); "" where the caller set none.
+	ConstantsFile string            `json:"constants_file,omitempty"`
+	Estimate      roofline.Estimate `json:"estimate"`
+	Interval      *smart.Interval   `json:"interval,omitempty"`
 }
+
+// embeddedCalibration names the calibration smart embeds, as its outputs call it.
+const embeddedCalibration = "data/calibration/stencil.json"
 
 // EstimateSetting models setting of st under oc on g once the search space has accepted it,
 // with the constants of cal (nil: the literature's) and, with cal, the interval of its
@@ -70,7 +76,11 @@ func (o *Estimate) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
 	if iv := o.Interval; iv != nil {
 		fmt.Fprintf(bw, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
-		fmt.Fprintln(bw, "constants   calibrated: fitted to smart's measurements (data/calibration/stencil.json; --literature for the literature's)")
+		if f := o.ConstantsFile; f != "" && f != embeddedCalibration {
+			fmt.Fprintf(bw, "constants   calibrated: from %s (smart calibrate's fit; --literature for the literature's)\n", f)
+		} else {
+			fmt.Fprintf(bw, "constants   calibrated: fitted to smart's measurements (%s; --literature for the literature's)\n", embeddedCalibration)
+		}
 	} else {
 		fmt.Fprintln(bw, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -107,6 +108,9 @@ type EstimateSettings struct {
 	Catalog string // GPU catalogue file merged over the embedded one; "" for none
 	// Literature uses the architecture literature's constants, not the calibrated ones.
 	Literature bool
+	// Calibration is a smart calibrate file whose constants to use; "" for the embedded
+	// data/calibration/stencil.json.
+	Calibration string
 }
 
 // DefaultSettingError is a stencil that the default setting of an OC does not fit.
@@ -136,7 +140,17 @@ func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s Esti
 		}
 	}
 	var cal *calibrate.File
-	if !s.Literature {
+	calFile := embeddedCalibration
+	switch {
+	case s.Literature && s.Calibration != "":
+		return nil, &SettingError{Field: "Calibration", Value: s.Calibration, Wrong: true,
+			Err: errors.New("a calibration's constants and the literature's exclude each other: give one")}
+	case s.Calibration != "":
+		if cal, err = calibrate.Read(s.Calibration); err != nil {
+			return nil, &SettingError{Field: "Calibration", Err: err}
+		}
+		calFile = s.Calibration
+	case !s.Literature:
 		if cal, err = calibrate.Default(); err != nil {
 			return nil, err
 		}
@@ -149,6 +163,9 @@ func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s Esti
 		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
 	}
 	est.DefaultSetting = s.Setting == ""
+	if cal != nil {
+		est.ConstantsFile = calFile
+	}
 	return est, nil
 }
 

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"smart/calibrate"
 	"smart/generator"
 )
 
@@ -72,6 +75,10 @@ func TestKernelSettingErrors(t *testing.T) {
 			_, err := EstimateStencil(ctx, st, "j3d7pt", EstimateSettings{GPU: "mi250x", OC: "ST_TB"})
 			return err
 		}, "GPU", "NVIDIA GPUs only"},
+		{"estimate calibration and literature", func() error {
+			_, err := EstimateStencil(ctx, st, "j3d7pt", EstimateSettings{GPU: "a100", OC: "ST_TB", Calibration: "c.json", Literature: true})
+			return err
+		}, "Calibration", "exclude each other"},
 		{"estimate setting", func() error {
 			_, err := EstimateStencil(ctx, st, "j3d7pt", EstimateSettings{GPU: "a100", OC: "ST_TB", Setting: "bx=32"})
 			return err
@@ -95,5 +102,55 @@ func TestKernelSettingErrors(t *testing.T) {
 	var ds *DefaultSettingError
 	if !errors.As(err, &ds) || ds.Setting["bx"] != 32 {
 		t.Errorf("the default setting on an 8^3 grid: error %v, want a DefaultSettingError of bx=32", err)
+	}
+}
+
+// TestEstimateCalibrationFile: estimate takes a calibration file's constants and its interval,
+// and says which file they came from; a file that cannot be read is a SettingError of the field
+// that names it, not the caller's usage (the file failed, not the flag).
+func TestEstimateCalibrationFile(t *testing.T) {
+	ctx := context.Background()
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := EstimateStencil(ctx, st, "j2d5pt", EstimateSettings{GPU: "h100-sxm", OC: "CM_TB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The OC's factor multiplies the time after every term: twice it, twice the time.
+	f := *cal
+	f.Calibration.OCScale = maps.Clone(cal.Calibration.OCScale)
+	f.Calibration.OCScale["CM_TB"] *= 2
+	f.Interval.LogLo, f.Interval.LogHi = -0.1, 0.2
+	path := filepath.Join(t.TempDir(), "mine.json")
+	if err := calibrate.Write(path, &f, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := EstimateStencil(ctx, st, "j2d5pt", EstimateSettings{GPU: "h100-sxm", OC: "CM_TB", Calibration: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Estimate.TimeMs / base.Estimate.TimeMs; math.Abs(r-2) > 1e-9 {
+		t.Errorf("time %g with the file's doubled CM_TB factor, %g embedded: ratio %g, want 2", got.Estimate.TimeMs, base.Estimate.TimeMs, r)
+	}
+	if got.Constants != "calibrated" || got.ConstantsFile != path || base.ConstantsFile != embeddedCalibration {
+		t.Errorf("constants %q from %q (embedded: %q)", got.Constants, got.ConstantsFile, base.ConstantsFile)
+	}
+	if iv := got.Interval; iv == nil || math.Abs(iv.LoMs-got.Estimate.TimeMs*math.Exp(-0.1)) > 1e-9 || math.Abs(iv.HiMs-got.Estimate.TimeMs*math.Exp(0.2)) > 1e-9 {
+		t.Errorf("interval %+v around %g, want the file's exp(-0.1)-exp(0.2)", got.Interval, got.Estimate.TimeMs)
+	}
+	var text strings.Builder
+	if err := got.WriteText(&text); err != nil || !strings.Contains(text.String(), "calibrated: from "+path) {
+		t.Errorf("the text does not name the file (%v):\n%s", err, text.String())
+	}
+	_, err = EstimateStencil(ctx, st, "j2d5pt", EstimateSettings{GPU: "h100-sxm", OC: "CM_TB", Calibration: filepath.Join(t.TempDir(), "none.json")})
+	var se *SettingError
+	if !errors.As(err, &se) || se.Field != "Calibration" || se.Wrong || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("a missing file: error %v, want a SettingError of Calibration naming it", err)
 	}
 }

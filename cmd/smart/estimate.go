@@ -21,6 +21,7 @@ func runEstimate(ctx context.Context, e *env, args []string) error {
 		fs.BoolVar(&asJSON, "json", false, "print the estimate as JSON")
 		fs.StringVar(&s.Catalog, "catalog", "", "GPU catalogue file merged over the embedded one")
 		fs.BoolVar(&s.Literature, "literature", false, "use the literature's constants, not the calibrated ones")
+		fs.StringVar(&s.Calibration, "calibration", "", "a `FILE` of constants smart calibrate -o wrote (default: the embedded data/calibration/stencil.json)")
 	})
 	switch {
 	case err != nil:
