@@ -28,14 +28,11 @@ type Estimate struct {
 	// smart's measurements, with Interval from their held-out errors) or "literature".
 	Constants string `json:"constants"`
 	// ConstantsFile is the calibration file of calibrated constants, as given
-	// (embeddedCalibration for smart's own); "" where the caller set none.
+	// (calibrate.EmbeddedName for smart's own); "" where the caller set none.
 	ConstantsFile string            `json:"constants_file,omitempty"`
 	Estimate      roofline.Estimate `json:"estimate"`
 	Interval      *smart.Interval   `json:"interval,omitempty"`
 }
-
-// embeddedCalibration names the calibration smart embeds, as its outputs call it.
-const embeddedCalibration = "data/calibration/stencil.json"
 
 // EstimateSetting models setting of st under oc on g once the search space has accepted it,
 // with the constants of cal (nil: the literature's) and, with cal, the interval of its
@@ -76,10 +73,10 @@ func (o *Estimate) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
 	if iv := o.Interval; iv != nil {
 		fmt.Fprintf(bw, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
-		if f := o.ConstantsFile; f != "" && f != embeddedCalibration {
+		if f := o.ConstantsFile; f != "" && f != calibrate.EmbeddedName {
 			fmt.Fprintf(bw, "constants   calibrated: from %s (smart calibrate's fit; --literature for the literature's)\n", f)
 		} else {
-			fmt.Fprintf(bw, "constants   calibrated: fitted to smart's measurements (%s; --literature for the literature's)\n", embeddedCalibration)
+			fmt.Fprintf(bw, "constants   calibrated: fitted to smart's measurements (%s; --literature for the literature's)\n", calibrate.EmbeddedName)
 		}
 	} else {
 		fmt.Fprintln(bw, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")

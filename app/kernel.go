@@ -140,7 +140,7 @@ func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s Esti
 		}
 	}
 	var cal *calibrate.File
-	calFile := embeddedCalibration
+	calFile := calibrate.EmbeddedName
 	switch {
 	case s.Literature && s.Calibration != "":
 		return nil, &SettingError{Field: "Calibration", Value: s.Calibration, Wrong: true,

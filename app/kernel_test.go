@@ -138,7 +138,7 @@ func TestEstimateCalibrationFile(t *testing.T) {
 	if r := got.Estimate.TimeMs / base.Estimate.TimeMs; math.Abs(r-2) > 1e-9 {
 		t.Errorf("time %g with the file's doubled CM_TB factor, %g embedded: ratio %g, want 2", got.Estimate.TimeMs, base.Estimate.TimeMs, r)
 	}
-	if got.Constants != "calibrated" || got.ConstantsFile != path || base.ConstantsFile != embeddedCalibration {
+	if got.Constants != "calibrated" || got.ConstantsFile != path || base.ConstantsFile != calibrate.EmbeddedName {
 		t.Errorf("constants %q from %q (embedded: %q)", got.Constants, got.ConstantsFile, base.ConstantsFile)
 	}
 	if iv := got.Interval; iv == nil || math.Abs(iv.LoMs-got.Estimate.TimeMs*math.Exp(-0.1)) > 1e-9 || math.Abs(iv.HiMs-got.Estimate.TimeMs*math.Exp(0.2)) > 1e-9 {

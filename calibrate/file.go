@@ -183,6 +183,10 @@ func writeJSON(path string, v any) error {
 	return atomicfile.Write(path, append(raw, '\n'))
 }
 
+// EmbeddedName is what the embedded calibration is called in errors and outputs: the file of
+// the repository it was built from.
+const EmbeddedName = "data/calibration/stencil.json"
+
 // Default returns the embedded calibration: the constants fitted to smart's own measurements.
 func Default() (*File, error) {
 	f, _, err := DefaultOrigin()
@@ -192,7 +196,7 @@ func Default() (*File, error) {
 // DefaultOrigin returns the embedded calibration as Default does, and where its constants come
 // from as ReadOrigin says it (the file as data/calibration/stencil.json).
 func DefaultOrigin() (*File, dataset.Constants, error) {
-	f, c, err := decodeOrigin("data/calibration/stencil.json", bytes.NewReader(data.Calibration()))
+	f, c, err := decodeOrigin(EmbeddedName, bytes.NewReader(data.Calibration()))
 	if err != nil {
 		return nil, c, fmt.Errorf("the embedded calibration is broken (a bug in this build): %w", err)
 	}

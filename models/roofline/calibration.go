@@ -2,8 +2,9 @@ package roofline
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"smart"
 )
@@ -106,33 +107,33 @@ func (c *Calibration) Check() error {
 	for _, m := range []struct {
 		name string
 		v    map[string]float64
-	}{{"copy_gbs", c.CopyGBs}, {"oc_scale", c.OCScale}} {
-		keys := make([]string, 0, len(m.v))
-		for k := range m.v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		key  func(string) error // nil: any key
+	}{{"copy_gbs", c.CopyGBs, nil}, {"oc_scale", c.OCScale, ocScaleKey}} {
+		for _, k := range slices.Sorted(maps.Keys(m.v)) {
 			if v := m.v[k]; !(v > 0) || math.IsInf(v, 0) {
 				return fmt.Errorf("calibration %s[%q] is %g; it must be a positive number", m.name, k, v)
 			}
+			if m.key == nil {
+				continue
+			}
+			if err := m.key(k); err != nil {
+				return fmt.Errorf("calibration %s[%q]: %w", m.name, k, err)
+			}
 		}
 	}
-	// The model looks an OC's factor up by its name as smart writes it: any other key would
-	// leave that OC's time unscaled without a word.
-	names := make([]string, 0, len(c.OCScale))
-	for k := range c.OCScale {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		oc, err := smart.ParseCombination(k)
-		switch {
-		case err != nil:
-			return fmt.Errorf("calibration oc_scale[%q]: %w", k, err)
-		case oc.String() != k:
-			return fmt.Errorf("calibration oc_scale[%q]: name the OC %s, as smart writes it", k, oc)
-		}
+	return nil
+}
+
+// ocScaleKey refuses an oc_scale key that is not an OC's name as smart writes it: the model
+// looks an OC's factor up by that name, so any other key would leave its time unscaled without a
+// word.
+func ocScaleKey(k string) error {
+	oc, err := smart.ParseCombination(k)
+	switch {
+	case err != nil:
+		return err
+	case oc.String() != k:
+		return fmt.Errorf("name the OC %s, as smart writes it", oc)
 	}
 	return nil
 }
