@@ -82,6 +82,9 @@ func (o *Estimate) WriteText(w io.Writer) error {
 		fmt.Fprintln(bw, "constants   the literature's (DRAM at 85% of peak bandwidth), not fitted to measurements")
 	}
 	fmt.Fprintf(bw, "  DRAM      %.4g ms  %s per step; L2 serves %.0f%% of halo re-reads\n", est.DRAMMs, siBytes(est.DRAMBytes), 100*est.L2HaloHit)
+	if est.L2Ms > 0 {
+		fmt.Fprintf(bw, "  L2        %.4g ms  %s per step: every block's region, halos included, and the output\n", est.L2Ms, siBytes(est.L2Bytes))
+	}
 	fmt.Fprintf(bw, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
 	fmt.Fprintf(bw, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
 	fmt.Fprintf(bw, "  barriers  %.4g ms\n", est.BarrierMs)

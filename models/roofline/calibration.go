@@ -31,6 +31,8 @@ type terms struct {
 	localPerPoint               float64 // 32-bit values in local memory per point a thread computes (Usage.LocalRegs)
 	computed                    float64 // points computed per launch
 	sectorEff                   float64 // bytes a block's rows use of the 32-byte sectors they touch
+	streamRun                   float64 // elements a thread walks along x, streaming along x; 0 otherwise
+	l2Bytes                     float64 // bytes between L2 and the SMs per launch: every block's input region, and the output
 	onChipNoReuse, issueNoReuse float64 // onChipCycles and issueCycles without block merging's shared loads
 	moved                       float64 // bytes a launch must move at least: its input read once, its output written once
 	fmas                        float64 // FMAs a step must do at least: one per point access of every grid point
@@ -70,11 +72,11 @@ type Calibration struct {
 	// computed (smart.Usage.LocalRegs, spread over the thread's points), in cycles of an SM; 0
 	// (the literature's, and a calibration from before the term) ignores them.
 	LocalCycles float64 `json:"local_cycles"`
-	// Overlap is how the DRAM, on-chip and compute times of a launch combine: 0 is the slowest
+	// Overlap is how the DRAM, L2, on-chip and compute times of a launch combine: 0 is the slowest
 	// of them (perfect overlap), p > 0 their p-norm (p = 1: no overlap at all).
 	Overlap float64 `json:"overlap"`
-	// Narrow is the power of the sector efficiency of a block's rows that divides the DRAM time
-	// (0: narrow blocks cost nothing more).
+	// Narrow is the power of the sector efficiency of a block's rows that divides the DRAM and
+	// L2 times (0: narrow blocks cost nothing more).
 	Narrow float64 `json:"narrow"`
 	// NoReuse is the share, in log terms, of the loads block merging shares between a thread's
 	// points that are issued anyway (0: all shared, as counted).
@@ -85,6 +87,17 @@ type Calibration struct {
 	// OCScale multiplies the time of each OC's kernels (by name; missing: 1): what the code of
 	// an optimization costs that no term counts.
 	OCScale map[string]float64 `json:"oc_scale,omitempty"`
+	// StreamReuse is how much of the x run a block streaming along x walks its 32-byte sectors
+	// serve, as a power of the run (0: none, each plane's element brings a sector of its own;
+	// 1: the whole run, as a block reading rows that long): a sector fetched for one plane holds
+	// the next planes' elements, which then come from cache, and each load brings them ahead.
+	StreamReuse float64 `json:"stream_reuse,omitempty"`
+	// L2Cycles is the SM cycles a 32-byte sector between L2 and the SMs takes, each SM moving
+	// its share (0: not counted, as before the term): every block reads its whole input region
+	// through L2, halos included, which short streams and small tiles multiply. In SM cycles,
+	// not as a share of DRAM's rate: GPUs of one die (the H100 and H200) share an L2 whatever
+	// memory they carry.
+	L2Cycles float64 `json:"l2_cycles,omitempty"`
 	// WavePower is the power of the last wave's efficiency that divides the time (1: a partial
 	// wave takes as long as a full one; below 1, its blocks run faster with the GPU to
 	// themselves).
@@ -222,7 +235,14 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	est.OccRegs, est.Occupancy, est.BlocksPerSM, est.OccLimit = regs, occ.fraction, occ.blocksPerSM, occ.limit
 	est.Waves, est.WaveEff = m.waves(tm.blocks, occ)
 	warps := float64(occ.warps)
-	bytesInFlight := warps * m.sms * 32 * tm.elem * tm.inFlight
+	sectorEff, loadBytes := tm.sectorEff, tm.elem
+	if tm.streamRun > 0 && c.StreamReuse > 0 {
+		run := tm.elem * math.Pow(tm.streamRun, c.StreamReuse)
+		sectorEff = run / (run + 32)
+		loadBytes = tm.elem * math.Pow(math.Min(tm.streamRun, 32/tm.elem), c.StreamReuse)
+	}
+	narrow := math.Pow(sectorEff, c.Narrow)
+	bytesInFlight := warps * m.sms * 32 * loadBytes * tm.inFlight
 	dramEff := math.Min(1, bytesInFlight/(m.bandwidth*c.DRAMLatency/m.clock))
 	latency, scale := c.L1Latency, c.L1Scale
 	if tm.shared {
@@ -235,14 +255,15 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 		issueCycles = math.Pow(issueCycles, 1-c.NoReuse) * math.Pow(tm.issueNoReuse, c.NoReuse)
 	}
 	fmaEff := math.Min(1, warps*tm.ilp/(m.fmaLatency*tm.lanes/32))
-	parts := [3]struct {
+	parts := [4]struct {
 		name string
 		sec  float64
 		eff  float64
 	}{
-		{"memory", tm.dram / (c.bandwidth(m) * dramEff * math.Pow(tm.sectorEff, c.Narrow)), dramEff},
+		{"memory", tm.dram / (c.bandwidth(m) * dramEff * narrow), dramEff},
 		{"on-chip", scale * onChipCycles / ldEff / m.clock, ldEff},
 		{"compute", math.Max(tm.fmaCycles/fmaEff, c.ComputeScale*issueCycles) / m.clock, fmaEff},
+		{"L2", c.L2Cycles * tm.l2Bytes / 32 / m.sms / m.clock / narrow, 1},
 	}
 	body := 0.0
 	for _, p := range parts {
@@ -277,6 +298,7 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	launch := c.LaunchUs * 1e-6
 	est.DRAMMs = parts[0].sec / tm.steps * 1e3
 	est.OnChipMs = parts[1].sec / tm.steps * 1e3
+	est.L2Ms = parts[3].sec / tm.steps * 1e3
 	est.ComputeMs = parts[2].sec / tm.steps * 1e3
 	est.BarrierMs = barrier / tm.steps * 1e3
 	est.LaunchMs = launch / tm.steps * 1e3

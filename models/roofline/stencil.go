@@ -16,10 +16,13 @@ import (
 type Estimate struct {
 	GPU    string  `json:"gpu"`
 	TimeMs float64 `json:"time_ms"` // per time step
-	Bound  string  `json:"bound"`   // "memory", "on-chip", "compute", "latency", "launch", CopyFloor or FMAFloor
+	Bound  string  `json:"bound"`   // "memory", "L2", "on-chip", "compute", "latency", "launch", CopyFloor or FMAFloor
 
-	DRAMMs    float64 `json:"dram_ms"`    // DRAM traffic at the achievable bandwidth
-	OnChipMs  float64 `json:"on_chip_ms"` // shared memory or L1 loads and stores
+	DRAMMs   float64 `json:"dram_ms"`    // DRAM traffic at the achievable bandwidth
+	OnChipMs float64 `json:"on_chip_ms"` // shared memory or L1 loads and stores
+	// L2Ms is the bytes between L2 and the SMs (L2Bytes) at the calibration's L2 cost; 0 where
+	// it counts none (the literature's constants).
+	L2Ms      float64 `json:"l2_ms"`
 	ComputeMs float64 `json:"compute_ms"` // FMA pipe or instruction issue, whichever is slower
 	BarrierMs float64 `json:"barrier_ms"` // __syncthreads not hidden by other resident blocks
 	LaunchMs  float64 `json:"launch_ms"`  // launch overhead (one launch per TT steps)
@@ -30,6 +33,7 @@ type Estimate struct {
 	FloorBy string  `json:"floor_by"`
 
 	DRAMBytes     float64 `json:"dram_bytes"`
+	L2Bytes       float64 `json:"l2_bytes"`        // every block's input region, halos included, and the output
 	FLOPs         float64 `json:"flops"`           // 2 per point access, redundant (halo) computation included
 	Intensity     float64 `json:"intensity"`       // FLOPs per DRAM byte
 	LoadsPerPoint float64 `json:"loads_per_point"` // shared/L1 loads per computed point
@@ -315,11 +319,14 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, f stencilFacts) (Es
 	run := float64(tile[0]+2*halo) * elem
 	if t.StreamAxis == 0 {
 		run = elem // a plane across x: every row of the block is one element wide
+		tm.streamRun = float64(t.SB + 2*halo)
 	}
+	tm.l2Bytes = elem * (float64(blocks)*region + points)
 	tm.sectorEff = run / (run + 32)
 
 	steps := float64(tt)
 	est.DRAMBytes = dram / steps
+	est.L2Bytes = tm.l2Bytes / steps
 	est.FLOPs = 2 * nnz * computed / steps
 	est.Intensity = est.FLOPs / est.DRAMBytes
 	est.LoadsPerPoint = perPoint

@@ -717,3 +717,98 @@ func TestOccRegs(t *testing.T) {
 		}
 	}
 }
+
+// TestL2Cycles: every block reads its whole input region through L2, halos included, and the
+// output goes back through it: for a 2-D order-1 star streamed along y one row a block (sb=1),
+// 256 wide, on an 8192x8192 float64 grid, 32 x 8192 blocks of 258 x 3 elements plus the grid's
+// 8192^2 points, 8 bytes each (computed by hand). With L2Cycles c the L2 part is c SM cycles a
+// 32-byte sector, the SMs sharing them, and such short streams are L2-bound.
+func TestL2Cycles(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
+	g := gpu(t, "h100-sxm")
+	short := tuning(t, st, smart.Combination(smart.ST), smart.Setting{"bx": 256, "by": 1, "shared": 1, "const": 0, "sd": 2, "sb": 1, "ufx": 1, "ufy": 1})
+	_, tm, err := analyse(st, short, g, factsOf(st, loadsPerPoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 8.0 * (32*8192*258*3 + 8192*8192); tm.l2Bytes != want {
+		t.Errorf("L2 bytes %.0f, want %.0f", tm.l2Bytes, want)
+	}
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := literature(m)
+	off.Narrow = 1 // the rows' sectors count on L2 as on DRAM
+	on := off
+	on.L2Cycles = 4
+	a, err := ModelWith(st, short, g, &off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ModelWith(st, short, g, &on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Bound != "L2" || !(b.TimeMs > a.TimeMs) {
+		t.Errorf("sb=1 with L2Cycles 4: bound %s, %.4g ms (without: %s, %.4g ms); want L2-bound and slower", b.Bound, b.TimeMs, a.Bound, a.TimeMs)
+	}
+	// The H200 is the H100's die with more and faster memory: the same L2 time, less DRAM time.
+	h200 := gpu(t, "h200")
+	c, err := ModelWith(st, short, h200, &on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.L2Ms != b.L2Ms || !(c.DRAMMs < b.DRAMMs) {
+		t.Errorf("H200: L2 %.6g ms, DRAM %.6g ms; want the H100's L2 (%.6g ms) and less than its DRAM (%.6g ms)", c.L2Ms, c.DRAMMs, b.L2Ms, b.DRAMMs)
+	}
+	// The sectors over the SMs at their clock, the row's sector efficiency and the wave's, per step.
+	want := on.L2Cycles * tm.l2Bytes / 32 / m.sms / m.clock / math.Pow(tm.sectorEff, on.Narrow) / math.Pow(b.WaveEff, on.WavePower) / tm.steps * 1e3
+	if got := b.TimeMs - b.BarrierMs - b.LaunchMs; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("L2-bound time %.6g ms, want %.6g", got, want)
+	}
+}
+
+// TestStreamReuse: a block streaming along x reads each row one element a plane; StreamReuse 1
+// counts the sectors over the run the thread walks (sb + 2h elements) and each load as bringing
+// a sector's worth ahead. For sb=64 and order 1 in float64 the run is 66 elements, 528 bytes:
+// sector efficiency 528/560 against 8/40, and 32 bytes a load against 8. With DRAM latency
+// hidden the DRAM time falls by the efficiencies' ratio alone, with it exposed by 4 more;
+// StreamReuse 0 leaves the estimate as it was, and a block streaming along y is unchanged.
+func TestStreamReuse(t *testing.T) {
+	st := star(t, 2, 1, smart.Float64, [3]int{8192, 8192, 1})
+	g := gpu(t, "h100-sxm")
+	alongX := tuning(t, st, smart.Combination(smart.ST), smart.Setting{"bx": 1, "by": 256, "shared": 1, "const": 0, "sd": 1, "sb": 64, "ufx": 1, "ufy": 1})
+	alongY := tuning(t, st, smart.Combination(smart.ST), smart.Setting{"bx": 256, "by": 1, "shared": 1, "const": 0, "sd": 2, "sb": 64, "ufx": 1, "ufy": 1})
+	m, err := newMachine(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	effs := (8.0 / 40) / (528.0 / 560)
+	for _, tc := range []struct {
+		name    string
+		latency float64 // DRAM cycles
+		ratio   float64 // DRAM time with StreamReuse 1 over 0
+	}{{"latency hidden", 1, effs}, {"latency exposed", 1e6, effs / 4}} {
+		off := literature(m)
+		off.Narrow, off.DRAMLatency = 1, tc.latency
+		on := off
+		on.StreamReuse = 1
+		a, err := ModelWith(st, alongX, g, &off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ModelWith(st, alongX, g, &on)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.DRAMMs / a.DRAMMs; math.Abs(got/tc.ratio-1) > 1e-9 {
+			t.Errorf("%s: DRAM time with reuse over without %.6g, want %.6g", tc.name, got, tc.ratio)
+		}
+		y0, _ := ModelWith(st, alongY, g, &off)
+		y1, _ := ModelWith(st, alongY, g, &on)
+		if y0 != y1 {
+			t.Errorf("%s: streaming along y changed with StreamReuse: %+v against %+v", tc.name, y1, y0)
+		}
+	}
+}

@@ -50,6 +50,8 @@ var fitted = []struct {
 	{"no_reuse", func(c *Calibration) *float64 { return &c.NoReuse }, 0, 1, 0},
 	{"wave_power", func(c *Calibration) *float64 { return &c.WavePower }, 0, 1.5, 0},
 	{"reg_scale", func(c *Calibration) *float64 { return &c.RegScale }, 0.25, 2, 0},
+	{"stream_reuse", func(c *Calibration) *float64 { return &c.StreamReuse }, 0, 1, 0},
+	{"l2_cycles", func(c *Calibration) *float64 { return &c.L2Cycles }, 0, 8, 0},
 }
 
 // priorWeight pulls each fitted constant toward its start (fitStart), on the bounded coordinate
@@ -64,6 +66,7 @@ func fitStart(m machine, copyGBs map[string]float64) Calibration {
 	c := literature(m)
 	c.CopyGBs = copyGBs
 	c.SpillCycles, c.LocalCycles, c.Overlap, c.Narrow, c.WavePower, c.NoReuse = 1, 1, 8, 0.5, 0.8, 0.3
+	c.StreamReuse, c.L2Cycles = 0.5, 1.5
 	return c
 }
 

@@ -224,7 +224,9 @@ func TestFitStencilKeepsUndetermined(t *testing.T) {
 		{"barrier_stream_cycles", cal.BarrierStream, start.BarrierStream},
 		{"barrier_tiled_cycles", cal.BarrierTiled, start.BarrierTiled},
 	} {
-		if math.Abs(c.got/c.want-1) > 0.01 {
+		// Within 5%: the simplex stops within its tolerance of the start along a flat
+		// direction (1.9% with 19 constants); without the pull it ends several times off.
+		if math.Abs(c.got/c.want-1) > 0.05 {
 			t.Errorf("%s %.4g; want the start's %.4g (no sample depends on it)", c.name, c.got, c.want)
 		}
 	}
