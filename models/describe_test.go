@@ -25,9 +25,11 @@ func TestSourceCounts(t *testing.T) {
 func TestHeaderTrainingData(t *testing.T) {
 	h := Header{Data: []DataRef{
 		{Path: "runs/a", Rows: 10, Sources: map[string]int{"measured": 10}, GPUs: []string{"V100"}},
-		{Path: filepath.Join(t.TempDir(), "b"), Rows: 2, Sources: map[string]int{"simulated": 20}, GPUs: []string{"A100", "T4"}},
+		{Path: filepath.Join(t.TempDir(), "b"), Rows: 2, Sources: map[string]int{"simulated": 20}, GPUs: []string{"A100", "T4"},
+			Constants: []string{"the literature's constants", "the constants of calibration cal.json (sha256 0123456789ab)"}},
 	}}
-	want := "runs/a (10 rows; 10 measured measurements; GPUs V100), " + h.Data[1].Path + " (2 rows; 20 simulated measurements; GPUs A100,T4)"
+	want := "runs/a (10 rows; 10 measured measurements; GPUs V100), " + h.Data[1].Path + " (2 rows; 20 simulated measurements; GPUs A100,T4; " +
+		"simulated with the literature's constants and the constants of calibration cal.json (sha256 0123456789ab))"
 	if got := h.TrainingData(); got != want {
 		t.Errorf("TrainingData = %q, want %q", got, want)
 	}

@@ -113,6 +113,10 @@ type DataRef struct {
 	Sources map[string]int `json:"sources"`           // ok measurements behind them per source: measured, imported, simulated
 	GPUs    []string       `json:"gpus"`              // catalogue names
 	Devices []string       `json:"devices,omitempty"` // devices as they named themselves
+	// Constants names the analytic model's constants behind the data set's simulated rows, as
+	// the data set records them (dataset.Constants.String(): the literature's, or a calibration
+	// file with its sha256), each kind once; none where it records none.
+	Constants []string `json:"constants,omitempty"`
 }
 
 // Metrics summarises a cross-validation. Percentages are in percent.

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func runtimeHeader() *models.Header {
 	return &models.Header{
 		Kind: "linear", Task: models.Runtime, Target: models.TargetLnMs, Features: []string{"a", "b"},
 		Data: []models.DataRef{{Path: "data/sim3d", ID: "abc", Rows: 10, Sources: map[string]int{"simulated": 10},
-			GPUs: []string{"A100-40GB"}}},
+			GPUs: []string{"A100-40GB"}, Constants: []string{"the literature's constants"}}},
 		CV:      &models.Metrics{Folds: 5, Grouping: "stencil", Rows: 10, MAPE: 12.5},
 		Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 	}
@@ -120,7 +121,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if batch[0] != 1 || math.Abs(batch[1]-math.E) > 1e-12 {
 		t.Errorf("PredictBatch = %v", batch)
 	}
-	if m.Header.CV.MAPE != 12.5 || m.Header.Data[0].Sources["simulated"] != 10 || !m.Header.Created.Equal(h.Created) {
+	if m.Header.CV.MAPE != 12.5 || m.Header.Data[0].Sources["simulated"] != 10 || !m.Header.Created.Equal(h.Created) ||
+		!slices.Equal(m.Header.Data[0].Constants, h.Data[0].Constants) {
 		t.Errorf("header did not survive: %+v", m.Header)
 	}
 	if string(m.Header.Hyper) != `{"width":2}` {

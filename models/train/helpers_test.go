@@ -66,6 +66,12 @@ func synthDataSet(t testing.TB, n int, gpus []string, seed uint64) string {
 // synthDataSetFrom is synthDataSet with rows that claim the given source.
 func synthDataSetFrom(t testing.TB, n int, gpus []string, seed uint64, source smart.Source) string {
 	t.Helper()
+	return synthDataSetWith(t, n, gpus, seed, source, dataset.Constants{})
+}
+
+// synthDataSetWith is synthDataSetFrom whose devices record the analytic model's constants c.
+func synthDataSetWith(t testing.TB, n int, gpus []string, seed uint64, source smart.Source, c dataset.Constants) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "synth")
 	cat, err := catalog.Default()
 	if err != nil {
@@ -73,7 +79,7 @@ func synthDataSetFrom(t testing.TB, n int, gpus []string, seed uint64, source sm
 	}
 	meta := dataset.Meta{Sources: []smart.Source{source}, Params: dataset.StencilParams(), AllowMixed: len(gpus) > 1}
 	for _, g := range gpus {
-		meta.Devices = append(meta.Devices, dataset.Device{GPU: g, Name: g + " (synthetic test formula)"})
+		meta.Devices = append(meta.Devices, dataset.Device{GPU: g, Name: g + " (synthetic test formula)", Constants: c})
 	}
 	w, err := dataset.Create(dir, meta)
 	if err != nil {

@@ -333,6 +333,9 @@ func newRef(src source) models.DataRef {
 			ref.GPUs = append(ref.GPUs, d.GPU)
 		}
 		ref.Devices = append(ref.Devices, d.Name)
+		if d.Constants.Origin != "" && !slices.Contains(ref.Constants, d.Constants.String()) {
+			ref.Constants = append(ref.Constants, d.Constants.String())
+		}
 	}
 	return ref
 }

@@ -289,8 +289,19 @@ var errStale = errors.New("stale")
 // model gives now: one timed row in every is simulated again and compared (status and time, to
 // 1e-9), and the first that differs is described; "" where all agree. A work directory keys its
 // data sets by their constants, not by the model's code, which a change of its terms (a floor,
-// a barrier count) leaves stale.
+// a barrier count) leaves stale. A data set that records other constants than opt's (or none,
+// built before data sets recorded them) is stale too: the models trained on it would name them.
 func Stale(ctx context.Context, dir string, opt Options, every int) (string, error) {
+	meta, err := dataset.ReadMeta(dir)
+	if err != nil {
+		return "", err
+	}
+	want := cmp.Or(opt.Origin, dataset.Constants{Origin: dataset.ConstantsLiterature})
+	for _, d := range meta.Devices {
+		if !d.Constants.Same(want) {
+			return fmt.Sprintf("it records %s on %s, the options %s", d.Constants, d.GPU, want), nil
+		}
+	}
 	cat, err := catalog.Default()
 	if err != nil {
 		return "", err

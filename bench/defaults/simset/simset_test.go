@@ -2,9 +2,11 @@ package simset
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -249,6 +251,29 @@ func TestStale(t *testing.T) {
 	why, err := Stale(context.Background(), dir, other, 1)
 	if err != nil || !strings.Contains(why, "ms now") {
 		t.Errorf("under other constants: %q (%v); want the first timed row described", why, err)
+	}
+
+	// The same times, but recorded as other constants, or as none (a data set from before data
+	// sets recorded them): stale, so that the models trained on it name the right ones.
+	named := opt
+	named.Origin = dataset.Constants{Origin: dataset.ConstantsCalibration, File: "cal.json", SHA256: "0123456789ab"}
+	if why, err := Stale(context.Background(), dir, named, 1); err != nil || !strings.Contains(why, "records the literature's constants on T4, the options the constants of calibration cal.json") {
+		t.Errorf("other recorded constants: %q (%v); want them named", why, err)
+	}
+	meta, err := dataset.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.Devices[0].Constants = dataset.Constants{}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why, err := Stale(context.Background(), dir, opt, 1); err != nil || !strings.Contains(why, "records unknown constants (not recorded) on T4") {
+		t.Errorf("no constants recorded: %q (%v); want it stale", why, err)
 	}
 }
 
