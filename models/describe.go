@@ -25,18 +25,22 @@ func SourceCounts(m map[string]int) string {
 func (h Header) TrainingData() string {
 	var parts []string
 	for _, d := range h.Data {
-		parts = append(parts, fmt.Sprintf("%s (%d rows; %s; GPUs %s%s)", d.Path, d.Rows, SourceCounts(d.Sources), strings.Join(d.GPUs, ","), d.simulatedWith()))
+		about := fmt.Sprintf("%s (%d rows; %s; GPUs %s", d.Path, d.Rows, SourceCounts(d.Sources), strings.Join(d.GPUs, ","))
+		if w := d.SimulatedWith(); w != "" {
+			about += "; " + w
+		}
+		parts = append(parts, about+")")
 	}
 	return strings.Join(parts, ", ")
 }
 
-// simulatedWith says which constants of the analytic model simulated the data set's rows, after
-// a separator, or "" where it records none.
-func (d DataRef) simulatedWith() string {
+// SimulatedWith says which constants of the analytic model simulated the data set's rows
+// ("simulated with ..."), or "" where it records none.
+func (d DataRef) SimulatedWith() string {
 	if len(d.Constants) == 0 {
 		return ""
 	}
-	return "; simulated with " + strings.Join(d.Constants, " and ")
+	return "simulated with " + strings.Join(d.Constants, " and ")
 }
 
 // TrainedOn returns those of dirs the model was trained on, comma-separated, or "": scores on

@@ -20,7 +20,7 @@ type Estimate struct {
 
 	DRAMMs   float64 `json:"dram_ms"`    // DRAM traffic at the achievable bandwidth
 	OnChipMs float64 `json:"on_chip_ms"` // shared memory or L1 loads and stores
-	// L2Ms is the bytes between L2 and the SMs (L2Bytes) at the calibration's L2 cost; 0 where
+	// L2Ms is the bytes between L2 and the SMs (L2Bytes) at the calibration's L2Cycles; 0 where
 	// it counts none (the literature's constants).
 	L2Ms      float64 `json:"l2_ms"`
 	ComputeMs float64 `json:"compute_ms"` // FMA pipe or instruction issue, whichever is slower

@@ -22,8 +22,8 @@ func (s *Set) Describe() string {
 	fmt.Fprintf(&b, "data: %d rows of %d columns, %d %s, GPUs %s", s.Data.Rows(), len(s.Data.Features), len(groups), what, strings.Join(s.GPUNames(), ", "))
 	for _, r := range s.Refs {
 		fmt.Fprintf(&b, "\n  %s: %d rows from %s", r.Path, r.Rows, models.SourceCounts(r.Sources))
-		if len(r.Constants) > 0 {
-			fmt.Fprintf(&b, ", simulated with %s", strings.Join(r.Constants, " and "))
+		if w := r.SimulatedWith(); w != "" {
+			fmt.Fprintf(&b, ", %s", w)
 		}
 	}
 	if s.Data.Task == models.Select {

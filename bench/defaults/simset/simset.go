@@ -290,7 +290,7 @@ var errStale = errors.New("stale")
 // 1e-9), and the first that differs is described; "" where all agree. A work directory keys its
 // data sets by their constants, not by the model's code, which a change of its terms (a floor,
 // a barrier count) leaves stale. A data set that records other constants than opt's (or none,
-// built before data sets recorded them) is stale too: the models trained on it would name them.
+// built before data sets recorded them) is stale too: the models trained on it would name the wrong ones.
 func Stale(ctx context.Context, dir string, opt Options, every int) (string, error) {
 	meta, err := dataset.ReadMeta(dir)
 	if err != nil {
