@@ -32,9 +32,9 @@ import (
 
 // Residual is the median ln(modelled/measured) over a group of variants.
 type Residual struct {
-	Group  string
-	N      int
-	Median float64
+	Group  string  `json:"group"`
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
 }
 
 // residuals groups the fit's log errors by what the model's terms depend on.
@@ -93,11 +93,11 @@ func spearmanByOC(g *calibrate.Group, cal *roofline.Calibration) map[smart.Combi
 
 // Report is what the command prints.
 type Report struct {
-	Calibration *calibrate.File
+	Calibration *calibrate.File `json:"calibration"`
 	// PerOC is the median over fit stencils of the Spearman within each OC, before and after
 	// (each stencil with the constants fitted without it).
-	PerOC     map[string][2]float64
-	Residuals []Residual // of the fit of every fit stencil
+	PerOC     map[string][2]float64 `json:"per_oc"`
+	Residuals []Residual            `json:"residuals"` // of the fit of every fit stencil
 }
 
 func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {

@@ -137,43 +137,44 @@ func load(path string, cat *catalog.Catalog) (*measured, error) {
 
 // pairResult is one row of the table.
 type pairResult struct {
-	From, To       string
-	Configs        int     // configurations valid on both that the model can place on both GPUs
-	Rejected       int     // configurations valid on both that the model thinks cannot run on one of them
-	ModelMAPE      float64 // percent
-	BaselineMAPE   float64 // percent
-	ModelTransfer  float64 // percent of B's optimum reached by the configuration picked from A
-	BaseTransfer   float64
-	ModelPick      string
-	BaselineRatio  float64
+	From           string                    `json:"from"`
+	To             string                    `json:"to"`
+	Configs        int                       `json:"configs"`        // configurations valid on both that the model can place on both GPUs
+	Rejected       int                       `json:"rejected"`       // configurations valid on both that the model thinks cannot run on one of them
+	ModelMAPE      float64                   `json:"model_mape"`     // percent
+	BaselineMAPE   float64                   `json:"baseline_mape"`  // percent
+	ModelTransfer  float64                   `json:"model_transfer"` // percent of B's optimum reached by the configuration picked from A
+	BaseTransfer   float64                   `json:"base_transfer"`
+	ModelPick      string                    `json:"model_pick"`
+	BaselineRatio  float64                   `json:"baseline_ratio"`
 	Calibration    *roofline.ConvCalibration `json:",omitempty"`
-	ModelPickTime  float64                   // ms on B, 0 where the pick failed on B
-	TargetOptimum  float64                   // ms
-	BaselinePickMs float64
+	ModelPickTime  float64                   `json:"model_pick_time"` // ms on B, 0 where the pick failed on B
+	TargetOptimum  float64                   `json:"target_optimum"`  // ms
+	BaselinePickMs float64                   `json:"baseline_pick_ms"`
 }
 
 // targetResult is one row of the second table: how close to a GPU's optimum a pick made without
 // its measurements comes, in percent (0 where the pick failed there).
 type targetResult struct {
-	GPU string
+	GPU string `json:"gpu"`
 	// AnalyticPick: the configuration the uncalibrated model predicts fastest on the GPU,
 	// among those measured on it that the model can place.
-	AnalyticPick float64
+	AnalyticPick float64 `json:"analytic_pick"`
 	// SameVendor: the fastest configuration of each other GPU of its vendor, run on it.
-	SameVendor []float64
+	SameVendor []float64 `json:"same_vendor"`
 	// MeanSameVendor is SameVendor's mean.
-	MeanSameVendor float64
+	MeanSameVendor float64 `json:"mean_same_vendor"`
 }
 
 type result struct {
-	Source            string
-	Seed              uint64
-	Pairs             []pairResult
-	Targets           []targetResult
-	MeanModelMAPE     float64
-	MeanBaselineMAPE  float64
-	MeanModelTransfer float64
-	MeanBaseTransfer  float64
+	Source            string         `json:"source"`
+	Seed              uint64         `json:"seed"`
+	Pairs             []pairResult   `json:"pairs"`
+	Targets           []targetResult `json:"targets"`
+	MeanModelMAPE     float64        `json:"mean_model_mape"`
+	MeanBaselineMAPE  float64        `json:"mean_baseline_mape"`
+	MeanModelTransfer float64        `json:"mean_model_transfer"`
+	MeanBaseTransfer  float64        `json:"mean_base_transfer"`
 }
 
 // machineTerms reads the stencil calibration of -machine; nil for none.

@@ -249,37 +249,47 @@ func main() {
 
 // row of the report: one stencil, or a total.
 type row struct {
-	Set, Name         string
-	Dims, Rows        int
-	Scale             float64 // time factor to the campaign grid
-	FullS, CutS       float64 // GPU seconds, kernels and resets
-	Stopped, Slow     int
-	Full, Near        int
-	BestOC, BestOCCut string // the stencil's best OC under each protocol
-	LabelsSame        bool
-	OCLabelChanges    int
+	Set            string  `json:"set"`
+	Name           string  `json:"name"`
+	Dims           int     `json:"dims"`
+	Rows           int     `json:"rows"`
+	Scale          float64 `json:"scale"`  // time factor to the campaign grid
+	FullS          float64 `json:"full_s"` // GPU seconds, kernels and resets (CutS: under the cut protocol)
+	CutS           float64 `json:"cut_s"`
+	Stopped        int     `json:"stopped"`
+	Slow           int     `json:"slow"`
+	Full           int     `json:"full"`
+	Near           int     `json:"near"`
+	BestOC         string  `json:"best_oc"` // the stencil's best OC under each protocol (BestOCCut: cut)
+	BestOCCut      string  `json:"best_oc_cut"`
+	LabelsSame     bool    `json:"labels_same"`
+	OCLabelChanges int     `json:"oc_label_changes"`
 }
 
 type report struct {
-	Order    string
-	Stencils []row
+	Order    string `json:"order"`
+	Stencils []row  `json:"stencils"`
 	// Spread is the 50th, 95th and 99th percentile of (max-min)/median over the timed runs of
 	// the variants within 1.5x of their stencil's best, measured in full (5 runs or more).
-	Spread [3]float64
+	Spread [3]float64 `json:"spread"`
 	// LongestStopMs is the longest first launch a variant is stopped after: what a cap on a
 	// run's time, which costs a harness restart, could save at most per variant.
-	LongestStopMs float64
+	LongestStopMs float64 `json:"longest_stop_ms"`
 	// Per dimensionality (2, 3) and both (0): estimated rows per device-minute.
-	Rate map[int]rate
+	Rate map[int]rate `json:"rate"`
 }
 
 type rate struct {
-	Rows                  int
-	FullGPU, CutGPU       float64 // rows a minute of GPU time (kernels, resets, start-ups)
-	Compile               float64 // rows a minute the compilers can build
-	FullRate, CutRate     float64 // the lower of GPU and compilers
-	FullStart, CutStart   float64 // seconds of start-ups
-	FullKernel, CutKernel float64
+	Rows       int     `json:"rows"`
+	FullGPU    float64 `json:"full_gpu"` // rows a minute of GPU time (kernels, resets, start-ups); CutGPU the same cut
+	CutGPU     float64 `json:"cut_gpu"`
+	Compile    float64 `json:"compile"`   // rows a minute the compilers can build
+	FullRate   float64 `json:"full_rate"` // the lower of GPU and compilers, and CutRate
+	CutRate    float64 `json:"cut_rate"`
+	FullStart  float64 `json:"full_start"` // seconds of start-ups, and CutStart
+	CutStart   float64 `json:"cut_start"`
+	FullKernel float64 `json:"full_kernel"`
+	CutKernel  float64 `json:"cut_kernel"`
 }
 
 func run(globs []string, order string, scale bool, c2, c3 float64, cores int, start float64, perTU int) (*report, error) {
