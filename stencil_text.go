@@ -26,10 +26,13 @@ func plural(n int, noun string) string {
 }
 
 // GridText writes the grid's extents as 512x512x512.
-func (s *Stencil) GridText() string {
-	ext := make([]string, s.Dims)
+func (s *Stencil) GridText() string { return FormatGrid(s.Grid, s.Dims) }
+
+// FormatGrid writes the first dims extents of g as 512x512x512.
+func FormatGrid(g [3]int, dims int) string {
+	ext := make([]string, min(max(dims, 1), 3))
 	for a := range ext {
-		ext[a] = fmt.Sprint(s.Grid[a])
+		ext[a] = fmt.Sprint(g[a])
 	}
 	return strings.Join(ext, "x")
 }

@@ -48,7 +48,10 @@ type Header struct {
 	Classes  []Class           `json:"classes,omitempty"`
 	Data     []DataRef         `json:"data"`
 	CV       *Metrics          `json:"cv,omitempty"`
-	Created  time.Time         `json:"created"`
+	// Range is what the stencils of Data covered (nil for foreign kernels and for models
+	// trained before headers recorded it).
+	Range   *Range    `json:"range,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 // The targets. A runtime model learns ln ms, or ln of the time over the analytic model's where

@@ -25,7 +25,8 @@
 // and descends greedily over neighbouring settings. On each GPU the OCs of the most probable
 // classes are screened briefly and the fastest of each class searched in depth (Budget).
 //
-// A stencil beyond every learned model (an order their features do not reach: NoModelError) is
+// A stencil beyond every learned model (an order their features do not reach, or order 0:
+// NoModelError) is
 // answered by the calibrated analytic model alone (AnalyticScorer, BasisAnalytic): with no
 // classifier, every OC is screened and the fastest searched in depth, on each GPU alike.
 package predict

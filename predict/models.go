@@ -20,8 +20,8 @@ import (
 // reads and, for the embedded defaults, the range of stencils it was trained on.
 type Model struct {
 	*models.Model
-	Name  string         // the file, or "embedded select-3d.smartmodel"
-	Range *TrainingRange // nil where unknown (a user's model)
+	Name  string        // the file, or "embedded select-3d.smartmodel"
+	Range *models.Range // nil where unknown (a model trained before models recorded it)
 	feat  *rows.Featurizer
 }
 
@@ -287,7 +287,7 @@ func newModel(b []byte, name string, kinds models.Kinds) (*Model, error) {
 	if !slices.Equal(f.Names(), mm.Header.Features) {
 		return nil, fmt.Errorf("model %s: its %d feature columns differ from the %d this smart builds for its inputs; it was written by another version of smart, train it again", name, len(mm.Header.Features), len(f.Names()))
 	}
-	return &Model{Model: mm, Name: name, feat: f}, nil
+	return &Model{Model: mm, Name: name, Range: mm.Header.Range, feat: f}, nil
 }
 
 func (ms *Models) add(m *Model) error {
@@ -306,7 +306,7 @@ func (ms *Models) add(m *Model) error {
 }
 
 // For returns the classifier and regressor for st, or an error that says why the stencil is
-// beyond them: no model of its dimensions, or an order beyond what the models read.
+// beyond them: no model of its dimensions, an order beyond what the models read, or order 0.
 func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
 	// Decoding dominates a cold start: the two models decode side by side.
 	var rtErr error
@@ -322,6 +322,10 @@ func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
 	}
 	if sel == nil || rt == nil {
 		return nil, nil, &NoModelError{Dims: st.Dims, Order: st.Order(), Reason: fmt.Sprintf("no %d-D model: the models cover %s stencils", st.Dims, ms.dimsText())}
+	}
+	if st.Order() == 0 {
+		// A stencil that reads no neighbour is a pointwise update: nothing like it was learned.
+		return nil, nil, &NoModelError{Dims: st.Dims, Order: 0, Reason: fmt.Sprintf("stencil %s reads no neighbour (order 0); the models learned stencils of order 1 and more", st.Name)}
 	}
 	for _, m := range []*Model{sel, rt} {
 		if in := m.Header.Inputs; st.Order() > in.MaxOrder {

@@ -11,7 +11,6 @@ import (
 
 	"smart"
 	"smart/data"
-	"smart/generator/generatortest"
 	"smart/models"
 	"smart/models/gbdt"
 )
@@ -65,35 +64,6 @@ func ExampleModel_Provenance() {
 	// A100-40GB: trained on measured and simulated data of this GPU
 	// T4: simulated: analytic model, no measurements of this GPU
 	// H100-SXM: predicted from other GPUs (measured on A100-40GB)
-}
-
-func TestTrainingRangeOutside(t *testing.T) {
-	r := TrainingRange{Orders: [2]int{1, 4}, Dtypes: []smart.Dtype{smart.Float64}, Grids: [][3]int{{128, 128, 128}, {512, 512, 512}}}
-	cases := []struct {
-		order int
-		dtype smart.Dtype
-		grid  [3]int
-		want  []string
-	}{
-		{1, smart.Float64, [3]int{256, 256, 256}, nil},
-		{1, smart.Float32, [3]int{512, 512, 512}, []string{"element type float32"}},
-		{1, smart.Float64, [3]int{64, 64, 64}, []string{"grid of 262144 points is outside the trained 128x128x128 to 512x512x512"}},
-		{5, smart.Float64, [3]int{1024, 512, 512}, []string{"order 5 is outside the trained orders 1-4", "grid of 268435456 points"}},
-	}
-	for _, c := range cases {
-		st := generatortest.Named(t, "star", 3, c.order, c.grid)
-		st.Dtype = c.dtype
-		got := r.Outside(st)
-		if len(got) != len(c.want) {
-			t.Errorf("order %d %s %v: got %q, want %d problems", c.order, c.dtype, c.grid, got, len(c.want))
-			continue
-		}
-		for i, w := range c.want {
-			if !strings.Contains(got[i], w) {
-				t.Errorf("got %q, want it to say %q", got[i], w)
-			}
-		}
-	}
 }
 
 // TestUseRejects feeds Models.Use files a user might give by mistake.

@@ -240,7 +240,7 @@ type ModelInfo struct {
 	Task    models.Task      `json:"task"`
 	Data    []models.DataRef `json:"data"`
 	CV      *models.Metrics  `json:"cv,omitempty"`
-	Trained *TrainingRange   `json:"trained_on,omitempty"`
+	Trained *models.Range    `json:"trained_on,omitempty"`
 }
 
 // Predict predicts stencil in on the GPU named gpu (any catalogue name or alias) and on every
@@ -408,19 +408,28 @@ func stencilInfo(st *smart.Stencil) StencilInfo {
 		Grid: slices.Clone(st.Grid[:st.Dims]), Steps: st.Steps}
 }
 
-// modelInfo describes the models and warns where st lies outside what they were trained on.
+// modelInfo describes the models and warns where st lies outside what they were trained on,
+// naming the models each warning is about.
 func modelInfo(st *smart.Stencil, ms ...*Model) ([]ModelInfo, []string) {
 	info := []ModelInfo{} // [] in JSON where no model answered (BasisAnalytic)
-	var warn []string
+	var outside []string
+	about := map[string][]string{}
 	for _, m := range ms {
 		info = append(info, ModelInfo{Name: m.Name, Kind: m.Header.Kind, Task: m.Header.Task, Data: m.Header.Data, CV: m.Header.CV, Trained: m.Range})
 		if m.Range != nil {
 			for _, w := range m.Range.Outside(st) {
-				if w = "outside what a model was trained on: " + w + "; the prediction extrapolates"; !slices.Contains(warn, w) {
-					warn = append(warn, w)
+				if about[w] == nil {
+					outside = append(outside, w)
+				}
+				if !slices.Contains(about[w], m.Name) {
+					about[w] = append(about[w], m.Name)
 				}
 			}
 		}
+	}
+	warn := make([]string, len(outside))
+	for i, w := range outside {
+		warn[i] = fmt.Sprintf("outside what %s %s trained on: %s; the prediction extrapolates", strings.Join(about[w], " and "), map[bool]string{true: "was", false: "were"}[len(about[w]) == 1], w)
 	}
 	return info, warn
 }

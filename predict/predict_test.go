@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -1145,5 +1146,83 @@ func TestThinGridSearchesMoreClasses(t *testing.T) {
 				t.Errorf("%s: candidate %s under temporal blocking on an interior one row high", gpu, c.OC)
 			}
 		}
+	}
+}
+
+// TestGivenModelRange: a model given in place of a default carries the range of its training
+// stencils in its header; a stencil outside it is flagged naming the model, and its time is held
+// within the calibrated model's interval, as the embedded models' are.
+func TestGivenModelRange(t *testing.T) {
+	b, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, payload, err := models.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Range = &models.Range{Stencils: 2, Orders: [2]int{1, 2}, Dtypes: []smart.Dtype{smart.Float64}, Grids: [][3]int{{512, 512, 512}}}
+	var buf bytes.Buffer
+	if err := models.Write(&buf, h, payload); err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	p := defaultPredictor(t)
+	if err := p.Models.Use(buf.Bytes(), "narrow.model", kinds); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		grid    [3]int
+		outside string
+	}{
+		{[3]int{512, 512, 512}, ""},
+		{[3]int{64, 64, 64}, "outside what narrow.model was trained on: the grid of 262144 points is outside the trained 512x512x512;"},
+	} {
+		st := generatortest.Named(t, "j3d7pt", 3, 0, tc.grid)
+		pr, err := p.Predict(context.Background(), Input{Stencil: st}, "a100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var about []string
+		for _, w := range pr.Warnings {
+			if strings.Contains(w, "narrow.model") {
+				about = append(about, w)
+			}
+		}
+		if tc.outside == "" && len(about) > 0 || tc.outside != "" && (len(about) != 1 || !strings.Contains(about[0], tc.outside)) {
+			t.Errorf("grid %v: warnings about the given model %q; want %q", tc.grid, about, tc.outside)
+		}
+		c := pr.Best
+		if c.Source.Model != "narrow.model" {
+			t.Fatalf("grid %v: answered by %q, not the given model", tc.grid, c.Source.Model)
+		}
+		if tc.outside != "" {
+			iv := p.Calibration.Interval.Around(c.Analytic.TimeMs)
+			if c.TimeMs < iv.LoMs*(1-1e-9) || c.TimeMs > iv.HiMs*(1+1e-9) {
+				t.Errorf("grid %v: %v ms outside the calibrated interval %v-%v", tc.grid, c.TimeMs, iv.LoMs, iv.HiMs)
+			}
+		}
+	}
+}
+
+// TestPredictOrderZero: a stencil that reads no neighbour is nothing the models learned; the
+// analytic model alone answers it and says so.
+func TestPredictOrderZero(t *testing.T) {
+	p := defaultPredictor(t)
+	st, err := smart.NewStencil("point", 3, []smart.Offset{{}}, nil, smart.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var beyond *NoModelError
+	if _, _, err := p.Models.For(st); !errors.As(err, &beyond) || beyond.Order != 0 {
+		t.Fatalf("For: %v; want a NoModelError of order 0", err)
+	}
+	pr, err := p.Predict(context.Background(), Input{Stencil: st}, "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Best.Source.Basis != BasisAnalytic || len(pr.Warnings) == 0 || !strings.Contains(pr.Warnings[0], "order 0") {
+		t.Errorf("answered from %s, warnings %q; want the analytic model, saying why", pr.Best.Source.Basis, pr.Warnings)
 	}
 }

@@ -130,7 +130,7 @@ type reportRow struct {
 }
 
 func newSection(r *Recommendation) (reportSection, error) {
-	s := reportSection{R: r, Grid: gridText(toGrid(r.Stencil.Grid), r.Stencil.Dims)}
+	s := reportSection{R: r, Grid: smart.FormatGrid(toGrid(r.Stencil.Grid), r.Stencil.Dims)}
 	have := ""
 	if r.Have != nil {
 		have = r.Have.GPU

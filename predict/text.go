@@ -19,7 +19,7 @@ import (
 func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	bw := bufio.NewWriter(w)
 	s := pr.Stencil
-	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, gridList(s.Grid), s.Dtype, s.Steps, s.ID)
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, s.Steps, s.ID)
 	fmt.Fprintf(bw, "on %s\n\n", pr.GPU)
 	if len(pr.Classes) == 0 {
 		fmt.Fprintf(bw, "OC classes: none predicted (%s)\n", pr.ClassSource.Text)
@@ -226,7 +226,7 @@ func WritePredictionRows(w io.Writer, preds []*Prediction) error {
 func (r *Recommendation) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	s := r.Stencil
-	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, gridList(s.Grid), s.Dtype, r.Workload)
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, r.Workload)
 	total := "time"
 	if r.Workload.Hours > 0 {
 		total = "steps"
@@ -453,15 +453,6 @@ func ocList(ocs []smart.Combination) string {
 		names[i] = oc.String()
 	}
 	return strings.Join(names, " ")
-}
-
-// gridList is a grid's extents as 512x512x512.
-func gridList(g []int) string {
-	parts := make([]string, len(g))
-	for i, v := range g {
-		parts[i] = fmt.Sprint(v)
-	}
-	return strings.Join(parts, "x")
 }
 
 // column is the width of a table's column of names: least, or the longest name (a catalogue

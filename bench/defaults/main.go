@@ -459,23 +459,13 @@ func (c *config) constantsID() string {
 }
 
 // trainingRange summarises the stencils of a data set.
-func trainingRange(sts []*smart.Stencil, seed uint64, samples int, gpus []smart.GPU) predict.TrainingRange {
-	r := predict.TrainingRange{Stencils: len(sts), Seed: seed, Orders: [2]int{smart.MaxMaxOrder, 0}, Samples: samples}
-	for _, st := range sts {
-		r.Orders[0], r.Orders[1] = min(r.Orders[0], st.Order()), max(r.Orders[1], st.Order())
-		if !slices.Contains(r.Dtypes, st.Dtype) {
-			r.Dtypes = append(r.Dtypes, st.Dtype)
-		}
-		if !slices.Contains(r.Grids, st.Grid) {
-			r.Grids = append(r.Grids, st.Grid)
-		}
-		r.Steps = st.Steps
+func trainingRange(sts []*smart.Stencil, seed uint64, samples int, gpus []smart.GPU) models.Range {
+	names := make([]string, len(gpus))
+	for i, g := range gpus {
+		names[i] = g.Name
 	}
-	slices.Sort(r.Dtypes)
-	slices.SortFunc(r.Grids, func(a, b [3]int) int { return slices.Compare(a[:], b[:]) })
-	for _, g := range gpus {
-		r.GPUs = append(r.GPUs, g.Name)
-	}
+	r := models.RangeOf(sts, names)
+	r.Seed, r.Samples = seed, samples
 	return r
 }
 

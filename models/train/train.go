@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -38,6 +39,10 @@ func Fit(ctx context.Context, kinds models.Kinds, name string, set *Set, params 
 		Inputs: &set.Inputs, Norm: norm, Data: set.Refs, Created: time.Now().UTC().Truncate(time.Second)}
 	if data.Task == models.Select {
 		h.Target, h.Classes = models.TargetClass, set.Classes
+	}
+	if len(set.Stencils) > 0 {
+		r := models.RangeOf(slices.Collect(maps.Values(set.Stencils)), slices.Sorted(maps.Keys(set.GPUs)))
+		h.Range = &r
 	}
 	return f, h, nil
 }

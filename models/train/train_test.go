@@ -460,6 +460,18 @@ func TestFitSaveLoad(t *testing.T) {
 		if m.Header.Data[0].Sources["simulated"] != set.Data.Rows() || !slices.Equal(m.Header.Data[0].GPUs, []string{"A100-40GB", "V100"}) {
 			t.Errorf("%s: header data %+v", kind, m.Header.Data)
 		}
+		// The header keeps the range of the stencils it learned, through the file.
+		r := m.Header.Range
+		lo, hi := smart.MaxMaxOrder, 0
+		for _, st := range set.Stencils {
+			lo, hi = min(lo, st.Order()), max(hi, st.Order())
+			if r != nil && len(r.Outside(st)) > 0 {
+				t.Errorf("%s: stencil %s lies outside the range it was trained on: %q", kind, st.Name, r.Outside(st))
+			}
+		}
+		if r == nil || r.Stencils != 15 || r.Orders != [2]int{lo, hi} || !slices.Equal(r.GPUs, []string{"A100-40GB", "V100"}) {
+			t.Errorf("%s: header range %+v; want 15 stencils of orders %d-%d on A100-40GB and V100", kind, r, lo, hi)
+		}
 		// A GPU of several data sets is named once in what the evaluator says of its times.
 		m.Header.Data = append(m.Header.Data, m.Header.Data[0])
 		if ev, err = NewEvaluator(m, nil); err != nil {
