@@ -8,6 +8,7 @@ import (
 
 	"smart/data"
 	"smart/internal/atomicfile"
+	"smart/models"
 )
 
 // BandsFormat names the layout of a file of learned models' intervals.
@@ -17,9 +18,9 @@ const BandsFormat = "smart-intervals/1"
 // (measured on the GPU, transferred from another, simulated), from its errors on measured
 // stencils it was not trained on.
 type Band struct {
-	Model    string `json:"model"` // as predict names it, e.g. "embedded runtime-3d.smartmodel"
-	Basis    string `json:"basis"`
-	Interval `json:"interval"`
+	Model           string `json:"model"` // as predict names it, e.g. "embedded runtime-3d.smartmodel"
+	Basis           string `json:"basis"`
+	models.Interval `json:"interval"`
 	// Coverage is the mean over those stencils of the share of their rows inside the band built
 	// without them; TestCoverage that on data no band was built from (absent: none).
 	Coverage     float64  `json:"coverage"`
@@ -51,7 +52,7 @@ func DecodeBands(name string, r io.Reader) (*Bands, error) {
 		return nil, err
 	}
 	for i, bd := range b.Bands {
-		err := bd.check()
+		err := bd.Check()
 		if err == nil && (bd.Model == "" || bd.Basis == "") {
 			err = errors.New("it names no model or basis")
 		}

@@ -30,7 +30,7 @@ func Decode(name string, r io.Reader) (*File, error) {
 	if err := f.Calibration.Check(); err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", name, err)
 	}
-	if err := f.Interval.check(); err != nil {
+	if err := f.Interval.Check(); err != nil {
 		return nil, fmt.Errorf("calibration %s: %w", name, err)
 	}
 	if len(f.FittedOn) == 0 {

@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
-	"smart"
+	"smart/models"
 	"smart/models/roofline"
 )
 
@@ -28,7 +27,7 @@ type File struct {
 	TestedOn    []Source             `json:"tested_on,omitempty"`
 	Calibration roofline.Calibration `json:"calibration"`
 	// Interval is the spread of the model's errors on stencils its fit had not seen.
-	Interval Interval `json:"interval"`
+	Interval models.Interval `json:"interval"`
 	// LeaveOneOut scores each fit stencil with the constants fitted without it (and the rest
 	// of its fold); Test scores the data of other GPUs with the constants fitted on every fit
 	// stencil.
@@ -52,32 +51,6 @@ type Score struct {
 	// Coverage is the share of the rows whose measured time lies in the interval around the
 	// fitted time, the interval built without this stencil.
 	Coverage float64 `json:"coverage"`
-}
-
-// Interval turns a modelled time into a range that holds the measured time with probability
-// Level: split conformal, its bounds the quantiles of ln(measured/modelled) over held-out rows,
-// each held-out stencil weighing the same.
-type Interval struct {
-	Level    float64 `json:"level"`
-	LogLo    float64 `json:"log_lo"`
-	LogHi    float64 `json:"log_hi"`
-	Stencils int     `json:"stencils"` // held out, whose residuals the bounds rest on
-	Rows     int     `json:"rows"`
-	From     string  `json:"from"` // whose errors, on what
-}
-
-// check reports why iv is no interval a fit gives: a level outside (0, 1), bounds out of order or
-// beyond ±10 (a factor of 22,000).
-func (iv Interval) check() error {
-	if !(iv.Level > 0 && iv.Level < 1) || !(iv.LogLo <= iv.LogHi) || math.Abs(iv.LogLo) > 10 || math.Abs(iv.LogHi) > 10 {
-		return fmt.Errorf("interval level %g from %g to %g (log of measured/modelled); want a level in (0, 1) and bounds lo <= hi within ±10", iv.Level, iv.LogLo, iv.LogHi)
-	}
-	return nil
-}
-
-// Around returns the interval around a modelled time.
-func (iv Interval) Around(ms float64) smart.Interval {
-	return smart.Interval{Level: iv.Level, LoMs: ms * math.Exp(iv.LogLo), HiMs: ms * math.Exp(iv.LogHi), From: iv.From}
 }
 
 // DefaultFolds is the most parts a fit's stencils are split into when Settings.Folds is 0: up
@@ -235,9 +208,9 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 				others = append(others, resid[j])
 			}
 		}
-		f.LeaveOneOut[i].Coverage = Coverage(NewInterval(others, s.Level, ""), resid[i])
+		f.LeaveOneOut[i].Coverage = models.Coverage(models.NewInterval(others, s.Level, ""), resid[i])
 	}
-	f.Interval = NewInterval(resid, s.Level, "")
+	f.Interval = models.NewInterval(resid, s.Level, "")
 	f.Interval.From = fmt.Sprintf("errors of the calibrated model on %d measured stencils, each left out of its fit (%s)", f.Interval.Stencils, strings.Join(gpus(fit.Groups), ", "))
 	f.Calibration = *full
 	if test != nil {
@@ -273,7 +246,7 @@ func (f *File) ScoreTest(test *Data) error {
 			continue // no ranking to score: a stencil only begun
 		}
 		f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
-			Coverage: Coverage(f.Interval, residuals(g, &f.Calibration))})
+			Coverage: models.Coverage(f.Interval, residuals(g, &f.Calibration))})
 	}
 	if len(f.Test) == 0 {
 		var dirs []string
@@ -333,52 +306,4 @@ func residuals(g *Group, cal *roofline.Calibration) []float64 {
 		out[i] = math.Log(meas[i] / mod[i])
 	}
 	return out
-}
-
-// NewInterval returns the level's interval of ln(measured/predicted) over the held-out rows of
-// several stencils (one slice each), each stencil weighing the same whatever its rows.
-func NewInterval(groups [][]float64, level float64, from string) Interval {
-	type wr struct{ r, w float64 }
-	var all []wr
-	iv := Interval{Level: level, From: from}
-	for _, rs := range groups {
-		if len(rs) == 0 {
-			continue
-		}
-		iv.Stencils++
-		iv.Rows += len(rs)
-		for _, r := range rs {
-			all = append(all, wr{r, 1 / float64(len(rs))})
-		}
-	}
-	if len(all) == 0 {
-		return iv
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].r < all[j].r })
-	total := float64(iv.Stencils)
-	quantile := func(q float64) float64 {
-		cum := 0.0
-		for _, x := range all {
-			if cum += x.w; cum >= q*total {
-				return x.r
-			}
-		}
-		return all[len(all)-1].r
-	}
-	iv.LogLo, iv.LogHi = quantile((1-level)/2), quantile((1+level)/2)
-	return iv
-}
-
-// Coverage is the share of residuals ln(measured/predicted) inside iv.
-func Coverage(iv Interval, rs []float64) float64 {
-	if len(rs) == 0 {
-		return 0
-	}
-	in := 0
-	for _, r := range rs {
-		if r >= iv.LogLo && r <= iv.LogHi {
-			in++
-		}
-	}
-	return float64(in) / float64(len(rs))
 }

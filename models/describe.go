@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -47,7 +48,9 @@ func (d DataRef) SimulatedWith() string {
 // them are in-sample. A directory is one the model read where its ID (id, which says what a
 // data set is wherever it lies: a copy has its original's) is a DataRef's, or else where its
 // path resolves to a DataRef's from here (a relative path resolves as it was given only from
-// the directory the model was trained in).
+// the directory the model was trained in), or where its last components match a relative
+// DataRef path or pattern (the embedded models record theirs relative to data/measured, some
+// as globs joined by "+": "h100-sxm/classic", "measured/h200/random/*").
 func (h Header) TrainedOn(dirs []string, id func(dir string) string) string {
 	var both []string
 	for _, d := range dirs {
@@ -58,11 +61,38 @@ func (h Header) TrainedOn(dirs []string, id func(dir string) string) string {
 		}
 		for _, ref := range h.Data {
 			b, _ := filepath.Abs(ref.Path)
-			if a == b || did != "" && did == ref.ID {
+			if a == b || did != "" && did == ref.ID || endsLike(a, ref.Path) {
 				both = append(both, d)
 				break
 			}
 		}
 	}
 	return strings.Join(both, ", ")
+}
+
+// endsLike says whether the absolute directory dir ends with one of the relative paths or glob
+// patterns that ref joins with "+" (a pattern's final rows.csv names the data set's file).
+func endsLike(dir, ref string) bool {
+	if ref == "" || filepath.IsAbs(ref) {
+		return false
+	}
+	have := strings.Split(filepath.ToSlash(dir), "/")
+	for _, part := range strings.Split(ref, "+") {
+		want := strings.Split(strings.TrimSuffix(filepath.ToSlash(filepath.Clean(part)), "/rows.csv"), "/")
+		if want[0] == "." || want[0] == ".." || len(want) > len(have) {
+			continue
+		}
+		tail := have[len(have)-len(want):]
+		match := true
+		for i, w := range want {
+			if ok, err := path.Match(w, tail[i]); err != nil || !ok {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
 }

@@ -45,6 +45,16 @@ func TestHeaderTrainingData(t *testing.T) {
 		{[]string{"runs/c", abs}, abs}, // the same directory written another way
 		{[]string{"runs/a/", h.Data[1].Path}, "runs/a/, " + h.Data[1].Path},
 	}
+	// The embedded models record their data relative to data/measured, some as patterns.
+	h.Data = append(h.Data, DataRef{Path: "h100-sxm/classic"}, DataRef{Path: "measured/h200/random/*+measured/h200/picks*/*/rows.csv"})
+	tests = append(tests, []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{"data/measured/h100-sxm/classic", "data/measured/h100-sxm/classics", "h100-sxm/classic/x"}, "data/measured/h100-sxm/classic"},
+		{[]string{"data/measured/h200/random/j3d7pt", "data/measured/h200/random", "/tmp/copy/measured/h200/picks-b/j3d7pt"}, "data/measured/h200/random/j3d7pt, /tmp/copy/measured/h200/picks-b/j3d7pt"},
+		{[]string{"data/measured/h200/campaign", "h200/random/j3d7pt"}, ""},
+	}...)
 	for _, tt := range tests {
 		if got := h.TrainedOn(tt.dirs, nil); got != tt.want {
 			t.Errorf("TrainedOn(%q) = %q, want %q", tt.dirs, got, tt.want)

@@ -134,6 +134,9 @@ type Metrics struct {
 	MAPE   float64 `json:"mape,omitempty"`
 	MdAPE  float64 `json:"mdape,omitempty"` // median absolute percentage error
 	P90APE float64 `json:"p90ape,omitempty"`
+	// Interval is what the out-of-fold errors give a prediction of the model (runtime; nil in
+	// files written before it was recorded).
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // Scale maps each feature x to (x - Min) / (Max - Min); a constant feature maps to 0.

@@ -373,7 +373,7 @@ func transferSource(st *smart.Stencil, from smart.GPU, pl *pool) (map[string]Fou
 // architectures too.
 func ratioConstants(cal *roofline.Calibration, from, to smart.GPU, bounded bool) (*roofline.Calibration, string) {
 	if cal == nil || from.Arch != to.Arch && !bounded {
-		return nil, "the analytic model's"
+		return nil, "the literature-constant analytic model's"
 	}
 	return cal, "the calibrated analytic model's"
 }

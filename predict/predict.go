@@ -100,7 +100,12 @@ func DefaultPredictor() (*Predictor, error) {
 		return nil, err
 	}
 	return &Predictor{Models: ms, Catalog: cat, Seed: 1, Transfer: true, Calibration: cal, Bands: bands, AnalyticWeight: DefaultAnalyticWeight, Measured: measured,
-		Budget: Budget{Classes: DefaultClasses, MinProbability: DefaultMinProbability, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}}, nil
+		Budget: DefaultBudget()}, nil
+}
+
+// DefaultBudget is the default predictor's search budget, which smart recommend searches with.
+func DefaultBudget() Budget {
+	return Budget{Classes: DefaultClasses, MinProbability: DefaultMinProbability, Screen: Pass{Samples: 16, Starts: 1, Rounds: 2}, Refine: 3, Deep: Pass{Samples: 192, Starts: 6, Rounds: 8}}
 }
 
 // Input is one stencil to predict, with the file it came from (for the codegen command line).
@@ -126,6 +131,9 @@ type Prediction struct {
 	// of the Candidates.
 	AnalyticWeight float64 `json:"analytic_weight,omitempty"`
 	Screened       int     `json:"ocs_screened"`
+	// defaultSearch says the search had smart recommend's budget, ranking and transfer, so that
+	// the table's times are recommend's too.
+	defaultSearch bool
 	// Measure is the smart bench command that times every candidate on the GPU: the models'
 	// pick is often not the fastest of them on real hardware (docs/performance.md, "Predictions measured on
 	// the H100"), and timing a few kernels takes seconds.
@@ -294,6 +302,7 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 	pr.Candidates, pr.Screened = a.choices, a.screened
 	pr.Best = &pr.Candidates[0]
 	pr.AnalyticWeight = p.AnalyticWeight
+	pr.defaultSearch = p.Budget == DefaultBudget() && p.AnalyticWeight == DefaultAnalyticWeight && p.Transfer
 	if pr.GPUs, err = s.across(ctx, s.tableGPUs(g.Name)); err != nil {
 		return nil, err
 	}
@@ -617,14 +626,25 @@ func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 			iv := p.Calibration.Interval.Around(c.TimeMs)
 			c.Interval = &iv
 		}
-	} else if p.Bands != nil {
+	} else {
 		basis := c.Source.Basis
 		if basis == BasisExtrapolated || basis == BasisMixed {
 			basis = BasisSimulated // the defaults' errors were measured where they simulate
 		}
-		b := p.Bands.Lookup(c.Source.Model, string(basis))
-		if basis == BasisTransfer && c.Scaled != nil && c.Scaled.Calibrated {
-			b = p.Bands.Lookup(c.Source.Model, BandCalibratedTransfer)
+		var b *models.Interval
+		if p.Bands != nil {
+			band := p.Bands.Lookup(c.Source.Model, string(basis))
+			if basis == BasisTransfer && c.Scaled != nil && c.Scaled.Calibrated {
+				band = p.Bands.Lookup(c.Source.Model, BandCalibratedTransfer)
+			}
+			if band != nil {
+				b = &band.Interval
+			}
+		}
+		// A model of the user's, trained with cross-validation, has its own errors on the GPUs
+		// of its data; none on another GPU its times are moved to.
+		if cv := rt.cvInterval(); b == nil && cv != nil && basis != BasisTransfer && c.Source.Model == rt.Name {
+			b = cv
 		}
 		if b != nil {
 			iv := b.Around(c.TimeMs)
@@ -659,6 +679,14 @@ func (p *Predictor) settle(st *smart.Stencil, rt *Model, c *Choice) {
 	if iv := c.Interval; iv != nil {
 		*iv = iv.AtLeast(a.FloorMs)
 	}
+}
+
+// cvInterval is the interval m's cross-validation recorded in its header, or nil.
+func (m *Model) cvInterval() *models.Interval {
+	if m == nil || m.Header.CV == nil {
+		return nil
+	}
+	return m.Header.CV.Interval
 }
 
 // rangeOutside lists the ways st lies outside the stencils rt was trained on (nil where its

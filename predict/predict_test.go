@@ -1226,3 +1226,36 @@ func TestPredictOrderZero(t *testing.T) {
 		t.Errorf("answered from %s, warnings %q; want the analytic model, saying why", pr.Best.Source.Basis, pr.Warnings)
 	}
 }
+
+// TestGivenModelInterval: a model given in place of a default whose cross-validation recorded
+// an interval gets it around its times, on the GPUs it answers for itself.
+func TestGivenModelInterval(t *testing.T) {
+	b, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, payload, err := models.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.CV = &models.Metrics{Folds: 3, Interval: &models.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(3), Stencils: 3, Rows: 30, From: "errors of its 3-fold cross-validation"}}
+	var buf bytes.Buffer
+	if err := models.Write(&buf, h, payload); err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	p := defaultPredictor(t)
+	if err := p.Models.Use(buf.Bytes(), "cv.model", kinds); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d7pt")}, "a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pr.Best
+	if c.Source.Model != "cv.model" || c.Interval == nil || c.Interval.From != "errors of its 3-fold cross-validation" ||
+		math.Abs(c.Interval.LoMs/max(c.TimeMs/2, c.Analytic.FloorMs)-1) > 1e-9 || math.Abs(c.Interval.HiMs/c.TimeMs-3) > 1e-9 {
+		t.Errorf("%s: %v ms, interval %+v; want 0.5x (or the copy floor, %v ms) to 3x from the model's cross-validation", c.Source.Model, c.TimeMs, c.Interval, c.Analytic.FloorMs)
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"smart"
-	"smart/calibrate"
+	"smart/models"
 	"smart/models/roofline"
 	"smart/space"
 	"smart/tuner"
@@ -126,7 +126,7 @@ func Guarded(score, local Scorer) Scorer {
 // lies outside the model's training range, so that the search minimises the time predict
 // reports rather than the model's extrapolation. A setting the analytic model cannot place, or
 // one a guard left out, keeps its score.
-func Within(score Scorer, st *smart.Stencil, gpu smart.GPU, cal *roofline.Calibration, band calibrate.Interval) Scorer {
+func Within(score Scorer, st *smart.Stencil, gpu smart.GPU, cal *roofline.Calibration, band models.Interval) Scorer {
 	m := roofline.NewModeler(st, gpu, cal)
 	return func(oc smart.Combination, sets []smart.Setting) ([]float64, error) {
 		ts, err := score(oc, sets)

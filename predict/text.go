@@ -70,8 +70,10 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
 	if iv := b.Interval; iv != nil {
 		fmt.Fprintf(w, "   %.0f%% interval %.4g-%.4g ms per step, from the %s\n", 100*iv.Level, iv.LoMs, iv.HiMs, iv.From)
+	} else if b.Source.Basis == BasisTransfer {
+		fmt.Fprintln(w, "   no interval: the errors of this model's times moved to another GPU were never measured")
 	} else {
-		fmt.Fprintln(w, "   no interval: the model that answered has no measured errors on stencils it had not seen")
+		fmt.Fprintln(w, "   no interval: the model that answered has no measured errors on stencils it had not seen (smart train --cv records them)")
 	}
 	switch bd := b.Bounded; {
 	case bd == nil:
@@ -84,7 +86,7 @@ func (pr *Prediction) writeChoice(w io.Writer) {
 		fmt.Fprintf(w, "   the calibrated analytic model gives %.4g ms per step for this setting (%s-bound; smart estimate shows why)\n", a.TimeMs, a.Bound)
 	}
 	if sc := b.Scaled; sc != nil {
-		model := "the analytic model's"
+		model := "the literature-constant analytic model's"
 		if sc.Calibrated {
 			model = "the calibrated analytic model's"
 		}
@@ -167,7 +169,12 @@ func (pr *Prediction) writeGPUs(w io.Writer, allGPUs bool) {
 		fmt.Fprintf(w, "  measured (smart's own runs of this stencil): %s\n", measuredText(pr.Measured))
 	}
 	fmt.Fprintln(w, "  (speedup: the time on the GPU asked about over this GPU's; every GPU is predicted as it would be")
-	fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
+	if pr.defaultSearch {
+		fmt.Fprintln(w, "  if asked about, so smart recommend and smart predict --gpu GPU give the same times)")
+	} else {
+		fmt.Fprintln(w, "  if asked about with these flags; smart recommend searches with the default budget, ranking and")
+		fmt.Fprintln(w, "  transfer, and may give other times)")
+	}
 	if !allGPUs {
 		fmt.Fprintln(w, "  (--all-gpus adds every other catalogued GPU, predicted from its hardware description alone)")
 	}

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -28,8 +29,36 @@ func samplePrediction() *Prediction {
 		Measure: "smart bench j2d5pt",
 		GPUs: []GPUTime{{GPU: "H100-SXM", Arch: "Hopper", Best: &Choice{OC: smart.Combination(smart.ST), TimeMs: 0.25, Source: src}},
 			{GPU: "A100-40GB", Arch: "Ampere", Best: best}, {GPU: "W6600", Arch: "RDNA2", Reason: "AMD GPU"}},
-		Models:   []ModelInfo{{Name: "rt-2d", Kind: "gbdt", Task: models.Runtime, Data: []models.DataRef{{Path: "sim", Rows: 10, GPUs: []string{"A100-40GB"}, Sources: map[string]int{"simulated": 10}}}}},
-		Warnings: []string{"a warning"},
+		Models:        []ModelInfo{{Name: "rt-2d", Kind: "gbdt", Task: models.Runtime, Data: []models.DataRef{{Path: "sim", Rows: 10, GPUs: []string{"A100-40GB"}, Sources: map[string]int{"simulated": 10}}}}},
+		Warnings:      []string{"a warning"},
+		defaultSearch: true,
+	}
+}
+
+// TestSameAsRecommend: the table says that smart recommend gives its times only where the
+// search was recommend's (the default budget, ranking and transfer).
+func TestSameAsRecommend(t *testing.T) {
+	for _, def := range []bool{true, false} {
+		pr := samplePrediction()
+		pr.defaultSearch = def
+		var b bytes.Buffer
+		if err := pr.WriteText(&b, false); err != nil {
+			t.Fatal(err)
+		}
+		same := strings.Contains(b.String(), "so smart recommend and smart predict --gpu GPU give the same times")
+		differ := strings.Contains(b.String(), "smart recommend searches with the default budget, ranking and\n  transfer, and may give other times")
+		if same != def || differ == def {
+			t.Errorf("default search %v: says the same times %v, may differ %v", def, same, differ)
+		}
+	}
+	p := defaultPredictor(t)
+	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j2d5pt")}, "a100")
+	if err != nil || !pr.defaultSearch {
+		t.Fatalf("the default predictor's prediction (%v) does not count as recommend's search", err)
+	}
+	p.AnalyticWeight = 0
+	if pr, err = p.Predict(context.Background(), Input{Stencil: sample(t, "j2d5pt")}, "a100"); err != nil || pr.defaultSearch {
+		t.Fatalf("a prediction ranked by the runtime model alone (%v) counts as recommend's search", err)
 	}
 }
 
@@ -85,7 +114,7 @@ func TestScaledRatioNamed(t *testing.T) {
 		calibrated bool
 		want       string
 	}{
-		{false, "x 1.5: the analytic model's\n   time of this setting on A100-40GB over that on the H100-SXM"},
+		{false, "x 1.5: the literature-constant analytic model's\n   time of this setting on A100-40GB over that on the H100-SXM"},
 		{true, "x 1.5: the calibrated analytic model's\n   time of this setting on A100-40GB over that on the H100-SXM"},
 	} {
 		pr := samplePrediction()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"smart/calibrate"
+	"smart/models"
 )
 
 // minShotsForInterval is the number of left-out shots an interval is measured on; with fewer
@@ -19,9 +19,9 @@ const maxHeldRows = 2000
 // interval measures the prediction's errors: on the shots, each predicted without it, where
 // there are enough; else on the sources, each predicted from the others as the target is (after
 // the level, where shots set it). Nil where neither can be had.
-func (st *state) interval(c correction) *calibrate.Interval {
+func (st *state) interval(c correction) *models.Interval {
 	if len(c.loo) >= minShotsForInterval {
-		iv := calibrate.NewInterval([][]float64{c.loo}, st.s.Level,
+		iv := models.NewInterval([][]float64{c.loo}, st.s.Level,
 			fmt.Sprintf("%d shots on %s, each predicted without it", len(c.loo), st.targetName()))
 		return &iv
 	}
@@ -36,7 +36,7 @@ func (st *state) interval(c correction) *calibrate.Interval {
 	if c.n > 0 {
 		from += " after its level"
 	}
-	iv := calibrate.NewInterval(groups, st.s.Level, from)
+	iv := models.NewInterval(groups, st.s.Level, from)
 	if iv.Rows == 0 {
 		return nil
 	}

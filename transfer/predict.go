@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"smart"
-	"smart/calibrate"
 	"smart/dataset"
+	"smart/models"
 )
 
 // Source is one kernel's measurements on one GPU.
@@ -80,9 +80,9 @@ type Prediction struct {
 	Correction  string  `json:"correction"` // what the shots corrected
 	// Interval bounds ln(measured/predicted) at its level; nil where there were no errors to
 	// measure it on (one source and fewer than four shots).
-	Interval *calibrate.Interval `json:"interval,omitempty"`
-	Basis    string              `json:"basis"` // what stands behind the times, in a sentence
-	Variants []Variant           `json:"variants"`
+	Interval *models.Interval `json:"interval,omitempty"`
+	Basis    string           `json:"basis"` // what stands behind the times, in a sentence
+	Variants []Variant        `json:"variants"`
 	// Params, where a foreign kernel's parameters hold booleans or labels, say what value each
 	// code of a setting stands for (dataset.Param.Text); the caller sets them.
 	Params []dataset.Param `json:"params,omitempty"`

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"smart"
-	"smart/calibrate"
+	"smart/models"
 )
 
 // TestPredictionWriteText compares what smart transfer prints with text checked by hand: an
 // interval of ln 0.5 to ln 2 is x0.50 to x2.00 of each time, and top 2 keeps two rows.
 func TestPredictionWriteText(t *testing.T) {
 	p := &Prediction{Target: "A6000", Sources: []string{"A100", "A4000"}, Ignored: []string{"MI250X"}, Basis: "hardware ratio",
-		Interval: &calibrate.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(2), From: "the sources"},
+		Interval: &models.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(2), From: "the sources"},
 		Variants: []Variant{
 			{Setting: smart.Setting{"block_size_x": 16}, TimeMs: 1.5, LoMs: 0.75, HiMs: 3},
 			{OC: smart.Combination(smart.ST), Setting: smart.Setting{"bx": 32}, TimeMs: 2, Shot: true},

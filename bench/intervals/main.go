@@ -80,10 +80,10 @@ func (b *byStencil) groups() [][]float64 {
 // band builds the band of the residuals and its leave-one-stencil-out coverage.
 func band(model, basis string, b *byStencil, level float64, from string) calibrate.Band {
 	gs := b.groups()
-	out := calibrate.Band{Model: model, Basis: basis, Interval: calibrate.NewInterval(gs, level, from)}
+	out := calibrate.Band{Model: model, Basis: basis, Interval: models.NewInterval(gs, level, from)}
 	for i := range gs {
 		others := append(append([][]float64(nil), gs[:i]...), gs[i+1:]...)
-		out.Coverage += calibrate.Coverage(calibrate.NewInterval(others, level, ""), gs[i]) / float64(len(gs))
+		out.Coverage += models.Coverage(models.NewInterval(others, level, ""), gs[i]) / float64(len(gs))
 	}
 	return out
 }
@@ -92,7 +92,7 @@ func band(model, basis string, b *byStencil, level float64, from string) calibra
 func test(bd *calibrate.Band, b *byStencil, what string) {
 	c := 0.0
 	for _, g := range b.groups() {
-		c += calibrate.Coverage(bd.Interval, g) / float64(len(b.order))
+		c += models.Coverage(bd.Interval, g) / float64(len(b.order))
 	}
 	bd.TestCoverage, bd.Test = &c, what
 }

@@ -121,7 +121,7 @@ func TestPredictBatchJSON(t *testing.T) {
 		t.Errorf("stencils %v", got)
 	}
 	for _, c := range []struct{ flag, times string }{
-		{"--transfer=true", "(times on T4: trained on measurements of the H100-SXM, not of this GPU; each time scaled by the analytic model's ratio of its setting on the two; embedded measured/h100-sxm/models/runtime-2d.smartmodel, embedded measured/h100-sxm/models/runtime-3d.smartmodel)"},
+		{"--transfer=true", "(times on T4: trained on measurements of the H100-SXM, not of this GPU; each time scaled by the literature-constant analytic model's ratio of its setting on the two; embedded measured/h100-sxm/models/runtime-2d.smartmodel, embedded measured/h100-sxm/models/runtime-3d.smartmodel)"},
 		{"--transfer=false", "(times on T4: simulated: analytic model, no measurements of this GPU; embedded runtime-2d.smartmodel, embedded runtime-3d.smartmodel)"},
 	} {
 		code, out, errs = runCLI(t, "", "predict", "--gpu", "T4", c.flag, dir)

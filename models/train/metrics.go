@@ -1,6 +1,8 @@
 package train
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -24,7 +26,14 @@ type Report struct {
 	// InSample, where a saved model is scored on data it was trained on (Folds 0, no GPU held
 	// out), names that data: the scores are in-sample, not a test.
 	InSample string `json:"in_sample,omitempty"`
+	// Interval is the 80% interval of ln(measured/predicted) over the rows, each stencil (or
+	// configuration) weighing the same (runtime; nil for select): from out-of-fold predictions,
+	// the interval a prediction of the model trained on every fold gets.
+	Interval *models.Interval `json:"interval,omitempty"`
 }
+
+// IntervalLevel is the level of Report.Interval.
+const IntervalLevel = 0.8
 
 // Scores are the metrics of one group of rows.
 type Scores struct {
@@ -74,6 +83,22 @@ func Score(set *Set, p *Predictions) Report {
 		all[i] = i
 	}
 	r.Overall = score(set, p, "", all)
+	if set.Data.Task != models.Select {
+		byGroup := map[string][]float64{}
+		for i, smp := range set.Samples {
+			if (p.Fold == nil || p.Fold[i] >= 0) && smp.TimeMs > 0 {
+				byGroup[smp.Group] = append(byGroup[smp.Group], math.Log(smp.TimeMs)-p.LnMs[i])
+			}
+		}
+		groups := make([][]float64, 0, len(byGroup))
+		for _, g := range slices.Sorted(maps.Keys(byGroup)) {
+			groups = append(groups, byGroup[g])
+		}
+		if len(groups) > 0 {
+			iv := models.NewInterval(groups, IntervalLevel, "")
+			r.Interval = &iv
+		}
+	}
 	for _, g := range set.GPUNames() {
 		var idx []int
 		for i, s := range set.Samples {
@@ -240,6 +265,11 @@ func (r Report) Summary() *models.Metrics {
 	}
 	if s := r.Overall.RuntimeScores; s != nil {
 		m.MAPE, m.MdAPE, m.P90APE = s.MAPE, s.Percentiles["p50"], s.Percentiles["p90"]
+	}
+	if iv := r.Interval; iv != nil && r.Folds > 0 && iv.Check() == nil {
+		c := *iv
+		c.From = fmt.Sprintf("errors of its %d-fold cross-validation on %d %ss of its data, each predicted by a fold that never saw it", r.Folds, c.Stencils, r.Grouping)
+		m.Interval = &c
 	}
 	return m
 }

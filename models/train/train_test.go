@@ -334,6 +334,37 @@ func TestCrossValidate(t *testing.T) {
 	if len(r.PerGPU) != 2 || r.PerGPU[0].Rows+r.PerGPU[1].Rows != rt.Data.Rows() {
 		t.Errorf("per-GPU rows %+v", r.PerGPU)
 	}
+	// The interval holds, per stencil, about 80% of the out-of-fold errors: below its lower
+	// bound and above its upper one lie at most 10% of the stencils' weight each.
+	iv := r.Interval
+	if iv == nil || iv.Stencils != 60 || iv.Rows != rt.Data.Rows() || iv.LogLo >= 0 || iv.LogHi <= 0 {
+		t.Fatalf("interval %+v; want one over 60 stencils and %d rows around 0", iv, rt.Data.Rows())
+	}
+	rows := map[string][]float64{}
+	for i, smp := range rt.Samples {
+		rows[smp.Group] = append(rows[smp.Group], math.Log(smp.TimeMs)-p.LnMs[i])
+	}
+	var below, above float64
+	for _, rs := range rows {
+		for _, e := range rs {
+			if e < iv.LogLo {
+				below += 1 / float64(len(rs))
+			}
+			if e > iv.LogHi {
+				above += 1 / float64(len(rs))
+			}
+		}
+	}
+	if below > 0.1*60 || above > 0.1*60 || below+above < 0.1*60 {
+		t.Errorf("stencils' weight below the interval %.2f, above %.2f, of 60; want at most 6 each and about 12 together", below, above)
+	}
+	r.Folds = 5
+	if m := r.Summary(); m.Interval == nil || m.Interval.LogLo != iv.LogLo || !strings.Contains(m.Interval.From, "5-fold cross-validation on 60 stencils") {
+		t.Errorf("the header's interval %+v; want the report's, from the 5 folds", m.Interval)
+	}
+	if r.Folds = 0; r.Summary().Interval != nil {
+		t.Error("a saved model scored on data it may have seen records an interval")
+	}
 
 	sel, err := Load([]string{dir}, Options{Task: models.Select})
 	if err != nil {
