@@ -201,29 +201,48 @@ func WritePredictionRows(w io.Writer, preds []*Prediction) error {
 		stencils = append(stencils, pr.Stencil.Name)
 	}
 	width := column(24, stencils)
-	fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10s  %-12s %8s  %s\n", width, "stencil", "GPU", "best OC", "p", "ms/step", "fastest GPU", "speedup", "setting")
+	bests := make([]*Choice, len(preds))
+	for i, pr := range preds {
+		bests[i] = pr.Best
+	}
+	fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10s %15s  %-12s %8s  %s\n", width, "stencil", "GPU", "best OC", "p", "ms/step", intervalLevel(bests...), "fastest GPU", "speedup", "setting")
 	for _, pr := range preds {
 		fast := pr.GPUs[0]
 		p := "-" // no classifier read the stencil (BasisAnalytic)
 		if len(pr.Classes) > 0 {
 			p = strconv.FormatFloat(pr.Best.Probability, 'f', 3, 64)
 		}
-		fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10.4g  %-12s %7.2fx  %s\n", width, pr.Stencil.Name, pr.GPU, pr.Best.OC, p, pr.Best.TimeMs, fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
+		fmt.Fprintf(bw, "%-*s %-10s %-16s %6s %10.4g %15s  %-12s %7.2fx  %s\n", width, pr.Stencil.Name, pr.GPU, pr.Best.OC, p, pr.Best.TimeMs, intervalText(pr.Best), fast.GPU, pr.Best.TimeMs/fast.Best.TimeMs, pr.Best.Setting)
 	}
 	fmt.Fprintln(bw, "(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)")
+	// What stands behind the times, once per kind, naming the stencils where kinds differ.
 	var texts []string
-	by := map[string][]string{}
+	models, names := map[string][]string{}, map[string][]string{}
 	for _, pr := range preds {
 		src := pr.Best.Source
 		if !slices.Contains(texts, src.Text) {
 			texts = append(texts, src.Text)
 		}
-		if !slices.Contains(by[src.Text], src.Model) {
-			by[src.Text] = append(by[src.Text], src.Model)
+		if src.Model != "" && !slices.Contains(models[src.Text], src.Model) {
+			models[src.Text] = append(models[src.Text], src.Model)
 		}
+		names[src.Text] = append(names[src.Text], pr.Stencil.Name)
 	}
 	for _, t := range texts {
-		fmt.Fprintf(bw, "(times on %s: %s; %s)\n", preds[0].GPU, t, strings.Join(by[t], ", "))
+		of := ""
+		if len(texts) > 1 {
+			of = " of " + strings.Join(names[t], ", ")
+		}
+		by := ""
+		if len(models[t]) > 0 {
+			by = "; " + strings.Join(models[t], ", ")
+		}
+		fmt.Fprintf(bw, "(times on %s%s: %s%s)\n", preds[0].GPU, of, t, by)
+	}
+	for _, pr := range preds {
+		for _, warn := range pr.Warnings {
+			fmt.Fprintf(bw, "warning: %s: %s\n", pr.Stencil.Name, warn)
+		}
 	}
 	return bw.Flush()
 }
@@ -352,7 +371,11 @@ func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
 		stencils = append(stencils, r.Stencil.Name)
 	}
 	col, width := column(12, names), column(24, stencils)
-	fmt.Fprintf(bw, "%-*s %-*s %10s %-22s %10s  %s\n", width, "stencil", col, "fastest", "ms/step", "most cost-efficient", "cost", "advice")
+	fastest := make([]*Choice, len(recs))
+	for i, r := range recs {
+		fastest[i] = r.GPUs[0].Best
+	}
+	fmt.Fprintf(bw, "%-*s %-*s %10s %15s %-22s %10s  %s\n", width, "stencil", col, "fastest", "ms/step", intervalLevel(fastest...), "most cost-efficient", "cost", "advice")
 	for _, r := range recs {
 		fast, cheap, cost := r.GPUs[0], "-", "-"
 		for _, g := range r.GPUs {
@@ -360,11 +383,19 @@ func WriteRecommendationRows(w io.Writer, recs []*Recommendation) error {
 				cheap, cost = g.GPU, FormatUSD(g.CostUSD)
 			}
 		}
-		advice := ""
-		if r.Have != nil {
-			advice = r.Have.Advice
+		var advice []string
+		if len(r.Overlapping) > 0 {
+			advice = append(advice, fmt.Sprintf("the fastest's interval overlaps the %s's: measure before you rent", strings.Join(r.Overlapping, "'s, the ")))
 		}
-		fmt.Fprintf(bw, "%-*s %-*s %10.4g %-22s %10s  %s\n", width, r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, cheap, cost, advice)
+		if r.Have != nil && r.Have.Advice != "" {
+			advice = append(advice, r.Have.Advice)
+		}
+		fmt.Fprintf(bw, "%-*s %-*s %10.4g %15s %-22s %10s  %s\n", width, r.Stencil.Name, col, fast.GPU, fast.Best.TimeMs, intervalText(fast.Best), cheap, cost, strings.Join(advice, "; "))
+	}
+	for _, r := range recs {
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(bw, "warning: %s: %s\n", r.Stencil.Name, warn)
+		}
 	}
 	return bw.Flush()
 }

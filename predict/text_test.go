@@ -145,15 +145,18 @@ func TestScreenedOnModelsGPU(t *testing.T) {
 	}
 }
 
-// TestWritePredictionRows: one row per stencil, the asked GPU's time over the fastest's, and a
-// note per provenance naming its models once.
+// TestWritePredictionRows: one row per stencil with its interval, the asked GPU's time over the
+// fastest's, a note per provenance naming its models once (and its stencils where provenances
+// differ), and each stencil's warnings.
 func TestWritePredictionRows(t *testing.T) {
 	p := samplePrediction()
-	want := `stencil                  GPU        best OC               p    ms/step  fastest GPU   speedup  setting
-j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
-j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+	want := `stencil                  GPU        best OC               p    ms/step    80% interval  fastest GPU   speedup  setting
+j2d5pt                   A100-40GB  ST                0.750        0.5          0.25-1  H100-SXM        2.00x  bx=32,by=8
+j2d5pt                   A100-40GB  ST                0.750        0.5          0.25-1  H100-SXM        2.00x  bx=32,by=8
 (speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)
 (times on A100-40GB: simulated: trained on the analytic model's times; rt-2d)
+warning: j2d5pt: a warning
+warning: j2d5pt: a warning
 `
 	var b bytes.Buffer
 	if err := WritePredictionRows(&b, []*Prediction{p, p}); err != nil {
@@ -163,19 +166,28 @@ j2d5pt                   A100-40GB  ST                0.750        0.5  H100-SXM
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 
-	// A name longer than the column widens it for every row.
+	// A name longer than the column widens it for every row; a stencil answered otherwise is
+	// named in its note.
 	long := *p
 	long.Stencil.Name = "rand3d-o3-s1-0142-f32-large"
-	want = `stencil                     GPU        best OC               p    ms/step  fastest GPU   speedup  setting
-j2d5pt                      A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
-rand3d-o3-s1-0142-f32-large A100-40GB  ST                0.750        0.5  H100-SXM        2.00x  bx=32,by=8
+	best := *p.Best
+	best.Source = Provenance{Basis: BasisAnalytic, Text: "the calibrated analytic model alone"}
+	best.Interval = nil
+	long.Best, long.Warnings = &best, nil
+	want = `stencil                     GPU        best OC               p    ms/step    80% interval  fastest GPU   speedup  setting
+j2d5pt                      A100-40GB  ST                0.750        0.5          0.25-1  H100-SXM        2.00x  bx=32,by=8
+rand3d-o3-s1-0142-f32-large A100-40GB  ST                0.750        0.5               -  H100-SXM        2.00x  bx=32,by=8
+(speedup: the GPU asked about's time over the fastest GPU's, both from the table of every GPU that smart predict FILE prints)
+(times on A100-40GB of j2d5pt: simulated: trained on the analytic model's times; rt-2d)
+(times on A100-40GB of rand3d-o3-s1-0142-f32-large: the calibrated analytic model alone)
+warning: j2d5pt: a warning
 `
 	b.Reset()
 	if err := WritePredictionRows(&b, []*Prediction{p, &long}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b.String(), want) {
-		t.Errorf("got\n%s\nwant it to begin\n%s", b.String(), want)
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
@@ -217,8 +229,22 @@ Times: rt-2d, simulated.
 	if tail := "Times: fast: rt-2d, simulated.\n       slow-cheap: rt-2d, moved from fast.\n"; !strings.HasSuffix(many.String(), tail) {
 		t.Errorf("got\n%s\nwant it to end\n%s", many.String(), tail)
 	}
-	want = `stencil                  fastest         ms/step most cost-efficient          cost  advice
-j2d5pt                   fast                  2 slow-cheap                 $0.001  advice
+	want = `stencil                  fastest         ms/step        interval most cost-efficient          cost  advice
+j2d5pt                   fast                  2               - slow-cheap                 $0.001  advice
+`
+	b.Reset()
+	if err := WriteRecommendationRows(&b, []*Recommendation{r}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// Intervals that overlap the fastest's, and the warnings, are said on the row's stencil.
+	r.GPUs[0].Best.Interval = &smart.Interval{Level: 0.8, LoMs: 1.5, HiMs: 3}
+	r.Overlapping, r.Warnings = []string{"slow-cheap", "other"}, []string{"a warning"}
+	want = `stencil                  fastest         ms/step    80% interval most cost-efficient          cost  advice
+j2d5pt                   fast                  2           1.5-3 slow-cheap                 $0.001  the fastest's interval overlaps the slow-cheap's, the other's: measure before you rent; advice
+warning: j2d5pt: a warning
 `
 	b.Reset()
 	if err := WriteRecommendationRows(&b, []*Recommendation{r}); err != nil {
