@@ -320,10 +320,14 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 }
 
 // ParseStencil reads a stencil file, fills the defaults and validates it. Errors name the field.
-// A UTF-8 byte-order mark (as some Windows editors write) is accepted.
+// The file must be UTF-8, as JSON is (another encoding, UTF-16 included, is refused before
+// decoding); a UTF-8 byte-order mark (as some Windows editors write) is accepted.
 func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 	if len(data) > MaxFileBytes {
 		return nil, errTooLarge
+	}
+	if err := checkUTF8(data); err != nil {
+		return nil, err
 	}
 	if rest, ok := bytes.CutPrefix(data, utf8BOM); ok {
 		// Spaces in its place keep the byte offsets of errors those of the file.
@@ -412,6 +416,28 @@ func ReadStencil(r io.Reader, lim Limits) (*Stencil, error) {
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")
+
+// checkUTF8 refuses a file that is not UTF-8, as JSON is, before decoding it: encoding/json
+// turns each invalid byte of a string into U+FFFD without a word (a name would read "heat\ufffd"
+// where the file holds another encoding's "heat\xff"), and calls the byte-order mark of a
+// UTF-16 file an invalid character 'ÿ'.
+func checkUTF8(data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return fmt.Errorf("the file is UTF-16 (it starts with the byte-order mark % X); save it as UTF-8", data[:2])
+	}
+	if utf8.Valid(data) {
+		return nil
+	}
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			// Counted from 1, as the offsets of encoding/json's syntax errors are.
+			return fmt.Errorf("the file is not UTF-8: byte %d is 0x%02X, which UTF-8 text cannot hold there; save the file as UTF-8", i+1, data[i])
+		}
+		i += size
+	}
+	return nil
+}
 
 // checkFields catches what decoding into a struct lets through unseen: a file that holds null
 // (it decodes to no fields at all), a field given twice (the last would win without a word) and

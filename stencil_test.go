@@ -63,6 +63,13 @@ func TestParseStencilErrors(t *testing.T) {
 		{"key twice in another case", `{"dims":2,` + ok2 + `,"Dims":3}`, Limits{}, "Dims", `repeats field "dims"`},
 		{"unknown key twice", `{"dims":2,` + ok2 + `,"colour":1,"colour":2}`, Limits{}, "colour", "is given twice"},
 		{"null", `null`, Limits{}, "", "the file holds null, not a stencil object"},
+		// encoding/json would read the name as "heat\ufffd" without a word.
+		{"invalid UTF-8 in the name", `{"dims":2,` + ok2 + `,"name":"heat` + "\xff" + `"}`, Limits{}, "", "the file is not UTF-8: byte 47 is 0xFF"},
+		{"Latin-1 in the name", `{"dims":2,` + ok2 + `,"name":"W` + "\xe4" + `rme"}`, Limits{}, "", "byte 44 is 0xE4, which UTF-8 text cannot hold there; save the file as UTF-8"},
+		{"a UTF-8 sequence cut short", `{"name":"heat` + "\xe2\x82" + `","dims":2,` + ok2 + `}`, Limits{}, "", "byte 14 is 0xE2"},
+		{"invalid UTF-8 outside a string", `{"dims":2,` + ok2 + `}` + "\xff", Limits{}, "", "not UTF-8"},
+		{"UTF-16 little-endian", "\xff\xfe{\x00\"\x00", Limits{}, "", "the file is UTF-16 (it starts with the byte-order mark FF FE); save it as UTF-8"},
+		{"UTF-16 big-endian", "\xfe\xff\x00{\x00\"", Limits{}, "", "the file is UTF-16 (it starts with the byte-order mark FE FF); save it as UTF-8"},
 		{"null after a byte-order mark", "\xef\xbb\xbf null ", Limits{}, "", "the file holds null"},
 		{"too many offsets", `{"dims":2,"offsets":[` + strings.Repeat("[0,0],", MaxPoints) + `[0,0]]}`, Limits{}, "offsets", "lists 4914 offsets; a stencil has at most 4913 (every offset of order 8 or less in 3-D)"},
 		{"file too large", `{"dims":2,"name":"` + strings.Repeat(" ", MaxFileBytes) + `",` + ok2 + `}`, Limits{}, "", "over 1048576 bytes (1 MiB), more than a stencil file needs (at most 4913 offsets, of order 8 or less)"},

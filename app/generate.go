@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,15 +27,25 @@ type Generate struct {
 	Dir    bool
 }
 
-// Check refuses a count or first index of random stencils out of range and shapes that name
-// none, each as a *SettingError of its field.
+// MaxGenerate is the most random stencils one Generate writes: a million files of a few hundred
+// bytes each, drawn in about a minute. A larger set is written in parts, each from the index the
+// last one ended at (First), which draws the same stencils as one call would.
+const MaxGenerate = 1_000_000
+
+// Check refuses a count or first index of random stencils out of range (a count over
+// MaxGenerate, or a last index, First+Count-1, past the largest int) and shapes that name none,
+// each as a *SettingError of its field.
 func (g Generate) Check() error {
 	switch {
 	case len(g.Shapes) > 0:
 	case g.Count < 1:
 		return wrong("Count", fmt.Sprint(g.Count), "give at least 1")
+	case g.Count > MaxGenerate:
+		return wrong("Count", fmt.Sprint(g.Count), "at most %d stencils are written at a time; write a larger set in parts of up to %d, each starting from the index the last one ended at, which draws the same stencils", MaxGenerate, MaxGenerate)
 	case g.First < 0:
 		return wrong("First", fmt.Sprint(g.First), "give 0 or more")
+	case g.First > math.MaxInt-(g.Count-1):
+		return wrong("First", fmt.Sprint(g.First), "the last of %d stencils from it would be past index %d, the largest; give at most %d", g.Count, math.MaxInt, math.MaxInt-(g.Count-1))
 	}
 	seen := map[string]bool{}
 	for _, name := range g.Shapes {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,6 +81,12 @@ func TestGenerateCheck(t *testing.T) {
 		{"random", Generate{Random: random, Count: 3, First: 2}, ""},
 		{"no random stencils", Generate{Random: random}, "Count"},
 		{"negative first", Generate{Random: random, Count: 1, First: -1}, "First"},
+		{"the most stencils", Generate{Random: random, Count: MaxGenerate}, ""},
+		{"too many stencils", Generate{Random: random, Count: MaxGenerate + 1}, "Count"},
+		{"too many to allocate", Generate{Random: random, Count: 9_000_000_000_000_000_000}, "Count"},
+		{"last index the largest", Generate{Random: random, Count: 2, First: math.MaxInt - 1}, ""},
+		{"last index past the largest", Generate{Random: random, Count: 2, First: math.MaxInt}, "First"},
+		{"last index far past the largest", Generate{Random: random, Count: MaxGenerate, First: math.MaxInt - 5}, "First"},
 		{"shapes read no count", Generate{Shapes: []string{"j2d5pt"}, First: -1}, ""},
 		{"unknown shape", Generate{Shapes: []string{"j2d5pt", "nope"}}, "Shapes"},
 	} {

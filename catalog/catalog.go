@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -27,6 +28,12 @@ const Format = "smart-gpus/1"
 
 // EmbeddedFile names the embedded catalogue in error messages.
 const EmbeddedFile = "data/gpus.json (embedded)"
+
+// MaxFileBytes bounds a catalogue file, as smart.MaxFileBytes bounds a stencil file: the
+// embedded catalogue, every GPU smart knows with its sources, is about 220 kB, so a larger file
+// is not a catalogue, and reading it whole (or an endless stream) would only cost memory before
+// the error.
+const MaxFileBytes = 1 << 20
 
 // Catalog is a validated set of GPUs with unique names and aliases.
 type Catalog struct {
@@ -57,11 +64,40 @@ func Load(path string) (*Catalog, error) {
 	if err != nil || path == "" {
 		return c, err
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading GPU catalogue: %w", err)
+		return nil, fmt.Errorf("GPU catalogue file %s: %w", path, err)
 	}
 	return c.Merge(b, path)
+}
+
+// readFile reads at most MaxFileBytes of the file at path, as smart.ReadStencil reads a stencil
+// file. An error of the file system is its *fs.PathError's own, the path being the caller's to
+// name.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, bare(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	switch {
+	case err != nil:
+		return nil, bare(err)
+	case len(b) > MaxFileBytes:
+		return nil, fmt.Errorf("the file is over %d bytes (1 MiB), more than a catalogue needs (the embedded one, every GPU smart knows, is %d bytes): it is not a GPU catalogue file", MaxFileBytes, len(data.GPUs()))
+	}
+	return b, nil
+}
+
+// bare strips the operation and path off a file system error (their "open FILE: "), keeping the
+// cause it wraps, so that errors.Is(err, fs.ErrNotExist) still holds.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Merge returns a new catalogue with the GPUs of a catalogue file (named name in errors) merged
@@ -70,12 +106,13 @@ func Load(path string) (*Catalog, error) {
 // it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
 // entry is a new GPU and must be complete. Every entry must pass Validate, and an NVIDIA one of
 // a compute capability the CUDA C++ Programming Guide's table covers must have that
-// capability's per-SM and per-block limits. c itself is not changed.
+// capability's per-SM and per-block limits and architecture. The file must hold an object with
+// "format" and "gpus" (an empty list adds nothing). c itself is not changed.
 func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
-	var f file
+	var fp *file // nil: the file holds null
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := dec.Decode(&fp); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field == "" {
 			// The list smart gpus --json prints is the usual slip.
@@ -86,8 +123,17 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: invalid JSON: extra data after the catalogue object", name)
 	}
+	if fp == nil {
+		return nil, fmt.Errorf("%s: the file holds null, not a catalogue; a catalogue file is an object, {\"format\": %q, \"gpus\": [...]}, as data/gpus.json", name, Format)
+	}
+	f := *fp
 	if f.Format != Format {
 		return nil, fmt.Errorf("%s: field \"format\" is %q; a GPU catalogue file starts with \"format\": %q", name, f.Format, Format)
+	}
+	if f.GPUs == nil {
+		// Without it the file would add nothing, and say nothing of it: a misspelt key
+		// is refused as unknown, but a file of "format" alone would pass.
+		return nil, fmt.Errorf("%s: field \"gpus\" is missing or null; give the GPUs to add or override as \"gpus\": [{\"name\": ...}, ...] (an empty list for none)", name)
 	}
 	out := &Catalog{gpus: slices.Clone(c.gpus), index: maps.Clone(c.index)}
 	if out.index == nil {
@@ -195,6 +241,12 @@ func overlay(base smart.GPU, obj map[string]json.RawMessage, file string) (map[s
 			var more []string
 			if err := json.Unmarshal(v, &more); err != nil {
 				return nil, &FieldError{File: file, GPU: base.Name, Field: k, Problem: "must be a list of names"}
+			}
+			// Checked here, before they join the catalogue's, so that the index is the file's.
+			for i, a := range more {
+				if p := aliasProblem(a); p != "" {
+					return nil, &FieldError{File: file, GPU: base.Name, Field: fmt.Sprintf("aliases[%d]", i), Problem: p}
+				}
 			}
 			all := slices.Clone(base.Aliases)
 			for _, a := range more {

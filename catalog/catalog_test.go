@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"smart"
+	"smart/data"
 )
 
 func mustDefault(t *testing.T) *Catalog {
@@ -259,6 +261,24 @@ func TestMergeErrors(t *testing.T) {
 		{"missing name", `{"format": "smart-gpus/1", "gpus": [{"sms": 3}]}`, []string{"gpus[0]", `"name"`}},
 		{"a list, as smart gpus --json prints", `[{"name": "T4"}]`, []string{"JSON array where an object is expected", `{"format": "smart-gpus/1", "gpus": [...]}`}},
 		{"wrong type of a field", `{"format": "smart-gpus/1", "gpus": {}}`, []string{`field "gpus" has a JSON object where an array is expected`}},
+		{"null", `null`, []string{"holds null, not a catalogue", `{"format": "smart-gpus/1", "gpus": [...]}`}},
+		{"no gpus", `{"format": "smart-gpus/1"}`, []string{`field "gpus" is missing`}},
+		{"null gpus", `{"format": "smart-gpus/1", "gpus": null}`, []string{`field "gpus" is missing or null`}},
+		// An override's aliases join the catalogue's: the index is the one in the file.
+		{"empty alias of an override", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "aliases": ["t4-x", ""]}]}`,
+			[]string{`GPU "T4"`, `field "aliases[1]": is ""`}},
+		{"newline in an alias", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "aliases": ["t4\nfake line"]}]}`,
+			[]string{`field "aliases[0]": is "t4\nfake line"`, "letters, digits"}},
+		{"escape in an alias", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "aliases": ["t4\u001b[2J"]}]}`,
+			[]string{`field "aliases[0]"`}},
+		{"right-to-left override in an alias", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "aliases": ["t4\u202etxt"]}]}`,
+			[]string{`field "aliases[0]"`}},
+		{"right-to-left override in a new GPU's alias", newGPU(`"aliases": ["x", "rtx\u202e4060"]`),
+			[]string{`GPU "RTX-4060"`, `field "aliases[1]"`}},
+		{"architecture not the capability's", newGPU(`"arch": "Hopper"`),
+			[]string{`GPU "RTX-4060"`, `field "arch": is "Hopper", but compute capability 8.9 is Ada Lovelace`}},
+		{"architecture of an override not the capability's", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "arch": "Volta"}]}`,
+			[]string{`GPU "T4"`, `field "arch"`, "compute capability 7.5 is Turing"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,8 +294,53 @@ func TestMergeErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
-		t.Errorf("missing file: %v", err)
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	if _, err := Load(missing); err == nil || err.Error() != "GPU catalogue file "+missing+": no such file or directory" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want \"GPU catalogue file %s: no such file or directory\" wrapping fs.ErrNotExist", err, missing)
+	}
+}
+
+// newGPU is a catalogue file of one new GPU, complete and valid, with fields replaced by more
+// (JSON members, such as `"arch": "Hopper"`).
+func newGPU(more string) string {
+	return `{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4060", "aliases": ["NVIDIA GeForce RTX 4060"],
+		"vendor": "NVIDIA", "arch": "Ada Lovelace", "compute_capability": "8.9", "sms": 24, "memory_gb": 8,
+		"bandwidth_gbs": 272, "l2_mb": 24, "shared_per_sm_kb": 100, "shared_per_block_kb": 99, "regs_per_sm": 65536,
+		"regs_per_block": 65536, "max_regs_per_thread": 255, "max_threads_per_sm": 1536, "max_threads_per_block": 1024,
+		"max_blocks_per_sm": 24, "fp64_tflops": 0.24, "fp32_tflops": 15.1, "boost_clock_mhz": 2460,
+		"constant_memory_kb": 64, "warp_size": 32, "sources": {"*": "NVIDIA Ada whitepaper"}, ` + more + `}]}`
+}
+
+func TestNewGPUIsValid(t *testing.T) {
+	if _, err := Load(writeFile(t, newGPU(`"l2_mb": 32`))); err != nil {
+		t.Fatalf("newGPU's file, the errors of TestMergeErrors aside: %v", err)
+	}
+}
+
+// A catalogue file is read no further than MaxFileBytes: a larger one (or an endless stream) is
+// refused by name, not read whole into memory.
+func TestLoadBounded(t *testing.T) {
+	valid := `{"format": "smart-gpus/1", "gpus": []}`
+	for _, tc := range []struct {
+		name string
+		size int // the file: valid, padded with spaces to size bytes
+		ok   bool
+	}{
+		{"at the limit", MaxFileBytes, true},
+		{"one byte over", MaxFileBytes + 1, false},
+		{"far over", 4 * MaxFileBytes, false},
+	} {
+		path := writeFile(t, valid+strings.Repeat(" ", tc.size-len(valid)))
+		_, err := Load(path)
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case !tc.ok && (err == nil || !strings.HasPrefix(err.Error(), "GPU catalogue file "+path+": the file is over 1048576 bytes (1 MiB)")):
+			t.Errorf("%s: %v, want the file named and refused for its size", tc.name, err)
+		}
+	}
+	if len(data.GPUs()) > MaxFileBytes/2 {
+		t.Errorf("the embedded catalogue is %d bytes; raise MaxFileBytes (%d) so that a copy of it with more GPUs loads", len(data.GPUs()), MaxFileBytes)
 	}
 }
 

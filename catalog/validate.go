@@ -73,10 +73,24 @@ func numbers(g smart.GPU) []number {
 	}
 }
 
+// nameChars are the characters of a name or alias: names are printed in tables and terminals,
+// where a control character could rewrite them and a bidirectional override show them
+// reordered, and they are looked up ignoring all but their letters and digits.
+const nameChars = `A-Za-z0-9 ._/()+-`
+
 var (
-	ccPattern   = regexp.MustCompile(`^[1-9][0-9]?\.[0-9]$`)
-	namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/()+-]{0,63}$`)
+	ccPattern    = regexp.MustCompile(`^[1-9][0-9]?\.[0-9]$`)
+	namePattern  = regexp.MustCompile(`^[A-Za-z0-9][` + nameChars + `]{0,63}$`)
+	aliasPattern = regexp.MustCompile(`^[A-Za-z0-9][` + nameChars + `]{0,127}$`)
 )
+
+// aliasProblem is what is wrong with an alias, by the rule of names but for its length, or "".
+func aliasProblem(a string) string {
+	if aliasPattern.MatchString(a) {
+		return ""
+	}
+	return fmt.Sprintf("is %q; use 1 to 128 letters, digits, spaces and ._/()+- starting with a letter or digit, as in a name", a)
+}
 
 // Validate checks one GPU: names, positive and consistent numbers, the price, and a source for
 // every number. The error is a *FieldError naming the GPU and field (File is left empty).
@@ -88,8 +102,8 @@ func Validate(g smart.GPU) error {
 		return bad("name", "is %q; use 1 to 64 letters, digits, spaces and ._/()+- starting with a letter or digit", g.Name)
 	}
 	for i, a := range g.Aliases {
-		if strings.TrimSpace(a) == "" || len(a) > 128 || normalize(a) == "" {
-			return bad(fmt.Sprintf("aliases[%d]", i), "is %q; an alias needs letters or digits and at most 128 bytes", a)
+		if p := aliasProblem(a); p != "" {
+			return bad(fmt.Sprintf("aliases[%d]", i), "%s", p)
 		}
 	}
 	switch g.Vendor {
@@ -184,6 +198,8 @@ func validatePrice(g smart.GPU) error {
 type guideLimits struct {
 	sharedPerSMKB, sharedPerBlockKB, regsPerSM, regsPerBlock, maxRegsPerThread      int
 	maxThreadsPerSM, maxThreadsPerBlock, maxBlocksPerSM, constantMemoryKB, warpSize int
+
+	arch string // the capability's architecture, as NVIDIA names it
 }
 
 // limitsOf returns the limits of compute capability cc as the CUDA C++ Programming Guide's table
@@ -196,26 +212,43 @@ func limitsOf(cc string) (guideLimits, bool) {
 		maxThreadsPerBlock: 1024, maxBlocksPerSM: 32, constantMemoryKB: 64, warpSize: 32}
 	switch cc {
 	case "3.5":
+		l.arch = "Kepler"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM = 48, 48, 16
 	case "3.7":
+		l.arch = "Kepler"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxBlocksPerSM, l.regsPerSM = 112, 48, 16, 131072
 	case "6.0":
+		l.arch = "Pascal"
 		l.sharedPerSMKB, l.sharedPerBlockKB = 64, 48
-	case "5.2", "6.1":
+	case "5.2":
+		l.arch = "Maxwell"
+		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 48
+	case "6.1":
+		l.arch = "Pascal"
 		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 48
 	case "7.0":
+		l.arch = "Volta"
 		l.sharedPerSMKB, l.sharedPerBlockKB = 96, 96
 	case "7.5":
+		l.arch = "Turing"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 64, 64, 1024, 16
 	case "8.0":
+		l.arch = "Ampere"
 		l.sharedPerSMKB, l.sharedPerBlockKB = 164, 163
 	case "8.6":
+		l.arch = "Ampere"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 100, 99, 1536, 16
 	case "8.9":
+		l.arch = "Ada Lovelace"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM, l.maxBlocksPerSM = 100, 99, 1536, 24
-	case "9.0", "10.0":
+	case "9.0":
+		l.arch = "Hopper"
+		l.sharedPerSMKB, l.sharedPerBlockKB = 228, 227
+	case "10.0":
+		l.arch = "Blackwell"
 		l.sharedPerSMKB, l.sharedPerBlockKB = 228, 227
 	case "12.0":
+		l.arch = "Blackwell"
 		l.sharedPerSMKB, l.sharedPerBlockKB, l.maxThreadsPerSM = 100, 99, 1536
 	default:
 		return guideLimits{}, false
@@ -225,8 +258,9 @@ func limitsOf(cc string) (guideLimits, bool) {
 
 // checkGuideLimits holds an NVIDIA GPU of a compute capability the guide's table covers to that
 // table: these limits are the capability's, not the product's, so in a catalogue entry a
-// differing value is a typo or the wrong capability. Validate leaves it out: a hypothetical GPU
-// (smart space --shared-kb) changes a real one's limits on purpose. The error is a *FieldError.
+// differing value is a typo or the wrong capability, and so is another architecture than the
+// capability's. Validate leaves it out: a hypothetical GPU (smart space --shared-kb) changes a
+// real one's limits on purpose. The error is a *FieldError.
 func checkGuideLimits(g smart.GPU) error {
 	if g.Vendor != "NVIDIA" {
 		return nil
@@ -253,6 +287,11 @@ func checkGuideLimits(g smart.GPU) error {
 		if f.got != f.want {
 			return &FieldError{GPU: g.Name, Field: f.name, Problem: fmt.Sprintf("is %d, but compute capability %s has %d (CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability'); correct the value or the compute_capability", f.got, g.ComputeCapability, f.want)}
 		}
+	}
+	// The limits agreeing, the architecture must be the capability's: "Ampere", "ampere" and
+	// "Ampere (GA100)" name Ampere, "Ada" Ada Lovelace.
+	if !archIs(l.arch, g.Arch) && !archIs(g.Arch, l.arch) {
+		return &FieldError{GPU: g.Name, Field: "arch", Problem: fmt.Sprintf("is %q, but compute capability %s is %s (CUDA C++ Programming Guide); correct the arch or the compute_capability", g.Arch, g.ComputeCapability, l.arch)}
 	}
 	return nil
 }

@@ -73,11 +73,11 @@ type Written struct {
 	Unchanged int    // files that held the generated content already, left as they were
 }
 
-// Write writes the n files file(0..n-1), leaving those that hold their content already.
+// Write writes the n files file(0..n-1), leaving those that hold their content already. It keeps
+// nothing per file between the check and the writing (n may be large): each file is drawn again
+// and compared with what is there again, so that one changed since the check is refused still.
 func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, error)) (Written, error) {
-	var same []bool // without Force: which files hold their content already, from the check
 	if !fw.Force {
-		same = make([]bool, n)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return Written{}, fmt.Errorf("stopped checking the existing files after %d of %d stencils: %w", i, n, err)
@@ -86,7 +86,7 @@ func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, e
 			if err != nil {
 				return Written{}, err
 			}
-			if same[i], err = unchanged(f); err != nil {
+			if _, err := unchanged(f); err != nil {
 				return Written{}, err
 			}
 		}
@@ -100,10 +100,8 @@ func (fw FileWriter) Write(ctx context.Context, n int, file func(i int) (File, e
 		if err != nil {
 			return w, err
 		}
-		var left bool
-		if same != nil {
-			left = same[i]
-		} else if left, err = unchanged(f); errors.As(err, new(*ChangedError)) {
+		left, err := unchanged(f)
+		if fw.Force && errors.As(err, new(*ChangedError)) {
 			err = nil // Force's to replace
 		}
 		switch {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +103,44 @@ func TestFileWriter(t *testing.T) {
 	}
 	if _, err := os.Stat(c); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cancelled, yet %s: %v", c, err)
+	}
+}
+
+// TestFileWriterKeepsNothingPerFile: Write keeps nothing per file between its check and its
+// writing, so that any count costs no memory up front (a count of math.MaxInt panicked in
+// makeslice), and a file edited after the check is still refused.
+func TestFileWriterKeepsNothingPerFile(t *testing.T) {
+	dir := t.TempDir()
+	errStop := errors.New("stop")
+	for _, force := range []bool{false, true} {
+		drawn := 0
+		_, err := FileWriter{Force: force}.Write(context.Background(), math.MaxInt, func(i int) (File, error) {
+			drawn++
+			if i == 2 {
+				return File{}, errStop
+			}
+			return File{Path: filepath.Join(dir, fmt.Sprintf("f%v-%d.json", force, i)), Data: []byte("x")}, nil
+		})
+		if !errors.Is(err, errStop) || drawn != 3 {
+			t.Errorf("math.MaxInt files (force %v), the third failing: %v after %d drawn; want the third's error", force, err, drawn)
+		}
+	}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	checked := 0
+	file := func(i int) (File, error) {
+		checked++
+		if checked == 3 { // the check is done, the writing starts: b is edited meanwhile
+			if err := os.WriteFile(b, []byte("edited"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return File{Path: []string{a, b}[i], Data: []byte("v1")}, nil
+	}
+	var changed *ChangedError
+	if _, err := (FileWriter{}).Write(context.Background(), 2, file); !errors.As(err, &changed) || changed.Path != b {
+		t.Errorf("a file edited after the check: %v; want a ChangedError of %s", err, b)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "edited" {
+		t.Errorf("%s edited after the check holds %q", b, got)
 	}
 }

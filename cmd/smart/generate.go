@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -42,7 +43,7 @@ var generateFlags = map[string]string{"Shapes": "--shape"}
 
 func runGenerate(ctx context.Context, e *env, args []string) error {
 	var o generateOpts
-	fs, _, err := parse(e, "generate", args, o.register, "{shapes}", shapeList())
+	fs, _, err := parse(e, "generate", args, o.register, "{shapes}", shapeList(), "{maxcount}", fmt.Sprint(app.MaxGenerate))
 	if err == nil {
 		err = o.check(fs)
 	}
@@ -56,6 +57,10 @@ func runGenerate(ctx context.Context, e *env, args []string) error {
 	}
 	w, err := fw.Write(ctx, n, o.file)
 	switch {
+	case errors.As(err, new(*generator.ChangedError)):
+		// Refused before any work, as the files of other commands (docs/commands.md): the
+		// command line names a file it may not replace, and exits 2.
+		return usageError{err: err}
 	case err != nil:
 		return err
 	case o.Out == "-":
@@ -81,6 +86,9 @@ func (o *generateOpts) check(fs *flag.FlagSet) error {
 	}
 	var err error
 	if err = o.Check(); err != nil {
+		if o.Count > app.MaxGenerate && o.shape == "" && o.First >= 0 && o.First <= math.MaxInt-2*app.MaxGenerate {
+			return usagef("%w: --first %d --count %d, then --first %d, and so on", settingFlag(fs, err, generateFlags), o.First, app.MaxGenerate, o.First+app.MaxGenerate)
+		}
 		return settingFlag(fs, err, generateFlags)
 	}
 	switch o.Grid, err = generator.ParseGrid(o.grid); {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,6 +80,7 @@ func TestGenerateKeepsEditedFiles(t *testing.T) {
 	dir := t.TempDir()
 	set := filepath.Join(dir, "set")
 	single := filepath.Join(dir, "one.json")
+	notes := filepath.Join(dir, "notes.txt")
 	randomN := func(count string, more ...string) []string {
 		return append([]string{"generate", "--dims", "2", "--order", "2", "--count", count, "--seed", "4", "--out", set}, more...)
 	}
@@ -101,9 +103,11 @@ func TestGenerateKeepsEditedFiles(t *testing.T) {
 	}{
 		{"same command again", "", random, 0, "", false},
 		{"same shape again", "", shape, 0, "", false},
-		{"edited file", edited, random, 1, edited + " exists and differs from the stencil generated for it", true},
-		{"edited file, more stencils", edited, randomN("3"), 1, "give another --out, delete the file, or give --force", true},
-		{"other file", single, []string{"generate", "--shape", "j2d9pt", "--out", single}, 1, "give another --out, delete the file", true},
+		// A refusal to replace a file exits 2, as every command's (docs/commands.md).
+		{"edited file", edited, random, 2, edited + " exists and differs from the stencil generated for it", true},
+		{"edited file, more stencils", edited, randomN("3"), 2, "give another --out, delete the file, or give --force", true},
+		{"other file", single, []string{"generate", "--shape", "j2d9pt", "--out", single}, 2, "give another --out, delete the file", true},
+		{"notes file", notes, []string{"generate", "--dims", "2", "--order", "1", "--out", notes}, 2, notes + " exists and differs", true},
 		{"edited file, forced", edited, randomN("2", "--force"), 0, "", false},
 		{"other file, forced", single, []string{"generate", "--shape", "j2d5pt", "--out", single, "--force"}, 0, "", false},
 	} {
@@ -202,6 +206,11 @@ func TestGenerateErrors(t *testing.T) {
 		{[]string{"--shape", "j3d7pt", "--grid", "64xax64"}, 2, `"a" is not an integer`},
 		{[]string{"--shape", "j3d7pt", "--dtype", "int8"}, 2, `field "dtype"`},
 		{[]string{"--count", "0"}, 2, "--count 0: give at least 1"},
+		{[]string{"--dims", "2", "--order", "1", "--count", "9000000000000000000"}, 2, "--count 9000000000000000000: at most 1000000 stencils are written at a time"},
+		{[]string{"--dims", "2", "--order", "1", "--count", "2000000", "--first", "5"}, 2, "--first 5 --count 1000000, then --first 1000005, and so on"},
+		{[]string{"--dims", "2", "--order", "1", "--count", "2", "--first", "9223372036854775807"}, 2, "--first 9223372036854775807: the last of 2 stencils from it would be past index 9223372036854775807"},
+		{[]string{"--shape", "j2d5pt", "--grid", "100,,100"}, 2, `--grid "100,,100": extent 2 of 3 is empty`},
+		{[]string{"--shape", "j2d5pt", "--grid", "x100x100"}, 2, `--grid "x100x100": extent 1 of 3 is empty`},
 	} {
 		code, _, errs := runCLI(t, "", append([]string{"generate"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
@@ -307,6 +316,46 @@ func TestHelp(t *testing.T) {
 		code, out, _ := runCLI(t, "", cmd, "--help")
 		if code != 0 || !strings.Contains(out, "Example") || !strings.Contains(out, "smart "+cmd) {
 			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+}
+
+// TestGenerateHelpNameOrder: --help says how far a listing of the files is in index order, as far
+// as it is: the names' index has 4 digits or more (the names of existing data), so index 10000
+// lists before 9999.
+func TestGenerateHelpNameOrder(t *testing.T) {
+	spec := generator.Spec{Dims: 3, Order: 2, Seed: 1}
+	last := -1 // the last index up to which the names sort in index order
+	for i := 9990; i < 10010 && last < 0; i++ {
+		if spec.Name(i+1) < spec.Name(i) {
+			last = i
+		}
+	}
+	if last < 0 {
+		t.Fatal("the names sort in index order past 10000; correct the help")
+	}
+	_, help, _ := runCLI(t, "", "generate", "--help")
+	if want := fmt.Sprintf("in index order up to index %d", last); !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+		t.Errorf("--help does not say the names sort in index order up to index %d:\n%s", last, help)
+	}
+}
+
+// A stencil file that is not UTF-8 is refused by name, not read with its name garbled.
+func TestShowNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"latin1.json", `{"name":"heat` + "\xff" + `","dims":2,"offsets":[[0,0]]}`, "the file is not UTF-8: byte 14 is 0xFF"},
+		{"utf16.json", "\xff\xfe{\x00}\x00", "the file is UTF-16 (it starts with the byte-order mark FF FE); save it as UTF-8"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCLI(t, "", "show", path)
+		if want := "smart show: stencil file " + path + ": " + tc.want; code != 1 || out != "" || !strings.HasPrefix(errs, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and %q", tc.name, code, out, errs, want)
 		}
 	}
 }
