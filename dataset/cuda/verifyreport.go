@@ -80,7 +80,7 @@ func (r ReportRow) MarshalJSON() ([]byte, error) {
 // NewReport pairs results[i] with origin[i]; only the settled results are kept (Verify
 // returns unsettled ones when stopped).
 func NewReport(gpu string, seed uint64, results []Result, origin []Origin, skipped []string) *Report {
-	r := &Report{GPU: gpu, Seed: seed, Skipped: skipped}
+	r := &Report{GPU: gpu, Seed: seed, Skipped: skipped, Results: []ReportRow{}}
 	for i, res := range results {
 		if !res.Settled() {
 			continue
@@ -93,10 +93,14 @@ func NewReport(gpu string, seed uint64, results []Result, origin []Origin, skipp
 	return r
 }
 
-// Err says how many variants failed, or is nil.
+// Err says how many variants failed, or that none was verified (every one asked for was
+// skipped), or is nil: a check that checked nothing has not passed.
 func (r *Report) Err() error {
-	if r.Failed > 0 {
+	switch {
+	case r.Failed > 0:
 		return fmt.Errorf("%d of %d variants failed verification", r.Failed, len(r.Results))
+	case len(r.Results) == 0:
+		return fmt.Errorf("no variant was verified: %d stencil and OC pairs were skipped, none had a setting to check", len(r.Skipped))
 	}
 	return nil
 }

@@ -57,6 +57,14 @@ skipped c.json: no valid setting
 	if NewReport("A100", 7, results[:1], origin[:1], nil).Err() != nil {
 		t.Error("a report without failures is an error")
 	}
+	// Every variant skipped: nothing was checked, which is no pass; the JSON lists no results.
+	none := NewReport("A100", 7, nil, nil, []string{"a.json: TB: no valid setting"})
+	if err := none.Err(); err == nil || !strings.Contains(err.Error(), "no variant was verified") {
+		t.Errorf("a report of nothing verified: Err() = %v", err)
+	}
+	if js, err := json.Marshal(none); err != nil || !strings.Contains(string(js), `"results":[]`) {
+		t.Errorf("a report of nothing verified: %s (%v); want an empty list of results", js, err)
+	}
 }
 
 // TestVerifyReportJSONInfinite: a variant whose error is infinite (a point never written, a
