@@ -89,15 +89,25 @@ func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*
 	}
 	k, err := cuda.Generate(st, t)
 	if err == nil && s.Out != "" {
-		err = atomicfile.Write(s.Out, []byte(k.File()))
+		err = writeKernel(s.Out, k)
 	}
 	return k, err
 }
 
-// kernelFile recognises the CUDA sources smart generates by their first line.
+// kernelSeal begins the last line of a kernel file smart writes: the sha256 of the source above
+// it, so that a file edited since is not replaced without Replace.
+const kernelSeal = "// smart:"
+
+// writeKernel writes k's source to path, sealed (kernelFile).
+func writeKernel(path string, k *cuda.Kernel) error {
+	return atomicfile.Write(path, []byte(atomicfile.Seal(k.File(), kernelSeal)))
+}
+
+// kernelFile recognises the CUDA sources smart writes by their first line and their seal: one
+// edited since smart wrote it holds the user's work.
 func kernelFile() atomicfile.Kind {
 	line, _, _ := strings.Cut(cuda.Preamble, "\n")
-	return atomicfile.StartingWith("a CUDA source", line)
+	return atomicfile.Sealed("an unedited CUDA source", line, kernelSeal)
 }
 
 // EstimateSettings are the kernel and GPU that EstimateStencil times.

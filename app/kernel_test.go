@@ -45,12 +45,37 @@ func TestKernelSettingErrors(t *testing.T) {
 		{"generate into a file not smart's", func() error {
 			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: notKernel})
 			return err
-		}, "Out", "not a CUDA source"},
+		}, "Out", "not an unedited CUDA source"},
 		{"generate into a file", func() error {
 			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
 			if b, rerr := os.ReadFile(kernel); err == nil && (rerr != nil || !strings.Contains(string(b), "__global__")) {
 				return fmt.Errorf("%s holds no kernel: %v", kernel, rerr)
 			}
+			return err
+		}, "", ""},
+		{"generate into the file smart wrote", func() error {
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST", Setting: good, Out: kernel})
+			return err
+		}, "", ""},
+		{"generate into the file smart wrote, edited since", func() error {
+			f, err := os.OpenFile(kernel, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			if _, err := f.WriteString("// my tuning notes\n"); err != nil {
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			_, err = GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
+			if b, rerr := os.ReadFile(kernel); rerr != nil || !strings.Contains(string(b), "// my tuning notes") {
+				return fmt.Errorf("the edited %s was replaced (%v)", kernel, rerr)
+			}
+			return err
+		}, "Out", "not an unedited CUDA source"},
+		{"generate into an edited file, told to replace it", func() error {
+			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel, Replace: true})
 			return err
 		}, "", ""},
 		{"generate OC", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},

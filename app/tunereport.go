@@ -12,7 +12,6 @@ import (
 	"smart"
 	"smart/dataset"
 	"smart/dataset/cuda"
-	"smart/internal/atomicfile"
 	"smart/tuner"
 )
 
@@ -187,5 +186,5 @@ func EmitBest(path string, p tuner.Problem, res tuner.Result) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, []byte(k.File()))
+	return writeKernel(path, k)
 }

@@ -1,10 +1,12 @@
 package atomicfile
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // The rule for the files smart writes (docs/commands.md): an existing file is replaced only when
@@ -57,5 +59,28 @@ func StartingWith(what, prefix string) Kind {
 			return false, err
 		}
 		return string(head[:n]) == prefix, nil
+	}}
+}
+
+// Seal returns text (which ends in a newline) with a last line, begun by comment, holding the
+// sha256 of text: a file written so is recognised by Sealed as unedited since.
+func Seal(text, comment string) string {
+	return fmt.Sprintf("%s%s sha256 %x of the lines above: smart replaces this file only while they are unedited\n", text, comment, sha256.Sum256([]byte(text)))
+}
+
+// Sealed recognises a text output that starts with prefix and ends with its Seal intact: one
+// edited since it was written (or written without a seal) is not smart's to replace.
+func Sealed(what, prefix, comment string) Kind {
+	return Kind{what, func(path string) (bool, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false, err
+		}
+		s := string(b)
+		if !strings.HasPrefix(s, prefix) || !strings.HasSuffix(s, "\n") {
+			return false, nil
+		}
+		i := strings.LastIndex(s[:len(s)-1], "\n") + 1
+		return Seal(s[:i], comment) == s, nil
 	}}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,42 @@ func TestCheckReplace(t *testing.T) {
 		if c.notOurs && ne != nil && (ne.What != "a trace" || ne.Path != c.path) {
 			t.Errorf("CheckReplace(%s): %+v, want the kind and the path", c.path, ne)
 		}
+	}
+}
+
+// TestSealed: a sealed text is smart's to replace until a byte of it changes; one without a
+// seal, or another's start, is not.
+func TestSealed(t *testing.T) {
+	dir := t.TempDir()
+	kind := Sealed("an unedited source", "// made by smart", "// seal:")
+	text := "// made by smart\nint main() {}\n"
+	sealed := Seal(text, "// seal:")
+	for _, c := range []struct {
+		name, data string
+		ours       bool
+	}{
+		{"sealed", sealed, true},
+		{"unsealed", text, false},
+		{"edited", strings.Replace(sealed, "main", "mine", 1), false},
+		{"appended", sealed + "// a note\n", false},
+		{"seal edited", sealed[:len(sealed)-2] + "X\n", false},
+		{"another start", Seal("// made by hand\nint main() {}\n", "// seal:"), false},
+		{"no final newline", strings.TrimSuffix(sealed, "\n"), false},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ours, err := kind.Ours(p)
+		if err != nil || ours != c.ours {
+			t.Errorf("%s: ours %v (%v); want %v", c.name, ours, err, c.ours)
+		}
+		var not *NotOursError
+		if err := CheckReplace(p, false, kind); c.ours != (err == nil) || !c.ours && !errors.As(err, &not) {
+			t.Errorf("%s: CheckReplace = %v", c.name, err)
+		}
+	}
+	if !strings.HasPrefix(sealed, text) || strings.Count(sealed, "\n") != strings.Count(text, "\n")+1 {
+		t.Errorf("Seal changed the text or added more than a line:\n%s", sealed)
 	}
 }
