@@ -32,6 +32,9 @@ type Estimate struct {
 	ConstantsFile string            `json:"constants_file,omitempty"`
 	Estimate      roofline.Estimate `json:"estimate"`
 	Interval      *smart.Interval   `json:"interval,omitempty"`
+	// BeyondInterval lists the ways this estimate lies outside what Interval was measured on
+	// (another GPU, another order, element type or grid): its coverage there is not measured.
+	BeyondInterval []string `json:"beyond_interval,omitempty"`
 }
 
 // EstimateSetting models setting of st under oc on g once the search space has accepted it,
@@ -55,7 +58,7 @@ func EstimateSetting(ctx context.Context, st *smart.Stencil, oc smart.Combinatio
 	}
 	if cal != nil {
 		iv := cal.Interval.Around(out.Estimate.TimeMs).AtLeast(out.Estimate.FloorMs)
-		out.Interval = &iv
+		out.Interval, out.BeyondInterval = &iv, cal.Beyond(st, g.Name)
 	}
 	return out, nil
 }
@@ -73,6 +76,9 @@ func (o *Estimate) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "time        %.4g ms per step, %s-bound (simulated by the analytic model, not measured)\n", est.TimeMs, est.Bound)
 	if iv := o.Interval; iv != nil {
 		fmt.Fprintf(bw, "interval    %.4g-%.4g ms per step holds the measured time %.0f%% of the time (%s)\n", iv.LoMs, iv.HiMs, 100*iv.Level, iv.From)
+		if len(o.BeyondInterval) > 0 {
+			fmt.Fprintf(bw, "            unmeasured here: %s\n", strings.Join(o.BeyondInterval, "; "))
+		}
 		if f := o.ConstantsFile; f != "" && f != calibrate.EmbeddedName {
 			fmt.Fprintf(bw, "constants   calibrated: from %s (smart calibrate's fit; --literature for the literature's)\n", f)
 		} else {

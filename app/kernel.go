@@ -76,6 +76,11 @@ func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*
 	if err != nil {
 		return nil, err
 	}
+	if s.GPU != "" { // a kernel for a GPU that cannot hold its grids would fail at its first allocation
+		if err := gpu.CheckMemory(st); err != nil {
+			return nil, fmt.Errorf("the stencil's grid %s: %w; give a smaller grid, or a GPU with more memory", st.GridText(), err)
+		}
+	}
 	set, err := smart.ParseSetting(s.Setting)
 	if err != nil {
 		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}

@@ -123,6 +123,12 @@ func TestKernelSettingErrors(t *testing.T) {
 			}
 		})
 	}
+	// A kernel for a GPU that cannot hold its two grids is refused, as predict refuses to time it.
+	huge := *st
+	huge.Grid = [3]int{2048, 2048, 2048} // two float64 grids of 68.7 GB each
+	if _, err := GenerateKernel(ctx, &huge, KernelSettings{OC: "ST_RT", Setting: good, GPU: "t4"}); err == nil || !strings.Contains(err.Error(), "its two grids need 137.4 GB; the T4 has 16 GB") {
+		t.Errorf("a kernel of 137 GB of grids for the T4: %v", err)
+	}
 	_, err = EstimateStencil(ctx, &tiny, "tiny", EstimateSettings{GPU: "t4", OC: "BASE"})
 	var ds *DefaultSettingError
 	if !errors.As(err, &ds) || ds.Setting["bx"] != 32 {

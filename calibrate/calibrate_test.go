@@ -75,7 +75,7 @@ func TestFitHeldOut(t *testing.T) {
 		OnChipLatency: 60, L1Latency: 50, OnChipScale: 1.5, L1Scale: 2, ComputeScale: 3, BarrierStream: 300, BarrierTiled: 80,
 		LaunchUs: 6, SpillCycles: 2, Overlap: 4, Narrow: 1, WavePower: 0.7, RegScale: 1}
 	const sigma = 0.1
-	fit := &Data{Groups: synthetic(t, truth, g, sigma, "j2d5pt", "j3d7pt", "j3d27pt"), CopyGBs: truth.CopyGBs, Sources: []Source{{Dir: "synthetic"}}}
+	fit := &Data{Groups: synthetic(t, truth, g, sigma, "j2d5pt", "j3d7pt", "j3d27pt"), CopyGBs: truth.CopyGBs, Sources: []Source{{Dir: "synthetic", GPU: g.Name}}}
 	test := &Data{Groups: synthetic(t, truth, g, sigma, "j2d9pt"), CopyGBs: map[string]float64{"H200": 4200}}
 	var calls []int
 	f, err := Fit(context.Background(), fit, test, Settings{Level: 0.8, Progress: func(done, total int) {
@@ -116,6 +116,28 @@ func TestFitHeldOut(t *testing.T) {
 	}
 	if err := f.Calibration.Check(); err != nil {
 		t.Errorf("a fitted calibration fails its own check: %v", err)
+	}
+	// The range the interval was measured on, and what lies beyond it.
+	if r := f.Range; r == nil || r.Stencils != 3 || r.Orders != [2]int{1, 1} || !reflect.DeepEqual(r.GPUs, []string{g.Name}) {
+		t.Errorf("range %+v; want the 3 stencils of order 1 on the %s", f.Range, g.Name)
+	}
+	j3d7pt := fit.Groups[1].Samples[0].Stencil
+	order2, err := generator.NamedStencil("j3d13pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		st   *smart.Stencil
+		gpu  string
+		want []string
+	}{
+		{j3d7pt, g.Name, nil},
+		{j3d7pt, "V100", []string{"the V100 is not among the GPUs the interval was measured on (H100-SXM)"}},
+		{order2, g.Name, []string{"order 2 is outside the trained orders 1-1"}},
+	} {
+		if got := f.Beyond(c.st, c.gpu); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Beyond(%s, %s) = %q; want %q", c.st.Name, c.gpu, got, c.want)
+		}
 	}
 
 	// Round trip, and what Write refuses.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"smart"
 	"smart/models"
 	"smart/models/roofline"
 )
@@ -39,6 +40,9 @@ type File struct {
 	// Folds is how many parts the fit's stencils were split into, each left out of one fit
 	// (as many as stencils: each left out alone); 0 in files written before folds were.
 	Folds int `json:"folds,omitempty"`
+	// Range is what the fit's stencils covered, where Interval was measured (nil in files
+	// written before it was recorded).
+	Range *models.Range `json:"range,omitempty"`
 }
 
 // Score is how the model does on one stencil's measured rows, with the literature's constants
@@ -212,6 +216,16 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	}
 	f.Interval = models.NewInterval(resid, s.Level, "")
 	f.Interval.From = fmt.Sprintf("errors of the calibrated model on %d measured stencils, each left out of its fit (%s)", f.Interval.Stencils, strings.Join(gpus(fit.Groups), ", "))
+	var sts []*smart.Stencil
+	seen := map[string]bool{}
+	for _, g := range fit.Groups {
+		if len(g.Samples) > 0 && !seen[g.ID] { // a stencil measured on several GPUs counts once
+			seen[g.ID] = true
+			sts = append(sts, g.Samples[0].Stencil)
+		}
+	}
+	r := models.RangeOf(sts, gpus(fit.Groups))
+	f.Range = &r
 	f.Calibration = *full
 	if test != nil {
 		if err := f.ScoreTest(test); err != nil {
@@ -304,6 +318,26 @@ func residuals(g *Group, cal *roofline.Calibration) []float64 {
 	out := make([]float64, len(mod))
 	for i := range mod {
 		out[i] = math.Log(meas[i] / mod[i])
+	}
+	return out
+}
+
+// Beyond lists the ways a time of st on gpu lies outside what f's interval was measured on:
+// a GPU neither fitted nor tested, a stencil outside the fit's orders, element types or grids;
+// nil where inside.
+func (f *File) Beyond(st *smart.Stencil, gpu string) []string {
+	var measured []string
+	for _, s := range append(slices.Clone(f.FittedOn), f.TestedOn...) {
+		if !slices.Contains(measured, s.GPU) {
+			measured = append(measured, s.GPU)
+		}
+	}
+	var out []string
+	if len(measured) > 0 && !slices.Contains(measured, gpu) {
+		out = append(out, fmt.Sprintf("the %s is not among the GPUs the interval was measured on (%s)", gpu, strings.Join(measured, ", ")))
+	}
+	if f.Range != nil {
+		out = append(out, f.Range.Outside(st)...)
 	}
 	return out
 }

@@ -20,13 +20,18 @@ var ErrDirectory = errors.New("is a directory, not a stencil file; give one of i
 
 // Load reads and validates a stencil file. Path "-" reads stdin; a path with no such file that
 // names an embedded sample (j3d7pt, or j3d7pt.json) reads the sample. A stencil without a name
-// takes the file's, the name its user knows. Errors start with "stencil file PATH:".
+// takes the file's, the name its user knows ("stdin" from standard input). Errors start with
+// "stencil file PATH:".
 func Load(path string, stdin io.Reader, lim smart.Limits) (*smart.Stencil, error) {
 	s, err := load(path, stdin, lim)
 	if err != nil {
 		return nil, fmt.Errorf("stencil file %s: %w", path, err)
 	}
-	if s.Name == "" && path != "-" {
+	switch {
+	case s.Name != "":
+	case path == "-":
+		s.Name = "stdin" // every output names its stencil; a blank name read as none
+	default:
 		s.Name = strings.TrimSuffix(filepath.Base(path), ".json")
 	}
 	return s, nil

@@ -47,6 +47,7 @@ func TestLoad(t *testing.T) {
 		{path: "j3d7pt", name: "j3d7pt"},
 		{path: "j3d7pt.json", name: "j3d7pt"},
 		{path: unnamed, name: "mine"},
+		{path: "-", stdin: mustRead(t, unnamed), name: "stdin"},
 		{path: filepath.Join(dir, "none.json"), err: "stencil file " + filepath.Join(dir, "none.json") + ": no such file; the embedded samples are j2d13pt, "},
 		{path: bad, err: "stencil file " + bad + ": "},
 		{path: dir, err: "stencil file " + dir + ": is a directory, not a stencil file; give one of its *.json files"},
@@ -138,4 +139,13 @@ func TestLoadAll(t *testing.T) {
 	if want := `"-" (standard input) is given twice; it can be read once`; err == nil || err.Error() != want || len(got) != 0 {
 		t.Errorf("- twice: %d stencils, error %v; want none and %q", len(got), err, want)
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
