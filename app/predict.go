@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"smart"
@@ -28,10 +29,16 @@ func OpenPredictor(catalogFile string, modelFiles []string) (*predict.Predictor,
 	all := kinds.All()
 	for _, f := range modelFiles {
 		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &SettingError{Field: "Models", Value: f, Err: fmt.Errorf("model file %s: no such file", f), Wrong: true}
+		}
 		if err != nil {
-			return nil, fmt.Errorf("loading model: %w", err)
+			return nil, fmt.Errorf("model file %s: %w", f, err)
 		}
 		if err := p.Models.Use(b, f, all); err != nil {
+			if two := (*predict.TwoModelsError)(nil); errors.As(err, &two) {
+				return nil, &SettingError{Field: "Models", Err: err, Wrong: true}
+			}
 			return nil, err
 		}
 	}

@@ -14,6 +14,10 @@ import (
 // them, and their cost, must stay finite.
 const MaxHours = 876600
 
+// MaxSteps bounds the steps a recommendation prices: a century of steps of a microsecond each,
+// more than any run rents.
+const MaxSteps = 3_155_760_000_000_000
+
 // RecommendSettings are what smart recommend ranks and prices: the predictor (Catalog, Models
 // and AllGPUs of Predict), the GPUs to rank, the GPU the user has and the workload.
 type RecommendSettings struct {
@@ -35,6 +39,8 @@ func (r RecommendSettings) Check() error {
 	switch w := r.Workload; {
 	case w.Steps < 0:
 		return wrong("Steps", fmt.Sprint(w.Steps), "must not be negative (0: the stencil's steps)")
+	case w.Steps > MaxSteps:
+		return wrong("Steps", fmt.Sprint(w.Steps), "give at most %d (a century of microsecond steps), or price hours with --hours", int64(MaxSteps))
 	case !(w.Hours >= 0): // NaN too
 		return wrong("Hours", fmt.Sprint(w.Hours), "must be positive")
 	case w.Hours > MaxHours:

@@ -36,6 +36,8 @@ func TestPredictAndRecommendCheck(t *testing.T) {
 		{"infinite hours", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: math.Inf(1)} }), "Hours"},
 		{"over a century", base(func(r *RecommendSettings) { r.Workload = predict.Workload{Hours: MaxHours + 1} }), "Hours"},
 		{"steps and hours", base(func(r *RecommendSettings) { r.Workload.Hours = 1 }), "Hours"},
+		{"a century of steps", base(func(r *RecommendSettings) { r.Workload.Steps = MaxSteps }), ""},
+		{"more steps", base(func(r *RecommendSettings) { r.Workload.Steps = MaxSteps + 1 }), "Steps"},
 		{"GPUs and all", base(func(r *RecommendSettings) { r.Predict.AllGPUs = true }), "AllGPUs"},
 		{"candidates", base(func(r *RecommendSettings) { r.Predict.Candidates = 2 }), ""},
 		{"negative candidates", base(func(r *RecommendSettings) { r.Predict.Candidates = -1 }), "Candidates"},

@@ -73,7 +73,8 @@ func (t Train) Check() error {
 	return checkReplace("Out", t.Out, t.Replace, atomicfile.Kind{What: "a model file", Ours: models.IsModelFile})
 }
 
-// Load checks t (Check) and builds the matrix of the data sets for the kind and task.
+// Load checks t (Check) and builds the matrix of the data sets for the kind and task; more
+// cross-validation folds than the data has stencils are a *SettingError of CV.
 func (t Train) Load() (*train.Set, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
@@ -82,8 +83,20 @@ func (t Train) Load() (*train.Set, error) {
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
 	}
-	return train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels,
+	set, err := train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels,
 		Target: t.Target})
+	if err != nil {
+		return nil, err
+	}
+	// Each fold holds a stencil (a configuration of a foreign kernel) at least: said before any
+	// training, not after the first.
+	switch groups := distinct(set.Data.Groups); {
+	case t.CV > 0 && groups < 2:
+		return nil, wrong("CV", strconv.Itoa(t.CV), "the data has %d stencil (or configuration) and cross-validation needs 2; use 0 to train without it", groups)
+	case t.CV > groups:
+		return nil, wrong("CV", strconv.Itoa(t.CV), "the data has %d stencils (or configurations) and each fold holds one at least; use at most %d, or 0 to train without cross-validation", groups, groups)
+	}
+	return set, nil
 }
 
 // Fit cross-validates on set, fits the model on all of it and saves it to Out, if any.
@@ -134,4 +147,13 @@ func (t Train) Fit(ctx context.Context, set *train.Set) (*Trained, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// distinct counts the different values of xs.
+func distinct(xs []string) int {
+	seen := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
 }

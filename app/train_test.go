@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"smart/models"
 )
 
 func TestTrainCheck(t *testing.T) {
@@ -54,5 +56,26 @@ func TestEvalCheck(t *testing.T) {
 				t.Errorf("Check refused %q, want %q", got, tc.field)
 			}
 		})
+	}
+}
+
+// TestTrainLoadFolds: more cross-validation folds than stencils are refused once the data is
+// read, before any training.
+func TestTrainLoadFolds(t *testing.T) {
+	one, two := "../data/measured/h100-sxm/random/j3d19pt", "../data/measured/h100-sxm/random/j3d25pt"
+	for _, tc := range []struct {
+		data  []string
+		cv    int
+		field string
+	}{
+		{[]string{one}, 0, ""},
+		{[]string{one}, 2, "CV"},
+		{[]string{one, two}, 2, ""},
+		{[]string{one, two}, 3, "CV"},
+	} {
+		_, err := Train{Data: tc.data, Task: models.Runtime, Kind: "gbdt", CV: tc.cv}.Load()
+		if got := refusedField(t, err); got != tc.field {
+			t.Errorf("%d data sets, %d folds: refused %q (%v), want %q", len(tc.data), tc.cv, got, err, tc.field)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -341,8 +342,11 @@ type Model struct {
 // the file and the problem; a decoder's panic becomes an error.
 func Load(path string, kinds Kinds) (*Model, error) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("model file %s: no such file", path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("loading model: %w", err)
+		return nil, fmt.Errorf("model file %s: %w", path, err)
 	}
 	m, err := Decode(data, kinds)
 	if err != nil {
@@ -401,7 +405,7 @@ func Decode(data []byte, kinds Kinds) (*Model, error) {
 	if bytes.HasPrefix(data, []byte(gzipMagic)) {
 		var err error
 		if data, err = gunzip(data); err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, fmt.Errorf("its gzip compression is broken (a truncated or corrupt file): %w", err)
 		}
 	}
 	h, payload, err := Read(data)

@@ -419,3 +419,19 @@ func TestIsModelFile(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// TestLoadSaysWhy: a missing file and a truncated compressed one are said in the model file's
+// terms, not the operating system's or gzip's alone.
+func TestLoadSaysWhy(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.smartmodel")
+	if _, err := models.Load(missing, models.Kinds{}); err == nil || err.Error() != "model file "+missing+": no such file" {
+		t.Errorf("a missing file: %v", err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(models.Magic + strings.Repeat("x", 4096)))
+	zw.Close()
+	if _, err := models.Decode(gz.Bytes()[:gz.Len()/2], models.Kinds{}); err == nil || !strings.Contains(err.Error(), "gzip compression is broken (a truncated or corrupt file)") {
+		t.Errorf("a truncated compressed file: %v", err)
+	}
+}

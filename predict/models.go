@@ -207,7 +207,7 @@ func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
 	}
 	for _, o := range ms.given {
 		if o.Header.Task == m.Header.Task && o.Header.Inputs.Dims == m.Header.Inputs.Dims {
-			return fmt.Errorf("models %s and %s are both %s models of %d-D stencils; give one of them", o.Name, m.Name, m.Header.Task, m.Header.Inputs.Dims)
+			return &TwoModelsError{First: o.Name, Second: m.Name, Task: m.Header.Task, Dims: m.Header.Inputs.Dims}
 		}
 	}
 	if err := ms.add(m); err != nil {
@@ -215,6 +215,18 @@ func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
 	}
 	ms.given = append(ms.given, m)
 	return nil
+}
+
+// TwoModelsError is two models given for the same task and dimensions: one would answer and
+// the other be ignored.
+type TwoModelsError struct {
+	First, Second string
+	Task          models.Task
+	Dims          int
+}
+
+func (e *TwoModelsError) Error() string {
+	return fmt.Sprintf("models %s and %s are both %s models of %d-D stencils; give one of them", e.First, e.Second, e.Task, e.Dims)
 }
 
 // UseDir uses every model file of dir (*.smartmodel, compressed or not, as bench/defaults writes
@@ -300,7 +312,7 @@ func (ms *Models) add(m *Model) error {
 	case models.Runtime:
 		ms.Runtime[dims] = m
 	default:
-		return fmt.Errorf("model %s has task %q", m.Name, m.Header.Task)
+		return fmt.Errorf("model %s has task %q; predictions take a select or a runtime model (smart train --task select or runtime), and read the local-memory models embedded", m.Name, m.Header.Task)
 	}
 	return nil
 }

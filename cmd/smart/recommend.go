@@ -43,6 +43,8 @@ func runRecommend(ctx context.Context, e *env, args []string) error {
 		return usagef("--have \"\": names no GPU; name the GPU you have (smart gpus lists them), or leave --have out")
 	case r.Workload.Hours == 0 && cliflag.Given(fs, "hours"): // 0 prices the stencil's steps
 		return usagef("--hours 0: must be positive")
+	case r.HTML == "" && cliflag.Given(fs, "html"):
+		return usagef("--html \"\": names no file; give the report's file name, or leave --html out")
 	}
 	recs, err := recommend(ctx, e, fs, r, rest, asJSON)
 	if len(recs) == 0 {

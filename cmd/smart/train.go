@@ -87,6 +87,9 @@ func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (ap
 	}
 	t := o.Train
 	var err error
+	if o.taskName == "" {
+		return app.Train{}, usagef("give --task select (the best OC class) or --task runtime (the time per step)")
+	}
 	if t.Task, err = models.ParseTask(o.taskName); err != nil {
 		return app.Train{}, usagef("--task: %v", err)
 	}

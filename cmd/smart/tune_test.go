@@ -305,8 +305,8 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"verify", "j3d7pt", "--oc", "BASE,,ST"}, 2, `the list "BASE,,ST" has an empty name`},
 		{[]string{"space", "j3d7pt", "--oc", " "}, 2, "--oc: is empty"},
 		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz"}, 1, "--evaluator replay:/nonexistent.json.gz: open /nonexistent.json.gz"},
-		{[]string{"tune", "j3d7pt", "--evaluator", "model:/nonexistent.model"}, 1, "--evaluator model:/nonexistent.model: loading model"},
-		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "bayes", "--surrogate", "model:/nonexistent.model"}, 1, "--surrogate model:/nonexistent.model: loading model"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "model:/nonexistent.model"}, 1, "--evaluator model:/nonexistent.model: model file /nonexistent.model: no such file"},
+		{[]string{"tune", "j3d7pt", "--evaluator", "sim", "--method", "bayes", "--surrogate", "model:/nonexistent.model"}, 1, "--surrogate model:/nonexistent.model: model file /nonexistent.model: no such file"},
 		{[]string{"tune", "--evaluator", "replay:/nonexistent.json.gz", "--method", "annealing"}, 2, "--method"}, // before any file
 		{[]string{"tune-bench"}, 2, "give Kernel Tuner cache files"},
 	}
