@@ -169,8 +169,10 @@ func (bg *Benching) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if bg.Exists, err = dataset.CheckRun(b.Out, bg.meta()); err != nil {
-		return err
+	// Before the minutes of drawing the settings: a directory that holds something else, another
+	// run's data set, one being written or one damaged is refused now, not after them.
+	if bg.Exists, err = dataset.CheckOpen(b.Out, bg.meta()); err != nil {
+		return &SettingError{Field: "Out", Err: err}
 	}
 	if r := bg.Backend.Runner; r != nil && bg.Exists {
 		if old, err := dataset.ReadMeta(b.Out); err == nil {
@@ -258,8 +260,8 @@ func (bg *Benching) Done() (int, *dataset.Torn, error) {
 func (bg *Benching) Run(ctx context.Context, progress func(done, total int)) (dataset.Summary, error) {
 	b, be := bg.bench, bg.Backend
 	w, torn, err := dataset.OpenWriter(b.Out, bg.meta())
-	if err != nil {
-		return dataset.Summary{}, err
+	if err != nil { // changed since Open checked it: nothing was measured, nothing is to resume
+		return dataset.Summary{}, &SettingError{Field: "Out", Err: err}
 	}
 	defer w.Close()
 	if torn != nil {
@@ -281,11 +283,10 @@ func (bg *Benching) Run(ctx context.Context, progress func(done, total int)) (da
 	if be.Runner != nil && batch == 0 {
 		batch = be.Runner.BatchSize()
 	}
-	stop := b.Time
-	if stop > 0 {
-		stop = max(stop-time.Since(bg.start), time.Nanosecond) // spent already: stop before the first batch
+	r := &dataset.Runner{Evaluator: be.Evaluator, GPU: be.GPU.Name, Batch: batch, Observer: be.Observer, Progress: progress}
+	if b.Time > 0 {
+		r.Deadline = bg.start.Add(b.Time) // counted from Open: drawing the settings included
 	}
-	r := &dataset.Runner{Evaluator: be.Evaluator, GPU: be.GPU.Name, Batch: batch, Observer: be.Observer, StopAfter: stop, Progress: progress}
 	sum, runErr := r.Run(ctx, w, bg.Items)
 	if runErr == nil && sum.Stopped && sum.Written == 0 && !bg.drawn {
 		// Nothing measured and no settings drawn to save: the time is the setting to change.

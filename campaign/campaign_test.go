@@ -552,3 +552,49 @@ func TestMeasuredIn(t *testing.T) {
 		}
 	}
 }
+
+// deadlineOf is the analytic model, noting the deadline of its first query's context and
+// cancelling the call's context after n evaluations: an interrupt.
+type deadlineOf struct {
+	roofline.Evaluator
+	n        int
+	deadline time.Time
+	cancel   context.CancelFunc
+}
+
+func (d *deadlineOf) Evaluate(ctx context.Context, q smart.Query) (smart.Measurement, error) {
+	if d.deadline.IsZero() {
+		d.deadline, _ = ctx.Deadline()
+	}
+	if d.n == 0 {
+		d.cancel()
+		return smart.Measurement{}, context.Canceled
+	}
+	d.n--
+	return d.Evaluator.Evaluate(ctx, q)
+}
+
+// TestRunClockAndStops: a call's time limit counts from its start, opening the data set and
+// counting what it holds included, not from when its first variant is measured; an interrupted
+// call is logged as stopped, as one stopped by its time limit is, whose variants are left.
+func TestRunClockAndStops(t *testing.T) {
+	m, _ := manifest(t)
+	cat, _ := catalog.Default()
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ev := &deadlineOf{Evaluator: roofline.Evaluator{Catalog: cat}, n: 5, cancel: cancel}
+	const limit = time.Hour
+	c, err := (&Run{Manifest: m, Out: out, Evaluator: ev, GPU: "H100-SXM", Device: dataset.Device{GPU: "H100-SXM", Name: "analytic model (roofline)"},
+		Source: smart.Simulated, StopAfter: limit}).Do(ctx)
+	if !errors.Is(err, context.Canceled) || c.Rows != 5 {
+		t.Fatalf("interrupted call: %+v, %v", c, err)
+	}
+	if want := c.Start.Add(limit); !ev.deadline.Equal(want) {
+		t.Errorf("the call ran to %s; want its start plus %s, %s", ev.deadline, limit, want)
+	}
+	calls, err := ReadCalls(out)
+	if err != nil || len(calls) != 1 || !calls[0].Stopped || !c.Stopped {
+		t.Errorf("logged %+v (%v), returned stopped %v; want the interrupted call logged as stopped", calls, err, c.Stopped)
+	}
+}

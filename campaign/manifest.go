@@ -403,8 +403,11 @@ var itemsHeader = []string{"stencil_id", "oc", "setting", "origin", "predicted_m
 
 // CheckNew refuses a directory that already holds a manifest: a manifest is never rewritten,
 // since data sets name it by its hash. It refuses a data set's directory too, whose files a
-// manifest's would sit among as if they were the data set's.
+// manifest's would sit among as if they were the data set's, and a file.
 func CheckNew(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s is a file, not a directory; a manifest goes into a directory of its own", dir)
+	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
 		return fmt.Errorf("%s already holds a campaign manifest; choose another directory (a manifest is never rewritten: data sets name it by its hash)", dir)
 	}

@@ -40,7 +40,9 @@ type Call struct {
 	Rows3D       int          `json:"rows_3d"`
 	Cut          int          `json:"cut"`           // ok rows cut short by the protocol
 	StencilsDone int          `json:"stencils_done"` // stencils of the manifest with every variant measured, after the call
-	Stopped      bool         `json:"stopped"`       // stopped by the time limit with variants left
+	// Stopped says the call ended with variants left: by the time limit, or interrupted (its
+	// context cancelled).
+	Stopped bool `json:"stopped"`
 	// Where the time went, where the evaluator tells (a Timer): compiler runs and their summed
 	// wall time, the time spent running variants and waiting for compiles, harness start-ups.
 	CompileS float64 `json:"compile_s"`
@@ -80,7 +82,7 @@ type Run struct {
 	Source    smart.Source
 	Observer  dataset.Observer
 	Batch     int           // variants per batch; 0: the evaluator's default
-	StopAfter time.Duration // 0: no limit
+	StopAfter time.Duration // counted from the call's start (Do); 0: no limit
 	Progress  func(done, total int)
 }
 
@@ -103,7 +105,8 @@ func (r *Run) Meta() dataset.Meta {
 // (a lost device, a cancelled context), which the returned Call holds. A data set that does not
 // open (one started differently) begins no call: the Call is zero and nothing is logged.
 func (r *Run) Do(ctx context.Context) (Call, error) {
-	call := Call{Start: time.Now().UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
+	start := time.Now()
+	call := Call{Start: start.UTC(), GPU: r.GPU, Device: r.Device.Name, UUID: r.Device.UUID, Driver: r.Device.Driver,
 		Source: r.Source, Tool: dataset.ToolVersion()}
 	// Another manifest's data set is refused before the data set's own check, which cannot tell
 	// another manifest from this one edited.
@@ -128,13 +131,18 @@ func (r *Run) Do(ctx context.Context) (Call, error) {
 		items[i] = it.Item
 	}
 	before := r.measured(w)
-	runner := &dataset.Runner{Evaluator: r.Evaluator, GPU: r.GPU, Batch: r.Batch, Observer: r.Observer, StopAfter: r.StopAfter,
-		Progress: r.Progress}
+	runner := &dataset.Runner{Evaluator: r.Evaluator, GPU: r.GPU, Batch: r.Batch, Observer: r.Observer, Progress: r.Progress}
+	if r.StopAfter > 0 {
+		// From the call's start: opening the data set and counting what it holds (seconds, for
+		// a campaign's tens of thousands of variants) are the call's time too.
+		runner.Deadline = start.Add(r.StopAfter)
+	}
 	sum, runErr := runner.Run(ctx, w, items)
 	if runErr == nil && sum.Stopped && sum.Written == 0 {
 		runErr = ErrTooShort
 	}
-	call.Rows, call.OK, call.Stopped = sum.Written, sum.ByStatus[smart.StatusOK], sum.Stopped
+	interrupted := ctx.Err() != nil && sum.Skipped+sum.Written < sum.Total
+	call.Rows, call.OK, call.Stopped = sum.Written, sum.ByStatus[smart.StatusOK], sum.Stopped || interrupted
 	for _, n := range sum.Cut {
 		call.Cut += n
 	}
@@ -158,8 +166,14 @@ func (r *Run) Do(ctx context.Context) (Call, error) {
 // measured counts the variants of each stencil that the data set holds.
 func (r *Run) measured(w *dataset.Writer) map[*smart.Stencil]int {
 	have := map[*smart.Stencil]int{}
+	ids := map[*smart.Stencil]string{} // Stencil.ID hashes the stencil: once each, not once an item
 	for _, it := range r.Manifest.items {
-		if w.Has(smart.Measurement{StencilID: it.Stencil.ID(), GPU: r.GPU, OC: it.OC, Setting: it.Setting}) {
+		id, ok := ids[it.Stencil]
+		if !ok {
+			id = it.Stencil.ID()
+			ids[it.Stencil] = id
+		}
+		if w.Has(smart.Measurement{StencilID: id, GPU: r.GPU, OC: it.OC, Setting: it.Setting}) {
 			have[it.Stencil]++
 		}
 	}

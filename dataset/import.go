@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,8 +30,9 @@ type FileSummary struct {
 
 // Import reads Kernel Tuner cache and T4 files (ReadKernelTuner) into a new data set in dir.
 // Files of several devices need opt.AllowMixed; kernels of different parameters get the union of
-// their parameter columns. A configuration given twice for the same device and kernel (a cache
-// and its T4 twin) is kept once, from the first file.
+// their parameter columns. A configuration given twice for the same device and kernel, from the
+// same source (a cache and its T4 twin), is kept once, from the first file. One kernel tuned on
+// two problem sizes is refused (a *SizeError).
 func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) ([]FileSummary, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no files to import")
@@ -62,6 +64,9 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 			meta.Devices = append(meta.Devices, f.Device)
 		}
 		if err := addKernel(&meta, f.Kernel); err != nil {
+			if se := (*SizeError)(nil); errors.As(err, &se) {
+				se.Import = true
+			}
 			return nil, err
 		}
 	}
@@ -101,7 +106,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		inFile := make(map[string]bool, len(f.Rows))
 		for _, m := range f.Rows {
 			k := Key(m)
-			if w.Has(m) || inFile[k] {
+			if w.holds(k, m) || inFile[k] { // a file's rows are all of one source and device
 				s.Duplicates++
 				continue
 			}
@@ -121,8 +126,36 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 	return sums, w.Close()
 }
 
+// SizeError is the refusal to put one kernel tuned on two problem sizes into one data set: a
+// row names the kernel, device and configuration, not the size, so the rows of one size would
+// be taken for (or left out as duplicates of) the other's.
+type SizeError struct {
+	Kernel string
+	Sizes  [2][]int
+	Files  [2]string // a file of each size
+	Import bool      // the files are imported together (else data sets are merged)
+}
+
+func (e *SizeError) Error() string {
+	fix := "keep them in separate data sets"
+	if e.Import {
+		fix = "import them into separate data sets"
+	}
+	return fmt.Sprintf("kernel %s was tuned on problem size %v in %s but %v in %s; a data set holds one size of a kernel (its rows do not say which): %s",
+		e.Kernel, e.Sizes[0], e.Files[0], e.Sizes[1], e.Files[1], fix)
+}
+
+// firstFile is the first file a kernel was imported from, or "?" where none is recorded.
+func firstFile(k Kernel) string {
+	if len(k.Files) == 0 {
+		return "?"
+	}
+	return k.Files[0]
+}
+
 // addKernel records a kernel in meta, and its parameters as columns. The same kernel from
-// several files (one per device) must have the same parameters.
+// several files (one per device) must have the same parameters, and the same problem size where
+// both give one (a *SizeError).
 func addKernel(meta *Meta, k Kernel) error {
 	for i, old := range meta.Kernels {
 		if old.Name != k.Name {
@@ -130,6 +163,13 @@ func addKernel(meta *Meta, k Kernel) error {
 		}
 		if !slices.EqualFunc(old.Params, k.Params, func(a, b Param) bool { return a.Name == b.Name }) {
 			return fmt.Errorf("kernel %s has parameters %s in %s but %s in %s", k.Name, paramNames(old.Params), old.Files[0], paramNames(k.Params), k.Files[0])
+		}
+		switch {
+		case len(k.ProblemSize) == 0:
+		case len(old.ProblemSize) == 0:
+			meta.Kernels[i].ProblemSize = slices.Clone(k.ProblemSize)
+		case !slices.Equal(old.ProblemSize, k.ProblemSize):
+			return &SizeError{Kernel: k.Name, Sizes: [2][]int{old.ProblemSize, k.ProblemSize}, Files: [2]string{firstFile(old), firstFile(k)}}
 		}
 		for j, p := range k.Params {
 			for _, v := range p.Values {

@@ -35,6 +35,16 @@ func SaveItems(dir string, items []Item) error {
 	return atomicfile.Write(filepath.Join(dir, ItemsFile), b.Bytes())
 }
 
+// countItems counts the items saved in dir; 0 where none were.
+func countItems(dir string) (int, error) {
+	n := 0
+	_, err := csvfile.ReadFile(filepath.Join(dir, ItemsFile), itemsHeader, func(int, []string) error {
+		n++
+		return nil
+	})
+	return n, err
+}
+
 // LoadItems reads the items saved in dir, resolving stencil IDs among stencils, and checks them
 // against plan for the stencils of shard (nil: all). It returns nil and no error when none were
 // saved.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,8 +48,13 @@ type Labels struct {
 	Merges    []MergeStep `json:"merges"` // in the order they were made
 	Classes   []Class     `json:"classes"`
 	Instances []Instance  `json:"instances"`
-	// Unlabelled counts instances (stencil and GPU) with rows but no ok time.
+	// Unlabelled counts instances (stencil and GPU) measured under every OC but with no ok time.
 	Unlabelled int `json:"unlabelled"`
+	// Incomplete counts the instances left out because they were measured under only some of
+	// the OCs (the data set's plan's, or where it has none, every OC its rows of the GPU
+	// cover): the best of the OCs measured may lose to one not measured yet. Labels written
+	// before it was counted read as 0.
+	Incomplete int `json:"incomplete"`
 }
 
 // MergeStep is one agglomerative merge: the two most correlated classes and their similarity,
@@ -154,25 +160,42 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 	if classes < 1 {
 		return nil, fmt.Errorf("%d classes requested; ask for at least 1", classes)
 	}
-	best := bestTimes{}
-	seen := map[instance]bool{}
 	l := &Labels{Format: LabelsFormat, Created: time.Now().UTC().Truncate(time.Second), Requested: classes, Relative: opt.Relative}
+	planned, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	all, covered := bestTimes{}, newCoverage(planned)
 	meta, _, err := Scan(dir, func(m smart.Measurement) error {
 		l.Rows++
-		if m.StencilID != "" {
-			seen[instance{m.StencilID, gpuName(m)}] = true
-			best.add(m)
-		}
+		all.add(m)
+		covered.add(m)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	l.Sources, l.Devices = meta.Sources, meta.Devices
+	if err := oneSource(covered); err != nil {
+		return nil, fmt.Errorf("labelling %s: %w", dir, err)
+	}
+	complete, incomplete := covered.complete()
+	for _, in := range incomplete {
+		l.Incomplete += in.Stencils
+	}
+	best := bestTimes{}
+	for in, times := range all {
+		if complete[in] {
+			best[in] = times
+		}
+	}
 	if len(best) == 0 {
+		if l.Incomplete > 0 {
+			return nil, fmt.Errorf("%s has no stencil measured under every OC with an ok time to label (%d measured under only some)", dir, l.Incomplete)
+		}
 		return nil, fmt.Errorf("%s has no stencil rows with an ok time to label", dir)
 	}
-	l.Unlabelled = len(seen) - len(best)
+	l.Unlabelled = len(complete) - len(best)
 	instances := best.instances()
 
 	wins := map[smart.Combination]int{}
@@ -267,6 +290,23 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 		l.Instances = append(l.Instances, Instance{StencilID: in.stencil, GPU: in.gpu, Best: oc, BestMs: t, Class: class})
 	}
 	return l, nil
+}
+
+// oneSource refuses stencils timed on one GPU by several sources (measured and simulated, in a
+// data set merged with AllowMixed): a label names the stencil and GPU alone, so one source's
+// best OC would stand for the other's, and a reader of the labels would take the times of both
+// for one.
+func oneSource(c *coverage) error {
+	type stencilGPU struct{ stencil, gpu string }
+	first := map[stencilGPU]smart.Source{}
+	for _, in := range slices.SortedFunc(maps.Keys(c.ocs), compareInstances) {
+		k := stencilGPU{in.stencil, in.gpu}
+		if src, ok := first[k]; ok {
+			return fmt.Errorf("stencil %s on %s has rows of two sources, %s and %s; a label names the stencil and GPU, not the source: label the rows of each source in a data set of its own", in.stencil, in.gpu, src, in.source)
+		}
+		first[k] = in.source
+	}
+	return nil
 }
 
 // labelWith labels the instances with the given classes.

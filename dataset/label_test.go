@@ -28,7 +28,9 @@ var (
 //	s5       5     10   1   0.5
 //
 // Each OC also has a slower setting (3x) and a failed one, and CM_TB only fails, so the labels
-// must come from the fastest ok setting of each OC.
+// must come from the fastest ok setting of each OC. Stencil s6 timed out under every OC (no
+// label); s7 was measured under BASE alone, faster than any, which labels and stats leave out: an
+// OC not measured yet may beat it.
 func handMade(t *testing.T) string {
 	t.Helper()
 	times := map[smart.Combination][]float64{
@@ -60,7 +62,13 @@ func handMade(t *testing.T) string {
 		row(ocE, 32, smart.StatusCompileError, 0)
 	}
 	// A stencil where nothing ran.
-	if err := w.Append(smart.Measurement{StencilID: "s6", GPU: "V100", Setting: smart.Setting{"bx": 32}, Status: smart.StatusTimeout, Source: smart.Measured}); err != nil {
+	for _, oc := range []smart.Combination{ocA, ocB, ocC, ocD, ocE} {
+		if err := w.Append(smart.Measurement{StencilID: "s6", GPU: "V100", OC: oc, Setting: smart.Setting{"bx": 32}, Status: smart.StatusTimeout, Source: smart.Measured}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A stencil measured under one OC of five.
+	if err := w.Append(smart.Measurement{StencilID: "s7", GPU: "V100", Setting: smart.Setting{"bx": 32}, Status: smart.StatusOK, TimeMs: 0.1, Source: smart.Measured}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -115,8 +123,8 @@ func TestLabelsHandMade(t *testing.T) {
 			t.Errorf("instance %d: %+v, want best %v at %v ms", i, in, wantBest[i], wantMs[i])
 		}
 	}
-	if l.Unlabelled != 1 {
-		t.Errorf("%d unlabelled; want 1 (s6)", l.Unlabelled)
+	if l.Unlabelled != 1 || l.Incomplete != 1 || len(l.Instances) != 5 {
+		t.Errorf("%d instances, %d unlabelled, %d incomplete; want 5, 1 (s6) and 1 (s7)", len(l.Instances), l.Unlabelled, l.Incomplete)
 	}
 	if c, ok := l.ClassOf(ocC); !ok || c != ocD {
 		t.Errorf("ClassOf(BM) = %v, %v", c, ok)
@@ -146,22 +154,27 @@ func TestStatsHandMade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rows != 5*13+1 {
+	if s.Rows != 5*13+5+1 {
 		t.Errorf("%d rows", s.Rows)
 	}
+	const m = smart.Measured
 	wantCounts := []CountRow{
-		{GPU: "V100", OC: "BASE", Rows: 16, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5, "timeout": 1}},
-		{GPU: "V100", OC: "ST", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
-		{GPU: "V100", OC: "BM", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
-		{GPU: "V100", OC: "CM", Rows: 15, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5}},
-		{GPU: "V100", OC: "CM_TB", Rows: 5, ByStatus: map[smart.Status]int{"compile_error": 5}},
+		{GPU: "V100", Source: m, OC: "BASE", Rows: 17, ByStatus: map[smart.Status]int{"ok": 11, "launch_error": 5, "timeout": 1}},
+		{GPU: "V100", Source: m, OC: "ST", Rows: 16, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5, "timeout": 1}},
+		{GPU: "V100", Source: m, OC: "BM", Rows: 16, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5, "timeout": 1}},
+		{GPU: "V100", Source: m, OC: "CM", Rows: 16, ByStatus: map[smart.Status]int{"ok": 10, "launch_error": 5, "timeout": 1}},
+		{GPU: "V100", Source: m, OC: "CM_TB", Rows: 6, ByStatus: map[smart.Status]int{"compile_error": 5, "timeout": 1}},
 	}
 	if !reflect.DeepEqual(s.Counts, wantCounts) {
 		t.Errorf("counts %+v\nwant %+v", s.Counts, wantCounts)
 	}
-	wantBest := []BestOCRow{{GPU: "V100", OC: ocA, Stencils: 3}, {GPU: "V100", OC: ocD, Stencils: 2}}
+	// s7, measured under BASE alone, is in neither table: both count the same five stencils.
+	wantBest := []BestOCRow{{GPU: "V100", Source: m, OC: ocA, Stencils: 3}, {GPU: "V100", Source: m, OC: ocD, Stencils: 2}}
 	if !reflect.DeepEqual(s.BestOC, wantBest) {
 		t.Errorf("best OCs %+v, want %+v", s.BestOC, wantBest)
+	}
+	if want := []Incomplete{{GPU: "V100", Source: m, Stencils: 1, OCs: 5}}; !reflect.DeepEqual(s.Incomplete, want) {
+		t.Errorf("incomplete %+v, want %+v", s.Incomplete, want)
 	}
 	// Worst over best per stencil: 10/1, 8/2, 6/3, 8/1.5, 10/0.5.
 	ratios := []float64{10, 4, 2, 8 / 1.5, 20}

@@ -12,3 +12,6 @@ import (
 func lockFile(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
+
+// locks says that lockFile locks: a file another process holds locked is in use.
+const locks = true

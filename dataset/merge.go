@@ -16,11 +16,31 @@ import (
 
 // MergeSummary says what Merge joined.
 type MergeSummary struct {
-	Rows       int      `json:"rows"`       // rows written
-	Duplicates int      `json:"duplicates"` // rows left out because an earlier data set had the variant
-	Torn       []string `json:"torn"`       // data sets whose torn last line was left out
+	Rows int `json:"rows"` // rows written
+	// Duplicates are the rows left out because an earlier data set had the same row: the
+	// variant from the same source on the same device.
+	Duplicates int      `json:"duplicates"`
+	Torn       []string `json:"torn"` // data sets whose torn last line was left out
 	// MissingShards lists the shards of the plan that were not among the inputs.
 	MissingShards []string `json:"missing_shards,omitempty"`
+	// Unfinished are the inputs measured to a plan that lack some of its variants: a run
+	// stopped before its end (a time limit, an interrupt) and not resumed.
+	Unfinished []Unfinished `json:"unfinished,omitempty"`
+	// Removed are the temporary directories of earlier merges into the same directory, killed
+	// before they were done, that this merge removed.
+	Removed []string `json:"removed,omitempty"`
+}
+
+// Unfinished is an input of a merge that holds fewer variants than its plan has.
+type Unfinished struct {
+	Dir   string `json:"dir"`
+	Shard string `json:"shard,omitempty"` // which shard of the plan it is
+	Rows  int    `json:"rows"`            // the rows it holds
+	// Variants are the variants its run drew (its items file); 0 where it has no such file,
+	// and then Unmeasured says what is missing.
+	Variants int `json:"variants,omitempty"`
+	// Unmeasured counts the plan's stencils and OCs (of its shard) without a row.
+	Unmeasured int `json:"unmeasured,omitempty"`
 }
 
 // MixedError is Merge's and Import's refusal to put data of different devices, sources or plans
@@ -34,7 +54,10 @@ func (e *MixedError) Error() string { return e.Reason }
 // Merge joins data sets into a new one in out: shards of one plan, or, with allowMixed, data
 // sets of different devices, sources or plans (recorded in meta.json). Without allowMixed it
 // refuses inputs whose devices, sources, parameter columns or plans differ, so that no data set
-// mixes them silently. A variant present in several inputs is kept once, from the first.
+// mixes them silently. A row present in several inputs (a variant from the same source and
+// device) is kept once, from the first; rows of one variant from different sources or devices
+// are all kept. The summary names the inputs that lack some of their plan's variants (an
+// unfinished run), and the shards of the plan missing.
 func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (MergeSummary, error) {
 	var sum MergeSummary
 	if len(dirs) == 0 {
@@ -79,15 +102,26 @@ func Merge(ctx context.Context, out string, dirs []string, allowMixed bool) (Mer
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return sum, fmt.Errorf("creating the directory of %s: %w", out, err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".merging-*")
+	sum.Removed = removeStaleMerges(out)
+	tmp, err := os.MkdirTemp(filepath.Dir(out), mergingPrefix(out)+"*")
 	if err != nil {
 		return sum, fmt.Errorf("creating %s: %w", out, err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	// Locked while the merge runs (and through the rename): another merge into out tells a
+	// temporary in use from one a killed merge left behind.
+	inUse, err := os.Open(tmp)
+	if err == nil {
+		defer inUse.Close()
+		err = lockFile(inUse)
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err != nil {
 		return sum, fmt.Errorf("creating %s: %w", out, err)
 	}
-	if err := mergeInto(ctx, tmp, dirs, meta, &sum); err != nil {
+	if err := mergeInto(ctx, tmp, dirs, metas, meta, &sum); err != nil {
 		return sum, err
 	}
 	// out may be an empty directory (checkMergeTarget); not every system renames over one.
@@ -118,15 +152,78 @@ func checkMergeTarget(out string) error {
 	return fmt.Errorf("%s is not empty; choose a new directory for the merge", out)
 }
 
-// mergeInto writes the merge of dirs, described by meta, into the new data set directory out and
-// adds to sum what it joined.
-func mergeInto(ctx context.Context, out string, dirs []string, meta Meta, sum *MergeSummary) error {
+// mergingPrefix begins the name of the temporary directory a merge into out is built in.
+func mergingPrefix(out string) string { return "." + filepath.Base(out) + ".merging-" }
+
+// removeStaleMerges removes the temporary directories that merges into out left behind when they
+// were killed, and returns them: those named as Merge names them, holding only what a merge
+// writes, and not locked by a merge that runs. Where files cannot be locked (lockFile), none
+// can be told from one in use, and none is removed.
+func removeStaleMerges(out string) []string {
+	if !locks {
+		return nil
+	}
+	parent, prefix := filepath.Dir(out), mergingPrefix(out)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.IsDir() {
+			continue
+		}
+		path := filepath.Join(parent, e.Name())
+		if !mergeTemporary(path) {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if lockFile(f) == nil && os.RemoveAll(path) == nil {
+			removed = append(removed, path)
+		}
+		f.Close()
+	}
+	return removed
+}
+
+// mergeTemporary reports whether the directory dir holds only what Merge writes into its
+// temporary directory: a data set merged (or the start of one) and the files being written.
+func mergeTemporary(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	ours := []string{MetaFile, RowsFile, StencilsDir, CopyFile}
+	for _, e := range entries {
+		name := e.Name()
+		if tmp, ok := strings.CutPrefix(name, "."); ok { // atomicfile.Write's temporary
+			name, _, _ = strings.Cut(tmp, ".tmp")
+		}
+		if !slices.Contains(ours, name) {
+			return false
+		}
+		if e.Name() == MetaFile {
+			if m, err := ReadMeta(dir); err != nil || len(m.MergedFrom) == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mergeInto writes the merge of dirs, described by meta (metas: theirs), into the new data set
+// directory out and adds to sum what it joined.
+func mergeInto(ctx context.Context, out string, dirs []string, metas []Meta, meta Meta, sum *MergeSummary) error {
 	w, err := Create(out, meta)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	for _, d := range dirs {
+	for i, d := range dirs {
 		if err := copyStencils(d, out); err != nil {
 			return err
 		}
@@ -140,7 +237,9 @@ func mergeInto(ctx context.Context, out string, dirs []string, meta Meta, sum *M
 			}
 		}
 		var chunk []smart.Measurement
-		pending := map[string]bool{} // keys of chunk, not yet in w
+		pending := map[string]bool{} // keys and origins of chunk, not yet in w
+		read := 0
+		measured := map[planned]bool{}
 		flush := func() error {
 			err := w.Append(chunk...)
 			sum.Rows += len(chunk)
@@ -149,12 +248,14 @@ func mergeInto(ctx context.Context, out string, dirs []string, meta Meta, sum *M
 			return err
 		}
 		_, torn, err := Scan(d, func(m smart.Measurement) error {
+			read++
+			measured[planned{m.StencilID, m.OC}] = true
 			k := Key(m)
-			if _, done := w.done[k]; done || pending[k] {
+			if w.holds(k, m) || pending[k+"|"+origin(m)] {
 				sum.Duplicates++
 				return nil
 			}
-			pending[k] = true
+			pending[k+"|"+origin(m)] = true
 			chunk = append(chunk, m)
 			if len(chunk) == 1024 {
 				if err := ctx.Err(); err != nil {
@@ -173,8 +274,53 @@ func mergeInto(ctx context.Context, out string, dirs []string, meta Meta, sum *M
 		if torn != nil {
 			sum.Torn = append(sum.Torn, d)
 		}
+		u, err := unfinished(d, metas[i], read, measured)
+		if err != nil {
+			return err
+		}
+		if u != nil {
+			sum.Unfinished = append(sum.Unfinished, *u)
+		}
 	}
 	return w.Close()
+}
+
+// planned is a stencil and an OC of a plan.
+type planned struct {
+	stencil string
+	oc      smart.Combination
+}
+
+// unfinished says how the data set dir, of meta, holding rows rows of the stencils and OCs
+// measured, falls short of its plan: fewer rows than the variants its run drew (its items file),
+// or none at all of some stencil and OC of the plan. nil: it does not, or it has no plan of
+// stencils and OCs to tell (a campaign's manifest lies elsewhere).
+func unfinished(dir string, meta Meta, rows int, measured map[planned]bool) (*Unfinished, error) {
+	p := meta.Plan
+	if p == nil || p.Manifest != "" {
+		return nil, nil
+	}
+	u := &Unfinished{Dir: dir, Rows: rows}
+	if meta.Shard != nil {
+		u.Shard = meta.Shard.String()
+	}
+	ocs := p.combinations()
+	for _, id := range p.Stencils {
+		for _, oc := range ocs {
+			if p.InShard(id, meta.Shard) && !measured[planned{id, oc}] {
+				u.Unmeasured++
+			}
+		}
+	}
+	n, err := countItems(dir)
+	if err != nil {
+		return nil, err
+	}
+	u.Variants = n
+	if n <= rows && u.Unmeasured == 0 {
+		return nil, nil
+	}
+	return u, nil
 }
 
 // mergedMeta checks that the inputs may be merged and describes the result.
@@ -254,7 +400,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 		}
 		for _, k := range m.Kernels {
 			if err := addKernel(&out, k); err != nil {
-				return Meta{}, err
+				return Meta{}, fmt.Errorf("merging %s: %w", dirs[i], err)
 			}
 		}
 	}

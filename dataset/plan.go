@@ -168,6 +168,18 @@ func (p *Plan) InShard(id string, shard *Shard) bool {
 	return found && k%shard.N == shard.I-1
 }
 
+// combinations are the OCs the plan measures every stencil under: its OCs, or those of its
+// settings; nil for a campaign manifest's plan, whose items list them.
+func (p *Plan) combinations() []smart.Combination {
+	ocs := slices.Clone(p.OCs)
+	for _, v := range p.Settings {
+		if !slices.Contains(ocs, v.OC) {
+			ocs = append(ocs, v.OC)
+		}
+	}
+	return ocs
+}
+
 // Items lists the work of the plan for the stencils of a shard (nil: all), in stencil ID order,
 // then OC order, then drawing order. stencils must be exactly the plan's.
 //

@@ -168,12 +168,28 @@ func (r *Replay) pickDevice(gpu string) (int, error) {
 		}
 		return 0, fmt.Errorf("the replayed data holds %d devices (%s); name one in the query", len(r.devices), r.deviceNames())
 	}
+	var of []int // the devices of GPU gpu
 	for i, d := range r.devices {
-		if strings.EqualFold(d.GPU, gpu) || strings.EqualFold(d.Name, gpu) {
+		if strings.EqualFold(d.Name, gpu) {
 			return i, nil
 		}
+		if strings.EqualFold(d.GPU, gpu) {
+			of = append(of, i)
+		}
 	}
-	return 0, fmt.Errorf("the replayed data has no rows of GPU %q; it holds %s", gpu, r.deviceNames())
+	switch len(of) {
+	case 0:
+		return 0, fmt.Errorf("the replayed data has no rows of GPU %q; it holds %s", gpu, r.deviceNames())
+	case 1:
+		return of[0], nil
+	}
+	// A data set merged with AllowMixed: the GPU measured, and simulated, say; one answered for
+	// the other would pass simulated times for measured ones.
+	var which []string
+	for _, i := range of {
+		which = append(which, fmt.Sprintf("%q (%s)", r.devices[i].Name, r.sources[i]))
+	}
+	return 0, fmt.Errorf("the replayed data holds rows of GPU %s from %d devices or sources (%s); replay a data set of one", gpu, len(of), strings.Join(which, ", "))
 }
 
 func (r *Replay) deviceNames() string {

@@ -43,3 +43,27 @@ func TestReplayNamesMissingVariant(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayPicksOneSource: a GPU with rows of two devices or sources (a data set merged with
+// AllowMixed: measured and simulated) is not answered from either by its GPU name, which would
+// pass one source's times for the other's; the device's own name picks it.
+func TestReplayPicksOneSource(t *testing.T) {
+	st := &smart.Stencil{Name: "s", Dims: 2, Grid: [3]int{64, 64, 1}, Steps: 1, Points: []smart.Point{{}}}
+	row := func(device string, src smart.Source, ms float64) smart.Measurement {
+		return smart.Measurement{StencilID: st.ID(), GPU: "H100-SXM", Device: device, Setting: smart.Setting{"bx": 32}, Status: smart.StatusOK, TimeMs: ms, Source: src}
+	}
+	r := NewReplay([]smart.Measurement{row("", smart.Simulated, 1), row("NVIDIA H100 80GB HBM3", smart.Measured, 2)}, nil)
+	for _, tc := range []struct {
+		gpu  string
+		ms   float64 // 0: refused
+		want string
+	}{
+		{"H100-SXM", 0, `the replayed data holds rows of GPU H100-SXM from 2 devices or sources ("" (simulated), "NVIDIA H100 80GB HBM3" (measured))`},
+		{"NVIDIA H100 80GB HBM3", 2, ""},
+	} {
+		m, err := r.Evaluate(context.Background(), smart.Query{Stencil: st, GPU: tc.gpu, Setting: smart.Setting{"bx": 32}})
+		if tc.ms == 0 && (err == nil || !strings.Contains(err.Error(), tc.want)) || tc.ms != 0 && (err != nil || m.TimeMs != tc.ms) {
+			t.Errorf("%s: %v ms, %v; want %v ms, %q", tc.gpu, m.TimeMs, err, tc.ms, tc.want)
+		}
+	}
+}

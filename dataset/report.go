@@ -59,9 +59,26 @@ func failures(by map[smart.Status]int) string {
 
 // WriteText says what the merge of inputs data sets into out wrote and left out.
 func (s MergeSummary) WriteText(w io.Writer, out string, inputs int) error {
+	for _, d := range s.Removed {
+		fmt.Fprintf(w, "removed %s, left behind by a merge into %s that was killed\n", d, out)
+	}
 	fmt.Fprintf(w, "wrote %s: %d rows from %d data sets, %d duplicates left out\n", out, s.Rows, inputs, s.Duplicates)
 	for _, d := range s.Torn {
 		fmt.Fprintf(w, "%s ended in a torn line (a killed run), left out\n", d)
+	}
+	for _, u := range s.Unfinished {
+		name := u.Dir
+		if u.Shard != "" {
+			name = fmt.Sprintf("shard %s (%s)", u.Shard, u.Dir)
+		}
+		var lacks []string
+		if u.Variants > u.Rows {
+			lacks = append(lacks, fmt.Sprintf("%d rows of the %d variants its run drew", u.Rows, u.Variants))
+		}
+		if u.Unmeasured > 0 {
+			lacks = append(lacks, fmt.Sprintf("no row of %d of its plan's stencils and OCs", u.Unmeasured))
+		}
+		fmt.Fprintf(w, "%s is unfinished: %s; resume its run and merge again\n", name, strings.Join(lacks, ", "))
 	}
 	if len(s.MissingShards) > 0 {
 		_, err := fmt.Fprintf(w, "shards %s of the plan are missing\n", strings.Join(s.MissingShards, ", "))
@@ -130,15 +147,33 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 		_, err := fmt.Fprintln(w, "the data set holds no rows")
 		return err
 	}
-	if err := s.writeCounts(w); err != nil {
+	// A data set of several sources (merged with AllowMixed) may time one GPU by each: the rows
+	// of such a GPU are told apart by source.
+	sources := map[string][]smart.Source{}
+	for _, c := range s.Counts {
+		if !slices.Contains(sources[c.GPU], c.Source) {
+			sources[c.GPU] = append(sources[c.GPU], c.Source)
+		}
+	}
+	gpu := func(name string, src smart.Source) string {
+		if len(sources[name]) > 1 {
+			return fmt.Sprintf("%s (%s)", name, src)
+		}
+		return name
+	}
+	if err := s.writeCounts(w, gpu); err != nil {
 		return err
+	}
+	for _, in := range s.Incomplete {
+		fmt.Fprintf(w, "stencils on %s measured under only some of its %d OCs, left out of the best OCs and ratios below: %d\n",
+			gpu(in.GPU, in.Source), in.OCs, in.Stencils)
 	}
 	if len(s.BestOC) > 0 {
 		fmt.Fprintln(w, "\nBest OC: stencils for which it is the fastest (StencilMART Fig. 2)")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "GPU\tOC\tstencils\t")
 		for _, b := range s.BestOC {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", b.GPU, b.OC, b.Stencils)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", gpu(b.GPU, b.Source), b.OC, b.Stencils)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -149,10 +184,13 @@ func (s *Stats) WriteTables(w io.Writer, name string) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "GPU\tstencils\tmin\tmedian\tmean\tmax\t")
 		for _, g := range s.Gap {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", g.GPU, g.Stencils, ratio(g.Min, 2), ratio(g.Median, 2), ratio(g.Mean, 2), ratio(g.Max, 2))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", gpu(g.GPU, g.Source), g.Stencils, ratio(g.Min, 2), ratio(g.Median, 2), ratio(g.Mean, 2), ratio(g.Max, 2))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		for _, one := range s.singleOC() {
+			fmt.Fprintf(w, "stencils on %s with a single OC that ran, and so no ratio: %d\n", gpu(one.GPU, one.Source), one.Stencils)
 		}
 	}
 	if len(s.Kernels) == 0 {
@@ -178,7 +216,7 @@ func ratio(x float64, prec int) string {
 
 // writeCounts is the table of rows by GPU, OC (or kernel) and status, with the ok rows cut short
 // by cut where there are any.
-func (s *Stats) writeCounts(w io.Writer) error {
+func (s *Stats) writeCounts(w io.Writer, gpu func(string, smart.Source) string) error {
 	cuts := map[smart.Cut]int{}
 	for _, c := range s.Counts {
 		for k, n := range c.Cut {
@@ -196,7 +234,7 @@ func (s *Stats) writeCounts(w io.Writer) error {
 	}
 	fmt.Fprintln(tw)
 	for _, c := range s.Counts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t", c.GPU, cmp.Or(c.OC, c.Kernel), c.Rows)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t", gpu(c.GPU, c.Source), cmp.Or(c.OC, c.Kernel), c.Rows)
 		for _, st := range smart.Statuses() {
 			fmt.Fprintf(tw, "%d\t", c.ByStatus[st])
 		}
@@ -224,6 +262,9 @@ func (l *Labels) WriteTables(w io.Writer, name string) error {
 		Meta{Sources: l.Sources, Devices: l.Devices}.Provenance())
 	if l.Unlabelled > 0 {
 		fmt.Fprintf(w, "; %d had no ok time", l.Unlabelled)
+	}
+	if l.Incomplete > 0 {
+		fmt.Fprintf(w, "; %d left out, measured under only some of the OCs", l.Incomplete)
 	}
 	how := "merged into"
 	if len(l.Merges) == 0 && len(l.Classes) < len(l.OCs) { // classes given (LabelOptions.Given)

@@ -35,9 +35,14 @@ d.json: a cache Kernel Tuner had not closed (its run was stopped, or still runs)
 e.json: smart's predictions (smart transfer -o), not measurements: its rows say predicted
 `},
 		{"merge", func(b *bytes.Buffer) error {
-			return MergeSummary{Rows: 12, Duplicates: 2, Torn: []string{"runs/b"}, MissingShards: []string{"3/4", "4/4"}}.WriteText(b, "runs/all", 2)
-		}, `wrote runs/all: 12 rows from 2 data sets, 2 duplicates left out
+			return MergeSummary{Rows: 12, Duplicates: 2, Torn: []string{"runs/b"}, MissingShards: []string{"3/4", "4/4"},
+				Unfinished: []Unfinished{{Dir: "runs/b", Shard: "2/4", Rows: 3, Variants: 6, Unmeasured: 1}, {Dir: "runs/c", Rows: 2, Unmeasured: 2}},
+				Removed:    []string{"runs/.all.merging-123"}}.WriteText(b, "runs/all", 2)
+		}, `removed runs/.all.merging-123, left behind by a merge into runs/all that was killed
+wrote runs/all: 12 rows from 2 data sets, 2 duplicates left out
 runs/b ended in a torn line (a killed run), left out
+shard 2/4 (runs/b) is unfinished: 3 rows of the 6 variants its run drew, no row of 1 of its plan's stencils and OCs; resume its run and merge again
+runs/c is unfinished: no row of 2 of its plan's stencils and OCs; resume its run and merge again
 shards 3/4, 4/4 of the plan are missing
 `},
 		{"stats", func(b *bytes.Buffer) error {
@@ -63,6 +68,36 @@ Worst OC over best OC per stencil (StencilMART Fig. 1)
        GPU  stencils    min  median   mean    max
   H100-SXM         3  1.00x   1.50x  1.62x  2.38x
 `},
+		{"stats of two sources on a GPU", func(b *bytes.Buffer) error {
+			s := &Stats{Meta: Meta{Sources: []smart.Source{smart.Measured, smart.Simulated}, Devices: []Device{h100, {GPU: "H100-SXM", Name: "analytic model"}}}, Rows: 6,
+				Counts: []CountRow{
+					{GPU: "H100-SXM", Source: smart.Measured, OC: "ST", Rows: 3, ByStatus: map[smart.Status]int{smart.StatusOK: 3}},
+					{GPU: "H100-SXM", Source: smart.Simulated, OC: "ST", Rows: 3, ByStatus: map[smart.Status]int{smart.StatusOK: 3}},
+				},
+				BestOC:     []BestOCRow{{GPU: "H100-SXM", Source: smart.Measured, OC: st, Stencils: 2}, {GPU: "H100-SXM", Source: smart.Simulated, OC: st, Stencils: 1}},
+				Gap:        []GapRow{{GPU: "H100-SXM", Source: smart.Measured, Stencils: 1, Min: 2, Median: 2, Mean: 2, Max: 2}},
+				Incomplete: []Incomplete{{GPU: "H100-SXM", Source: smart.Simulated, Stencils: 1, OCs: 30}},
+			}
+			return s.WriteTables(b, "runs/x")
+		}, `runs/x: 6 rows, measured+simulated on H100-SXM (NVIDIA H100 80GB HBM3), driver 550.54, CUDA 12.4; H100-SXM (analytic model), with unknown constants (not recorded)
+
+Rows by GPU, OC and status
+                   GPU  OC or kernel  rows  ok  compile_error  launch_error  wrong_result  timeout  invalid
+   H100-SXM (measured)            ST     3   3              0             0             0        0        0
+  H100-SXM (simulated)            ST     3   3              0             0             0        0        0
+stencils on H100-SXM (simulated) measured under only some of its 30 OCs, left out of the best OCs and ratios below: 1
+
+Best OC: stencils for which it is the fastest (StencilMART Fig. 2)
+                   GPU  OC  stencils
+   H100-SXM (measured)  ST         2
+  H100-SXM (simulated)  ST         1
+
+Worst OC over best OC per stencil (StencilMART Fig. 1)
+                  GPU  stencils    min  median   mean    max
+  H100-SXM (measured)         1  2.00x   2.00x  2.00x  2.00x
+stencils on H100-SXM (measured) with a single OC that ran, and so no ratio: 1
+stencils on H100-SXM (simulated) with a single OC that ran, and so no ratio: 1
+`},
 		{"stats of a kernel", func(b *bytes.Buffer) error {
 			s := &Stats{Meta: Meta{Sources: []smart.Source{smart.Imported}, Devices: []Device{{Name: "W6600"}}}, Rows: 4,
 				Counts:  []CountRow{{GPU: "W6600", Kernel: "conv", Rows: 4, ByStatus: map[smart.Status]int{smart.StatusOK: 4}}},
@@ -86,9 +121,10 @@ W6600   conv    4     4   1.235    3.0x          bx=16
 				Merges:     []MergeStep{{A: []smart.Combination{base}, B: []smart.Combination{tb}, Similarity: 0.8125}},
 				Instances:  make([]Instance, 4),
 				Unlabelled: 1,
+				Incomplete: 2,
 			}
 			return l.WriteTables(b, "runs/l")
-		}, `runs/l: 4 instances (stencil and GPU) labelled from 40 rows, simulated on A100-40GB, with unknown constants (not recorded); 1 had no ok time
+		}, `runs/l: 4 instances (stencil and GPU) labelled from 40 rows, simulated on A100-40GB, with unknown constants (not recorded); 1 had no ok time; 2 left out, measured under only some of the OCs
 3 OCs ran, merged into 2 classes:
 class  wins  members
 ST_TB  3     BASE ST_TB

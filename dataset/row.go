@@ -339,3 +339,8 @@ func Key(m smart.Measurement) string {
 	}
 	return gpu + "|" + id + "|" + m.OC.String() + "|" + m.Setting.String()
 }
+
+// origin is where a row's time comes from: its source and device. Rows of one variant (Key)
+// from different origins are different rows: a data set merged or imported with AllowMixed may
+// hold a variant measured and simulated, or measured on two devices of one GPU model.
+func origin(m smart.Measurement) string { return string(m.Source) + "|" + m.Device }

@@ -50,6 +50,9 @@ type Runner struct {
 	// rest. It fits a run into a lease (a time-limited GPU machine): a batch of slow variants
 	// can take many minutes.
 	StopAfter time.Duration
+	// Deadline, when not zero, ends the run cleanly there, as StopAfter does (the earlier of the
+	// two): a time limit counted from before the run (a call's start, the settings' drawing).
+	Deadline time.Time
 	// Lookahead is the number of batches a Prefetcher gets ahead of the one measured; 0 means
 	// as many as hold its Ahead queries, at least DefaultLookahead.
 	Lookahead int
@@ -67,7 +70,7 @@ type Summary struct {
 	// ReadingErrors counts batches whose Observer failed; their rows have no readings.
 	ReadingErrors int
 	Elapsed       time.Duration
-	// Stopped says the run ended on StopAfter with items left to measure.
+	// Stopped says the run ended on StopAfter or Deadline with items left to measure.
 	Stopped bool
 }
 
@@ -77,10 +80,14 @@ type Summary struct {
 // in flight included, are synced, and is returned.
 func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, error) {
 	start := time.Now()
-	evalCtx := ctx // ctx, or ctx with StopAfter's deadline
-	if r.StopAfter > 0 {
+	deadline := r.Deadline
+	if r.StopAfter > 0 && (deadline.IsZero() || start.Add(r.StopAfter).Before(deadline)) {
+		deadline = start.Add(r.StopAfter)
+	}
+	evalCtx := ctx // ctx, or ctx with the deadline
+	if !deadline.IsZero() {
 		var cancel context.CancelFunc
-		evalCtx, cancel = context.WithDeadline(ctx, start.Add(r.StopAfter))
+		evalCtx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	sum := Summary{Total: len(items), ByStatus: map[smart.Status]int{}, Cut: map[smart.Cut]int{}}
@@ -141,7 +148,7 @@ func (r *Runner) Run(ctx context.Context, w *Writer, items []Item) (Summary, err
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		if r.StopAfter > 0 && time.Since(start) >= r.StopAfter {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			sum.Stopped = true
 			break
 		}

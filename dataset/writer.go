@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"time"
 
 	"smart"
@@ -31,7 +30,12 @@ type Writer struct {
 	meta Meta
 	cols columns
 	f    *os.File
-	done map[string]struct{}
+	// done holds the variant (Key) of every row with the origin (source and device) of the
+	// first; also the rows of a variant held already from another origin (a mixed data set), by
+	// Key and origin. A run or an import into a data set of one origin never fills also.
+	done    map[string]string
+	also    map[string]struct{}
+	origins map[[2]string]string // each origin once (by source and device), shared by done's values
 
 	buf bytes.Buffer
 	csv *csv.Writer
@@ -123,16 +127,13 @@ func Resume(dir string) (*Writer, *Torn, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Two runs appending to one data set would each skip only their own rows and write the
-	// other's again: the second is refused while the first holds the lock (until it closes or
-	// dies).
-	if err := lockFile(f); err != nil {
+	if err := lockRows(dir, f); err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s is being written by another run (%w); wait for it to end or choose another directory", dir, err)
+		return nil, nil, err
 	}
-	w := &Writer{dir: dir, meta: meta, cols: cols, done: map[string]struct{}{}}
+	w := &Writer{dir: dir, meta: meta, cols: cols, done: map[string]string{}, also: map[string]struct{}{}, origins: map[[2]string]string{}}
 	torn, err := scanRows(path, meta.Format, meta.Params, func(m smart.Measurement) error {
-		w.done[Key(m)] = struct{}{}
+		w.add(Key(m), m)
 		return nil
 	})
 	if err != nil {
@@ -153,6 +154,44 @@ func Resume(dir string) (*Writer, *Torn, error) {
 	w.csv = csv.NewWriter(&w.buf)
 	w.lastSync = time.Now()
 	return w, torn, nil
+}
+
+// lockRows locks f, the rows.csv of the data set dir. Two runs appending to one data set would
+// each skip only their own rows and write the other's again: the second is refused while the
+// first holds the lock (until it closes or dies).
+func lockRows(dir string, f *os.File) error {
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("%s is being written by another run (%w); wait for it to end or choose another directory", dir, err)
+	}
+	return nil
+}
+
+// CheckOpen reports, before a long run (drawing the settings takes minutes), whether OpenWriter
+// would open dir for a run described by meta, and whether dir holds that run already. It refuses
+// what OpenWriter refuses: a directory that holds something else (Create's check), a data set
+// started differently (CheckRun), one another run is writing, and one whose rows.csv is damaged
+// (read whole, as a resume reads it). It changes nothing.
+func CheckOpen(dir string, meta Meta) (exists bool, err error) {
+	if exists, err = CheckRun(dir, meta); err != nil || !exists {
+		if err == nil {
+			err = CheckNew(dir)
+		}
+		return exists, err
+	}
+	path := filepath.Join(dir, RowsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) { // a Create that was interrupted: Resume starts it afresh
+		return true, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	defer f.Close() // and with it the lock
+	if err := lockRows(dir, f); err != nil {
+		return true, err
+	}
+	_, _, err = Scan(dir, func(smart.Measurement) error { return nil })
+	return true, err
 }
 
 // OpenWriter resumes the data set in dir when there is one and it was started with the same
@@ -224,12 +263,51 @@ func (w *Writer) Meta() Meta { return w.meta }
 func (w *Writer) Dir() string { return w.dir }
 
 // Len is the number of rows in the data set.
-func (w *Writer) Len() int { return len(w.done) }
+func (w *Writer) Len() int { return len(w.done) + len(w.also) }
 
-// Has reports whether the data set holds a row with m's key (GPU, stencil or kernel, OC, setting).
+// Has reports whether the data set holds a row with m's key (GPU, stencil or kernel, OC,
+// setting), of whatever source and device: a run asks whether a variant is done.
 func (w *Writer) Has(m smart.Measurement) bool {
 	_, ok := w.done[Key(m)]
 	return ok
+}
+
+// holds reports whether the data set holds the row m: a row of its key, source and device. A
+// row of its key from another source or device is another row (a merge with AllowMixed keeps
+// both).
+func (w *Writer) holds(key string, m smart.Measurement) bool {
+	first, ok := w.done[key]
+	if !ok {
+		return false
+	}
+	o := w.origin(m)
+	if first == o {
+		return true
+	}
+	_, ok = w.also[key+"|"+o]
+	return ok
+}
+
+// origin is origin(m), made once for each source and device.
+func (w *Writer) origin(m smart.Measurement) string {
+	k := [2]string{string(m.Source), m.Device}
+	o, ok := w.origins[k]
+	if !ok {
+		o = origin(m)
+		w.origins[k] = o
+	}
+	return o
+}
+
+// add records the row m, whose Key is key, as held.
+func (w *Writer) add(key string, m smart.Measurement) {
+	o := w.origin(m)
+	switch first, ok := w.done[key]; {
+	case !ok:
+		w.done[key] = o
+	case first != o:
+		w.also[key+"|"+o] = struct{}{}
+	}
 }
 
 // AddStencil writes st to stencils/ unless it is there already.
@@ -248,9 +326,9 @@ func (w *Writer) AddStencil(st *smart.Stencil) error {
 	return nil
 }
 
-// Append writes rows in one write, so that a kill tears at most one line. A row whose key is in
-// the data set already, or whose source the data set does not declare, is an error and nothing
-// is written.
+// Append writes rows in one write, so that a kill tears at most one line. A row the data set
+// holds already (its key, source and device), or whose source the data set does not declare, is
+// an error and nothing is written.
 func (w *Writer) Append(rows ...smart.Measurement) error {
 	if w.f == nil {
 		return errors.New("appending to a closed data set")
@@ -262,7 +340,11 @@ func (w *Writer) Append(rows ...smart.Measurement) error {
 			return fmt.Errorf("a %q row cannot go into a data set of %v rows", m.Source, w.meta.Sources)
 		}
 		keys[i] = Key(m)
-		if _, dup := w.done[keys[i]]; dup || slices.Contains(keys[:i], keys[i]) {
+		dup := w.holds(keys[i], m)
+		for j := 0; j < i && !dup; j++ {
+			dup = keys[j] == keys[i] && rows[j].Source == m.Source && rows[j].Device == m.Device
+		}
+		if dup {
 			return fmt.Errorf("%s is already in %s", describe(m), w.dir)
 		}
 		rec, err := w.cols.encode(m)
@@ -278,8 +360,8 @@ func (w *Writer) Append(rows ...smart.Measurement) error {
 	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
 		return fmt.Errorf("appending to %s: %w", w.f.Name(), err)
 	}
-	for _, k := range keys {
-		w.done[k] = struct{}{}
+	for i, k := range keys {
+		w.add(k, rows[i])
 	}
 	w.unsynced += len(rows)
 	if w.unsynced >= cmp.Or(w.SyncRows, DefaultSyncRows) || time.Since(w.lastSync) >= cmp.Or(w.SyncInterval, DefaultSyncInterval) {

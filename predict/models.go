@@ -312,7 +312,7 @@ func (ms *Models) add(m *Model) error {
 	case models.Runtime:
 		ms.Runtime[dims] = m
 	default:
-		return fmt.Errorf("model %s has task %q; predictions take a select or a runtime model (smart train --task select or runtime), and read the local-memory models embedded", m.Name, m.Header.Task)
+		return fmt.Errorf("model %s has task %q; predictions take a model of task select or runtime, and read the local-memory models embedded", m.Name, m.Header.Task)
 	}
 	return nil
 }

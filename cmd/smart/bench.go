@@ -58,7 +58,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case len(paths) == 0 && o.b.Random <= 0:
 		return usagef("give stencil files or directories, or --random N")
 	}
-	o.b.Files, o.b.Stdin, o.b.CUDA.Cut = paths, e.stdin, cmp.Or(o.b.CUDA.Cut, -1)
+	if err := cutNever(&o.b.CUDA); err != nil {
+		return err
+	}
+	o.b.Files, o.b.Stdin = paths, e.stdin
 	if err := o.b.Check(); err != nil {
 		return benchFlags(fs, err)
 	}
@@ -87,6 +90,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if sum.Stopped {
 		bar.Stop(sum.Skipped + sum.Written)
 	}
+	if se := (*app.SettingError)(nil); errors.As(runErr, &se) && se.Field == "Out" {
+		return benchFlags(fs, runErr) // the data set did not open: nothing ran, nothing to resume
+	}
 	tooShort := errors.Is(runErr, campaign.ErrTooShort) // running it again would not resume
 	switch {
 	case tooShort:
@@ -95,6 +101,16 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		runErr = fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
 	return errors.Join(printBench(e, bg.Report(sum), o.asJSON, tooShort), runErr)
+}
+
+// cutNever refuses a negative --cut, whose never is 0, and makes 0 app.CUDAOptions' never (-1):
+// bench and campaign run share the flag (registerCUDA).
+func cutNever(c *app.CUDAOptions) error {
+	if c.Cut < 0 {
+		return usagef("--cut %v: cut at a factor of at least 1.5, such as 3, or give 0 for never", c.Cut)
+	}
+	c.Cut = cmp.Or(c.Cut, -1)
+	return nil
 }
 
 // benchFlags names the flag of a setting app.Bench refused.

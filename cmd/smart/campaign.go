@@ -39,6 +39,13 @@ func runCampaignPlan(ctx context.Context, e *env, args []string) error {
 	if err := cmp.Or(err, noArgs(rest, "; give the manifest's directory with --out")); err != nil {
 		return err
 	}
+	// What --out holds is a value to change (exit 2), the file as much as the data set the
+	// drawing checks for too.
+	if out != "" {
+		if err := campaign.CheckNew(out); err != nil {
+			return usagef("--out: %w", err)
+		}
+	}
 	drawing, _ := lazyProgress(e, "drawing the campaign")
 	m, err := app.PlanCampaign(ctx, spec, out, drawing)
 	if err != nil {
@@ -65,7 +72,9 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	if err := cmp.Or(err, noArgs(rest, "; give the manifest's directory with --manifest")); err != nil {
 		return err
 	}
-	c.CUDA.Cut = cmp.Or(c.CUDA.Cut, -1)
+	if err := cutNever(&c.CUDA); err != nil {
+		return err
+	}
 	if err := c.Check(); err != nil {
 		return settingFlag(fs, err, nil)
 	}

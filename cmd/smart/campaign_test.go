@@ -131,6 +131,10 @@ func TestCampaignPlanFlags(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(held, campaign.ManifestFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -140,6 +144,7 @@ func TestCampaignPlanFlags(t *testing.T) {
 		{[]string{"--uniform", "0", "--predicted", "0"}, "--predicted 0: use 1 or more"},
 		{[]string{"--gpu", "mi250x"}, "--gpu: GPU MI250X is made by AMD"},
 		{[]string{"--out", held}, "--out: " + held + " already holds a campaign manifest; choose another directory"},
+		{[]string{"--out", notes}, "--out: " + notes + " is a file, not a directory"}, // as a data set's directory is, a usage error
 	} {
 		out := filepath.Join(t.TempDir(), "m")
 		code, _, errs := runCLI(t, "", append([]string{"campaign", "plan", "--per-dims", "1", "--out", out}, c.args...)...)
@@ -151,6 +156,9 @@ func TestCampaignPlanFlags(t *testing.T) {
 		}
 		if b, err := os.ReadFile(filepath.Join(held, campaign.ManifestFile)); err != nil || string(b) != "{}" {
 			t.Errorf("%v: the manifest in %s was changed (%v)", c.args, held, err)
+		}
+		if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+			t.Errorf("%v: %s was changed (%v)", c.args, notes, err)
 		}
 	}
 }
