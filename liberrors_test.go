@@ -17,7 +17,8 @@ var cliAdvice = regexp.MustCompile(`(^|[\s("])--[a-z]|\bsmart (bench|calibrate|c
 
 // TestLibraryErrorsNameNoFlags holds the convention of docs/architecture.md: libraries return
 // errors in their own terms and cmd/smart adds the flag or command to use. It reads the string
-// literals of every errors.New and fmt.Errorf, and of every Error method, outside the programs.
+// literals of every errors.New, fmt.Errorf and app's wrong, and of every Error method, outside
+// the programs.
 func TestLibraryErrorsNameNoFlags(t *testing.T) {
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -63,6 +64,11 @@ func TestLibraryErrorsNameNoFlags(t *testing.T) {
 						check(n)
 						return false
 					}
+				}
+				// app's SettingErrors, which cmd/smart turns into flag advice.
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "wrong" {
+					check(n)
+					return false
 				}
 			}
 			return true

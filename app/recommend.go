@@ -40,7 +40,7 @@ func (r RecommendSettings) Check() error {
 	case w.Steps < 0:
 		return wrong("Steps", fmt.Sprint(w.Steps), "must not be negative (0: the stencil's steps)")
 	case w.Steps > MaxSteps:
-		return wrong("Steps", fmt.Sprint(w.Steps), "give at most %d (a century of microsecond steps), or price hours with --hours", int64(MaxSteps))
+		return wrong("Steps", fmt.Sprint(w.Steps), "give at most %d (a century of microsecond steps), or price hours instead", int64(MaxSteps))
 	case !(w.Hours >= 0): // NaN too
 		return wrong("Hours", fmt.Sprint(w.Hours), "must be positive")
 	case w.Hours > MaxHours:

@@ -1,6 +1,9 @@
 package data
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+)
 
 // calibration is the analytic stencil model's constants fitted to the measurements under
 // data/measured (format smart-calibration/1, written by smart calibrate; its command field
@@ -9,8 +12,8 @@ import _ "embed"
 //go:embed calibration/stencil.json
 var calibration []byte
 
-// Calibration returns the embedded calibration file; package calibrate decodes it.
-func Calibration() []byte { return calibration }
+// Calibration returns a copy of the embedded calibration file; package calibrate decodes it.
+func Calibration() []byte { return bytes.Clone(calibration) }
 
 // intervals holds the prediction intervals of the embedded runtime models, from their errors on
 // measured stencils they were not trained on (format smart-intervals/1, written by
@@ -19,5 +22,5 @@ func Calibration() []byte { return calibration }
 //go:embed calibration/intervals.json
 var intervals []byte
 
-// Intervals returns the embedded intervals file; package calibrate decodes it.
-func Intervals() []byte { return intervals }
+// Intervals returns a copy of the embedded intervals file; package calibrate decodes it.
+func Intervals() []byte { return bytes.Clone(intervals) }

@@ -1,6 +1,9 @@
 package data
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+)
 
 // fastest is the fastest variant of each stencil measured in full on each GPU over the data sets
 // under data/measured (format smart-fastest/1, written by smart dataset fastest):
@@ -9,5 +12,5 @@ import _ "embed"
 //go:embed measured/fastest.json
 var fastest []byte
 
-// Fastest returns the embedded file of fastest measured variants; package dataset decodes it.
-func Fastest() []byte { return fastest }
+// Fastest returns a copy of the embedded file of fastest measured variants; package dataset decodes it.
+func Fastest() []byte { return bytes.Clone(fastest) }

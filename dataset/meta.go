@@ -28,10 +28,10 @@ import (
 // and the columns it lacks are not written).
 const Format = "smart-dataset/3"
 
-// FormatV2 is the format before rows.csv gained the columns regs and local_bytes (2026-11-26).
+// FormatV2 is the format before rows.csv gained the columns regs and local_bytes.
 const FormatV2 = "smart-dataset/2"
 
-// FormatV1 is the format before rows.csv gained the columns runs and cut (2026-11-25).
+// FormatV1 is the format before rows.csv gained the columns runs and cut.
 const FormatV1 = "smart-dataset/1"
 
 // formats are the formats this package reads, the newest first.
@@ -311,7 +311,7 @@ func ReadMeta(dir string) (Meta, error) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return Meta{}, fmt.Errorf("%s: invalid JSON at byte %d: %v", path, syn.Offset, err)
+			return Meta{}, fmt.Errorf("%s: invalid JSON at byte %d: %w", path, syn.Offset, err)
 		case errors.As(err, &typ):
 			return Meta{}, fmt.Errorf("%s: field %q has a JSON %s where %s is expected", path, typ.Field, typ.Value, jsonerr.Expected(typ.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

@@ -44,6 +44,7 @@ import (
 	"smart/bench/internal/jsonout"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/gbdt"
 	"smart/models/roofline"
@@ -410,7 +411,7 @@ func optimum(ctx context.Context, path string, sts []*smart.Stencil, ids map[str
 	if err != nil {
 		return nil, err
 	}
-	return out, os.WriteFile(path, b, 0o644)
+	return out, atomicfile.Write(path, b)
 }
 
 // optimumOn is the best analytic time of st on g over every OC.

@@ -122,19 +122,19 @@ func benchFlags(fs *flag.FlagSet, err error) error {
 func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 	var err error
 	if o.b.Shard, err = dataset.ParseShard(o.shardFlag); err != nil {
-		return usagef("--shard: %v", err)
+		return usagef("--shard: %w", err)
 	}
 	if o.b.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
-		return usagef("--oc: %v", err)
+		return usagef("--oc: %w", err)
 	}
 	if len(o.settings) > 0 && !cliflag.Given(fs, "oc") {
 		o.b.OCs = nil // --setting names the OC unless --oc is given
 	}
 	o.b.Settings, err = dataset.ParseVariants(o.settings, o.b.OCs)
 	if errors.As(err, new(*dataset.NoOCError)) {
-		return usagef("--setting: %v or give one --oc", err)
+		return usagef("--setting: %w or give one --oc", err)
 	} else if err != nil {
-		return usagef("--setting: %v", err)
+		return usagef("--setting: %w", err)
 	}
 	return nil
 }

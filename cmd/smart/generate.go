@@ -99,7 +99,7 @@ func (o *generateOpts) check(fs *flag.FlagSet) error {
 	case o.shape != "" && cliflag.Given(fs, "count", "seed", "keep", "first"):
 		return usagef("--count, --seed, --keep and --first are for random stencils; leave them out with --shape")
 	case err != nil:
-		return usagef("--grid %q: %v", o.grid, err)
+		return usagef("--grid %q: %w", o.grid, err)
 	}
 	return settingFlag(fs, o.Prepare(), generateFlags)
 }
@@ -110,9 +110,9 @@ func (o *generateOpts) file(i int) (generator.File, error) {
 	var dims *generator.GridDimsError
 	switch {
 	case errors.As(err, &dims):
-		return generator.File{}, usagef("--%v", err) // "grid has 3 extents but ...": the flag's name
+		return generator.File{}, usagef("--%w", err) // "grid has 3 extents but ...": the flag's name
 	case err != nil:
-		return generator.File{}, usagef("%v", err)
+		return generator.File{}, usagef("%w", err)
 	}
 	f := generator.File{Path: o.Path(s)}
 	f.Data, err = generator.Marshal(s)

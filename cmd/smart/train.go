@@ -91,10 +91,10 @@ func (o *trainOpts) train(fs *flag.FlagSet, rest []string, all models.Kinds) (ap
 		return app.Train{}, usagef("give --task select (the best OC class) or --task runtime (the time per step)")
 	}
 	if t.Task, err = models.ParseTask(o.taskName); err != nil {
-		return app.Train{}, usagef("--task: %v", err)
+		return app.Train{}, usagef("--task: %w", err)
 	}
 	if t.Params, err = models.ParseParams(o.paramText); err != nil {
-		return app.Train{}, usagef("--param: %v", err)
+		return app.Train{}, usagef("--param: %w", err)
 	}
 	if t.Catalog, err = catalog.Load(o.catalogFile); err != nil {
 		return app.Train{}, err
@@ -136,7 +136,7 @@ func trainProgress(e *env, kind string, folds int) (cv func(done, total int), ro
 // in --param, not in the data.
 func paramUsage(err error) error {
 	if errors.As(err, new(models.ParamError)) {
-		return usagef("--param: %v", err)
+		return usagef("--param: %w", err)
 	}
 	return err
 }

@@ -44,7 +44,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return settingFlag(fs, err, nil)
 	}
 	if o.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
-		return usagef("--oc: %v", err)
+		return usagef("--oc: %w", err)
 	}
 	if o.GPU, err = app.LimitsGPU(o.catFile, o.gpuName); err != nil {
 		return settingFlag(fs, err, nil)

@@ -598,7 +598,7 @@ func (r *Runner) compile(ctx context.Context, source, out string, args, libs []s
 				return fmt.Errorf("%s gave no result within %s: killed (a compiler hang, or a unit too large to build in time)", filepath.Base(r.Compiler.Path), r.CompileTimeout)
 			}
 			msg, _ := os.ReadFile(msgs.Name())
-			return fmt.Errorf("%s: %v: %s", filepath.Base(r.Compiler.Path), err, firstLines(string(msg), 6))
+			return fmt.Errorf("%s: %w: %s", filepath.Base(r.Compiler.Path), err, firstLines(string(msg), 6))
 		case <-poll.C:
 			if cached(out) {
 				end()

@@ -200,7 +200,7 @@ func (s *server) load(ctx context.Context, path string, timeout time.Duration) (
 		return k, nil
 	}
 	if err := s.send("LOAD " + path); err != nil {
-		return 0, fmt.Errorf("loading module %s: the harness is gone: %v", filepath.Base(path), err)
+		return 0, fmt.Errorf("loading module %s: the harness is gone: %w", filepath.Base(path), err)
 	}
 	line, state := s.next(ctx, timeout)
 	switch state {

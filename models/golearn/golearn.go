@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -161,8 +162,11 @@ func DecodeCART(h *models.Header, payload []byte) (any, error) {
 	}
 	// Every node's feature must index a row, or prediction would panic deep in golearn.
 	var mirror *node
-	if err := json.Unmarshal(p.Root, &mirror); err != nil || mirror == nil {
-		return nil, fmt.Errorf("cart payload: no valid tree (%v)", err)
+	if err := json.Unmarshal(p.Root, &mirror); err != nil {
+		return nil, fmt.Errorf("cart payload: no valid tree: %w", err)
+	}
+	if mirror == nil {
+		return nil, errors.New("cart payload: no tree (null)")
 	}
 	if err := mirror.check(p.Cols); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package hist
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -102,16 +103,43 @@ func (p *Predictor) Row(row []float64) (out []float64, err error) {
 }
 
 // Rows predicts many rows in parallel; the result holds Outputs() values per row, row after row.
-func (p *Predictor) Rows(rows [][]float64) (out []float64, err error) {
+func (p *Predictor) Rows(rows [][]float64) ([]float64, error) {
 	for i, r := range rows {
 		if len(r) != p.features {
 			return nil, fmt.Errorf("row %d has %d features; the model reads %d", i, len(r), p.features)
 		}
 	}
 	if p.forest != nil {
-		out = make([]float64, len(rows))
+		out := make([]float64, len(rows))
 		p.forest.predictRows(rows, out, p.threads)
 		return out, nil
+	}
+	out := make([]float64, len(rows)*p.outputs)
+	// leaves predicts on goroutines of its own when given several threads, where a panic of
+	// its would end the process: the rows are split here, each part predicted on one thread
+	// under a recover.
+	parts := max(1, min(p.threads, len(rows)))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := k*len(rows)/parts, (k+1)*len(rows)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = p.dense(rows[lo:hi], out[lo*p.outputs:hi*p.outputs])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dense predicts rows into out on one thread, a panic of leaves returned as an error.
+func (p *Predictor) dense(rows [][]float64, out []float64) (err error) {
+	if len(rows) == 0 {
+		return nil
 	}
 	flat := make([]float64, 0, len(rows)*p.features)
 	for _, r := range rows {
@@ -119,15 +147,11 @@ func (p *Predictor) Rows(rows [][]float64) (out []float64, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("leaves failed to predict: %v", r)
+			err = fmt.Errorf("leaves failed to predict: %v", r)
 		}
 	}()
-	out = make([]float64, len(rows)*p.outputs)
-	if len(rows) == 0 {
-		return out, nil
+	if err := p.ens.PredictDense(flat, len(rows), p.features, out, 0, 1); err != nil {
+		return fmt.Errorf("leaves failed to predict: %w", err)
 	}
-	if err := p.ens.PredictDense(flat, len(rows), p.features, out, 0, p.threads); err != nil {
-		return nil, fmt.Errorf("leaves failed to predict: %w", err)
-	}
-	return out, nil
+	return nil
 }
