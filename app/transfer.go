@@ -69,7 +69,7 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 		if f.GPU.Name == "" {
 			// Its times cannot be moved to the target without its hardware: it would be left
 			// out of the prediction as if of another vendor.
-			return nil, wrong("From", f.Path, "the catalogue lacks its device %q; describe the GPU in a catalogue file (as smart gpus --json prints them), or name a catalogued GPU as %s@GPU", f.Device, f.Path)
+			return nil, wrong("From", f.Path, "the catalogue lacks its device %q; describe the GPU in a catalogue file (the catalogue's JSON format), or name a catalogued GPU as %s@GPU", f.Device, f.Path)
 		}
 	}
 	t := &TransferJob{Files: files, Settings: s.Predict}
@@ -158,7 +158,7 @@ func openTransferFiles(field string, specs []string, cat *catalog.Catalog) ([]*t
 		path, device, _ := strings.Cut(spec, "@")
 		f, err := transfer.Open(path, device, cat)
 		if errors.Is(err, dataset.ErrNoDevice) {
-			return nil, &SettingError{Field: field, Err: fmt.Errorf("%w: name its GPU as %s@GPU", err, path), Wrong: true}
+			return nil, unnamedDevice(field, path, err)
 		}
 		if err != nil {
 			return nil, &SettingError{Field: field, Err: err}
@@ -166,6 +166,12 @@ func openTransferFiles(field string, specs []string, cat *catalog.Catalog) ([]*t
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// unnamedDevice refuses, as a *SettingError of field, the file at path that does not name its
+// GPU (err says so) where none was given for it: its times would be taken for a GPU unnamed.
+func unnamedDevice(field, path string, err error) error {
+	return &SettingError{Field: field, Err: fmt.Errorf("%w: name its GPU as %s@GPU", err, path), Wrong: true}
 }
 
 // transferTarget is the target GPU with its shots (of the kernel of sources); one the
@@ -179,8 +185,10 @@ func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Targ
 	case len(s.Shots) == 0:
 		return t, &SettingError{Field: "To", Err: fmt.Errorf("%w, and no settings measured on it describe it", err), Wrong: true}
 	}
+	// What the files hold (sizes, one GPU's measurements twice, shots of another kernel), not how
+	// they were named: a failure of the request, as an empty or malformed file is.
 	if err := transfer.CheckFiles(sources, nil, s.Kernel); err != nil {
-		return t, &SettingError{Field: "From", Err: err, Wrong: true}
+		return t, &SettingError{Field: "From", Err: err}
 	}
 	if len(s.Shots) == 0 {
 		return t, nil
@@ -190,7 +198,7 @@ func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Targ
 		return t, err
 	}
 	if err := transfer.CheckFiles(sources, files, s.Kernel); err != nil {
-		return t, &SettingError{Field: "Shots", Err: err, Wrong: true}
+		return t, &SettingError{Field: "Shots", Err: err}
 	}
 	for _, f := range files {
 		switch {
@@ -268,7 +276,8 @@ func (t *TransferJob) CheckWrite(cache, dir string, force bool) error {
 	}
 	if dir != "" {
 		if err := transfer.CheckDataSet(dir); err != nil {
-			return &SettingError{Field: "DataSet", Value: dir, Err: err}
+			// A directory that holds something is a name to change, as a cache smart did not write is.
+			return &SettingError{Field: "DataSet", Value: dir, Err: err, Wrong: errors.As(err, new(*transfer.TakenError))}
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,31 @@ func TestTransferCheckWriteRefusesDot(t *testing.T) {
 	}
 	if err := (&TransferJob{}).CheckWrite("", dir, false); err != nil {
 		t.Errorf("the same empty directory named by its path: %v", err)
+	}
+}
+
+// TestTransferCheckWriteNamesToChange: a data set directory that holds something is a name to
+// change (Wrong), as a cache smart did not write is; one that cannot be written in is a
+// failure of the request.
+func TestTransferCheckWriteNamesToChange(t *testing.T) {
+	dir := t.TempDir()
+	held := filepath.Join(dir, "held")
+	os.Mkdir(held, 0o755)
+	os.WriteFile(filepath.Join(held, "notes.txt"), []byte("mine"), 0o644)
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		dir   string
+		wrong bool
+	}{
+		{"holds files", held, true},
+		{"under a file", filepath.Join(file, "ds"), false},
+	} {
+		err := (&TransferJob{}).CheckWrite("", tc.dir, false)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Field != "DataSet" || se.Wrong != tc.wrong {
+			t.Errorf("%s: %v (%+v); want a refusal of the DataSet, wrong %v", tc.name, err, se, tc.wrong)
+		}
 	}
 }

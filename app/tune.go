@@ -447,14 +447,20 @@ func (tg *Tuning) prior(ctx context.Context, text string) (smart.Evaluator, erro
 	return nil, wrong("Prior", fmt.Sprintf("%q", text), "a stencil takes sim or model:PATH")
 }
 
-// transfer is the prior of a Kernel Tuner kernel: its caches of other GPUs, comma-separated.
+// transfer is the prior of a Kernel Tuner kernel: its caches of other GPUs, comma-separated,
+// each PATH or PATH@GPU for a file that does not name its GPU (which smart transfer refuses
+// without one too). It ranks the settings by the geometric mean of the caches' times.
 func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, error) {
 	var others []*tuner.KernelTuner
 	var given []string // the paths of others
-	for _, f := range strings.Split(paths, ",") {
-		k, err := tuner.OpenKernelTuner(ctx, f, "")
+	for _, spec := range strings.Split(paths, ",") {
+		f, device, _ := strings.Cut(spec, "@")
+		k, err := tuner.OpenKernelTuner(ctx, f, device)
 		if err != nil {
 			return nil, &SettingError{Field: "Prior", Err: err}
+		}
+		if device == "" && k.DeviceGiven { // named after its file
+			return nil, unnamedDevice("Prior", f, fmt.Errorf("%s: %w", f, dataset.ErrNoDevice))
 		}
 		switch {
 		case k.Kernel.Name != tg.Kernel:
@@ -472,7 +478,7 @@ func (tg *Tuning) transfer(ctx context.Context, paths string) (smart.Evaluator, 
 		others, given = append(others, k), append(given, f)
 	}
 	tr := tuner.TransferFrom(others)
-	notef(tg.tune.Notes, "prior: %s's times on %s, predicted from %s\n", tg.Kernel, tg.GPU.Name, tr.What)
+	notef(tg.tune.Notes, "prior: the geometric mean of %s's times in the %s, as a ranking of the settings (not times on %s)\n", tg.Kernel, tr.What, tg.GPU.Name)
 	return tr, nil
 }
 

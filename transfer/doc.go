@@ -10,5 +10,6 @@
 // vendor. Sources of the target's vendor answer alone when there are any: other vendors' kernels
 // are other programs. Shots correct it: first the level, then, with enough shots, how the
 // target treats the parameters, the correction chosen by leaving each shot out in turn.
-// Intervals are split-conformal, from the errors of those left-out predictions.
+// Intervals are split-conformal with the finite-sample correction, from the errors of those
+// left-out predictions (or of the sources predicted from one another, with too few shots).
 package transfer

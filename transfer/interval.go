@@ -3,30 +3,44 @@ package transfer
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"smart/models"
 )
 
-// minShotsForInterval is the number of left-out shots an interval is measured on; with fewer
-// the sources' errors on one another measure it.
-const minShotsForInterval = 4
-
 // maxHeldRows bounds the rows of a held-out source the interval reads: enough for its
 // quantiles, and a 10,000-setting cache stays fast.
 const maxHeldRows = 2000
 
-// interval measures the prediction's errors: on the shots, each predicted without it, where
-// there are enough; else on the sources, each predicted from the others as the target is (after
-// the level, where shots set it). Nil where neither can be had.
-func (st *state) interval(c correction) *models.Interval {
-	if len(c.loo) >= minShotsForInterval {
-		iv := models.NewInterval([][]float64{c.loo}, st.s.Level,
-			fmt.Sprintf("%d shots on %s, each predicted without it", len(c.loo), st.targetName()))
-		return &iv
+// minShotsForBound is the fewest shots whose left-out errors bound an interval: their range,
+// which holds a further error with probability (n-1)/(n+1), 60% for 4.
+const minShotsForBound = 4
+
+// interval measures the prediction's errors, split-conformal: on the shots, each predicted
+// without it, where they are enough to bound the level's interval (conformalBounds), or, where
+// at least minShotsForBound are too few for it, their range at the lower level it holds; else
+// on the sources, each predicted from the others as the target is (after the level, where
+// shots set it). Sources of none of the target's vendor give none: their errors on one another
+// say nothing of their error on another vendor's GPU. Nil, and why, where nothing measures it.
+func (st *state) interval(c correction) (*models.Interval, string) {
+	level := st.s.Level
+	shots := fmt.Sprintf("%d shots on %s, each predicted without it", len(c.loo), st.targetName())
+	if lo, hi, ok := conformalBounds(c.loo, level); ok {
+		return &models.Interval{Level: level, LogLo: lo, LogHi: hi, Stencils: 1, Rows: len(c.loo), From: shots}, ""
 	}
-	if len(st.used) < 2 {
-		return nil
+	if n := len(c.loo); n >= minShotsForBound {
+		// Too few for the level asked; the most they bound is their range, at (n-1)/(n+1).
+		s := slices.Sorted(slices.Values(c.loo))
+		shots += fmt.Sprintf(": %d shots bound no more than this level; %d bound %.0f%%", n, minShotsForInterval(level), 100*level)
+		return &models.Interval{Level: float64(n-1) / float64(n+1), LogLo: s[0], LogHi: s[n-1], Stencils: 1, Rows: n, From: shots}, ""
+	}
+	few := fmt.Sprintf("fewer than %d shots (the fewest whose left-out errors bound an interval)", minShotsForBound)
+	switch {
+	case st.foreign:
+		return nil, fmt.Sprintf("%s, and every source is another vendor's than the target's: the sources' errors on one another do not measure theirs on it", few)
+	case len(st.used) < 2:
+		return nil, fmt.Sprintf("one source GPU and %s leave no errors to measure it on", few)
 	}
 	var groups [][]float64
 	for h := range st.used {
@@ -36,11 +50,38 @@ func (st *state) interval(c correction) *models.Interval {
 	if c.n > 0 {
 		from += " after its level"
 	}
-	iv := models.NewInterval(groups, st.s.Level, from)
+	iv := models.NewInterval(groups, level, from)
 	if iv.Rows == 0 {
-		return nil
+		return nil, "the source GPUs share no setting to predict one from the others"
 	}
-	return &iv
+	return &iv, ""
+}
+
+// conformalBounds are the split-conformal bounds of a level's interval from n exchangeable
+// residuals r: the ceil((n+1)(1+level)/2)-th smallest as the upper and the
+// floor((n+1)(1-level)/2)-th as the lower, which hold a further residual with probability at
+// least level; false where n is too few for either (that bound would be infinite).
+func conformalBounds(r []float64, level float64) (lo, hi float64, ok bool) {
+	n := len(r)
+	const eps = 1e-9 // (n+1)(1+level)/2 lands on a whole number in exact arithmetic only
+	up := int(math.Ceil(float64(n+1)*(1+level)/2 - eps))
+	down := int(math.Floor(float64(n+1)*(1-level)/2 + eps))
+	if n == 0 || up > n || down < 1 {
+		return 0, 0, false
+	}
+	s := slices.Sorted(slices.Values(r))
+	return s[down-1], s[up-1], true
+}
+
+// minShotsForInterval is the fewest shots whose left-out errors bound an interval at level.
+func minShotsForInterval(level float64) int {
+	r := []float64{0}
+	for {
+		if _, _, ok := conformalBounds(r, level); ok {
+			return len(r)
+		}
+		r = append(r, 0)
+	}
 }
 
 func (st *state) targetName() string {

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,9 @@ type File struct {
 	Kernel *dataset.Kernel
 	// Stencils are a data set's stencils by ID (those its rows are of).
 	Stencils map[string]*smart.Stencil
+	// Named is the device the file names where the caller's device (Open) named another GPU,
+	// which the file is then taken as; empty otherwise.
+	Named string
 }
 
 // ErrNoMeasured is the error of a file without measured or imported rows.
@@ -62,7 +66,11 @@ func Open(path, device string, cat *catalog.Catalog) (*File, error) {
 			return nil, err
 		}
 		f.Rows, f.Device, f.Kernel = kt.Rows, kt.Device.Name, &kt.Kernel
+		if kt.DeviceGiven { // the file names none
+			f.Device = ""
+		}
 	}
+	own := f.Device // as the file names it
 	if device != "" {
 		f.Device = device
 	}
@@ -97,6 +105,11 @@ func Open(path, device string, cat *catalog.Catalog) (*File, error) {
 		f.GPU = g
 	} else if g, err2 := cat.Lookup(f.Rows[0].GPU); f.Rows[0].GPU != "" && err2 == nil {
 		f.GPU = g
+	}
+	if device != "" && own != "" && !strings.EqualFold(own, device) {
+		if g, err := cat.Lookup(own); err != nil || g.Name != f.GPU.Name {
+			f.Named = own // another GPU's measurements, taken as device's
+		}
 	}
 	return f, nil
 }
@@ -155,7 +168,7 @@ func Select(files []*File, kernel string) ([]Source, error) {
 	case kernel == AllKernels:
 		var out []Source
 		for _, f := range files {
-			out = append(out, Source{GPU: f.GPU, Rows: f.Rows})
+			out = append(out, Source{GPU: f.GPU, Rows: f.Rows, Named: f.Named})
 		}
 		return out, nil
 	case kernel != "":
@@ -186,7 +199,7 @@ func Select(files []*File, kernel string) ([]Source, error) {
 	for _, f := range files {
 		_, rows := f.Kernels()
 		if len(rows[want]) > 0 {
-			out = append(out, Source{GPU: f.GPU, Rows: rows[want]})
+			out = append(out, Source{GPU: f.GPU, Rows: rows[want], Named: f.Named})
 		}
 	}
 	return out, nil
@@ -207,8 +220,9 @@ func StencilNames(files []*File) map[string]string {
 // whose kernels is the sources' (kernel as Select takes it), or whose Kernel Tuner parameters
 // differ from theirs, or with no successful run of it; files of one kernel measured at
 // different problem sizes, whose times no ratio of GPUs relates; and two sources of one kernel
-// on one GPU (a cache and its T4 twin, say), which would count as two GPUs that predict each
-// other exactly: an interval of no width.
+// on one GPU (a cache and its T4 twin, say), or with the same measurements under two GPUs'
+// names (SameMeasurements), which would count as two GPUs that predict each other exactly: an
+// interval of no width.
 func CheckFiles(sources, shots []*File, kernel string) error {
 	var want []string // the kernels the sources give, as rowID names them
 	for i, f := range sources {
@@ -225,6 +239,12 @@ func CheckFiles(sources, shots []*File, kernel string) error {
 			other, _ := g.Kernels()
 			if j := slices.IndexFunc(want, func(id string) bool { return slices.Contains(ids, id) && slices.Contains(other, id) }); j >= 0 {
 				return fmt.Errorf("%s and %s both hold %s measured on %s: one GPU's measurements would count as two source GPUs; give one of them", g.Path, f.Path, want[j], f.GPU.Name)
+			}
+		}
+		for _, g := range sources[:i] {
+			if SameMeasurements(g.Rows, f.Rows) {
+				return fmt.Errorf("%s and %s hold the same settings and times: they are one GPU's measurements (named %s and %s), which would count as two source GPUs; give one of them",
+					g.Path, f.Path, cmp.Or(g.Device, g.GPU.Name, "no device"), cmp.Or(f.Device, f.GPU.Name, "no device"))
 			}
 		}
 	}
@@ -258,4 +278,28 @@ func CheckFiles(sources, shots []*File, kernel string) error {
 		}
 	}
 	return nil
+}
+
+// SameMeasurements reports whether a and b hold the same settings of the same kernels with the
+// same statuses and times, in any order: one GPU's measurements in two files (a Kernel Tuner
+// cache and its T4 twin), whatever devices they name.
+func SameMeasurements(a, b []smart.Measurement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	held := make(map[string]int, len(a))
+	key := func(m smart.Measurement) string {
+		return fmt.Sprintf("%s|%s|%v|%v", Key(m), m.Status, m.TimeMs, m.MeanMs)
+	}
+	for _, m := range a {
+		held[key(m)]++
+	}
+	for _, m := range b {
+		k := key(m)
+		if held[k] == 0 {
+			return false
+		}
+		held[k]--
+	}
+	return true
 }

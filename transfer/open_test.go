@@ -16,7 +16,8 @@ func TestCheckFiles(t *testing.T) {
 		for _, p := range params {
 			k.Params = append(k.Params, dataset.Param{Name: p, Values: []int{1, 2}})
 		}
-		return &File{Path: path, Kernel: k, Rows: []smart.Measurement{{Kernel: kernel, Setting: smart.Setting{"a": 1}, Status: status, TimeMs: 1}}}
+		// Each file its own time, as each GPU's measurements have.
+		return &File{Path: path, Kernel: k, Rows: []smart.Measurement{{Kernel: kernel, Setting: smart.Setting{"a": 1}, Status: status, TimeMs: float64(path[0])}}}
 	}
 	ab := []string{"a", "b"}
 	src := []*File{file("x.json", "conv", ab, []int{4096}, smart.StatusOK), file("y.json", "conv", []string{"b", "a"}, nil, smart.StatusOK)}
@@ -37,6 +38,9 @@ func TestCheckFiles(t *testing.T) {
 		{"two sources of one GPU", []*File{onGPU(src[0], "A100-40GB"), onGPU(src[1], "A100-40GB")}, nil, "", "x.json and y.json both hold kernel conv measured on A100-40GB"},
 		{"sources of two GPUs", []*File{onGPU(src[0], "A100-40GB"), onGPU(src[1], "RTX-A6000")}, nil, "", ""},
 		{"one GPU, two kernels", []*File{onGPU(src[0], "A100-40GB"), onGPU(file("d.json", "dedisp", ab, nil, smart.StatusOK), "A100-40GB")}, nil, AllKernels, ""},
+		// A cache and its T4 twin, the twin taken as another GPU's (FILE@GPU): one GPU's
+		// measurements under two names, as tune-bench refuses them.
+		{"one measurement as two GPUs", []*File{onGPU(src[0], "A100-40GB"), onGPU(renamed(src[0], "x_T4.json"), "A100-80GB")}, nil, "", "x.json and x_T4.json hold the same settings and times"},
 	}
 	for _, tc := range tests {
 		err := CheckFiles(tc.sources, tc.shots, tc.kernel)
@@ -44,6 +48,13 @@ func TestCheckFiles(t *testing.T) {
 			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// renamed is a copy of f read from another path.
+func renamed(f *File, path string) *File {
+	g := *f
+	g.Path = path
+	return &g
 }
 
 // onGPU is a copy of f measured on the catalogue's GPU name.

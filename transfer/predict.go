@@ -17,6 +17,9 @@ import (
 type Source struct {
 	GPU  smart.GPU // its catalogue entry; a zero GPU where the catalogue lacks it
 	Rows []smart.Measurement
+	// Named is the device its file names where the caller took the file as GPU's, another
+	// (File.Named): the basis says so. Empty where the file names GPU or nothing.
+	Named string
 }
 
 // Target is the GPU predicted for.
@@ -72,17 +75,28 @@ type Prediction struct {
 	GPU     string   `json:"gpu,omitempty"`     // the target's catalogue name; empty where it has none
 	Sources []string `json:"sources"`           // the GPUs whose measurements it rests on
 	Ignored []string `json:"ignored,omitempty"` // sources of another vendor than the target's
+	// OtherVendor is true where no source is of the target's vendor, so that all of them answer:
+	// another vendor's build of a kernel is another program, whose times the sources' rank and
+	// scale worse than their own vendor's (docs/results/transfer.md), and the sources' errors
+	// on one another say nothing of their error on the target.
+	OtherVendor bool `json:"other_vendor,omitempty"`
 	// Share is the hardware ratio's weight of bandwidth (0 where the level came from shots
 	// alone); ShareFitted says whether the sources fitted it.
 	Share       float64 `json:"share"`
 	ShareFitted bool    `json:"share_fitted"`
 	Shots       int     `json:"shots"`      // settings measured on the target that taught it
 	Correction  string  `json:"correction"` // what the shots corrected
-	// Interval bounds ln(measured/predicted) at its level; nil where there were no errors to
-	// measure it on (one source and fewer than four shots).
-	Interval *models.Interval `json:"interval,omitempty"`
-	Basis    string           `json:"basis"` // what stands behind the times, in a sentence
-	Variants []Variant        `json:"variants"`
+	// LeftOut are the shots at settings no source holds, which nothing predicts and Variants
+	// leave out (a cache of the sources' parameters could not list their values); ShotsLeftOut
+	// is their number.
+	LeftOut      []Variant `json:"left_out_shots,omitempty"`
+	ShotsLeftOut int       `json:"shots_left_out,omitempty"`
+	// Interval bounds ln(measured/predicted) at its level; nil where nothing measures it, and
+	// then NoInterval says why.
+	Interval   *models.Interval `json:"interval,omitempty"`
+	NoInterval string           `json:"no_interval,omitempty"`
+	Basis      string           `json:"basis"` // what stands behind the times, in a sentence
+	Variants   []Variant        `json:"variants"`
 	// Params, where a foreign kernel's parameters hold booleans or labels, say what value each
 	// code of a setting stands for (dataset.Param.Text); the caller sets them.
 	Params []dataset.Param `json:"params,omitempty"`
@@ -151,6 +165,8 @@ type state struct {
 	target  Target
 	used    []*index // the sources answering
 	ignored []string
+	foreign bool                // no source is of the target's vendor
+	leftOut []smart.Measurement // shots at settings no source holds
 	share   float64
 	fitted  bool
 	hw      bool     // every GPU involved has what the hardware ratio needs
@@ -165,6 +181,7 @@ type state struct {
 type index struct {
 	gpu    smart.GPU
 	name   string
+	named  string             // Source.Named
 	ln     map[string]float64 // ok rows only
 	center map[string]float64 // its level of each kernel it ran
 }
@@ -213,7 +230,7 @@ func (st *state) index(sources []Source) error {
 	var all []*index
 	for i, src := range sources {
 		name := cmp.Or(src.GPU.Name, fmt.Sprintf("source %d", i+1))
-		ix := &index{gpu: src.GPU, name: name, ln: map[string]float64{}, center: map[string]float64{}}
+		ix := &index{gpu: src.GPU, name: name, named: src.Named, ln: map[string]float64{}, center: map[string]float64{}}
 		for _, m := range src.Rows {
 			k := st.add(m)
 			if okTime(m) {
@@ -240,13 +257,14 @@ func (st *state) index(sources []Source) error {
 	}
 	if len(st.used) == 0 {
 		st.used = all // no source of the target's vendor: every source is better than none
-	} else {
-		for _, ix := range all {
-			if !slices.Contains(st.used, ix) {
-				st.ignored = append(st.ignored, ix.name)
-			}
+	}
+	for _, ix := range all {
+		if !slices.Contains(st.used, ix) {
+			st.ignored = append(st.ignored, ix.name)
 		}
 	}
+	st.foreign = st.target.GPU.Vendor != "" &&
+		!slices.ContainsFunc(st.used, func(ix *index) bool { return ix.gpu.Vendor == st.target.GPU.Vendor })
 	return nil
 }
 
@@ -265,9 +283,17 @@ func (st *state) add(m smart.Measurement) string {
 	return k
 }
 
+// addShots marks the target's shots; one at a setting no source holds is left out (leftOut):
+// nothing predicts it, and nothing it could teach reaches a setting the sources hold.
 func (st *state) addShots(shots []smart.Measurement) {
 	for _, m := range shots {
-		v := st.vars[st.add(m)]
+		v, ok := st.vars[Key(m)]
+		if !ok {
+			if !slices.ContainsFunc(st.leftOut, func(o smart.Measurement) bool { return Key(o) == Key(m) }) {
+				st.leftOut = append(st.leftOut, m)
+			}
+			continue
+		}
 		v.given = true
 		if okTime(m) && !v.shotOK {
 			v.shot, v.shotOK = math.Log(m.TimeMs), true
@@ -349,20 +375,17 @@ func meanOver(ln map[string]float64, keys, fallback []string) (float64, bool) {
 
 func (st *state) predict() *Prediction {
 	p := &Prediction{Target: st.targetName(), GPU: st.target.GPU.Name, Ignored: st.ignored,
-		Share: st.share, ShareFitted: st.fitted}
+		Share: st.share, ShareFitted: st.fitted, OtherVendor: st.foreign, ShotsLeftOut: len(st.leftOut)}
+	for _, m := range st.leftOut {
+		p.LeftOut = append(p.LeftOut, Variant{Kernel: m.Kernel, StencilID: m.StencilID, OC: m.OC, Setting: m.Setting,
+			TimeMs: m.TimeMs, Shot: true, Failed: !okTime(m)})
+	}
 	for _, ix := range st.used {
 		p.Sources = append(p.Sources, ix.name)
 	}
-	for _, k := range st.keys {
-		v := st.vars[k]
-		v.pred = v.shape + st.level[v.id]
-		if st.s.Ratio != nil {
-			v.pred, v.n = st.scaled(k, v, st.used, st.target.GPU)
-		}
-	}
-	c := st.correct()
+	c := st.corrected()
 	p.Shots, p.Correction = c.n, c.kind
-	p.Interval = st.interval(c)
+	p.Interval, p.NoInterval = st.interval(c)
 	p.Basis = st.basis(p)
 	for _, k := range st.keys {
 		v := st.vars[k]
@@ -393,6 +416,18 @@ func (st *state) predict() *Prediction {
 		return cmp.Compare(a.TimeMs, b.TimeMs)
 	})
 	return p
+}
+
+// corrected sets each setting's prediction before the shots, and fits the shots' correction.
+func (st *state) corrected() correction {
+	for _, k := range st.keys {
+		v := st.vars[k]
+		v.pred = v.shape + st.level[v.id]
+		if st.s.Ratio != nil {
+			v.pred, v.n = st.scaled(k, v, st.used, st.target.GPU)
+		}
+	}
+	return st.correct()
 }
 
 // floor raises v, and its interval, to the least time Settings.Floor gives it on the target.
@@ -451,7 +486,7 @@ func (st *state) basis(p *Prediction) string {
 		} else if st.s.Share > 0 {
 			how = "the given share"
 		}
-		fmt.Fprintf(&b, ", moved to %s by the catalogue's bandwidth and FLOPS (%s, %.2f bandwidth)", p.Target, how, p.Share)
+		fmt.Fprintf(&b, ", moved to %s by the catalogue's bandwidth and %s (%s, %.2f bandwidth)", p.Target, flopsName(st.s.FP64), how, p.Share)
 		gpus := []smart.GPU{st.target.GPU}
 		for _, ix := range st.used {
 			gpus = append(gpus, ix.gpu)
@@ -473,5 +508,21 @@ func (st *state) basis(p *Prediction) string {
 	if st.s.Floor != nil {
 		b.WriteString("; no time below the setting's floor on the target (its grid read and written at the copy bandwidth, or its FMAs at the peak rate)")
 	}
+	for _, ix := range st.used {
+		if ix.named != "" {
+			fmt.Fprintf(&b, "; the measurements taken as the %s's name their device %s", ix.name, ix.named)
+		}
+	}
+	if p.OtherVendor {
+		fmt.Fprintf(&b, "; every source is another vendor's than the target's (%s): another vendor's build of a kernel is another program, and such predictions erred 45-92%% zero-shot where measured (NVIDIA sources, AMD targets: docs/results/transfer.md)", st.target.GPU.Vendor)
+	}
 	return b.String()
+}
+
+// flopsName is the FLOPS the hardware ratio compares.
+func flopsName(fp64 bool) string {
+	if fp64 {
+		return "double-precision FLOPS"
+	}
+	return "FLOPS"
 }

@@ -17,14 +17,17 @@ import (
 func (p *Prediction) WriteText(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s, predicted from %s", p.Target, strings.Join(p.Sources, ", "))
-	if len(p.Ignored) > 0 {
+	switch {
+	case len(p.Ignored) > 0:
 		fmt.Fprintf(bw, " (other vendor, left out: %s)", strings.Join(p.Ignored, ", "))
+	case p.OtherVendor:
+		bw.WriteString(" (every one of another vendor)")
 	}
 	fmt.Fprintf(bw, "\nbasis: %s\n", p.Basis)
 	if iv := p.Interval; iv != nil {
 		fmt.Fprintf(bw, "%.0f%% interval: x%.2f to x%.2f of each time (from %s)\n", 100*iv.Level, math.Exp(iv.LogLo), math.Exp(iv.LogHi), iv.From)
 	} else {
-		fmt.Fprintln(bw, "no interval: one source and fewer than 4 shots leave no errors to measure it on")
+		fmt.Fprintf(bw, "no interval: %s\n", p.NoInterval)
 	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	several := severalKernels(p.Variants) // then each row names its kernel
@@ -54,6 +57,28 @@ func (p *Prediction) WriteText(w io.Writer, top int) error {
 	}
 	return bw.Flush()
 }
+
+// WriteNotes writes what a reader of the prediction should know beside it (smart transfer
+// prints it on stderr): the shots left out, at settings no source holds, named (the first
+// maxNamed of them).
+func (p *Prediction) WriteNotes(w io.Writer) error {
+	if len(p.LeftOut) == 0 {
+		return nil
+	}
+	var names []string
+	for _, v := range p.LeftOut[:min(len(p.LeftOut), maxNamed)] {
+		names = append(names, v.Label(p.Params))
+	}
+	if len(p.LeftOut) > maxNamed {
+		names = append(names, fmt.Sprintf("and %d more", len(p.LeftOut)-maxNamed))
+	}
+	_, err := fmt.Fprintf(w, "note: %d shots left out: no source holds their settings, so nothing predicts them, they correct nothing and nothing written holds them: %s\n",
+		len(p.LeftOut), strings.Join(names, "; "))
+	return err
+}
+
+// maxNamed is the most settings a note names.
+const maxNamed = 5
 
 // WriteShots writes the settings ChooseShots chose for target, numbered in the order to
 // measure them, their values as params print them (nil: as held); where they are of several

@@ -31,12 +31,17 @@ type ktCache struct {
 }
 
 type ktNote struct {
-	Source   smart.Source `json:"source"` // always predicted
-	Time     string       `json:"time"`   // which statistic of a setting's runs "time" is: medianOfRuns
-	Basis    string       `json:"basis"`
-	Sources  []string     `json:"sources"`
-	Shots    int          `json:"shots"`
-	Interval any          `json:"interval,omitempty"`
+	Source  smart.Source `json:"source"` // always predicted
+	Time    string       `json:"time"`   // which statistic of a setting's runs "time" is: medianOfRuns
+	Basis   string       `json:"basis"`
+	Sources []string     `json:"sources"`
+	// OtherVendor says no source is of the target's vendor (Prediction.OtherVendor).
+	OtherVendor bool `json:"other_vendor,omitempty"`
+	Shots       int  `json:"shots"`
+	// ShotsLeftOut counts the shots at settings no source holds, which the cache leaves out.
+	ShotsLeftOut int    `json:"shots_left_out,omitempty"`
+	Interval     any    `json:"interval,omitempty"`
+	NoInterval   string `json:"no_interval,omitempty"` // why there is none
 }
 
 // CacheKind recognises a Kernel Tuner cache of predictions that WriteKernelTuner wrote, by its
@@ -75,7 +80,8 @@ const ktSchema = "1.0.0"
 func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written time.Time) ([]byte, error) {
 	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]any{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
-		Smart: ktNote{Source: smart.Predicted, Time: medianOfRuns, Basis: p.Basis, Sources: p.Sources, Shots: p.Shots}}
+		Smart: ktNote{Source: smart.Predicted, Time: medianOfRuns, Basis: p.Basis, Sources: p.Sources, OtherVendor: p.OtherVendor,
+			Shots: p.Shots, ShotsLeftOut: p.ShotsLeftOut, NoInterval: p.NoInterval}}
 	if p.Interval != nil {
 		c.Smart.Interval = p.Interval
 	}
@@ -187,20 +193,32 @@ func WriteDataSet(dir string, p *Prediction, params []string, stencils []*smart.
 
 // CheckDataSet refuses, before anything is predicted, a directory WriteDataSet cannot write the
 // data set in: one dataset.CheckNew refuses, and one named "." or ".." (the current directory or
-// its parent), which no directory can be renamed over.
+// its parent), which no directory can be renamed over. Where the directory takes new files but
+// not as named (it holds something, or is "." or ".."), the error is a *TakenError.
 func CheckDataSet(dir string) error {
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("creating data set: %w", err)
+	}
 	if err := dataset.CheckNew(dir); err != nil {
-		return err
+		return &TakenError{Err: err}
 	}
 	if base := filepath.Base(filepath.Clean(dir)); base == "." || base == ".." {
 		name := dir
 		if abs, err := filepath.Abs(dir); err == nil {
 			name = abs
 		}
-		return fmt.Errorf("%s names the directory as %q, but the data set is built beside it and renamed into place; name it from outside, as %s", dir, base, name)
+		return &TakenError{Err: fmt.Errorf("%s names the directory as %q, but the data set is built beside it and renamed into place; name it from outside, as %s", dir, base, name)}
 	}
 	return nil
 }
+
+// TakenError is a directory a new data set cannot be written in as named, though it takes new
+// files: it holds a data set or other files already, or is named "." or "..". Another name
+// must be given, as for a file smart did not write (atomicfile.NotOursError).
+type TakenError struct{ Err error }
+
+func (e *TakenError) Error() string { return e.Err.Error() }
+func (e *TakenError) Unwrap() error { return e.Err }
 
 // topMissing is the outermost directory of dir's path that does not exist yet, dir itself or
 // one above it; "" where dir exists.

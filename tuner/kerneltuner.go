@@ -12,6 +12,7 @@ import (
 	"smart"
 	"smart/dataset"
 	"smart/space"
+	"smart/transfer"
 )
 
 // KernelTuner is a Kernel Tuner cache (or T4 file) opened for tuning: the replaying Evaluator
@@ -208,9 +209,7 @@ func (k *KernelTuner) checkHeld(path, constraintsFrom string) {
 // same statuses and times: one GPU's measurements in two files (a cache and its T4 twin), which
 // may name different devices (a T4 file that names none takes its file's name).
 func (k *KernelTuner) SameMeasurements(o *KernelTuner) bool {
-	return k.Kernel.Name == o.Kernel.Name && slices.EqualFunc(k.Rows, o.Rows, func(a, b smart.Measurement) bool {
-		return a.Status == b.Status && a.TimeMs == b.TimeMs && a.MeanMs == b.MeanMs && a.Setting.String() == b.Setting.String()
-	})
+	return k.Kernel.Name == o.Kernel.Name && transfer.SameMeasurements(k.Rows, o.Rows)
 }
 
 func kernelNames(ks []dataset.Kernel) string {

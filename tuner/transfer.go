@@ -39,7 +39,7 @@ func (t Transfer) Evaluate(ctx context.Context, q smart.Query) (smart.Measuremen
 		}
 	}
 	out := smart.Measurement{OC: q.OC, Setting: q.Setting.Clone(), GPU: q.GPU, Source: smart.Predicted,
-		Device: "transfer from " + t.What}
+		Device: "the geometric mean of " + t.What}
 	if n == 0 {
 		out.Status, out.Error = smart.StatusLaunchError, "failed on every source GPU"
 		return out, nil

@@ -60,6 +60,11 @@ func TestTransfer(t *testing.T) {
 			t.Errorf("a=%d: %+v, want %v ms predicted", c.a, m, c.want)
 		}
 	}
+	// Its device says what the time is: the sources' geometric mean, not a time moved to a GPU.
+	tr.What = "imported measurements on A, B"
+	if m, _ := tr.Evaluate(context.Background(), smart.Query{Setting: smart.Setting{"a": 1}}); m.Device != "the geometric mean of imported measurements on A, B" {
+		t.Errorf("device %q; want the geometric mean of what it rests on", m.Device)
+	}
 	// The objective is what is averaged: Kernel Tuner's mean time here is twice the median.
 	tr.Objective = MeanTime
 	if m, _ := tr.Evaluate(context.Background(), smart.Query{Setting: smart.Setting{"a": 2}}); math.Abs(m.TimeMs-8) > 1e-12 {

@@ -56,6 +56,12 @@ type Row struct {
 	Baseline float64 `json:"baseline_mape_pct"`
 	// Floors bound what corrections fitted on shots can reach (k = 0 rows only; see floors).
 	*Floors `json:",omitempty"`
+	// Width is the interval's high bound over its low one, nil without an interval; over
+	// stencils, the median of theirs.
+	Width *float64 `json:"interval_width,omitempty"`
+	// Level is the interval's coverage as stated, which shots too few for the level asked
+	// lower (transfer's interval); over stencils, their mean.
+	Level *float64 `json:"interval_level,omitempty"`
 }
 
 func main() {
@@ -224,6 +230,10 @@ func scoreWith(srcs []transfer.Source, tgt smart.GPU, measured []smart.Measureme
 		f := floors(p, measured)
 		r.Floors = &f
 	}
+	if iv := p.Interval; iv != nil {
+		w, l := math.Exp(iv.LogHi-iv.LogLo), iv.Level
+		r.Width, r.Level = &w, &l
+	}
 	return r, nil
 }
 
@@ -315,6 +325,7 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 	for _, k := range budgets {
 		sum := Row{Case: "stencils", Target: h200.Name, Vendor: h200.Vendor, K: k}
 		var scores []transfer.Score
+		var widths, levels []float64
 		baselineSum := 0.0
 		for _, id := range paired(byA, byB) {
 			r, err := score([]transfer.Source{{GPU: h100, Rows: byA[id]}}, h200, byB[id], k)
@@ -322,6 +333,7 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
 			}
 			scores = append(scores, r.Score)
+			widths, levels = appendWidth(widths, r.Width), appendWidth(levels, r.Level)
 			baselineSum += r.Baseline
 			sum.Share, sum.Correction, sum.Seconds = r.Share, r.Correction, max(sum.Seconds, r.Seconds)
 			sum.Floors = addFloors(sum.Floors, r.Floors)
@@ -330,6 +342,7 @@ func stencils(from, to string, cat *catalog.Catalog, budgets []int) ([]Row, erro
 		sum.Floors = meanFloors(sum.Floors, len(scores))
 		sum.Baseline = baselineSum / float64(len(scores))
 		sum.Score = meanScore(scores)
+		sum.Width, sum.Level = medianWidth(widths), mean(levels)
 		rows = append(rows, sum)
 	}
 	// Pooled: one prediction of every stencil, k shots in all, which share the H200's level.
@@ -369,6 +382,7 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 	for _, k := range budgets {
 		sum := Row{Case: "stencils analytic", Target: h200.Name, Vendor: h200.Vendor, K: k}
 		var scores []transfer.Score
+		var widths, levels []float64
 		for _, id := range paired(byA, byB) {
 			st := stencilIn(dirs, id)
 			if st == nil {
@@ -380,6 +394,7 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 				return nil, fmt.Errorf("stencil %s, k=%d: %w", id, k, err)
 			}
 			scores = append(scores, r.Score)
+			widths, levels = appendWidth(widths, r.Width), appendWidth(levels, r.Level)
 			sum.Baseline += r.Baseline
 			sum.Correction, sum.Seconds = r.Correction, max(sum.Seconds, r.Seconds)
 			sum.Floors = addFloors(sum.Floors, r.Floors)
@@ -388,6 +403,7 @@ func analytic(from string, byA, byB map[string][]smart.Measurement, h100, h200 s
 		sum.Floors = meanFloors(sum.Floors, len(scores))
 		sum.Baseline /= float64(len(scores))
 		sum.Score = meanScore(scores)
+		sum.Width, sum.Level = medianWidth(widths), mean(levels)
 		rows = append(rows, sum)
 	}
 	return rows, nil
@@ -440,6 +456,39 @@ func meanScore(s []transfer.Score) transfer.Score {
 	return m
 }
 
+// appendWidth appends *w to ws where there is an interval (w not nil).
+func appendWidth(ws []float64, w *float64) []float64 {
+	if w == nil {
+		return ws
+	}
+	return append(ws, *w)
+}
+
+// mean is the mean of xs, nil where there are none.
+func mean(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	m := 0.0
+	for _, x := range xs {
+		m += x / float64(len(xs))
+	}
+	return &m
+}
+
+// medianWidth is the median of ws, nil where there are none.
+func medianWidth(ws []float64) *float64 {
+	if len(ws) == 0 {
+		return nil
+	}
+	slices.Sort(ws)
+	m := ws[len(ws)/2]
+	if len(ws)%2 == 0 {
+		m = (ws[len(ws)/2-1] + m) / 2
+	}
+	return &m
+}
+
 func split(rows []smart.Measurement) map[string][]smart.Measurement {
 	out := map[string][]smart.Measurement{}
 	for _, m := range rows {
@@ -468,9 +517,12 @@ func readGlobs(s string) ([]smart.Measurement, error) {
 
 func print(rows []Row) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\tfloor: level %\tparameters %\tpairs %\ttop5: parameters\tpairs\t")
+	fmt.Fprintln(w, "case\ttarget\tk\tshare\tcorrection\tMAPE %\tbaseline %\tSpearman\ttop1\ttop5\tcoverage\tn\tfloor: level %\tparameters %\tpairs %\ttop5: parameters\tpairs\twidth\t")
 	for _, r := range rows {
-		cov, level, params, pairs, top5params, top5pairs := "-", "", "", "", "", ""
+		cov, level, params, pairs, top5params, top5pairs, width := "-", "", "", "", "", "", "-"
+		if r.Width != nil {
+			width = fmt.Sprintf("x%.2f", *r.Width)
+		}
 		if r.Coverage != nil {
 			cov = fmt.Sprintf("%.2f", *r.Coverage)
 		}
@@ -478,8 +530,8 @@ func print(rows []Row) {
 			level, params, pairs = fmt.Sprintf("%.1f", f.Level), fmt.Sprintf("%.1f", f.Params), fmt.Sprintf("%.1f", f.Pairs)
 			top5params, top5pairs = fmt.Sprintf("%.3f", f.Top5Params), fmt.Sprintf("%.3f", f.Top5Pairs)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Case, r.Target, r.K, r.Share,
-			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N, level, params, pairs, top5params, top5pairs)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f\t%s\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Case, r.Target, r.K, r.Share,
+			r.Correction, r.MAPE, r.Baseline, r.Spearman, r.Top1, r.Top5, cov, r.N, level, params, pairs, top5params, top5pairs, width)
 	}
 	w.Flush()
 }

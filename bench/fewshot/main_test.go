@@ -96,3 +96,25 @@ func TestOpenKT(t *testing.T) {
 		t.Errorf("one GPU left: %v", err)
 	}
 }
+
+// TestIntervalSummaries: the stencil rows' interval width is the median of the stencils' and
+// their stated level the mean; none without intervals.
+func TestIntervalSummaries(t *testing.T) {
+	two, three, half := 2.0, 3.0, 0.5
+	var ws []float64
+	for _, w := range []*float64{&three, nil, &two, &half} {
+		ws = appendWidth(ws, w)
+	}
+	if m := medianWidth(slices.Clone(ws)); m == nil || *m != 2 {
+		t.Errorf("median of %v: %v, want 2", ws, m)
+	}
+	if m := medianWidth([]float64{3, 0.5}); m == nil || *m != 1.75 {
+		t.Errorf("median of 3 and 0.5: %v, want 1.75", m)
+	}
+	if m := mean(ws); m == nil || math.Abs(*m-5.5/3) > 1e-12 {
+		t.Errorf("mean of %v: %v, want %g", ws, m, 5.5/3)
+	}
+	if medianWidth(nil) != nil || mean(nil) != nil {
+		t.Error("a summary of no intervals")
+	}
+}

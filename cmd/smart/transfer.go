@@ -80,6 +80,9 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := p.WriteNotes(e.stderr); err != nil {
+		return err
+	}
 	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
 		return settingFlag(fs, err, transferFlags)
 	}

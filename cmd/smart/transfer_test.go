@@ -3,8 +3,11 @@ package main
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,7 +73,8 @@ func TestTransferBudgetShotsAndCache(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"RTX-A4000, predicted from A100-40GB, RTX-A6000", "8 settings measured on RTX-A4000 correct", "80% interval", "wrote " + out} {
+	// Eight shots bound their range, a 78% interval (7/9), not the 80% asked: nine would.
+	for _, want := range []string{"RTX-A4000, predicted from A100-40GB, RTX-A6000", "8 settings measured on RTX-A4000 correct", "78% interval", "8 shots bound no more than this level; 9 bound 80%", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -103,9 +107,10 @@ func TestTransferWritesBothOrNeither(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// A name to change, as a -o file smart did not write is: a usage error.
 	code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--dataset", ds, "-o", out)
-	if code != 1 || !strings.Contains(stderr, "--dataset "+ds+": "+ds+" already holds a data set") {
-		t.Errorf("exit %d, stderr %q; want 1 and the refusal of --dataset", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "--dataset "+ds+": "+ds+" already holds a data set") || !strings.Contains(stderr, "smart transfer --help") {
+		t.Errorf("exit %d, stderr %q; want 2 and the refusal of --dataset", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the -o cache was written though the data set was refused (%v)", err)
@@ -270,5 +275,168 @@ func TestTuneOnPredictions(t *testing.T) {
 	}
 	if all := stdout + stderr; !strings.Contains(all, "as measured on RTX-A4000 (predicted)") || strings.Contains(all, "(imported)") {
 		t.Errorf("tune on a predicted cache; want it called predicted, not imported:\n%s", all)
+	}
+}
+
+// editedA4000 writes the A4000's cache, as edit changes it, to a file of its own.
+func editedA4000(t *testing.T, edit func(c map[string]any)) string {
+	t.Helper()
+	f, err := os.Open(convDir + "A4000.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.NewDecoder(z).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	edit(c)
+	b, _ := json.Marshal(c)
+	path := filepath.Join(t.TempDir(), "A4000-shots.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// firstSettings keeps n of the cache's settings, and passes each kept record to edit (nil: none).
+func firstSettings(n int, edit func(key string, rec map[string]any)) func(c map[string]any) {
+	return func(c map[string]any) {
+		cache := c["cache"].(map[string]any)
+		keep := map[string]any{}
+		for _, key := range slices.Sorted(maps.Keys(cache))[:n] {
+			rec := cache[key].(map[string]any)
+			if edit != nil {
+				edit(key, rec)
+			}
+			keep[key] = rec
+		}
+		c["cache"] = keep
+	}
+}
+
+// TestTransferShotsContentsExit1: shots whose contents cannot be used (every run failed, another
+// kernel, another problem size, none at all) are a failure of a well-formed request, exit 1
+// without the usage hint, as a missing file is.
+func TestTransferShotsContentsExit1(t *testing.T) {
+	from := convDir + "A100.json.gz," + convDir + "A6000.json.gz"
+	for _, tc := range []struct {
+		name string
+		edit func(c map[string]any)
+		want string
+	}{
+		{"every run failed", firstSettings(5, func(_ string, rec map[string]any) { rec["time"] = "RuntimeFailedConfig" }), "holds no successful run of kernel convolution_kernel"},
+		{"another kernel", func(c map[string]any) { firstSettings(5, nil)(c); c["kernel_name"] = "other_kernel" }, "holds kernel other_kernel, not the sources' kernel convolution_kernel"},
+		{"another problem size", func(c map[string]any) { firstSettings(5, nil)(c); c["problem_size"] = []int{1024, 1024} }, "measured problem size [1024 1024]"},
+		{"no settings", firstSettings(0, nil), "A4000-shots.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", "transfer", "--from", from, "--to", "rtx-a4000", "--shots", editedA4000(t, tc.edit))
+			if code != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "--help") {
+				t.Errorf("exit %d, stderr %q; want 1, %q and no usage hint", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestTransferShotsTheSourcesLack: shots at settings the sources lack (block_size_x 17) are
+// named on stderr, counted in --json and left out of the -o cache, which then replays as the
+// settings it lists.
+func TestTransferShotsTheSourcesLack(t *testing.T) {
+	shots := editedA4000(t, firstSettings(12, func(key string, rec map[string]any) {
+		if rec["block_size_y"].(float64) == 1 && rec["tile_size_x"].(float64) == 1 {
+			rec["block_size_x"] = 17
+		}
+	}))
+	var c map[string]any // the keys still name the old block_size_x: rekey them as Kernel Tuner would
+	b, _ := os.ReadFile(shots)
+	json.Unmarshal(b, &c)
+	cache, stray := map[string]any{}, 0
+	for key, rec := range c["cache"].(map[string]any) {
+		if rec.(map[string]any)["block_size_x"] == 17.0 {
+			key = "17" + key[strings.Index(key, ","):]
+			stray++
+		}
+		cache[key] = rec
+	}
+	if stray == 0 {
+		t.Fatal("no shot at block_size_x 17")
+	}
+	c["cache"] = cache
+	b, _ = json.Marshal(c)
+	os.WriteFile(shots, b, 0o644)
+
+	out := filepath.Join(t.TempDir(), "pred.json")
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", convDir+"A100.json.gz,"+convDir+"A6000.json.gz", "--to", "rtx-a4000",
+		"--shots", shots, "-o", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := fmt.Sprintf("note: %d shots left out: no source holds their settings", stray); !strings.Contains(stderr, want) || !strings.Contains(stderr, "block_size_x=17") {
+		t.Errorf("stderr %q lacks %q naming them", stderr, want)
+	}
+	var p transfer.Prediction
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil || p.ShotsLeftOut != stray || p.Shots != 12-stray {
+		t.Errorf("--json: %v, %d shots left out and %d taught; want %d and %d", err, p.ShotsLeftOut, p.Shots, stray, 12-stray)
+	}
+	code, _, stderr = runCLI(t, "", "tune", "--evaluator", "replay:"+out, "--method", "random", "--budget", "3")
+	if code != 0 || !strings.Contains(stderr, "4362 settings") || strings.Contains(stderr, fmt.Sprint(4362+stray)) {
+		t.Errorf("tune on the cache written: exit %d, stderr %q; want its 4362 settings", code, stderr)
+	}
+}
+
+// TestTransferSaysWhatItRestsOn: the text, the JSON basis and the -o cache's "smart" object say
+// where every source is another vendor's (and give no interval from them), where FLOPS are
+// double-precision, and where a file taken as a GPU names another device; one measurement
+// under two GPUs' names is refused as tune-bench refuses it.
+func TestTransferSaysWhatItRestsOn(t *testing.T) {
+	a100, a6000 := convDir+"A100.json.gz", convDir+"A6000.json.gz"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // in the text, and in the basis of the JSON and the cache
+		not  []string
+	}{
+		{"NVIDIA sources for an AMD target", []string{"--from", a100 + "," + a6000, "--to", "w6600"},
+			[]string{"every source is another vendor's than the target's (AMD)"}, []string{"80% interval"}},
+		{"double precision", []string{"--from", a100 + "," + a6000, "--to", "a4000", "--fp64"},
+			[]string{"bandwidth and double-precision FLOPS"}, nil},
+		{"a file taken as another GPU", []string{"--from", a100 + "@h100-sxm," + a6000, "--to", "a4000"},
+			[]string{"the measurements taken as the H100-SXM's name their device NVIDIA A100-PCIE-40GB"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pred.json")
+			code, text, stderr := runCLI(t, "", append([]string{"transfer", "--top", "1"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			code, js, stderr := runCLI(t, "", append([]string{"transfer", "--json", "-o", out}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("--json -o: exit %d: %s", code, stderr)
+			}
+			var p transfer.Prediction
+			json.Unmarshal([]byte(js), &p)
+			var c struct{ Smart struct{ Basis string } }
+			b, _ := os.ReadFile(out)
+			json.Unmarshal(b, &c)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) || !strings.Contains(p.Basis, w) || !strings.Contains(c.Smart.Basis, w) {
+					t.Errorf("%q missing: text\n%s\nJSON basis %q\ncache basis %q", w, text, p.Basis, c.Smart.Basis)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(text, w) {
+					t.Errorf("text says %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+	code, _, stderr := runCLI(t, "", "transfer", "--from", a100+","+convDir+"A100_T4.json.gz@a100-80gb", "--to", "a6000")
+	if code != 1 || !strings.Contains(stderr, "hold the same settings and times: they are one GPU's measurements") {
+		t.Errorf("a cache and its T4 twin as two GPUs: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -327,7 +327,7 @@ func TestTuneTransferCLI(t *testing.T) {
 	root := ktdata.Require(t, "convolution_milo")
 	conv := func(gpu string) string { return filepath.Join(root, "convolution_milo", gpu+".json.gz") }
 	code, stdout, errs := runCLI(t, "", "tune", "--evaluator", "replay:"+conv("W6600"), "--method", "bayes", "--budget", "10",
-		"--surrogate", "transfer:"+conv("A4000")+","+conv("W7800"), "--json")
+		"--surrogate", "transfer:"+conv("A4000")+","+conv("MI250X")+"@MI250X,"+conv("W7800"), "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -338,14 +338,17 @@ func TestTuneTransferCLI(t *testing.T) {
 	if out["evaluations"] != 10.0 || !strings.HasPrefix(out["prior"].(string), "transfer:") || out["source"] != "imported" {
 		t.Errorf("output %v", out)
 	}
-	if !strings.Contains(errs, "predicted from imported measurements on NVIDIA RTX A4000, AMD Radeon PRO W7800") {
-		t.Errorf("stderr does not say what the prior rests on: %q", errs)
+	// The prior is the sources' geometric mean, of both vendors: a ranking, not the target's times.
+	if !strings.Contains(errs, "prior: the geometric mean of convolution_kernel's times in the imported measurements on NVIDIA RTX A4000, MI250X, AMD Radeon PRO W7800, as a ranking of the settings (not times on AMD Radeon PRO W6600)") {
+		t.Errorf("stderr does not say what the prior is: %q", errs)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--method", "bayes", "--surrogate", "transfer:" + conv("W6600")}, "the GPU being tuned"},
+		// A cache that names no device needs its GPU named, as smart transfer has it.
+		{[]string{"--method", "bayes", "--surrogate", "transfer:" + conv("A4000") + "," + conv("MI250X")}, "--surrogate: " + conv("MI250X") + ": the file does not name its device: name its GPU as " + conv("MI250X") + "@GPU"},
 		{[]string{"--method", "bayes", "--surrogate", "sim"}, "transfer:CACHE"},
 		{[]string{"--method", "iterml", "--surrogate", "transfer:" + conv("A4000")}, "pipeline and bayes"},
 		{[]string{"--method", "pipeline", "--classifier", "embedded"}, "a Kernel Tuner kernel has none"},
@@ -564,7 +567,7 @@ func TestTuneBenchDefaultsCLI(t *testing.T) {
 		t.Errorf("a cache and its T4 twin: exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "", "tune", "--evaluator", "replay:"+filepath.Join(conv, "A100.json.gz"), "--method", "bayes",
-		"--surrogate", "transfer:"+filepath.Join(conv, "A100_T4.json.gz"), "--budget", "3")
+		"--surrogate", "transfer:"+filepath.Join(conv, "A100_T4.json.gz")+"@A100-80GB", "--budget", "3")
 	if code != 2 || !strings.Contains(errs, "it is the same GPU's data") {
 		t.Errorf("a prior of the same GPU's data: exit %d, stderr %q", code, errs)
 	}

@@ -51,6 +51,28 @@ func NewEvaluator(m *models.Model, cat *catalog.Catalog) (*Evaluator, error) {
 	return &Evaluator{model: m, feat: f, cat: cat, about: about}, nil
 }
 
+// aboutGPU is what the device field says of a time on gpu: the model and its GPUs, and where
+// the model learned gpu from simulated rows alone, or never saw it, that too.
+func (e *Evaluator) aboutGPU(gpu string) string {
+	seen, measured := false, false
+	for _, d := range e.model.Header.Data {
+		if !slices.Contains(d.GPUs, gpu) {
+			continue
+		}
+		seen = true
+		for src, n := range d.Sources {
+			measured = measured || n > 0 && src != string(smart.Simulated)
+		}
+	}
+	switch {
+	case !seen:
+		return e.about + "; no rows of " + gpu
+	case !measured:
+		return e.about + "; its rows of " + gpu + " are simulated"
+	}
+	return e.about
+}
+
 // Accepts reports whether the model can predict st's variants (nil: a foreign kernel).
 func (e *Evaluator) Accepts(st *smart.Stencil) error { return e.feat.Accepts(st) }
 
@@ -76,6 +98,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, q smart.Query) (smart.Measurem
 			return smart.Measurement{}, err
 		}
 		m.GPU = gpu.Name
+	}
+	if m.GPU != "" {
+		m.Device = e.aboutGPU(m.GPU)
 	}
 	row, err := e.feat.Row(q.Stencil, q.OC, q.Setting, gpu)
 	if err != nil {

@@ -487,6 +487,14 @@ func TestFitSaveLoad(t *testing.T) {
 			if meas.Source != smart.Predicted || !meas.OK() || math.Abs(math.Log(meas.TimeMs)-p.LnMs[i]) > 1e-9 {
 				t.Fatalf("%s row %d: evaluator %+v, Predict %v", kind, i, meas, math.Exp(p.LnMs[i]))
 			}
+			// The rows it learned of this GPU were simulated, and the time says so.
+			if want := "; its rows of " + s.GPU + " are simulated"; !strings.HasSuffix(meas.Device, want) {
+				t.Errorf("%s: a time on %s from simulated rows says %q", kind, s.GPU, meas.Device)
+			}
+		}
+		s := set.Samples[0]
+		if meas, err := ev.Evaluate(context.Background(), smart.Query{Stencil: set.Stencils[s.Group], OC: s.OC, Setting: s.Setting, GPU: "T4"}); err != nil || !strings.HasSuffix(meas.Device, "; no rows of T4") {
+			t.Errorf("%s: a time on a GPU the model never saw says %q (%v)", kind, meas.Device, err)
 		}
 		if m.Header.Data[0].Sources["simulated"] != set.Data.Rows() || !slices.Equal(m.Header.Data[0].GPUs, []string{"A100-40GB", "V100"}) {
 			t.Errorf("%s: header data %+v", kind, m.Header.Data)
