@@ -108,6 +108,10 @@ type LabelOptions struct {
 	// classifier learns from both); their labels stay, their wins are counted on this data.
 	// Classes is then ignored, and an OC that ran here but is in none of them is an error.
 	Given []Class
+	// Partial labels the stencils measured under only some of the OCs too, by the best of
+	// those measured (still counted in Labels.Incomplete): for data whose missing OCs are
+	// known and few, e.g. runs cut short before their last OC.
+	Partial bool
 }
 
 // Label computes the labels of the data set in dir with the given number of classes (fewer
@@ -185,7 +189,7 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 	}
 	best := bestTimes{}
 	for in, times := range all {
-		if complete[in] {
+		if complete[in] || opt.Partial {
 			best[in] = times
 		}
 	}
@@ -195,7 +199,11 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 		}
 		return nil, fmt.Errorf("%s has no stencil rows with an ok time to label", dir)
 	}
-	l.Unlabelled = len(complete) - len(best)
+	considered := len(complete)
+	if opt.Partial {
+		considered = len(covered.ocs)
+	}
+	l.Unlabelled = considered - len(best)
 	instances := best.instances()
 
 	wins := map[smart.Combination]int{}

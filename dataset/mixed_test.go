@@ -446,6 +446,12 @@ func TestLabelsLeaveOutIncomplete(t *testing.T) {
 			if best != tc.instances || gap != tc.instances || left != tc.incomplete {
 				t.Errorf("stats: best OCs of %d stencils, ratios of %d, %d incomplete; want %d, %d and %d", best, gap, left, tc.instances, tc.instances, tc.incomplete)
 			}
+			// Partial labels every stencil, the incomplete ones by the best of their OCs, and
+			// still counts them.
+			p, err := ComputeLabels(out, LabelOptions{Classes: 2, Partial: true})
+			if err != nil || len(p.Instances) != 3 || p.Incomplete != tc.incomplete || p.Unlabelled != 0 {
+				t.Errorf("partial labels: %v; want 3 instances, %d incomplete, none unlabelled", err, tc.incomplete)
+			}
 		})
 	}
 }

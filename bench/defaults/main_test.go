@@ -135,7 +135,7 @@ func TestMeasuredGroup(t *testing.T) {
 		t.Fatalf("measured %v named %q; want the merged set named %q, then %s", c.measured, c.name(c.measured[0]), item, other)
 	}
 	best := func(dir string) map[string]float64 {
-		l, err := dataset.ComputeLabels(dir, dataset.LabelOptions{})
+		l, err := dataset.ComputeLabels(dir, dataset.LabelOptions{Partial: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,13 +197,13 @@ func TestDistinctInstances(t *testing.T) {
 func TestSaveHeldOut(t *testing.T) {
 	m := "../../data/measured/h100-sxm"
 	data := []string{m + "/random/j3d19pt", m + "/random/j3d25pt", m + "/random/j3d125pt"}
-	first, err := dataset.ComputeLabels(data[0], dataset.LabelOptions{Classes: 2, Relative: true})
+	first, err := dataset.ComputeLabels(data[0], dataset.LabelOptions{Classes: 2, Relative: true, Partial: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]*dataset.Labels{data[0]: first}
 	for _, d := range data[1:] {
-		if labels[d], err = dataset.ComputeLabels(d, dataset.LabelOptions{Given: first.Classes}); err != nil {
+		if labels[d], err = dataset.ComputeLabels(d, dataset.LabelOptions{Given: first.Classes, Partial: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
