@@ -2,7 +2,7 @@
 # Measures the campaign (data/campaign, see `smart campaign --help`) on a lent GPU for MINUTES,
 # with a smart binary built elsewhere (cgo, x86-64) and carried. Usage, from the repository root
 # on the GPU machine:
-#   SMART=bin/smart bench/device/campaign.sh MINUTES
+#   SMART=bin/smart.gz bench/device/campaign.sh MINUTES
 # It resumes the GPU's campaign data set, which the working tree carries as committed
 # (data/measured/GPU/campaign), measures the manifest's next unmeasured stencils until MINUTES
 # have passed (compiling included), logs the call in the data set's calls.csv, and leaves the data
@@ -13,29 +13,59 @@
 # unit (--per-unit). With cuda it also leaves build-times.csv: each translation unit this call
 # compiled, when its compile began and ended (the build cache's source and cubin times), its
 # variants and source bytes, and prints how long they took: where the GPU waited on which units.
-# At most 8 files come back from a lent machine's $OUT: keep the count.
+# At most 8 files come back from a lent machine's $OUT: keep the count. The device tool ends a
+# call at its limit (600 s, or the device time left), and what is not under $OUT then is lost:
+# the call is held to CALL_SECONDS (570) with the packing, campaign.tgz is rewritten every minute
+# while it runs, and an interrupt packs before it exits. DEADLINE_AT (epoch seconds, set by
+# lease.sh) shortens it to end in time.
 set -uo pipefail
 minutes=${1:?usage: bench/device/campaign.sh MINUTES}
-smart=${SMART:-bin/smart}
+here=$(dirname "$0")
+# shellcheck source=bench/device/lib.sh
+. "$here/lib.sh"
+smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
 out=${OUT:-/tmp/out}
 backend=${BACKEND:-cuda}
 mkdir -p "$out"
-args=(--backend "$backend" --time "${minutes}m" --manifest "${MANIFEST:-data/campaign}" --json)
+# The call's seconds: MINUTES, within CALL_SECONDS and the deadline, less a minute for the
+# compiles in flight to be left and the data set packed.
+cap=$(seconds_left 0 "${CALL_SECONDS:-570}")
+secs=$(awk -v m="$minutes" -v c="$cap" 'BEGIN { s = int(m * 60); if (s > c - 60) s = c - 60; if (s < 0) s = 0; print s }')
+[ "$secs" -gt 0 ] || { echo "no time left for the campaign (${cap} s)"; exit 1; }
+args=(--backend "$backend" --time "${secs}s" --manifest "${MANIFEST:-data/campaign}" --json)
 [ -n "${GPU:-}" ] && args+=(--gpu "$GPU")
 [ -n "${DATASET:-}" ] && args+=(--out "$DATASET")
 [ -n "${PER_UNIT:-}" ] && args+=(--per-unit "$PER_UNIT")
 if [ "$backend" = cuda ]; then
   export PATH=/usr/local/cuda/bin:$PATH
-  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$out/gpu.txt"
+  nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv >"$out/gpu.txt"
+  cat "$out/gpu.txt"
   nvcc --version | tail -1
   args+=(--build-dir /tmp/smart-build)
 fi
+# pack leaves the data sets DIR... (each .../GPU/campaign) as campaign.tgz, whole or not at all.
+pack() {
+  local d members=()
+  for d in "$@"; do
+    [ -d "$d" ] && members+=("$(basename "$(dirname "$d")")/$(basename "$d")")
+  done
+  [ ${#members[@]} -gt 0 ] || return 0
+  tar czf "$out/.campaign.tgz.part" -C "$(dirname "$(dirname "$1")")" "${members[@]}" && mv "$out/.campaign.tgz.part" "$out/campaign.tgz"
+}
+if [ -n "${DATASET:-}" ]; then
+  sets=("$DATASET")
+else
+  sets=(data/measured/*/campaign)
+fi
+( while sleep 60; do pack "${sets[@]}"; done ) >/dev/null 2>&1 &
+packer=$!
+trap 'kill $packer 2>/dev/null; pack "${sets[@]}"; exit 130' INT TERM
 # --time stops the call cleanly (the variants in flight are measured again next time); the outer
 # timeout only guards against a call that does not stop.
-limit=$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 60 + 120 }')
 began=$(date +%s)
-timeout -s INT "$limit" "$smart" campaign run "${args[@]}" >"$out/call.json" 2>"$out/call.log"
+timeout -k 20 -s INT "$((secs + 40))" "$smart" campaign run "${args[@]}" >"$out/call.json" 2>"$out/call.log"
 rc=$?
+kill $packer 2>/dev/null
 if [ "$backend" = cuda ]; then
   python3 - /tmp/smart-build "$began" "$out/build-times.csv" <<'PY'
 import csv, glob, os, statistics, sys
@@ -62,8 +92,7 @@ grep -v '^campaign \[' "$out/call.log" | tail -20
 cat "$out/call.json"
 dir=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["out"])' "$out/call.json" 2>/dev/null)
 if [ -n "$dir" ] && [ -d "$dir" ]; then
-  parent=$(dirname "$dir")
-  tar czf "$out/campaign.tgz" -C "$(dirname "$parent")" "$(basename "$parent")/$(basename "$dir")"
+  pack "$dir"
   "$smart" campaign status --manifest "${MANIFEST:-data/campaign}" "$dir" | tail -8
   # Rows of format 3 carry the compiler's registers and local memory per thread: say how many.
   python3 - "$dir" <<'PY'
@@ -75,4 +104,5 @@ spills = [r for r in known if int(r.get("local_bytes") or 0) > 0]
 print(f"compiler facts: {len(known)} of {len(ok)} ok rows have regs; {len(spills)} use local memory")
 PY
 fi
+[ -f "$out/campaign.tgz" ] || pack "${sets[@]}"
 exit $rc

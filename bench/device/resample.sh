@@ -2,7 +2,7 @@
 # Measures on a lent GPU a subset of the settings another GPU's data sets hold, so the two GPUs'
 # times of the same settings can be compared (does one GPU's ranking hold on another?) and so
 # this GPU gets a reference of random settings for bench/picks. Usage, from the repository root:
-#   SMART=.smartbin/smart bench/device/resample.sh NAME SECONDS DATASET...
+#   SMART=bin/smart.gz bench/device/resample.sh NAME SECONDS DATASET...
 # For each stencil of the data sets it takes the TOP (default 10) fastest ok settings and the
 # first PEROC (default 2) ok rows of each OC (random draws, whatever their time), and measures
 # them with `smart bench --setting` into /tmp/NAME/STENCIL, one data set per stencil, stopping
@@ -12,7 +12,8 @@ set -uo pipefail
 name=$1 limit=$2
 shift 2
 export PATH=/usr/local/cuda/bin:$PATH
-smart=${SMART:-bin/smart}
+. "$(dirname "$0")/lib.sh"
+smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
 out=${OUT:-/tmp/out}
 work=/tmp/$name
 mkdir -p "$work" "$out"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures stencils on a lent GPU machine with a smart binary built elsewhere (cgo, x86-64) and
 # carried along. Usage, from the repository root on the GPU machine:
-#   SMART=.smartbin/smart bench/device/run.sh NAME SECONDS [smart bench flags and stencil files...]
+#   SMART=bin/smart.gz bench/device/run.sh NAME SECONDS [smart bench flags and stencil files...]
 # It checks the toolchain with a small smoke run, then benchmarks into /tmp/NAME (resuming the
 # data set carried in bench/device/carry/NAME.tgz when there is one) until `smart bench --time`
 # stops it cleanly after SECONDS, and leaves the data set as $OUT/NAME.tgz.
@@ -10,7 +10,8 @@ name=$1 limit=$2
 shift 2
 export PATH=/usr/local/cuda/bin:$PATH
 out=${OUT:-/tmp/out}
-smart=${SMART:-bin/smart}
+. "$(dirname "$0")/lib.sh"
+smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 nvcc --version | tail -1

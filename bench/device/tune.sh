@@ -2,7 +2,7 @@
 # Tunes one stencil on a lent GPU with several methods and seeds, one run after another (the GPU
 # is timed by one run at a time), with a smart binary built elsewhere (cgo, x86-64) and carried.
 # Usage, from the repository root on the GPU machine:
-#   SMART=.smartbin/smart bench/device/tune.sh STENCIL-FILE SECONDS METHOD:SEED...
+#   SMART=bin/smart.gz bench/device/tune.sh STENCIL-FILE SECONDS METHOD:SEED...
 # Each run gets SECONDS of wall time (compiles included) and at most 400 evaluations, its own
 # empty nvcc build directory (no run reuses another's compiles), and writes METHOD-sSEED.json,
 # METHOD-sSEED.csv (the trace), METHOD-sSEED.cu (the winner) and METHOD-sSEED.log, packed as
@@ -13,7 +13,8 @@ stencil=$1 limit=$2
 shift 2
 export PATH=/usr/local/cuda/bin:$PATH
 out=/tmp/tune-out
-smart=${SMART:-bin/smart}
+. "$(dirname "$0")/lib.sh"
+smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
 mkdir -p "$out" "${OUT:-/tmp/out}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 nvcc --version | tail -1

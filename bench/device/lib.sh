@@ -1,0 +1,32 @@
+# Sourced by the scripts of bench/device on a lent GPU machine.
+#
+# smart_binary prints the smart binary to run: $SMART (bin/smart.gz, else bin/smart), unpacked to /tmp/smart first where it is
+# a .gz (bench/device/pack.sh compresses the stripped binary so that it, the models and the
+# working tree fit the device tool's 64 MiB carry limit).
+smart_binary() {
+  local s=${SMART:-}
+  if [ -z "$s" ]; then
+    s=bin/smart
+    [ -f bin/smart.gz ] && s=bin/smart.gz
+  fi
+  case $s in
+  *.gz)
+    [ -x /tmp/smart ] && [ /tmp/smart -nt "$s" ] || { gunzip -c "$s" >/tmp/smart.part && chmod +x /tmp/smart.part && mv /tmp/smart.part /tmp/smart; } || return 1
+    echo /tmp/smart
+    ;;
+  *) echo "$s" ;;
+  esac
+}
+
+# seconds_left prints the seconds to the deadline DEADLINE_AT (epoch seconds), less $1, at
+# least 0; without DEADLINE_AT, $2.
+seconds_left() {
+  if [ -z "${DEADLINE_AT:-}" ]; then
+    echo "$2"
+    return
+  fi
+  local left=$((DEADLINE_AT - $(date +%s) - $1))
+  [ "$left" -gt 0 ] || left=0
+  [ "$left" -lt "$2" ] || left=$2
+  echo "$left"
+}
