@@ -1,6 +1,14 @@
 package smart
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"sort"
+
+	"smart/internal/stats"
+)
 
 // Source says where a number comes from. Every measurement and prediction carries one.
 type Source string
@@ -92,6 +100,33 @@ type Readings struct {
 
 // OK reports whether the measurement holds a valid time.
 func (m Measurement) OK() bool { return m.Status == StatusOK }
+
+// SetRuns sets the median, minimum, maximum, mean and sample standard deviation (n-1; left as it
+// is for a single time) of times, one variant's per-step times in ms, and their count in Reps.
+// times must not be empty, and stays as it is; the mean and the spread sum the times in the
+// order given.
+func (m *Measurement) SetRuns(times []float64) {
+	s := slices.Clone(times)
+	sort.Float64s(s)
+	n := len(s)
+	m.TimeMs, m.MinMs, m.MaxMs, m.Reps = stats.Median(s), s[0], s[n-1], n
+	sum := 0.0
+	for _, t := range times {
+		sum += t
+	}
+	m.MeanMs = sum / float64(n)
+	if n > 1 {
+		sq := 0.0
+		for _, t := range times {
+			sq += (t - m.MeanMs) * (t - m.MeanMs)
+		}
+		m.StdMs = math.Sqrt(sq / float64(n-1))
+	}
+}
+
+// GPUName names the GPU the measurement was taken on: its catalogue name, else the device as it
+// named itself.
+func (m Measurement) GPUName() string { return cmp.Or(m.GPU, m.Device) }
 
 // Query asks for the time of one variant. Stencil is nil for a foreign kernel (a replayed Kernel
 // Tuner cache), whose parameters are all in Setting.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"smart/internal/jsonerr"
 )
 
 // FormatV1 is the version tag of the stencil file format written and read by this package.
@@ -329,7 +331,7 @@ func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 	if err := checkUTF8(data); err != nil {
 		return nil, err
 	}
-	if rest, ok := bytes.CutPrefix(data, utf8BOM); ok {
+	if rest, ok := bytes.CutPrefix(data, []byte(jsonerr.BOM)); ok {
 		// Spaces in its place keep the byte offsets of errors those of the file.
 		data = append([]byte("   "), rest...)
 	}
@@ -415,8 +417,6 @@ func ReadStencil(r io.Reader, lim Limits) (*Stencil, error) {
 	return ParseStencil(data, lim)
 }
 
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 // checkUTF8 refuses a file that is not UTF-8, as JSON is, before decoding it: encoding/json
 // turns each invalid byte of a string into U+FFFD without a word (a name would read "heat\ufffd"
 // where the file holds another encoding's "heat\xff"), and calls the byte-order mark of a
@@ -495,11 +495,7 @@ func jsonProblem(err error) error {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("invalid JSON: the file is empty or cut short")
 	}
-	// encoding/json has no error type for unknown fields; its message is the only handle.
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		if n, uerr := strconv.Unquote(name); uerr == nil {
-			name = n
-		}
+	if name, ok := jsonerr.UnknownField(err); ok {
 		return fieldErr(name, "is not a field of a stencil file; the fields are format, name, dims, dtype, grid, steps, offsets and coefficients")
 	}
 	return fmt.Errorf("invalid stencil file: %w", err)

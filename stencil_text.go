@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"smart/internal/english"
 )
 
 // Summary is the stencil on one line: name, dimensions, order, points, grid, element type,
@@ -14,15 +16,7 @@ func (s *Stencil) Summary() string {
 		name = "(unnamed)"
 	}
 	return fmt.Sprintf("%s: %d-D, order %d, %s, grid %s, %s, %s, id %s",
-		name, s.Dims, s.Order(), plural(s.NNZ(), "point"), s.GridText(), s.Dtype, plural(s.Steps, "step"), s.ID())
-}
-
-// plural is "1 step" or "2 steps".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+		name, s.Dims, s.Order(), english.Plural(s.NNZ(), "point"), s.GridText(), s.Dtype, english.Plural(s.Steps, "step"), s.ID())
 }
 
 // GridText writes the grid's extents as 512x512x512.

@@ -110,7 +110,8 @@ func TestEstimateSetting(t *testing.T) {
 // error naming it.
 func TestOpenPredictor(t *testing.T) {
 	p, err := OpenPredictor("", nil)
-	if err != nil || p.Catalog == nil || len(p.Models.Given()) != 0 {
+	// CheckGiven of no stencils refuses every model given: none is.
+	if err != nil || p.Catalog == nil || p.Models.CheckGiven(nil) != nil {
 		t.Fatalf("defaults: %v, %+v", err, p)
 	}
 	if _, err := OpenPredictor("", []string{"/nonexistent.model"}); err == nil || !strings.Contains(err.Error(), "/nonexistent.model") {

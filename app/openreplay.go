@@ -12,6 +12,7 @@ import (
 
 	"smart"
 	"smart/dataset"
+	"smart/internal/english"
 	"smart/space"
 	"smart/tuner"
 )
@@ -81,7 +82,7 @@ func (tg *Tuning) openReplay(ctx context.Context, name EvaluatorName) error {
 		return wrong("Evaluator", name.String(), "%s holds no setting of %s on the %s under the OCs searched that is valid there", dir, t.Stencil.Name, g.Name)
 	}
 	notef(t.Notes, "%s holds a sample of each OC's space, not all of it: the search covers only the %d settings of %s it holds on the %s, under %s%s\n",
-		dir, held.settings, t.Stencil.Name, g.Name, plural(len(vs), "OC"), held.rest(len(rows), g.Name))
+		dir, held.settings, t.Stencil.Name, g.Name, english.Plural(len(vs), "OC"), held.rest(len(rows), g.Name))
 	tg.Backend, tg.GPU, tg.Source, tg.Device = b, g, b.Source, b.Device
 	tg.Problem = tuner.Problem{Variants: vs, Evaluator: b.Evaluator, Stencil: t.Stencil, GPU: g.Name}
 	tg.Kernel = t.Stencil.Name
@@ -129,14 +130,6 @@ func (h held) rest(rows int, gpu string) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d of its %d rows are not: %s", rows-h.settings, rows, JoinList(parts, "and"))
-}
-
-// plural is "1 OC" or "2 OCs".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // heldVariants are the spaces of st on gpu under ocs (nil: all) cut to the settings rows hold,

@@ -126,7 +126,7 @@ func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	}
 	// As a stencil file or a data set's meta.json, a file an editor saved with a byte-order
 	// mark reads as without one.
-	raw = bytes.TrimPrefix(raw, utf8BOM)
+	raw = jsonerr.TrimBOM(raw)
 	var head struct {
 		Format *string `json:"format"`
 	}
@@ -141,8 +141,8 @@ func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return fmt.Errorf("%s %s: unknown field %s; %s (format %q) has none such: remove it, or mend its name's spelling", k.kind, name, field, k.what, k.format)
+		if field, ok := jsonerr.UnknownField(err); ok {
+			return fmt.Errorf("%s %s: unknown field %q; %s (format %q) has none such: remove it, or mend its name's spelling", k.kind, name, field, k.what, k.format)
 		}
 		return fmt.Errorf("%s %s: %w%s", k.kind, name, jsonerr.Describe(err), nonNumber(raw, err))
 	}
@@ -153,9 +153,6 @@ func (k jsonFile) decode(name string, r io.Reader, v any) error {
 	}
 	return nil
 }
-
-// utf8BOM is the byte-order mark with which some programs begin a UTF-8 file.
-var utf8BOM = []byte("\xef\xbb\xbf")
 
 // nonNumber says, for a syntax error of decoding raw at a NaN or an infinity (which Go's and
 // Python's JSON writers give for a float they cannot write), that JSON has no such number; ""

@@ -606,28 +606,11 @@ func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
 		m.TimeMs, m.MinMs, m.MaxMs = reported, reported, reported
 		return nil
 	}
-	sorted := slices.Clone(runs)
-	slices.Sort(sorted)
-	if !(sorted[0] > 0) || !(sorted[len(sorted)-1] <= maxRunMs) {
+	if !(slices.Min(runs) > 0) || !(slices.Max(runs) <= maxRunMs) {
 		return fmt.Errorf("a run time is not a positive number of milliseconds up to %g", float64(maxRunMs))
 	}
-	n := len(sorted)
-	m.TimeMs = sorted[n/2]
-	if n%2 == 0 {
-		m.TimeMs = (sorted[n/2-1] + sorted[n/2]) / 2
-	}
-	m.MinMs, m.MaxMs, m.Reps = sorted[0], sorted[n-1], n
-	if n > 1 {
-		var sum, sq float64
-		for _, t := range runs {
-			sum += t
-		}
-		mean := sum / float64(n)
-		for _, t := range runs {
-			sq += (t - mean) * (t - mean)
-		}
-		m.StdMs = math.Sqrt(sq / float64(n-1))
-	}
+	m.SetRuns(runs)
+	m.MeanMs = reported // the mean Kernel Tuner reported, not that of the runs
 	return nil
 }
 

@@ -114,13 +114,8 @@ type LabelOptions struct {
 	Partial bool
 }
 
-// Label computes the labels of the data set in dir with the given number of classes (fewer
-// when fewer OCs ran) and writes them to dir/labels.json atomically.
-func Label(dir string, classes int) (*Labels, error) {
-	return LabelWith(dir, LabelOptions{Classes: classes})
-}
-
-// LabelWith is Label with options.
+// LabelWith computes the labels of the data set in dir with opt (ComputeLabels) and writes them
+// to dir/labels.json atomically.
 func LabelWith(dir string, opt LabelOptions) (*Labels, error) {
 	l, err := ComputeLabels(dir, opt)
 	if err != nil {

@@ -76,7 +76,7 @@ func handMade(t *testing.T) string {
 
 func TestLabelsHandMade(t *testing.T) {
 	dir := handMade(t)
-	l, err := Label(dir, 2)
+	l, err := LabelWith(dir, LabelOptions{Classes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -304,9 +304,12 @@ func ReadMeta(dir string) (Meta, error) {
 	}
 	var m Meta
 	// As rows.csv, a meta.json an editor saved with a byte-order mark reads as without one.
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
+	dec := json.NewDecoder(bytes.NewReader(jsonerr.TrimBOM(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
+		if name, ok := jsonerr.UnknownField(err); ok {
+			return Meta{}, fmt.Errorf("%s: %q is not a field of the format: an edit, or a newer smart wrote it", path, name)
+		}
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
 		switch {
@@ -316,9 +319,6 @@ func ReadMeta(dir string) (Meta, error) {
 			return Meta{}, fmt.Errorf("%s: field %q has a JSON %s where %s is expected", path, typ.Field, typ.Value, jsonerr.Expected(typ.Type))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return Meta{}, fmt.Errorf("%s: the file is empty or cut short", path)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			// encoding/json has no type for this error.
-			return Meta{}, fmt.Errorf("%s: %s is not a field of the format: an edit, or a newer smart wrote it", path, strings.TrimPrefix(err.Error(), "json: unknown field "))
 		}
 		return Meta{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -17,11 +17,6 @@ var (
 		"source", "sm_clock_mhz", "mem_clock_mhz", "power_w", "temp_c", "runs", "cut", "regs", "local_bytes"}
 )
 
-// Columns returns the header of rows.csv for the given parameter columns (of this Format).
-func Columns(params []string) []string {
-	return slices.Concat(headColumns, params, tailColumns)
-}
-
 // tailOf returns the tail columns of a format: each format adds columns at the end.
 func tailOf(format string) []string {
 	switch format {

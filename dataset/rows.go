@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/internal/jsonerr"
 )
 
 // Torn describes the last line of rows.csv when a writer was killed while writing it: the line
@@ -79,8 +80,8 @@ func scanRows(path, format string, params []string, fn func(m smart.Measurement)
 	// A file saved by a spreadsheet or an editor on Windows may begin with a byte-order mark,
 	// which is no part of the header's first name.
 	bom := int64(0)
-	head := make([]byte, len(utf8BOM))
-	if _, err := f.ReadAt(head, 0); err == nil && bytes.Equal(head, utf8BOM) && end >= int64(len(head)) {
+	head := make([]byte, len(jsonerr.BOM))
+	if _, err := f.ReadAt(head, 0); err == nil && string(head) == jsonerr.BOM && end >= int64(len(head)) {
 		bom = int64(len(head))
 	}
 	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(f, bom, end-bom), 1<<16))
@@ -132,9 +133,6 @@ func scanRows(path, format string, params []string, fn func(m smart.Measurement)
 	}
 	return torn, nil
 }
-
-// utf8BOM is the byte-order mark with which some programs begin a UTF-8 file.
-var utf8BOM = []byte("\xef\xbb\xbf")
 
 func checkHeader(got, want []string) error {
 	if slices.Equal(got, want) {

@@ -128,7 +128,7 @@ func TestRowsFileRoundTrip(t *testing.T) {
 	if len(lines) != len(rows)+1 {
 		t.Errorf("%d lines for %d rows and a header", len(lines), len(rows))
 	}
-	if want := strings.Join(Columns(StencilParams()), ","); lines[0] != want {
+	if want := strings.Join(columnsOf(Format, StencilParams()), ","); lines[0] != want {
 		t.Errorf("header %q\nwant %q", lines[0], want)
 	}
 	if want := "stencil_id,kernel,gpu,device,oc,bx,by,bz,shared,const,sd,sb,ufx,ufy,ufz,bmx,bmy,bmz,cmx,cmy,cmz,tt,status,error,time_ms,min_ms,max_ms,mean_ms,std_ms,reps,source,sm_clock_mhz,mem_clock_mhz,power_w,temp_c,runs,cut,regs,local_bytes"; lines[0] != want {
@@ -298,7 +298,7 @@ func TestResumeAfterKill(t *testing.T) {
 }
 
 func TestCorruptFiles(t *testing.T) {
-	header := strings.Join(Columns(StencilParams()), ",") + "\n"
+	header := strings.Join(columnsOf(Format, StencilParams()), ",") + "\n"
 	good := func() string {
 		cols, _ := newColumns(Format, StencilParams())
 		rec, _ := cols.encode(sampleRows()[0])

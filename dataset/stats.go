@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/internal/stats"
 )
 
 // Stats summarises a data set: rows by GPU, OC (or kernel) and status; which OC is best for how
@@ -80,7 +81,7 @@ type instance struct {
 	source       smart.Source
 }
 
-func instanceOf(m smart.Measurement) instance { return instance{m.StencilID, gpuName(m), m.Source} }
+func instanceOf(m smart.Measurement) instance { return instance{m.StencilID, m.GPUName(), m.Source} }
 
 // bestTimes holds each instance's fastest ok time per OC.
 type bestTimes map[instance]map[smart.Combination]float64
@@ -201,8 +202,6 @@ func (c *coverage) complete() (map[instance]bool, []Incomplete) {
 	return ok, out
 }
 
-func gpuName(m smart.Measurement) string { return cmp.Or(m.GPU, m.Device) }
-
 // ComputeStats reads the data set in dir and summarises it.
 func ComputeStats(dir string) (*Stats, error) {
 	// Empty lists, not null, in JSON for a data set without rows.
@@ -224,7 +223,7 @@ func ComputeStats(dir string) (*Stats, error) {
 	slowest := map[kernelKey]float64{}
 	meta, torn, err := Scan(dir, func(m smart.Measurement) error {
 		s.Rows++
-		g := group{gpu: gpuName(m), kernel: m.Kernel, source: m.Source}
+		g := group{gpu: m.GPUName(), kernel: m.Kernel, source: m.Source}
 		if m.Kernel == "" {
 			g.oc = m.OC.String()
 		}
@@ -354,15 +353,11 @@ func compareOCNames(a, b string) int {
 }
 
 func summarise(gpu string, v []float64) GapRow {
-	slices.Sort(v)
+	slices.Sort(v) // for the minimum and maximum, and the sum in this order
 	n := len(v)
-	med := v[n/2]
-	if n%2 == 0 {
-		med = (v[n/2-1] + v[n/2]) / 2
-	}
 	sum := 0.0
 	for _, x := range v {
 		sum += x
 	}
-	return GapRow{GPU: gpu, Stencils: n, Min: v[0], Median: med, Mean: sum / float64(n), Max: v[n-1]}
+	return GapRow{GPU: gpu, Stencils: n, Min: v[0], Median: stats.Median(v), Mean: sum / float64(n), Max: v[n-1]}
 }

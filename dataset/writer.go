@@ -378,7 +378,7 @@ func describe(m smart.Measurement) string {
 	} else {
 		id = "stencil " + id
 	}
-	return fmt.Sprintf("%s %s %s on %s", id, m.OC, m.Setting, cmp.Or(m.GPU, m.Device))
+	return fmt.Sprintf("%s %s %s on %s", id, m.OC, m.Setting, m.GPUName())
 }
 
 // Sync makes the rows appended so far durable.

@@ -251,9 +251,6 @@ func (ms *Models) UseDir(dir string, kinds models.Kinds) error {
 	return nil
 }
 
-// Given returns the models Use put in place of the defaults, in the order given.
-func (ms *Models) Given() []*Model { return ms.given }
-
 // UnusedModelError is a model given in place of a default that none of the stencils can use:
 // the defaults would answer in its place without a word.
 type UnusedModelError struct {

@@ -402,16 +402,6 @@ func (s *session) tableGPUs(extra ...string) []smart.GPU {
 	return out
 }
 
-// Across predicts the stencil's best OC, setting and time on each of gpus, each as it would be
-// predicted if asked about: what smart recommend ranks.
-func (p *Predictor) Across(ctx context.Context, in Input, gpus []smart.GPU) ([]GPUTime, error) {
-	s, err := p.newSession(in)
-	if err != nil {
-		return nil, err
-	}
-	return s.across(ctx, gpus)
-}
-
 func stencilInfo(st *smart.Stencil) StencilInfo {
 	return StencilInfo{Name: st.Name, ID: st.ID(), Dims: st.Dims, Order: st.Order(), Points: st.NNZ(), Dtype: st.Dtype,
 		Grid: slices.Clone(st.Grid[:st.Dims]), Steps: st.Steps}

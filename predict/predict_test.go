@@ -512,7 +512,11 @@ func TestAcrossSkips(t *testing.T) {
 		g, _ := p.Catalog.Lookup(n)
 		gpus = append(gpus, g)
 	}
-	times, err := p.Across(context.Background(), Input{Stencil: st}, gpus)
+	s, err := p.newSession(Input{Stencil: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times, err := s.across(context.Background(), gpus)
 	if err != nil {
 		t.Fatal(err)
 	}

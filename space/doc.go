@@ -16,8 +16,9 @@
 // (enumeration), and Check (why a setting is invalid: the first violated constraint and the
 // values it read, an out-of-range value, or a missing or unknown parameter).
 //
-// ParseConstraint reads Kernel Tuner's Python restriction expressions, and KernelTuner and
-// ParseBenchmarkSpace build a Kernel Tuner search space from them. A float or string
+// ParseConstraint reads Kernel Tuner's Python restriction expressions, ParseBenchmarkSpec the
+// parameters and restrictions of a space.json, and KernelTuner builds a Kernel Tuner search
+// space from them. A float or string
 // parameter's values are held as integer codes (LabelCode), which its restrictions read as the
 // values they stand for.
 //

@@ -137,25 +137,6 @@ func ParseBenchmarkSpec(data []byte) (BenchmarkSpec, error) {
 	return b, nil
 }
 
-// Space builds the space Kernel Tuner searches for b (KernelTuner).
-func (b BenchmarkSpec) Space(ctx context.Context) (*Space, error) {
-	return KernelTuner(ctx, b.Params, b.Conditions)
-}
-
-// ParseBenchmarkSpace reads a space.json (ParseBenchmarkSpec) and builds its space. Errors name
-// the file (source) and the field.
-func ParseBenchmarkSpace(ctx context.Context, data []byte, source string) (*Space, error) {
-	b, err := ParseBenchmarkSpec(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	s, err := b.Space(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	return s, nil
-}
-
 // valueKind is how a space.json's Type holds its values.
 type valueKind int
 

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -82,7 +83,7 @@ func TestKernelTunerSpaces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := ParseBenchmarkSpace(context.Background(), data, "space.json")
+			s, err := benchmarkSpace(context.Background(), data, "space.json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,6 +120,21 @@ func TestKernelTunerSpaces(t *testing.T) {
 	}
 }
 
+// benchmarkSpace reads a space.json and builds its space, as an import of Kernel Tuner
+// results and a tuner of its kernel do (ParseBenchmarkSpec, then KernelTuner); errors name the
+// file (source).
+func benchmarkSpace(ctx context.Context, data []byte, source string) (*Space, error) {
+	b, err := ParseBenchmarkSpec(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	s, err := KernelTuner(ctx, b.Params, b.Conditions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return s, nil
+}
+
 func TestKernelTunerErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -139,7 +155,7 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"bad expression", `{"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Values": [1, 2]}], "Conditions": [{"Expression": "a ** 2 < 3"}]}}`, `"**" is not supported`},
 	}
 	for _, tc := range tests {
-		_, err := ParseBenchmarkSpace(ctx, []byte(tc.json), "space.json")
+		_, err := benchmarkSpace(ctx, []byte(tc.json), "space.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "space.json") {
 			t.Errorf("%s: %v, want an error naming space.json and containing %q", tc.name, err, tc.want)
 		}
@@ -159,7 +175,7 @@ func TestKernelTunerBoolSpace(t *testing.T) {
 			{"Name": "b", "Type": "int", "Values": "[1, 2, 4]"},
 			{"Name": "c", "Type": "bool", "Values": [false, true]}],
 		"Conditions": [{"Expression": "a == True or b > 1"}, {"Expression": "not c or b != 4"}]}}`
-	s, err := ParseBenchmarkSpace(context.Background(), []byte(spec), "space.json")
+	s, err := benchmarkSpace(context.Background(), []byte(spec), "space.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +226,7 @@ func TestBenchmarkSpecLabels(t *testing.T) {
 	if !reflect.DeepEqual(b.Params, want) {
 		t.Errorf("params\n%+v\nwant\n%+v", b.Params, want)
 	}
-	s, err := b.Space(context.Background())
+	s, err := KernelTuner(context.Background(), b.Params, b.Conditions)
 	if err != nil {
 		t.Fatal(err)
 	}

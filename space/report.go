@@ -85,11 +85,9 @@ func NewReport(st *smart.Stencil, gpu string, ocs []smart.Combination, spaces []
 // WriteTable writes a line per OC with its size and groups, the total where there are
 // several, and with one OC the values of each parameter.
 func (r *Report) WriteTable(w io.Writer) error {
-	grid := make([]string, len(r.Grid))
-	for i, n := range r.Grid {
-		grid[i] = fmt.Sprint(n)
-	}
-	fmt.Fprintf(w, "%s: %d-D, order %d, grid %s; resource limits of %s\n", r.Stencil, r.Dims, r.Order, strings.Join(grid, "x"), r.GPU)
+	var grid [3]int
+	copy(grid[:], r.Grid)
+	fmt.Fprintf(w, "%s: %d-D, order %d, grid %s; resource limits of %s\n", r.Stencil, r.Dims, r.Order, smart.FormatGrid(grid, len(r.Grid)), r.GPU)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OC\tsettings\tgroups (settings of each; the space is their product)")
 	total := new(big.Int)

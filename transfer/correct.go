@@ -4,7 +4,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 
 	"gonum.org/v1/gonum/floats"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"smart"
+	"smart/internal/stats"
 )
 
 // MinShotsForParams is the number of shots from which a correction beyond the level is tried:
@@ -93,7 +93,7 @@ func leaveOneOut(f fitter, shots []*variant, r []float64) []float64 {
 
 // fitLevel moves every setting by the median residual: the target's level.
 func fitLevel(_ []*variant, r []float64) func(*variant) float64 {
-	med := median(r)
+	med := stats.Median(r)
 	return func(*variant) float64 { return med }
 }
 
@@ -233,16 +233,6 @@ func (e encoder) fitRidge(shots []*variant, r []float64) func(*variant) float64 
 		e.row(v, x)
 		return floats.Dot(b, x)
 	}
-}
-
-// median of x, which it leaves as it is.
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
 }
 
 // optimizations are the OC's parts, each a parameter on or off: what one optimization does on

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"smart/internal/stats"
 	"smart/models"
 )
 
@@ -132,7 +133,7 @@ func (st *state) heldOut(h int, levelKnown bool) []float64 {
 		}
 	}
 	if (levelKnown || !st.hw) && len(rs) > 0 {
-		m := median(rs)
+		m := stats.Median(rs)
 		for i := range rs {
 			rs[i] -= m
 		}

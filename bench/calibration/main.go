@@ -149,6 +149,9 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 	return rep, nil
 }
 
+// median is the upper of the two middle values of v for an even count (unlike
+// internal/stats.Median, the mean of the two: kept so that the figures of
+// docs/results/calibration.md stay as they were; half the groups would move); 0 for none.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

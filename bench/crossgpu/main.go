@@ -26,7 +26,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"smart"
@@ -35,6 +34,7 @@ import (
 	"smart/catalog"
 	"smart/internal/atomicfile"
 	"smart/internal/bit"
+	"smart/internal/stats"
 	"smart/models/roofline"
 )
 
@@ -284,7 +284,7 @@ func comparePair(p roofline.ConvProblem, a, b *measured, cal *roofline.ConvCalib
 	for i, k := range sample {
 		ratios[i] = b.times[k] / a.times[k]
 	}
-	r.BaselineRatio = median(ratios)
+	r.BaselineRatio = stats.Median(ratios)
 	// Both are scored on the configurations valid on both GPUs that the model can place.
 	for _, k := range common {
 		t, ok := pred[k]
@@ -360,16 +360,6 @@ func argmin(m map[string]float64) string {
 		}
 	}
 	return best
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func (r *result) print(w io.Writer) {

@@ -9,10 +9,7 @@ import (
 	"smart/internal/ktdata"
 )
 
-func TestMedian(t *testing.T) {
-	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 {
-		t.Error("median")
-	}
+func TestTransferArgmin(t *testing.T) {
 	if transfer(1, 0) != 0 || transfer(1, 2) != 50 {
 		t.Error("transfer")
 	}

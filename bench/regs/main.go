@@ -294,7 +294,9 @@ func times(x float64) string {
 	return fmt.Sprintf("%.2fx", x)
 }
 
-// median is the empirical median of x; 0 for none.
+// median is the empirical median of x, the lower of the two middle values for an even count
+// (unlike internal/stats.Median, the mean of the two: kept so that the report's figures, those
+// of docs/results/calibration.md, stay as they were); 0 for none.
 func median(x []float64) float64 {
 	if len(x) == 0 {
 		return 0

@@ -70,7 +70,7 @@ func trainFixtureOf(t *testing.T, n int) string {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dataset.Label(dir, 3); err != nil {
+	if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

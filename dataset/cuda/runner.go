@@ -8,11 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,9 +26,6 @@ import (
 
 //go:embed cxx/gpu_harness.h
 var gpuHarness string
-
-//go:embed cxx/emulation_runtime.h
-var emulationRuntime string
 
 // Compiler builds the benchmark harness (an executable) and modules of generated kernels that
 // the harness loads: nvcc for a GPU (cubins through the driver API), or g++ under the
@@ -52,17 +49,6 @@ func NVCC(path, arch string) Compiler {
 	common := []string{"-O3", "-std=c++17", "-arch=" + arch, "-lineinfo"}
 	return Compiler{Path: path, Args: append([]string{"-cubin"}, common...), HarnessArgs: common,
 		HarnessLibs: []string{"-lcuda"}, Ext: ".cubin"}
-}
-
-// Emulation compiles with g++ under smart's CUDA-emulation prelude and an emulated runtime: the
-// harness runs on the CPU and loads modules as shared objects. Times it reports are CPU times of
-// the emulation, meaningless as GPU figures; it exists to test the runner.
-func Emulation(gxx, buildDir string) Compiler {
-	base := []string{"-std=c++20", "-O1", "-pthread", "-x", "c++",
-		"-include", filepath.Join(buildDir, "emulation.h"), "-include", filepath.Join(buildDir, "emulation_runtime.h")}
-	return Compiler{Path: gxx, Args: append(append([]string(nil), base...), "-shared", "-fPIC"), HarnessArgs: base,
-		HarnessLibs: []string{"-ldl"}, Ext: ".so",
-		Headers: map[string]string{"emulation.h": emulationPrelude, "emulation_runtime.h": emulationRuntime}}
 }
 
 // Runner measures generated kernels on an NVIDIA GPU with nvcc and CUDA events. It is the
@@ -711,7 +697,8 @@ func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, res result) {
 	if m.Status != smart.StatusOK {
 		return
 	}
-	setStats(m, res.times)
+	// Sorted, so that the mean and spread sum the times in ascending order, as they always have.
+	m.SetRuns(slices.Sorted(slices.Values(res.times)))
 	m.Runs, m.Cut = res.runs, res.cut
 	if m.Cut != smart.CutNone {
 		return
@@ -725,32 +712,6 @@ func (r *Runner) fill(m *smart.Measurement, st *smart.Stencil, res result) {
 		if b, ok := r.best[key]; !ok || m.TimeMs < b {
 			r.best[key] = m.TimeMs
 		}
-	}
-}
-
-// setStats stores the median, extremes, mean and standard deviation of per-step times.
-func setStats(m *smart.Measurement, times []float64) {
-	s := append([]float64(nil), times...)
-	sort.Float64s(s)
-	n := len(s)
-	m.Reps = n
-	m.MinMs, m.MaxMs = s[0], s[n-1]
-	if n%2 == 1 {
-		m.TimeMs = s[n/2]
-	} else {
-		m.TimeMs = (s[n/2-1] + s[n/2]) / 2
-	}
-	sum := 0.0
-	for _, v := range s {
-		sum += v
-	}
-	m.MeanMs = sum / float64(n)
-	v := 0.0
-	for _, x := range s {
-		v += (x - m.MeanMs) * (x - m.MeanMs)
-	}
-	if n > 1 {
-		m.StdMs = math.Sqrt(v / float64(n-1))
 	}
 }
 

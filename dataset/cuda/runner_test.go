@@ -501,18 +501,6 @@ func TestRunnerCancelKeepsFinished(t *testing.T) {
 	}
 }
 
-func TestSetStats(t *testing.T) {
-	var m smart.Measurement
-	setStats(&m, []float64{4, 1, 3, 2})
-	if m.TimeMs != 2.5 || m.MinMs != 1 || m.MaxMs != 4 || m.MeanMs != 2.5 || m.Reps != 4 {
-		t.Fatalf("%+v", m)
-	}
-	// Sample standard deviation of 1..4: sqrt(5/3).
-	if d := m.StdMs - 1.2909944487358056; d > 1e-12 || d < -1e-12 {
-		t.Fatalf("std %v", m.StdMs)
-	}
-}
-
 func TestArchOf(t *testing.T) {
 	for cc, want := range map[string]string{"9.0": "sm_90", "8.6": "sm_86", "10.0": "sm_100"} {
 		if got, err := ArchOf(cc); err != nil || got != want {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/internal/intmath"
 )
 
 // streamKernel writes the streaming kernel (2.5-D blocking with concurrent streaming) that
@@ -67,7 +68,7 @@ func (g *gen) streamKernel(w *writer, name string, nt int) int {
 		}
 	}
 	halo := r * nt
-	offs := ring * ceilDiv(halo+lag[nt]+r+2, ring) // keeps slot arithmetic non-negative
+	offs := ring * intmath.CeilDiv(halo+lag[nt]+r+2, ring) // keeps slot arithmetic non-negative
 	threads := t.Threads()
 	sn, sN := axisNames[s], extentName(s)
 	stored := func(k int) bool { return k >= first && k < nt }
@@ -78,7 +79,7 @@ func (g *gen) streamKernel(w *writer, name string, nt int) int {
 		if k == nt {
 			return g.mergedCount(plane)
 		}
-		return ceilDiv(area(k), threads)
+		return intmath.CeilDiv(area(k), threads)
 	}
 	window := !t.Shared && !rt  // register window along the column of each level-1 point
 	centrePF := !t.Shared && pr // prefetched next in-column value of each level-1 point
@@ -117,7 +118,7 @@ func (g *gen) streamKernel(w *writer, name string, nt int) int {
 		closeN(w, close)
 	}
 	if planePF {
-		w.line("real pf[%d];  // prefetched share of the next level-0 plane", ceilDiv(area(0), threads))
+		w.line("real pf[%d];  // prefetched share of the next level-0 plane", intmath.CeilDiv(area(0), threads))
 		close := g.coopRegisterLoop(w, area(0), threads, plane, ext(0), halo)
 		w.line("pf[j] = (%s && s0 - %d >= 0 && s0 - %d < %s) ? in[%s] : real(0);", g.ingrid(plane), halo, halo, sN, g.gidxWith(s, fmt.Sprintf("s0 - %d", halo)))
 		closeN(w, close)
@@ -333,7 +334,7 @@ func (g *gen) levelPoints(w *writer, k, nt int, plane []int, ext [3]int, registe
 // elements, declaring e and the coordinates.
 func (g *gen) coopRegisterLoop(w *writer, n, threads int, axes []int, ext [3]int, halo int) int {
 	w.line("#pragma unroll")
-	w.line("for (int j = 0; j < %d; ++j) {", ceilDiv(n, threads))
+	w.line("for (int j = 0; j < %d; ++j) {", intmath.CeilDiv(n, threads))
 	w.line("const int e = tid + j * %d;", threads)
 	close := 1
 	if n%threads != 0 {

@@ -1,14 +1,42 @@
 // Package jsonerr turns encoding/json's errors into messages a person who edits a JSON file can
-// act on: where the syntax breaks, which field has the wrong type, or that the file is cut short.
+// act on: where the syntax breaks, which field has the wrong type or is unknown, or that the file
+// is cut short; and it reads past the byte-order mark an editor may begin a file with.
 package jsonerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
+	"strings"
 )
+
+// BOM is the byte-order mark with which some programs (editors, spreadsheets on Windows) begin
+// a UTF-8 file; it is no part of the file's JSON or CSV.
+const BOM = "\xef\xbb\xbf"
+
+// TrimBOM is b without the byte-order mark it may begin with.
+func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte(BOM)) }
+
+// UnknownField returns the name of the field that err, from a json.Decoder that disallows
+// unknown fields, says is unknown, and whether err is such an error. encoding/json has no error
+// type for unknown fields; its message is the only handle.
+func UnknownField(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	if name, uerr := strconv.Unquote(quoted); uerr == nil {
+		return name, true
+	}
+	return quoted, true
+}
 
 // Describe rewrites a decoding error; other errors pass through unchanged.
 func Describe(err error) error {

@@ -39,3 +39,29 @@ func TestDescribe(t *testing.T) {
 		t.Error("a non-JSON error was rewritten")
 	}
 }
+
+func TestTrimBOM(t *testing.T) {
+	if got := string(TrimBOM([]byte(BOM + `{"a": 1}`))); got != `{"a": 1}` {
+		t.Errorf("TrimBOM kept %q", got)
+	}
+	if got := string(TrimBOM([]byte(`{"a": 1}`))); got != `{"a": 1}` {
+		t.Errorf("TrimBOM of a file without a mark: %q", got)
+	}
+}
+
+func TestUnknownField(t *testing.T) {
+	var v struct {
+		A int `json:"a"`
+	}
+	dec := json.NewDecoder(strings.NewReader(`{"a": 1, "b\"c": 2}`))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&v)
+	if name, ok := UnknownField(err); !ok || name != `b"c` {
+		t.Errorf("UnknownField(%v) = %q, %v; want b\"c, true", err, name, ok)
+	}
+	for _, err := range []error{nil, errors.New("json: cannot unmarshal")} {
+		if name, ok := UnknownField(err); ok {
+			t.Errorf("UnknownField(%v) = %q, true", err, name)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 	}
 	p.Threads = 4
 	b, _ := Train(context.Background(), d, p, nil)
-	if string(a.LightGBM()) != string(b.LightGBM()) || a.OOB != b.OOB {
+	if string(lgbText(a)) != string(lgbText(b)) || a.OOB != b.OOB {
 		t.Error("the forest depends on the number of threads")
 	}
 }
@@ -157,4 +157,10 @@ func TestKindAndFile(t *testing.T) {
 	if !strings.Contains(string(m.Header.Hyper), `"oob_l2"`) {
 		t.Errorf("header lacks the OOB error: %s", m.Header.Hyper)
 	}
+}
+
+// lgbText is m's LightGBM text, the payload MarshalBinary writes.
+func lgbText(m *Model) []byte {
+	b, _ := m.MarshalBinary()
+	return b
 }

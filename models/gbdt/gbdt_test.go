@@ -212,7 +212,7 @@ func TestEarlyStopping(t *testing.T) {
 	if rounds[m.Kept-1].Valid != best {
 		t.Errorf("kept round %d has validation loss %v, best %v", m.Kept, rounds[m.Kept-1].Valid, best)
 	}
-	if n := bytes.Count(m.LightGBM(), []byte("\nTree=")); n != m.Kept {
+	if n := bytes.Count(lgbText(m), []byte("\nTree=")); n != m.Kept {
 		t.Errorf("model holds %d trees, kept %d rounds", n, m.Kept)
 	}
 }
@@ -226,12 +226,12 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := Train(context.Background(), d, nil, p, nil)
-	if !bytes.Equal(a.LightGBM(), b.LightGBM()) {
+	if !bytes.Equal(lgbText(a), lgbText(b)) {
 		t.Error("two trainings with one seed differ")
 	}
 	p.Seed = 2
 	c, _ := Train(context.Background(), d, nil, p, nil)
-	if bytes.Equal(a.LightGBM(), c.LightGBM()) {
+	if bytes.Equal(lgbText(a), lgbText(c)) {
 		t.Error("different seeds give the same model")
 	}
 }
@@ -389,7 +389,7 @@ func TestBagsAverageMembers(t *testing.T) {
 			t.Fatalf("row %d: bagged model predicts %v, the mean of its members %v", i, got[i], want[i])
 		}
 	}
-	loaded, err := FromLightGBM(bagged.LightGBM())
+	loaded, err := FromLightGBM(lgbText(bagged))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,4 +399,10 @@ func TestBagsAverageMembers(t *testing.T) {
 	if len(bagged.History) == 0 || bagged.History[len(bagged.History)-1].Rounds != p.Bags*p.Rounds {
 		t.Errorf("history does not count the rounds of every bag: %+v", bagged.History[len(bagged.History)-1])
 	}
+}
+
+// lgbText is m's LightGBM text, the payload MarshalBinary writes.
+func lgbText(m *Model) []byte {
+	b, _ := m.MarshalBinary()
+	return b
 }

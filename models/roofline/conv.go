@@ -6,6 +6,7 @@ import (
 
 	"smart"
 	"smart/internal/bit"
+	"smart/internal/intmath"
 )
 
 // ConvProblem is Kernel Tuner's 2-D convolution benchmark (convolution_milo of the Kernel Tuner
@@ -215,14 +216,14 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 
 	// Warp instructions and load-pipe cycles of one block.
 	w := m.warp
-	warps := float64(ceilDiv(threads, w))
+	warps := float64(intmath.CeilDiv(threads, w))
 	inPitch := p.Width + p.FilterW - 1
 	fmaInstr := warps * full
 	ldInstr := warps * loads
 	var ldCycles float64
 	if s.Shared {
 		ldCycles = ldInstr * m.convPasses(true, s.BlockX, sharedW, p.FilterW)
-		stage := warps * float64(ceilDiv(sharedH, s.BlockY)*ceilDiv(s.BlockX*s.TileX+p.FilterW-1, s.BlockX))
+		stage := warps * float64(intmath.CeilDiv(sharedH, s.BlockY)*intmath.CeilDiv(s.BlockX*s.TileX+p.FilterW-1, s.BlockX))
 		ldCycles += stage * (m.convPasses(false, s.BlockX, inPitch, 1) + m.convPasses(true, s.BlockX, sharedW, 1))
 		ldInstr += 2 * stage
 	} else {
@@ -240,7 +241,7 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 		// and stores). AMD runs them on the vector ALU beside the FMAs.
 		other = stInstr
 		if s.Shared {
-			other += warps * float64(ceilDiv(sharedH, s.BlockY)*ceilDiv(sharedW, s.BlockX))
+			other += warps * float64(intmath.CeilDiv(sharedH, s.BlockY)*intmath.CeilDiv(sharedW, s.BlockX))
 		}
 		other *= 3
 		if m.amd {
@@ -248,7 +249,7 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 		}
 	}
 
-	blocks := float64(ceilDiv(p.Width, s.BlockX*s.TileX) * ceilDiv(p.Height, s.BlockY*s.TileY))
+	blocks := float64(intmath.CeilDiv(p.Width, s.BlockX*s.TileX) * intmath.CeilDiv(p.Height, s.BlockY*s.TileY))
 	perSM := blocks / m.sms
 	fmaCycles := perSM * fmaInstr * float64(w) / m.fp32Lanes
 	latency, ldScale := mc.L1Latency, mc.L1Scale
@@ -291,7 +292,7 @@ func (p ConvProblem) Estimate(s ConvSetting, g smart.GPU, cal *ConvCalibration) 
 	// along x run together; those along y are a row of blocks apart.
 	region := float64(sharedH * (s.BlockX*s.TileX + p.FilterW - 1))
 	tile := float64(s.BlockX * s.TileX * s.BlockY * s.TileY)
-	rowBytes := float64(ceilDiv(p.Width, s.BlockX*s.TileX)) * region * 4
+	rowBytes := float64(intmath.CeilDiv(p.Width, s.BlockX*s.TileX)) * region * 4
 	miss := 1 - math.Min(1, 0.5*m.l2/rowBytes)
 	est.DRAMBytes = 4*float64(p.Width*p.Height) + 4*float64(inPitch*(p.Height+p.FilterH-1)) + 4*blocks*(region-tile)*miss
 	if t := est.DRAMBytes / mc.bandwidth(m); t > body {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/internal/intmath"
 )
 
 // machine is one die of a GPU as the formulas see it: rates per SM and cycle, sizes in bytes.
@@ -98,7 +99,7 @@ type occupancy struct {
 // limits) to a block of threads, regs registers per thread and shared bytes.
 func (m machine) occupancyOf(threads, regs, shared int) occupancy {
 	g := m.gpu
-	warps := ceilDiv(threads, m.warp)
+	warps := intmath.CeilDiv(threads, m.warp)
 	o := occupancy{blocksPerSM: g.MaxBlocksPerSM, limit: "blocks per SM"}
 	limit := func(n int, why string) {
 		if n < o.blocksPerSM {
@@ -107,7 +108,7 @@ func (m machine) occupancyOf(threads, regs, shared int) occupancy {
 	}
 	limit(g.MaxThreadsPerSM/(warps*m.warp), "threads per SM")
 	if regs > 0 {
-		perWarp := ceilDiv(regs, m.regGranularity) * m.regGranularity * m.warp
+		perWarp := intmath.CeilDiv(regs, m.regGranularity) * m.regGranularity * m.warp
 		limit(g.RegsPerSM/(perWarp*warps), "registers")
 	}
 	if shared > 0 {
@@ -121,8 +122,6 @@ func (m machine) occupancyOf(threads, regs, shared int) occupancy {
 	o.fraction = float64(o.warps) / float64(g.MaxThreadsPerSM/m.warp)
 	return o
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)

@@ -1,33 +1,11 @@
 package roofline
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 
 	"smart"
 )
-
-// Scale scales a time measured (or predicted) for stencil st under tuning t on GPU from to GPU
-// to by the model's ratio, ms x Model(to) / Model(from). Because the model is built from the
-// DRAM, on-chip and compute parts with the waves of blocks over each GPU's SMs, the ratio
-// scales the memory-bound part by the bandwidths, the compute-bound part by the throughputs and
-// the tail by the wave counts (Habitat's wave scaling, Yu et al., USENIX ATC 2021), while the
-// measured time carries what the model misses on from.
-func Scale(ms float64, st *smart.Stencil, t smart.Tuning, from, to smart.GPU) (float64, error) {
-	if !(ms > 0) || math.IsInf(ms, 0) {
-		return 0, fmt.Errorf("cannot scale a time of %v ms; it must be positive", ms)
-	}
-	a, err := Model(st, t, from)
-	if err != nil {
-		return 0, fmt.Errorf("modelling the variant on %s: %w", from.Name, err)
-	}
-	b, err := Model(st, t, to)
-	if err != nil {
-		return 0, fmt.Errorf("modelling the variant on %s: %w", to.Name, err)
-	}
-	return ms * b.TimeMs / a.TimeMs, nil
-}
 
 // FeatureName names Feature's value in a feature schema.
 const FeatureName = "roofline_ln_ms"

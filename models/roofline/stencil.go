@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"smart"
+	"smart/internal/intmath"
 )
 
 // Estimate is the modelled time of one stencil variant on one GPU with what stands behind it.
@@ -191,7 +192,7 @@ func analyse(st *smart.Stencil, t smart.Tuning, g smart.GPU, f stencilFacts) (Es
 	for a := range 3 {
 		nb[a] = 1
 		if a < d {
-			nb[a] = ceilDiv(st.Grid[a], tile[a])
+			nb[a] = intmath.CeilDiv(st.Grid[a], tile[a])
 		}
 		blocks *= nb[a]
 	}

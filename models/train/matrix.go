@@ -170,7 +170,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	for _, src := range srcs {
 		for _, m := range src.rows {
 			if m.OK() {
-				gpus[gpuName(m)] = true
+				gpus[m.GPUName()] = true
 			}
 		}
 	}
@@ -238,8 +238,6 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	}
 	return s, nil
 }
-
-func gpuName(m smart.Measurement) string { return cmp.Or(m.GPU, m.Device) }
 
 // kernelOf returns the foreign kernel of the data sets, or nil for stencil data; mixing the two,
 // or two kernels, is an error.
@@ -347,7 +345,7 @@ func (s *Set) runtimeRows(srcs []source, f *rows.Featurizer) error {
 			if !m.OK() || !(m.TimeMs > 0) || math.IsInf(m.TimeMs, 0) {
 				continue
 			}
-			g := gpuName(m)
+			g := m.GPUName()
 			var st *smart.Stencil
 			group := m.StencilID
 			if s.Inputs.Kernel != "" {
@@ -436,7 +434,7 @@ func (s *Set) selectRows(srcs []source, f *rows.Featurizer, given map[string]*da
 				continue
 			}
 			ref.Sources[string(m.Source)]++ // the measurements behind the labels
-			k := instanceKey{m.StencilID, gpuName(m)}
+			k := instanceKey{m.StencilID, m.GPUName()}
 			if best[k] == nil {
 				best[k] = map[smart.Combination]float64{}
 			}

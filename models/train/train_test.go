@@ -575,7 +575,7 @@ func TestLoadSelectStaleLabels(t *testing.T) {
 				appendRows(t, dir, tc.appends)
 			}
 			if tc.relabel {
-				if _, err := dataset.Label(dir, 3); err != nil {
+				if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: 3}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -113,15 +113,10 @@ func Union(gpus []smart.GPU) smart.GPU {
 	return u
 }
 
-// Fits reports whether a setting of the union space is a setting of g's space: the two differ
-// only in the checks that read the GPU, the block's threads, registers and shared memory
-// (smart.Usage.Fits) and the coefficients' room in constant memory. A test holds the filtered
-// union spaces equal to the GPUs' own spaces.
-func Fits(st *smart.Stencil, oc smart.Combination, set smart.Setting, g smart.GPU) bool {
-	return newFitter(st).fits(oc, set, g)
-}
-
-// fitter answers Fits for one stencil. Usage reads only the stencil's dimensions, element type
+// fitter answers, for one stencil, whether a setting of the union space is a setting of a GPU's
+// space: the two differ only in the checks that read the GPU, the block's threads, registers and
+// shared memory (smart.Usage.Fits) and the coefficients' room in constant memory. A test holds
+// the filtered union spaces equal to the GPUs' own spaces. Usage reads only the stencil's dimensions, element type
 // and order, so it is asked of a stand-in with the centre and one farthest point: the order of
 // the stencil itself is a pass over all its points (up to 729) in each of many checks.
 type fitter struct {

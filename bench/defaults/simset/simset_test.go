@@ -23,7 +23,7 @@ import (
 	"smart/space"
 )
 
-// TestFitsMatchesGPUSpaces holds the union space filtered by Fits equal to each GPU's own
+// TestFitsMatchesGPUSpaces holds the union space filtered by the fitter equal to each GPU's own
 // space, on small grids where both can be listed in full: the premise of Draw.
 func TestFitsMatchesGPUSpaces(t *testing.T) {
 	cat, err := catalog.Default()
@@ -45,6 +45,7 @@ func TestFitsMatchesGPUSpaces(t *testing.T) {
 		{star2, []smart.Combination{smart.Combination(smart.ST), smart.Combination(smart.BM | smart.TB), smart.Combination(smart.ST | smart.CM | smart.TB)}},
 	}
 	for _, c := range cases {
+		f := newFitter(c.st)
 		for _, oc := range c.ocs {
 			u, err := space.ForStencil(c.st, oc, union)
 			if err != nil {
@@ -69,15 +70,15 @@ func TestFitsMatchesGPUSpaces(t *testing.T) {
 				}
 				got := 0
 				for s := range u.All() {
-					if Fits(c.st, oc, s, g) {
+					if f.fits(oc, s, g) {
 						got++
 						if !want[s.String()] {
-							t.Fatalf("%s %s: Fits accepts %s on %s, which its space rejects", c.st.Name, oc, s, g.Name)
+							t.Fatalf("%s %s: fits accepts %s on %s, which its space rejects", c.st.Name, oc, s, g.Name)
 						}
 					}
 				}
 				if got != len(want) {
-					t.Fatalf("%s %s on %s: Fits keeps %d settings, the space has %d", c.st.Name, oc, g.Name, got, len(want))
+					t.Fatalf("%s %s on %s: fits keeps %d settings, the space has %d", c.st.Name, oc, g.Name, got, len(want))
 				}
 				if len(want) != len(all) {
 					differ++

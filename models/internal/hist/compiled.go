@@ -46,10 +46,7 @@ func FromText(text []byte) (*Compiled, error) {
 	return &Compiled{ens: ens, text: text, pred: pred}, nil
 }
 
-// LightGBM returns the model in LightGBM's text format.
-func (c *Compiled) LightGBM() []byte { return c.text }
-
-// MarshalBinary returns the LightGBM text: the payload of a model file.
+// MarshalBinary returns the model in LightGBM's text format: the payload of a model file.
 func (c *Compiled) MarshalBinary() ([]byte, error) { return c.text, nil }
 
 // NumClass is the number of classes, or 1 for a regression.

@@ -1,0 +1,12 @@
+// Package english writes the small pieces of English that messages share.
+package english
+
+import "fmt"
+
+// Plural is a count with its noun, "1 step" or "2 steps": the noun takes an s unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
