@@ -23,10 +23,7 @@ minutes=${1:?usage: bench/device/campaign.sh MINUTES}
 here=$(dirname "$0")
 # shellcheck source=bench/device/lib.sh
 . "$here/lib.sh"
-smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
-out=${OUT:-/tmp/out}
-backend=${BACKEND:-cuda}
-mkdir -p "$out"
+device_setup
 # The call's seconds: MINUTES, within CALL_SECONDS and the deadline, less a minute for the
 # compiles in flight to be left and the data set packed.
 cap=$(seconds_left 0 "${CALL_SECONDS:-570}")

@@ -14,10 +14,7 @@ seconds=${1:?usage: bench/device/finish.sh SECONDS}
 here=$(dirname "$0")
 # shellcheck source=bench/device/lib.sh
 . "$here/lib.sh"
-smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
-out=${OUT:-/tmp/out}
-backend=${BACKEND:-cuda}
-mkdir -p "$out"
+device_setup
 export PATH=/usr/local/cuda/bin:$PATH
 gpu=${GPU:-}
 if [ -z "$gpu" ]; then

@@ -20,10 +20,7 @@ loo=${2:-}
 here=$(dirname "$0")
 # shellcheck source=bench/device/lib.sh
 . "$here/lib.sh"
-smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
-out=${OUT:-/tmp/out}
-backend=${BACKEND:-cuda}
-mkdir -p "$out"
+device_setup
 start=$(date +%s)
 export OUT=$out SMART=$smart BACKEND=$backend DEADLINE_AT=$((start + ${DEADLINE:-560}))
 card=simulated

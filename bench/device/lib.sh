@@ -30,3 +30,12 @@ seconds_left() {
   [ "$left" -lt "$2" ] || left=$2
   echo "$left"
 }
+
+# device_setup sets smart (the binary to run, unpacked), out ($OUT, made; /tmp/out by default)
+# and backend ($BACKEND, cuda by default), or exits.
+device_setup() {
+  smart=$(smart_binary) || { echo "cannot unpack ${SMART:-the smart binary}"; exit 1; }
+  out=${OUT:-/tmp/out}
+  backend=${BACKEND:-cuda}
+  mkdir -p "$out"
+}
