@@ -1157,25 +1157,10 @@ func TestThinGridSearchesMoreClasses(t *testing.T) {
 // stencils in its header; a stencil outside it is flagged naming the model, and its time is held
 // within the calibrated model's interval, as the embedded models' are.
 func TestGivenModelRange(t *testing.T) {
-	b, err := data.ModelFile("runtime-3d.smartmodel")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, payload, err := models.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Range = &models.Range{Stencils: 2, Orders: [2]int{1, 2}, Dtypes: []smart.Dtype{smart.Float64}, Grids: [][3]int{{512, 512, 512}}}
-	var buf bytes.Buffer
-	if err := models.Write(&buf, h, payload); err != nil {
-		t.Fatal(err)
-	}
-	kinds := models.Kinds{}
-	gbdt.Register(kinds)
 	p := defaultPredictor(t)
-	if err := p.Models.Use(buf.Bytes(), "narrow.model", kinds); err != nil {
-		t.Fatal(err)
-	}
+	useEdited(t, p, "narrow.model", func(h *models.Header) {
+		h.Range = &models.Range{Stencils: 2, Orders: [2]int{1, 2}, Dtypes: []smart.Dtype{smart.Float64}, Grids: [][3]int{{512, 512, 512}}}
+	})
 	for _, tc := range []struct {
 		grid    [3]int
 		outside string
@@ -1234,25 +1219,10 @@ func TestPredictOrderZero(t *testing.T) {
 // TestGivenModelInterval: a model given in place of a default whose cross-validation recorded
 // an interval gets it around its times, on the GPUs it answers for itself.
 func TestGivenModelInterval(t *testing.T) {
-	b, err := data.ModelFile("runtime-3d.smartmodel")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, payload, err := models.Read(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.CV = &models.Metrics{Folds: 3, Interval: &models.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(3), Stencils: 3, Rows: 30, From: "errors of its 3-fold cross-validation"}}
-	var buf bytes.Buffer
-	if err := models.Write(&buf, h, payload); err != nil {
-		t.Fatal(err)
-	}
-	kinds := models.Kinds{}
-	gbdt.Register(kinds)
 	p := defaultPredictor(t)
-	if err := p.Models.Use(buf.Bytes(), "cv.model", kinds); err != nil {
-		t.Fatal(err)
-	}
+	useEdited(t, p, "cv.model", func(h *models.Header) {
+		h.CV = &models.Metrics{Folds: 3, Interval: &models.Interval{Level: 0.8, LogLo: math.Log(0.5), LogHi: math.Log(3), Stencils: 3, Rows: 30, From: "errors of its 3-fold cross-validation"}}
+	})
 	pr, err := p.Predict(context.Background(), Input{Stencil: sample(t, "j3d7pt")}, "a100")
 	if err != nil {
 		t.Fatal(err)
@@ -1261,5 +1231,29 @@ func TestGivenModelInterval(t *testing.T) {
 	if c.Source.Model != "cv.model" || c.Interval == nil || c.Interval.From != "errors of its 3-fold cross-validation" ||
 		math.Abs(c.Interval.LoMs/max(c.TimeMs/2, c.Analytic.FloorMs)-1) > 1e-9 || math.Abs(c.Interval.HiMs/c.TimeMs-3) > 1e-9 {
 		t.Errorf("%s: %v ms, interval %+v; want 0.5x (or the copy floor, %v ms) to 3x from the model's cross-validation", c.Source.Model, c.TimeMs, c.Interval, c.Analytic.FloorMs)
+	}
+}
+
+// useEdited gives p the embedded 3-D runtime default, its header changed by edit, as a user's
+// model named name.
+func useEdited(t *testing.T, p *Predictor, name string, edit func(*models.Header)) {
+	t.Helper()
+	b, err := data.ModelFile("runtime-3d.smartmodel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, payload, err := models.Read(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	var buf bytes.Buffer
+	if err := models.Write(&buf, h, payload); err != nil {
+		t.Fatal(err)
+	}
+	kinds := models.Kinds{}
+	gbdt.Register(kinds)
+	if err := p.Models.Use(buf.Bytes(), name, kinds); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -20,42 +20,22 @@ import (
 
 const convDir = "../../data/kernel-tuner/convolution_milo/"
 
-// partialCache writes the first n settings the budget names, as the A4000's cache has them.
+// partialCache writes the settings given, as the A4000's cache has them.
 func partialCache(t *testing.T, settings []transfer.Variant) string {
 	t.Helper()
-	f, err := os.Open(convDir + "A4000.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c map[string]json.RawMessage
-	if err := json.NewDecoder(z).Decode(&c); err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	var cache map[string]json.RawMessage
-	json.Unmarshal(c["tune_params_keys"], &keys)
-	json.Unmarshal(c["cache"], &cache)
-	keep := map[string]json.RawMessage{}
-	for _, v := range settings {
-		var vals []string
-		for _, k := range keys {
-			vals = append(vals, strconv.Itoa(v.Setting[k]))
+	return editedA4000(t, func(c map[string]any) {
+		cache := c["cache"].(map[string]any)
+		keep := map[string]any{}
+		for _, v := range settings {
+			var vals []string
+			for _, k := range c["tune_params_keys"].([]any) {
+				vals = append(vals, strconv.Itoa(v.Setting[k.(string)]))
+			}
+			key := strings.Join(vals, ",")
+			keep[key] = cache[key]
 		}
-		key := strings.Join(vals, ",")
-		keep[key] = cache[key]
-	}
-	c["cache"], _ = json.Marshal(keep)
-	b, _ := json.Marshal(c)
-	path := filepath.Join(t.TempDir(), "A4000-shots.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		c["cache"] = keep
+	})
 }
 
 func TestTransferBudgetShotsAndCache(t *testing.T) {
