@@ -239,7 +239,7 @@ func TestTrain(t *testing.T) {
 	folds := 0
 	tr := Train{Data: []string{data}, Task: models.Runtime, Kind: "forest", Params: map[string]string{"trees": "5"}, CV: 2, Seed: 1,
 		Out: filepath.Join(dir, "rt.model"), CrossValidation: func(done, total int) { folds = max(folds, done) }}
-	set, err := tr.Load()
+	set, err := tr.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestTrain(t *testing.T) {
 		t.Errorf("a fit without Out wrote files: %v", entries)
 	}
 	var se *SettingError
-	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(); !errors.As(err, &se) || se.Field != "Kind" {
+	if _, err := (Train{Data: []string{data}, Task: models.Runtime, Kind: "nope"}).Load(context.Background()); !errors.As(err, &se) || se.Field != "Kind" {
 		t.Errorf("an unknown kind: %v, want a SettingError of Kind", err)
 	}
 }

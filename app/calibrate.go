@@ -69,13 +69,13 @@ func (c Calibrate) Run(ctx context.Context) (*calibrate.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fit, err := calibrate.Load(c.Data, cat)
+	fit, err := calibrate.Load(ctx, c.Data, cat)
 	if err != nil {
 		return nil, err
 	}
 	var test *calibrate.Data
 	if len(c.Test) > 0 {
-		if test, err = calibrate.Load(c.Test, cat); err != nil {
+		if test, err = calibrate.Load(ctx, c.Test, cat); err != nil {
 			return nil, err
 		}
 	}
@@ -107,8 +107,9 @@ type ScoreCalibration struct {
 
 // Run reads the file and the data sets and returns the file with its test scores (and the GPUs'
 // copy bandwidths it lacked) from Test, its leave-one-out scores left out, and in InSample the
-// data sets of Test it was fitted on.
-func (s ScoreCalibration) Run() (*calibrate.File, error) {
+// data sets of Test it was fitted on. Once ctx is done it stops reading or scoring, with an error
+// that wraps ctx.Err().
+func (s ScoreCalibration) Run(ctx context.Context) (*calibrate.File, error) {
 	if len(s.Test) == 0 {
 		return nil, wrong("Test", "", "required: the measured data sets to score the calibration on")
 	}
@@ -126,11 +127,11 @@ func (s ScoreCalibration) Run() (*calibrate.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	test, err := calibrate.Load(s.Test, cat)
+	test, err := calibrate.Load(ctx, s.Test, cat)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.ScoreTest(test); err != nil {
+	if err := f.ScoreTest(ctx, test); err != nil {
 		return nil, err
 	}
 	f.LeaveOneOut = nil

@@ -76,9 +76,17 @@ func TestCalibrateRun(t *testing.T) {
 	c.Settings.Folds = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	if _, err := c.Run(ctx); !errors.Is(err, context.Canceled) || len(heard) != 0 {
+		t.Fatalf("cancelled before: %v, progress heard %v; want context.Canceled before the fits are announced", err, heard)
+	}
+	// Cancelled as the fits are announced, once the data are read: the fit stops.
+	ctx, cancel = context.WithCancel(context.Background())
+	progress := c.Settings.Progress
+	c.Settings.Progress = func(done, total int) { progress(done, total); cancel() }
 	if _, err := c.Run(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled fit: %v", err)
 	}
+	c.Settings.Progress = progress
 	if len(heard) != 1 || heard[0] != [2]int{0, 3} {
 		t.Errorf("progress heard %v, want [0 3] alone (2 folds, then all)", heard)
 	}
@@ -88,5 +96,16 @@ func TestCalibrateRun(t *testing.T) {
 	c.Settings.Level = 2
 	if _, err := c.Run(context.Background()); refusedField(t, err) != "Level" {
 		t.Errorf("Run of a level out of range: %v", err)
+	}
+}
+
+// TestScoreCalibrationCancelled: a cancelled context stops the scoring of a calibration with an
+// error wrapping context.Canceled.
+func TestScoreCalibrationCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ScoreCalibration{File: "embedded", Test: []string{"../data/measured/h100-sxm/random/j3d125pt"}}.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want an error wrapping context.Canceled", err)
 	}
 }

@@ -107,7 +107,7 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 	if h.Inputs == nil {
 		return nil, fmt.Errorf("model %s: %w", v.Model, ErrNoInputs)
 	}
-	set, err := train.Load(v.Data, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
+	set, err := train.Load(ctx, v.Data, train.Options{Task: h.Task, Catalog: cat, Inputs: h.Inputs, Classes: h.Classes, Dims: h.Inputs.Dims})
 	if err != nil {
 		return nil, err
 	}

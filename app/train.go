@@ -74,8 +74,9 @@ func (t Train) Check() error {
 }
 
 // Load checks t (Check) and builds the matrix of the data sets for the kind and task; more
-// cross-validation folds than the data has stencils are a *SettingError of CV.
-func (t Train) Load() (*train.Set, error) {
+// cross-validation folds than the data has stencils are a *SettingError of CV. Once ctx is done
+// it stops reading, with an error that wraps ctx.Err().
+func (t Train) Load(ctx context.Context) (*train.Set, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (t Train) Load() (*train.Set, error) {
 	if err != nil {
 		return nil, &SettingError{Field: "Kind", Err: err, Wrong: true}
 	}
-	set, err := train.Load(t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels,
+	set, err := train.Load(ctx, t.Data, train.Options{Task: t.Task, Tensor: kind.Tensor, Catalog: t.Catalog, NoAnalytic: t.NoAnalytic, Dims: t.Dims, Labels: t.Labels,
 		Target: t.Target})
 	if err != nil {
 		return nil, err

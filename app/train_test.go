@@ -1,6 +1,9 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,9 +76,23 @@ func TestTrainLoadFolds(t *testing.T) {
 		{[]string{one, two}, 2, ""},
 		{[]string{one, two}, 3, "CV"},
 	} {
-		_, err := Train{Data: tc.data, Task: models.Runtime, Kind: "gbdt", CV: tc.cv}.Load()
+		_, err := Train{Data: tc.data, Task: models.Runtime, Kind: "gbdt", CV: tc.cv}.Load(context.Background())
 		if got := refusedField(t, err); got != tc.field {
 			t.Errorf("%d data sets, %d folds: refused %q (%v), want %q", len(tc.data), tc.cv, got, err, tc.field)
 		}
+	}
+}
+
+// TestLoadCancelled: a cancelled context stops the reading of a training's or an evaluation's
+// data sets with an error wrapping context.Canceled.
+func TestLoadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	data := []string{"../data/measured/h100-sxm/random/j3d19pt"}
+	if _, err := (Train{Data: data, Task: models.Runtime, Kind: "gbdt"}).Load(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Train.Load: %v, want an error wrapping context.Canceled", err)
+	}
+	if _, err := (Eval{Model: "../data/models/runtime-3d.smartmodel.gz", Data: data}).Run(ctx, io.Discard); !errors.Is(err, context.Canceled) {
+		t.Errorf("Eval.Run: %v, want an error wrapping context.Canceled", err)
 	}
 }

@@ -61,7 +61,7 @@ func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err er
 			return nil, 0, err
 		}
 	}
-	variants, origin, skipped, fewer, err := cuda.SampleFiles(v.Files, stencils, v.OCs, v.Samples, v.GPU, v.Seed)
+	variants, origin, skipped, fewer, err := cuda.SampleFiles(ctx, v.Files, stencils, v.OCs, v.Samples, v.GPU, v.Seed)
 	if err != nil {
 		return nil, 0, err
 	}

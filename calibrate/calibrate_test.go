@@ -104,7 +104,7 @@ func TestFitHeldOut(t *testing.T) {
 	}
 	again := *f
 	again.Test, again.TestedOn = nil, nil
-	again.ScoreTest(test)
+	again.ScoreTest(context.Background(), test)
 	if !reflect.DeepEqual(again.Test, f.Test) {
 		t.Errorf("ScoreTest of the fitted file %+v; Fit's %+v", again.Test, f.Test)
 	}
@@ -277,7 +277,7 @@ func TestDefaultScores(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("the embedded calibration names no test data")
 	}
-	d, err := Load(dirs, cat)
+	d, err := Load(context.Background(), dirs, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestLoadRefusesSimulated(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := filepath.Join("..", "data", "measured", "h100-sxm", "random", "j3d125pt")
-	d, err := Load([]string{src}, cat)
+	d, err := Load(context.Background(), []string{src}, cat)
 	if err != nil || len(d.Groups) != 1 || d.Sources[0].Rows != len(d.Groups[0].Samples) || d.Sources[0].Rows == 0 || d.CopyGBs["H100-SXM"] == 0 {
 		t.Fatalf("the measured data set: %v, %+v", err, d)
 	}
@@ -322,7 +322,7 @@ func TestLoadRefusesSimulated(t *testing.T) {
 	if err := os.WriteFile(rows, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load([]string{dir}, cat)
+	_, err = Load(context.Background(), []string{dir}, cat)
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "row 2") || !strings.Contains(err.Error(), "measured rows only") {
 		t.Errorf("a simulated row: %v; want an error naming the data set, row 2 and why", err)
 	}
@@ -335,7 +335,7 @@ func TestLoadCountsCutRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load([]string{filepath.Join("..", "data", "measured", "h100-sxm", "campaign")}, cat)
+	d, err := Load(context.Background(), []string{filepath.Join("..", "data", "measured", "h100-sxm", "campaign")}, cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -49,8 +50,9 @@ type Data struct {
 
 // Load reads the data sets in dirs. Only rows measured on a GPU count: imported and simulated
 // rows are refused, since a calibration fitted to the model's own output would be circular. A
-// data set holds one GPU's rows, and at least one ok.
-func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
+// data set holds one GPU's rows, and at least one ok. Once ctx is done it stops, between data
+// sets or every few thousand rows, with an error that wraps ctx.Err().
+func Load(ctx context.Context, dirs []string, cat *catalog.Catalog) (*Data, error) {
 	d := &Data{CopyGBs: map[string]float64{}}
 	byKey := map[string]*Group{}
 	metas := make([]dataset.Meta, len(dirs))
@@ -65,7 +67,7 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 		return nil, err
 	}
 	for _, dir := range dirs {
-		meta, rows, err := dataset.ReadAll(dir)
+		meta, rows, err := dataset.ReadAllContext(ctx, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -99,6 +101,11 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 		}
 		stencils := map[string]stencil{}
 		for i, m := range rows {
+			if i%rowsCheck == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("data set %s: stopped after %d of %d rows: %w", dir, i, len(rows), err)
+				}
+			}
 			if m.Source != smart.Measured {
 				return nil, fmt.Errorf("data set %s, row %d: source %q; a calibration fits measured rows only", dir, i+1, m.Source)
 			}
@@ -152,6 +159,10 @@ func Load(dirs []string, cat *catalog.Catalog) (*Data, error) {
 	}
 	return d, nil
 }
+
+// rowsCheck is how many rows Load reads (each timed by the analytic model) between two looks at
+// its context.
+const rowsCheck = 4096
 
 // oneGPU is the advice of an error of a data set of several GPUs.
 const oneGPU = "a calibration reads one GPU per data set; give each GPU's data set separately"

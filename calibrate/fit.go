@@ -228,7 +228,9 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 	f.Range = &r
 	f.Calibration = *full
 	if test != nil {
-		if err := f.ScoreTest(test); err != nil {
+		// Every fit is done and the result stands: scoring the test (seconds) is not stopped
+		// by an interrupt that would lose the fits (minutes).
+		if err := f.ScoreTest(context.WithoutCancel(ctx), test); err != nil {
 			return nil, err
 		}
 	}
@@ -239,8 +241,9 @@ func Fit(ctx context.Context, fit, test *Data, s Settings) (*File, error) {
 // of f's test scores, and names in InSample those it did see after all. Copy bandwidths measured
 // beside them join the calibration where it has none of their GPU: they are measurements of the
 // hardware, not fitted. A stencil of one row is left out; test without a stencil left to score
-// is an error.
-func (f *File) ScoreTest(test *Data) error {
+// is an error. Once ctx is done it stops between stencils, with an error that wraps ctx.Err()
+// (f's test scores then incomplete).
+func (f *File) ScoreTest(ctx context.Context, test *Data) error {
 	f.TestedOn, f.Test, f.InSample = test.Sources, nil, nil
 	for _, s := range test.Sources {
 		if f.fittedOn(s) {
@@ -255,7 +258,10 @@ func (f *File) ScoreTest(test *Data) error {
 			f.Calibration.CopyGBs[gpu] = gbs
 		}
 	}
-	for _, g := range test.Groups {
+	for i, g := range test.Groups {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("calibration test: stopped after %d of %d stencils: %w", i, len(test.Groups), err)
+		}
 		if len(g.Samples) < 2 {
 			continue // no ranking to score: a stencil only begun
 		}

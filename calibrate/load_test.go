@@ -1,8 +1,10 @@
 package calibrate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +89,7 @@ func TestLoadRefuses(t *testing.T) {
 		}, []string{"j3d19pt: the model gives none of its", "covers NVIDIA GPUs only", "nothing to fit or score"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Load([]string{c.dir(t)}, cat)
+			_, err := Load(context.Background(), []string{c.dir(t)}, cat)
 			for _, w := range c.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("%v; want an error saying %q", err, w)
@@ -97,7 +99,7 @@ func TestLoadRefuses(t *testing.T) {
 	}
 	// A copy beside its original, whose rows would count twice.
 	original := copyData(t, set, nil)
-	if _, err := Load([]string{original, copyData(t, set, nil)}, cat); err == nil || !strings.Contains(err.Error(), "are the same data set (one copies the other); give it once") {
+	if _, err := Load(context.Background(), []string{original, copyData(t, set, nil)}, cat); err == nil || !strings.Contains(err.Error(), "are the same data set (one copies the other); give it once") {
 		t.Errorf("a data set and its copy: %v", err)
 	}
 	// No copy_bandwidth.csv is no error: the GPU's bandwidth comes from the catalogue.
@@ -105,7 +107,7 @@ func TestLoadRefuses(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "copy_bandwidth.csv")); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := Load([]string{dir}, cat); err != nil || len(d.CopyGBs) != 0 || d.Sources[0].CopyGBs != 0 {
+	if d, err := Load(context.Background(), []string{dir}, cat); err != nil || len(d.CopyGBs) != 0 || d.Sources[0].CopyGBs != 0 {
 		t.Errorf("no copy bandwidth measured: %v, %+v", err, d)
 	}
 }
@@ -117,7 +119,7 @@ func TestLoadCountsUnmodelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load([]string{filepath.Join("..", "data", "measured", "h100-sxm", "classic")}, cat)
+	d, err := Load(context.Background(), []string{filepath.Join("..", "data", "measured", "h100-sxm", "classic")}, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +175,11 @@ func TestScoreTest(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.FittedOn, f.LeaveOneOut = []Source{c.fittedOn}, nil
-			d, err := Load([]string{c.dir}, cat)
+			d, err := Load(context.Background(), []string{c.dir}, cat)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := f.ScoreTest(d); err != nil {
+			if err := f.ScoreTest(context.Background(), d); err != nil {
 				t.Fatal(err)
 			}
 			var b strings.Builder
@@ -198,12 +200,12 @@ func TestScoreTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load([]string{fitted}, cat)
+	d, err := Load(context.Background(), []string{fitted}, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Groups[0].Samples = d.Groups[0].Samples[:1]
-	if err := f.ScoreTest(d); err == nil || !strings.Contains(err.Error(), fitted) || !strings.Contains(err.Error(), "nothing to score") {
+	if err := f.ScoreTest(context.Background(), d); err == nil || !strings.Contains(err.Error(), fitted) || !strings.Contains(err.Error(), "nothing to score") {
 		t.Errorf("one row to score: %v; want an error naming the data set", err)
 	}
 }
@@ -264,5 +266,31 @@ func TestOrigin(t *testing.T) {
 	}
 	if _, oc, err := ReadOrigin(other); err != nil || oc.Same(c) {
 		t.Errorf("another calibration's origin %+v (%v); want another hash than %s", oc, err, c.SHA256)
+	}
+}
+
+// TestCancelled: a cancelled context stops Load and ScoreTest with an error wrapping
+// context.Canceled.
+func TestCancelled(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "data", "measured", "h100-sxm", "random", "j3d125pt")
+	d, err := Load(context.Background(), []string{dir}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Load(ctx, []string{dir}, cat); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("Load: %v, want context.Canceled naming %s", err, dir)
+	}
+	if err := f.ScoreTest(ctx, d); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 0 of 1 stencils") {
+		t.Errorf("ScoreTest: %v, want context.Canceled after 0 of 1 stencils", err)
 	}
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,13 +48,14 @@ type FastestFile struct {
 
 // FastestMeasured finds, in the data sets dirs, the fastest variant of each stencil measured in
 // full on each GPU, sorted by GPU and stencil name. Rows that were not measured on a GPU
-// (imported, simulated or predicted) and foreign kernels are left out.
-func FastestMeasured(dirs []string) (*FastestFile, error) {
+// (imported, simulated or predicted) and foreign kernels are left out. Once ctx is done it stops
+// reading, with an error that wraps ctx.Err().
+func FastestMeasured(ctx context.Context, dirs []string) (*FastestFile, error) {
 	type key struct{ gpu, id string }
 	byKey := map[key]*Fastest{}
 	variants := map[string]bool{} // Key of every variant counted
 	for _, dir := range dirs {
-		meta, rows, err := ReadAll(dir)
+		meta, rows, err := ReadAllContext(ctx, dir)
 		if err != nil {
 			return nil, err
 		}

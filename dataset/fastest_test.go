@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"math"
@@ -61,7 +62,7 @@ func fastestByHand(t *testing.T, dir string) map[[2]string][2]float64 {
 func TestFastestMeasured(t *testing.T) {
 	root := filepath.Join("..", "data", "measured")
 	dirs := []string{filepath.Join(root, "h100-sxm", "random", "j3d125pt"), filepath.Join(root, "h200", "random", "j3d125pt"), filepath.Join(root, "h100-sxm", "campaign")}
-	f, err := FastestMeasured(dirs)
+	f, err := FastestMeasured(context.Background(), dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestFastestMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Close()
-	g, err := FastestMeasured([]string{copyDir})
+	g, err := FastestMeasured(context.Background(), []string{copyDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestFastestMeasured(t *testing.T) {
 // TestFastestFile: a file written is read back the same, a file of another kind is not replaced
 // unless told to, and a file of another format is refused.
 func TestFastestFile(t *testing.T) {
-	f, err := FastestMeasured([]string{filepath.Join("..", "data", "measured", "h200", "random", "j3d125pt")})
+	f, err := FastestMeasured(context.Background(), []string{filepath.Join("..", "data", "measured", "h200", "random", "j3d125pt")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestGlobRefusesADataSetTwice(t *testing.T) {
 // fastest is an empty list, not null, in JSON.
 func TestFastestCountsDistinctVariants(t *testing.T) {
 	src := filepath.Join("..", "data", "measured", "h200", "random", "j3d125pt")
-	one, err := FastestMeasured([]string{src})
+	one, err := FastestMeasured(context.Background(), []string{src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +80,14 @@ func TestFastestCountsDistinctVariants(t *testing.T) {
 	if err := os.CopyFS(again, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
-	two, err := FastestMeasured([]string{src, again})
+	two, err := FastestMeasured(context.Background(), []string{src, again})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(one.Fastest) != 1 || len(two.Fastest) != 1 || two.Fastest[0].Variants != one.Fastest[0].Variants || len(two.Fastest[0].DataSets) != 2 {
 		t.Fatalf("one data set: %+v\nit twice: %+v; want the same variants in two data sets", one.Fastest, two.Fastest)
 	}
-	none, err := FastestMeasured([]string{headerOnly(t, src)})
+	none, err := FastestMeasured(context.Background(), []string{headerOnly(t, src)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFastestCountsDistinctVariants(t *testing.T) {
 
 // TestStatsCutShort: the ok rows the protocol cut short are counted by cut, and said so.
 func TestStatsCutShort(t *testing.T) {
-	s, err := ComputeStats(sampleDataSet(t))
+	s, err := ComputeStats(context.Background(), sampleDataSet(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestStatsCutShort(t *testing.T) {
 // TestStatsNoRows: a data set of a header alone says it holds no rows, and its lists are empty
 // in JSON, not null.
 func TestStatsNoRows(t *testing.T) {
-	s, err := ComputeStats(headerOnly(t, sampleDataSet(t)))
+	s, err := ComputeStats(context.Background(), headerOnly(t, sampleDataSet(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

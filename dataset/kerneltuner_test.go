@@ -251,7 +251,7 @@ func TestImportAndReplayDataSet(t *testing.T) {
 	if err != nil || m.TimeMs != 3.87174391746521 || m.MeanMs != 3.8753279224038124 {
 		t.Fatalf("replay from the data set: %+v, %v", m, err)
 	}
-	st, err := ComputeStats(dir)
+	st, err := ComputeStats(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestKernelTunerLabels(t *testing.T) {
 	if _, err := Import(context.Background(), ds, []string{a}, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := ComputeStats(ds)
+	st, err := ComputeStats(context.Background(), ds)
 	if err != nil || len(st.Kernels) != 1 || st.Kernels[0].Setting != "alpha=1.25,method=exact" {
 		t.Errorf("stats %+v, %v; want the best setting alpha=1.25,method=exact", st, err)
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,9 +116,9 @@ type LabelOptions struct {
 }
 
 // LabelWith computes the labels of the data set in dir with opt (ComputeLabels) and writes them
-// to dir/labels.json atomically.
-func LabelWith(dir string, opt LabelOptions) (*Labels, error) {
-	l, err := ComputeLabels(dir, opt)
+// to dir/labels.json atomically; stopped by ctx, it writes nothing.
+func LabelWith(ctx context.Context, dir string, opt LabelOptions) (*Labels, error) {
+	l, err := ComputeLabels(ctx, dir, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +151,9 @@ func ReadLabels(dir string) (*Labels, error) {
 	return &l, nil
 }
 
-// ComputeLabels labels the data set in dir without writing anything.
-func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
+// ComputeLabels labels the data set in dir without writing anything. Once ctx is done it stops
+// reading, with an error that wraps ctx.Err().
+func ComputeLabels(ctx context.Context, dir string, opt LabelOptions) (*Labels, error) {
 	classes := opt.Classes
 	if classes == 0 {
 		classes = DefaultClasses
@@ -165,7 +167,7 @@ func ComputeLabels(dir string, opt LabelOptions) (*Labels, error) {
 		return nil, err
 	}
 	all, covered := bestTimes{}, newCoverage(planned)
-	meta, _, err := Scan(dir, func(m smart.Measurement) error {
+	meta, _, err := ScanContext(ctx, dir, func(m smart.Measurement) error {
 		l.Rows++
 		all.add(m)
 		covered.add(m)

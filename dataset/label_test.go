@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"slices"
@@ -76,7 +77,7 @@ func handMade(t *testing.T) string {
 
 func TestLabelsHandMade(t *testing.T) {
 	dir := handMade(t)
-	l, err := LabelWith(dir, LabelOptions{Classes: 2})
+	l, err := LabelWith(context.Background(), dir, LabelOptions{Classes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,16 +142,16 @@ func TestLabelsHandMade(t *testing.T) {
 	}
 
 	// With as many classes as OCs nothing merges; with one, everything does.
-	if l, _ := ComputeLabels(dir, LabelOptions{Classes: 5}); len(l.Classes) != 4 || len(l.Merges) != 0 {
+	if l, _ := ComputeLabels(context.Background(), dir, LabelOptions{Classes: 5}); len(l.Classes) != 4 || len(l.Merges) != 0 {
 		t.Errorf("5 classes: %+v", l.Classes)
 	}
-	if l, _ := ComputeLabels(dir, LabelOptions{Classes: 1}); len(l.Classes) != 1 || l.Classes[0].Label != ocA || l.Classes[0].Wins != 5 {
+	if l, _ := ComputeLabels(context.Background(), dir, LabelOptions{Classes: 1}); len(l.Classes) != 1 || l.Classes[0].Label != ocA || l.Classes[0].Wins != 5 {
 		t.Errorf("1 class: %+v", l.Classes)
 	}
 }
 
 func TestStatsHandMade(t *testing.T) {
-	s, err := ComputeStats(handMade(t))
+	s, err := ComputeStats(context.Background(), handMade(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestStatsHandMade(t *testing.T) {
 // BM~CM 0.9380063043457602, BASE~BM -0.15941963462409667, BASE~CM -0.4694183338323992: the
 // same merges as with raw times, for different reasons.
 func TestLabelsRelative(t *testing.T) {
-	l, err := ComputeLabels(handMade(t), LabelOptions{Classes: 2, Relative: true})
+	l, err := ComputeLabels(context.Background(), handMade(t), LabelOptions{Classes: 2, Relative: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestLabelsRelative(t *testing.T) {
 func TestLabelsGiven(t *testing.T) {
 	dir := handMade(t)
 	given := []Class{{Label: ocB, Members: []smart.Combination{ocA, ocB}, Wins: 99}, {Label: ocC, Members: []smart.Combination{ocC, ocD, ocE}}}
-	l, err := ComputeLabels(dir, LabelOptions{Classes: 1, Given: given})
+	l, err := ComputeLabels(context.Background(), dir, LabelOptions{Classes: 1, Given: given})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestLabelsGiven(t *testing.T) {
 	if given[0].Wins != 99 {
 		t.Error("the given classes were changed")
 	}
-	_, err = ComputeLabels(dir, LabelOptions{Given: given[:1]})
+	_, err = ComputeLabels(context.Background(), dir, LabelOptions{Given: given[:1]})
 	if err == nil || !strings.Contains(err.Error(), "OC BM ran") || !strings.Contains(err.Error(), dir) {
 		t.Errorf("classes without BM and CM: %v; want the data set and the OC named", err)
 	}

@@ -153,7 +153,7 @@ func TestMergeRefusesMixing(t *testing.T) {
 	if !m.AllowMixed || len(m.Devices) != 2 || sum.Rows != 2*2*2*2 {
 		t.Fatalf("mixed merge: %+v, %+v", m, sum)
 	}
-	st, err := ComputeStats(out)
+	st, err := ComputeStats(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func TestMergeKeepsEverySource(t *testing.T) {
 	if _, err := Merge(ctx, mixed, []string{sim, measured}, true); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ComputeStats(mixed)
+	s, err := ComputeStats(context.Background(), mixed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +117,14 @@ func TestMergeKeepsEverySource(t *testing.T) {
 	if err := s.WriteTables(&text, "mixed"); err != nil || !strings.Contains(text.String(), "A100-40GB (measured)") || !strings.Contains(text.String(), "A100-40GB (simulated)") {
 		t.Errorf("stats of the merge (%v) do not tell the sources of the GPU apart:\n%s", err, text.String())
 	}
-	if _, err := ComputeLabels(mixed, LabelOptions{}); err == nil || !strings.Contains(err.Error(), "has rows of two sources, measured and simulated") {
+	if _, err := ComputeLabels(context.Background(), mixed, LabelOptions{}); err == nil || !strings.Contains(err.Error(), "has rows of two sources, measured and simulated") {
 		t.Errorf("labelling stencils timed by two sources: %v; want it refused", err)
 	}
-	f, err := FastestMeasured([]string{mixed})
+	f, err := FastestMeasured(context.Background(), []string{mixed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, _ := FastestMeasured([]string{measured})
+	alone, _ := FastestMeasured(context.Background(), []string{measured})
 	for i := range f.Fastest {
 		f.Fastest[i].DataSets, f.Fastest[i].From, f.Fastest[i].To = nil, alone.Fastest[i].From, alone.Fastest[i].To
 		alone.Fastest[i].DataSets = nil
@@ -417,7 +417,7 @@ func TestLabelsLeaveOutIncomplete(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.Close()
-			l, err := ComputeLabels(out, LabelOptions{Classes: 2})
+			l, err := ComputeLabels(context.Background(), out, LabelOptions{Classes: 2})
 			switch {
 			case tc.err != "":
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -428,7 +428,7 @@ func TestLabelsLeaveOutIncomplete(t *testing.T) {
 			case len(l.Instances) != tc.instances || l.Incomplete != tc.incomplete:
 				t.Errorf("%d instances, %d incomplete; want %d and %d", len(l.Instances), l.Incomplete, tc.instances, tc.incomplete)
 			}
-			s, err := ComputeStats(out)
+			s, err := ComputeStats(context.Background(), out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,7 +448,7 @@ func TestLabelsLeaveOutIncomplete(t *testing.T) {
 			}
 			// Partial labels every stencil, the incomplete ones by the best of their OCs, and
 			// still counts them.
-			p, err := ComputeLabels(out, LabelOptions{Classes: 2, Partial: true})
+			p, err := ComputeLabels(context.Background(), out, LabelOptions{Classes: 2, Partial: true})
 			if err != nil || len(p.Instances) != 3 || p.Incomplete != tc.incomplete || p.Unlabelled != 0 {
 				t.Errorf("partial labels: %v; want 3 instances, %d incomplete, none unlabelled", err, tc.incomplete)
 			}

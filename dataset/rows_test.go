@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -498,7 +499,7 @@ func TestStatsJSONTorn(t *testing.T) {
 	if err := os.WriteFile(rows, append(full, "1,2"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ComputeStats(dir)
+	s, err := ComputeStats(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"math"
 	"slices"
@@ -202,8 +203,9 @@ func (c *coverage) complete() (map[instance]bool, []Incomplete) {
 	return ok, out
 }
 
-// ComputeStats reads the data set in dir and summarises it.
-func ComputeStats(dir string) (*Stats, error) {
+// ComputeStats reads the data set in dir and summarises it. Once ctx is done it stops reading,
+// with an error that wraps ctx.Err().
+func ComputeStats(ctx context.Context, dir string) (*Stats, error) {
 	// Empty lists, not null, in JSON for a data set without rows.
 	s := &Stats{Counts: []CountRow{}, BestOC: []BestOCRow{}, Gap: []GapRow{}}
 	type group struct {
@@ -221,7 +223,7 @@ func ComputeStats(dir string) (*Stats, error) {
 	kernels := map[kernelKey]*KernelBest{}
 	bestSet := map[kernelKey]smart.Setting{} // printed once meta.json says what codes stand for
 	slowest := map[kernelKey]float64{}
-	meta, torn, err := Scan(dir, func(m smart.Measurement) error {
+	meta, torn, err := ScanContext(ctx, dir, func(m smart.Measurement) error {
 		s.Rows++
 		g := group{gpu: m.GPUName(), kernel: m.Kernel, source: m.Source}
 		if m.Kernel == "" {

@@ -24,7 +24,7 @@ func TestEmbeddedFastestIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, err := dataset.FastestMeasured(dirs)
+	now, err := dataset.FastestMeasured(context.Background(), dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,14 +137,14 @@ func run(ctx context.Context, paramSets []string, folds int, weights []float64) 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "params\tD\tscore\tanalytic weight\tpick/best\twithin 1.10x\twithin 1.25x\tstencils\tMAPE\t")
 	for _, dims := range []int{2, 3} {
-		set, err := train.Load(append(slices.Clone(namedDirs), campaign), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
+		set, err := train.Load(ctx, append(slices.Clone(namedDirs), campaign), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
 		if err != nil {
 			return err
 		}
 		if set.Target != models.TargetLnMs {
 			return fmt.Errorf("the runtime rows learn %s, not ln ms", set.Target)
 		}
-		pool, err := train.Load(append(slices.Clone(namedDirs), picksDirs...), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims, Inputs: &set.Inputs})
+		pool, err := train.Load(ctx, append(slices.Clone(namedDirs), picksDirs...), train.Options{Task: models.Runtime, Catalog: cat, Dims: dims, Inputs: &set.Inputs})
 		if err != nil {
 			return err
 		}

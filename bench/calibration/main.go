@@ -113,11 +113,11 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	fit, err := calibrate.Load(fitDirs, cat)
+	fit, err := calibrate.Load(ctx, fitDirs, cat)
 	if err != nil {
 		return nil, err
 	}
-	test, err := calibrate.Load(testDirs, cat)
+	test, err := calibrate.Load(ctx, testDirs, cat)
 	if err != nil {
 		return nil, err
 	}

@@ -502,7 +502,7 @@ func kernelTuner(ctx context.Context, work, dir string) ([]Accuracy, error) {
 		}
 		dirs = append(dirs, out)
 	}
-	set, err := train.Load(dirs, train.Options{Task: models.Runtime, Catalog: cat})
+	set, err := train.Load(ctx, dirs, train.Options{Task: models.Runtime, Catalog: cat})
 	if err != nil {
 		return nil, err
 	}

@@ -331,7 +331,7 @@ func simulate(ctx context.Context, dir string, opt simset.Options) ([]*smart.Ste
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: Classes, Relative: true}); err != nil {
+	if _, err := dataset.LabelWith(ctx, dir, dataset.LabelOptions{Classes: Classes, Relative: true}); err != nil {
 		return nil, err
 	}
 	return sts, os.WriteFile(done, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
@@ -359,7 +359,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 			return predict.Entry{}, err
 		}
 		if len(sim.Classes) != c.classes {
-			if sim, err = dataset.ComputeLabels(dir, dataset.LabelOptions{Classes: c.classes, Relative: true}); err != nil {
+			if sim, err = dataset.ComputeLabels(ctx, dir, dataset.LabelOptions{Classes: c.classes, Relative: true}); err != nil {
 				return predict.Entry{}, err
 			}
 		}
@@ -371,7 +371,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 				// (j2d13pt, j3d25pt) and three of the H200 campaign's were only begun; each is
 				// labelled by the best of the OCs it has, as the embedded models were trained,
 				// and counted.
-				if measuredLabels[m], err = dataset.ComputeLabels(m, dataset.LabelOptions{Given: sim.Classes, Partial: true}); err != nil {
+				if measuredLabels[m], err = dataset.ComputeLabels(ctx, m, dataset.LabelOptions{Given: sim.Classes, Partial: true}); err != nil {
 					return predict.Entry{}, err
 				}
 				if n := measuredLabels[m].Incomplete; n > 0 {
@@ -396,7 +396,7 @@ func trainOne(ctx context.Context, c config, task models.Task, dims int, dir, ab
 			fmt.Fprintf(os.Stderr, "%d-D %s: round %d of %d, %s %.4g (validation %.4g) after %s\n", dims, task, r.Round, r.Rounds, r.Metric, r.Train, r.Valid, time.Since(start).Round(time.Second))
 		}
 	}
-	set, err := t.Load()
+	set, err := t.Load(ctx)
 	if err != nil {
 		return predict.Entry{}, err
 	}

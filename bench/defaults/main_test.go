@@ -135,7 +135,7 @@ func TestMeasuredGroup(t *testing.T) {
 		t.Fatalf("measured %v named %q; want the merged set named %q, then %s", c.measured, c.name(c.measured[0]), item, other)
 	}
 	best := func(dir string) map[string]float64 {
-		l, err := dataset.ComputeLabels(dir, dataset.LabelOptions{Partial: true})
+		l, err := dataset.ComputeLabels(context.Background(), dir, dataset.LabelOptions{Partial: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,13 +197,13 @@ func TestDistinctInstances(t *testing.T) {
 func TestSaveHeldOut(t *testing.T) {
 	m := "../../data/measured/h100-sxm"
 	data := []string{m + "/random/j3d19pt", m + "/random/j3d25pt", m + "/random/j3d125pt"}
-	first, err := dataset.ComputeLabels(data[0], dataset.LabelOptions{Classes: 2, Relative: true, Partial: true})
+	first, err := dataset.ComputeLabels(context.Background(), data[0], dataset.LabelOptions{Classes: 2, Relative: true, Partial: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]*dataset.Labels{data[0]: first}
 	for _, d := range data[1:] {
-		if labels[d], err = dataset.ComputeLabels(d, dataset.LabelOptions{Given: first.Classes, Partial: true}); err != nil {
+		if labels[d], err = dataset.ComputeLabels(context.Background(), d, dataset.LabelOptions{Given: first.Classes, Partial: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,7 +211,7 @@ func TestSaveHeldOut(t *testing.T) {
 	gbdt.Register(kinds)
 	tr := app.Train{Task: models.Select, Kind: "gbdt", Kinds: kinds, Data: data, Labels: labels, Dims: 3,
 		Params: map[string]string{"rounds": "5", "min_data_in_leaf": "1"}}
-	set, err := tr.Load()
+	set, err := tr.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

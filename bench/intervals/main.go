@@ -110,11 +110,11 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 	if err != nil {
 		return nil, err
 	}
-	d100, err := calibrate.Load(dirs100, cat)
+	d100, err := calibrate.Load(ctx, dirs100, cat)
 	if err != nil {
 		return nil, err
 	}
-	d200, err := calibrate.Load(dirs200, cat)
+	d200, err := calibrate.Load(ctx, dirs200, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		}
 	}
 	for _, dims := range []int{2, 3} {
-		set, err := train.Load(dirs100, train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
+		set, err := train.Load(ctx, dirs100, train.Options{Task: models.Runtime, Catalog: cat, Dims: dims})
 		if err != nil {
 			return nil, err
 		}

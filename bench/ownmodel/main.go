@@ -78,11 +78,11 @@ func run(ctx context.Context, from, to []string, folds int) error {
 	params := map[string]string{"early_stop": "0"}
 	for _, dims := range []int{2, 3} {
 		opt := train.Options{Task: models.Runtime, Catalog: cat, Dims: dims}
-		a, err := train.Load(dirsA, opt)
+		a, err := train.Load(ctx, dirsA, opt)
 		if err != nil {
 			return err
 		}
-		b, err := train.Load(dirsB, opt)
+		b, err := train.Load(ctx, dirsB, opt)
 		if err != nil {
 			return err
 		}

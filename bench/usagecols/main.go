@@ -97,7 +97,7 @@ func run(w io.Writer, gpu, manifest string, folds int, seedList, factsFile strin
 	dirs := slices.Concat([]string{filepath.Join(base, "classic"), filepath.Join(base, "more")}, named, []string{filepath.Join(base, "campaign")})
 	fmt.Fprintf(w, "%-5s %4s %-8s  %-22s %-22s %-22s\n", "dims", "seed", "columns", "all: MAPE, pick", "named: MAPE, pick", "campaign uniform: MAPE, pick")
 	for _, dims := range []int{2, 3} {
-		set, err := train.Load(dirs, train.Options{Task: models.Runtime, Dims: dims})
+		set, err := train.Load(context.Background(), dirs, train.Options{Task: models.Runtime, Dims: dims})
 		if err != nil {
 			return err
 		}

@@ -120,7 +120,7 @@ func run(ctx context.Context, c config) (*Comparison, error) {
 	if _, err := exec.LookPath(c.xgb); err != nil {
 		return nil, fmt.Errorf("XGBoost's command-line trainer %q is not installed (apt-get install -y xgboost): %w", c.xgb, err)
 	}
-	tr, te, name, err := split(c)
+	tr, te, name, err := split(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func run(ctx context.Context, c config) (*Comparison, error) {
 }
 
 // split loads the data and holds out 20% of its groups for testing.
-func split(c config) (train_, test *models.Data, name string, err error) {
+func split(ctx context.Context, c config) (train_, test *models.Data, name string, err error) {
 	var d *models.Data
 	if c.synthetic > 0 {
 		d, name = synthetic(c.synthetic, c.seed), fmt.Sprintf("synthetic regression, %d rows", c.synthetic)
@@ -157,7 +157,7 @@ func split(c config) (train_, test *models.Data, name string, err error) {
 		if err != nil {
 			return nil, nil, "", err
 		}
-		set, err := train.Load([]string{c.data}, train.Options{Task: task})
+		set, err := train.Load(ctx, []string{c.data}, train.Options{Task: task})
 		if err != nil {
 			return nil, nil, "", err
 		}

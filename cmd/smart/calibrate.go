@@ -36,7 +36,7 @@ func runCalibrate(ctx context.Context, e *env, args []string) error {
 		if len(c.Data) > 0 || c.Out != "" || cliflag.Given(fs, "level", "folds", "force") {
 			return usagef("--score scores a calibration as it is, its interval too: give --test, not a fit's --data, -o, --level, --folds or --force")
 		}
-		f, err := app.ScoreCalibration{File: scoreFile, Test: c.Test, Catalog: c.Catalog}.Run()
+		f, err := app.ScoreCalibration{File: scoreFile, Test: c.Test, Catalog: c.Catalog}.Run(ctx)
 		if err != nil {
 			return settingFlag(fs, err, nil)
 		}

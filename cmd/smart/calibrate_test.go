@@ -71,17 +71,46 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
-// TestCalibrateInterrupted: a fit interrupted says so once, not once per fold that stopped.
+// TestCalibrateInterrupted: a run interrupted says so once: while it reads the data sets (or
+// scores a calibration file on them), and in the fits, not once per fold that stopped.
 func TestCalibrateInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	data := "../../data/measured/h100-sxm/random/j3d125pt,../../data/measured/h100-sxm/random/j2d17pt,../../data/measured/h100-sxm/random/j3d25pt"
-	code := run(ctx, e, []string{"calibrate", "--data", data, "-o", filepath.Join(t.TempDir(), "cal.json")})
-	if want := "smart calibrate: calibration: interrupted after 0 of 4 fits\n"; code != 1 || !strings.HasSuffix(errb.String(), want) || strings.Count(errb.String(), "interrupted") != 1 {
-		t.Errorf("exit %d, stderr %q; want 1 and one line ending %q", code, errb.String(), want)
+	out := filepath.Join(t.TempDir(), "cal.json")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"calibrate", "--data", data, "-o", out},
+		{"calibrate", "--score", "embedded", "--test", data},
+	} {
+		var stdout, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errb}
+		code := run(cancelled, e, args)
+		if want := "j3d125pt/rows.csv: stopped after 0 rows: interrupted\n"; code != 1 || !strings.HasSuffix(errb.String(), want) || strings.Count(errb.String(), "interrupted") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 1 and one line ending %q", args, code, errb.String(), want)
+		}
 	}
+	// Interrupted as the bar of the fits is drawn: once the data sets are read.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout bytes.Buffer
+	errw := &cancelOnWrite{cancel: cancel}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: errw}
+	code := run(ctx, e, []string{"calibrate", "--data", data, "-o", out})
+	if want := "smart calibrate: calibration: interrupted after 0 of 4 fits\n"; code != 1 || !strings.HasSuffix(errw.String(), want) || strings.Count(errw.String(), "interrupted") != 1 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line ending %q", code, errw.String(), want)
+	}
+}
+
+// cancelOnWrite is a stderr that cancels the command at its first write (a progress bar drawn
+// once the data are read): a Ctrl-C as the work begins.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
 }
 
 func TestCalibrateRefuses(t *testing.T) {

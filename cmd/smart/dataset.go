@@ -99,7 +99,7 @@ func runDatasetStats(ctx context.Context, e *env, args []string) error {
 	case len(dirs) != 1:
 		return usagef("give one data set directory")
 	}
-	s, err := dataset.ComputeStats(dirs[0])
+	s, err := dataset.ComputeStats(ctx, dirs[0])
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func runDatasetFastest(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := dataset.FastestMeasured(dirs)
+	f, err := dataset.FastestMeasured(ctx, dirs)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func runDatasetLabel(ctx context.Context, e *env, args []string) error {
 		}
 		opts.Given = from.Classes
 	}
-	l, err := dataset.LabelWith(dirs[0], opts)
+	l, err := dataset.LabelWith(ctx, dirs[0], opts)
 	if err != nil {
 		return err
 	}

@@ -370,3 +370,32 @@ func TestBenchSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsInterrupted: a command interrupted while it reads a data set exits 1 saying where it
+// stopped and that it was interrupted, once, and dataset label writes no labels.
+func TestReadsInterrupted(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "j3d125pt")
+	if err := os.CopyFS(data, os.DirFS("../../data/measured/h100-sxm/random/j3d125pt")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"dataset", "stats", data},
+		{"dataset", "fastest", data},
+		{"dataset", "label", data},
+		{"train", "--task", "runtime", "--data", data, "-o", filepath.Join(t.TempDir(), "rt.model")},
+		{"eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", data},
+	} {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+		code := run(ctx, e, args)
+		want := filepath.Join(data, dataset.RowsFile) + ": stopped after 0 rows: interrupted\n"
+		if code != 1 || !strings.HasPrefix(errb.String(), "smart "+args[0]) || !strings.HasSuffix(errb.String(), want) || strings.Count(errb.String(), "interrupted") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 1 and a line ending %q", args, code, errb.String(), want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, dataset.LabelsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an interrupted dataset label left %s: %v", dataset.LabelsFile, err)
+	}
+}

@@ -53,7 +53,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	set, err := t.Load()
+	set, err := t.Load(ctx)
 	switch {
 	case err != nil:
 		return settingFlag(fs, err, map[string]string{"Kind": "--model"})

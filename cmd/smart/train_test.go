@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -70,7 +71,7 @@ func trainFixtureOf(t *testing.T, n int) string {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: 3}); err != nil {
+	if _, err := dataset.LabelWith(context.Background(), dir, dataset.LabelOptions{Classes: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

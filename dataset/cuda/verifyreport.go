@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,10 +23,14 @@ type Origin struct {
 // SampleFiles draws n variants of every stencil under every OC, the stencils read from files
 // (files[i] holds stencils[i]), each with the file it comes from. skipped says which stencils
 // an OC has no setting for (ErrNoSetting), fewer which it has fewer than n settings for (all of
-// them drawn). The draws depend on seed, the stencil's index and the OC only.
-func SampleFiles(files []string, stencils []*smart.Stencil, ocs []smart.Combination, n int, gpu smart.GPU, seed uint64) (variants []Variant, origin []Origin, skipped, fewer []string, err error) {
+// them drawn). The draws depend on seed, the stencil's index and the OC only. Once ctx is done it
+// stops between stencils and OCs, with an error that wraps ctx.Err().
+func SampleFiles(ctx context.Context, files []string, stencils []*smart.Stencil, ocs []smart.Combination, n int, gpu smart.GPU, seed uint64) (variants []Variant, origin []Origin, skipped, fewer []string, err error) {
 	for i, st := range stencils {
 		for _, oc := range ocs {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, nil, nil, fmt.Errorf("drawing the variants to verify: stopped at %s under %s (stencil %d of %d): %w", files[i], oc, i+1, len(stencils), err)
+			}
 			rng := rand.New(rand.NewPCG(seed, uint64(i)<<8|uint64(oc)))
 			vs, err := Sample(st, oc, n, gpu, rng)
 			if errors.Is(err, ErrNoSetting) {

@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -116,7 +118,7 @@ func TestSampleFiles(t *testing.T) {
 	files := []string{"a.json", "b.json"}
 	stencils := []*smart.Stencil{named(t, "j2d5pt", 0, 0), named(t, "box", 3, 8)}
 	ocs := []smart.Combination{smart.Combination(smart.ST), smart.Combination(smart.TB)}
-	variants, origin, skipped, fewer, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	variants, origin, skipped, fewer, err := SampleFiles(context.Background(), files, stencils, ocs, 2, smart.SM80(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func TestSampleFiles(t *testing.T) {
 	if len(fewer) != 0 {
 		t.Errorf("fewer %q, want none", fewer)
 	}
-	again, _, _, _, err := SampleFiles(files, stencils, ocs, 2, smart.SM80(), 3)
+	again, _, _, _, err := SampleFiles(context.Background(), files, stencils, ocs, 2, smart.SM80(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +145,18 @@ func TestSampleFiles(t *testing.T) {
 		if again[i].Setting.String() != variants[i].Setting.String() {
 			t.Errorf("variant %d drawn as %s, then %s", i, variants[i].Setting, again[i].Setting)
 		}
+	}
+}
+
+// TestSampleFilesCancelled: a cancelled context stops the draws with an error wrapping
+// context.Canceled that names where they stopped.
+func TestSampleFilesCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	oc := smart.Combination(smart.ST)
+	_, _, _, _, err := SampleFiles(ctx, []string{"a.json"}, []*smart.Stencil{named(t, "j2d5pt", 0, 0)}, []smart.Combination{oc}, 2, smart.SM80(), 3)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "a.json under "+oc.String()) {
+		t.Errorf("cancelled: %v, want context.Canceled naming a.json and %s", err, oc)
 	}
 }
 
@@ -178,7 +192,7 @@ func TestSampleDistinct(t *testing.T) {
 			seen[v.Setting.String()] = true
 		}
 	}
-	vs, _, _, fewer, err := SampleFiles([]string{"a.json"}, []*smart.Stencil{st}, []smart.Combination{small}, int(count)+2, smart.SM80(), 1)
+	vs, _, _, fewer, err := SampleFiles(context.Background(), []string{"a.json"}, []*smart.Stencil{st}, []smart.Combination{small}, int(count)+2, smart.SM80(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestRefConstants(t *testing.T) {
 		{"not recorded", dataset.Constants{}, nil},
 	} {
 		dir := synthDataSetWith(t, 4, []string{"A100-40GB", "V100"}, 1, smart.Simulated, tc.c)
-		set, err := Load([]string{dir}, Options{Task: models.Runtime})
+		set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -117,7 +117,7 @@ func synthDataSetWith(t testing.TB, n int, gpus []string, seed uint64, source sm
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: 3}); err != nil {
+	if _, err := dataset.LabelWith(context.Background(), dir, dataset.LabelOptions{Classes: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -2,6 +2,7 @@ package train
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -88,8 +89,9 @@ type source struct {
 
 // Load reads data set directories and builds the matrix of opt.Task: a row per stencil and GPU
 // labelled with its best OC class (select; the data sets need labels.json, from smart dataset
-// label), or a row per measured variant with its ln time (runtime).
-func Load(dirs []string, opt Options) (*Set, error) {
+// label), or a row per measured variant with its ln time (runtime). Once ctx is done it stops,
+// between data sets or every few thousand rows, with an error that wraps ctx.Err().
+func Load(ctx context.Context, dirs []string, opt Options) (*Set, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("no data set given")
 	}
@@ -103,7 +105,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	var srcs []source
 	var metas []dataset.Meta
 	for _, dir := range dirs {
-		meta, rows, err := dataset.ReadAll(dir)
+		meta, rows, err := dataset.ReadAllContext(ctx, dir)
 		if err != nil {
 			return nil, fmt.Errorf("reading data set %s: %w", dir, err)
 		}
@@ -224,7 +226,7 @@ func Load(dirs []string, opt Options) (*Set, error) {
 	s.Data = &models.Data{Task: opt.Task, Features: f.Names()}
 	switch opt.Task {
 	case models.Runtime:
-		err = s.runtimeRows(srcs, f)
+		err = s.runtimeRows(ctx, srcs, f)
 	case models.Select:
 		err = s.selectRows(srcs, f, opt.Labels)
 	default:
@@ -338,10 +340,19 @@ func newRef(src source) models.DataRef {
 	return ref
 }
 
-func (s *Set) runtimeRows(srcs []source, f *rows.Featurizer) error {
+// rowsCheck is how many rows runtimeRows builds (each with the analytic model's time) between
+// two looks at its context.
+const rowsCheck = 4096
+
+func (s *Set) runtimeRows(ctx context.Context, srcs []source, f *rows.Featurizer) error {
 	for _, src := range srcs {
 		ref := newRef(src)
-		for _, m := range src.rows {
+		for i, m := range src.rows {
+			if i%rowsCheck == 0 {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("data set %s: stopped building rows after %d of %d: %w", src.dir, i, len(src.rows), err)
+				}
+			}
 			if !m.OK() || !(m.TimeMs > 0) || math.IsInf(m.TimeMs, 0) {
 				continue
 			}

@@ -101,7 +101,7 @@ func TestWriteHoldoutTable(t *testing.T) {
 func TestAssess(t *testing.T) {
 	dir := synthDataSet(t, 12, []string{"A100-40GB", "V100"}, 7)
 	k := kinds.All()
-	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}

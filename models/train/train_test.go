@@ -23,7 +23,7 @@ import (
 
 func TestLoadRuntime(t *testing.T) {
 	dir := synthDataSet(t, 12, []string{"A100-40GB", "V100"}, 1)
-	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestLoadRuntime(t *testing.T) {
 	if got := set.GPUNames(); !slices.Equal(got, []string{"A100-40GB", "V100"}) {
 		t.Errorf("GPUs %v", got)
 	}
-	tensor, err := Load([]string{dir}, Options{Task: models.Runtime, Tensor: true})
+	tensor, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime, Tensor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestLoadRuntime(t *testing.T) {
 // (whose times are that model's) does not.
 func TestAnalyticColumn(t *testing.T) {
 	dir := synthDataSetFrom(t, 4, []string{"A100-40GB"}, 8, smart.Measured)
-	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +90,14 @@ func TestAnalyticColumn(t *testing.T) {
 	if ok == 0 {
 		t.Error("the analytic model ran no variant")
 	}
-	if off, _ := Load([]string{dir}, Options{Task: models.Runtime, NoAnalytic: true}); slices.Contains(off.Data.Features, roofline.FeatureName) || off.Inputs.Usage {
+	if off, _ := Load(context.Background(), []string{dir}, Options{Task: models.Runtime, NoAnalytic: true}); slices.Contains(off.Data.Features, roofline.FeatureName) || off.Inputs.Usage {
 		t.Error("NoAnalytic kept the column or the usage columns")
 	}
 	// Beside it, the variant's estimated usage; simulated data has neither.
 	if !set.Inputs.Usage || !slices.Contains(set.Data.Features, features.UsageNames()[0]) {
 		t.Errorf("measured data without the usage columns: %v", set.Data.Features)
 	}
-	sim, err := Load([]string{synthDataSet(t, 4, []string{"A100-40GB"}, 2)}, Options{Task: models.Runtime})
+	sim, err := Load(context.Background(), []string{synthDataSet(t, 4, []string{"A100-40GB"}, 2)}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +111,11 @@ func TestAnalyticColumn(t *testing.T) {
 // saved model's come back in ln ms; simulated data and unknown targets are refused.
 func TestTargetOverAnalytic(t *testing.T) {
 	dir := synthDataSetFrom(t, 6, []string{"A100-40GB"}, 8, smart.Measured)
-	plain, err := Load([]string{dir}, Options{Task: models.Runtime})
+	plain, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := Load([]string{dir}, Options{Task: models.Runtime, Target: models.TargetLnOverAnalytic})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime, Target: models.TargetLnOverAnalytic})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestTargetOverAnalytic(t *testing.T) {
 		{sim, models.TargetLnOverAnalytic, "needs rows that carry the analytic model's time"},
 		{dir, "ms", `unknown target "ms"`},
 	} {
-		if _, err := Load([]string{tc.dir}, Options{Task: models.Runtime, Target: tc.target}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Load(context.Background(), []string{tc.dir}, Options{Task: models.Runtime, Target: tc.target}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("target %s: %v; want %q", tc.target, err, tc.want)
 		}
 	}
@@ -205,7 +205,7 @@ func TestTargetOverAnalytic(t *testing.T) {
 
 func TestLoadSelect(t *testing.T) {
 	dir := synthDataSet(t, 10, []string{"A100-40GB", "V100"}, 2)
-	set, err := Load([]string{dir}, Options{Task: models.Select})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Select})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestLoadSelect(t *testing.T) {
 		}
 	}
 	one := synthDataSet(t, 10, []string{"A100-40GB"}, 2)
-	single, err := Load([]string{one}, Options{Task: models.Select})
+	single, err := Load(context.Background(), []string{one}, Options{Task: models.Select})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	w.Close()
 	// A data set that gives no row names nothing the model was trained on.
-	if set, err := Load([]string{dir, failed}, Options{Task: models.Runtime, Dims: 3}); err != nil || len(set.Refs) != 1 || set.Refs[0].Path != dir {
+	if set, err := Load(context.Background(), []string{dir, failed}, Options{Task: models.Runtime, Dims: 3}); err != nil || len(set.Refs) != 1 || set.Refs[0].Path != dir {
 		t.Errorf("refs of a set with a rowless data set: %v, %+v; want only %s", err, set, dir)
 	}
 	tests := []struct {
@@ -294,7 +294,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(tc.dirs, tc.opt)
+			_, err := Load(context.Background(), tc.dirs, tc.opt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one mentioning %q", err, tc.want)
 			}
@@ -307,7 +307,7 @@ func TestLoadErrors(t *testing.T) {
 func TestCrossValidate(t *testing.T) {
 	dir := synthDataSet(t, 60, []string{"A100-40GB", "V100"}, 4)
 	k := kinds.All()
-	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	rt, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestCrossValidate(t *testing.T) {
 		t.Error("a saved model scored on data it may have seen records an interval")
 	}
 
-	sel, err := Load([]string{dir}, Options{Task: models.Select})
+	sel, err := Load(context.Background(), []string{dir}, Options{Task: models.Select})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,13 +460,13 @@ func TestScoreGolden(t *testing.T) {
 // through the Evaluator: all three agree.
 func TestFitSaveLoad(t *testing.T) {
 	dir := synthDataSet(t, 15, []string{"A100-40GB", "V100"}, 5)
-	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"gbdt", "knn"} {
 		m := savedModel(t, set, kind, map[string]string{})
-		again, err := Load([]string{dir}, Options{Task: models.Runtime, Inputs: m.Header.Inputs})
+		again, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime, Inputs: m.Header.Inputs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -524,7 +524,7 @@ func TestFitSaveLoad(t *testing.T) {
 
 func TestHoldout(t *testing.T) {
 	dir := synthDataSet(t, 30, []string{"A100-40GB", "V100", "P100"}, 6)
-	set, err := Load([]string{dir}, Options{Task: models.Runtime})
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -575,11 +575,11 @@ func TestLoadSelectStaleLabels(t *testing.T) {
 				appendRows(t, dir, tc.appends)
 			}
 			if tc.relabel {
-				if _, err := dataset.LabelWith(dir, dataset.LabelOptions{Classes: 3}); err != nil {
+				if _, err := dataset.LabelWith(context.Background(), dir, dataset.LabelOptions{Classes: 3}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err = Load([]string{dir}, tc.opt)
+			_, err = Load(context.Background(), []string{dir}, tc.opt)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -657,7 +657,7 @@ func (f firstColumn) PredictBatch(rows [][]float64) ([]float64, error) {
 // row (golearn's knn) then heeds Ctrl-C within seconds rather than at the end of a fold.
 func TestCrossValidatePredictsInChunks(t *testing.T) {
 	dir := synthDataSet(t, 60, []string{"A100-40GB", "V100"}, 4)
-	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	rt, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,18 +695,18 @@ func TestLoadSelectGivenLabels(t *testing.T) {
 	if err := os.Remove(filepath.Join(meas, dataset.LabelsFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load([]string{sim, meas}, Options{Task: models.Select}); !errors.As(err, new(*LabelsError)) {
+	if _, err := Load(context.Background(), []string{sim, meas}, Options{Task: models.Select}); !errors.As(err, new(*LabelsError)) {
 		t.Fatalf("no labels for %s: %v; want a *LabelsError", meas, err)
 	}
 	simLabels, err := dataset.ReadLabels(sim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	measLabels, err := dataset.ComputeLabels(meas, dataset.LabelOptions{Given: simLabels.Classes})
+	measLabels, err := dataset.ComputeLabels(context.Background(), meas, dataset.LabelOptions{Given: simLabels.Classes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := Load([]string{sim, meas}, Options{Task: models.Select, Labels: map[string]*dataset.Labels{meas: measLabels}})
+	set, err := Load(context.Background(), []string{sim, meas}, Options{Task: models.Select, Labels: map[string]*dataset.Labels{meas: measLabels}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -729,7 +729,7 @@ func TestLoadSelectGivenLabels(t *testing.T) {
 // a row in two folds is an error.
 func TestCrossValidateFolds(t *testing.T) {
 	dir := synthDataSet(t, 20, []string{"A100-40GB"}, 4)
-	rt, err := Load([]string{dir}, Options{Task: models.Runtime})
+	rt, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -785,10 +785,28 @@ func TestLoadRefusesTheSameDataSet(t *testing.T) {
 	if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load([]string{dir, cp}, Options{Task: models.Runtime}); err == nil || !strings.Contains(err.Error(), "are the same data set") {
+	if _, err := Load(context.Background(), []string{dir, cp}, Options{Task: models.Runtime}); err == nil || !strings.Contains(err.Error(), "are the same data set") {
 		t.Errorf("a data set and its copy: %v; want them refused", err)
 	}
-	if _, err := Load([]string{dir}, Options{Task: models.Runtime}); err != nil {
+	if _, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime}); err != nil {
 		t.Errorf("the data set once: %v", err)
+	}
+}
+
+// TestLoadCancelled: a cancelled context stops Load with an error wrapping context.Canceled,
+// both where it reads the data sets and where it builds their rows (each with the analytic
+// model's time).
+func TestLoadCancelled(t *testing.T) {
+	dir := synthDataSet(t, 2, []string{"V100"}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, task := range []models.Task{models.Runtime, models.Select} {
+		if _, err := Load(ctx, []string{dir}, Options{Task: task}); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: %v, want context.Canceled naming %s", task, err, dir)
+		}
+	}
+	src := source{dir: dir, rows: make([]smart.Measurement, 3)}
+	if err := (&Set{}).runtimeRows(ctx, []source{src}, nil); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped building rows after 0 of 3") {
+		t.Errorf("building rows: %v, want context.Canceled after 0 of 3 rows", err)
 	}
 }

@@ -332,7 +332,7 @@ func TestBuildRecordsConstants(t *testing.T) {
 	if _, err := dataset.Merge(ctx, mixed, []string{lit, calibrated}, true); err != nil {
 		t.Fatal(err)
 	}
-	st, err := dataset.ComputeStats(mixed)
+	st, err := dataset.ComputeStats(context.Background(), mixed)
 	if err != nil {
 		t.Fatal(err)
 	}
