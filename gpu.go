@@ -3,6 +3,8 @@ package smart
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // ErrNotCUDA is wrapped by RunsCUDA's error: smart generates CUDA, which only NVIDIA GPUs run.
@@ -83,6 +85,25 @@ type Price struct {
 	Region     string  `json:"region"`
 	Instance   string  `json:"instance"`
 	Read       string  `json:"read"` // date the price was read, YYYY-MM-DD
+}
+
+// PriceSources says where the prices of prices were read, each provider, region and date once
+// in the order met, as "AWS us-east-1, read 2026-11-09"; nil prices are skipped.
+func PriceSources(prices ...*Price) []string {
+	var out []string
+	for _, p := range prices {
+		if p == nil {
+			continue
+		}
+		s := strings.TrimSpace(p.Provider + " " + p.Region)
+		if p.Read != "" {
+			s += ", read " + p.Read
+		}
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SM80 returns the resource limits of a compute-capability-8.0 GPU (A100): the default for

@@ -49,6 +49,19 @@ func CampaignDirs() []string {
 	return dirs
 }
 
+// CampaignDirsOf splits CampaignDirs into the data sets measured from the manifest of hash
+// (or not begun) and the others, measured from another manifest.
+func CampaignDirsOf(hash string) (of, others []string) {
+	for _, dir := range CampaignDirs() {
+		if meta, err := dataset.ReadMeta(dir); err == nil && meta.Plan != nil && meta.Plan.Manifest != "" && meta.Plan.Manifest != hash {
+			others = append(others, dir)
+		} else {
+			of = append(of, dir)
+		}
+	}
+	return of, others
+}
+
 // Check refuses settings that cannot be used; it needs no manifest.
 func (c Campaign) Check() error {
 	if err := cmp.Or(checkTime(c.Time), c.CUDA.Check()); err != nil {

@@ -108,4 +108,17 @@ func TestCampaignDirs(t *testing.T) {
 	if dirs := CampaignDirs(); !slices.Equal(dirs, want) {
 		t.Errorf("found %v, want %v", dirs, want)
 	}
+	// The H200's measured from manifest "a", the H100's not begun: only the H200's is another's.
+	w, err := dataset.Create(CampaignDir("H200"), dataset.Meta{Sources: []smart.Source{smart.Simulated}, Params: dataset.StencilParams(), Devices: []dataset.Device{{GPU: "H200", Name: "analytic model"}},
+		Plan: &dataset.Plan{Manifest: "a", Stencils: []string{"0123456789abcdef"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if of, others := CampaignDirsOf("a"); !slices.Equal(of, want) || len(others) != 0 {
+		t.Errorf("of manifest a: %v, others %v; want both", of, others)
+	}
+	if of, others := CampaignDirsOf("b"); !slices.Equal(of, want[:1]) || !slices.Equal(others, want[1:]) {
+		t.Errorf("of manifest b: %v, others %v; want the H100's, the H200's another's", of, others)
+	}
 }

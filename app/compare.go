@@ -147,6 +147,9 @@ func (b TuneBench) Check() ([]tuner.Contender, error) {
 		names = DefaultMethods
 	}
 	for i, name := range names {
+		if name == "" {
+			return nil, wrong("Methods", "", "names an empty strategy; use %s", JoinList(ComparedNames(), "or"))
+		}
 		if slices.Contains(names[:i], name) {
 			return nil, wrong("Methods", name, "is named twice; each strategy is compared once")
 		}
@@ -216,6 +219,9 @@ func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]C
 // with its optimum.
 func SimulatedCase(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu string, cat *catalog.Catalog) (Case, error) {
 	g, err := cat.Lookup(gpu)
+	if err == nil {
+		err = g.RunsCUDA() // the analytic model times CUDA kernels, which another vendor's GPU does not run
+	}
 	if err != nil {
 		return Case{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}

@@ -55,6 +55,10 @@ func TestTuneBenchCases(t *testing.T) {
 	if _, err := b.Cases(context.Background()); refusedField(t, err) != "GPU" {
 		t.Errorf("an unknown GPU: %v; want a SettingError of GPU", err)
 	}
+	b.SimGPU = "mi250x" // smart's CUDA kernels do not run there: refused, not a space with no setting
+	if _, err := b.Cases(context.Background()); refusedField(t, err) != "GPU" || !strings.Contains(err.Error(), "AMD") {
+		t.Errorf("an AMD GPU: %v; want a SettingError of GPU saying it is AMD's", err)
+	}
 }
 
 // TestTuneBenchMethodTwice: a strategy named twice is refused, not compared twice over the
@@ -63,6 +67,13 @@ func TestTuneBenchMethodTwice(t *testing.T) {
 	b := TuneBench{Methods: []string{"random", "bayes", "random"}, Seeds: 1, RandomSeeds: 1, Budget: 5, Share: 0.95}
 	if _, err := b.Check(); refusedField(t, err) != "Methods" || !strings.Contains(err.Error(), "random: is named twice") {
 		t.Errorf("random named twice: %v; want a SettingError of Methods naming it", err)
+	}
+	// An empty name (--methods , or random,) is no strategy, however often.
+	for _, names := range [][]string{{"", ""}, {"random", ""}} {
+		b.Methods = names
+		if _, err := b.Check(); refusedField(t, err) != "Methods" || !strings.Contains(err.Error(), "names an empty strategy") {
+			t.Errorf("methods %q: %v; want a SettingError of Methods saying a name is empty", names, err)
+		}
 	}
 }
 

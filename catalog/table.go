@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"smart"
@@ -26,8 +27,15 @@ func WriteTable(w io.Writer, gpus []smart.GPU) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%g\t%g\t%g\t%g\t%s\t%s\t\n", g.Name, g.Arch, cc, g.SMs, g.MemoryGB, g.BandwidthGBs,
 			g.FP64TFLOPS, g.FP32TFLOPS, price, inst)
 	}
-	fmt.Fprintln(tw, "\nSources: every number cites the document it comes from: a datasheet, whitepaper, CUDA Programming")
+	fmt.Fprintln(tw, "\nSources: every figure cites the document it comes from: a datasheet, whitepaper, CUDA Programming")
 	fmt.Fprintln(tw, "Guide table, or a review where the maker gives none (smart gpus --json). Prices: on-demand, per GPU,")
 	fmt.Fprintln(tw, "with the provider, region and date read; - where not rented.")
+	prices := make([]*smart.Price, len(gpus))
+	for i := range gpus {
+		prices[i] = gpus[i].Price
+	}
+	if src := smart.PriceSources(prices...); len(src) > 0 {
+		fmt.Fprintf(tw, "Prices: %s.\n", strings.Join(src, "; "))
+	}
 	return tw.Flush()
 }

@@ -285,6 +285,13 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
 	}
 	writeSources(bw, r.GPUs)
+	var prices []*smart.Price
+	for _, g := range r.GPUs {
+		prices = append(prices, g.Price)
+	}
+	if src := smart.PriceSources(prices...); len(src) > 0 {
+		fmt.Fprintf(bw, "Prices: on-demand, per GPU: %s.\n", strings.Join(src, "; "))
+	}
 	if len(r.Measured) > 0 {
 		fmt.Fprintf(bw, "Measured (smart's own runs of this stencil): %s.\n", measuredText(r.Measured))
 	}

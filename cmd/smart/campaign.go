@@ -123,8 +123,13 @@ func runCampaignStatus(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("--manifest %s: %w", manifestDir, err) // the default names a clone's
 	}
 	if len(dirs) == 0 {
-		if dirs = app.CampaignDirs(); len(dirs) == 0 && !asJSON {
-			fmt.Fprintf(e.stdout, "no campaign measured yet: no data set matches %s (manifest %.12s, %d stencils)\n", app.CampaignDir("*"), m.Hash(), len(m.Entries))
+		var others []string
+		dirs, others = app.CampaignDirsOf(m.Hash())
+		for _, d := range others {
+			fmt.Fprintf(e.stderr, "%s is left out: it was measured from another manifest (give it with that manifest)\n", d)
+		}
+		if len(dirs) == 0 && !asJSON {
+			fmt.Fprintf(e.stdout, "no campaign measured yet: no data set of manifest %.12s (%d stencils) matches %s\n", m.Hash(), len(m.Entries), app.CampaignDir("*"))
 			return nil
 		}
 	}
