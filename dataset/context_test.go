@@ -3,12 +3,14 @@ package dataset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"smart"
+	"smart/space"
 )
 
 // TestScanContextStops: a context ended while a data set is read stops the scan at the next
@@ -63,5 +65,24 @@ func TestCancelledReads(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, LabelsFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a cancelled LabelWith left %s: %v", LabelsFile, err)
+	}
+}
+
+// TestItemsInterrupted: a plan interrupted while a space is built says so once, without the
+// chain of spaces that stopped.
+func TestItemsInterrupted(t *testing.T) {
+	sts := testStencils(t, 2, 2)
+	plan, err := NewPlan(sts, testOCs[:2], 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopping := func(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU) (*space.Space, error) {
+		cancel()
+		return nil, fmt.Errorf("setting space of %s under %s: generating the search space: %w", st.Name, oc, ctx.Err())
+	}
+	_, err = plan.Items(ctx, sts, smart.SM80(), stopping, nil)
+	if !errors.Is(err, context.Canceled) || err.Error() != "drawing the settings: context canceled" {
+		t.Errorf("interrupted: %v; want \"drawing the settings: context canceled\"", err)
 	}
 }

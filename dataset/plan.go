@@ -208,6 +208,9 @@ func (p *Plan) Items(ctx context.Context, stencils []*smart.Stencil, gpu smart.G
 				it := Item{Stencil: st, OC: v.OC, Setting: v.Setting.Clone()}
 				sp, err := spaces(ctx, st, v.OC, gpu)
 				if err != nil {
+					if ctx.Err() != nil { // interrupted: the chain of spaces that stopped says no more
+						return nil, fmt.Errorf("drawing the settings: %w", ctx.Err())
+					}
 					return nil, fmt.Errorf("search space of stencil %s under %s: %w", st.Name, v.OC, err)
 				}
 				if err := sp.Check(v.Setting); err != nil {
@@ -223,6 +226,9 @@ func (p *Plan) Items(ctx context.Context, stencils []*smart.Stencil, gpu smart.G
 			}
 			sp, err := spaces(ctx, st, oc, gpu)
 			if err != nil {
+				if ctx.Err() != nil { // interrupted: the chain of spaces that stopped says no more
+					return nil, fmt.Errorf("drawing the settings: %w", ctx.Err())
+				}
 				return nil, fmt.Errorf("search space of stencil %s under %s: %w", st.Name, oc, err)
 			}
 			settings, err := drawSettings(sp, p.rng(id, oc), p.Samples)
