@@ -26,6 +26,9 @@ func (s *Set) Describe() string {
 			fmt.Fprintf(&b, ", %s", w)
 		}
 	}
+	for _, t := range s.Torn {
+		fmt.Fprintf(&b, "\n  left out %s", t)
+	}
 	if s.Data.Task == models.Select {
 		var names []string
 		for _, c := range s.Classes {

@@ -75,6 +75,9 @@ type Set struct {
 	GPUs     map[string]smart.GPU
 	// Dropped counts the rows Options.Dims left out.
 	Dropped int
+	// Torn names the data sets whose torn last line (a run stopped while writing it) was left
+	// out, and the line.
+	Torn []string
 	// otherDims holds the stencils Options.Dims left out, whose labels a selection set skips.
 	otherDims map[string]bool
 }
@@ -104,10 +107,18 @@ func Load(ctx context.Context, dirs []string, opt Options) (*Set, error) {
 	}
 	var srcs []source
 	var metas []dataset.Meta
+	var torn []string
 	for _, dir := range dirs {
-		meta, rows, err := dataset.ReadAllContext(ctx, dir)
+		var rows []smart.Measurement
+		meta, t, err := dataset.ScanContext(ctx, dir, func(m smart.Measurement) error {
+			rows = append(rows, m)
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("reading data set %s: %w", dir, err)
+		}
+		if t != nil {
+			torn = append(torn, fmt.Sprintf("%s/rows.csv: %s", dir, t))
 		}
 		srcs = append(srcs, source{dir: dir, meta: meta, rows: rows, read: len(rows)})
 		metas = append(metas, meta)
@@ -125,7 +136,7 @@ func Load(ctx context.Context, dirs []string, opt Options) (*Set, error) {
 		// Said before the checks of dimensions and status, whose errors would count rows of none.
 		return nil, fmt.Errorf("%s: no rows; there is nothing to learn from or score", strings.Join(dirs, ", "))
 	}
-	s := &Set{Stencils: map[string]*smart.Stencil{}, GPUs: map[string]smart.GPU{}}
+	s := &Set{Stencils: map[string]*smart.Stencil{}, GPUs: map[string]smart.GPU{}, Torn: torn}
 	kernel, err := kernelOf(srcs)
 	if err != nil {
 		return nil, err

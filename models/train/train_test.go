@@ -810,3 +810,29 @@ func TestLoadCancelled(t *testing.T) {
 		t.Errorf("building rows: %v, want context.Canceled after 0 of 3 rows", err)
 	}
 }
+
+// TestLoadSaysTorn: a data set whose last line a stopped run left torn is read without it, and
+// the set's description says so.
+func TestLoadSaysTorn(t *testing.T) {
+	dir := synthDataSet(t, 5, []string{"A100-40GB"}, 3)
+	whole, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Torn) != 0 || strings.Contains(whole.Describe(), "left out") {
+		t.Fatalf("a whole data set: torn %q", whole.Torn)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "rows.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("abc,def") // a row cut short, without its newline
+	f.Close()
+	set, err := Load(context.Background(), []string{dir}, Options{Task: models.Runtime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Data.Rows() != whole.Data.Rows() || len(set.Torn) != 1 || !strings.Contains(set.Describe(), "left out "+dir+"/rows.csv: line ") {
+		t.Errorf("%d rows (want %d), torn %q, description:\n%s", set.Data.Rows(), whole.Data.Rows(), set.Torn, set.Describe())
+	}
+}
