@@ -78,9 +78,9 @@ func (r Range) Outside(st *smart.Stencil) []string {
 		}
 	}
 	if p := st.GridPoints(); p < points(lo) || p > points(hi) {
-		trained := smart.FormatGrid(lo, st.Dims)
+		trained := smart.FormatGrid(lo, gridDims(lo))
 		if hi != lo {
-			trained += " to " + smart.FormatGrid(hi, st.Dims)
+			trained += " to " + smart.FormatGrid(hi, gridDims(hi))
 		}
 		out = append(out, fmt.Sprintf("the grid of %d points is outside the trained %s", p, trained))
 	} else {
@@ -98,3 +98,11 @@ func (r Range) Outside(st *smart.Stencil) []string {
 }
 
 func points(g [3]int) int64 { return int64(g[0]) * int64(g[1]) * int64(max(g[2], 1)) }
+
+// gridDims is the dimensions of a trained grid: a 2-D grid's z extent is 1.
+func gridDims(g [3]int) int {
+	if g[2] > 1 {
+		return 3
+	}
+	return 2
+}

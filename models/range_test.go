@@ -42,6 +42,16 @@ func TestRangeOutside(t *testing.T) {
 	}
 }
 
+// TestRangeOutsideNamesTrainedGrids: the trained grids are written as they are, whatever the
+// stencil asked about (a 2-D stencil against a 3-D model's grids).
+func TestRangeOutsideNamesTrainedGrids(t *testing.T) {
+	r := models.Range{Orders: [2]int{1, 4}, Grids: [][3]int{{128, 128, 128}, {512, 512, 512}}}
+	st := generatortest.Named(t, "star", 2, 1, [3]int{64, 64, 1})
+	if got := r.Outside(st); len(got) != 1 || !strings.Contains(got[0], "the trained 128x128x128 to 512x512x512") {
+		t.Errorf("a 2-D stencil: %q", got)
+	}
+}
+
 func TestRangeOf(t *testing.T) {
 	a := generatortest.Named(t, "star", 3, 2, [3]int{256, 256, 256})
 	b := generatortest.Named(t, "box", 3, 1, [3]int{512, 512, 512})

@@ -10,6 +10,7 @@
 // vendor. Sources of the target's vendor answer alone when there are any: other vendors' kernels
 // are other programs. Shots correct it: first the level, then, with enough shots, how the
 // target treats the parameters, the correction chosen by leaving each shot out in turn.
-// Intervals are split-conformal with the finite-sample correction, from the errors of those
-// left-out predictions (or of the sources predicted from one another, with too few shots).
+// Intervals take the errors of those left-out predictions at the ranks split-conformal
+// prediction takes (or the sources' errors, each predicted from the others, with too few
+// shots); their levels are nominal, their coverage measured (bench/fewshot).
 package transfer

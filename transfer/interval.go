@@ -15,15 +15,18 @@ import (
 const maxHeldRows = 2000
 
 // minShotsForBound is the fewest shots whose left-out errors bound an interval: their range,
-// which holds a further error with probability (n-1)/(n+1), 60% for 4.
+// nominally at (n-1)/(n+1), 60% for 4 (the level n exchangeable errors' range would hold).
 const minShotsForBound = 4
 
-// interval measures the prediction's errors, split-conformal: on the shots, each predicted
-// without it, where they are enough to bound the level's interval (conformalBounds), or, where
-// at least minShotsForBound are too few for it, their range at the lower level it holds; else
+// interval measures the prediction's errors: on the shots, each predicted without it (jackknife
+// residuals, taken at the ranks split-conformal prediction takes: conformalBounds), where they
+// are enough to bound the level's interval, or, where at least minShotsForBound are too few for
+// it, their range at the lower level it nominally holds; else
 // on the sources, each predicted from the others as the target is (after the level, where
 // shots set it). Sources of none of the target's vendor give none: their errors on one another
 // say nothing of their error on another vendor's GPU. Nil, and why, where nothing measures it.
+// The levels are nominal: the correction was chosen on the same residuals, and jackknife
+// residuals carry no finite-sample guarantee, so coverage is measured (bench/fewshot).
 func (st *state) interval(c correction) (*models.Interval, string) {
 	level := st.s.Level
 	shots := fmt.Sprintf("%d shots on %s, each predicted without it", len(c.loo), st.targetName())
@@ -58,10 +61,11 @@ func (st *state) interval(c correction) (*models.Interval, string) {
 	return &iv, ""
 }
 
-// conformalBounds are the split-conformal bounds of a level's interval from n exchangeable
-// residuals r: the ceil((n+1)(1+level)/2)-th smallest as the upper and the
-// floor((n+1)(1-level)/2)-th as the lower, which hold a further residual with probability at
-// least level; false where n is too few for either (that bound would be infinite).
+// conformalBounds are the bounds of a level's interval from n residuals r at the ranks of split
+// conformal prediction: the ceil((n+1)(1+level)/2)-th smallest as the upper and the
+// floor((n+1)(1-level)/2)-th as the lower, which would hold a further residual with probability
+// at least level were the n exchangeable with it; false where n is too few for either (that
+// bound would be infinite).
 func conformalBounds(r []float64, level float64) (lo, hi float64, ok bool) {
 	n := len(r)
 	const eps = 1e-9 // (n+1)(1+level)/2 lands on a whole number in exact arithmetic only
@@ -74,15 +78,10 @@ func conformalBounds(r []float64, level float64) (lo, hi float64, ok bool) {
 	return s[down-1], s[up-1], true
 }
 
-// minShotsForInterval is the fewest shots whose left-out errors bound an interval at level.
+// minShotsForInterval is the fewest shots whose left-out errors bound an interval at level in
+// (0, 1): both of conformalBounds' ranks fall within n where n(1-level) >= 1+level.
 func minShotsForInterval(level float64) int {
-	r := []float64{0}
-	for {
-		if _, _, ok := conformalBounds(r, level); ok {
-			return len(r)
-		}
-		r = append(r, 0)
-	}
+	return max(1, int(math.Ceil((1+level)/(1-level)-1e-9)))
 }
 
 func (st *state) targetName() string {

@@ -133,7 +133,7 @@ func TestShotsAtSettingsTheSourcesLack(t *testing.T) {
 	}
 }
 
-// TestConformalBounds: the split-conformal bounds are the ceil((n+1)(1+level)/2)-th and the
+// TestConformalBounds: the bounds at split-conformal ranks are the ceil((n+1)(1+level)/2)-th and the
 // floor((n+1)(1-level)/2)-th of n residuals, none where n is too few for either.
 func TestConformalBounds(t *testing.T) {
 	seq := func(n int) []float64 {
@@ -164,14 +164,27 @@ func TestConformalBounds(t *testing.T) {
 			t.Errorf("n %d at %g: [%g, %g] %v; want [%g, %g] %v", tc.n, tc.level, lo, hi, ok, tc.lo, tc.hi, tc.ok)
 		}
 	}
-	for level, want := range map[float64]int{0.8: 9, 0.9: 19, 0.5: 3} {
+	if n := minShotsForInterval(0.999999999); n < 1.9e9 || n > 2.1e9 { // computed, not counted up to
+		t.Errorf("minShotsForInterval(0.999999999) = %d; want about 2e9", n)
+	}
+	for level, want := range map[float64]int{0.8: 9, 0.9: 19, 0.5: 3, 0.95: 39} {
 		if got := minShotsForInterval(level); got != want {
 			t.Errorf("minShotsForInterval(%g) = %d, want %d", level, got, want)
 		}
 	}
+	// The closed form agrees with the ranks: the fewest n for which conformalBounds gives bounds.
+	for _, level := range []float64{0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95} {
+		n := 1
+		for _, _, ok := conformalBounds(seq(n), level); !ok; _, _, ok = conformalBounds(seq(n), level) {
+			n++
+		}
+		if got := minShotsForInterval(level); got != n {
+			t.Errorf("minShotsForInterval(%g) = %d; conformalBounds first bounds at %d", level, got, n)
+		}
+	}
 }
 
-// TestShotIntervalLevel: shots enough for the level asked bound it split-conformally (9 at
+// TestShotIntervalLevel: shots enough for the level asked bound it at split-conformal ranks (9 at
 // 80%: their range); fewer, from four on, bound their range at the level it holds,
 // (n-1)/(n+1), and say so; fewer still leave it to the sources.
 func TestShotIntervalLevel(t *testing.T) {

@@ -47,22 +47,30 @@ pack() {
     [ -d "$d" ] && members+=("$(basename "$(dirname "$d")")/$(basename "$d")")
   done
   [ ${#members[@]} -gt 0 ] || return 0
-  tar czf "$out/.campaign.tgz.part" -C "$(dirname "$(dirname "$1")")" "${members[@]}" && mv "$out/.campaign.tgz.part" "$out/campaign.tgz"
+  local part=$out/.campaign.tgz.$BASHPID.part # the packer's and the last pack's apart
+  tar czf "$part" -C "$(dirname "$(dirname "$1")")" "${members[@]}" && mv "$part" "$out/campaign.tgz"
 }
+# The data set the call resumes: DATASET, else this card's (GPU, or the card nvidia-smi names),
+# else every GPU's campaign.
+gpu_dir=$(card_dir "${GPU:-}")
 if [ -n "${DATASET:-}" ]; then
   sets=("$DATASET")
+elif [ -n "$gpu_dir" ]; then
+  sets=("data/measured/$gpu_dir/campaign")
 else
   sets=(data/measured/*/campaign)
 fi
-( while sleep 60; do pack "${sets[@]}"; done ) >/dev/null 2>&1 &
+# The packer ends between packs: a pack it began finishes before the last one starts.
+( trap 'exit 0' TERM; while :; do sleep 60 & wait $!; pack "${sets[@]}"; done ) >/dev/null 2>&1 &
 packer=$!
-trap 'kill $packer 2>/dev/null; pack "${sets[@]}"; exit 130' INT TERM
+stop_packer() { kill "$packer" 2>/dev/null; wait "$packer" 2>/dev/null; }
+trap 'stop_packer; pack "${sets[@]}"; exit 130' INT TERM
 # --time stops the call cleanly (the variants in flight are measured again next time); the outer
 # timeout only guards against a call that does not stop.
 began=$(date +%s)
 timeout -k 20 -s INT "$((secs + 40))" "$smart" campaign run "${args[@]}" >"$out/call.json" 2>"$out/call.log"
 rc=$?
-kill $packer 2>/dev/null
+stop_packer
 if [ "$backend" = cuda ]; then
   python3 - /tmp/smart-build "$began" "$out/build-times.csv" <<'PY'
 import csv, glob, os, statistics, sys

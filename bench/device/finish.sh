@@ -16,14 +16,8 @@ here=$(dirname "$0")
 . "$here/lib.sh"
 device_setup
 export PATH=/usr/local/cuda/bin:$PATH
-gpu=${GPU:-}
-if [ -z "$gpu" ]; then
-  case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) in
-  *H100*) gpu=h100-sxm ;;
-  *H200*) gpu=h200 ;;
-  *) echo "finish: no data sets of this card"; exit 1 ;;
-  esac
-fi
+gpu=$(card_dir "${GPU:-}")
+[ -n "$gpu" ] || { echo "finish: no data sets of this card"; exit 1; }
 export DEADLINE_AT=$(($(date +%s) + seconds))
 sets=data/measured/$gpu/random
 for d in "$sets"/*/; do

@@ -28,9 +28,10 @@ if [ "$backend" = cuda ]; then
   export PATH=/usr/local/cuda/bin:$PATH
   card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 fi
-if [ "$backend" = cuda ] && [ "${KATTR:-0}" = 1 ]; then
+kattr_limit=$(seconds_left 420 150)
+if [ "$backend" = cuda ] && [ "${KATTR:-0}" = 1 ] && [ "$kattr_limit" -gt 0 ]; then
   echo "== the compiler's facts of one kernel"
-  timeout -k 10 -s INT "$(seconds_left 420 150)" "$smart" bench data/stencils/j2d17pt.json \
+  timeout -k 10 -s INT "$kattr_limit" "$smart" bench data/stencils/j2d17pt.json \
     --setting ST_CM_RT_PR:bx=256,by=1,shared=0,const=1,sd=2,sb=1,ufx=2,ufy=1,cmx=8,cmy=1 \
     --out /tmp/kattr --build-dir /tmp/kattr-build >/tmp/kattr.log 2>&1
   grep -v '^bench \[' /tmp/kattr.log | tail -4
@@ -60,8 +61,10 @@ echo "== the campaign on the $card, $minutes minutes (within the deadline)"
 # The campaign leaves the picks their seconds.
 DEADLINE_AT=$((DEADLINE_AT - picks_budget)) bash "$here/campaign.sh" "$minutes"
 rc=$?
-if [ -n "$loo" ]; then
-  limit=$(seconds_left 5 "$picks_budget")
+limit=$(seconds_left 5 "$picks_budget")
+if [ -n "$loo" ] && [ "$limit" -le 0 ]; then
+  echo "== no picks: no time left before the deadline"
+elif [ -n "$loo" ]; then
   echo "== the picks of smart predict, at most $limit s"
   # picks.sh packs $PICKS.tgz after each stencil; stopped early, what it measured is there.
   timeout -k 10 -s INT "$limit" bash "$here/picks.sh" "$loo" data/stencils/*.json

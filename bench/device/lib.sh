@@ -19,7 +19,8 @@ smart_binary() {
 }
 
 # seconds_left prints the seconds to the deadline DEADLINE_AT (epoch seconds), less $1, at
-# least 0; without DEADLINE_AT, $2.
+# least 0 and at most $2; without DEADLINE_AT, $2. A caller skips its step at 0 (timeout 0 would
+# set no limit at all).
 seconds_left() {
   if [ -z "${DEADLINE_AT:-}" ]; then
     echo "$2"
@@ -38,4 +39,16 @@ device_setup() {
   out=${OUT:-/tmp/out}
   backend=${BACKEND:-cuda}
   mkdir -p "$out"
+}
+
+# card_dir prints the directory name under data/measured of the GPU named $1 (a catalogue name,
+# as GPU gives it) or, without one, of the card nvidia-smi names (h100-sxm, h200); nothing for
+# a card with none.
+card_dir() {
+  local name=$1
+  [ -n "$name" ] || name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  case ${name,,} in
+  *h100*) echo h100-sxm ;;
+  *h200*) echo h200 ;;
+  esac
 }

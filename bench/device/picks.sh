@@ -27,6 +27,7 @@ work=/tmp/$picks
 out=${OUT:-/tmp/out}
 mkdir -p "$work" "$out"
 pack() { tar czf "$out/.$picks.tgz.part" -C /tmp "$picks" && mv "$out/.$picks.tgz.part" "$out/$picks.tgz"; }
+trap 'pack; exit 130' INT TERM # stopped: what was measured is packed, the next stencil not begun
 for f in "$@"; do
   name=$(basename "$f" .json)
   "$smart" predict --gpu "$gpu" --json "$f" >"$work/$name-default.json" || { echo "$name: no prediction"; continue; }
