@@ -254,13 +254,13 @@ type row struct {
 	Dims           int     `json:"dims"`
 	Rows           int     `json:"rows"`
 	Scale          float64 `json:"scale"`  // time factor to the campaign grid
-	FullS          float64 `json:"full_s"` // GPU seconds, kernels and resets (CutS: under the cut protocol)
+	FullS          float64 `json:"full_s"` // GPU seconds, kernels and resets; CutS under the cut protocol
 	CutS           float64 `json:"cut_s"`
 	Stopped        int     `json:"stopped"`
 	Slow           int     `json:"slow"`
 	Full           int     `json:"full"`
 	Near           int     `json:"near"`
-	BestOC         string  `json:"best_oc"` // the stencil's best OC under each protocol (BestOCCut: cut)
+	BestOC         string  `json:"best_oc"` // the stencil's best OC; BestOCCut under the cut protocol
 	BestOCCut      string  `json:"best_oc_cut"`
 	LabelsSame     bool    `json:"labels_same"`
 	OCLabelChanges int     `json:"oc_label_changes"`
@@ -279,14 +279,15 @@ type report struct {
 	Rate map[int]rate `json:"rate"`
 }
 
+// rate holds each figure under the full protocol and under the cut one (Cut...).
 type rate struct {
 	Rows       int     `json:"rows"`
-	FullGPU    float64 `json:"full_gpu"` // rows a minute of GPU time (kernels, resets, start-ups); CutGPU the same cut
+	FullGPU    float64 `json:"full_gpu"` // rows a minute of GPU time (kernels, resets, start-ups)
 	CutGPU     float64 `json:"cut_gpu"`
 	Compile    float64 `json:"compile"`   // rows a minute the compilers can build
-	FullRate   float64 `json:"full_rate"` // the lower of GPU and compilers, and CutRate
+	FullRate   float64 `json:"full_rate"` // the lower of GPU and compilers
 	CutRate    float64 `json:"cut_rate"`
-	FullStart  float64 `json:"full_start"` // seconds of start-ups, and CutStart
+	FullStart  float64 `json:"full_start"` // seconds of start-ups
 	CutStart   float64 `json:"cut_start"`
 	FullKernel float64 `json:"full_kernel"`
 	CutKernel  float64 `json:"cut_kernel"`
