@@ -169,10 +169,13 @@ func (ex example) missing(out []byte) []string {
 }
 
 var (
-	needsGPU   = regexp.MustCompile(`(^|\s)#.*\bneeds a GPU\b`)
-	slowMark   = regexp.MustCompile(`(^|\s)#.*\btakes (a minute|minutes|hours)\b`)
-	envVar     = regexp.MustCompile(`\$\{?(SMART_[A-Z0-9_]+)`)
-	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=\S*$`)
+	needsGPU = regexp.MustCompile(`(^|\s)#.*\bneeds a GPU\b`)
+	slowMark = regexp.MustCompile(`(^|\s)#.*\btakes (a minute|minutes|hours)\b`)
+	// the clone the examples run in holds the files, not the commits: a figure recomputed from
+	// an earlier commit's files (git show) cannot run there
+	needsHistory = regexp.MustCompile(`(^|\s)#.*\bneeds the git history\b`)
+	envVar       = regexp.MustCompile(`\$\{?(SMART_[A-Z0-9_]+)`)
+	assignment   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=\S*$`)
 	// smart (or bin/smart) where a command starts: the line's start, or after &&, ;, | or do
 	runsSmart = regexp.MustCompile(`(^|&&|;|\||\bdo)\s*(bin/)?smart\s`)
 	loopEnd   = regexp.MustCompile(`\bdone\s*(#.*)?$`)
@@ -187,6 +190,9 @@ func (ex example) skipReason() string {
 		if _, err := exec.LookPath("nvidia-smi"); err != nil {
 			return "needs a GPU (no nvidia-smi)"
 		}
+	}
+	if needsHistory.MatchString(ex.command) {
+		return "needs the git history (the clone holds the files alone)"
 	}
 	if slowMark.MatchString(ex.command) && os.Getenv("SMART_EXAMPLES") != "all" {
 		return "takes a minute or more (SMART_EXAMPLES=all runs it)"
