@@ -12,5 +12,6 @@
 // target treats the parameters, the correction chosen by leaving each shot out in turn.
 // Intervals take the errors of those left-out predictions at the ranks split-conformal
 // prediction takes (or the sources' errors, each predicted from the others, with too few
-// shots); their levels are nominal, their coverage measured (bench/fewshot).
+// shots; zero-shot, from 4 or more sources, each one error of the level); their levels are
+// nominal, their coverage measured (bench/fewshot).
 package transfer

@@ -24,7 +24,10 @@ const minShotsForBound = 4
 // it, their range at the lower level it nominally holds; else
 // on the sources, each predicted from the others as the target is (after the level, where
 // shots set it). Sources of none of the target's vendor give none: their errors on one another
-// say nothing of their error on another vendor's GPU. Nil, and why, where nothing measures it.
+// say nothing of their error on another vendor's GPU. Nor do fewer than minShotsForBound sources
+// where no shot sets the level: a zero-shot level errs on a GPU as a whole, so each held-out
+// source is one draw of that error however many settings it ran (two workstation GPUs predicted
+// from each other within 9% were the A100 off by 30%: docs/results/transfer.md). Nil, and why, where nothing measures it.
 // The levels are nominal: the correction was chosen on the same residuals, and jackknife
 // residuals carry no finite-sample guarantee, so coverage is measured (bench/fewshot).
 func (st *state) interval(c correction) (*models.Interval, string) {
@@ -55,10 +58,21 @@ func (st *state) interval(c correction) (*models.Interval, string) {
 		from += " after its level"
 	}
 	iv := models.NewInterval(groups, level, from)
-	if iv.Rows == 0 {
+	switch {
+	case iv.Rows == 0:
 		return nil, "the source GPUs share no setting to predict one from the others"
+	case st.levelMoved(c) && iv.Stencils < minShotsForBound:
+		return nil, fmt.Sprintf("zero-shot, the target's level is moved from the sources', and %d source GPUs, each predicted from the others, are %d errors of that level: too few to bound the target's (%d are the fewest, as for shots); %d settings measured on the target give one", iv.Stencils, iv.Stencils, minShotsForBound, minShotsForBound)
 	}
 	return &iv, ""
+}
+
+// levelMoved reports whether the prediction sets the target's level from the sources' levels
+// moved by a ratio (the hardware's, or --ratio's), with no shot to correct it: then each held-out
+// source's errors share one level error, and the sources bound the level no better than as
+// many shots would.
+func (st *state) levelMoved(c correction) bool {
+	return c.n == 0 && (st.hw || st.s.Ratio != nil)
 }
 
 // conformalBounds are the bounds of a level's interval from n residuals r at the ranks of split

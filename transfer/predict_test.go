@@ -15,7 +15,9 @@ import (
 
 // TestOtherVendorOnly: where no source is of the target's vendor, every one answers, and the
 // text, the basis (the JSON's and the cache's) and the cache's "smart" object say so; the
-// sources' errors on one another give no interval, the target's own shots still do.
+// sources' errors on one another give no interval, the target's own shots still do (two
+// sources of the target's vendor give none either: two errors of the zero-shot level bound
+// nothing).
 func TestOtherVendorOnly(t *testing.T) {
 	a, b, amd := gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 500, 40), gpu("W", "AMD", 300, 10)
 	src := []Source{{GPU: a, Rows: kernelRows(a, 10, 1, 1)}, {GPU: b, Rows: kernelRows(b, 10, 2, 1)}}
@@ -26,7 +28,8 @@ func TestOtherVendorOnly(t *testing.T) {
 		foreign  bool
 		interval bool
 	}{
-		{"NVIDIA target", Target{GPU: gpu("T", "NVIDIA", 2000, 20)}, false, true},
+		{"NVIDIA target", Target{GPU: gpu("T", "NVIDIA", 2000, 20)}, false, false},
+		{"NVIDIA target, 12 shots", Target{GPU: gpu("T", "NVIDIA", 2000, 20), Shots: kernelRows(gpu("T", "NVIDIA", 2000, 20), 10, 3, 1.3)[:12]}, false, true},
 		{"AMD target, zero-shot", Target{GPU: amd}, true, false},
 		{"AMD target, 3 shots", Target{GPU: amd, Shots: truth[:3]}, true, false},
 		{"AMD target, 12 shots", Target{GPU: amd, Shots: truth[:12]}, true, true},

@@ -85,9 +85,18 @@ func TestShareFittedOnThreeSources(t *testing.T) {
 	if s := Compare(p, kernelRows(tgt, 10, hwScale(tgt, share), 1)); s.MAPE > 1e-6 {
 		t.Errorf("MAPE %g, want 0", s.MAPE)
 	}
-	// The interval of exact sources is a point.
-	if p.Interval == nil || math.Abs(p.Interval.LogLo) > 1e-9 || math.Abs(p.Interval.LogHi) > 1e-9 {
-		t.Errorf("interval %+v, want [0, 0]", p.Interval)
+	// Three sources are three errors of the zero-shot level: too few to bound the target's.
+	if p.Interval != nil || !strings.Contains(p.NoInterval, "3 source GPUs") {
+		t.Errorf("interval %+v (none because %q), want none from 3 sources", p.Interval, p.NoInterval)
+	}
+	// Four bound it; the interval of exact sources is a point.
+	d := gpu("D", "NVIDIA", 800, 30)
+	src = append(src, Source{GPU: d, Rows: kernelRows(d, 10, hwScale(d, share), 1)})
+	if p, err = Predict(src, Target{GPU: tgt}, Settings{}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Interval == nil || p.Interval.Stencils != 4 || math.Abs(p.Interval.LogLo) > 1e-9 || math.Abs(p.Interval.LogHi) > 1e-9 {
+		t.Errorf("interval %+v (none because %q), want [0, 0] from 4 sources", p.Interval, p.NoInterval)
 	}
 }
 
