@@ -41,6 +41,9 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := q.CheckStencil(st, gpu); err != nil {
+		return fmt.Errorf("stencil file %s: %w", files[0], err)
+	}
 	var progress func(int)
 	if len(ocs) > 1 {
 		progress = newProgress(e, "spaces", len(ocs)).Update
