@@ -103,9 +103,9 @@ func TestConstantsChecked(t *testing.T) {
 	}
 }
 
-// TestMergeKeepsConstants: data sets simulated with other constants are not merged as one device:
-// the merge refuses them as mixed, or with allowMixed keeps each GPU's constants; the same
-// constants given from another path merge as one.
+// TestMergeKeepsConstants: data sets simulated on one GPU with other constants are not merged,
+// even with allowMixed (no row says which constants gave it); the same constants given from
+// another path merge as one; a mixed merge of GPUs keeps each GPU's constants.
 func TestMergeKeepsConstants(t *testing.T) {
 	ctx := context.Background()
 	sts := testStencils(t, 2, 2)
@@ -123,9 +123,16 @@ func TestMergeKeepsConstants(t *testing.T) {
 		{cal, "were simulated on A100-40GB with different constants of the analytic model (the literature's constants and the constants of calibration cal.json"},
 		{old, "with different constants of the analytic model (the literature's constants and unknown constants (not recorded))"},
 	} {
-		_, err := Merge(ctx, filepath.Join(t.TempDir(), "m"), []string{lit, tc.with}, false)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(*MixedError)) {
-			t.Errorf("merge with %s: %v; want a *MixedError saying %q", tc.with, err, tc.want)
+		for _, allowMixed := range []bool{false, true} {
+			out := filepath.Join(t.TempDir(), "m")
+			_, err := Merge(ctx, out, []string{lit, tc.with}, allowMixed)
+			var mixed *MixedError
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &mixed) || !mixed.Always {
+				t.Errorf("merge with %s (allowMixed %v): %v; want a *MixedError saying %q, whatever allowMixed", tc.with, allowMixed, err, tc.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the refused merge left %s: %v", out, err)
+			}
 		}
 	}
 
@@ -137,8 +144,11 @@ func TestMergeKeepsConstants(t *testing.T) {
 		t.Errorf("merge of one calibration's data sets: devices %+v", m.Devices)
 	}
 
+	onV100 := simulatedWith(calibrated)
+	onV100.Devices[0].GPU = "V100"
+	calV100 := runShard(t, sts, plan, nil, onV100)
 	mixed := filepath.Join(t.TempDir(), "mixed")
-	if _, err := Merge(ctx, mixed, []string{lit, cal}, true); err != nil {
+	if _, err := Merge(ctx, mixed, []string{lit, calV100}, true); err != nil {
 		t.Fatal(err)
 	}
 	m, err := ReadMeta(mixed)
@@ -148,7 +158,7 @@ func TestMergeKeepsConstants(t *testing.T) {
 	if len(m.Devices) != 2 || m.Devices[0].Constants != literature || m.Devices[1].Constants != calibrated {
 		t.Fatalf("mixed merge: devices %+v; want the literature's and the calibration's", m.Devices)
 	}
-	if got := m.Provenance(); !strings.Contains(got, "with mixed constants: the literature's constants on A100-40GB; the constants of calibration cal.json") {
+	if got := m.Provenance(); !strings.Contains(got, "with mixed constants: the literature's constants on A100-40GB; the constants of calibration cal.json (sha256 0123456789ab, fitted on 90 rows of 2 data sets, H100-SXM) on V100") {
 		t.Errorf("mixed merge's provenance %q", got)
 	}
 }

@@ -84,7 +84,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 		for _, d := range meta.Devices {
 			names = append(names, fmt.Sprintf("%q", d.Name))
 		}
-		return nil, &MixedError{fmt.Sprintf("the files were measured on %d devices (%s)", len(names), strings.Join(names, ", "))}
+		return nil, &MixedError{Reason: fmt.Sprintf("the files were measured on %d devices (%s)", len(names), strings.Join(names, ", "))}
 	}
 	if len(meta.Sources) > 1 && !opt.AllowMixed {
 		var predicted []string
@@ -93,7 +93,7 @@ func Import(ctx context.Context, dir string, paths []string, opt ImportOptions) 
 				predicted = append(predicted, f.Path)
 			}
 		}
-		return nil, &MixedError{fmt.Sprintf("the files mix measurements with smart's predictions (%s)", strings.Join(predicted, ", "))}
+		return nil, &MixedError{Reason: fmt.Sprintf("the files mix measurements with smart's predictions (%s)", strings.Join(predicted, ", "))}
 	}
 	w, err := Create(dir, meta)
 	if err != nil {

@@ -47,6 +47,9 @@ type Unfinished struct {
 // into one data set when mixing was not allowed (Merge's allowMixed, ImportOptions.AllowMixed).
 type MixedError struct {
 	Reason string // what differs, naming the inputs
+	// Always is set where allowing a mix would not join them either: data sets simulated on
+	// one GPU with different constants, whose rows do not say which constants gave them.
+	Always bool
 }
 
 func (e *MixedError) Error() string { return e.Reason }
@@ -347,7 +350,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 			continue
 		}
 		refuse := func(what string, a, b any) error {
-			return &MixedError{fmt.Sprintf("%s and %s differ in %s (%v and %v)", dirs[0], dirs[i], what, a, b)}
+			return &MixedError{Reason: fmt.Sprintf("%s and %s differ in %s (%v and %v)", dirs[0], dirs[i], what, a, b)}
 		}
 		for _, s := range m.Sources {
 			if !slices.Contains(out.Sources, s) {
@@ -359,14 +362,15 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 		}
 		for _, d := range m.Devices {
 			// Rows simulated with other constants (or with constants not recorded) hold other
-			// times: the device is another.
+			// times, and name the same device: no row could say which constants gave it, so
+			// not even a mixed merge joins them.
 			if !slices.ContainsFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name && o.Constants.Same(d.Constants) }) {
 				other := slices.IndexFunc(out.Devices, func(o Device) bool { return o.GPU == d.GPU && o.Name == d.Name })
 				switch {
-				case allowMixed:
 				case other >= 0:
-					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were simulated on %s with different constants of the analytic model (%s and %s)",
-						dirs[0], dirs[i], cmp.Or(d.GPU, d.Name), out.Devices[other].Constants, d.Constants)}
+					return Meta{}, &MixedError{Reason: fmt.Sprintf("%s and %s were simulated on %s with different constants of the analytic model (%s and %s); their rows do not say which constants gave them, so one data set cannot hold both",
+						dirs[0], dirs[i], cmp.Or(d.GPU, d.Name), out.Devices[other].Constants, d.Constants), Always: true}
+				case allowMixed:
 				default:
 					return Meta{}, refuse("device", deviceList(first.Devices), deviceList(m.Devices))
 				}
@@ -393,7 +397,7 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 		default:
 			if d := out.Plan.diff(*m.Plan); d != nil {
 				if !allowMixed {
-					return Meta{}, &MixedError{fmt.Sprintf("%s and %s were planned differently, not as shards of one plan (%s: %s and %s)", dirs[0], dirs[i], d.what, d.a, d.b)}
+					return Meta{}, &MixedError{Reason: fmt.Sprintf("%s and %s were planned differently, not as shards of one plan (%s: %s and %s)", dirs[0], dirs[i], d.what, d.a, d.b)}
 				}
 				out.Plan = nil
 			}

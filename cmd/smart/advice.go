@@ -30,9 +30,12 @@ func advice(cmd string, err error) string {
 		device   *app.UnknownDeviceError
 		fit      *app.DefaultSettingError
 		noGPU    *app.NoGPUNamedError
+		mixed    *dataset.MixedError
 	)
 	switch {
-	case errors.As(err, new(*dataset.MixedError)) && cmd == "dataset":
+	case errors.As(err, &mixed) && mixed.Always && cmd == "dataset":
+		return "; keep them as separate data sets (train and eval read several)"
+	case errors.As(err, &mixed) && cmd == "dataset":
 		return "; give --allow-mixed if joining them into one data set is meant"
 	case errors.Is(err, dataset.ErrNoDevice) && cmd == "dataset":
 		return "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"

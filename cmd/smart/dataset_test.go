@@ -193,6 +193,29 @@ func TestBenchShardsMerge(t *testing.T) {
 	if code, _, errs = runCLI(t, "", "dataset", "merge", "--allow-mixed", "--out", filepath.Join(dir, "mixed"), merged, other); code != 0 {
 		t.Fatalf("--allow-mixed: %s", errs)
 	}
+	// The same V100 simulated with other constants: no row could say which gave it, so even
+	// --allow-mixed refuses, and the advice is to keep them apart.
+	recal := filepath.Join(dir, "v100-recal")
+	if code, _, errs := runCLI(t, "", "bench", "--backend", "sim", "--gpu", "V100", "--random", "2", "--dims", "2",
+		"--samples", "3", "--oc", "BASE,ST,ST_RT", "--seed", "9", "--out", recal); code != 0 {
+		t.Fatal(errs)
+	}
+	meta := filepath.Join(recal, "meta.json")
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"origin": "literature"`, `"origin": "calibration", "file": "cal.json", "sha256": "0123456789ab"`, 1)
+	if edited == string(b) {
+		t.Fatalf("%s names no literature constants:\n%s", meta, b)
+	}
+	if err := os.WriteFile(meta, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "", "dataset", "merge", "--allow-mixed", "--out", filepath.Join(dir, "recal-mixed"), other, recal)
+	if code != 1 || !strings.Contains(errs, "with different constants of the analytic model") || !strings.HasSuffix(errs, "; keep them as separate data sets (train and eval read several)\n") {
+		t.Fatalf("mixing constants with --allow-mixed: exit %d: %s", code, errs)
+	}
 }
 
 func TestDatasetImportCLI(t *testing.T) {
