@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/stats"
 	"smart/models/roofline"
 )
 
@@ -65,7 +65,7 @@ func residuals(fit []*calibrate.Group, cal *roofline.Calibration) []Residual {
 	}
 	var out []Residual
 	for k, v := range groups {
-		out = append(out, Residual{Group: k, N: len(v), Median: median(v)})
+		out = append(out, Residual{Group: k, N: len(v), Median: stats.Median(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
@@ -144,7 +144,7 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 		}
 	}
 	for oc, p := range perOC {
-		rep.PerOC[oc] = [2]float64{median(p[0]), median(p[1])}
+		rep.PerOC[oc] = [2]float64{stats.Median(p[0]), stats.Median(p[1])}
 	}
 	return rep, nil
 }
@@ -152,15 +152,6 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 // median is the upper of the two middle values of v for an even count (unlike
 // internal/stats.Median, the mean of the two: kept so that the figures of
 // docs/results/calibration.md stay as they were; half the groups would move); 0 for none.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	return s[len(s)/2]
-}
-
 func main() {
 	fitGlobs := flag.String("fit", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*", "data sets to fit on (one stencil left out at a time)")
 	testGlobs := flag.String("test", "data/measured/h200/random/*,data/measured/h200/resample/*", "data sets of other GPUs to test the fit of every fit stencil on")

@@ -36,9 +36,8 @@ import (
 	"smart/dataset/cuda"
 	"smart/internal/bit"
 	"smart/internal/rankcorr"
+	"smart/internal/stats"
 	"smart/predict"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 func main() {
@@ -173,7 +172,7 @@ func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Re
 			localRatio = append(localRatio, float64(x.local)/float64(x.estLocal))
 		}
 	}
-	r.LocalRatio = median(localRatio)
+	r.LocalRatio = stats.Median(localRatio)
 	var local, none []float64
 	for _, x := range rows {
 		if x.local > 0 {
@@ -182,7 +181,7 @@ func analyse(dirs []string, cat *catalog.Catalog, f *dataset.CompiledFacts) (*Re
 			none = append(none, x.slowdown)
 		}
 	}
-	r.SlowdownLocal, r.SlowdownNone = median(local), median(none)
+	r.SlowdownLocal, r.SlowdownNone = stats.Median(local), stats.Median(none)
 	return r, nil
 }
 
@@ -252,7 +251,7 @@ func agreement(group string, rows []row) Agreement {
 	}
 	a.MAPE *= 100 / float64(len(rows))
 	a.Under = float64(under) / float64(len(rows))
-	a.MedianRatio = median(ratio)
+	a.MedianRatio = stats.Median(ratio)
 	if s := rankcorr.Spearman(est, regs); !math.IsNaN(s) { // NaN where either is constant
 		a.Spearman = s
 	}
@@ -297,9 +296,3 @@ func times(x float64) string {
 // median is the empirical median of x, the lower of the two middle values for an even count
 // (unlike internal/stats.Median, the mean of the two: kept so that the report's figures, those
 // of docs/results/calibration.md, stay as they were); 0 for none.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	return stat.Quantile(0.5, stat.Empirical, slices.Sorted(slices.Values(x)), nil)
-}
