@@ -104,6 +104,55 @@ func TestKernelTunerFigure(t *testing.T) {
 		if got := cmp.Cases[0].KernelTuner != nil; got != c.want || strings.Contains(b.String(), "basin hopping") != c.want {
 			t.Errorf("%s: Kernel Tuner's figure given %v, in the table %v; want %v:\n%s", c.name, got, strings.Contains(b.String(), "basin hopping"), c.want, b.String())
 		}
+		if noted := strings.Contains(b.String(), "not rerun here"); noted != c.want || (len(cmp.KernelTunerNote) > 0) != c.want {
+			t.Errorf("%s: a note that the figures are quoted in the table %v, in JSON %q; want %v:\n%s", c.name, noted, cmp.KernelTunerNote, c.want, b.String())
+		}
+	}
+}
+
+// TestKernelTunerNote: Kernel Tuner's figures are labelled as quoted, with the conditions their
+// source states, in the text and in JSON, and the conditions of smart's rows beside them (the
+// seeds of each strategy, the budget) are said not to be the same; rows of a case with no
+// figure are not counted, and where the figures are not printed (another share) only the label
+// is.
+func TestKernelTunerNote(t *testing.T) {
+	conv := Case{Case: tuner.Case{Name: "convolution_milo/A4000", Size: 4362, Optimum: 1.021171996369958}, Source: smart.Imported}
+	other := Case{Case: tuner.Case{Name: "k/A100", Size: 10, Optimum: 1}, Source: smart.Imported}
+	reach := []tuner.Reach{
+		{Case: conv.Name, Method: "random", Evaluations: make([]int, 100)},
+		{Case: conv.Name, Method: "pipeline", Evaluations: []int{5, 9, 7, 3, 4}},
+		{Case: conv.Name, Method: "bayes", Evaluations: []int{5, 9, 7, 3, 4}},
+		{Case: other.Name, Method: "bayes", Evaluations: []int{1, 2}},
+	}
+	label := []string{"Kernel Tuner 1.4 (quoted)", "as given to this project, not rerun here", "default options",
+		"median evaluations to 95% of the optimum over 20 runs (10 for Bayesian optimization)", "how runs that never got there count is not stated"}
+	conditions := "Not the same conditions as this run's: 100 seeds of random; 5 seeds of pipeline, bayes; each search stopped at 500 evaluations"
+	for _, c := range []struct {
+		name       string
+		share      float64
+		cases      []Case
+		conditions bool
+	}{
+		{"to 95%", 0.95, []Case{conv, other}, true},
+		{"to another share", 0.8, []Case{conv, other}, false},
+	} {
+		cmp := NewComparison(c.share, 500, c.cases, reach)
+		var b bytes.Buffer
+		if err := cmp.WriteTables(&b); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(cmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range label {
+			if !strings.Contains(b.String(), want) || !strings.Contains(string(js), want) {
+				t.Errorf("%s: the text or the JSON lacks %q:\n%s\n%s", c.name, want, b.String(), js)
+			}
+		}
+		if got := strings.Contains(b.String(), conditions) && strings.Contains(string(js), conditions); got != c.conditions || strings.Contains(b.String(), "Not the same") != c.conditions {
+			t.Errorf("%s: conditions said %v; want %v (%q):\n%s\n%s", c.name, got, c.conditions, conditions, b.String(), js)
+		}
 	}
 }
 
