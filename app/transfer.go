@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -61,7 +62,7 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	files, err := openTransferFiles("From", s.From, s.Catalog)
+	files, err := openTransferFiles("From", s.From, s.Kernel, s.Catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +152,13 @@ func allFloat64(stencils map[string]*smart.Stencil) bool {
 	return len(stencils) > 0
 }
 
-// openTransferFiles opens PATH or PATH@GPU each; field names the setting they came from.
-func openTransferFiles(field string, specs []string, cat *catalog.Catalog) ([]*transfer.File, error) {
+// openTransferFiles opens PATH or PATH@GPU each; field names the setting they came from, kernel
+// the kernel of a T4 file that names none (transfer.OpenKernel).
+func openTransferFiles(field string, specs []string, kernel string, cat *catalog.Catalog) ([]*transfer.File, error) {
 	var files []*transfer.File
 	for _, spec := range specs {
 		path, device, _ := strings.Cut(spec, "@")
-		f, err := transfer.Open(path, device, cat)
+		f, err := transfer.OpenKernel(path, device, kernel, cat)
 		if errors.Is(err, dataset.ErrNoDevice) {
 			return nil, unnamedDevice(field, path, err)
 		}
@@ -193,7 +195,7 @@ func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Targ
 	if len(s.Shots) == 0 {
 		return t, nil
 	}
-	files, err := openTransferFiles("Shots", s.Shots, s.Catalog)
+	files, err := openTransferFiles("Shots", s.Shots, s.Kernel, s.Catalog)
 	if err != nil {
 		return t, err
 	}
@@ -245,11 +247,13 @@ func (t *TransferJob) CodedParams() []dataset.Param {
 	return k.Params
 }
 
-// kernel is the foreign kernel of the source files; nil for stencils.
+// kernel is the foreign kernel of the source files, as one that carries a space.json's
+// conditions has it where any does (a cache written of it counts its space by them); nil for
+// stencils.
 func (t *TransferJob) kernel() *dataset.Kernel {
 	var kernel *dataset.Kernel
 	for _, f := range t.Files {
-		if f.Kernel != nil {
+		if f.Kernel != nil && (kernel == nil || len(kernel.Constraints) == 0) {
 			kernel = f.Kernel
 		}
 	}
@@ -261,6 +265,20 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 	return transfer.ChooseShots(t.Sources, t.Target, k, t.Settings)
 }
 
+// ErrCacheOfStencils is the refusal to write a Kernel Tuner cache of stencils' predictions: its
+// format holds one Kernel Tuner kernel's parameters, and a data set holds stencils.
+var ErrCacheOfStencils = errors.New("a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
+
+// CacheCoverage is how much of the kernel's space a cache of p holds (transfer.Coverage, whose
+// Note says where Kernel Tuner's simulation mode of the cache would meet a setting it lacks).
+func (t *TransferJob) CacheCoverage(ctx context.Context, p *transfer.Prediction) (transfer.Coverage, error) {
+	k := t.kernel()
+	if k == nil {
+		return transfer.Coverage{}, ErrCacheOfStencils
+	}
+	return p.CacheCoverage(ctx, *k)
+}
+
 // CheckWrite refuses, before anything is predicted, the outputs Write could not write: a cache
 // (cache) without Kernel Tuner sources or over a file smart did not write (unless force), a data
 // set directory (dir) that holds anything or is named "." or "..", and either where its directory
@@ -268,7 +286,7 @@ func (t *TransferJob) ChooseShots(k int) ([]transfer.Variant, error) {
 func (t *TransferJob) CheckWrite(cache, dir string, force bool) error {
 	if cache != "" {
 		if t.kernel() == nil {
-			return wrong("Cache", cache, "a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead")
+			return &SettingError{Field: "Cache", Value: cache, Err: ErrCacheOfStencils, Wrong: true}
 		}
 		if err := checkReplace("Cache", cache, force, transfer.CacheKind()); err != nil {
 			return err

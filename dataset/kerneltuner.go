@@ -231,10 +231,14 @@ func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
 	return nil, false, false, fmt.Errorf("%s: not a Kernel Tuner file: %w", path, jsonerr.Describe(err))
 }
 
-// nullPythonFloats replaces the NaN, Infinity and -Infinity that Python's json module writes
-// for such floats (a metric or observer reading of a cache), which JSON lacks, by null outside
-// strings; a time that is null is then refused by name, other fields are not read. data is
-// returned as it is where it holds none.
+// pythonFloats are what Python's json module writes for floats that are not numbers, which JSON
+// lacks.
+var pythonFloats = [...]string{"NaN", "Infinity", "-Infinity"}
+
+// nullPythonFloats replaces pythonFloats (a metric or observer reading of a cache) by null
+// outside strings, and the value of a "time" by the token as a string, so that the refusal of
+// such a time says what the file holds; other fields are not read. data is returned as it is
+// where it holds none.
 func nullPythonFloats(data []byte) []byte {
 	var out []byte // nil until a token is replaced
 	inString, escaped, last := false, false, 0
@@ -255,9 +259,13 @@ func nullPythonFloats(data []byte) []byte {
 			inString = true
 			continue
 		}
-		for _, tok := range [...]string{"NaN", "Infinity", "-Infinity"} {
+		for _, tok := range pythonFloats {
 			if c == tok[0] && bytes.HasPrefix(data[i:], []byte(tok)) {
-				out = append(append(out, data[last:i]...), "null"...)
+				repl := "null"
+				if timeValue(data[:i]) {
+					repl = `"` + tok + `"`
+				}
+				out = append(append(out, data[last:i]...), repl...)
 				i += len(tok) - 1
 				last = i + 1
 				break
@@ -268,6 +276,13 @@ func nullPythonFloats(data []byte) []byte {
 		return data
 	}
 	return append(out, data[last:]...)
+}
+
+// timeValue reports whether before ends with the key "time" and its colon: a value that
+// follows is a configuration's time.
+func timeValue(before []byte) bool {
+	before, colon := bytes.CutSuffix(bytes.TrimRightFunc(before, unicode.IsSpace), []byte(":"))
+	return colon && bytes.HasSuffix(bytes.TrimRightFunc(before, unicode.IsSpace), []byte(`"time"`))
 }
 
 // closeCache closes an open cache as Kernel Tuner does: without a trailing comma, and with the
@@ -376,7 +391,8 @@ func intList(raw json.RawMessage) ([]int, bool) {
 }
 
 // cacheParam reads a parameter's values in a cache's tune_params: integers, booleans (as 0 and
-// 1), or else labels (numbers that are not integers, strings), each held as its LabelCode.
+// 1), or else labels (numbers not written as integers, 1.0 too, and strings), each held as its
+// LabelCode.
 // Errors begin with the parameter's name, for the field.
 func cacheParam(name string, raws []json.RawMessage) (Param, error) {
 	p := Param{Name: name}
@@ -486,10 +502,13 @@ func keyValue(s string) (int, bool) {
 	return integer(json.RawMessage(s))
 }
 
-// integer reads a parameter value; smart settings hold integers.
+// integer reads a parameter value written as an integer; smart settings hold integers. A
+// number written with a fraction or an exponent is a float, 1.0 too: Kernel Tuner's keys print
+// it as Python does ("1.0"), so it is a label, which keeps that spelling.
 func integer(raw json.RawMessage) (int, bool) {
+	raw = bytes.TrimSpace(raw)
 	var f float64
-	if string(bytes.TrimSpace(raw)) == "null" || json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	if string(raw) == "null" || bytes.ContainsAny(raw, ".eE") || json.Unmarshal(raw, &f) != nil || math.Abs(f) > 1<<53 {
 		return 0, false
 	}
 	return int(f), true
@@ -558,7 +577,12 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			m.Setting[name] = v
 		}
 		var failure string
-		if bytes.HasPrefix(rec.Time, []byte(`"`)) && json.Unmarshal(rec.Time, &failure) == nil {
+		named := bytes.HasPrefix(rec.Time, []byte(`"`)) && json.Unmarshal(rec.Time, &failure) == nil
+		held := cmp.Or(string(rec.Time), "missing")
+		if named && slices.Contains(pythonFloats[:], failure) { // NaN or infinite (nullPythonFloats)
+			named, held = false, failure
+		}
+		if named {
 			status, ok := map[string]smart.Status{
 				"CompilationFailedConfig": smart.StatusCompileError,
 				"RuntimeFailedConfig":     smart.StatusLaunchError,
@@ -580,7 +604,7 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			continue
 		}
 		if err != nil || !(mean > 0) || mean > maxRunMs {
-			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), cmp.Or(string(rec.Time), "missing"), float64(maxRunMs))
+			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), held, float64(maxRunMs))
 		}
 		if err := setTimes(&m, mean, rec.Times); err != nil {
 			return nil, fmt.Errorf("%s: field %s: %w", path, field("times"), err)

@@ -433,7 +433,8 @@ func TestKernelTunerOldFailures(t *testing.T) {
 
 // TestKernelTunerPythonFloats reads a cache as Python's json module writes it where a metric or
 // an observer's reading is not a finite number: NaN and Infinity, which JSON lacks. A string that
-// holds those words is left alone, and a time that is NaN is still refused by name.
+// holds those words is left alone, and a time that is NaN or infinite is still refused, saying
+// what the file holds.
 func TestKernelTunerPythonFloats(t *testing.T) {
 	dir := t.TempDir()
 	cache := func(first string) string {
@@ -450,9 +451,11 @@ func TestKernelTunerPythonFloats(t *testing.T) {
 	if f.Device.Name != "NaN Infinity" || len(f.Rows) != 2 || f.Rows[0].TimeMs != 2 || f.Rows[1].TimeMs != 3 {
 		t.Errorf("device %q, rows %+v; want the device name as written and times 2 and 3", f.Device.Name, f.Rows)
 	}
-	os.WriteFile(path, []byte(cache("NaN")), 0o644)
-	if _, err := ReadKernelTuner(path, ImportOptions{}); err == nil || !strings.Contains(err.Error(), `field cache["1"].time is null`) {
-		t.Errorf("a time of NaN: error %v; want one naming the field", err)
+	for _, held := range []string{"NaN", "Infinity", "-Infinity", "null"} {
+		os.WriteFile(path, []byte(cache(held)), 0o644)
+		if _, err := ReadKernelTuner(path, ImportOptions{}); err == nil || !strings.Contains(err.Error(), `field cache["1"].time is `+held+", neither") {
+			t.Errorf("a time of %s: error %v; want one naming the field and %s", held, err, held)
+		}
 	}
 	for in, want := range map[string]string{
 		`[NaN,-Infinity,1]`:      `[null,null,1]`,
@@ -460,6 +463,8 @@ func TestKernelTunerPythonFloats(t *testing.T) {
 		`{"x":"a\\","y":NaN}`:    `{"x":"a\\","y":null}`,
 		`{"Infinity":Infinity}`:  `{"Infinity":null}`,
 		`{"x":-1,"y":-Infinity}`: `{"x":-1,"y":null}`,
+		`{"time" : NaN,"t":NaN}`: `{"time" : "NaN","t":null}`,
+		`{"runtime":Infinity}`:   `{"runtime":null}`,
 	} {
 		if got := string(nullPythonFloats([]byte(in))); got != want {
 			t.Errorf("nullPythonFloats(%s) = %s, want %s", in, got, want)
@@ -532,6 +537,37 @@ func TestKernelTunerBooleans(t *testing.T) {
 	os.WriteFile(cache, []byte(`{"device_name":"X","kernel_name":"k","tune_params_keys":["bx"],"tune_params":{"bx":[16,null]},"cache":{"16":{"bx":16,"time":2.0}}}`), 0o644)
 	if _, err := ReadKernelTuner(cache, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "tune_params.bx[1]: null is neither a number nor a string") {
 		t.Errorf("a null value: %v, want it refused by name", err)
+	}
+}
+
+// TestKernelTunerWholeFloats: a float written as a whole number (1.0) is a float, as Kernel
+// Tuner's keys print it ("32,1.0"): a label that keeps its spelling, of the same code in a cache
+// and in a T4 file, while an integer (32) stays an integer.
+func TestKernelTunerWholeFloats(t *testing.T) {
+	dir := t.TempDir()
+	cache := writeFile(t, dir, "c.json", `{"device_name":"X","kernel_name":"k","tune_params_keys":["bx","scale"],
+		"tune_params":{"bx":[32,64],"scale":[1.0,2.0]},"cache":{"32,1.0":{"time":2.0},"64,2.0":{"time":1.0}}}`, false)
+	f, err := ReadKernelTuner(cache, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bx, scale := f.Kernel.Params[0], f.Kernel.Params[1]
+	if bx.Labels != nil || !slices.Equal(bx.Values, []int{32, 64}) || bx.Text(32) != "32" {
+		t.Errorf("bx: %+v; want the integers 32 and 64", bx)
+	}
+	if !slices.Equal(scale.Values, []int{1000000, 2000000}) || scale.Text(1000000) != "1.0" || string(scale.JSON(2000000).(json.RawMessage)) != "2.0" {
+		t.Errorf("scale: %+v; want the floats 1.0 and 2.0, spelt so", scale)
+	}
+	if len(f.Rows) != 2 || f.Rows[0].Setting.String() != "bx=32,scale=1000000" {
+		t.Errorf("rows %+v; want bx=32,scale=1000000 first", f.Rows)
+	}
+	t4 := writeFile(t, dir, "t4.json", `{"results":[{"configuration":{"bx":32,"scale":1.0},"invalidity":"correct","times":{"runtimes":[1.5]},"measurements":[{"name":"time","value":1.5}]}]}`, false)
+	g, err := ReadKernelTuner(t4, ImportOptions{Device: "X", Kernel: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Rows) != 1 || g.Rows[0].Setting["scale"] != 1000000 || g.Kernel.Params[1].Text(1000000) != "1.0" {
+		t.Errorf("T4: rows %+v, params %+v; want scale=1000000, spelt 1.0", g.Rows, g.Kernel.Params)
 	}
 }
 

@@ -40,6 +40,13 @@ var ErrSeveralGPUs = errors.New("the data set holds rows of several GPUs")
 // device names the GPU of a file that does not (the MI250X caches of benchmark_hub) or renames
 // it; the catalogue resolves the name, and a name it lacks leaves GPU zero.
 func Open(path, device string, cat *catalog.Catalog) (*File, error) {
+	return OpenKernel(path, device, "", cat)
+}
+
+// OpenKernel is Open, where kernel also names the kernel of a T4 file that names none and has
+// no space.json beside it (Kernel Tuner's own T4 files, dataset.ErrNoKernel); empty, or
+// AllKernels, names none.
+func OpenKernel(path, device, kernel string, cat *catalog.Catalog) (*File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -62,6 +69,10 @@ func Open(path, device string, cat *catalog.Catalog) (*File, error) {
 		}
 	} else {
 		kt, err := dataset.ReadKernelTuner(path, dataset.ImportOptions{Device: device})
+		if errors.Is(err, dataset.ErrNoKernel) && kernel != "" && kernel != AllKernels {
+			// Only then: ImportOptions.Kernel would also rename a kernel that a file names.
+			kt, err = dataset.ReadKernelTuner(path, dataset.ImportOptions{Device: device, Kernel: kernel})
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,11 @@
 package transfer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"smart"
 	"smart/dataset"
 	"smart/internal/atomicfile"
+	"smart/space"
 )
 
 // ktCache is Kernel Tuner's cache format (schema 1.0.0, every field it requires but a problem
@@ -42,6 +45,10 @@ type ktNote struct {
 	ShotsLeftOut int    `json:"shots_left_out,omitempty"`
 	Interval     any    `json:"interval,omitempty"`
 	NoInterval   string `json:"no_interval,omitempty"` // why there is none
+	// Settings counts the settings the cache holds, those some source holds; SpaceSettings those
+	// of the kernel's space, where a space.json's conditions make it (Coverage).
+	Settings      int      `json:"settings"`
+	SpaceSettings *big.Int `json:"space_settings,omitempty"`
 }
 
 // CacheKind recognises a Kernel Tuner cache of predictions that WriteKernelTuner wrote, by its
@@ -74,9 +81,11 @@ const ktSchema = "1.0.0"
 // as every time smart reads and predicts is ("times" holds it alone, so that "time" is still
 // their mean, as Kernel Tuner has it), "time_lo" and "time_hi" the interval, "predicted" false only for shots; a setting every source failed is a
 // "RuntimeFailedConfig". The compile, verification, benchmark, strategy and framework times the
-// format requires are 0, since nothing was compiled or run: a Kernel Tuner simulation of the
-// cache counts its evaluations, not their time. The top-level "smart" object says what the
-// times rest on.
+// format requires are 0, since nothing was compiled or run: Kernel Tuner's simulation mode adds
+// a replayed configuration's compile, verification and benchmark times to the simulated time
+// its time_limit counts, so a replay of this cache spends none per evaluation and is budgeted by
+// max_fevals. The top-level "smart" object says what the times rest on, and how many settings
+// the cache holds (CacheCoverage).
 func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written time.Time) ([]byte, error) {
 	c := ktCache{SchemaVersion: ktSchema, DeviceName: device, KernelName: k.Name, ProblemSize: k.ProblemSize, TuneParams: map[string][]any{},
 		Objective: "time", Cache: map[string]json.RawMessage{},
@@ -85,6 +94,13 @@ func (p *Prediction) KernelTunerCache(k dataset.Kernel, device string, written t
 	if p.Interval != nil {
 		c.Smart.Interval = p.Interval
 	}
+	// The caller may have built the space for a note already (CacheCoverage): building it
+	// again costs what each search of the kernel by a tuner does.
+	cov, err := p.CacheCoverage(context.Background(), k)
+	if err != nil {
+		return nil, err
+	}
+	c.Smart.Settings, c.Smart.SpaceSettings = cov.Settings, cov.Space
 	// Kernel Tuner's own form of a time stamp, that of Python's str(datetime) in UTC.
 	stamp := written.UTC().Format("2006-01-02 15:04:05.000000+00:00")
 	for _, prm := range k.Params {
@@ -126,6 +142,60 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 	rec["predicted"] = !v.Shot
 	b, err := json.Marshal(rec)
 	return strings.Join(vals, ","), b, err
+}
+
+// Coverage is how much of its kernel's space a cache of predictions holds. smart predicts the
+// settings some source holds and no others, and Kernel Tuner's simulation mode stops at the
+// first setting of its space that the cache lacks: sources that each hold part of the space (a
+// search's caches) make a cache of part of it.
+type Coverage struct {
+	Kernel   string
+	Settings int // the settings the cache holds
+	// Space counts the settings of the kernel's space that the conditions of a space.json
+	// beside a source make (dataset.Kernel.Constraints), InSpace those of them the cache holds;
+	// Space is nil where no conditions are known.
+	Space   *big.Int
+	InSpace int
+	// Product counts the settings that tune_params combine, which hold the space.
+	Product *big.Int
+}
+
+// CacheCoverage is how much of kernel k's space the cache of p (KernelTunerCache) holds.
+func (p *Prediction) CacheCoverage(ctx context.Context, k dataset.Kernel) (Coverage, error) {
+	c := Coverage{Kernel: k.Name, Settings: len(p.Variants), Product: big.NewInt(1)}
+	bps := make([]space.BenchmarkParam, len(k.Params))
+	for i, prm := range k.Params {
+		c.Product.Mul(c.Product, big.NewInt(int64(len(prm.Values))))
+		bps[i] = space.BenchmarkParam{Name: prm.Name, Values: prm.Values, Bool: prm.Bool, Labels: prm.Labels}
+	}
+	if len(k.Constraints) == 0 {
+		return c, nil
+	}
+	s, err := space.KernelTuner(ctx, bps, k.Constraints)
+	if err != nil {
+		return c, fmt.Errorf("counting the settings of kernel %s's space: %w", k.Name, err)
+	}
+	c.Space = s.Count()
+	for _, v := range p.Variants {
+		if s.Check(v.Setting) == nil {
+			c.InSpace++
+		}
+	}
+	return c, nil
+}
+
+// Note says how many settings of the kernel's space the cache holds, where it may lack some;
+// "" where it holds every one, or every setting that tune_params combine.
+func (c Coverage) Note() string {
+	switch {
+	case c.Space != nil && c.Space.Cmp(big.NewInt(int64(c.InSpace))) > 0:
+		return fmt.Sprintf("the cache holds %d of the %s settings of kernel %s's space (by its space.json's conditions), those some source holds: Kernel Tuner's simulation mode stops at the first setting it lacks",
+			c.InSpace, c.Space, c.Kernel)
+	case c.Space == nil && c.Product.Cmp(big.NewInt(int64(c.Settings))) > 0:
+		return fmt.Sprintf("the cache holds the %d settings some source holds, of the %s that kernel %s's tune_params combine: without a space.json beside the sources, how many of the others its space holds is unknown, and Kernel Tuner's simulation mode stops at the first setting of its space that the cache lacks",
+			c.Settings, c.Product, c.Kernel)
+	}
+	return ""
 }
 
 // WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an

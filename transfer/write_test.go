@@ -133,3 +133,62 @@ func TestWriteDataSetRefusesDot(t *testing.T) {
 		t.Errorf("%d entries written", len(entries))
 	}
 }
+
+// TestCacheCoverage: a cache of predictions holds the settings some source holds; where they
+// are not the kernel's whole space (counted by a space.json's conditions, else bounded by the
+// product of tune_params), the note says how many it holds, since Kernel Tuner's simulation mode
+// stops at the first setting it lacks, and the cache's "smart" object counts them.
+func TestCacheCoverage(t *testing.T) {
+	a, tgt := gpu("A", "NVIDIA", 1000, 10), gpu("T", "NVIDIA", 2000, 10)
+	p, err := Predict([]Source{{GPU: a, Rows: kernelRows(a, 3, 1, 1)}}, Target{GPU: tgt}, Settings{}) // x 1-3, y 0-1
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		xs          []int
+		constraints []string
+		space       string // "smart"."space_settings"; "" where unknown
+		note        string // "" for none
+	}{
+		{"tune_params' product held", []int{1, 2, 3}, nil, "", ""},
+		{"part of tune_params' product", []int{1, 2, 3, 4}, nil, "", "the cache holds the 6 settings some source holds, of the 8 that kernel k's tune_params combine: without a space.json"},
+		{"the whole space", []int{1, 2, 3, 4}, []string{"x <= 3"}, "6", ""},
+		{"part of the space", []int{1, 2, 3, 4}, []string{"x + y <= 4"}, "7", "the cache holds 6 of the 7 settings of kernel k's space (by its space.json's conditions)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k := dataset.Kernel{Name: "k", Params: []dataset.Param{{Name: "x", Values: c.xs}, {Name: "y", Values: []int{0, 1}}}, Constraints: c.constraints}
+			cov, err := p.CacheCoverage(t.Context(), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if note := cov.Note(); (c.note == "") != (note == "") || !strings.HasPrefix(note, c.note) {
+				t.Errorf("note %q; want one beginning %q", note, c.note)
+			}
+			if note := cov.Note(); c.note != "" && !strings.Contains(note, "Kernel Tuner's simulation mode stops at the first setting") {
+				t.Errorf("note %q does not say Kernel Tuner's simulation mode stops", note)
+			}
+			b, err := p.KernelTunerCache(k, "T", time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cache struct {
+				Smart map[string]json.RawMessage
+				Cache map[string]json.RawMessage
+			}
+			if err := json.Unmarshal(b, &cache); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(cache.Smart["settings"]); got != "6" || len(cache.Cache) != 6 {
+				t.Errorf(`"settings": %s, %d settings in the cache; want 6`, got, len(cache.Cache))
+			}
+			if got := string(cache.Smart["space_settings"]); got != c.space {
+				t.Errorf(`"space_settings": %q; want %q`, got, c.space)
+			}
+		})
+	}
+	k := dataset.Kernel{Name: "k", Params: []dataset.Param{{Name: "x", Values: []int{1, 2, 3}}, {Name: "y", Values: []int{0, 1}}}, Constraints: []string{"z < 2"}}
+	if _, err := p.KernelTunerCache(k, "T", time.Now()); err == nil || !strings.Contains(err.Error(), "counting the settings of kernel k's space") {
+		t.Errorf("a condition of no parameter: %v; want a refusal", err)
+	}
+}

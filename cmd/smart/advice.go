@@ -43,8 +43,12 @@ func advice(cmd string, err error) string {
 		return "; without one, --backend sim simulates the times with the analytic model"
 	case errors.Is(err, gpuinfo.ErrNoGPU) && cmd == "tune":
 		return "; without one, --evaluator sim or model:embedded searches a model instead"
-	case errors.Is(err, dataset.ErrNoKernel):
-		return "; name the kernel (e.g. --kernel convolution_kernel)"
+	case errors.Is(err, dataset.ErrNoKernel) && (cmd == "dataset" || cmd == "transfer"):
+		return "; name it with --kernel NAME, or put the kernel's space.json (benchmark_hub's format) beside the file"
+	case errors.Is(err, dataset.ErrNoKernel): // tune and tune-bench name no kernel, but read data sets
+		return "; put the kernel's space.json (benchmark_hub's format) beside the file, or import the file with smart dataset import --kernel NAME --device GPU --out DIR FILE and give DIR in its place"
+	case errors.Is(err, app.ErrCacheOfStencils) && cmd == "transfer":
+		return " with --dataset DIR"
 	case errors.As(err, new(*atomicfile.NotOursError)):
 		return "; nothing was written: choose another name, or give --force to overwrite it"
 	case errors.As(err, &device):
@@ -65,6 +69,8 @@ func advice(cmd string, err error) string {
 		return fmt.Sprintf("; train a model on %d-D stencils of order %d (smart bench, smart train)", noModel.Dims, noModel.Order)
 	case errors.As(err, &noGPU):
 		return "; name it with --gpu"
+	case errors.As(err, new(*app.EmptySpaceError)):
+		return "; try another --oc (smart space FILE --gpu GPU counts the settings of each) or another --gpu"
 	case errors.As(err, &fit):
 		return "; give one that fits with --setting"
 	case errors.As(err, new(*generator.ChangedError)):

@@ -28,6 +28,7 @@ func TestAdvice(t *testing.T) {
 	if code, _, errs := runCLI(t, "", benchArgs(unlabelled)...); code != 0 {
 		t.Fatalf("bench: %s", errs)
 	}
+	const noKernelImport = "; put the kernel's space.json (benchmark_hub's format) beside the file, or import the file with smart dataset import --kernel NAME --device GPU --out DIR FILE and give DIR in its place"
 	for _, c := range []struct {
 		name        string
 		args        []string
@@ -50,8 +51,18 @@ func TestAdvice(t *testing.T) {
 			"labels.json", " (run smart dataset label " + unlabelled + ")"},
 		{"import without a device", []string{"dataset", "import", "--out", filepath.Join(dir, "i1"), f["nameless.json"]}, 1,
 			"nameless.json: the file does not name its device", "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"},
+		// A T4 file without its kernel: --kernel where the command has it, else a space.json or
+		// the data set that dataset import makes of it.
 		{"import without a kernel", []string{"dataset", "import", "--device", "X", "--out", filepath.Join(dir, "i2"), f["t4.json"]}, 1,
-			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name the kernel (e.g. --kernel convolution_kernel)"},
+			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name it with --kernel NAME, or put the kernel's space.json (benchmark_hub's format) beside the file"},
+		{"transfer without a kernel", []string{"transfer", "--to", "a100", "--from", f["t4.json"]}, 1,
+			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", "; name it with --kernel NAME, or put the kernel's space.json (benchmark_hub's format) beside the file"},
+		{"tune without a kernel", []string{"tune", "--evaluator", "replay:" + f["t4.json"], "--method", "random", "--budget", "4"}, 1,
+			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", noKernelImport},
+		{"tune-bench without a kernel", []string{"tune-bench", f["t4.json"]}, 1,
+			"t4.json: a T4 file does not name its kernel and no space.json sits beside it", noKernelImport},
+		{"cache of stencils", []string{"transfer", "--to", "h200", "--from", "../../data/measured/h100-sxm/random/j3d19pt", "-o", filepath.Join(dir, "c.json")}, 2,
+			"a Kernel Tuner cache needs Kernel Tuner sources; write a data set instead", " with --dataset DIR"},
 		{"import of two devices", []string{"dataset", "import", "--out", filepath.Join(dir, "i3"), f["x.json"], f["y.json"]}, 1,
 			`the files were measured on 2 devices ("X", "Y")`, "; give --allow-mixed if joining them into one data set is meant"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 
 	"smart/app"
@@ -28,7 +29,7 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.To, "to", "", "the GPU to predict for (catalogue name or alias)")
 	fs.Var((*cliflag.Paths)(&s.Shots), "shots", "settings measured on the target: a partial cache or data set (repeatable)")
 	fs.IntVar(&o.budget, "budget", -1, "print the K settings to measure first on the target, and stop")
-	fs.StringVar(&s.Kernel, "kernel", "", "the kernel or stencil ID, where the files hold several; all predicts them together")
+	fs.StringVar(&s.Kernel, "kernel", "", "the kernel or stencil ID, where the files hold several (and the kernel of T4 files that name none); all predicts them together")
 	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache")
 	fs.StringVar(&o.dataSet, "dataset", "", "write the predictions as a new smart data set in DIR")
 	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a cache smart wrote")
@@ -82,6 +83,15 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	}
 	if err := p.WriteNotes(e.stderr); err != nil {
 		return err
+	}
+	if o.out != "" {
+		cov, err := job.CacheCoverage(ctx, p)
+		if err != nil {
+			return err
+		}
+		if note := cov.Note(); note != "" {
+			fmt.Fprintf(e.stderr, "note: %s\n", note)
+		}
 	}
 	if err := job.Write(p, o.out, o.dataSet, o.force); err != nil {
 		return settingFlag(fs, err, transferFlags)

@@ -420,3 +420,163 @@ func TestTransferSaysWhatItRestsOn(t *testing.T) {
 		t.Errorf("a cache and its T4 twin as two GPUs: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// partOf writes the settings from..to (in key order) of the cache convDir+name.json.gz into dir.
+func partOf(t *testing.T, dir, name string, from, to int) string {
+	t.Helper()
+	f, err := os.Open(convDir + name + ".json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.NewDecoder(z).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	cache := c["cache"].(map[string]any)
+	keep := map[string]any{}
+	for _, key := range slices.Sorted(maps.Keys(cache))[from:to] {
+		keep[key] = cache[key]
+	}
+	c["cache"] = keep
+	b, _ := json.Marshal(c)
+	path := filepath.Join(dir, name+".json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTransferCacheOfPartialSources: sources that each hold part of the kernel's space (a
+// search's caches) give a cache of the settings some source holds, which Kernel Tuner's
+// simulation mode cannot replay whole: a note says how many it holds, of the space where a
+// space.json beside the sources counts it, and the cache's "smart" object counts them. Whole
+// sources give no note.
+func TestTransferCacheOfPartialSources(t *testing.T) {
+	dir := t.TempDir()
+	from := partOf(t, dir, "A100", 0, 800) + "," + partOf(t, dir, "A6000", 400, 1200) // 1200 settings
+	space, err := os.ReadFile(convDir + "space.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, from string
+		space      []byte // space.json beside the sources
+		note       string // "" for none
+		settings   string
+		spaceCount string // "" where unknown
+	}{
+		{"part, no space.json", from, nil, "note: the cache holds the 1200 settings some source holds, of the 10240 that kernel convolution_kernel's tune_params combine", "1200", ""},
+		{"part, space.json", from, space, "note: the cache holds 1200 of the 4362 settings of kernel convolution_kernel's space", "1200", "4362"},
+		{"whole", convDir + "A100.json.gz," + convDir + "A6000.json.gz", nil, "", "4362", "4362"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "space.json"))
+			if c.space != nil {
+				os.WriteFile(filepath.Join(dir, "space.json"), c.space, 0o644)
+			}
+			out := filepath.Join(t.TempDir(), "pred.json")
+			code, _, stderr := runCLI(t, "", "transfer", "--from", c.from, "--to", "rtx-a4000", "-o", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if c.note == "" && strings.Contains(stderr, "note: the cache holds") || !strings.Contains(stderr, c.note) {
+				t.Errorf("stderr %q; want the note %q", stderr, c.note)
+			}
+			if c.note != "" && !strings.Contains(stderr, "Kernel Tuner's simulation mode stops at the first setting") {
+				t.Errorf("stderr %q does not say where Kernel Tuner's simulation mode stops", stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cache struct {
+				Smart map[string]json.RawMessage
+				Cache map[string]json.RawMessage
+			}
+			if err := json.Unmarshal(b, &cache); err != nil {
+				t.Fatal(err)
+			}
+			if got, n := string(cache.Smart["settings"]), strconv.Itoa(len(cache.Cache)); got != c.settings || n != c.settings {
+				t.Errorf(`"settings": %s, %s in the cache; want %s`, got, n, c.settings)
+			}
+			if got := string(cache.Smart["space_settings"]); got != c.spaceCount {
+				t.Errorf(`"space_settings": %q; want %q`, got, c.spaceCount)
+			}
+		})
+	}
+}
+
+// TestTransferKeepsFloatSpelling: a float parameter of whole numbers (1.0) is written back as
+// Kernel Tuner spells it, in tune_params and in the keys ("32,1.0"), and an integer one stays
+// integers, so that the cache's keys are those Kernel Tuner builds.
+func TestTransferKeepsFloatSpelling(t *testing.T) {
+	dir := t.TempDir()
+	var keys []string
+	var from []string
+	for i, device := range []string{"NVIDIA A100-PCIE-40GB", "NVIDIA RTX A6000"} {
+		var recs []string
+		for _, bx := range []int{32, 64, 128} {
+			for _, scale := range []string{"1.0", "2.0", "4.0"} {
+				key := fmt.Sprintf("%d,%s", bx, scale)
+				if i == 0 {
+					keys = append(keys, key)
+				}
+				ms := float64(bx)/32 + float64(len(recs)%4) + float64(i)
+				recs = append(recs, fmt.Sprintf(`%q:{"block_size_x":%d,"scale":%s,"time":%g,"times":[%g]}`, key, bx, scale, ms, ms))
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("d%d.json", i))
+		body := `{"device_name":"` + device + `","kernel_name":"k","tune_params_keys":["block_size_x","scale"],` +
+			`"tune_params":{"block_size_x":[32,64,128],"scale":[1.0,2.0,4.0]},"objective":"time","cache":{` + strings.Join(recs, ",") + `}}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		from = append(from, path)
+	}
+	out := filepath.Join(dir, "pred.json")
+	if code, _, stderr := runCLI(t, "", "transfer", "--from", strings.Join(from, ","), "--to", "rtx-a4000", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		TuneParams map[string]json.RawMessage            `json:"tune_params"`
+		Cache      map[string]map[string]json.RawMessage `json:"cache"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"block_size_x": "[32,64,128]", "scale": "[1.0,2.0,4.0]"} {
+		if got := strings.Join(strings.Fields(string(c.TuneParams[name])), ""); got != want {
+			t.Errorf("tune_params.%s = %s; want %s", name, got, want)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(c.Cache)); !slices.Equal(got, slices.Sorted(slices.Values(keys))) {
+		t.Errorf("keys %v; want %v", got, keys)
+	}
+	if r := c.Cache["32,1.0"]; string(r["block_size_x"]) != "32" || string(r["scale"]) != "1.0" {
+		t.Errorf(`cache["32,1.0"] = %v; want block_size_x 32, scale 1.0`, r)
+	}
+}
+
+// TestTransferNamesT4Kernel: --kernel names the kernel of a T4 file that names none (Kernel
+// Tuner's own), as dataset import's --kernel does.
+func TestTransferNamesT4Kernel(t *testing.T) {
+	t4 := filepath.Join(t.TempDir(), "A100_T4.json.gz")
+	b, err := os.ReadFile(convDir + "A100_T4.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(t4, b, 0o644)
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", t4+"@a100,"+convDir+"A6000.json.gz", "--to", "rtx-a4000", "--kernel", "convolution_kernel", "--top", "1")
+	if code != 0 || !strings.Contains(stdout, "the kernel convolution_kernel's measurements on A100-40GB, RTX-A6000") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want convolution_kernel predicted from both", code, stdout, stderr)
+	}
+}
