@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"smart"
@@ -61,10 +62,10 @@ type KernelSettings struct {
 	Replace bool
 }
 
-// GenerateKernel makes the CUDA kernel of st under the OC and setting of s, which must be in the
-// search space of the stencil and OC on the GPU, and writes it to s.Out; an OC, GPU, setting or
-// file that cannot be used is a SettingError of its field.
-func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*cuda.Kernel, error) {
+// GenerateKernel makes the CUDA kernel of st, read from file, under the OC and setting of s,
+// which must be in the search space of the stencil and OC on the GPU, and writes it to s.Out; an
+// OC, GPU, setting or file that cannot be used is a SettingError of its field.
+func GenerateKernel(ctx context.Context, st *smart.Stencil, file string, s KernelSettings) (*cuda.Kernel, error) {
 	if err := checkReplace("Out", s.Out, s.Replace, kernelFile()); err != nil {
 		return nil, err
 	}
@@ -77,8 +78,8 @@ func GenerateKernel(ctx context.Context, st *smart.Stencil, s KernelSettings) (*
 		return nil, err
 	}
 	if s.GPU != "" { // a kernel for a GPU that cannot hold its grids would fail at its first allocation
-		if err := gpu.CheckMemory(st); err != nil {
-			return nil, fmt.Errorf("the stencil's grid %s: %w; give a smaller grid, or a GPU with more memory", st.GridText(), err)
+		if err := checkMemory(st, file, gpu); err != nil {
+			return nil, err
 		}
 	}
 	set, err := smart.ParseSetting(s.Setting)
@@ -140,9 +141,85 @@ func (e *DefaultSettingError) Error() string {
 
 func (e *DefaultSettingError) Unwrap() error { return e.Err }
 
+// EmptySpaceError is an optimization combination without a valid setting for a stencil on a
+// GPU: no setting of it can be estimated, generated or drawn there.
+type EmptySpaceError struct {
+	OC      smart.Combination
+	Stencil string
+	GPU     string
+	// Why names the constraint that alone empties the space and what it rejects; "" where no
+	// single constraint does.
+	Why string
+}
+
+func (e *EmptySpaceError) Error() string {
+	msg := fmt.Sprintf("%s has no valid setting for %s on the %s", e.OC, e.Stencil, e.GPU)
+	if e.Why != "" {
+		msg += ": " + e.Why
+	}
+	return msg
+}
+
+// CheckSpace returns nil where sp, the space of st under oc on gpu, holds a setting, and an
+// *EmptySpaceError otherwise.
+func CheckSpace(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, sp *space.Space) error {
+	if sp.Count().Sign() > 0 {
+		return nil
+	}
+	return &EmptySpaceError{OC: oc, Stencil: st.Name, GPU: gpu.Name, Why: emptiedBy(ctx, st, oc, gpu)}
+}
+
+// emptiedBy says why the space of st under oc on gpu is empty: it builds the space without
+// each constraint in turn, and those without which it holds settings are to blame. It names the
+// last of them (the resource limits come last) with why it rejects the first setting the others
+// allow, and the others; "" where no constraint alone empties the space, or a build fails or is
+// stopped. Only an empty space, quick to build, costs the rebuilds.
+func emptiedBy(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU) string {
+	params, err := space.StencilParams(st, oc, gpu)
+	if err != nil {
+		return ""
+	}
+	var blamed []string
+	var last space.Constraint
+	var first smart.Setting
+	for i, p := range params {
+		for j, c := range p.Constraints {
+			without := slices.Clone(params)
+			without[i].Constraints = slices.Delete(slices.Clone(p.Constraints), j, j+1)
+			sp, err := space.New(ctx, without)
+			if err != nil {
+				return ""
+			}
+			if sp.Count().Sign() == 0 {
+				continue
+			}
+			if first, err = sp.At64(0); err != nil {
+				return ""
+			}
+			blamed, last = append(blamed, fmt.Sprintf("%q", c.Name)), c
+		}
+	}
+	if len(blamed) == 0 {
+		return ""
+	}
+	others := "the other constraints"
+	if n := len(blamed) - 1; n > 0 {
+		others = strings.Join(blamed[:n], ", ") + " and " + others
+	}
+	why := fmt.Sprintf("the constraint %s rejects every setting %s allow", blamed[len(blamed)-1], others)
+	if last.Explain == nil {
+		return why
+	}
+	vals := make([]int, len(last.Reads))
+	for k, r := range last.Reads {
+		vals[k] = first[r]
+	}
+	return fmt.Sprintf("%s; the first of them, %s: %s", why, first, last.Explain(vals))
+}
+
 // EstimateStencil is the analytic model's estimate of st, read from file, under s: an OC, GPU
 // or given setting that cannot be used is a SettingError of its field, a default setting that
-// does not fit a DefaultSettingError.
+// does not fit a DefaultSettingError, an OC without a valid setting an EmptySpaceError.
 func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s EstimateSettings) (*Estimate, error) {
 	oc, g, err := s.estimateGPU(st, file)
 	if err != nil {
@@ -173,6 +250,12 @@ func EstimateStencil(ctx context.Context, st *smart.Stencil, file string, s Esti
 	est, err := EstimateSetting(ctx, st, oc, setting, g, cal)
 	switch {
 	case err != nil && s.Setting == "":
+		// No other setting fits either where the space is empty: say so, not "give another".
+		if sp, serr := space.ForStencilContext(ctx, st, oc, g); serr == nil {
+			if serr = CheckSpace(ctx, st, oc, g, sp); serr != nil {
+				return nil, serr
+			}
+		}
 		return nil, &DefaultSettingError{Setting: setting, Err: err}
 	case err != nil: // as Generate: the setting given is the mistake
 		return nil, &SettingError{Field: "Setting", Err: err, Wrong: true}
@@ -202,8 +285,17 @@ func (s EstimateSettings) estimateGPU(st *smart.Stencil, file string) (smart.Com
 	if err := roofline.CheckGPU(g); err != nil {
 		return 0, smart.GPU{}, &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
-	if err := g.CheckMemory(st); err != nil { // predict's check: no time for a run that cannot be
-		return 0, smart.GPU{}, fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
+	if err := checkMemory(st, file, g); err != nil { // predict's check: no time for a run that cannot be
+		return 0, smart.GPU{}, err
 	}
 	return oc, g, nil
+}
+
+// checkMemory refuses st, read from file, where g cannot hold its two grids, naming the file
+// and its field "grid".
+func checkMemory(st *smart.Stencil, file string, g smart.GPU) error {
+	if err := g.CheckMemory(st); err != nil {
+		return fmt.Errorf("stencil file %s: field \"grid\" %s: %w; give a smaller grid, or a GPU with more memory", file, st.GridText(), err)
+	}
+	return nil
 }

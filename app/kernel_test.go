@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"smart"
 	"smart/calibrate"
 	"smart/generator"
+	"smart/space"
 )
 
 // TestKernelSettingErrors checks that each refused value of Generate and EstimateStencil is a
@@ -39,22 +41,22 @@ func TestKernelSettingErrors(t *testing.T) {
 		in    string // in the message
 	}{
 		{"generate", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good})
 			return err
 		}, "", ""},
 		{"generate into a file not smart's", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: notKernel})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, Out: notKernel})
 			return err
 		}, "Out", "not an unedited CUDA source"},
 		{"generate into a file", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
 			if b, rerr := os.ReadFile(kernel); err == nil && (rerr != nil || !strings.Contains(string(b), "__global__")) {
 				return fmt.Errorf("%s holds no kernel: %v", kernel, rerr)
 			}
 			return err
 		}, "", ""},
 		{"generate into the file smart wrote", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST", Setting: good, Out: kernel})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST", Setting: good, Out: kernel})
 			return err
 		}, "", ""},
 		{"generate into the file smart wrote, edited since", func() error {
@@ -68,28 +70,34 @@ func TestKernelSettingErrors(t *testing.T) {
 			if err := f.Close(); err != nil {
 				return err
 			}
-			_, err = GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
+			_, err = GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, Out: kernel})
 			if b, rerr := os.ReadFile(kernel); rerr != nil || !strings.Contains(string(b), "// my tuning notes") {
 				return fmt.Errorf("the edited %s was replaced (%v)", kernel, rerr)
 			}
 			return err
 		}, "Out", "not an unedited CUDA source"},
 		{"generate into an edited file, told to replace it", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, Out: kernel, Replace: true})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, Out: kernel, Replace: true})
 			return err
 		}, "", ""},
-		{"generate OC", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "NOPE", Setting: good}); return err }, "OC", "NOPE"},
+		{"generate OC", func() error {
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "NOPE", Setting: good})
+			return err
+		}, "OC", "NOPE"},
 		{"generate GPU", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "nosuch"})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, GPU: "nosuch"})
 			return err
 		}, "GPU", "nosuch"},
 		{"generate AMD", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: good, GPU: "mi250x"})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: good, GPU: "mi250x"})
 			return err
 		}, "GPU", "AMD"},
-		{"generate syntax", func() error { _, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: "x"}); return err }, "Setting", "name=value"},
+		{"generate syntax", func() error {
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: "x"})
+			return err
+		}, "Setting", "name=value"},
 		{"generate space", func() error {
-			_, err := GenerateKernel(ctx, st, KernelSettings{OC: "ST_RT", Setting: strings.Replace(good, "bx=32", "bx=33", 1)})
+			_, err := GenerateKernel(ctx, st, "j3d7pt", KernelSettings{OC: "ST_RT", Setting: strings.Replace(good, "bx=32", "bx=33", 1)})
 			return err
 		}, "Setting", "bx=33"},
 		{"estimate", func() error {
@@ -126,8 +134,12 @@ func TestKernelSettingErrors(t *testing.T) {
 	// A kernel for a GPU that cannot hold its two grids is refused, as predict refuses to time it.
 	huge := *st
 	huge.Grid = [3]int{2048, 2048, 2048} // two float64 grids of 68.7 GB each
-	if _, err := GenerateKernel(ctx, &huge, KernelSettings{OC: "ST_RT", Setting: good, GPU: "t4"}); err == nil || !strings.Contains(err.Error(), "its two grids need 137.4 GB; the T4 has 16 GB") {
-		t.Errorf("a kernel of 137 GB of grids for the T4: %v", err)
+	const tooBig = `stencil file huge.json: field "grid" 2048x2048x2048: its two grids need 137.4 GB; the T4 has 16 GB`
+	if _, err := GenerateKernel(ctx, &huge, "huge.json", KernelSettings{OC: "ST_RT", Setting: good, GPU: "t4"}); err == nil || !strings.Contains(err.Error(), tooBig) {
+		t.Errorf("a kernel of 137 GB of grids for the T4: %v, want %q", err, tooBig)
+	}
+	if _, err := EstimateStencil(ctx, &huge, "huge.json", EstimateSettings{GPU: "t4", OC: "BASE"}); err == nil || !strings.Contains(err.Error(), tooBig) {
+		t.Errorf("an estimate of 137 GB of grids on the T4: %v, want %q", err, tooBig)
 	}
 	_, err = EstimateStencil(ctx, &tiny, "tiny", EstimateSettings{GPU: "t4", OC: "BASE"})
 	var ds *DefaultSettingError
@@ -183,5 +195,82 @@ func TestEstimateCalibrationFile(t *testing.T) {
 	var se *SettingError
 	if !errors.As(err, &se) || se.Field != "Calibration" || se.Wrong || !strings.Contains(err.Error(), "none.json") {
 		t.Errorf("a missing file: error %v, want a SettingError of Calibration naming it", err)
+	}
+}
+
+// TestEmptySpace: an OC with no valid setting for the stencil on the GPU (temporal blocking of
+// an order-4 3-D stencil within the K80's 48 KiB of shared memory) is an EmptySpaceError naming
+// the constraint that empties the space and why, not a default setting to replace; an OC with
+// settings is none.
+func TestEmptySpace(t *testing.T) {
+	ctx := context.Background()
+	st, err := generator.NamedStencil("j3d25pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = EstimateStencil(ctx, st, "j3d25pt", EstimateSettings{GPU: "k80", OC: "TB"})
+	var empty *EmptySpaceError
+	if !errors.As(err, &empty) || errors.As(err, new(*DefaultSettingError)) {
+		t.Fatalf("error %v (%T), want an EmptySpaceError", err, err)
+	}
+	for _, want := range []string{"TB has no valid setting for j3d25pt on the K80", `the constraint "registers, shared memory and threads fit the K80" rejects every setting`,
+		`"temporal blocking needs shared = 1"`, "bytes of shared memory per block exceed the K80's 48 KiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	gpu, err := LimitsGPU("", "k80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := smart.Combination(smart.ST).With(smart.RT).With(smart.TB)
+	sp, err := space.ForStencil(st, oc, gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSpace(ctx, st, oc, gpu, sp); err != nil || sp.Count().Sign() == 0 {
+		t.Errorf("ST_RT_TB, %v settings: %v; want settings and no error", sp.Count(), err)
+	}
+}
+
+// TestEstimateIntervalMeasuredOn: the interval is measured on the fit's GPUs alone; a GPU whose
+// data only tested it is said to be that, with its coverage there, and a GPU of neither kind is
+// named apart from both.
+func TestEstimateIntervalMeasuredOn(t *testing.T) {
+	ctx := context.Background()
+	st, err := generator.NamedStencil("j3d7pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := calibrate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := *cal
+	f.FittedOn = []calibrate.Source{{Dir: "fit", GPU: "H100-SXM"}}
+	f.TestedOn = []calibrate.Source{{Dir: "test", GPU: "H200"}}
+	f.Test = []calibrate.Score{{GPU: "H200", Stencil: "a", Coverage: 0.7}, {GPU: "H200", Stencil: "b", Coverage: 0.8}}
+	path := filepath.Join(t.TempDir(), "cal.json")
+	if err := calibrate.Write(path, &f, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ gpu, want string }{
+		{"h100-sxm", ""},
+		{"h200", "the interval was measured on the H100-SXM; on the H200, only a test set, it held 75% of the measured times (mean over 2 stencils)"},
+		{"v100", "the V100 is not among the GPUs the interval was measured on (H100-SXM) or only tested on (H200)"},
+	} {
+		est, err := EstimateStencil(ctx, st, "j3d7pt", EstimateSettings{GPU: c.gpu, OC: "BASE", Calibration: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gpu []string
+		for _, b := range est.BeyondInterval {
+			if strings.Contains(b, est.GPU) {
+				gpu = append(gpu, b)
+			}
+		}
+		if got := strings.Join(gpu, "; "); got != c.want {
+			t.Errorf("%s: beyond the interval %q; want %q", c.gpu, got, c.want)
+		}
 	}
 }

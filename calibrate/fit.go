@@ -329,18 +329,41 @@ func residuals(g *Group, cal *roofline.Calibration) []float64 {
 }
 
 // Beyond lists the ways a time of st on gpu lies outside what f's interval was measured on:
-// a GPU neither fitted nor tested, a stencil outside the fit's orders, element types or grids;
-// nil where inside.
+// a GPU it was not measured on (only the fit's data measure it; a test set only checks it, and
+// its coverage there is said), a stencil outside the fit's orders, element types or grids; nil
+// where inside.
 func (f *File) Beyond(st *smart.Stencil, gpu string) []string {
-	var measured []string
-	for _, s := range append(slices.Clone(f.FittedOn), f.TestedOn...) {
+	var measured, tested []string
+	for _, s := range f.FittedOn {
 		if !slices.Contains(measured, s.GPU) {
 			measured = append(measured, s.GPU)
 		}
 	}
+	for _, s := range f.TestedOn {
+		if !slices.Contains(measured, s.GPU) && !slices.Contains(tested, s.GPU) {
+			tested = append(tested, s.GPU)
+		}
+	}
 	var out []string
-	if len(measured) > 0 && !slices.Contains(measured, gpu) {
-		out = append(out, fmt.Sprintf("the %s is not among the GPUs the interval was measured on (%s)", gpu, strings.Join(measured, ", ")))
+	switch on := strings.Join(measured, ", "); {
+	case len(measured) == 0 || slices.Contains(measured, gpu):
+	case slices.Contains(tested, gpu):
+		var sum float64
+		var n int
+		for _, sc := range f.Test {
+			if sc.GPU == gpu {
+				sum, n = sum+sc.Coverage, n+1
+			}
+		}
+		msg := fmt.Sprintf("the interval was measured on the %s; the %s was only a test set", on, gpu)
+		if n > 0 {
+			msg = fmt.Sprintf("the interval was measured on the %s; on the %s, only a test set, it held %.0f%% of the measured times (mean over %d stencils)", on, gpu, 100*sum/float64(n), n)
+		}
+		out = append(out, msg)
+	case len(tested) > 0:
+		out = append(out, fmt.Sprintf("the %s is not among the GPUs the interval was measured on (%s) or only tested on (%s)", gpu, on, strings.Join(tested, ", ")))
+	default:
+		out = append(out, fmt.Sprintf("the %s is not among the GPUs the interval was measured on (%s)", gpu, on))
 	}
 	if f.Range != nil {
 		out = append(out, f.Range.Outside(st)...)

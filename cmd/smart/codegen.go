@@ -53,7 +53,7 @@ func runCodegen(ctx context.Context, e *env, args []string) error {
 	if o.outPath != "-" {
 		o.kernel.Out = o.outPath
 	}
-	k, err := app.GenerateKernel(ctx, st, o.kernel)
+	k, err := app.GenerateKernel(ctx, st, files[0], o.kernel)
 	if err != nil {
 		return settingFlag(fs, err, map[string]string{"Out": "-o"})
 	}

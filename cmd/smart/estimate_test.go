@@ -167,3 +167,20 @@ func TestEstimateDefaultOutsideSpace(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// An OC with no valid setting on the GPU at all says so, which constraint empties it and why,
+// and suggests another OC or GPU, in estimate and in space's sample, not another --setting.
+func TestEmptySpaceAdvice(t *testing.T) {
+	for _, args := range [][]string{
+		{"estimate", "j3d25pt", "--gpu", "k80", "--oc", "TB"},
+		{"space", "j3d25pt", "--gpu", "k80", "--oc", "TB", "--sample", "3"},
+	} {
+		code, _, errs := runCLI(t, "", args...)
+		for _, want := range []string{"TB has no valid setting for j3d25pt on the K80", "bytes of shared memory per block exceed the K80's 48 KiB",
+			"; try another --oc (smart space FILE --gpu GPU counts the settings of each) or another --gpu\n"} {
+			if code != 1 || !strings.Contains(errs, want) || strings.Contains(errs, "--setting") {
+				t.Errorf("smart %s: exit %d, stderr %q; want 1 and %q", strings.Join(args, " "), code, errs, want)
+			}
+		}
+	}
+}

@@ -55,6 +55,9 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	case set != nil:
 		return printVerdict(e, spaces[0].Verdict(ocs[0], set), st.Name, gpu.Name, asJSON)
 	case q.Sample > 0:
+		if err := app.CheckSpace(ctx, st, ocs[0], gpu, spaces[0]); err != nil {
+			return err
+		}
 		samples, err := spaces[0].Samples(ocs[0], q.Sample, q.Seed)
 		if err != nil {
 			return err

@@ -124,3 +124,41 @@ func TestVerifyInterrupted(t *testing.T) {
 		t.Errorf("stdout lacks %q:\n%s", want, out.String())
 	}
 }
+
+// TestVerifySetting: --oc and --setting verify the one variant given, a setting made for the
+// real grid (sb beyond the small copy's extent), on the small copy; a setting that cannot be
+// generated, one of several OCs, or one beside --samples is a usage error naming the flag,
+// found before the compilers are looked for.
+func TestVerifySetting(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		in   string
+	}{
+		{"not generated", []string{"--oc", "TB", "--setting", "bx=1,by=1,bz=128,shared=1,const=0,tt=2"}, "--setting: stencil file j3d7pt: cannot be generated for the 21x19x17 verification grid"},
+		{"two OCs", []string{"--oc", "TB,ST", "--setting", "bx=32,by=4,bz=1,shared=1,const=0,tt=2"}, "--oc: a setting is of one optimization combination"},
+		{"samples too", []string{"--oc", "TB", "--setting", "bx=32,by=4,bz=1,shared=1,const=0,tt=2", "--samples", "2"}, "give either"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("PATH", t.TempDir())
+			code, _, errs := runCLI(t, "", append([]string{"verify", "j3d7pt"}, c.args...)...)
+			if code != 2 || !strings.Contains(errs, c.in) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, c.in)
+			}
+		})
+	}
+	if _, err := cuda.FindTools(); err != nil {
+		t.Skip(err)
+	}
+	const set = "bx=32,by=4,bz=1,shared=1,const=0,sd=3,sb=1024,ufx=1,ufy=1,ufz=4"
+	code, stdout, errs := runCLI(t, "", "verify", "j3d7pt", "--oc", "ST", "--setting", set, "--json")
+	var got struct {
+		Results []cuda.Result `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, errs, stdout)
+	}
+	if len(got.Results) != 1 || !got.Results[0].OK() || got.Results[0].Setting.String() != set || got.Results[0].Grid != [3]int{21, 19, 17} {
+		t.Errorf("results %+v; want the setting given, passed on the 21x19x17 grid", got.Results)
+	}
+}
