@@ -473,3 +473,20 @@ func TestOpenCUDARefusesAMDFirst(t *testing.T) {
 		t.Errorf("cuda on the MI250X: %v; want a SettingError of GPU", err)
 	}
 }
+
+// TestTuneRefusesGridsTheGPUCannotHold: as codegen, estimate and predict, no search of a stencil
+// whose two grids outgrow the GPU's memory (90000^2 float64 points twice: 129.6 GB; a K80 has 12).
+func TestTuneRefusesGridsTheGPUCannotHold(t *testing.T) {
+	st, err := generator.NamedStencil("j2d5pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Grid = [3]int{90000, 90000, 1}
+	tu := Tune{Evaluator: Sim, Stencil: st, GPU: "k80", OCs: []smart.Combination{0}, Strategy: "random", Budget: tuner.Budget{Evaluations: 5}}
+	if tg, err := tu.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "its two grids need 129.6 GB; the K80 has 12 GB") {
+		if tg != nil {
+			tg.Close()
+		}
+		t.Errorf("tuning a 90000^2 grid on a K80: %v; want the grids refused", err)
+	}
+}

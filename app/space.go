@@ -91,15 +91,12 @@ func (q SpaceQuery) Open() (smart.GPU, []smart.Combination, smart.Setting, error
 	return gpu, ocs, set, nil
 }
 
-// CheckStencil refuses a stencil whose grids the GPU of GPU cannot hold: its spaces would list
-// settings of a kernel that fails at its first allocation. Without GPU (sm_80's limits alone)
-// nothing holds a grid, and any is accepted.
-func (q SpaceQuery) CheckStencil(st *smart.Stencil, gpu smart.GPU) error {
+// CheckStencil refuses a stencil, read from file, whose grids the GPU of GPU cannot hold: its
+// spaces would list settings of a kernel that fails at its first allocation. Without GPU
+// (sm_80's limits alone) nothing holds a grid, and any is accepted.
+func (q SpaceQuery) CheckStencil(st *smart.Stencil, file string, gpu smart.GPU) error {
 	if q.GPU == "" {
 		return nil
 	}
-	if err := gpu.CheckMemory(st); err != nil {
-		return fmt.Errorf("the stencil's grid %s: %w; give a smaller grid, or a GPU with more memory", st.GridText(), err)
-	}
-	return nil
+	return checkMemory(st, file, gpu)
 }

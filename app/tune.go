@@ -244,6 +244,10 @@ func (tg *Tuning) openStencil(ctx context.Context, name EvaluatorName) error {
 	if err := tg.GPU.RunsCUDA(); err != nil {
 		return &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
+	// As codegen, estimate and predict: no search of a kernel that fails at its first allocation.
+	if err := tg.GPU.CheckMemory(t.Stencil); err != nil {
+		return fmt.Errorf("the stencil's grid %s: %w; give a smaller grid, or a GPU with more memory", t.Stencil.GridText(), err)
+	}
 	ocs := t.OCs
 	if ocs == nil {
 		ocs = smart.Combinations()

@@ -10,6 +10,7 @@ import (
 	"smart"
 	"smart/dataset/cuda"
 	"smart/generator"
+	"smart/space"
 )
 
 // Verify checks the generated CUDA kernels of stencil files without a GPU: Samples random
@@ -74,7 +75,7 @@ func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err er
 	)
 	// A setting given is refused before the tools are looked for: the caller's to change.
 	if v.Setting != "" {
-		if variants, origin, err = v.given(stencils); err != nil {
+		if variants, origin, err = v.given(ctx, stencils); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -101,9 +102,11 @@ func (v Verify) Run(ctx context.Context) (report *cuda.Report, total int, err er
 // given returns the variant of Setting under the one combination of OCs on each stencil's
 // small copy (cuda.SmallCopy), the copy run for cuda.VerifySteps. A setting that does not
 // decode for a stencil, exceeds the GPU's limits or cannot be generated on the small grid is a
-// *SettingError of Setting naming the stencil's file and why. A tile larger than the small
-// grid is generated and checked as one partial tile along that axis, as on a real grid's edge.
-func (v Verify) given(stencils []*smart.Stencil) ([]cuda.Variant, []cuda.Origin, error) {
+// *SettingError of Setting naming the stencil's file and why, as is one outside the stencil's
+// space on its own grid (what codegen refuses: no pass may vouch for a kernel nothing
+// generates). A tile larger than the small grid is generated and checked as one partial tile
+// along that axis, as on a real grid's edge.
+func (v Verify) given(ctx context.Context, stencils []*smart.Stencil) ([]cuda.Variant, []cuda.Origin, error) {
 	oc := v.OCs[0]
 	set, err := smart.ParseSetting(v.Setting)
 	if err != nil {
@@ -115,12 +118,12 @@ func (v Verify) given(stencils []*smart.Stencil) ([]cuda.Variant, []cuda.Origin,
 		refuse := func(format string, args ...any) error {
 			return wrong("Setting", "", "stencil file %s: %s", v.Files[i], fmt.Sprintf(format, args...))
 		}
+		if err := space.CheckStencilSetting(ctx, st, oc, v.GPU, set); err != nil {
+			return nil, nil, refuse("%v", err)
+		}
 		t, err := smart.DecodeTuning(st.Dims, oc, set)
 		if err != nil {
 			return nil, nil, refuse("%v", err)
-		}
-		if err := t.Usage(st).Fits(v.GPU); err != nil {
-			return nil, nil, refuse("%s with %s cannot run on the %s: %v", oc, set, v.GPU.Name, err)
 		}
 		small := cuda.SmallCopy(st)
 		small.Steps = cuda.VerifySteps(t)

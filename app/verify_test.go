@@ -77,9 +77,9 @@ func TestVerifyGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const good = "bx=32,by=4,bz=1,shared=1,const=0,sd=3,sb=1024,ufx=1,ufy=1,ufz=4"
+	const good = "bx=32,by=4,bz=1,shared=1,const=0,sd=3,sb=256,ufx=1,ufy=1,ufz=4"
 	v := Verify{Files: []string{"j3d7pt"}, OCs: []smart.Combination{smart.Combination(smart.ST)}, Setting: good, GPU: smart.SM80()}
-	variants, origin, err := v.given([]*smart.Stencil{st})
+	variants, origin, err := v.given(context.Background(), []*smart.Stencil{st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,9 @@ func TestVerifyGiven(t *testing.T) {
 	for _, c := range []struct{ name, oc, set, gpu, in string }{
 		{"2-D setting", "TB", "bx=32,by=4,shared=1,const=0,tt=2", "", "parameter bz is missing"},
 		{"beyond the GPU", "TB", "bx=32,by=32,bz=1,shared=1,const=0,tt=4", "k80", "exceed the K80's 48 KiB"},
-		{"not generated", "TB", "bx=1,by=1,bz=128,shared=1,const=0,tt=2", "", "bz is 128; CUDA allows 1 to 64"},
+		{"outside the space", "TB", "bx=1,by=1,bz=128,shared=1,const=0,tt=2", "", "bz"},
+		{"TB without shared memory", "TB", "bx=32,by=8,bz=1,shared=0,const=0,tt=2", "", "temporal blocking needs shared = 1"},
+		{"tt beyond its values", "TB", "bx=32,by=8,bz=1,shared=1,const=0,tt=40", "", "tt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			oc, err := smart.ParseCombination(c.oc)
@@ -104,7 +106,7 @@ func TestVerifyGiven(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, _, err = v.given([]*smart.Stencil{st})
+			_, _, err = v.given(context.Background(), []*smart.Stencil{st})
 			if refusedField(t, err) != "Setting" || !strings.Contains(err.Error(), "stencil file j3d7pt") || !strings.Contains(err.Error(), c.in) {
 				t.Errorf("error %v; want a SettingError of Setting naming the file and saying %q", err, c.in)
 			}

@@ -161,6 +161,14 @@ func TestMergeKeepsConstants(t *testing.T) {
 	if got := m.Provenance(); !strings.Contains(got, "with mixed constants: the literature's constants on A100-40GB; the constants of calibration cal.json (sha256 0123456789ab, fitted on 90 rows of 2 data sets, H100-SXM) on V100") {
 		t.Errorf("mixed merge's provenance %q", got)
 	}
+	// The refusal names the two inputs that clash, not the first input.
+	litOnV100 := simulatedWith(literature)
+	litOnV100.Devices[0].GPU = "V100"
+	litV100 := runShard(t, sts, plan, nil, litOnV100)
+	_, err = Merge(ctx, filepath.Join(t.TempDir(), "three"), []string{lit, litV100, calV100}, true)
+	if want := litV100 + " and " + calV100 + " were simulated on V100"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("merge of %s, %s and %s: %v; want it to begin %q", lit, litV100, calV100, err, want)
+	}
 }
 
 // TestResumeKeepsConstants: a simulated data set is not resumed with other constants; one written

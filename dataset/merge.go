@@ -331,6 +331,10 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 	first := metas[0]
 	out := Meta{Sources: slices.Clone(first.Sources), Devices: slices.Clone(first.Devices), Params: slices.Clone(first.Params),
 		Plan: first.Plan, Kernels: slices.Clone(first.Kernels), AllowMixed: allowMixed || first.AllowMixed}
+	deviceDir := make([]string, len(out.Devices)) // the input each of out.Devices came from
+	for i := range deviceDir {
+		deviceDir[i] = dirs[0]
+	}
 	out.MergedFrom = make([]string, len(dirs))
 	for i, d := range dirs {
 		if abs, err := filepath.Abs(d); err == nil {
@@ -369,12 +373,13 @@ func mergedMeta(dirs []string, metas []Meta, allowMixed bool) (Meta, error) {
 				switch {
 				case other >= 0:
 					return Meta{}, &MixedError{Reason: fmt.Sprintf("%s and %s were simulated on %s with different constants of the analytic model (%s and %s); their rows do not say which constants gave them, so one data set cannot hold both",
-						dirs[0], dirs[i], cmp.Or(d.GPU, d.Name), out.Devices[other].Constants, d.Constants), Always: true}
+						deviceDir[other], dirs[i], cmp.Or(d.GPU, d.Name), out.Devices[other].Constants, d.Constants), Always: true}
 				case allowMixed:
 				default:
 					return Meta{}, refuse("device", deviceList(first.Devices), deviceList(m.Devices))
 				}
 				out.Devices = append(out.Devices, d)
+				deviceDir = append(deviceDir, dirs[i])
 			}
 		}
 		if !slices.Equal(m.Params, out.Params) {

@@ -27,7 +27,7 @@ const minShotsForBound = 4
 // say nothing of their error on another vendor's GPU. Nor do fewer than minShotsForBound sources
 // where no shot sets the level: a zero-shot level errs on a GPU as a whole, so each held-out
 // source is one draw of that error however many settings it ran (two workstation GPUs predicted
-// from each other within 9% were the A100 off by 30%: docs/results/transfer.md). Nil, and why, where nothing measures it.
+// from each other within 9% left the A100 at 26% MAPE: docs/results/transfer.md). Nil, and why, where nothing measures it.
 // The levels are nominal: the correction was chosen on the same residuals, and jackknife
 // residuals carry no finite-sample guarantee, so coverage is measured (bench/fewshot).
 func (st *state) interval(c correction) (*models.Interval, string) {
@@ -62,7 +62,8 @@ func (st *state) interval(c correction) (*models.Interval, string) {
 	case iv.Rows == 0:
 		return nil, "the source GPUs share no setting to predict one from the others"
 	case st.levelMoved(c) && iv.Stencils < minShotsForBound:
-		return nil, fmt.Sprintf("zero-shot, the target's level is moved from the sources', and %d source GPUs, each predicted from the others, are %d errors of that level: too few to bound the target's (%d are the fewest, as for shots); %d settings measured on the target give one", iv.Stencils, iv.Stencils, minShotsForBound, minShotsForBound)
+		return nil, fmt.Sprintf("zero-shot, the target's level is moved from the sources', and %d source GPUs, each predicted from the others, are %d errors of that level: too few to bound the target's (%d are the fewest, as for shots); %d settings measured on the target bound their range (at a nominal %.0f%%), %d the %.0f%% interval",
+			iv.Stencils, iv.Stencils, minShotsForBound, minShotsForBound, 100*float64(minShotsForBound-1)/float64(minShotsForBound+1), minShotsForInterval(level), 100*level)
 	}
 	return &iv, ""
 }

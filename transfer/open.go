@@ -270,6 +270,17 @@ func CheckFiles(sources, shots []*File, kernel string) error {
 		case len(f.Kernel.ProblemSize) > 0 && len(ref.Kernel.ProblemSize) > 0 && !slices.Equal(f.Kernel.ProblemSize, ref.Kernel.ProblemSize):
 			return fmt.Errorf("%s measured problem size %v; %s %v: times of different sizes do not move from GPU to GPU by a ratio", f.Path, f.Kernel.ProblemSize, ref.Path, ref.Kernel.ProblemSize)
 		}
+		if f.Kernel == nil || f == ref {
+			continue
+		}
+		// A value's code depends on how the file writes it (1 an integer, 1.0 a label): a
+		// parameter written two ways would make one setting two.
+		for _, p := range f.Kernel.Params {
+			i := slices.IndexFunc(ref.Kernel.Params, func(q dataset.Param) bool { return q.Name == p.Name })
+			if i >= 0 && paramKind(p) != paramKind(ref.Kernel.Params[i]) {
+				return fmt.Errorf("%s writes parameter %s as %s; %s as %s: one value written two ways (1 and 1.0, say) would be two settings; give files that write it alike", f.Path, p.Name, paramKind(p), ref.Path, paramKind(ref.Kernel.Params[i]))
+			}
+		}
 	}
 	for _, f := range shots {
 		ids, rows := f.Kernels()
@@ -289,6 +300,17 @@ func CheckFiles(sources, shots []*File, kernel string) error {
 		}
 	}
 	return nil
+}
+
+// paramKind names how a file writes a parameter's values.
+func paramKind(p dataset.Param) string {
+	switch {
+	case p.Bool:
+		return "booleans"
+	case len(p.Labels) > 0:
+		return "labels (floats such as 1.0, or strings)"
+	}
+	return "integers"
 }
 
 // SameMeasurements reports whether a and b hold the same settings of the same kernels with the

@@ -149,9 +149,6 @@ func run(ctx context.Context, fitGlobs, testGlobs string) (*Report, error) {
 	return rep, nil
 }
 
-// median is the upper of the two middle values of v for an even count (unlike
-// internal/stats.Median, the mean of the two: kept so that the figures of
-// docs/results/calibration.md stay as they were; half the groups would move); 0 for none.
 func main() {
 	fitGlobs := flag.String("fit", "data/measured/h100-sxm/classic,data/measured/h100-sxm/more,data/measured/h100-sxm/random/*", "data sets to fit on (one stencil left out at a time)")
 	testGlobs := flag.String("test", "data/measured/h200/random/*,data/measured/h200/resample/*", "data sets of other GPUs to test the fit of every fit stencil on")

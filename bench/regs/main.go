@@ -292,7 +292,3 @@ func times(x float64) string {
 	}
 	return fmt.Sprintf("%.2fx", x)
 }
-
-// median is the empirical median of x, the lower of the two middle values for an even count
-// (unlike internal/stats.Median, the mean of the two: kept so that the report's figures, those
-// of docs/results/calibration.md, stay as they were); 0 for none.

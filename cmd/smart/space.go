@@ -41,8 +41,8 @@ func runSpace(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := q.CheckStencil(st, gpu); err != nil {
-		return fmt.Errorf("stencil file %s: %w", files[0], err)
+	if err := q.CheckStencil(st, files[0], gpu); err != nil {
+		return err
 	}
 	var progress func(int)
 	if len(ocs) > 1 {

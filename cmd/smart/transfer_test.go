@@ -579,4 +579,9 @@ func TestTransferNamesT4Kernel(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "the kernel convolution_kernel's measurements on A100-40GB, RTX-A6000") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want convolution_kernel predicted from both", code, stdout, stderr)
 	}
+	// A mistyped name would make the T4 file kernel "convolution" and leave the cache out.
+	code, _, stderr = runCLI(t, "", "transfer", "--from", t4+"@a100,"+convDir+"A6000.json.gz", "--to", "rtx-a4000", "--kernel", "convolution", "--top", "1")
+	if code != 2 || !strings.Contains(stderr, "--kernel convolution: "+convDir+"A6000.json.gz holds kernel convolution_kernel, not it") {
+		t.Errorf("mistyped kernel: exit %d, stderr %q; want exit 2 naming the file left out", code, stderr)
+	}
 }

@@ -135,7 +135,7 @@ func TestVerifySetting(t *testing.T) {
 		args []string
 		in   string
 	}{
-		{"not generated", []string{"--oc", "TB", "--setting", "bx=1,by=1,bz=128,shared=1,const=0,tt=2"}, "--setting: stencil file j3d7pt: cannot be generated for the 21x19x17 verification grid"},
+		{"outside the space", []string{"--oc", "TB", "--setting", "bx=1,by=1,bz=128,shared=1,const=0,tt=2"}, "--setting: stencil file j3d7pt: invalid setting for TB on sm_80: bz=128 is not one of its values"},
 		{"two OCs", []string{"--oc", "TB,ST", "--setting", "bx=32,by=4,bz=1,shared=1,const=0,tt=2"}, "--oc: a setting is of one optimization combination"},
 		{"samples too", []string{"--oc", "TB", "--setting", "bx=32,by=4,bz=1,shared=1,const=0,tt=2", "--samples", "2"}, "give either"},
 	} {
@@ -150,7 +150,7 @@ func TestVerifySetting(t *testing.T) {
 	if _, err := cuda.FindTools(); err != nil {
 		t.Skip(err)
 	}
-	const set = "bx=32,by=4,bz=1,shared=1,const=0,sd=3,sb=1024,ufx=1,ufy=1,ufz=4"
+	const set = "bx=32,by=4,bz=1,shared=1,const=0,sd=3,sb=256,ufx=1,ufy=1,ufz=4"
 	code, stdout, errs := runCLI(t, "", "verify", "j3d7pt", "--oc", "ST", "--setting", set, "--json")
 	var got struct {
 		Results []cuda.Result `json:"results"`
