@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -18,6 +19,15 @@ func TestCheckFiles(t *testing.T) {
 		}
 		// Each file its own time, as each GPU's measurements have.
 		return &File{Path: path, Kernel: k, Rows: []smart.Measurement{{Kernel: kernel, Setting: smart.Setting{"a": 1}, Status: status, TimeMs: float64(path[0])}}}
+	}
+	// floats has f write parameter name as floats (1.0, 2.0): labels, whose codes are not 1 and 2.
+	floats := func(f *File, name string) *File {
+		for i, p := range f.Kernel.Params {
+			if p.Name == name {
+				f.Kernel.Params[i].Labels = []json.RawMessage{json.RawMessage("1.0"), json.RawMessage("2.0")}
+			}
+		}
+		return f
 	}
 	ab := []string{"a", "b"}
 	src := []*File{file("x.json", "conv", ab, []int{4096}, smart.StatusOK), file("y.json", "conv", []string{"b", "a"}, nil, smart.StatusOK)}
@@ -40,6 +50,7 @@ func TestCheckFiles(t *testing.T) {
 		{"one GPU, two kernels", []*File{onGPU(src[0], "A100-40GB"), onGPU(file("d.json", "dedisp", ab, nil, smart.StatusOK), "A100-40GB")}, nil, AllKernels, ""},
 		// A cache and its T4 twin, the twin taken as another GPU's (FILE@GPU): one GPU's
 		// measurements under two names, as tune-bench refuses them.
+		{"a parameter written two ways", []*File{src[0], floats(file("f.json", "conv", ab, nil, smart.StatusOK), "a")}, nil, "", "f.json writes parameter a as labels (floats such as 1.0, or strings); x.json as integers"},
 		{"one measurement as two GPUs", []*File{onGPU(src[0], "A100-40GB"), onGPU(renamed(src[0], "x_T4.json"), "A100-80GB")}, nil, "", "x.json and x_T4.json hold the same settings and times"},
 	}
 	for _, tc := range tests {
