@@ -258,10 +258,10 @@ func TestTuneOnPredictions(t *testing.T) {
 	}
 }
 
-// editedA4000 writes the A4000's cache, as edit changes it, to a file of its own.
-func editedA4000(t *testing.T, edit func(c map[string]any)) string {
+// convCache reads the cache convDir+name.json.gz.
+func convCache(t *testing.T, name string) map[string]any {
 	t.Helper()
-	f, err := os.Open(convDir + "A4000.json.gz")
+	f, err := os.Open(convDir + name + ".json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +274,13 @@ func editedA4000(t *testing.T, edit func(c map[string]any)) string {
 	if err := json.NewDecoder(z).Decode(&c); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// editedA4000 writes the A4000's cache, as edit changes it, to a file of its own.
+func editedA4000(t *testing.T, edit func(c map[string]any)) string {
+	t.Helper()
+	c := convCache(t, "A4000")
 	edit(c)
 	b, _ := json.Marshal(c)
 	path := filepath.Join(t.TempDir(), "A4000-shots.json")
@@ -424,19 +431,7 @@ func TestTransferSaysWhatItRestsOn(t *testing.T) {
 // partOf writes the settings from..to (in key order) of the cache convDir+name.json.gz into dir.
 func partOf(t *testing.T, dir, name string, from, to int) string {
 	t.Helper()
-	f, err := os.Open(convDir + name + ".json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c map[string]any
-	if err := json.NewDecoder(z).Decode(&c); err != nil {
-		t.Fatal(err)
-	}
+	c := convCache(t, name)
 	cache := c["cache"].(map[string]any)
 	keep := map[string]any{}
 	for _, key := range slices.Sorted(maps.Keys(cache))[from:to] {
