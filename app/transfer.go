@@ -81,7 +81,8 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 		// A file that holds none of the kernel named would be left out without a word (a
 		// mistyped name given to a T4 file that names no kernel keeps only that file).
 		for _, f := range files {
-			if ids, rows := f.Kernels(); !slices.ContainsFunc(ids, func(id string) bool { return kernelIs(id, s.Kernel, f) && len(rows[id]) > 0 }) {
+			if _, err := transfer.Select([]*transfer.File{f}, s.Kernel); err != nil {
+				ids, _ := f.Kernels()
 				return nil, wrong("Kernel", s.Kernel, "%s holds %s, not it; leave the file out, or name the kernel the files share", f.Path, strings.Join(ids, ", "))
 			}
 		}
@@ -372,14 +373,4 @@ func predictedStencils(p *transfer.Prediction) []string {
 		}
 	}
 	return out
-}
-
-// kernelIs reports whether id, a kernel of f (transfer.File.Kernels), is the one name gives: a
-// Kernel Tuner kernel's name, a stencil's ID or its name.
-func kernelIs(id, name string, f *transfer.File) bool {
-	if id == "kernel "+name || id == "stencil "+name {
-		return true
-	}
-	sid, ok := strings.CutPrefix(id, "stencil ")
-	return ok && f.Stencils[sid] != nil && f.Stencils[sid].Name == name
 }
