@@ -9,6 +9,7 @@
 # candidate's own setting was measured, its measured time is given too. The unmeasured picks are
 # listed for bench/device/picks.sh. SELECT=DIR predicts each stencil with the classifier trained
 # without it too (bench/defaults -named-models DIR; by default the embedded one, which saw it).
+# SAMPLES=N scores N random settings per OC searched in depth (smart predict --samples).
 # Usage, from the repository root: SMART=bin/smart bench/screen-all.sh
 set -euo pipefail
 smart=${SMART:-bin/smart}
@@ -40,6 +41,7 @@ for ds in sets + sorted(glob.glob(f'{m}/picks*/*')):
             b[r['oc']] = min(b.get(r['oc'], math.inf), t)
 print('stencil     way          OCs  candidates: OC #place among the measured OCs (its best / the best) [its own setting measured / the best]')
 logs, unmeasured = {}, []
+samples = ['--samples', os.environ['SAMPLES']] if os.environ.get('SAMPLES') else []
 for n in sorted(best):
     order = sorted(best[n], key=best[n].get)
     top = best[n][order[0]]
@@ -48,7 +50,7 @@ for n in sorted(best):
         if os.environ.get('SELECT') and len(sel) != 1:
             sys.exit(f'no classifier without {n} in {os.environ["SELECT"]} (bench/defaults -named-models)')
         sel = ['--model', sel[0]] if sel else []
-        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', '--model', f'{loo}/no-{n}.model.gz', *sel, *extra,
+        out = json.loads(subprocess.run([smart, 'predict', '--gpu', 'h100-sxm', '--json', *samples, '--model', f'{loo}/no-{n}.model.gz', *sel, *extra,
                                          f'data/stencils/{n}.json'], capture_output=True, text=True, check=True).stdout)
         cells, ratios = [], []
         for c in out['candidates']:

@@ -18,6 +18,8 @@
 # overrides the fold models' hyper-parameters (smart train --param; default the embedded models').
 # SELECT=DIR predicts with each fold's classifier trained without it too (bench/defaults
 # -fold-models DIR -fold-data DATASET -folds FOLDS; by default the embedded one, which saw them).
+# SAMPLES=N scores N random settings per OC searched in depth (smart predict --samples; default
+# 192): the first candidates move by a few hundredths with it (docs/results/calibration.md).
 set -euo pipefail
 dataset=${1:?usage: bench/screen-campaign.sh DATASET [FOLDS] [GPU]}
 folds=${2:-12}
@@ -29,6 +31,7 @@ python3 - "$smart" "$dataset" "$folds" "$gpu" "$work" <<'PY'
 import csv, glob, json, math, os, shutil, subprocess, sys
 smart, dataset, folds, gpu, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 verbose = os.environ.get('VERBOSE') == '1'
+samples = ['--samples', os.environ['SAMPLES']] if os.environ.get('SAMPLES') else []
 
 def dims_of(d):
     return {f[:-5]: json.load(open(os.path.join(d, 'stencils', f)))['dims'] for f in os.listdir(os.path.join(d, 'stencils'))}
@@ -84,7 +87,7 @@ for f in range(k):
     held = [i for i in ids if fold[i] == f]
     if folds == 0:
         for i in held:
-            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', os.path.join(dataset, 'stencils', i + '.json')],
+            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', *samples, os.path.join(dataset, 'stencils', i + '.json')],
                                             capture_output=True, text=True, check=True).stdout)
             score(i, out, 'embedded')
         continue
@@ -114,7 +117,7 @@ for f in range(k):
                 sel = ['--model', os.path.join(os.environ['SELECT'], f'select-{d}d-fold-{f + 1}.smartmodel.gz')]
                 if not os.path.exists(sel[1]):
                     sys.exit(f'{sel[1]} is missing: bench/defaults -fold-models {os.environ["SELECT"]} -folds {k} writes it')
-            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', '--model', model, *sel,
+            out = json.loads(subprocess.run([smart, 'predict', '--gpu', gpu, '--json', *samples, '--model', model, *sel,
                                              os.path.join(dataset, 'stencils', i + '.json')],
                                             capture_output=True, text=True, check=True).stdout)
             score(i, out, f'fold {f}')
