@@ -31,6 +31,8 @@ type Tune struct {
 	// of imported ones) on its parameters.
 	Evaluator string
 	Stencil   *smart.Stencil
+	// StencilFile is the file Stencil was read from, which its errors name ("": its name).
+	StencilFile string
 	// GPU is the catalogue name of the GPU tuned for; where it is empty, cuda finds it through
 	// NVML, a replayed data set takes the GPU of its rows where they have one, and the other
 	// evaluators of a stencil take DefaultSimGPU (and say so in Notes). Of a Kernel Tuner
@@ -245,8 +247,8 @@ func (tg *Tuning) openStencil(ctx context.Context, name EvaluatorName) error {
 		return &SettingError{Field: "GPU", Err: err, Wrong: true}
 	}
 	// As codegen, estimate and predict: no search of a kernel that fails at its first allocation.
-	if err := tg.GPU.CheckMemory(t.Stencil); err != nil {
-		return fmt.Errorf("the stencil's grid %s: %w; give a smaller grid, or a GPU with more memory", t.Stencil.GridText(), err)
+	if err := checkMemory(t.Stencil, cmp.Or(t.StencilFile, t.Stencil.Name), tg.GPU); err != nil {
+		return err
 	}
 	ocs := t.OCs
 	if ocs == nil {

@@ -67,6 +67,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		if t.Stencil, err = loadStencil(e, files[0], smart.Limits{MaxOrder: smart.MaxMaxOrder}); err != nil {
 			return err
 		}
+		t.StencilFile = files[0]
 	}
 	if len(files) == 1 || cliflag.Given(fs, "oc") { // given without a stencil, Open refuses it
 		if t.OCs, err = smart.ParseCombinations(o.ocList); err != nil {
