@@ -745,3 +745,20 @@ func TestKernelTunerLabelledSpace(t *testing.T) {
 		t.Errorf("a value the space lacks: %v", err)
 	}
 }
+
+// FuzzReadKernelTuner: no file content makes ReadKernelTuner panic (a cache Kernel Tuner left
+// half-written is read; anything else it cannot read is an error).
+func FuzzReadKernelTuner(f *testing.F) {
+	f.Add([]byte(`{"schema_version":"1.0.0","device_name":"NVIDIA A100-PCIE-40GB","kernel_name":"k","problem_size":[4096,4096],` +
+		`"tune_params_keys":["block_size_x","tile"],"tune_params":{"block_size_x":[16,32],"tile":[1,2]},"objective":"time",` +
+		`"cache":{"16,1":{"block_size_x":16,"tile":1,"time":3.87,"times":[3.9,3.8,3.87],"compile_time":9},"32,2":{"block_size_x":32,"tile":2,"time":1e20,"times":[]}}}`))
+	f.Add([]byte(`{"device_name":"X","kernel_name":"k","problem_size":[1],"tune_params_keys":["a"],"tune_params":{"a":[1.5,"x"]},` +
+		`"objective":"time","cache":{"1.5":{"a":1.5,"time":"RuntimeFailedConfig"},"x":{"a":"x","time":2.0,"times":[2.0]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "cache.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ReadKernelTuner(path, ImportOptions{Device: "D"})
+	})
+}

@@ -511,3 +511,36 @@ func TestStatsJSONTorn(t *testing.T) {
 		t.Errorf("stats JSON lacks %s:\n%s", want, b)
 	}
 }
+
+// FuzzScanRows: no rows.csv makes Scan panic, and every row it accepts writes back (Key) and has
+// a finite, non-negative time.
+func FuzzScanRows(f *testing.F) {
+	src := "../data/measured/h100-sxm/random/j2d13pt"
+	meta, err := os.ReadFile(filepath.Join(src, "meta.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	rows, err := os.ReadFile(filepath.Join(src, "rows.csv"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	lines := bytes.SplitAfter(rows, []byte("\n"))
+	f.Add(bytes.Join(lines[:4], nil))
+	f.Add(bytes.Join(lines[:3], nil)[:len(bytes.Join(lines[:3], nil))-20])
+	f.Fuzz(func(t *testing.T, csv []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "meta.json"), meta, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "rows.csv"), csv, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		Scan(dir, func(m smart.Measurement) error {
+			if m.TimeMs < 0 || math.IsNaN(m.TimeMs) || math.IsInf(m.TimeMs, 0) {
+				t.Errorf("accepted a row timed %v ms", m.TimeMs)
+			}
+			Key(m)
+			return nil
+		})
+	})
+}

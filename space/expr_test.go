@@ -220,3 +220,25 @@ func TestParseConstraintFloatsAndStrings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseConstraint: no expression makes ParseConstraint, or a constraint it accepts, panic
+// on any values of the names it reads.
+func FuzzParseConstraint(f *testing.F) {
+	for _, s := range []string{"use_padding==0 or block_size_x % 32 != 0", "32 <= block_size_x * block_size_y <= 1024",
+		"a // b - c / 2 > -3", "not (x == 'a')", "(a+b)*c%7 != 1 and True"} {
+		f.Add(s, int64(3), int64(-5), int64(0))
+	}
+	f.Fuzz(func(t *testing.T, expr string, a, b, c int64) {
+		con, err := ParseConstraint(expr)
+		if err != nil {
+			return
+		}
+		v := make([]int, len(con.Reads))
+		for i := range v {
+			v[i] = int([]int64{a, b, c}[i%3])
+		}
+		if !con.Fn(v) && con.Explain(v) == "" {
+			t.Errorf("%q fails on %v without saying why", expr, v)
+		}
+	})
+}
