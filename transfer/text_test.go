@@ -2,10 +2,12 @@ package transfer
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
 	"smart"
+	"smart/dataset"
 	"smart/models"
 )
 
@@ -78,5 +80,32 @@ func TestWriteShots(t *testing.T) {
 	}
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestVariantsJSON: beside a foreign kernel's coded setting, its values as its files hold them
+// (a float label, a string label, a boolean), and no OC; a stencil's variant keeps its OC and
+// has no values; a prediction without left-out shots writes none.
+func TestVariantsJSON(t *testing.T) {
+	params := []dataset.Param{
+		{Name: "frac", Values: []int{7, 9}, Labels: []json.RawMessage{json.RawMessage("0.5"), json.RawMessage("1.0")}},
+		{Name: "layout", Values: []int{3, 4}, Labels: []json.RawMessage{json.RawMessage(`"row"`), json.RawMessage(`"col"`)}},
+		{Name: "padded", Values: []int{0, 1}, Bool: true},
+	}
+	vs := Variants{List: []Variant{{Kernel: "gemm", Setting: smart.Setting{"bx": 16, "frac": 9, "layout": 3, "padded": 1}, TimeMs: 2, Sources: 2}}, Params: params}
+	b, err := json.Marshal(vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"kernel":"gemm","setting":{"bx":16,"frac":9,"layout":3,"padded":1},"time_ms":2,"sources":2,"values":{"bx":16,"frac":1.0,"layout":"row","padded":true}}]`; string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	p := Prediction{Target: "X", Variants: []Variant{{StencilID: "ab", OC: smart.Combination(smart.ST), Setting: smart.Setting{"bx": 32}, TimeMs: 1}}}
+	b, err = json.Marshal(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"variants":[{"stencil_id":"ab","setting":{"bx":32},"time_ms":1,"sources":0,"oc":"ST"}]`; !bytes.Contains(b, []byte(want)) || bytes.Contains(b, []byte("left_out")) {
+		t.Errorf("got %s\nwant it to hold %s and no left_out_shots", b, want)
 	}
 }

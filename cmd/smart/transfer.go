@@ -70,7 +70,7 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		target := cmp.Or(job.Target.GPU.Name, job.Target.Name)
-		return printOut(e, o.asJSON, vs, func(w io.Writer) error {
+		return printOut(e, o.asJSON, transfer.Variants{List: vs, Params: job.CodedParams()}, func(w io.Writer) error {
 			return transfer.WriteShots(w, target, vs, job.CodedParams(), transfer.StencilNames(job.Files))
 		})
 	}

@@ -580,3 +580,79 @@ func TestTransferNamesT4Kernel(t *testing.T) {
 		t.Errorf("mistyped kernel: exit %d, stderr %q; want exit 2 naming the file left out", code, stderr)
 	}
 }
+
+// TestTransferJSONHoldsTheFilesValues: where a kernel's parameters hold booleans and strings,
+// --json (the prediction, and --budget's list) writes beside each setting (smart's codes) its
+// values as the caches hold them, and no OC.
+func TestTransferJSONHoldsTheFilesValues(t *testing.T) {
+	dir := t.TempDir()
+	var from []string
+	for _, gpu := range []string{"A100", "A6000"} {
+		c := convCache(t, gpu)
+		c["tune_params"].(map[string]any)["read_only"] = []any{false, true}
+		c["tune_params"].(map[string]any)["use_padding"] = []any{"off", "on"}
+		cache := map[string]any{}
+		for _, rec := range c["cache"].(map[string]any) {
+			r := rec.(map[string]any)
+			r["read_only"] = r["read_only"] == 1.0
+			r["use_padding"] = map[bool]string{false: "off", true: "on"}[r["use_padding"] == 1.0]
+			var key []string
+			for _, k := range c["tune_params_keys"].([]any) {
+				switch v := r[k.(string)].(type) {
+				case bool:
+					key = append(key, map[bool]string{false: "False", true: "True"}[v])
+				default:
+					key = append(key, fmt.Sprint(v))
+				}
+			}
+			cache[strings.Join(key, ",")] = r
+		}
+		c["cache"] = cache
+		b, _ := json.Marshal(c)
+		path := filepath.Join(dir, gpu+".json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		from = append(from, path)
+	}
+	check := func(what string, settings []map[string]any) {
+		t.Helper()
+		if len(settings) == 0 {
+			t.Fatalf("%s: no settings", what)
+		}
+		for _, s := range settings {
+			_, isBool := s["read_only"].(bool)
+			pad, _ := s["use_padding"].(string)
+			if !isBool || (pad != "off" && pad != "on") || s["block_size_x"] == nil {
+				t.Fatalf("%s: setting %v", what, s)
+			}
+		}
+	}
+	type variant struct {
+		OC     *string        `json:"oc"`
+		Values map[string]any `json:"values"`
+	}
+	code, stdout, stderr := runCLI(t, "", "transfer", "--from", strings.Join(from, ","), "--to", "rtx-a4000", "--budget", "4", "--json")
+	var shots []variant
+	if err := json.Unmarshal([]byte(stdout), &shots); code != 0 || err != nil {
+		t.Fatalf("--budget: exit %d, %v: %s", code, err, stderr)
+	}
+	var settings []map[string]any
+	for _, v := range shots {
+		if v.OC != nil {
+			t.Errorf("a Kernel Tuner kernel's setting has an OC: %s", *v.OC)
+		}
+		settings = append(settings, v.Values)
+	}
+	check("--budget", settings)
+	code, stdout, stderr = runCLI(t, "", "transfer", "--from", strings.Join(from, ","), "--to", "rtx-a4000", "--json")
+	var p struct{ Variants []variant }
+	if err := json.Unmarshal([]byte(stdout), &p); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, stderr)
+	}
+	settings = settings[:0]
+	for _, v := range p.Variants {
+		settings = append(settings, v.Values)
+	}
+	check("the prediction", settings)
+}
