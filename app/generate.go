@@ -62,8 +62,9 @@ func (g Generate) Check() error {
 }
 
 // Prepare decides whether Out is a directory (Dir) and makes it: Out is one where it exists as
-// one, ends in a separator, or is anything but a .json file while several stencils are written.
-// An Out that cannot take Len stencils is a *SettingError of Out.
+// one, ends in a separator, or is neither an existing file nor a name ending in .json, so that
+// --out stencils is a directory whether one stencil or several are written. An Out that cannot
+// take Len stencils is a *SettingError of Out.
 func (g *Generate) Prepare() error {
 	n := g.Len()
 	if g.Out == "-" {
@@ -73,12 +74,10 @@ func (g *Generate) Prepare() error {
 		return nil
 	}
 	st, err := os.Stat(g.Out)
-	g.Dir = err == nil && st.IsDir() || strings.HasSuffix(g.Out, "/") || strings.HasSuffix(g.Out, string(filepath.Separator))
+	file := err == nil && !st.IsDir() || strings.HasSuffix(g.Out, ".json")
+	g.Dir = err == nil && st.IsDir() || strings.HasSuffix(g.Out, "/") || strings.HasSuffix(g.Out, string(filepath.Separator)) || !file
 	if !g.Dir && n > 1 {
-		if strings.HasSuffix(g.Out, ".json") {
-			return wrong("Out", g.Out, "is a file, but %d stencils need a directory", n)
-		}
-		g.Dir = true
+		return wrong("Out", g.Out, "is a file, but %d stencils need a directory", n)
 	}
 	if !g.Dir {
 		return nil

@@ -121,6 +121,9 @@ func TestGeneratePrepare(t *testing.T) {
 		{"one to a separator", Generate{Shapes: two[:1], Out: filepath.Join(dir, "sep") + "/"}, true, "", false},
 		{"one to an existing directory", Generate{Shapes: two[:1], Out: dir}, true, "", false},
 		{"two under a file", Generate{Shapes: two, Out: filepath.Join(file, "d")}, true, "", true},
+		{"one to a new name without .json", Generate{Shapes: two[:1], Out: filepath.Join(dir, "stencils")}, true, "", false},
+		{"one to an existing file", Generate{Shapes: two[:1], Out: file}, false, "", false},
+		{"two to an existing file", Generate{Shapes: two, Out: file}, false, "Out", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.g.Prepare()
