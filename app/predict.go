@@ -26,6 +26,7 @@ func OpenPredictor(catalogFile string, modelFiles []string) (*predict.Predictor,
 	if p.Catalog, err = catalog.Load(catalogFile); err != nil {
 		return nil, err
 	}
+	p.CatalogFile = catalogFile
 	all := kinds.All()
 	for _, f := range modelFiles {
 		b, err := os.ReadFile(f)

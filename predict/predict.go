@@ -28,6 +28,9 @@ import (
 type Predictor struct {
 	Models  *Models
 	Catalog *catalog.Catalog
+	// CatalogFile is the user's catalogue file merged into Catalog ("" for none), which the
+	// printed smart codegen commands pass on: codegen checks a setting against the GPU's limits.
+	CatalogFile string
 	// Budget is the search budget on every GPU alike, so that their times compare and a GPU's
 	// time is the same whichever GPU was asked about.
 	Budget Budget
@@ -589,7 +592,7 @@ func spread(screened []*Found, class map[smart.Combination]int, n int) []int {
 func (p *Predictor) choice(in Input, g smart.GPU, rt *Model, f *Found, prob float64, src Provenance, scaled *Scaled) Choice {
 	st := in.Stencil
 	c := Choice{OC: f.OC, Probability: prob, Setting: f.Setting, TimeMs: cmp.Or(f.LearnedMs, f.TimeMs), Scaled: scaled,
-		Evaluated: f.Evaluated, LeftOut: f.LeftOut, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, f.OC, f.Setting)}
+		Evaluated: f.Evaluated, LeftOut: f.LeftOut, Source: src, Codegen: codegenLine(cmp.Or(in.File, st.Name), g.Name, p.CatalogFile, f.OC, f.Setting)}
 	if t, err := smart.DecodeTuning(st.Dims, f.OC, f.Setting); err == nil {
 		if est, err := roofline.ModelWith(st, t, g, p.constants()); err == nil {
 			c.Analytic = &est

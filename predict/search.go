@@ -330,9 +330,14 @@ func (p Pass) descent(start []tuner.Candidate, rng *rand.Rand) *tuner.Descent {
 }
 
 // codegenLine is the smart codegen command that writes the CUDA source of a choice for gpu,
-// whose limits codegen checks the setting against.
-func codegenLine(file, gpu string, oc smart.Combination, s smart.Setting) string {
-	return fmt.Sprintf("smart codegen %s --gpu %s --oc %s --setting %s", shellQuote(file), shellQuote(gpu), oc, s)
+// whose limits codegen checks the setting against: with the catalogue file that describes gpu
+// where one was given ("" for none).
+func codegenLine(file, gpu, catalogFile string, oc smart.Combination, s smart.Setting) string {
+	line := fmt.Sprintf("smart codegen %s --gpu %s --oc %s --setting %s", shellQuote(file), shellQuote(gpu), oc, s)
+	if catalogFile != "" {
+		line += " --catalog " + shellQuote(catalogFile)
+	}
+	return line
 }
 
 // FileName turns a stencil name into a file name: letters, digits, '-', '_' and '.'.

@@ -92,6 +92,31 @@ func TestPredictEndToEnd(t *testing.T) {
 	}
 }
 
+// TestPredictUserGPU: on a GPU a user's catalogue file describes, the codegen command predict
+// prints passes the file on, and runs as printed (without it codegen knows no such GPU).
+func TestPredictUserGPU(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "my gpus.json")
+	gpu := `{"format":"smart-gpus/1","gpus":[{"name":"MyH100","vendor":"NVIDIA","arch":"Hopper","compute_capability":"9.0","sms":114,` +
+		`"memory_gb":80,"bandwidth_gbs":2000,"l2_mb":50,"shared_per_sm_kb":228,"shared_per_block_kb":227,"regs_per_sm":65536,` +
+		`"regs_per_block":65536,"max_regs_per_thread":255,"max_threads_per_sm":2048,"max_threads_per_block":1024,"max_blocks_per_sm":32,` +
+		`"fp64_tflops":26,"fp32_tflops":51,"boost_clock_mhz":1755,"constant_memory_kb":64,"warp_size":32,"price":null,"sources":{"*":"a test"}}]}`
+	if err := os.WriteFile(file, []byte(gpu), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "predict", "--gpu", "MyH100", "--catalog", file, readmeStencil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := regexp.MustCompile(`smart codegen (\S+) --gpu (\S+) --oc (\S+) --setting (\S+) --catalog '(.+)' -o (\S+)`).FindStringSubmatch(out)
+	if m == nil || m[2] != "MyH100" || m[5] != file {
+		t.Fatalf("the codegen line does not pass %s on:\n%s", file, out)
+	}
+	code, _, errs = runCLI(t, "", "codegen", m[1], "--gpu", m[2], "--oc", m[3], "--setting", m[4], "--catalog", m[5], "-o", filepath.Join(t.TempDir(), m[6]))
+	if code != 0 {
+		t.Fatalf("the printed codegen command fails (exit %d): %s", code, errs)
+	}
+}
+
 // TestPredictBatchJSON predicts a directory of two stencils: one JSON object each.
 func TestPredictBatchJSON(t *testing.T) {
 	dir := t.TempDir()
