@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/generator"
 	"smart/models"
 	"smart/models/kinds"
+	"smart/models/roofline"
 	"smart/tuner"
 )
 
@@ -27,6 +29,8 @@ func TestParseEvaluator(t *testing.T) {
 		bad    bool // the name names no evaluator
 	}{
 		{name: "sim", want: EvaluatorName{Kind: Sim}},
+		{name: "sim:calibrated", want: EvaluatorName{Kind: Sim, Path: Calibrated}},
+		{name: "sim:my-fit.json", want: EvaluatorName{Kind: Sim, Path: "my-fit.json"}},
 		{name: "cuda", want: EvaluatorName{Kind: CUDA}},
 		{name: "model:embedded", want: EvaluatorName{Kind: Model, Path: Embedded}},
 		{name: "replay:a/b:c", want: EvaluatorName{Kind: Replay, Path: "a/b:c"}},
@@ -172,6 +176,77 @@ func TestBenchResume(t *testing.T) {
 	// The first call drew the settings, and says how long that took; the resumed one read them.
 	if r, r2 := bg.Report(sum), again.Report(sum2); !(r.DrawingSeconds > 0) || r2.DrawingSeconds != 0 {
 		t.Errorf("drawing seconds %v then %v; want some, then none", r.DrawingSeconds, r2.DrawingSeconds)
+	}
+}
+
+// TestBenchSimCalibrated: sim:calibrated times each variant with the embedded calibration's
+// constants (as smart estimate does: the same time as roofline.ModelWith with them), the data
+// set records them, and a run resumed with the literature's constants is refused.
+func TestBenchSimCalibrated(t *testing.T) {
+	sts, err := dataset.RandomStencils(1, 3, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Bench{Stencils: sts, OCs: []smart.Combination{smart.Combination(smart.ST)}, Samples: 4, Seed: 1,
+		Backend: Sim + ":" + Calibrated, GPU: "H100-SXM", Out: filepath.Join(t.TempDir(), "runs")}
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bg.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cal, origin, err := calibrate.DefaultOrigin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, rows, err := dataset.ReadAll(b.Out)
+	if err != nil || len(rows) != 4 || len(meta.Devices) != 1 || !meta.Devices[0].Constants.Same(origin) || origin.Origin != dataset.ConstantsCalibration {
+		t.Fatalf("%d rows, devices %+v (%v); want 4 rows simulated with %+v", len(rows), meta.Devices, err, origin)
+	}
+	g := bg.Backend.GPU
+	for _, m := range rows {
+		tu, err := smart.DecodeTuning(sts[0].Dims, m.OC, m.Setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, err := roofline.ModelWith(sts[0], tu, g, &cal.Calibration)
+		lit, _ := roofline.Model(sts[0], tu, g)
+		if err != nil || m.TimeMs != est.TimeMs || m.TimeMs == lit.TimeMs {
+			t.Errorf("%s %s: %v ms; the calibrated model gives %v (%v), the literature's %v", m.OC, m.Setting, m.TimeMs, est.TimeMs, err, lit.TimeMs)
+		}
+	}
+	b.Backend = Sim
+	if _, err := b.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "now with the literature's constants") {
+		t.Errorf("resuming with the literature's constants: %v; want a refusal", err)
+	}
+}
+
+// TestTuneSimSaysItsConstants: a search on sim reports its best time as simulated with the
+// literature's constants, on sim:calibrated with the embedded calibration's, and they differ.
+func TestTuneSimSaysItsConstants(t *testing.T) {
+	st, err := generator.NamedStencil("j3d7pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []TuneReport
+	for _, ev := range []string{Sim, Sim + ":" + Calibrated} {
+		tg, err := Tune{Evaluator: ev, Stencil: st, GPU: "h100", OCs: []smart.Combination{0}, Strategy: "random",
+			Budget: tuner.Budget{Evaluations: 5}, Seed: 1}.Open(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tg.Search(context.Background())
+		tg.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, tg.Report(res))
+	}
+	lit, cal := reports[0], reports[1]
+	if lit.Device != "with the literature's constants" || !strings.Contains(cal.Device, "with the constants of calibration "+calibrate.EmbeddedName) ||
+		lit.BestTimeMs == nil || cal.BestTimeMs == nil || *lit.BestTimeMs == *cal.BestTimeMs {
+		t.Errorf("sim: %q, %v ms; sim:calibrated: %q, %v ms", lit.Device, lit.BestTimeMs, cal.Device, cal.BestTimeMs)
 	}
 }
 
@@ -337,6 +412,7 @@ func TestTuneRefuses(t *testing.T) {
 		{"transfer prior of a stencil", with(func(t *Tune) { t.Strategy, t.Prior, t.Record = "bayes", Transfer+":"+cache, record }), "Prior"},
 		{"classifier of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "random", Classifier: Embedded}, "Classifier"},
 		{"sim prior of a cache", Tune{Evaluator: Replay + ":" + cache, Strategy: "bayes", Prior: Sim}, "Prior"},
+		{"sim of a calibration file that is none", with(func(t *Tune) { t.Evaluator = Sim + ":" + cache }), "Evaluator"},
 	} {
 		_, err := func() (tuner.Result, error) {
 			tg, err := c.tune.Open(context.Background())

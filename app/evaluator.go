@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"smart"
+	"smart/calibrate"
 	"smart/catalog"
 	"smart/dataset"
 	"smart/dataset/cuda"
@@ -33,6 +34,11 @@ const (
 // Embedded is the path of model:embedded: the embedded runtime model of the GPU's own
 // measurements where one covers the stencil, the simulated default otherwise.
 const Embedded = "embedded"
+
+// Calibrated is the path of sim:calibrated: the analytic model with the embedded calibration's
+// constants, as smart estimate and smart predict use it (sim alone: the literature's; sim:FILE:
+// a calibration file smart calibrate wrote).
+const Calibrated = "calibrated"
 
 // DefaultSimGPU is the GPU simulated when none is named: the A100 that StencilMART and the
 // search space's default limits (smart.SM80) describe.
@@ -59,8 +65,10 @@ func (n EvaluatorName) String() string {
 func ParseEvaluator(name string) (EvaluatorName, error) {
 	kind, path, _ := strings.Cut(name, ":")
 	switch kind {
-	case CUDA, Sim:
+	case CUDA:
 		return EvaluatorName{Kind: kind}, nil
+	case Sim:
+		return EvaluatorName{Kind: kind, Path: path}, nil
 	case Model, Replay, Transfer:
 		if path == "" {
 			return EvaluatorName{}, &NameError{What: "evaluator", Name: name, Known: evaluatorNames, NoPath: true}
@@ -118,7 +126,11 @@ func Open(name EvaluatorName, st *smart.Stencil, gpu string, cat *catalog.Catalo
 	b := &Backend{GPU: g}
 	switch name.Kind {
 	case Sim:
-		b.Evaluator, b.Source, b.Device = roofline.Evaluator{Catalog: cat}, smart.Simulated, SimDevice(g)
+		var constants dataset.Constants
+		if b.Evaluator, constants, err = simEvaluator(name.Path, cat); err != nil {
+			return nil, &SettingError{Field: "Evaluator", Value: name.String(), Err: err}
+		}
+		b.Source, b.Device = smart.Simulated, SimDevice(g, constants)
 	case Model:
 		b.Source = smart.Predicted
 		if st == nil {
@@ -186,10 +198,30 @@ func notef(w io.Writer, format string, args ...any) {
 	}
 }
 
-// SimDevice describes the analytic model of gpu as a data set's device: with the literature's
-// constants, which the evaluator sim times with.
-func SimDevice(gpu smart.GPU) dataset.Device {
-	return dataset.Device{GPU: gpu.Name, Name: dataset.AnalyticModel, Constants: dataset.Constants{Origin: dataset.ConstantsLiterature}}
+// SimDevice describes the analytic model of gpu with constants as a data set's device.
+func SimDevice(gpu smart.GPU, constants dataset.Constants) dataset.Device {
+	return dataset.Device{GPU: gpu.Name, Name: dataset.AnalyticModel, Constants: constants}
+}
+
+// simEvaluator is the analytic model with the constants sim:path names: the literature's (no
+// path), the embedded calibration's (Calibrated) or those of a calibration file; with how a data
+// set records them.
+func simEvaluator(path string, cat *catalog.Catalog) (roofline.Evaluator, dataset.Constants, error) {
+	var f *calibrate.File
+	var constants dataset.Constants
+	var err error
+	switch path {
+	case "":
+		return roofline.Evaluator{Catalog: cat}, dataset.Constants{Origin: dataset.ConstantsLiterature}, nil
+	case Calibrated:
+		f, constants, err = calibrate.DefaultOrigin()
+	default:
+		f, constants, err = calibrate.ReadOrigin(path)
+	}
+	if err != nil {
+		return roofline.Evaluator{}, constants, err
+	}
+	return roofline.Evaluator{Catalog: cat, Calibration: &f.Calibration}, constants, nil
 }
 
 // UnknownDeviceError is a GPU that NVML reports under a name the catalogue does not know.

@@ -18,7 +18,6 @@ import (
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/kinds"
-	"smart/models/roofline"
 	"smart/predict"
 	"smart/tuner"
 )
@@ -439,7 +438,11 @@ func (tg *Tuning) prior(ctx context.Context, text string) (smart.Evaluator, erro
 	}
 	switch {
 	case err == nil && name.Kind == Sim:
-		return roofline.Evaluator{Catalog: tg.cat}, nil
+		ev, _, err := simEvaluator(name.Path, tg.cat)
+		if err != nil {
+			return nil, &SettingError{Field: "Prior", Value: text, Err: err}
+		}
+		return ev, nil
 	case err == nil && name.Kind == Model:
 		ev, what, err := modelEvaluator(name.Path, tg.Problem.Stencil, tg.GPU, tg.cat, tg.tune.Notes)
 		if err != nil {

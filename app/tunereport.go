@@ -99,6 +99,9 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 			o.BestOC = &oc
 		}
 		o.Source, o.Device = res.Best.Measurement.Source, res.Best.Measurement.Device
+		if o.Source == smart.Simulated && o.Device == "" && tg.Device.Constants.Origin != "" {
+			o.Device = "with " + tg.Device.Constants.String() // sim: whose constants
+		}
 		if tg.params != nil {
 			o.BestValues = map[string]any{}
 			for _, p := range tg.params {

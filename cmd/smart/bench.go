@@ -32,7 +32,7 @@ func (o *benchOpts) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&o.b.Seed, "seed", 1, "seed of the random stencils and of the settings drawn")
 	fs.IntVar(&o.b.Samples, "samples", 20, "settings drawn per stencil and OC")
 	fs.StringVar(&o.ocList, "oc", "all", "OCs to measure, comma-separated (e.g. BASE,ST,ST_RT), or all")
-	fs.StringVar(&o.b.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+	fs.StringVar(&o.b.Backend, "backend", "cuda", "cuda (measure on the GPU), or sim, sim:calibrated or sim:FILE (the analytic model with the literature's, the embedded calibration's or a calibration file's constants)")
 	fs.StringVar(&o.b.GPU, "gpu", "", "catalogue name of the GPU (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML)")
 	fs.StringVar(&o.b.CatalogFile, "catalog", "", "GPU catalogue file merged over the built-in one")
 	fs.StringVar(&o.b.Out, "out", "", "data set directory (created, or resumed when it holds this run)")
@@ -115,7 +115,7 @@ func cutNever(c *app.CUDAOptions) error {
 
 // benchFlags names the flag of a setting app.Bench refused.
 func benchFlags(fs *flag.FlagSet, err error) error {
-	return settingFlag(fs, err, map[string]string{"Settings": "--setting", "MaxOrder": "--order-max"})
+	return settingFlag(fs, err, map[string]string{"Settings": "--setting", "MaxOrder": "--order-max", "Evaluator": "--backend"})
 }
 
 // parseLists reads --shard, --oc and --setting into the benchmark.

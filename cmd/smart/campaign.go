@@ -62,7 +62,7 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	fs, rest, err := parse(e, "campaign run", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&manifestDir, "manifest", defaultManifest, "campaign manifest directory")
 		fs.StringVar(&c.Out, "out", "", "data set directory (default data/measured/GPU/campaign)")
-		fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU) or sim (the analytic model)")
+		fs.StringVar(&c.Backend, "backend", "cuda", "cuda (measure on the GPU), or sim, sim:calibrated or sim:FILE (the analytic model with the literature's, the embedded calibration's or a calibration file's constants)")
 		fs.StringVar(&c.GPU, "gpu", "", "catalogue name of the GPU (sim: required; cuda: found through NVML)")
 		fs.DurationVar(&c.Time, "time", 0, "stop cleanly after this long (e.g. 9m); run again to resume")
 		registerCUDA(fs, &c.CUDA, "timed samples per variant measured in full (cuda; at least 5)",
@@ -86,7 +86,7 @@ func runCampaignRun(ctx context.Context, e *env, args []string) error {
 	c.Manifest, c.Notes, c.Progress = m, e.stderr, resumedProgress(bar)
 	call, runErr := c.Run(ctx)
 	if call.Out == "" { // no call began: the GPU, backend or data set was refused
-		return settingFlag(fs, runErr, nil)
+		return settingFlag(fs, runErr, map[string]string{"Evaluator": "--backend"})
 	}
 	if call.Stopped {
 		bar.Stop(bar.Done())

@@ -24,7 +24,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	t := &o.t
 	fs.StringVar(&t.GPU, "gpu", "", "GPU name or alias from the catalogue (sim: default "+app.DefaultSimGPU+"; cuda: found through NVML;\nreplay: the data set's; a Kernel Tuner file's device where it names none)")
 	fs.StringVar(&t.Strategy, "method", "pipeline", app.JoinList(app.StrategyNames(nil), "or"))
-	fs.StringVar(&t.Evaluator, "evaluator", "", "cuda, sim, model:PATH or replay:PATH")
+	fs.StringVar(&t.Evaluator, "evaluator", "", "cuda, sim (sim:calibrated, sim:FILE), model:PATH or replay:PATH")
 	fs.IntVar(&t.Budget.Evaluations, "budget", 200, "most evaluations, failed ones included (0: no limit)")
 	fs.DurationVar(&t.Budget.Time, "time", 0, "most wall time, e.g. 10m, building the spaces included; evaluations still running then are cut off and not counted (0: no limit)")
 	fs.Uint64Var(&t.Seed, "seed", 1, "seed of every random choice of the search")
