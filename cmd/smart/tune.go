@@ -30,7 +30,7 @@ func (o *tuneOpts) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&t.Seed, "seed", 1, "seed of every random choice of the search")
 	fs.StringVar(&o.ocList, "oc", "all", "OCs of a stencil to search, comma-separated, or all (cstuner takes one)")
 	fs.StringVar(&t.Classifier, "classifier", "", "OC selection model (smart train --task select) that ranks the OCs (pipeline),\nor 'embedded' for smart's own (trained on simulated data)")
-	fs.StringVar(&t.Prior, "surrogate", "", "sim, model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs,\nCACHE@GPU where the file names no device; their times' geometric mean): ranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
+	fs.StringVar(&t.Prior, "surrogate", "", "sim (sim:calibrated, sim:FILE), model:PATH or model:embedded (stencils), or transfer:CACHE[,CACHE...] (a Kernel Tuner kernel measured on other GPUs,\nCACHE@GPU where the file names no device; their times' geometric mean): ranks settings without real runs; the pipeline prunes on it and hedges on its fastest, bayes runs its fastest first; both learn from it as a feature")
 	fs.IntVar(&t.Options.Variants, "variants", 2, "ranked OCs the pipeline searches")
 	fs.StringVar((*string)(&t.Options.Model), "model", "forest", "IterML's in-loop model: forest, cart, knn, mlp or trees")
 	fs.Float64Var(&t.Options.PickRatio, "pick-ratio", 0.01, "share of the space IterML samples per iteration")
