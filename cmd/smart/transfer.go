@@ -33,7 +33,7 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache")
 	fs.StringVar(&o.dataSet, "dataset", "", "write the predictions as a new smart data set in DIR")
 	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a cache smart wrote")
-	fs.IntVar(&o.top, "top", 10, "settings to print, fastest first")
+	fs.IntVar(&o.top, "top", 10, "settings to print, fastest first (--json holds every setting)")
 	fs.Float64Var(&s.Predict.Share, "share", 0, "weight of bandwidth in the hardware ratio, in (0, 1]; 0 fits or defaults it")
 	fs.Float64Var(&s.Predict.Level, "level", 0.8, "coverage of the intervals, in (0, 1)")
 	fs.BoolVar(&s.Predict.FP64, "fp64", false, "compare the GPUs' double-precision FLOPS (always for float64 stencils)")
