@@ -114,11 +114,13 @@ type Variant struct {
 	TimeMs    float64           `json:"time_ms,omitempty"` // predicted; a shot's is its measured time; none in ChooseShots' list
 	LoMs      float64           `json:"lo_ms,omitempty"`   // the interval; zero without one
 	HiMs      float64           `json:"hi_ms,omitempty"`
-	Shot      bool              `json:"shot,omitempty"`    // measured on the target
-	Failed    bool              `json:"failed,omitempty"`  // failed on every source that ran it
-	Floored   bool              `json:"floored,omitempty"` // predicted below Settings.Floor, and raised to it
-	Sources   int               `json:"sources"`           // sources that ran it successfully
-	key       string
+	Shot      bool              `json:"shot,omitempty"`   // measured on the target
+	Failed    bool              `json:"failed,omitempty"` // failed on every source that ran it
+	// FailedToCompile says every source that failed it failed to compile it (Failed is set).
+	FailedToCompile bool `json:"failed_to_compile,omitempty"`
+	Floored         bool `json:"floored,omitempty"` // predicted below Settings.Floor, and raised to it
+	Sources         int  `json:"sources"`           // sources that ran it successfully
+	key             string
 }
 
 // Key identifies the variant's kernel, OC and setting as Key does a row's.
@@ -145,6 +147,9 @@ type variant struct {
 	shotOK bool
 	given  bool   // among the target's shots, ok or not
 	id     string // the kernel's
+	// compileFails and otherFails count the sources' rows of it that failed to compile, and
+	// that failed otherwise.
+	compileFails, otherFails int
 }
 
 // Predict predicts the target's time for every setting in the sources.
@@ -233,6 +238,12 @@ func (st *state) index(sources []Source) error {
 		ix := &index{gpu: src.GPU, name: name, named: src.Named, ln: map[string]float64{}, center: map[string]float64{}}
 		for _, m := range src.Rows {
 			k := st.add(m)
+			switch v := st.vars[k]; {
+			case m.Status == smart.StatusCompileError:
+				v.compileFails++
+			case !okTime(m):
+				v.otherFails++
+			}
 			if okTime(m) {
 				if _, dup := ix.ln[k]; !dup {
 					ix.ln[k] = math.Log(m.TimeMs)
@@ -395,7 +406,7 @@ func (st *state) predict() *Prediction {
 		case v.shotOK:
 			out.TimeMs, out.Shot = math.Exp(v.shot), true
 		case v.n == 0:
-			out.Failed = true
+			out.Failed, out.FailedToCompile = true, v.compileFails > 0 && v.otherFails == 0
 		default:
 			ln := v.pred + c.at(v)
 			out.TimeMs = math.Exp(ln)

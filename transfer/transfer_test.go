@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,6 +172,43 @@ func TestOtherVendorLeftOutAndUnknownTarget(t *testing.T) {
 	}
 	if s := Compare(p, truth); s.MAPE > 1e-9 || p.Target != "mystery" {
 		t.Errorf("shots alone: MAPE %g target %q", s.MAPE, p.Target)
+	}
+}
+
+// TestFailedToCompile: a setting every source failed is predicted to fail, to compile where each
+// source that failed it failed to compile it, and the cache and data set written say which.
+func TestFailedToCompile(t *testing.T) {
+	a, b := gpu("A", "NVIDIA", 1000, 10), gpu("B", "NVIDIA", 900, 10)
+	for _, c := range []struct {
+		name      string
+		onA, onB  smart.Status
+		toCompile bool
+		cache     string
+	}{
+		{"both failed to compile", smart.StatusCompileError, smart.StatusCompileError, true, "CompilationFailedConfig"},
+		{"one failed to compile, one to run", smart.StatusCompileError, smart.StatusLaunchError, false, "RuntimeFailedConfig"},
+		{"both failed to run", smart.StatusTimeout, smart.StatusLaunchError, false, "RuntimeFailedConfig"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ra, rb := kernelRows(a, 6, 1, 1), kernelRows(b, 6, 1.2, 1)
+			ra[2].Status, ra[2].TimeMs = c.onA, 0
+			rb[2].Status, rb[2].TimeMs = c.onB, 0
+			p, err := Predict([]Source{{GPU: a, Rows: ra}, {GPU: b, Rows: rb}}, Target{GPU: gpu("T", "NVIDIA", 800, 10)}, Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(p.Variants, func(v Variant) bool { return v.Setting.String() == ra[2].Setting.String() })
+			if i < 0 || !p.Variants[i].Failed || p.Variants[i].FailedToCompile != c.toCompile {
+				t.Fatalf("variant %d: %+v; want failed, to compile %v", i, p.Variants, c.toCompile)
+			}
+			b, err := p.KernelTunerCache(dataset.Kernel{Name: "k", Params: []dataset.Param{{Name: "x", Values: []int{1, 2, 3, 4, 5, 6}}, {Name: "y", Values: []int{0, 1}}}}, "T", time.Unix(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte(`"time": "`+c.cache+`"`)) {
+				t.Errorf("the cache does not hold %s:\n%s", c.cache, b)
+			}
+		})
 	}
 }
 

@@ -80,6 +80,7 @@ const ktSchema = "1.0.0"
 // written: "time" is the predicted time (a shot's measured one), the median of a setting's runs
 // as every time smart reads and predicts is ("times" holds it alone, so that "time" is still
 // their mean, as Kernel Tuner has it), "time_lo" and "time_hi" the interval, "predicted" false only for shots; a setting every source failed is a
+// "CompilationFailedConfig" where each source that failed it failed to compile it, else a
 // "RuntimeFailedConfig". The compile, verification, benchmark, strategy and framework times the
 // format requires are 0, since nothing was compiled or run: Kernel Tuner's simulation mode adds
 // a replayed configuration's compile, verification and benchmark times to the simulated time
@@ -131,6 +132,8 @@ func ktRecord(k dataset.Kernel, v Variant, stamp string) (string, json.RawMessag
 		vals[i], rec[prm.Name] = prm.Text(x), prm.JSON(x) // Kernel Tuner's keys print values as Python does
 	}
 	switch {
+	case v.FailedToCompile:
+		rec["time"] = "CompilationFailedConfig"
 	case v.Failed:
 		rec["time"] = "RuntimeFailedConfig"
 	default:
@@ -344,7 +347,10 @@ func writeRows(dir string, p *Prediction, params []string, stencils []*smart.Ste
 	for _, v := range p.Variants {
 		m := smart.Measurement{StencilID: v.StencilID, Kernel: v.Kernel, GPU: p.GPU, OC: v.OC,
 			Setting: v.Setting, Source: smart.Predicted, Device: device, Status: smart.StatusOK, TimeMs: v.TimeMs}
-		if v.Failed {
+		switch {
+		case v.FailedToCompile:
+			m.Status, m.TimeMs, m.Error = smart.StatusCompileError, 0, "failed to compile on every source GPU that failed it"
+		case v.Failed:
 			m.Status, m.TimeMs, m.Error = smart.StatusLaunchError, 0, "failed on every source GPU"
 		}
 		rows = append(rows, m)
