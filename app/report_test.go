@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -153,7 +155,18 @@ func TestTraceCSV(t *testing.T) {
 2,2.5,2.5,ok,ST,"bx=16,by=2"
 3,1.25,1.25,ok,ST,"bx=32"
 `
-	if got := string(TraceCSV(p, res)); got != want {
+	if got := string(TraceCSV(p, res, nil)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// A Kernel Tuner kernel's trace prints its booleans and labels as Kernel Tuner does, a
+	// label's quote doubled as CSV has it, and reads back as CSV.
+	p = tuner.Problem{Variants: []tuner.Variant{{}}}
+	params := []dataset.Param{{Name: "alpha", Values: []int{7}, Labels: []json.RawMessage{json.RawMessage("0.5")}},
+		{Name: "mode", Values: []int{9}, Labels: []json.RawMessage{json.RawMessage(`"say \"hi\""`)}}, {Name: "pad", Values: []int{0, 1}, Bool: true}}
+	res = tuner.Result{Trace: []float64{2}, History: []tuner.Outcome{{Candidate: tuner.Candidate{Setting: smart.Setting{"alpha": 7, "mode": 9, "pad": 1}},
+		Measurement: smart.Measurement{Status: smart.StatusOK}, Value: 2, N: 1}}}
+	rows, err := csv.NewReader(bytes.NewReader(TraceCSV(p, res, params))).ReadAll()
+	if err != nil || len(rows) != 2 || rows[1][5] != `alpha=0.5,mode=say "hi",pad=True` {
+		t.Errorf("the trace of a Kernel Tuner kernel reads %q (%v)", rows, err)
 	}
 }

@@ -30,7 +30,7 @@ func (tg *Tuning) Finish(res tuner.Result, err error, report func(TuneReport) er
 		return err
 	}
 	if trace != "" {
-		if err := atomicfile.Write(trace, TraceCSV(tg.Problem, res)); err != nil {
+		if err := atomicfile.Write(trace, TraceCSV(tg.Problem, res, tg.params)); err != nil {
 			return err
 		}
 	}

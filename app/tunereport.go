@@ -157,8 +157,10 @@ func (r TuneReport) WriteText(w io.Writer) error {
 // TraceHeader starts every trace: what tells a trace smart wrote from another file.
 const TraceHeader = "evaluation,best_ms,time_ms,status,oc,setting\n"
 
-// TraceCSV is the trace of res for plots: one line per evaluation, with the best time so far.
-func TraceCSV(p tuner.Problem, res tuner.Result) []byte {
+// TraceCSV is the trace of res for plots: one line per evaluation, with the best time so far,
+// each setting's values of params (a Kernel Tuner kernel's booleans and labels, which the
+// setting codes; nil: none) as Kernel Tuner prints them (dataset.SettingText).
+func TraceCSV(p tuner.Problem, res tuner.Result, params []dataset.Param) []byte {
 	var b bytes.Buffer
 	b.WriteString(TraceHeader)
 	for i, o := range res.History {
@@ -173,7 +175,8 @@ func TraceCSV(p tuner.Problem, res tuner.Result) []byte {
 		if p.Stencil != nil {
 			oc = p.Variants[o.Variant].OC.String()
 		}
-		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,\"%s\"\n", o.N, best, t, o.Measurement.Status, oc, o.Setting)
+		set := strings.ReplaceAll(dataset.SettingText(o.Setting, params), `"`, `""`) // a label may hold quotes
+		fmt.Fprintf(&b, "%d,%s,%s,%s,%s,\"%s\"\n", o.N, best, t, o.Measurement.Status, oc, set)
 	}
 	return b.Bytes()
 }
