@@ -102,12 +102,7 @@ func (tg *Tuning) Report(res tuner.Result) TuneReport {
 		if o.Source == smart.Simulated && o.Device == "" && tg.Device.Constants.Origin != "" {
 			o.Device = "with " + tg.Device.Constants.String() // sim: whose constants
 		}
-		if tg.params != nil {
-			o.BestValues = map[string]any{}
-			for _, p := range tg.params {
-				o.BestValues[p.Name] = p.JSON(res.Best.Setting[p.Name])
-			}
-		}
+		o.BestValues = dataset.SettingValues(res.Best.Setting, tg.params)
 	}
 	return o
 }

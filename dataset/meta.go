@@ -263,6 +263,24 @@ func SettingText(s smart.Setting, params []Param) string {
 	return strings.Join(parts, ",")
 }
 
+// SettingValues is s with each value of a parameter among params as Kernel Tuner holds it
+// (Param.JSON), as smart tune's best_values and smart transfer's values print it; nil without
+// params.
+func SettingValues(s smart.Setting, params []Param) map[string]any {
+	if len(params) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(s))
+	for name, v := range s {
+		if k := slices.IndexFunc(params, func(p Param) bool { return p.Name == name }); k >= 0 {
+			out[name] = params[k].JSON(v)
+		} else {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // JSON is value v of p as Kernel Tuner holds it in tune_params and in a configuration: a
 // boolean, a label, or v.
 func (p Param) JSON(v int) any {

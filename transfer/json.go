@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"encoding/json"
-	"slices"
 
 	"smart"
 	"smart/dataset"
@@ -28,7 +27,7 @@ func (p Prediction) MarshalJSON() ([]byte, error) {
 // booleans as 1 and 0.
 type Variants struct {
 	List   []Variant
-	Params []dataset.Param // those of the parameters whose values are coded; none for stencils
+	Params []dataset.Param // the kernel's, where some of its values are coded; none otherwise
 }
 
 // MarshalJSON writes the list as an array of variants, each, where some parameters are
@@ -51,17 +50,7 @@ func (vs Variants) MarshalJSON() ([]byte, error) {
 		if v.StencilID != "" || v.Kernel == "" {
 			out[i].OC = &vs.List[i].OC
 		}
-		if len(vs.Params) == 0 {
-			continue
-		}
-		out[i].Values = make(map[string]any, len(v.Setting))
-		for name, x := range v.Setting {
-			if j := slices.IndexFunc(vs.Params, func(p dataset.Param) bool { return p.Name == name }); j >= 0 {
-				out[i].Values[name] = vs.Params[j].JSON(x)
-			} else {
-				out[i].Values[name] = x
-			}
-		}
+		out[i].Values = dataset.SettingValues(v.Setting, vs.Params)
 	}
 	return json.Marshal(out)
 }
