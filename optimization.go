@@ -64,6 +64,23 @@ func (c Combination) Check() error {
 // String writes the combination as its optimizations joined by "_" in Table I order, e.g.
 // "ST_BM_RT", or "BASE" for none.
 func (c Combination) String() string {
+	if int(c) < len(combinationNames) {
+		return combinationNames[c]
+	}
+	return joinNames(c)
+}
+
+// combinationNames holds every combination's name, indexed by its bits: the analytic model looks
+// an OC's factor up by name for every variant it times, millions of times in a fit.
+var combinationNames = func() (names [1 << len(optimizations)]string) {
+	for c := range names {
+		names[c] = joinNames(Combination(c))
+	}
+	return names
+}()
+
+// joinNames writes c's optimizations joined by "_", or BaselineName for none.
+func joinNames(c Combination) string {
 	if c == 0 {
 		return BaselineName
 	}

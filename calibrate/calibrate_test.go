@@ -21,7 +21,7 @@ import (
 	"smart/internal/atomicfile"
 	"smart/models"
 	"smart/models/roofline"
-	"smart/space"
+	"smart/space/spacetest"
 )
 
 // synthetic returns a group per named stencil whose times a known calibration makes, with
@@ -31,22 +31,19 @@ func synthetic(t *testing.T, truth *roofline.Calibration, g smart.GPU, sigma flo
 	rng := rand.New(rand.NewPCG(3, 4))
 	var out []*Group
 	for _, name := range names {
-		st, err := generator.NamedStencil(name, 0, 0)
-		if err != nil {
-			t.Fatal(err)
+		sps := spacetest.Named(t, name, g)
+		if len(sps) == 0 {
+			t.Fatalf("%s has no setting space on the %s", name, g.Name)
 		}
+		st := sps[0].Stencil
 		grp := &Group{GPU: g.Name, Stencil: name, ID: st.ID()}
-		for _, oc := range smart.Combinations() {
-			sp, err := space.ForStencil(st, oc, g)
-			if err != nil {
-				continue
-			}
+		for _, sp := range sps {
 			for range 2 {
-				s, err := sp.Random(rng)
+				s, err := sp.Space.Random(rng)
 				if err != nil {
 					break
 				}
-				tu, err := smart.DecodeTuning(st.Dims, oc, s)
+				tu, err := smart.DecodeTuning(st.Dims, sp.OC, s)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,7 +52,7 @@ func synthetic(t *testing.T, truth *roofline.Calibration, g smart.GPU, sigma flo
 					continue
 				}
 				grp.Samples = append(grp.Samples, roofline.StencilSample{Stencil: st, Tuning: tu, GPU: g, TimeMs: e.TimeMs * math.Exp(sigma*rng.NormFloat64())})
-				grp.OCs, grp.Settings = append(grp.OCs, oc), append(grp.Settings, s)
+				grp.OCs, grp.Settings = append(grp.OCs, sp.OC), append(grp.Settings, s)
 			}
 		}
 		out = append(out, grp)

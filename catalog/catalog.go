@@ -17,6 +17,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"smart"
 	"smart/data"
@@ -49,13 +50,18 @@ type file struct {
 }
 
 // Default returns the catalogue embedded in the binary.
-func Default() (*Catalog, error) {
+func Default() (*Catalog, error) { return embedded() }
+
+// embedded parses the embedded catalogue once a process: a Catalog never changes once made
+// (Merge returns a new one, and every GPU leaves it as a copy), so its callers can share one,
+// and a command that looks GPUs up in several places pays for the 220 kB of JSON once.
+var embedded = sync.OnceValues(func() (*Catalog, error) {
 	c, err := (&Catalog{}).Merge(data.GPUs(), EmbeddedFile)
 	if err != nil {
 		return nil, fmt.Errorf("the embedded GPU catalogue is broken (a bug in this build): %w", err)
 	}
 	return c, nil
-}
+})
 
 // Load returns the embedded catalogue merged with the user's file at path; an empty path
 // gives the embedded catalogue alone.
@@ -140,9 +146,10 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 		out.index = map[string]int{}
 	}
 	seen := map[string]string{} // normalized name -> where in this file
+	known := fieldNames()
 	for i, raw := range f.GPUs {
 		where := fmt.Sprintf("gpus[%d]", i)
-		g, err := out.mergeOne(raw, name, where)
+		g, err := out.mergeOne(raw, name, where, known)
 		if err != nil {
 			return nil, err
 		}
@@ -159,8 +166,8 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 }
 
 // mergeOne decodes one entry of a file, overlaying it on the GPU it names if there is one, and
-// validates the result.
-func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, error) {
+// validates the result. known are the GPU's fields (fieldNames).
+func (c *Catalog) mergeOne(raw json.RawMessage, file, where string, known []string) (smart.GPU, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return smart.GPU{}, fmt.Errorf("%s: %s: %w", file, where, jsonerr.Describe(err))
@@ -169,22 +176,22 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 	if err := json.Unmarshal(obj["name"], &name); err != nil || name == "" {
 		return smart.GPU{}, &FieldError{File: file, GPU: where, Field: "name", Problem: "is missing or not a string; give each GPU a name"}
 	}
-	known := fieldNames()
 	for k := range obj {
 		if !slices.Contains(known, k) {
 			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: k, Problem: "is not a GPU field; the fields are " + fmt.Sprint(known)}
 		}
 	}
+	// A new GPU is decoded from the entry as written; only an override, overlaid on the GPU it
+	// names, needs writing out again (every smart command loads the embedded catalogue).
+	full := []byte(raw)
 	if i, ok := c.index[normalize(name)]; ok {
 		merged, err := overlay(c.gpus[i], obj, file)
 		if err != nil {
 			return smart.GPU{}, err
 		}
-		obj = merged
-	}
-	full, err := json.Marshal(obj)
-	if err != nil {
-		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, err)
+		if full, err = json.Marshal(merged); err != nil {
+			return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, err)
+		}
 	}
 	var g smart.GPU
 	dec := json.NewDecoder(bytes.NewReader(full))

@@ -213,6 +213,39 @@ func TestMergeOverride(t *testing.T) {
 	}
 }
 
+// TestDefaultShared: every caller shares one embedded catalogue, so nothing a caller does with
+// the GPUs it is given, or with a file merged over it, may reach the next caller.
+func TestDefaultShared(t *testing.T) {
+	c := mustDefault(t)
+	g, err := c.Lookup("a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Sources["sms"] = "mine"
+	g.Aliases[0] = "mine"
+	g.Price.USDPerHour = -1
+	all := c.GPUs()
+	all[0].Name = "mine"
+	all[0].Aliases = append(all[0].Aliases[:0], "mine")
+	if _, err := c.Merge([]byte(`{"format": "smart-gpus/1", "gpus": [{"name": "a100", "sms": 7, "sources": {"sms": "mine"}}]}`), "mine.json"); err != nil {
+		t.Fatal(err)
+	}
+	d := mustDefault(t)
+	if d != c {
+		t.Error("Default parsed the embedded catalogue again")
+	}
+	again, _ := d.Lookup("a100")
+	if again.SMs != 108 || again.Sources["sms"] == "mine" || slices.Contains(again.Aliases, "mine") || again.Price.USDPerHour <= 0 {
+		t.Errorf("the shared catalogue's A100 changed: %+v", again)
+	}
+	if first := d.GPUs()[0]; first.Name == "mine" || slices.Contains(first.Aliases, "mine") {
+		t.Errorf("the shared catalogue's first GPU changed: %+v", first)
+	}
+	if _, err := d.Lookup("mine"); err == nil {
+		t.Error("an alias a caller wrote resolves in the shared catalogue")
+	}
+}
+
 func TestMergeNewGPU(t *testing.T) {
 	base, _ := mustDefault(t).Lookup("RTX-A4000")
 	body := fmt.Sprintf(`{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4060", "aliases": ["NVIDIA GeForce RTX 4060"],

@@ -20,7 +20,10 @@
 //
 // Usage:
 //
-//	go run ./bench/intervals [-level 0.8] [-defaults-from DIR] [-o data/calibration/intervals.json]
+//	go run ./bench/intervals [-level 0.8] [-defaults-from DIR] [-folds K] [-o data/calibration/intervals.json]
+//
+// -folds K deals the H100's stencils into K folds instead of one a stencil (the embedded
+// file's), each fold trained without them: coarser, and K trainings instead of one a stencil.
 package main
 
 import (
@@ -97,7 +100,7 @@ func test(bd *calibrate.Band, b *byStencil, what string) {
 	bd.TestCoverage, bd.Test = &c, what
 }
 
-func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Bands, error) {
+func run(ctx context.Context, level float64, defaultsFrom string, folds int) (*calibrate.Bands, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, err
@@ -127,6 +130,9 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		return nil, err
 	}
 	out := &calibrate.Bands{Format: calibrate.BandsFormat, Command: "go run ./bench/intervals -level " + fmt.Sprint(level)}
+	if folds > 0 {
+		out.Command += fmt.Sprintf(" -folds %d", folds)
+	}
 	scoring, trainedOn := ms, "none of them trained on"
 	if defaultsFrom != "" {
 		if scoring, err = predict.Defaults(); err != nil {
@@ -200,7 +206,11 @@ func run(ctx context.Context, level float64, defaultsFrom string) (*calibrate.Ba
 		if err != nil {
 			return nil, err
 		}
-		p, err := train.CrossValidate(ctx, kinds.All(), "gbdt", set, len(stencils), 0, params, nil)
+		k := len(stencils)
+		if folds > 0 {
+			k = min(folds, k)
+		}
+		p, err := train.CrossValidate(ctx, kinds.All(), "gbdt", set, k, 0, params, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -259,8 +269,13 @@ func main() {
 	level := flag.Float64("level", 0.8, "coverage the intervals aim at")
 	outPath := flag.String("o", "data/calibration/intervals.json", "file to write")
 	defaultsFrom := flag.String("defaults-from", "", "directory of the defaults trained without the measured rows, to measure the defaults' errors with")
+	folds := flag.Int("folds", 0, "folds of the H100's stencils for its own models' errors (0: one a stencil)")
 	flag.Parse()
-	b, err := run(context.Background(), *level, *defaultsFrom)
+	if *folds < 0 {
+		fmt.Fprintln(os.Stderr, "intervals: -folds must be 0 (one a stencil) or more")
+		os.Exit(2)
+	}
+	b, err := run(context.Background(), *level, *defaultsFrom, *folds)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "intervals:", err)
 		os.Exit(1)

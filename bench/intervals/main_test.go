@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"smart/calibrate"
@@ -11,12 +12,16 @@ import (
 
 // TestBands: from the committed measurements, a band for each embedded runtime model and basis
 // (and for the transfers by the calibrated ratio), each covering about its level of the rows of
-// stencils left out of it, and the file round-trips.
+// stencils left out of it, and the file round-trips. Four folds of stencils, not one a stencil
+// as the embedded file's: the same recipe in a twentieth of the trainings.
 func TestBands(t *testing.T) {
 	t.Chdir("../..")
-	b, err := run(context.Background(), 0.8, "")
+	b, err := run(context.Background(), 0.8, "", 4)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.Command, " -folds 4") {
+		t.Errorf("command %q does not say how it was folded", b.Command)
 	}
 	want := map[string]bool{}
 	for _, dims := range []string{"2d", "3d"} {

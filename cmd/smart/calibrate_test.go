@@ -17,7 +17,7 @@ func TestCalibrate(t *testing.T) {
 	dir := t.TempDir()
 	data := []string{"../../data/measured/h100-sxm/random/j3d125pt", "../../data/measured/h100-sxm/random/j2d17pt", "../../data/measured/h100-sxm/random/j3d25pt"}
 	out := filepath.Join(dir, "cal.json")
-	code, stdout, stderr := runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "--test", "../../data/measured/h200/random/j3d125pt", "-o", out, "--json")
+	code, stdout, stderr := runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "--folds", "2", "--test", "../../data/measured/h200/random/j3d125pt", "-o", out, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -29,7 +29,7 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.LeaveOneOut) != 3 || len(f.Test) != 1 || len(f.FittedOn) != 3 || f.Test[0].GPU != "H200" || printed.Interval != f.Interval {
+	if len(f.LeaveOneOut) != 3 || f.Folds != 2 || len(f.Test) != 1 || len(f.FittedOn) != 3 || f.Test[0].GPU != "H200" || printed.Interval != f.Interval {
 		t.Errorf("wrote %d held-out scores, %d tests, %d sources (test on %q); printed interval %+v, written %+v",
 			len(f.LeaveOneOut), len(f.Test), len(f.FittedOn), f.Test[0].GPU, printed.Interval, f.Interval)
 	}
@@ -65,7 +65,7 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("--score embedded --test %s --json: exit %d: %s; in sample %q, tested on %+v", classic, code, stderr, in.InSample, in.TestedOn)
 	}
 	// The table, and a second run replacing its own file.
-	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "-o", out)
+	code, stdout, stderr = runCLI(t, "", "calibrate", "--data", strings.Join(data, ","), "--folds", "2", "-o", out)
 	if code != 0 || !strings.Contains(stdout, "80% interval") || !strings.Contains(stdout, "j3d125pt") || !strings.Contains(stdout, "wrote "+out) {
 		t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
 	}

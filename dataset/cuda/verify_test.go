@@ -28,9 +28,10 @@ func tools(t *testing.T) Tools {
 	return tl
 }
 
-// TestVerifyEveryOC is the check of the generator: every OC on the named stencils (3 random
-// settings each), on random stencils of orders 1 to 4 in 2-D and 3-D and on a float32 stencil
-// (1 each), compiled to PTX by clang and run on the CPU against the reference.
+// TestVerifyEveryOC is the check of the generator: every OC on j2d5pt and j3d7pt (3 random
+// settings each), on three more named stencils, on random stencils of orders 1 to 4 in 2-D and
+// 3-D and on a float32 stencil (1 each), compiled to PTX by clang and run on the CPU against the
+// reference. Each variant costs about a third of a CPU second (g++ with AddressSanitizer).
 func TestVerifyEveryOC(t *testing.T) {
 	v := verifier(t, Verifier{Seed: 1})
 	type set struct {
@@ -39,7 +40,7 @@ func TestVerifyEveryOC(t *testing.T) {
 	}
 	sets := []set{{named(t, "j2d5pt", 0, 0), 3}, {named(t, "j3d7pt", 0, 0), 3}}
 	if !testing.Short() {
-		sets = append(sets, set{named(t, "j2d9pt", 0, 0), 3}, set{named(t, "j3d27pt", 0, 0), 3}, set{named(t, "box", 3, 4), 3})
+		sets = append(sets, set{named(t, "j2d9pt", 0, 0), 1}, set{named(t, "j3d27pt", 0, 0), 1}, set{named(t, "box", 3, 4), 1})
 		for order := 1; order <= 4; order++ {
 			for dims := 2; dims <= 3; dims++ {
 				st, err := generator.Spec{Dims: dims, Order: order, Seed: 1}.Stencil(order)

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"smart"
-	"smart/generator"
-	"smart/space"
+	"smart/space/spacetest"
 )
 
 // TestModelWithLiterature: the literature's calibration is Model's, term for term.
@@ -93,25 +92,17 @@ func fitSamples(t *testing.T, g smart.GPU, n int) []StencilSample {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var out []StencilSample
 	for _, name := range []string{"j2d5pt", "j3d7pt", "j3d27pt"} {
-		st, err := generator.NamedStencil(name, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, oc := range smart.Combinations() {
-			sp, err := space.ForStencil(st, oc, g)
-			if err != nil {
-				continue
-			}
+		for _, sp := range spacetest.Named(t, name, g) {
 			for range n {
-				s, err := sp.Random(rng)
+				s, err := sp.Space.Random(rng)
 				if err != nil {
 					break
 				}
-				tu, err := smart.DecodeTuning(st.Dims, oc, s)
+				tu, err := smart.DecodeTuning(sp.Stencil.Dims, sp.OC, s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				out = append(out, StencilSample{Stencil: st, Tuning: tu, GPU: g, TimeMs: 1})
+				out = append(out, StencilSample{Stencil: sp.Stencil, Tuning: tu, GPU: g, TimeMs: 1})
 			}
 		}
 	}
