@@ -399,8 +399,13 @@ func FormatUSD(v *float64) string {
 
 // String says what the workload is.
 func (w Workload) String() string {
-	if w.Hours > 0 {
+	switch {
+	case w.Hours == 1:
+		return "1 hour"
+	case w.Hours > 0:
 		return fmt.Sprintf("%g hours", w.Hours)
+	case w.Steps == 1:
+		return "1 step"
 	}
 	return fmt.Sprintf("%d steps", w.Steps)
 }

@@ -291,3 +291,14 @@ func TestCheckGPUNames(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkloadString(t *testing.T) {
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{{Workload{Steps: 1}, "1 step"}, {Workload{Steps: 10}, "10 steps"}, {Workload{Hours: 1}, "1 hour"}, {Workload{Hours: 2.5}, "2.5 hours"}, {Workload{Steps: 5, Hours: 0.5}, "0.5 hours"}} {
+		if got := tc.w.String(); got != tc.want {
+			t.Errorf("%+v: %q; want %q", tc.w, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"smart"
 	"smart/dataset"
+	"smart/internal/english"
 	"smart/models"
 )
 
@@ -19,7 +20,7 @@ import (
 func (pr *Prediction) WriteText(w io.Writer, allGPUs bool) error {
 	bw := bufio.NewWriter(w)
 	s := pr.Stencil
-	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s, %d steps (id %s)\n", s.Name, s.Dims, s.Order, s.Points, smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, s.Steps, s.ID)
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %s, grid %s, %s, %s (id %s)\n", s.Name, s.Dims, s.Order, english.Plural(s.Points, "point"), smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, english.Plural(s.Steps, "step"), s.ID)
 	fmt.Fprintf(bw, "on %s\n\n", pr.GPU)
 	if len(pr.Classes) == 0 {
 		fmt.Fprintf(bw, "OC classes: none predicted (%s)\n", pr.ClassSource.Text)
@@ -67,7 +68,7 @@ func (pr *Prediction) screenedText() string {
 // writeChoice is the best choice with its interval, what answered it and how to use it.
 func (pr *Prediction) writeChoice(w io.Writer) {
 	s, b := pr.Stencil, pr.Best
-	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %d steps\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, s.Steps)
+	fmt.Fprintf(w, "=> use %s: %.4g ms per step, %.4g s for the stencil's %s\n", b.OC, b.TimeMs, b.TimeMs*float64(s.Steps)/1e3, english.Plural(s.Steps, "step"))
 	if iv := b.Interval; iv != nil {
 		fmt.Fprintf(w, "   %.0f%% interval %.4g-%.4g ms per step, from the %s\n", 100*iv.Level, iv.LoMs, iv.HiMs, iv.From)
 	} else if b.Source.Basis == BasisTransfer {
@@ -252,7 +253,7 @@ func WritePredictionRows(w io.Writer, preds []*Prediction) error {
 func (r *Recommendation) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	s := r.Stencil
-	fmt.Fprintf(bw, "%s: %d-D, order %d, %d points, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, s.Points, smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, r.Workload)
+	fmt.Fprintf(bw, "%s: %d-D, order %d, %s, grid %s, %s; priced for %s\n\n", s.Name, s.Dims, s.Order, english.Plural(s.Points, "point"), smart.FormatGrid(toGrid(s.Grid), len(s.Grid)), s.Dtype, r.Workload)
 	total := "time"
 	if r.Workload.Hours > 0 {
 		total = "steps"

@@ -295,3 +295,19 @@ func TestCheckGiven(t *testing.T) {
 		t.Errorf("only 2-D stencils: got %v, want %q", err, want)
 	}
 }
+
+// TestWriteTextOneStep: a stencil of one point and one step is not written "1 points" or
+// "1 steps".
+func TestWriteTextOneStep(t *testing.T) {
+	pr := samplePrediction()
+	pr.Stencil.Points, pr.Stencil.Steps = 1, 1
+	var b bytes.Buffer
+	if err := pr.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"order 1, 1 point, grid 64x32, float64, 1 step (id abc)", "s for the stencil's 1 step\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
