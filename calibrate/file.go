@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"smart/data"
 	"smart/dataset"
@@ -191,11 +193,46 @@ func Default() (*File, error) {
 }
 
 // DefaultOrigin returns the embedded calibration as Default does, and where its constants come
-// from as ReadOrigin says it (the file as data/calibration/stencil.json).
+// from as ReadOrigin says it (the file as data/calibration/stencil.json). Each call returns a
+// copy of its own, for the caller to change if it likes.
 func DefaultOrigin() (*File, dataset.Constants, error) {
+	e, err := embedded()
+	if err != nil {
+		return nil, dataset.Constants{}, err
+	}
+	return e.file.clone(), e.origin, nil
+}
+
+// embedded decodes the embedded calibration once a process: 120 kB of JSON, read by every
+// estimate, prediction and simulation.
+var embedded = sync.OnceValues(func() (decoded, error) {
 	f, c, err := decodeOrigin(EmbeddedName, bytes.NewReader(data.Calibration()))
 	if err != nil {
-		return nil, c, fmt.Errorf("the embedded calibration is broken (a bug in this build): %w", err)
+		return decoded{}, fmt.Errorf("the embedded calibration is broken (a bug in this build): %w", err)
 	}
-	return f, c, nil
+	return decoded{f, c}, nil
+})
+
+// decoded is a calibration file and where its constants come from.
+type decoded struct {
+	file   *File
+	origin dataset.Constants
+}
+
+// clone is a copy of f that shares no slice, map or pointer with it.
+func (f *File) clone() *File {
+	c := *f
+	c.FittedOn = slices.Clone(f.FittedOn)
+	c.TestedOn = slices.Clone(f.TestedOn)
+	c.LeaveOneOut = slices.Clone(f.LeaveOneOut)
+	c.Test = slices.Clone(f.Test)
+	c.InSample = slices.Clone(f.InSample)
+	c.Calibration.CopyGBs = maps.Clone(f.Calibration.CopyGBs)
+	c.Calibration.OCScale = maps.Clone(f.Calibration.OCScale)
+	if f.Range != nil {
+		r := *f.Range
+		r.Dtypes, r.Grids, r.GPUs = slices.Clone(r.Dtypes), slices.Clone(r.Grids), slices.Clone(r.GPUs)
+		c.Range = &r
+	}
+	return &c
 }
