@@ -146,10 +146,9 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 		out.index = map[string]int{}
 	}
 	seen := map[string]string{} // normalized name -> where in this file
-	known := fieldNames()
 	for i, raw := range f.GPUs {
 		where := fmt.Sprintf("gpus[%d]", i)
-		g, err := out.mergeOne(raw, name, where, known)
+		g, err := out.mergeOne(raw, name, where)
 		if err != nil {
 			return nil, err
 		}
@@ -166,8 +165,8 @@ func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 }
 
 // mergeOne decodes one entry of a file, overlaying it on the GPU it names if there is one, and
-// validates the result. known are the GPU's fields (fieldNames).
-func (c *Catalog) mergeOne(raw json.RawMessage, file, where string, known []string) (smart.GPU, error) {
+// validates the result.
+func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return smart.GPU{}, fmt.Errorf("%s: %s: %w", file, where, jsonerr.Describe(err))
@@ -177,8 +176,8 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string, known []stri
 		return smart.GPU{}, &FieldError{File: file, GPU: where, Field: "name", Problem: "is missing or not a string; give each GPU a name"}
 	}
 	for k := range obj {
-		if !slices.Contains(known, k) {
-			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: k, Problem: "is not a GPU field; the fields are " + fmt.Sprint(known)}
+		if !slices.Contains(fieldNames, k) {
+			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: k, Problem: "is not a GPU field; the fields are " + fmt.Sprint(fieldNames)}
 		}
 	}
 	// A new GPU is decoded from the entry as written; only an override, overlaid on the GPU it

@@ -28,8 +28,9 @@ func (e *FieldError) Error() string {
 	return where + ": " + e.Problem
 }
 
-// fieldNames lists the JSON names of smart.GPU's fields in declaration order.
-func fieldNames() []string {
+// fieldNames lists the JSON names of smart.GPU's fields in declaration order, read from its
+// tags once: every entry of a catalogue file is checked against them. Read it, do not change it.
+var fieldNames = func() []string {
 	t := reflect.TypeFor[smart.GPU]()
 	names := make([]string, 0, t.NumField())
 	for i := range t.NumField() {
@@ -37,7 +38,7 @@ func fieldNames() []string {
 		names = append(names, name)
 	}
 	return names
-}
+}()
 
 // number is one numeric field of a GPU with the rule it must meet.
 type number struct {
@@ -153,9 +154,8 @@ func Validate(g smart.GPU) error {
 	if err := validatePrice(g); err != nil {
 		return err
 	}
-	known := fieldNames()
 	for k := range g.Sources {
-		if k != "*" && !slices.Contains(known, k) {
+		if k != "*" && !slices.Contains(fieldNames, k) {
 			return bad("sources", "has key %q, which is not a GPU field; use a field name such as \"bandwidth_gbs\", or \"*\"", k)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"smart"
 	"smart/dataset"
+	"smart/internal/english"
 )
 
 // Workload is what a recommendation prices: a number of time steps, or a number of hours of
@@ -404,8 +405,6 @@ func (w Workload) String() string {
 		return "1 hour"
 	case w.Hours > 0:
 		return fmt.Sprintf("%g hours", w.Hours)
-	case w.Steps == 1:
-		return "1 step"
 	}
-	return fmt.Sprintf("%d steps", w.Steps)
+	return english.Plural(w.Steps, "step")
 }
