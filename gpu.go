@@ -37,12 +37,21 @@ func (g GPU) Device() GPU {
 	return g
 }
 
+// contextReserveGiB is the memory a CUDA context and the driver keep for themselves, which the
+// grids cannot have.
+const contextReserveGiB = 1
+
 // CheckMemory says why the two grids of s (every kernel ping-pongs two buffers of the whole
-// grid) do not fit g's memory, or returns nil when they fit.
+// grid) do not fit g's memory, or returns nil when they fit. The catalogue's memory_gb is the
+// vendor's figure, which is binary for GPU boards (the H100-SXM's "80 GB" is 80 GiB, of which
+// CUDA reports 81,559 MiB), less contextReserveGiB for the context. ECC on GDDR memory, on by
+// default on data-centre GDDR cards such as the T4 or L4, takes a further sixteenth that the
+// check does not know of; a run that finds too little memory fails there.
 func (g GPU) CheckMemory(s *Stencil) error {
-	need := 2 * float64(s.GridPoints()) * float64(s.Dtype.Size()) / 1e9
-	if need > g.MemoryGB {
-		return fmt.Errorf("its two grids need %.1f GB; the %s has %.0f GB", need, g.Name, g.MemoryGB)
+	need := 2 * float64(s.GridPoints()) * float64(s.Dtype.Size()) / (1 << 30)
+	if avail := g.MemoryGB - contextReserveGiB; need > avail {
+		return fmt.Errorf("its two grids need %.1f GiB; the %s has %g GiB, %g GiB of it left after the CUDA context",
+			need, g.Name, g.MemoryGB, avail)
 	}
 	return nil
 }

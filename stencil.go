@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"smart/internal/english"
 	"smart/internal/jsonerr"
 )
 
@@ -163,7 +164,7 @@ func NewStencil(name string, dims int, offs []Offset, coefs []float64, lim Limit
 		coefs = DeriveCoefficients(offs)
 	}
 	if len(coefs) != len(offs) {
-		return nil, fieldErr("coefficients", "has %d values for %d offsets; give one per offset or none", len(coefs), len(offs))
+		return nil, fieldErr("coefficients", "has %s for %d offsets; give one per offset or none", english.Plural(len(coefs), "value"), len(offs))
 	}
 	s := &Stencil{Name: name, Dims: dims, Dtype: Float64, Grid: DefaultGrid(dims), Steps: DefaultSteps,
 		Points: make([]Point, 0, len(offs))}
@@ -389,7 +390,7 @@ func ParseStencil(data []byte, lim Limits) (*Stencil, error) {
 	coefs := DeriveCoefficients(offs)
 	if f.Coefficients != nil {
 		if len(f.Coefficients) != len(offs) {
-			return nil, fieldErr("coefficients", "has %d values for %d offsets; give one per offset or leave it out", len(f.Coefficients), len(offs))
+			return nil, fieldErr("coefficients", "has %s for %d offsets; give one per offset or leave it out", english.Plural(len(f.Coefficients), "value"), len(offs))
 		}
 		for i, c := range f.Coefficients {
 			coefs[i] = float64(c)

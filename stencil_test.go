@@ -84,7 +84,7 @@ func TestParseStencilErrors(t *testing.T) {
 		{"empty pattern", `{"dims":2,"offsets":[]}`, Limits{}, "offsets", "is empty"},
 		{"no offsets", `{"dims":3}`, Limits{}, "offsets", "is empty"},
 		{"missing centre", `{"dims":2,"offsets":[[1,0],[-1,0]]}`, Limits{}, "offsets", "lack the centre [0,0]; add it"},
-		{"coefficients short", `{"dims":2,` + ok2 + `,"coefficients":[1]}`, Limits{}, "coefficients", "has 1 values for 2 offsets"},
+		{"coefficients short", `{"dims":2,` + ok2 + `,"coefficients":[1]}`, Limits{}, "coefficients", "has 1 value for 2 offsets"},
 		{"coefficients long", `{"dims":2,` + ok2 + `,"coefficients":[1,2,3]}`, Limits{}, "coefficients", "has 3 values for 2 offsets"},
 		{"coefficient string", `{"dims":2,` + ok2 + `,"coefficients":[1,"NaN"]}`, Limits{}, "coefficients", "string"},
 		{"coefficient overflow", `{"dims":2,` + ok2 + `,"coefficients":[1,1e400]}`, Limits{}, "coefficients", "number 1e400"},

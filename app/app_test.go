@@ -559,7 +559,7 @@ func TestTuneRefusesGridsTheGPUCannotHold(t *testing.T) {
 	}
 	st.Grid = [3]int{90000, 90000, 1}
 	tu := Tune{Evaluator: Sim, Stencil: st, GPU: "k80", OCs: []smart.Combination{0}, Strategy: "random", Budget: tuner.Budget{Evaluations: 5}}
-	if tg, err := tu.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "its two grids need 129.6 GB; the K80 has 12 GB") {
+	if tg, err := tu.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "its two grids need 120.7 GiB; the K80 has 12 GiB") {
 		if tg != nil {
 			tg.Close()
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"smart"
 	"smart/catalog"
+	"smart/dataset"
 	"smart/models/roofline"
 	"smart/tuner"
 )
@@ -197,6 +199,9 @@ func KernelTunerCases(ctx context.Context, files []string, notes io.Writer) ([]C
 		}
 		c := Case{Case: tuner.Case{Name: name, Problem: k.Problem()}, Source: source}
 		if c.Optimum, c.Size, err = tuner.Optimum(ctx, c.Problem); err != nil {
+			if k.Incomplete != "" && errors.Is(err, dataset.ErrNotMeasured) {
+				return nil, fmt.Errorf("%s: the optimum is taken over every configuration of the space: %w: %s", f, err, k.Incomplete)
+			}
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		cases, kts = append(cases, c), append(kts, k)
@@ -250,15 +255,9 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 	}
 	var out []tuner.Standard
 	for _, c := range cases {
-		var rs []float64
-		for _, r := range ratios {
-			if r*float64(c.Size) <= float64(budget) {
-				rs = append(rs, r)
-			} else {
-				for range 2 * seeds {
-					done()
-				}
-			}
+		rs, over := standardRatios(c, ratios, budget)
+		for range 2 * seeds * len(over) {
+			done()
 		}
 		s, err := tuner.Standards(ctx, c.Case, std, rs, parallel, done)
 		if err != nil {
@@ -267,6 +266,19 @@ func Standards(ctx context.Context, cases []Case, ratios []float64, seeds int, f
 		out = append(out, s...)
 	}
 	return out, nil
+}
+
+// standardRatios splits ratios into the shares of c's space whose searches fit the budget, and
+// those over it, which Standards leaves out.
+func standardRatios(c Case, ratios []float64, budget int) (fit, over []float64) {
+	for _, r := range ratios {
+		if r*float64(c.Size) <= float64(budget) {
+			fit = append(fit, r)
+		} else {
+			over = append(over, r)
+		}
+	}
+	return fit, over
 }
 
 // Run compares contenders (from Check) on the cases, then, unless interrupted, measures
@@ -309,6 +321,16 @@ func (b TuneBench) Run(ctx context.Context, cases []Case, contenders []tuner.Con
 	}
 	out := NewComparison(b.Share, b.Budget, cases, reach)
 	if len(b.Ratios) > 0 {
+		for _, c := range cases {
+			if _, over := standardRatios(c, b.Ratios, b.Budget); len(over) > 0 {
+				var shares []string
+				for _, r := range over {
+					shares = append(shares, fmt.Sprintf("%g%% (%.0f evaluations)", 100*r, math.Ceil(r*float64(c.Size))))
+				}
+				notef(b.Notes, "IterML's standards of %s leave out the %s of its %d settings: over the budget of %d evaluations\n",
+					c.Name, JoinList(shares, "and"), c.Size, b.Budget)
+			}
+		}
 		total, n = len(cases)*2*b.Seeds*len(b.Ratios), 0
 		progress("standards", n, total)
 		if out.Standards, err = Standards(ctx, cases, b.Ratios, b.Seeds, b.FirstSeed, b.Budget, b.Parallel, func() { n++; progress("standards", n, total) }); err != nil {

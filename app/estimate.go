@@ -92,9 +92,12 @@ func (o *Estimate) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "  L2        %.4g ms  %s per step: every block's region, halos included, and the output\n", est.L2Ms, siBytes(est.L2Bytes))
 	}
 	fmt.Fprintf(bw, "  on-chip   %.4g ms  %.3g shared/L1 loads per point, %.2fx the ideal passes per warp load\n", est.OnChipMs, est.LoadsPerPoint, est.Coalescing)
-	fmt.Fprintf(bw, "  compute   %.4g ms  %.3g GFLOP per step (%.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
+	fmt.Fprintf(bw, "  compute   %.4g ms  %.3g GFLOP per step (an FMA, 2 FLOPs, per point read; %.2fx the grid's points computed), %.3g FLOP/byte\n", est.ComputeMs, est.FLOPs/1e9, est.Redundancy, est.Intensity)
 	fmt.Fprintf(bw, "  barriers  %.4g ms\n", est.BarrierMs)
 	fmt.Fprintf(bw, "  launch    %.4g ms\n", est.LaunchMs)
+	if est.OCScale > 0 && est.OCScale != 1 {
+		fmt.Fprintf(bw, "  OC factor %.3gx     the calibration's for %s multiplies the time the parts above give: what its code costs that no part counts\n", est.OCScale, o.OC)
+	}
 	regs := fmt.Sprintf("%d registers a thread", est.OccRegs)
 	if est.OccRegs != est.Usage.RegsPerThread {
 		regs += fmt.Sprintf(" (the estimate's %d times the calibration's register scale)", est.Usage.RegsPerThread)

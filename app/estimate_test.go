@@ -20,7 +20,7 @@ import (
 func TestEstimateWriteText(t *testing.T) {
 	e := &Estimate{Stencil: "j2d5pt", GPU: "A100-40GB", OC: smart.Combination(smart.ST), Setting: smart.Setting{"bx": 32, "by": 8}, DefaultSetting: true,
 		Estimate: roofline.Estimate{TimeMs: 1.5, Bound: "memory", DRAMMs: 1.25, DRAMBytes: 2e9, L2HaloHit: 0.5, OnChipMs: 0.5, LoadsPerPoint: 5, Coalescing: 1,
-			ComputeMs: 0.25, FLOPs: 3e9, Redundancy: 1, Intensity: 1.5, BarrierMs: 0.01, LaunchMs: 0.004,
+			ComputeMs: 0.25, FLOPs: 3e9, Redundancy: 1, Intensity: 1.5, BarrierMs: 0.01, LaunchMs: 0.004, OCScale: 0.9,
 			Usage: smart.Usage{Threads: 256, RegsPerThread: 32, SharedBytes: 2048, FusedRegs: 8}, OccRegs: 54, Occupancy: 0.5, BlocksPerSM: 4, OccLimit: "registers",
 			Blocks: 1000, Waves: 2.5, WaveEff: 0.8, LatencyEff: 0.9},
 		Interval: &smart.Interval{Level: 0.8, LoMs: 1, HiMs: 2, From: "held-out errors"}}
@@ -31,9 +31,10 @@ interval    1-2 ms per step holds the measured time 80% of the time (held-out er
 constants   calibrated: fitted to smart's measurements (data/calibration/stencil.json; --literature for the literature's)
   DRAM      1.25 ms  2 GB per step; L2 serves 50% of halo re-reads
   on-chip   0.5 ms  5 shared/L1 loads per point, 1.00x the ideal passes per warp load
-  compute   0.25 ms  3 GFLOP per step (1.00x the grid's points computed), 1.5 FLOP/byte
+  compute   0.25 ms  3 GFLOP per step (an FMA, 2 FLOPs, per point read; 1.00x the grid's points computed), 1.5 FLOP/byte
   barriers  0.01 ms
   launch    0.004 ms
+  OC factor 0.9x     the calibration's for ST multiplies the time the parts above give: what its code costs that no part counts
 occupancy   50% (4 block(s) per SM, limited by registers); 256 threads, 54 registers a thread (the estimate's 32 times the calibration's register scale) and 2048 bytes of shared memory per block
             + 8 registers per thread of the fused steps' partial sums, which the compiler spills beyond the block's share (not in the time above)
 waves       2.5 waves of 1000 blocks (the partial last wave costs 25%); latency hiding reaches 90% of the bound's rate

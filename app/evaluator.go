@@ -140,8 +140,14 @@ func Open(name EvaluatorName, st *smart.Stencil, gpu string, cat *catalog.Catalo
 			err = &SettingError{Field: "Evaluator", Value: name.String(), Err: err}
 		}
 	case Replay: // the rows say where their times come from
-		if b.Evaluator, err = dataset.OpenReplay(name.Path, dataset.ImportOptions{}); err != nil {
+		var r *dataset.Replay
+		if r, err = dataset.OpenReplay(name.Path, dataset.ImportOptions{}); err != nil {
 			err = &SettingError{Field: "Evaluator", Value: name.String(), Err: err}
+			break
+		}
+		b.Evaluator = r
+		if r.Note != "" {
+			notef(notes, "%s\n", r.Note)
 		}
 	default:
 		err = wrong("Evaluator", fmt.Sprintf("%q", name.String()), "a stencil's times come from %s", JoinList(evaluatorNames[:4], "or"))

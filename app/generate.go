@@ -74,7 +74,7 @@ func (g *Generate) Prepare() error {
 		return nil
 	}
 	st, err := os.Stat(g.Out) // a name ending in a separator is no file: Stat fails or finds a directory
-	g.Dir = err == nil && st.IsDir() || err != nil && !strings.HasSuffix(g.Out, ".json")
+	g.Dir = err == nil && st.IsDir() || err != nil && !strings.EqualFold(filepath.Ext(g.Out), ".json")
 	if !g.Dir && n > 1 {
 		return wrong("Out", g.Out, "is a file, but %d stencils need a directory", n)
 	}

@@ -117,6 +117,7 @@ func TestGeneratePrepare(t *testing.T) {
 		{"two to the stream", Generate{Shapes: two, Out: "-"}, false, "Out", false},
 		{"one to a file", Generate{Shapes: two[:1], Out: filepath.Join(dir, "a.json")}, false, "", false},
 		{"two to a .json file", Generate{Shapes: two, Out: filepath.Join(dir, "b.json")}, false, "Out", false},
+		{"one to a .JSON file", Generate{Shapes: two[:1], Out: filepath.Join(dir, "C.JSON")}, false, "", false},
 		{"two to a new directory", Generate{Shapes: two, Out: filepath.Join(dir, "new")}, true, "", false},
 		{"one to a separator", Generate{Shapes: two[:1], Out: filepath.Join(dir, "sep") + "/"}, true, "", false},
 		{"one to an existing directory", Generate{Shapes: two[:1], Out: dir}, true, "", false},

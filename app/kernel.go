@@ -150,6 +150,9 @@ type EmptySpaceError struct {
 	// Why names the constraint that alone empties the space and what it rejects; "" where no
 	// single constraint does.
 	Why string
+	// Grid is set where the grid has no room for any OC's block (space.BlockRoom's error, which
+	// is Why then): no other OC or GPU helps, a larger grid does.
+	Grid bool
 }
 
 func (e *EmptySpaceError) Error() string {
@@ -165,6 +168,9 @@ func (e *EmptySpaceError) Error() string {
 func CheckSpace(ctx context.Context, st *smart.Stencil, oc smart.Combination, gpu smart.GPU, sp *space.Space) error {
 	if sp.Count().Sign() > 0 {
 		return nil
+	}
+	if err := space.BlockRoom(st, gpu); err != nil {
+		return &EmptySpaceError{OC: oc, Stencil: st.Name, GPU: gpu.Name, Why: err.Error(), Grid: true}
 	}
 	return &EmptySpaceError{OC: oc, Stencil: st.Name, GPU: gpu.Name, Why: emptiedBy(ctx, st, oc, gpu)}
 }

@@ -134,7 +134,7 @@ func TestKernelSettingErrors(t *testing.T) {
 	// A kernel for a GPU that cannot hold its two grids is refused, as predict refuses to time it.
 	huge := *st
 	huge.Grid = [3]int{2048, 2048, 2048} // two float64 grids of 68.7 GB each
-	const tooBig = `stencil file huge.json: field "grid" 2048x2048x2048: its two grids need 137.4 GB; the T4 has 16 GB`
+	const tooBig = `stencil file huge.json: field "grid" 2048x2048x2048: its two grids need 128.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context`
 	if _, err := GenerateKernel(ctx, &huge, "huge.json", KernelSettings{OC: "ST_RT", Setting: good, GPU: "t4"}); err == nil || !strings.Contains(err.Error(), tooBig) {
 		t.Errorf("a kernel of 137 GB of grids for the T4: %v, want %q", err, tooBig)
 	}

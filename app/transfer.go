@@ -38,6 +38,9 @@ type TransferJob struct {
 	Sources  []transfer.Source
 	Target   transfer.Target
 	Settings transfer.Settings
+	// Notes are what the user should know of the files read, sources and shots (transfer.File's
+	// Note), a line each.
+	Notes []string
 }
 
 // Check refuses, before any file is read, missing sources or target and a level or share out
@@ -87,8 +90,14 @@ func OpenTransfer(s TransferSettings) (*TransferJob, error) {
 			}
 		}
 	}
-	if t.Target, err = transferTarget(s, files); err != nil {
+	var shots []*transfer.File
+	if t.Target, shots, err = transferTarget(s, files); err != nil {
 		return nil, err
+	}
+	for _, f := range append(slices.Clone(files), shots...) {
+		if f.Note != "" {
+			t.Notes = append(t.Notes, f.Note)
+		}
 	}
 	for _, f := range files {
 		if name := t.Target.GPU.Name; name != "" && f.GPU.Name == name {
@@ -186,52 +195,52 @@ func unnamedDevice(field, path string, err error) error {
 	return &SettingError{Field: field, Err: fmt.Errorf("%w: name its GPU as %s@GPU", err, path), Wrong: true}
 }
 
-// transferTarget is the target GPU with its shots (of the kernel of sources); one the
-// catalogue lacks stands on the shots.
-func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Target, error) {
+// transferTarget is the target GPU with its shots (of the kernel of sources), and the files
+// they were read from; one the catalogue lacks stands on the shots.
+func transferTarget(s TransferSettings, sources []*transfer.File) (transfer.Target, []*transfer.File, error) {
 	t := transfer.Target{Name: s.To}
 	g, err := s.Catalog.Lookup(s.To)
 	switch {
 	case err == nil:
 		t.GPU = g
 	case len(s.Shots) == 0:
-		return t, &SettingError{Field: "To", Err: fmt.Errorf("%w, and no settings measured on it describe it", err), Wrong: true}
+		return t, nil, &SettingError{Field: "To", Err: fmt.Errorf("%w, and no settings measured on it describe it", err), Wrong: true}
 	}
 	// What the files hold (sizes, one GPU's measurements twice, shots of another kernel), not how
 	// they were named: a failure of the request, as an empty or malformed file is.
 	if err := transfer.CheckFiles(sources, nil, s.Kernel); err != nil {
-		return t, &SettingError{Field: "From", Err: err}
+		return t, nil, &SettingError{Field: "From", Err: err}
 	}
 	if len(s.Shots) == 0 {
-		return t, nil
+		return t, nil, nil
 	}
 	files, err := openTransferFiles("Shots", s.Shots, s.Kernel, s.Catalog)
 	if err != nil {
-		return t, err
+		return t, nil, err
 	}
 	if err := transfer.CheckFiles(sources, files, s.Kernel); err != nil {
-		return t, &SettingError{Field: "Shots", Err: err}
+		return t, nil, &SettingError{Field: "Shots", Err: err}
 	}
 	for _, f := range files {
 		switch {
 		case t.GPU.Name != "" && f.GPU.Name != "" && f.GPU.Name != t.GPU.Name:
-			return t, &SettingError{Field: "Shots", Wrong: true,
+			return t, nil, &SettingError{Field: "Shots", Wrong: true,
 				Err: fmt.Errorf("%s holds measurements of %s, not of the target %s: shots are settings measured on the target (name the GPU as %s@GPU where the file misnames it)", f.Path, f.GPU.Name, t.GPU.Name, f.Path)}
 		case t.GPU.Name == "" && f.GPU.Name != "":
 			// The catalogue knows the shots' GPU: predicting for it by another name would
 			// leave out its description and call its runs another GPU's.
-			return t, &SettingError{Field: "Shots", Wrong: true,
+			return t, nil, &SettingError{Field: "Shots", Wrong: true,
 				Err: fmt.Errorf("%s holds measurements of %s, a catalogued GPU, not of %s: predict for %s as the target, or name the file's GPU as %s@%s where the file misnames it", f.Path, f.GPU.Name, s.To, f.GPU.Name, f.Path, s.To)}
 		}
 	}
 	sel, err := transfer.Select(files, s.Kernel)
 	if err != nil {
-		return t, &SettingError{Field: "Shots", Err: err, Wrong: true}
+		return t, nil, &SettingError{Field: "Shots", Err: err, Wrong: true}
 	}
 	for _, src := range sel {
 		t.Shots = append(t.Shots, src.Rows...)
 	}
-	return t, nil
+	return t, files, nil
 }
 
 // Predict predicts every setting on the target.

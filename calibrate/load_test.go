@@ -74,7 +74,7 @@ func TestLoadRefuses(t *testing.T) {
 		}, []string{"j3d19pt holds the rows of H100-SXM and H200", "give each GPU's data set separately"}},
 		{"a row of another GPU", func(t *testing.T) string {
 			return copyData(t, set, map[string]string{"rows.csv": ",H200,=>,H100-SXM,"})
-		}, []string{"row 1: GPU \"H100-SXM\" is not the data set's H200", "give each GPU's data set separately"}},
+		}, []string{"rows.csv: row 1 is of GPU \"H100-SXM\" (device \"NVIDIA H200\"), which meta.json's devices do not name", "correct its gpu and device, or delete it"}},
 		{"an AMD GPU's, which the model gives no time", func(t *testing.T) string {
 			dir := copyData(t, set, map[string]string{"meta.json": `"gpu": "H200"=>"gpu": "MI250X"`})
 			rows := filepath.Join(dir, "rows.csv")

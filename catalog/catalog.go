@@ -110,7 +110,10 @@ func bare(err error) error {
 // over c. An entry whose name resolves to a GPU of c overrides that GPU field by field: the
 // fields it gives replace the old ones, its aliases and sources are added to the old ones, and every field
 // it changes must cite a source (its own key in "sources", or "*" for all it changes). Any other
-// entry is a new GPU and must be complete. Every entry must pass Validate, and an NVIDIA one of
+// entry is a new GPU and must be complete, but for the limits an NVIDIA GPU's compute capability
+// fixes (shared memory, registers, threads and blocks per SM and per block, constant memory, the
+// warp) and its architecture: where it leaves them out (0 or empty) they are the Programming
+// Guide's for its capability, each citing GuideSource. Every entry must pass Validate, and an NVIDIA one of
 // a compute capability the CUDA C++ Programming Guide's table covers must have that
 // capability's per-SM and per-block limits and architecture. The file must hold an object with
 // "format" and "gpus" (an empty list adds nothing). c itself is not changed.
@@ -183,7 +186,8 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 	// A new GPU is decoded from the entry as written; only an override, overlaid on the GPU it
 	// names, needs writing out again (every smart command loads the embedded catalogue).
 	full := []byte(raw)
-	if i, ok := c.index[normalize(name)]; ok {
+	i, override := c.index[normalize(name)]
+	if override {
 		merged, err := overlay(c.gpus[i], obj, file)
 		if err != nil {
 			return smart.GPU{}, err
@@ -201,6 +205,9 @@ func (c *Catalog) mergeOne(raw json.RawMessage, file, where string) (smart.GPU, 
 			return smart.GPU{}, &FieldError{File: file, GPU: name, Field: typ.Field, Problem: fmt.Sprintf("has a JSON %s where %s is expected", typ.Value, jsonerr.Expected(typ.Type))}
 		}
 		return smart.GPU{}, fmt.Errorf("%s: GPU %q: %w", file, name, jsonerr.Describe(err))
+	}
+	if !override {
+		fillGuideLimits(&g)
 	}
 	for _, check := range []func(smart.GPU) error{Validate, checkGuideLimits} {
 		if err := check(g); err != nil {

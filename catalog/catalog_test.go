@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -267,6 +268,35 @@ func TestMergeNewGPU(t *testing.T) {
 	}
 }
 
+// TestMergeNewGPUFillsGuideLimits: a new NVIDIA GPU described by its datasheet's figures alone
+// gets the limits and architecture of its compute capability, each limit citing the Programming
+// Guide; the golden values are the Guide's for 8.9 (Ada).
+func TestMergeNewGPUFillsGuideLimits(t *testing.T) {
+	body := `{"format": "smart-gpus/1", "gpus": [{"name": "RTX-4060", "vendor": "NVIDIA", "compute_capability": "8.9",
+		"sms": 24, "memory_gb": 8, "bandwidth_gbs": 272, "l2_mb": 24, "fp64_tflops": 0.24, "fp32_tflops": 15.1,
+		"boost_clock_mhz": 2460, "shared_per_sm_kb": 100, "sources": {"*": "NVIDIA Ada whitepaper"}}]}`
+	c, err := Load(writeFile(t, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.Lookup("RTX-4060")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := smart.GPU{Name: "RTX-4060", Vendor: "NVIDIA", Arch: "Ada Lovelace", ComputeCapability: "8.9", SMs: 24, MemoryGB: 8,
+		BandwidthGBs: 272, L2MB: 24, SharedPerSMKB: 100, SharedPerBlockKB: 99, RegsPerSM: 65536, RegsPerBlock: 65536,
+		MaxRegsPerThread: 255, MaxThreadsPerSM: 1536, MaxThreadsPerBlk: 1024, MaxBlocksPerSM: 24, FP64TFLOPS: 0.24,
+		FP32TFLOPS: 15.1, BoostClockMHz: 2460, ConstantMemoryKB: 64, WarpSize: 32}
+	got := g
+	got.Sources = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("filled in:\n%+v\nwant\n%+v", got, want)
+	}
+	if g.Sources["shared_per_sm_kb"] != "" || g.Sources["regs_per_sm"] != GuideSource || g.Sources["warp_size"] != GuideSource {
+		t.Errorf("sources %v: the limits filled in cite the Guide, the one given its own", g.Sources)
+	}
+}
+
 // Errors name the file, the GPU and the field.
 func TestMergeErrors(t *testing.T) {
 	tests := []struct {
@@ -276,7 +306,9 @@ func TestMergeErrors(t *testing.T) {
 		{"no source for an override", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "bandwidth_gbs": 300}]}`,
 			[]string{`GPU "T4"`, `"bandwidth_gbs"`, "source"}},
 		{"incomplete new GPU", `{"format": "smart-gpus/1", "gpus": [{"name": "X1", "vendor": "NVIDIA", "arch": "Y", "compute_capability": "9.0", "sms": 10, "sources": {"*": "me"}}]}`,
-			[]string{`GPU "X1"`, `"memory_gb"`}},
+			[]string{`GPU "X1"`, `field "memory_gb": is missing or 0, and so are "bandwidth_gbs", "l2_mb", "fp64_tflops", "fp32_tflops", "boost_clock_mhz"; every GPU needs them`}},
+		{"incomplete new AMD GPU: nothing filled in", `{"format": "smart-gpus/1", "gpus": [{"name": "X2", "vendor": "AMD", "arch": "CDNA3", "sms": 10, "memory_gb": 8, "bandwidth_gbs": 100, "l2_mb": 4, "fp64_tflops": 1, "fp32_tflops": 2, "boost_clock_mhz": 1000, "sources": {"*": "me"}}]}`,
+			[]string{`GPU "X2"`, `field "shared_per_sm_kb": is missing or 0, and so are "shared_per_block_kb", "regs_per_sm"`, `"warp_size"; every GPU needs them`}},
 		{"unknown field", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "bandwith_gbs": 300}]}`,
 			[]string{`GPU "T4"`, `"bandwith_gbs"`, "not a GPU field"}},
 		{"wrong type", `{"format": "smart-gpus/1", "gpus": [{"name": "T4", "sms": "forty", "sources": {"sms": "x"}}]}`,

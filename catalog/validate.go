@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +120,7 @@ func Validate(g smart.GPU) error {
 	if strings.TrimSpace(g.Arch) == "" {
 		return bad("arch", "is empty; give the architecture, e.g. \"Ampere\"")
 	}
+	var missing []string // all of them at once: a new entry often lacks several
 	for _, n := range numbers(g) {
 		switch {
 		case math.IsNaN(n.value) || math.IsInf(n.value, 0) || n.value < 0:
@@ -126,8 +128,18 @@ func Validate(g smart.GPU) error {
 		case n.value > maxNumber:
 			return bad(n.name, "is %v; no GPU comes near that (at most %g): give it in the field's unit", n.value, float64(maxNumber))
 		case n.value == 0 && !n.optional:
-			return bad(n.name, "is missing or 0; every GPU needs it (see data/gpus.json for examples)")
-		case n.value == 0:
+			missing = append(missing, n.name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return bad(missing[0], "is missing or 0; every GPU needs it (see data/gpus.json for examples)")
+	default:
+		return bad(missing[0], "is missing or 0, and so are %s; every GPU needs them (see data/gpus.json for examples)", quoteList(missing[1:]))
+	}
+	for _, n := range numbers(g) {
+		if n.value == 0 {
 			continue
 		}
 		if src := g.Sources[n.name]; strings.TrimSpace(src) == "" && strings.TrimSpace(g.Sources["*"]) == "" {
@@ -160,6 +172,15 @@ func Validate(g smart.GPU) error {
 		}
 	}
 	return nil
+}
+
+// quoteList writes names quoted and joined by commas.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // maxUSDPerHour bounds a price: far above any GPU's, and low enough that a cost over any
@@ -269,23 +290,9 @@ func checkGuideLimits(g smart.GPU) error {
 	if !ok {
 		return nil
 	}
-	for _, f := range []struct {
-		name      string
-		got, want int
-	}{
-		{"shared_per_sm_kb", g.SharedPerSMKB, l.sharedPerSMKB},
-		{"shared_per_block_kb", g.SharedPerBlockKB, l.sharedPerBlockKB},
-		{"regs_per_sm", g.RegsPerSM, l.regsPerSM},
-		{"regs_per_block", g.RegsPerBlock, l.regsPerBlock},
-		{"max_regs_per_thread", g.MaxRegsPerThread, l.maxRegsPerThread},
-		{"max_threads_per_sm", g.MaxThreadsPerSM, l.maxThreadsPerSM},
-		{"max_threads_per_block", g.MaxThreadsPerBlk, l.maxThreadsPerBlock},
-		{"max_blocks_per_sm", g.MaxBlocksPerSM, l.maxBlocksPerSM},
-		{"constant_memory_kb", g.ConstantMemoryKB, l.constantMemoryKB},
-		{"warp_size", g.WarpSize, l.warpSize},
-	} {
-		if f.got != f.want {
-			return &FieldError{GPU: g.Name, Field: f.name, Problem: fmt.Sprintf("is %d, but compute capability %s has %d (CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability'); correct the value or the compute_capability", f.got, g.ComputeCapability, f.want)}
+	for _, f := range guideFields(&g, l) {
+		if got := *f.field; got != f.want {
+			return &FieldError{GPU: g.Name, Field: f.name, Problem: fmt.Sprintf("is %d, but compute capability %s has %d (CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability'); correct the value or the compute_capability", got, g.ComputeCapability, f.want)}
 		}
 	}
 	// The limits agreeing, the architecture must be the capability's: "Ampere", "ampere" and
@@ -294,4 +301,56 @@ func checkGuideLimits(g smart.GPU) error {
 		return &FieldError{GPU: g.Name, Field: "arch", Problem: fmt.Sprintf("is %q, but compute capability %s is %s (CUDA C++ Programming Guide); correct the arch or the compute_capability", g.Arch, g.ComputeCapability, l.arch)}
 	}
 	return nil
+}
+
+// guideField is one of a GPU's fields that its compute capability fixes, with the value the
+// Programming Guide's table gives it.
+type guideField struct {
+	name  string
+	field *int
+	want  int
+}
+
+func guideFields(g *smart.GPU, l guideLimits) []guideField {
+	return []guideField{
+		{"shared_per_sm_kb", &g.SharedPerSMKB, l.sharedPerSMKB},
+		{"shared_per_block_kb", &g.SharedPerBlockKB, l.sharedPerBlockKB},
+		{"regs_per_sm", &g.RegsPerSM, l.regsPerSM},
+		{"regs_per_block", &g.RegsPerBlock, l.regsPerBlock},
+		{"max_regs_per_thread", &g.MaxRegsPerThread, l.maxRegsPerThread},
+		{"max_threads_per_sm", &g.MaxThreadsPerSM, l.maxThreadsPerSM},
+		{"max_threads_per_block", &g.MaxThreadsPerBlk, l.maxThreadsPerBlock},
+		{"max_blocks_per_sm", &g.MaxBlocksPerSM, l.maxBlocksPerSM},
+		{"constant_memory_kb", &g.ConstantMemoryKB, l.constantMemoryKB},
+		{"warp_size", &g.WarpSize, l.warpSize},
+	}
+}
+
+// GuideSource is the source a limit filled in from the compute capability cites.
+const GuideSource = "CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability' (filled in by smart from compute_capability)"
+
+// fillGuideLimits gives an NVIDIA GPU the per-SM and per-block limits of its compute capability,
+// and its architecture, where they are left out (0, or empty), each limit citing GuideSource:
+// they are the capability's, not the product's, so describing a new GPU takes only what its
+// datasheet says. A capability the table here lacks fills nothing.
+func fillGuideLimits(g *smart.GPU) {
+	if g.Vendor != "NVIDIA" {
+		return
+	}
+	l, ok := limitsOf(g.ComputeCapability)
+	if !ok {
+		return
+	}
+	for _, f := range guideFields(g, l) {
+		if *f.field == 0 {
+			*f.field = f.want
+			if g.Sources == nil {
+				g.Sources = map[string]string{}
+			}
+			g.Sources[f.name] = GuideSource
+		}
+	}
+	if strings.TrimSpace(g.Arch) == "" {
+		g.Arch = l.arch
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,65 @@ func TestMergeWordsPlans(t *testing.T) {
 	want := "were planned differently, not as shards of one plan (campaign manifest: none and abababababab)"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "now") || strings.Contains(err.Error(), "measuring began") {
 		t.Errorf("merge: %v; want %q", err, want)
+	}
+}
+
+// TestStatsRepeatedRows: rows that give a variant again, as a hand edit or a stray append
+// leaves them, are counted and said, those with another time apart; a data set of distinct
+// variants says nothing of it.
+func TestStatsRepeatedRows(t *testing.T) {
+	dir := sampleDataSet(t)
+	s, err := ComputeStats(context.Background(), dir)
+	if err != nil || s.Repeated != 0 || s.Conflicting != 0 {
+		t.Fatalf("distinct rows: %v, repeated %d, conflicting %d", err, s.Repeated, s.Conflicting)
+	}
+	path := filepath.Join(dir, RowsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	again := lines[1] // the first row, given again as it was
+	i := slices.IndexFunc(lines[2:], func(l string) bool { return strings.Contains(l, ",ok,") })
+	if i < 0 {
+		t.Fatal("no ok row after the first")
+	}
+	other := strings.Replace(lines[2+i], ",ok,", ",launch_error,", 1) // an ok row, failed this time
+	if err := os.WriteFile(path, []byte(string(b)+again+"\n"+other+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = ComputeStats(context.Background(), dir); err != nil || s.Repeated != 2 || s.Conflicting != 1 {
+		t.Fatalf("two rows given again, one changed: %v, repeated %d, conflicting %d", err, s.Repeated, s.Conflicting)
+	}
+	var out bytes.Buffer
+	if err := s.WriteTables(&out, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "rows.csv gives 2 variants again, 1 of them with another status or time"; !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in\n%s", want, out.String())
+	}
+}
+
+// TestRowOfAnotherGPU: a row whose GPU meta.json's devices do not name, as an edit leaves it, is
+// refused naming the row, not counted as another GPU's measurement.
+func TestRowOfAnotherGPU(t *testing.T) {
+	dir := sampleDataSet(t)
+	path := filepath.Join(dir, RowsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	edited := strings.Replace(lines[2], ",A100-40GB,", ",H900-FOO,", 1)
+	if edited == lines[2] {
+		t.Fatalf("row %q is not the A100's", lines[2])
+	}
+	lines[2] = edited
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ComputeStats(context.Background(), dir)
+	if want := path + `: row 2 is of GPU "H900-FOO"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("stats: %v; want an error naming %q", err, want)
 	}
 }

@@ -65,6 +65,24 @@ type KernelTunerFile struct {
 	Rows   []smart.Measurement // in parameter-value order
 }
 
+// OpenNote says of a cache Kernel Tuner had not closed that it was read as Kernel Tuner reads it,
+// and what was left out: a reader of anything made from it should know that the file may lack
+// configurations. It is "" for a closed file.
+func (f *KernelTunerFile) OpenNote() string {
+	if !f.Open {
+		return ""
+	}
+	return openNote(f.Path, f.Torn)
+}
+
+func openNote(path string, torn bool) string {
+	note := path + ": a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it"
+	if torn {
+		note += ", without its last line, a configuration cut in the middle"
+	}
+	return note
+}
+
 // ReadKernelTuner reads a Kernel Tuner cache file (.json, or .json.gz) or a T4 results file.
 // Every configuration becomes a row: source imported (predicted in a cache of smart's own
 // predictions), device the file's device_name, GPU the catalogue name where opt.Resolve knows
@@ -199,7 +217,7 @@ type t4Result struct {
 // a configuration cut in the middle, which is left out (torn): the configurations before it are
 // whole.
 func decodeKernelTuner(path string) (file *ktFile, open, torn bool, err error) {
-	data, err := readMaybeGzip(path)
+	data, err := ReadMaybeGzip(path)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -300,8 +318,9 @@ func decodeKT(data []byte) (*ktFile, error) {
 	return &f, nil
 }
 
-// readMaybeGzip reads the file at path, decompressed where it is gzip-compressed.
-func readMaybeGzip(path string) ([]byte, error) {
+// ReadMaybeGzip reads the file at path, decompressed where it is gzip-compressed (by its magic
+// number, whatever its name).
+func ReadMaybeGzip(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -518,7 +537,7 @@ func integer(raw json.RawMessage) (int, bool) {
 // holds their values in tune_params_keys order.
 type ktRecord struct {
 	Time  json.RawMessage `json:"time"`
-	Times []float64       `json:"times"`
+	Times json.RawMessage `json:"times"` // decoded with the configuration's key at hand, for errors
 }
 
 func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, error) {
@@ -606,7 +625,14 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 		if err != nil || !(mean > 0) || mean > maxRunMs {
 			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), held, float64(maxRunMs))
 		}
-		if err := setTimes(&m, mean, rec.Times); err != nil {
+		var times []float64
+		if len(rec.Times) == 0 {
+			rec.Times = json.RawMessage("null")
+		}
+		if err := json.Unmarshal(rec.Times, &times); err != nil {
+			return nil, fmt.Errorf("%s: field %s: %w; give the runs' times in ms as a list of numbers", path, field("times"), jsonerr.Describe(err))
+		}
+		if err := setTimes(&m, mean, times); err != nil {
 			return nil, fmt.Errorf("%s: field %s: %w", path, field("times"), err)
 		}
 		f.Rows = append(f.Rows, m)

@@ -290,7 +290,8 @@ func TestKernelTunerErrors(t *testing.T) {
 		{"empty.json", strings.Replace(cache("2"), `{"1":{"a":1,"time":2,"times":[1,2,3]}}`, `{}`, 1), false, "holds no configurations"},
 		{"array.json", `[{"cache": {}}]`, false, "the file has a JSON array where an object is expected"},
 		{"cachelist.json", `{"cache": [1]}`, false, `field "cache" has a JSON array where an object is expected`},
-		{"times.json", strings.Replace(cache("2"), "[1,2,3]", `"fast"`, 1), false, `field "cache.times" has a JSON string where an array is expected`},
+		{"times.json", strings.Replace(cache("2"), "[1,2,3]", `"fast"`, 1), false, `field cache["1"].times: the file has a JSON string where an array is expected; give the runs' times in ms as a list of numbers`},
+		{"timestext.json", strings.Replace(cache("2"), "[1,2,3]", `[1,"x"]`, 1), false, `field cache["1"].times: the file has a JSON string where a number is expected`},
 		{"space/k.json", cache("2"), false, `field "ConfigurationSpace.TuningParameters" has a JSON string where an array is expected`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

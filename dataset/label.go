@@ -17,6 +17,7 @@ import (
 
 	"smart"
 	"smart/internal/atomicfile"
+	"smart/internal/english"
 	"smart/internal/jsonerr"
 )
 
@@ -25,6 +26,14 @@ const LabelsFormat = "smart-labels/1"
 
 // DefaultClasses is the number of OC classes StencilMART predicts (section V-A).
 const DefaultClasses = 5
+
+// ErrTooFewToMerge is wrapped by the error of labels that would merge OCs over fewer than
+// MinMergeInstances instances.
+var ErrTooFewToMerge = errors.New("a correlation of fewer is undefined or ±1 whatever the times; measure more stencils, or label it with another data set's classes")
+
+// MinMergeInstances is the fewest instances (a stencil on a GPU) whose times ComputeLabels
+// correlates to merge OCs: over two, every correlation is +1 or -1; over one, none is defined.
+const MinMergeInstances = 3
 
 // Labels are the best OC of every stencil on every GPU of a data set, and the OCs merged into
 // classes whose times correlate (StencilMART section III-C): a classifier predicts the class,
@@ -134,6 +143,9 @@ func ReadLabels(dir string) (*Labels, error) {
 	path := filepath.Join(dir, LabelsFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); serr != nil {
+			return nil, fmt.Errorf("no labelled data set at %s: %w", dir, serr)
+		}
 		return nil, fmt.Errorf("%s has no %s; label the data set first", dir, LabelsFile)
 	}
 	if err != nil {
@@ -256,6 +268,10 @@ func ComputeLabels(ctx context.Context, dir string, opt LabelOptions) (*Labels, 
 			return nil, fmt.Errorf("labelling %s: %w", dir, err)
 		}
 		return l, nil
+	}
+	if len(groups) > classes && len(instances) < MinMergeInstances {
+		return nil, fmt.Errorf("merging %d OCs into %d classes needs their times' correlation over at least %d instances (a stencil on a GPU), and %s has %s: %w",
+			len(groups), classes, MinMergeInstances, dir, english.Plural(len(instances), "instance"), ErrTooFewToMerge)
 	}
 	for len(groups) > classes {
 		bi, bj, bs := 0, 1, math.Inf(-1)

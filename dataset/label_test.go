@@ -257,3 +257,23 @@ func TestStatsLargeRatios(t *testing.T) {
 		t.Errorf("the tables\n%s\nwant rows %q", b.String(), want)
 	}
 }
+
+// TestLabelsRefuseTooFewToMerge: merging OCs by the correlation of their times needs three
+// instances; over two every correlation is +1 or -1. Given classes need no correlation.
+func TestLabelsRefuseTooFewToMerge(t *testing.T) {
+	sts := testStencils(t, 2, 2)
+	plan, _ := NewPlan(sts, testOCs[:3], 2, 1)
+	dir := runShard(t, sts, plan, nil, simMeta(StencilParams(), nil, nil))
+	_, err := ComputeLabels(context.Background(), dir, LabelOptions{Classes: 2})
+	if err == nil || !strings.Contains(err.Error(), "merging 3 OCs into 2 classes needs their times' correlation over at least 3 instances") ||
+		!strings.Contains(err.Error(), "has 2 instances") {
+		t.Errorf("two stencils merged: %v; want a refusal", err)
+	}
+	if l, err := ComputeLabels(context.Background(), dir, LabelOptions{Classes: 3}); err != nil || len(l.Classes) != 3 {
+		t.Errorf("no merge asked: %v", err)
+	}
+	given := []Class{{Label: testOCs[0], Members: testOCs[:2]}, {Label: testOCs[2], Members: testOCs[2:3]}}
+	if l, err := ComputeLabels(context.Background(), dir, LabelOptions{Given: given}); err != nil || len(l.Instances) != 2 {
+		t.Errorf("given classes: %v", err)
+	}
+}

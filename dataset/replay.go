@@ -28,6 +28,9 @@ type Replay struct {
 	// Kernel picks the foreign kernel queries with no stencil are about, when the data holds
 	// several.
 	Kernel string
+	// Note is OpenReplay's word on the file for the user: a Kernel Tuner cache not closed
+	// (KernelTunerFile.OpenNote); "" for none.
+	Note string
 
 	devices []Device
 	sources []smart.Source // of each device's first row
@@ -73,7 +76,9 @@ func OpenReplay(path string, opt ImportOptions) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewReplay(f.Rows, []Kernel{f.Kernel}), nil
+	r := NewReplay(f.Rows, []Kernel{f.Kernel})
+	r.Note = f.OpenNote()
+	return r, nil
 }
 
 func rowID(m smart.Measurement) string {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"smart"
+	"smart/internal/english"
 )
 
 // WriteFileSummaries writes a table of what each imported file held.
@@ -20,11 +21,7 @@ func WriteFileSummaries(w io.Writer, sums []FileSummary) error {
 		format := s.Format
 		if s.Open {
 			format += " (open)"
-			note := s.Path + ": a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it"
-			if s.Torn {
-				note += ", without its last line, a configuration cut in the middle"
-			}
-			notes = append(notes, note)
+			notes = append(notes, openNote(s.Path, s.Torn))
 		}
 		if s.Source == smart.Predicted {
 			notes = append(notes, s.Path+": smart's predictions (smart transfer -o), not measurements: its rows say predicted")
@@ -140,6 +137,10 @@ func (m Meta) constantsText() string {
 // the gap between worst and best OC, and the fastest configuration of each kernel.
 func (s *Stats) WriteTables(w io.Writer, name string) error {
 	fmt.Fprintf(w, "%s: %d rows, %s\n", name, s.Rows, s.Meta.Provenance())
+	if s.Repeated > 0 {
+		fmt.Fprintf(w, "rows.csv gives %s again, %d of them with another status or time: a run writes each variant once, so they were edited or appended in; merge keeps the first, the best times below take the fastest\n",
+			english.Plural(s.Repeated, "variant"), s.Conflicting)
+	}
 	if s.Torn != nil {
 		fmt.Fprintf(w, "rows.csv %s; left out\n", s.Torn)
 	}
@@ -258,7 +259,7 @@ func (s *Stats) writeCounts(w io.Writer, gpu func(string, smart.Source) string) 
 // WriteTables writes the labelling of the data set named name: the instances labelled, the
 // classes by wins, and the merges that made them.
 func (l *Labels) WriteTables(w io.Writer, name string) error {
-	fmt.Fprintf(w, "%s: %d instances (stencil and GPU) labelled from %d rows, %s", name, len(l.Instances), l.Rows,
+	fmt.Fprintf(w, "%s: %s (stencil and GPU) labelled from %d rows, %s", name, english.Plural(len(l.Instances), "instance"), l.Rows,
 		Meta{Sources: l.Sources, Devices: l.Devices}.Provenance())
 	if l.Unlabelled > 0 {
 		fmt.Fprintf(w, "; %d had no ok time", l.Unlabelled)
@@ -266,11 +267,14 @@ func (l *Labels) WriteTables(w io.Writer, name string) error {
 	if l.Incomplete > 0 {
 		fmt.Fprintf(w, "; %d left out, measured under only some of the OCs", l.Incomplete)
 	}
-	how := "merged into"
-	if len(l.Merges) == 0 && len(l.Classes) < len(l.OCs) { // classes given (LabelOptions.Given)
-		how = "labelled with the given"
+	how := fmt.Sprintf("merged into %d classes", len(l.Classes))
+	switch {
+	case len(l.Merges) == 0 && len(l.Classes) < len(l.OCs): // classes given (LabelOptions.Given)
+		how = fmt.Sprintf("labelled with the given %d classes", len(l.Classes))
+	case len(l.Merges) == 0:
+		how = "each a class of its own"
 	}
-	fmt.Fprintf(w, "\n%d OCs ran, %s %d classes:\n", len(l.OCs), how, len(l.Classes))
+	fmt.Fprintf(w, "\n%d OCs ran, %s:\n", len(l.OCs), how)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\twins\tmembers")
 	byWins := slices.Clone(l.Classes)

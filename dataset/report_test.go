@@ -133,6 +133,32 @@ ST     1     ST
 Merges, most correlated first:
   {BASE} + {ST_TB}  (mean PCC 0.812)
 `},
+		{"labels with given classes", func(b *bytes.Buffer) error {
+			l := &Labels{Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3"}}, Rows: 9,
+				OCs:       []smart.Combination{base, st, tb},
+				Classes:   []Class{{Label: st, Members: []smart.Combination{st}, Wins: 1}, {Label: tb, Members: []smart.Combination{base, tb}, Wins: 0}},
+				Instances: make([]Instance, 1),
+			}
+			return l.WriteTables(b, "runs/g")
+		}, `runs/g: 1 instance (stencil and GPU) labelled from 9 rows, measured on H100-SXM (NVIDIA H100 80GB HBM3)
+3 OCs ran, labelled with the given 2 classes:
+class  wins  members
+ST     1     ST
+ST_TB  0     BASE ST_TB
+`},
+		{"labels of a class an OC", func(b *bytes.Buffer) error {
+			l := &Labels{Sources: []smart.Source{smart.Measured}, Devices: []Device{{GPU: "H100-SXM", Name: "NVIDIA H100 80GB HBM3"}}, Rows: 9,
+				OCs:       []smart.Combination{base, st},
+				Classes:   []Class{{Label: base, Members: []smart.Combination{base}, Wins: 1}, {Label: st, Members: []smart.Combination{st}, Wins: 1}},
+				Instances: make([]Instance, 2),
+			}
+			return l.WriteTables(b, "runs/e")
+		}, `runs/e: 2 instances (stencil and GPU) labelled from 9 rows, measured on H100-SXM (NVIDIA H100 80GB HBM3)
+2 OCs ran, each a class of its own:
+class  wins  members
+BASE   1     BASE
+ST     1     ST
+`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,9 +58,28 @@ func ScanContext(ctx context.Context, dir string, fn func(m smart.Measurement) e
 			}
 		}
 		read++
+		if !meta.holds(m) {
+			return fmt.Errorf("%s: row %d is of GPU %q (device %q), which meta.json's devices do not name: the row does not belong to this data set; correct its gpu and device, or delete it",
+				path, read, m.GPU, m.Device)
+		}
 		return fn(m)
 	})
 	return meta, torn, err
+}
+
+// holds reports whether a row of m's GPU belongs to a data set of meta: its GPU is one of
+// meta's devices' (its device, where the catalogue knows no GPU). Meta without devices holds
+// any row.
+func (meta Meta) holds(m smart.Measurement) bool {
+	if len(meta.Devices) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(meta.Devices, func(d Device) bool {
+		if m.GPU != "" {
+			return d.GPU == m.GPU
+		}
+		return d.GPU == "" && d.Name == m.Device
+	})
 }
 
 // ReadAll returns every row of a data set. Scan is cheaper for large ones.

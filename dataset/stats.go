@@ -3,6 +3,7 @@ package dataset
 import (
 	"cmp"
 	"context"
+	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -16,12 +17,18 @@ import (
 // many stencils (StencilMART Fig. 2); and how much faster each stencil's best OC is than its
 // worst (Fig. 1).
 type Stats struct {
-	Meta   Meta        `json:"meta"`
-	Rows   int         `json:"rows"`
-	Torn   *Torn       `json:"torn,omitempty"` // a torn last line, skipped
-	Counts []CountRow  `json:"counts"`
-	BestOC []BestOCRow `json:"best_oc"`
-	Gap    []GapRow    `json:"gap"`
+	Meta Meta  `json:"meta"`
+	Rows int   `json:"rows"`
+	Torn *Torn `json:"torn,omitempty"` // a torn last line, skipped
+	// Repeated counts the rows that give a variant (Key, of one source and device) given by an
+	// earlier row again, and Conflicting those of them whose status or time differs from the
+	// first's: a run never writes a variant twice, so a repeated row was edited or appended in.
+	// Merge keeps the first; the best times of Stats, labels and fastest take the fastest.
+	Repeated    int         `json:"repeated,omitempty"`
+	Conflicting int         `json:"conflicting,omitempty"`
+	Counts      []CountRow  `json:"counts"`
+	BestOC      []BestOCRow `json:"best_oc"`
+	Gap         []GapRow    `json:"gap"`
 	// Incomplete counts the stencils measured under only some OCs, which BestOC and Gap leave
 	// out (as labels do): their best OC may be one not measured yet.
 	Incomplete []Incomplete `json:"incomplete,omitempty"`
@@ -223,8 +230,23 @@ func ComputeStats(ctx context.Context, dir string) (*Stats, error) {
 	kernels := map[kernelKey]*KernelBest{}
 	bestSet := map[kernelKey]smart.Setting{} // printed once meta.json says what codes stand for
 	slowest := map[kernelKey]float64{}
+	type outcome struct {
+		status smart.Status
+		ms     float64
+	}
+	first := map[uint64]outcome{} // by a hash of the variant's key and origin: 16 bytes a row
 	meta, torn, err := ScanContext(ctx, dir, func(m smart.Measurement) error {
 		s.Rows++
+		h := fnv.New64a()
+		h.Write([]byte(Key(m) + "|" + string(m.Source) + "|" + m.Device))
+		if o, seen := first[h.Sum64()]; seen {
+			s.Repeated++
+			if o.status != m.Status || o.ms != m.TimeMs {
+				s.Conflicting++
+			}
+		} else {
+			first[h.Sum64()] = outcome{m.Status, m.TimeMs}
+		}
 		g := group{gpu: m.GPUName(), kernel: m.Kernel, source: m.Source}
 		if m.Kernel == "" {
 			g.oc = m.OC.String()

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"smart"
+	"smart/internal/english"
 )
 
 // Limits of the stencil space that do not come from the GPU description.
@@ -139,7 +140,7 @@ func (b *stencilSpace) params() []Param {
 			return n >= warp && n <= maxThreads
 		},
 		Explain: func(v []int) string {
-			return fmt.Sprintf("a block of %d threads must hold at least a warp (%d) and at most the %s's %d threads", product(v), warp, b.gpu.Name, maxThreads)
+			return fmt.Sprintf("a block of %s must hold at least a warp (%d) and at most the %s's %d threads", english.Plural(product(v), "thread"), warp, b.gpu.Name, maxThreads)
 		},
 	})
 

@@ -28,6 +28,10 @@ type File struct {
 	// Named is the device the file names where the caller's device (Open) named another GPU,
 	// which the file is then taken as; empty otherwise.
 	Named string
+	// Note is what a reader of a prediction from the file should know of it: that it is a
+	// Kernel Tuner cache not closed, which may lack configurations (dataset's OpenNote); "" for
+	// none.
+	Note string
 }
 
 // ErrNoMeasured is the error of a file without measured or imported rows.
@@ -76,7 +80,7 @@ func OpenKernel(path, device, kernel string, cat *catalog.Catalog) (*File, error
 		if err != nil {
 			return nil, err
 		}
-		f.Rows, f.Device, f.Kernel = kt.Rows, kt.Device.Name, &kt.Kernel
+		f.Rows, f.Device, f.Kernel, f.Note = kt.Rows, kt.Device.Name, &kt.Kernel, kt.OpenNote()
 		if kt.DeviceGiven { // the file names none
 			f.Device = ""
 		}

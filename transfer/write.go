@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,15 +57,17 @@ type ktNote struct {
 // "smart" object, for the rule on replacing files (atomicfile.CheckReplace).
 func CacheKind() atomicfile.Kind {
 	return atomicfile.Kind{What: "a Kernel Tuner cache of predictions", Ours: func(path string) (bool, error) {
-		f, err := os.Open(path)
-		if err != nil {
+		if _, err := os.Stat(path); err != nil {
 			return false, err
 		}
-		defer f.Close()
+		data, err := dataset.ReadMaybeGzip(path)
+		if err != nil {
+			return false, nil // unreadable, or cut short: not a cache smart wrote whole
+		}
 		var c struct {
 			Smart *ktNote `json:"smart"`
 		}
-		return json.NewDecoder(f).Decode(&c) == nil && c.Smart != nil && c.Smart.Source == smart.Predicted, nil
+		return json.Unmarshal(data, &c) == nil && c.Smart != nil && c.Smart.Source == smart.Predicted, nil
 	}}
 }
 
@@ -203,7 +207,7 @@ func (c Coverage) Note() string {
 
 // WriteKernelTuner writes p as a Kernel Tuner cache (KernelTunerCache) to path, atomically; an
 // existing file is replaced only where it is a cache of predictions itself (CacheKind), or with
-// force.
+// force. A path ending in .gz is written gzip-compressed.
 func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device string, force bool) error {
 	if err := atomicfile.CheckReplace(path, force, CacheKind()); err != nil {
 		return err
@@ -212,7 +216,19 @@ func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device strin
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return atomicfile.Write(path, append(b, '\n'))
+	b = append(b, '\n')
+	if strings.HasSuffix(path, ".gz") { // as benchmark_hub keeps its caches
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		if _, err := zw.Write(b); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		b = z.Bytes()
+	}
+	return atomicfile.Write(path, b)
 }
 
 // WriteDataSet writes p's settings as a new data set in dir: rows whose source is predicted and

@@ -31,9 +31,10 @@ type KernelTuner struct {
 	DeviceGiven bool
 	Format      string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format), or "dataset"
 	Rows        []smart.Measurement // the file's configurations, as read
-	// Note, when not empty, says in a sentence for the user how the space was made: that no
-	// space.json was found, so the space is the file's configurations, or that the file lacks
-	// some configurations of its constrained space.
+	// Note, when not empty, says in a sentence a line for the user how the space was made: that
+	// the file is a cache Kernel Tuner had not closed, that no space.json was found, so the space
+	// is the file's configurations, or that the file lacks some configurations of its
+	// constrained space.
 	Note string
 	// Incomplete, when not empty, says that the file lacks configurations its constraints
 	// allow, and what to do, for the error of a search that meets one (dataset.ErrNotMeasured).
@@ -86,6 +87,9 @@ func OpenKernelTuner(ctx context.Context, path, device string) (*KernelTuner, er
 	}
 	if err := k.build(ctx, path, f.SpaceFile); err != nil {
 		return nil, err
+	}
+	if open := f.OpenNote(); open != "" {
+		k.Note = strings.TrimSuffix(open+"\n"+k.Note, "\n")
 	}
 	return k, nil
 }

@@ -31,12 +31,15 @@ func advice(cmd string, err error) string {
 		fit      *app.DefaultSettingError
 		noGPU    *app.NoGPUNamedError
 		mixed    *dataset.MixedError
+		empty    *app.EmptySpaceError
 	)
 	switch {
 	case errors.As(err, &mixed) && mixed.Always && cmd == "dataset":
 		return "; keep them as separate data sets (train and eval read several)"
 	case errors.As(err, &mixed) && cmd == "dataset":
 		return "; give --allow-mixed if joining them into one data set is meant"
+	case errors.Is(err, dataset.ErrTooFewToMerge):
+		return " (--classes-from LABELLED), or ask for as many classes as OCs ran with --classes"
 	case errors.Is(err, dataset.ErrNoDevice) && cmd == "dataset":
 		return "; name it with --device (the name nvidia-smi or rocm-smi prints, or a catalogue name)"
 	case errors.Is(err, gpuinfo.ErrNoGPU) && (cmd == "bench" || cmd == "campaign"):
@@ -69,7 +72,9 @@ func advice(cmd string, err error) string {
 		return fmt.Sprintf("; train a model on %d-D stencils of order %d (smart bench, smart train)", noModel.Dims, noModel.Order)
 	case errors.As(err, &noGPU):
 		return "; name it with --gpu"
-	case errors.As(err, new(*app.EmptySpaceError)):
+	case errors.As(err, &empty) && empty.Grid:
+		return "" // the error says what grid has room
+	case errors.As(err, &empty):
 		return "; try another --oc (smart space FILE --gpu GPU counts the settings of each) or another --gpu"
 	case errors.As(err, &fit):
 		return "; give one that fits with --setting"

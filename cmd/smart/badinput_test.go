@@ -81,8 +81,8 @@ func TestBadStencilFiles(t *testing.T) {
 		{"too many offsets", []string{"show", f["many.json"]}, 1, []string{f["many.json"], `field "offsets": lists 5001 offsets; a stencil has at most 4913`}, nil},
 		{"file too large", []string{"predict", "--gpu", "a100", f["huge.json"]}, 1, []string{f["huge.json"], "over 1048576 bytes (1 MiB)", "at most 4913 offsets, of order 8 or less"}, nil},
 		// predict refuses this grid on a T4; estimate must too, by the same check.
-		{"grid beyond memory", []string{"estimate", f["big.json"], "--gpu", "t4", "--oc", "BASE"}, 1, []string{"stencil file " + f["big.json"], `field "grid" 2048x2048x1024`, "its two grids need 68.7 GB; the T4 has 16 GB"}, nil},
-		{"grid beyond memory, predict", []string{"predict", f["big.json"], "--gpu", "t4"}, 1, []string{"its two grids need 68.7 GB; the T4 has 16 GB"}, nil},
+		{"grid beyond memory", []string{"estimate", f["big.json"], "--gpu", "t4", "--oc", "BASE"}, 1, []string{"stencil file " + f["big.json"], `field "grid" 2048x2048x1024`, "its two grids need 64.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context"}, nil},
+		{"grid beyond memory, predict", []string{"predict", f["big.json"], "--gpu", "t4"}, 1, []string{"its two grids need 64.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context"}, nil},
 		{"analytic weight above 1", []string{"predict", "--gpu", "a100", "--analytic-weight", "1.5", "j3d7pt"}, 2, []string{"--analytic-weight 1.5", "from 0 (the runtime model alone) to 1"}, nil},
 	} {
 		t.Run(c.name, c.check)
@@ -223,5 +223,21 @@ func TestHelpTells(t *testing.T) {
 	code, out, errs := runCLI(t, "", "eval", "../../data/models/runtime-3d.smartmodel.gz", "--data", "../../data/measured/h100-sxm/classic")
 	if code != 0 || !strings.Contains(out, "pick share  problems") || !strings.Contains(out, "\nproblems: the picks pick share averages: one per stencil") {
 		t.Errorf("eval: exit %d, stderr %q; the table's legend does not explain problems:\n%s", code, errs, out)
+	}
+}
+
+// TestGridWithoutRoom: on a grid too small for any OC's block, estimate and space say what grid
+// has room, not to try another OC or GPU, which cannot help.
+func TestGridWithoutRoom(t *testing.T) {
+	f := writeFiles(t, map[string]string{"tiny.json": `{"dims":2,"grid":[3,3],"offsets":[[0,0],[1,0],[-1,0],[0,1],[0,-1]]}`})
+	for _, args := range [][]string{
+		{"estimate", f["tiny.json"], "--gpu", "a100", "--oc", "BASE"},
+		{"space", f["tiny.json"], "--oc", "ST", "--sample", "1"},
+	} {
+		code, _, errs := runCLI(t, "", args...)
+		if code != 1 || !strings.Contains(errs, "the grid leaves an interior of 1x1 points") ||
+			!strings.Contains(errs, "a grid of at least 34 points along x") || strings.Contains(errs, "another --oc") {
+			t.Errorf("smart %s: exit %d, stderr %q; want exit 1 naming the grid that has room and no other OC to try", args[0], code, errs)
+		}
 	}
 }

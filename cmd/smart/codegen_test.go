@@ -41,7 +41,7 @@ func TestCodegenFile(t *testing.T) {
 	if strings.Contains(string(src), "system") || strings.Contains(string(src), "rm -rf") {
 		t.Error("the stencil's name reached the source")
 	}
-	if !strings.Contains(stdout, "kernel_t4: grid 2x5x1, block 32x1x1") || !strings.Contains(stdout, "1 launch(es)") {
+	if !strings.Contains(stdout, "kernel_t4: grid 2x5x1, block 32x1x1") || !strings.Contains(stdout, "4 steps per launch, 1 launch\n") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 }

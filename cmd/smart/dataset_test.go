@@ -95,12 +95,17 @@ func TestBenchSimStatsLabel(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Rows by GPU, OC and status") || !strings.Contains(stdout, "simulated on A100-40GB") {
 		t.Fatalf("stats text: %s", stdout)
 	}
-	code, stdout, errs = runCLI(t, "", "dataset", "label", out, "--classes", "2")
-	if code != 0 || !strings.Contains(stdout, "merged into 2 classes") {
+	// Two stencils correlate nothing to merge OCs by: refused, a class an OC labelled.
+	code, _, errs = runCLI(t, "", "dataset", "label", out, "--classes", "2")
+	if code != 1 || !strings.Contains(errs, "needs their times' correlation over at least 3 instances") || !strings.Contains(errs, "--classes-from") {
+		t.Fatalf("label two stencils into 2 classes: exit %d\n%s", code, errs)
+	}
+	code, stdout, errs = runCLI(t, "", "dataset", "label", out, "--classes", "3")
+	if code != 0 || !strings.Contains(stdout, "3 OCs ran, each a class of its own") {
 		t.Fatalf("label: exit %d\n%s\n%s", code, stdout, errs)
 	}
 	l, err := dataset.ReadLabels(out)
-	if err != nil || len(l.Classes) != 2 || len(l.Instances) != 2 {
+	if err != nil || len(l.Classes) != 3 || len(l.Instances) != 2 {
 		t.Fatalf("labels.json %+v, %v", l, err)
 	}
 
@@ -110,14 +115,14 @@ func TestBenchSimStatsLabel(t *testing.T) {
 		"--samples", "3", "--oc", "BASE,ST,ST_RT", "--out", other); code != 0 {
 		t.Fatalf("bench: %s", errs)
 	}
-	if code, _, errs := runCLI(t, "", "dataset", "label", other, "--classes-from", out, "--classes", "2"); code != 2 || !strings.Contains(errs, "leave out --classes") {
+	if code, _, errs := runCLI(t, "", "dataset", "label", other, "--classes-from", out, "--classes", "3"); code != 2 || !strings.Contains(errs, "leave out --classes") {
 		t.Errorf("--classes-from with --classes: exit %d, %s", code, errs)
 	}
 	if code, _, errs := runCLI(t, "", "dataset", "label", other, "--classes-from", filepath.Join(t.TempDir())); code != 1 || !strings.Contains(errs, "label the data set first") {
 		t.Errorf("--classes-from an unlabelled directory: exit %d, %s", code, errs)
 	}
 	code, stdout, errs = runCLI(t, "", "dataset", "label", other, "--classes-from", out)
-	if code != 0 || !strings.Contains(stdout, "labelled with the given 2 classes") {
+	if code != 0 || !strings.Contains(stdout, "3 OCs ran, each a class of its own") {
 		t.Fatalf("label --classes-from: exit %d\n%s\n%s", code, stdout, errs)
 	}
 	lo, err := dataset.ReadLabels(other)

@@ -94,6 +94,10 @@ func (o *generateOpts) check(fs *flag.FlagSet) error {
 	switch o.Grid, err = generator.ParseGrid(o.grid); {
 	case o.Random.Keep == 0: // generator.Spec reads 0 as its default; the flag's is not 0
 		return usagef("--keep is 0; give a probability in (0, 1]")
+	case o.shape == "" && o.Random.Dims == 0 && cliflag.Given(fs, "dims"):
+		return usagef("--dims is 0; use 2 or 3")
+	case o.shape == "" && o.Random.Order == 0 && cliflag.Given(fs, "order"):
+		return usagef("--order is 0; use 1 to %d", smart.MaxMaxOrder)
 	case o.shape == "" && (o.Random.Dims == 0 || o.Random.Order == 0):
 		return usagef("give --dims and --order for random stencils, or --shape NAME")
 	case o.shape != "" && cliflag.Given(fs, "count", "seed", "keep", "first"):

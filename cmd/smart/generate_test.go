@@ -197,6 +197,8 @@ func TestGenerateErrors(t *testing.T) {
 		{[]string{"--shape", "box", "--dims", "3"}, 2, "order is 0"},
 		{[]string{"--shape", "j3d7pt", "--seed", "3"}, 2, "leave them out with --shape"},
 		{[]string{"--dims", "3"}, 2, "give --dims and --order"},
+		{[]string{"--dims", "2", "--order", "0"}, 2, "--order is 0; use 1 to 8"},
+		{[]string{"--dims", "0", "--order", "2"}, 2, "--dims is 0; use 2 or 3"},
 		{[]string{"--dims", "3", "--order", "2", "--count", "3"}, 2, "--out -: 3 stencils cannot go to standard output; name a directory"},
 		{[]string{"--dims", "3", "--order", "2", "--count", "2", "--out", "x.json"}, 2, "--out x.json: is a file, but 2 stencils need a directory"},
 		{[]string{"--dims", "3", "--order", "2", "--keep", "2"}, 2, "keep probability is 2"},

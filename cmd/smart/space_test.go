@@ -170,7 +170,7 @@ func TestSpaceUsageErrors(t *testing.T) {
 }
 
 // TestSpaceRefusesGridsTheGPUCannotHold: with --gpu, a grid whose two float64 buffers outgrow
-// the GPU's memory (90000^2 points x 8 bytes x 2 = 129.6 GB; the A100-40GB has 40) lists no
+// the GPU's memory (90000^2 points x 8 bytes x 2 = 129.6e9 bytes, 120.7 GiB; the A100-40GB has 40 GiB) lists no
 // space and checks no setting; without --gpu (sm_80's limits, no memory) the space is listed.
 func TestSpaceRefusesGridsTheGPUCannotHold(t *testing.T) {
 	huge := strings.Replace(smallStencil, "[40, 24]", "[90000, 90000]", 1)
@@ -179,8 +179,8 @@ func TestSpaceRefusesGridsTheGPUCannotHold(t *testing.T) {
 		{"space", "-", "--gpu", "a100", "--oc", "BASE", "--check", "bx=32,by=4,shared=1,const=1"},
 	} {
 		code, _, errs := runCLI(t, huge, args...)
-		if code != 1 || !strings.Contains(errs, "129.6 GB; the A100-40GB has 40 GB") || !strings.Contains(errs, "give a smaller grid") {
-			t.Errorf("%v: exit %d, stderr %q; want exit 1 saying the grids need 129.6 GB of the A100's 40", args, code, errs)
+		if code != 1 || !strings.Contains(errs, "120.7 GiB; the A100-40GB has 40 GiB") || !strings.Contains(errs, "give a smaller grid") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 saying the grids need 120.7 GiB of the A100's 40", args, code, errs)
 		}
 	}
 	if code, _, errs := runCLI(t, huge, "space", "-", "--oc", "BASE"); code != 0 {

@@ -30,7 +30,7 @@ func (o *transferOpts) register(fs *flag.FlagSet) {
 	fs.Var((*cliflag.Paths)(&s.Shots), "shots", "settings measured on the target: a partial cache or data set (repeatable)")
 	fs.IntVar(&o.budget, "budget", -1, "print the K settings to measure first on the target, and stop")
 	fs.StringVar(&s.Kernel, "kernel", "", "the kernel or stencil ID, where the files hold several (and the kernel of T4 files that name none); all predicts them together")
-	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache")
+	fs.StringVar(&o.out, "o", "", "write the predictions as a Kernel Tuner cache (gzip-compressed where the name ends in .gz)")
 	fs.StringVar(&o.dataSet, "dataset", "", "write the predictions as a new smart data set in DIR")
 	fs.BoolVar(&o.force, "force", false, "overwrite the -o file even if it is not a cache smart wrote")
 	fs.IntVar(&o.top, "top", 10, "settings to print, fastest first (--json holds every setting)")
@@ -63,6 +63,9 @@ func runTransfer(ctx context.Context, e *env, args []string) error {
 	job, err := o.open()
 	if err != nil {
 		return settingFlag(fs, err, transferFlags)
+	}
+	for _, n := range job.Notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
 	if o.budget >= 0 { // the settings to measure first on the target
 		vs, err := job.ChooseShots(o.budget)

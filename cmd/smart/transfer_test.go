@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -655,4 +656,62 @@ func TestTransferJSONHoldsTheFilesValues(t *testing.T) {
 		settings = append(settings, v.Values)
 	}
 	check("the prediction", settings)
+}
+
+// TestTornCacheNoted: a plain cache cut in the middle, as a stopped Kernel Tuner run leaves it,
+// is read as Kernel Tuner reads it, and every command that reads it says so: transfer, tune and
+// tune-bench, as dataset import does.
+func TestTornCacheNoted(t *testing.T) {
+	f, err := os.Open(convDir + "A100.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if _, err := io.Copy(&b, zr); err != nil {
+		t.Fatal(err)
+	}
+	half := filepath.Join(t.TempDir(), "half.json")
+	if err := os.WriteFile(half, []byte(b.String()[:b.Len()/2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := half + ": a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it, without its last line"
+	for _, args := range [][]string{
+		{"transfer", "--from", half, "--to", "rtx-a4000", "--top", "1"},
+		{"transfer", "--from", half, "--to", "rtx-a4000", "--budget", "2"},
+		{"tune", "--evaluator", "replay:" + half, "--method", "random", "--budget", "3", "--seed", "1"},
+		{"tune-bench", half, "--methods", "random", "--seeds", "1", "--budget", "20", "--ratios", ""},
+		{"dataset", "import", half, "--out", filepath.Join(t.TempDir(), "ds")},
+	} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 0 || !strings.Contains(stderr+stdout, want) {
+			t.Errorf("smart %s: exit %d; want a note %q\nstderr %s", strings.Join(args[:2], " "), code, want, stderr)
+		}
+	}
+}
+
+// TestTransferCacheGz: -o NAME.json.gz writes the cache gzip-compressed, as benchmark_hub keeps
+// caches, which smart reads back and replaces as its own.
+func TestTransferCacheGz(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pred.json.gz")
+	for range 2 { // the second replaces the first, a cache smart wrote
+		if code, _, stderr := runCLI(t, "", "transfer", "--from", convDir+"A100.json.gz", "--to", "rtx-a6000", "-o", out, "--top", "1"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("%s is not gzip-compressed (%v)", out, err)
+	}
+	kt, err := dataset.ReadKernelTuner(out, dataset.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kt.Source != smart.Predicted || len(kt.Rows) != 4362 {
+		t.Errorf("read back: source %v, %d rows; want the 4362 predicted settings of the A100's cache", kt.Source, len(kt.Rows))
+	}
 }

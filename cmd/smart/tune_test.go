@@ -667,4 +667,36 @@ func TestTunePartialCacheCLI(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errs, want)
 		}
 	}
+	// tune-bench takes each case's optimum over the whole space, and says the same.
+	code, _, errs = runCLI(t, "", "tune-bench", "--methods", "random", "--seeds", "1", "--budget", "2", "--ratios", "", cache)
+	if want := "the optimum is taken over every configuration of the space"; code != 1 || !strings.Contains(errs, want) ||
+		!strings.Contains(errs, "move "+spaceJSON+" away; or complete the cache") {
+		t.Errorf("tune-bench: exit %d, stderr %q; want exit 1, %q and what to do", code, errs, want)
+	}
+}
+
+// TestTuneBenchStandardsOverBudget: a share of the space whose standard would spend more than the
+// budget is left out of IterML's standards with a note naming it, not silently.
+func TestTuneBenchStandardsOverBudget(t *testing.T) {
+	cache := "../../data/kernel-tuner/convolution_milo/A100.json.gz"
+	code, stdout, errs := runCLI(t, "", "tune-bench", "--methods", "random", "--seeds", "1", "--budget", "300", "--ratios", "0.01,0.08", "--json", cache)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// 8% of the cache's 4362 settings is 349 evaluations, over 300; 1% is 44.
+	if want := "IterML's standards of convolution_milo/A100 leave out the 8% (349 evaluations) of its 4362 settings: over the budget of 300 evaluations"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	var out app.Comparison
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range out.Standards {
+		if s.Ratio != 0.01 {
+			t.Errorf("a standard at share %g; want only 0.01's", s.Ratio)
+		}
+	}
+	if len(out.Standards) == 0 {
+		t.Error("no standard at 1%")
+	}
 }

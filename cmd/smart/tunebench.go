@@ -31,7 +31,7 @@ func (o *tuneBenchOpts) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.b.RandomSeeds, "random-seeds", 100, "seeds of random sampling, which is cheap")
 	fs.IntVar(&o.b.Budget, "budget", 2000, "most evaluations of one search")
 	fs.Float64Var(&o.b.Share, "share", 0.95, "the goal: best <= optimum/share")
-	fs.StringVar(&o.ratios, "ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards (empty: skip them)")
+	fs.StringVar(&o.ratios, "ratios", "0.0025,0.005,0.01,0.02,0.04,0.08", "shares of the space sampled for IterML's standards, those within --budget (empty: skip them)")
 	fs.StringVar(&o.simStencil, "sim", "", "also compare on this stencil's space under the analytic model")
 	fs.StringVar(&o.b.SimGPU, "gpu", app.DefaultSimGPU, "GPU of the simulated stencil")
 	fs.StringVar(&o.b.CatalogFile, "catalog", "", "GPU catalogue file merged over the embedded one")

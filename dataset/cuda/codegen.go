@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"smart"
+	"smart/internal/english"
 	"smart/space"
 )
 
@@ -477,11 +478,11 @@ func (g *gen) namespace(k *Kernel, kernels string) string {
 		dimsText += fmt.Sprintf("x%d", st.Grid[a])
 	}
 	w.line("")
-	w.line("// Stencil %s: %d-D, order %d, %d points, %s, grid %s, %d time steps.", k.StencilID, st.Dims, g.r, st.NNZ(), st.Dtype, dimsText, st.Steps)
+	w.line("// Stencil %s: %d-D, order %d, %s, %s, grid %s, %s.", k.StencilID, st.Dims, g.r, english.Plural(st.NNZ(), "point"), st.Dtype, dimsText, english.Plural(st.Steps, "time step"))
 	w.line("// Optimization combination %s, setting %s.", t.OC, k.Setting)
 	for _, l := range k.Launches {
-		w.line("// %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %d step(s) per launch, %d launch(es).",
-			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)
+		w.line("// %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %s per launch, %s.",
+			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, english.Plural(l.Steps, "step"), english.Plural(l.Count, "launch"))
 	}
 	w.raw("namespace " + k.Name + " {\n")
 	w.line("typedef %s real;", g.real())

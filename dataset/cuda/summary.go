@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"smart"
+	"smart/internal/english"
 )
 
 // KernelJSON is the JSON form of a generated kernel: its launch configuration, and its source
@@ -37,14 +38,10 @@ func (k *Kernel) JSON(file string) KernelJSON {
 // WriteSummary says that the kernel's source was written to file, and describes its launches.
 func (k *Kernel) WriteSummary(w io.Writer, file string) error {
 	bw := bufio.NewWriter(w)
-	steps := fmt.Sprintf("%d time steps", k.Steps)
-	if k.Steps == 1 {
-		steps = "1 time step"
-	}
-	fmt.Fprintf(bw, "wrote %s: namespace %s, %s\n", file, k.Name, steps)
+	fmt.Fprintf(bw, "wrote %s: namespace %s, %s\n", file, k.Name, english.Plural(k.Steps, "time step"))
 	for _, l := range k.Launches {
-		fmt.Fprintf(bw, "  %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %d step(s) per launch, %d launch(es)\n",
-			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, l.Steps, l.Count)
+		fmt.Fprintf(bw, "  %s: grid %dx%dx%d, block %dx%dx%d, %d B dynamic shared memory, %s per launch, %s\n",
+			l.Kernel, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.SharedBytes, english.Plural(l.Steps, "step"), english.Plural(l.Count, "launch"))
 	}
 	return bw.Flush()
 }

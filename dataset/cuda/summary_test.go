@@ -20,8 +20,8 @@ func TestKernelSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "wrote k.cu: namespace " + k.Name + ", 7 time steps\n" +
-		"  kernel_t3: grid 2x9x1, block 32x4x1, 5344 B dynamic shared memory, 3 step(s) per launch, 2 launch(es)\n" +
-		"  kernel_t1: grid 2x9x1, block 32x4x1, 1632 B dynamic shared memory, 1 step(s) per launch, 1 launch(es)\n"
+		"  kernel_t3: grid 2x9x1, block 32x4x1, 5344 B dynamic shared memory, 3 steps per launch, 2 launches\n" +
+		"  kernel_t1: grid 2x9x1, block 32x4x1, 1632 B dynamic shared memory, 1 step per launch, 1 launch\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

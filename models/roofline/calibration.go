@@ -303,8 +303,10 @@ func (c *Calibration) apply(est *Estimate, tm terms) {
 	est.BarrierMs = barrier / tm.steps * 1e3
 	est.LaunchMs = launch / tm.steps * 1e3
 	est.TimeMs = (body + barrier + launch) / tm.steps * 1e3
+	est.OCScale = 1
 	if f, ok := c.OCScale[tm.oc.String()]; ok && f > 0 {
 		est.TimeMs *= f
+		est.OCScale = f
 	}
 	if launch > body {
 		est.Bound = "launch"

@@ -27,6 +27,9 @@ type Estimate struct {
 	ComputeMs float64 `json:"compute_ms"` // FMA pipe or instruction issue, whichever is slower
 	BarrierMs float64 `json:"barrier_ms"` // __syncthreads not hidden by other resident blocks
 	LaunchMs  float64 `json:"launch_ms"`  // launch overhead (one launch per TT steps)
+	// OCScale is the calibration's factor for the OC (1 where it has none), which multiplies the
+	// time the parts above give into TimeMs: what the OC's code costs that no part counts.
+	OCScale float64 `json:"oc_scale"`
 	// FloorMs is the least time a step can take: the input read and the output written once per
 	// launch at the GPU's copy bandwidth, or each point's FMAs at the GPU's peak rate, whichever
 	// is longer (FloorBy: CopyFloor or FMAFloor). TimeMs is never below it.
