@@ -46,9 +46,9 @@ func TestIsReportFile(t *testing.T) {
 
 // TestRankAllSaysWhyNone: when no GPU has a prediction the error gives each one's reason.
 func TestRankAllSaysWhyNone(t *testing.T) {
-	times := []GPUTime{{GPU: "W6600", Reason: "AMD GPU: smart's kernels are CUDA"}, {GPU: "T4", Reason: "its two grids need 17.2 GB; the T4 has 16 GB"}}
+	times := []GPUTime{{GPU: "W6600", Reason: "AMD GPU: smart's kernels are CUDA"}, {GPU: "T4", Reason: "its two grids need 16.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context"}}
 	_, err := rankAll(times, Workload{Steps: 10}, "")
-	want := "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 17.2 GB; the T4 has 16 GB)"
+	want := "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 16.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant  %s", err, want)
 	}
@@ -59,7 +59,7 @@ func TestRankAllSaysWhyNone(t *testing.T) {
 	for i := range 5 {
 		times = append(times, GPUTime{GPU: fmt.Sprintf("H%d", i), Reason: fmt.Sprintf("s%d", i)})
 	}
-	want = "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 17.2 GB; the T4 has 16 GB; " +
+	want = "no GPU considered has a prediction (W6600: AMD GPU: smart's kernels are CUDA; T4: its two grids need 16.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context; " +
 		"G0, G1, G2, G3, G4 and 2 more: r; H0: s0; H1: s1; and 3 more reasons)"
 	if _, err = rankAll(times, Workload{Steps: 10}, ""); err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant  %s", err, want)

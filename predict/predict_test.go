@@ -481,7 +481,7 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"unknown GPU", sample(t, "j3d7pt"), "a1000", "unknown GPU \"a1000\"; did you mean"},
 		{"AMD GPU", sample(t, "j3d7pt"), "mi250x", "only NVIDIA GPUs run them"},
-		{"grid beyond memory", huge, "t4", "its two grids need 137.4 GB; the T4 has 16 GB"},
+		{"grid beyond memory", huge, "t4", "its two grids need 128.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context"},
 		{"grid without room for a block", small, "h100-sxm", "holds 16 of the 32 threads of a warp"},
 		{"the same, from the H100's model", small, "a100", "holds 16 of the 32 threads of a warp"},
 	}
@@ -520,7 +520,7 @@ func TestAcrossSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"", "its two grids need 17.2 GB; the T4 has 16 GB", "AMD GPU: smart's kernels are CUDA"}
+	want := []string{"", "its two grids need 16.0 GiB; the T4 has 16 GiB, 15 GiB of it left after the CUDA context", "AMD GPU: smart's kernels are CUDA"}
 	for i, gt := range times {
 		if gt.Reason != want[i] || (gt.Best == nil) == (want[i] == "") {
 			t.Errorf("%s: best %v, reason %q, want %q", gt.GPU, gt.Best, gt.Reason, want[i])

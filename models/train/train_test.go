@@ -797,7 +797,7 @@ func TestLoadRefusesTheSameDataSet(t *testing.T) {
 // both where it reads the data sets and where it builds their rows (each with the analytic
 // model's time).
 func TestLoadCancelled(t *testing.T) {
-	dir := synthDataSet(t, 2, []string{"V100"}, 1)
+	dir := synthDataSet(t, 3, []string{"V100"}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, task := range []models.Task{models.Runtime, models.Select} {
