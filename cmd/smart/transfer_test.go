@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -662,21 +661,12 @@ func TestTransferJSONHoldsTheFilesValues(t *testing.T) {
 // is read as Kernel Tuner reads it, and every command that reads it says so: transfer, tune and
 // tune-bench, as dataset import does.
 func TestTornCacheNoted(t *testing.T) {
-	f, err := os.Open(convDir + "A100.json.gz")
+	whole, err := dataset.ReadMaybeGzip(convDir + "A100.json.gz")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if _, err := io.Copy(&b, zr); err != nil {
 		t.Fatal(err)
 	}
 	half := filepath.Join(t.TempDir(), "half.json")
-	if err := os.WriteFile(half, []byte(b.String()[:b.Len()/2]), 0o644); err != nil {
+	if err := os.WriteFile(half, whole[:len(whole)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	want := half + ": a cache Kernel Tuner had not closed (its run was stopped, or still runs); read as Kernel Tuner reads it, without its last line"
