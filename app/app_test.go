@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"smart"
 	"smart/calibrate"
@@ -368,6 +369,36 @@ func testEval(t *testing.T, path, data string) {
 	notes.Reset()
 	if r, err := (Eval{Model: path, Data: []string{cp}}).Run(context.Background(), &notes); err != nil || r.Reports[0].InSample == "" || !strings.Contains(notes.String(), "in-sample") {
 		t.Errorf("a copy of the training data: %v, notes %q; want it called in-sample", err, notes.String())
+	}
+	// The same rows written again as another data set (another ID and path, as a re-import or a
+	// merge makes them): in-sample by the instances the model's header records.
+	meta, rows, err := dataset.ReadAll(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	redone := meta
+	redone.Created = meta.Created.Add(time.Hour)
+	w, err := dataset.Create(again, redone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(rows...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(again, "stencils"), os.DirFS(filepath.Join(data, "stencils"))); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := dataset.ReadMeta(again); m.ID() == meta.ID() {
+		t.Fatal("the data set written again has its original's ID")
+	}
+	notes.Reset()
+	if r, err := (Eval{Model: path, Data: []string{again}}).Run(context.Background(), &notes); err != nil || !strings.Contains(r.Reports[0].InSample, "instance") ||
+		!strings.Contains(notes.String(), "(a stencil or kernel on a GPU) these rows are of: these scores are in-sample") {
+		t.Errorf("the training rows as another data set: %v, notes %q; want them called in-sample by their instances", err, notes.String())
 	}
 	notes.Reset()
 	folds := 0

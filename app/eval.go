@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"smart/catalog"
 	"smart/dataset"
+	"smart/internal/english"
 	"smart/models"
 	"smart/models/kinds"
 	"smart/models/train"
@@ -78,6 +80,32 @@ func (v Eval) Check() error {
 	return nil
 }
 
+// trainedInstances says how many of the instances of set's rows (a stencil or foreign kernel on
+// a GPU) the model was trained on, by in (its header's Instances), or "" for none or where the
+// header records none: data re-imported or merged under another name, which its paths miss.
+func trainedInstances(in *models.Instances, set *train.Set) string {
+	if in == nil {
+		return ""
+	}
+	keys := set.InstanceKeys()
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	trained := 0
+	for _, k := range keys {
+		if in.Has(k) {
+			trained++
+		}
+	}
+	all := english.Plural(len(keys), "instance") + " (a stencil or kernel on a GPU) these rows are of"
+	switch trained {
+	case 0:
+		return ""
+	case len(keys):
+		return "the " + all
+	}
+	return fmt.Sprintf("%d of the %s", trained, all)
+}
+
 // Run checks v, reads the model, builds the data sets' rows as it was trained on them and
 // scores it. notes gets the rows left out, the data's description and, where the data is what
 // the model was trained on, that the scores are in-sample.
@@ -125,10 +153,16 @@ func (v Eval) Run(ctx context.Context, notes io.Writer) (*EvalResult, error) {
 		}
 		return ""
 	}
-	if overlap := h.TrainedOn(v.Data, id); v.Folds == 0 && v.Holdout == "" && overlap != "" {
-		fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
-		for i := range reports {
-			reports[i].InSample = overlap
+	if v.Folds == 0 && v.Holdout == "" {
+		overlap := h.TrainedOn(v.Data, id)
+		if overlap == "" {
+			overlap = trainedInstances(h.Instances, set)
+		}
+		if overlap != "" {
+			fmt.Fprintf(notes, "note: the model was trained on %s: these scores are in-sample, not a test\n", overlap)
+			for i := range reports {
+				reports[i].InSample = overlap
+			}
 		}
 	}
 	return &EvalResult{File: v.Model, Model: m, Reports: reports, AllHeldOut: v.Holdout == "all"}, nil

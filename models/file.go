@@ -51,8 +51,12 @@ type Header struct {
 	CV       *Metrics          `json:"cv,omitempty"`
 	// Range is what the stencils of Data covered (nil for foreign kernels and for models
 	// trained before headers recorded it).
-	Range   *Range    `json:"range,omitempty"`
-	Created time.Time `json:"created"`
+	Range *Range `json:"range,omitempty"`
+	// Instances are the stencils (or foreign kernels) and GPUs of Data, by hash: smart eval
+	// tells from them that data scored were trained on, whatever their files are called (nil for
+	// models trained before headers recorded them).
+	Instances *Instances `json:"instances,omitempty"`
+	Created   time.Time  `json:"created"`
 }
 
 // The targets. A runtime model learns ln ms, or ln of the time over the analytic model's where

@@ -82,6 +82,20 @@ type Set struct {
 	otherDims map[string]bool
 }
 
+// InstanceKeys names the instance of each sample (models.InstanceKey): its stencil, or the set's
+// foreign kernel, on its GPU.
+func (s *Set) InstanceKeys() []string {
+	keys := make([]string, len(s.Samples))
+	for i, sm := range s.Samples {
+		id := sm.Group
+		if s.Inputs.Kernel != "" { // the group is a configuration of the kernel
+			id = s.Inputs.Kernel
+		}
+		keys[i] = models.InstanceKey(id, sm.GPU)
+	}
+	return keys
+}
+
 // source is one data set as read.
 type source struct {
 	dir  string

@@ -44,6 +44,7 @@ func Fit(ctx context.Context, kinds models.Kinds, name string, set *Set, params 
 		r := models.RangeOf(slices.Collect(maps.Values(set.Stencils)), slices.Sorted(maps.Keys(set.GPUs)))
 		h.Range = &r
 	}
+	h.Instances = models.NewInstances(set.InstanceKeys())
 	return f, h, nil
 }
 
