@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -595,5 +596,29 @@ func TestTuneRefusesGridsTheGPUCannotHold(t *testing.T) {
 			tg.Close()
 		}
 		t.Errorf("tuning a 90000^2 grid on a K80: %v; want the grids refused", err)
+	}
+}
+
+// TestBenchReportStoppedBy: a run an interrupt or a failure ended with variants left says it
+// stopped, and why ("interrupted" for a cancelled one, as campaign run's report says), so that a
+// script reading --json does not take it for a finished run.
+func TestBenchReportStoppedBy(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		written int
+		err     error
+		stopped bool
+		why     string
+	}{
+		{"finished", 10, nil, false, ""},
+		{"interrupted", 3, fmt.Errorf("running: %w", context.Canceled), true, "interrupted"},
+		{"failed", 3, errors.New("the GPU fell off the bus"), true, "the GPU fell off the bus"},
+		{"failed after the last variant", 10, errors.New("closing rows.csv: disk full"), false, "closing rows.csv: disk full"},
+	} {
+		r := BenchReport{Variants: 12, Skipped: 2, Written: c.written}
+		r.StoppedBy(c.err)
+		if r.Stopped != c.stopped || r.Error != c.why {
+			t.Errorf("%s: stopped %v, error %q; want %v, %q", c.name, r.Stopped, r.Error, c.stopped, c.why)
+		}
 	}
 }

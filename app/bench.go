@@ -193,7 +193,14 @@ func (bg *Benching) open(ctx context.Context) error {
 	if bg.drawn = bg.Items == nil; bg.drawn {
 		began := time.Now()
 		defer func() { bg.drawing = time.Since(began) }()
-		return bg.draw(ctx)
+		if err := bg.draw(ctx); err != nil {
+			if ctx.Err() != nil {
+				// The settings are saved once all are drawn, with the data set: a stop within
+				// the drawing loses it, where --time lets it finish.
+				return fmt.Errorf("%w; nothing was written, and the next call draws the settings again (a time limit lets the drawing finish and saves it)", err)
+			}
+			return err
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -90,13 +92,34 @@ type BenchReport struct {
 	Cut        map[string]int `json:"cut,omitempty"` // ok rows cut short, by cut
 	Seconds    float64        `json:"seconds"`
 	RowsPerSec float64        `json:"rows_per_second"`
-	// Stopped says Bench.Time ended the run with variants left; the same Bench resumes it.
-	Stopped bool `json:"stopped"`
+	// Stopped says the run ended with variants left, by Bench.Time or (Error says so) an
+	// interrupt or a failure; the same Bench resumes it.
+	Stopped bool   `json:"stopped"`
+	Error   string `json:"error,omitempty"` // what stopped the run early, where not Bench.Time
 	// DrawingSeconds is how long this call drew the settings: it counts in Bench.Time, and a
 	// drawing once begun finishes, saved for the next call, however long it takes.
 	DrawingSeconds float64 `json:"drawing_seconds,omitempty"`
 
 	sum dataset.Summary
+}
+
+// StoppedBy records err, which ended the run (nil: none): Stopped where variants are left, and
+// the error, "interrupted" for a cancelled run.
+func (r *BenchReport) StoppedBy(err error) {
+	if err == nil {
+		return
+	}
+	r.Stopped = r.Stopped || r.Skipped+r.Written < r.Variants
+	r.Error = stopReason(err)
+}
+
+// stopReason is what a report says stopped a run: "interrupted" where it was cancelled (a
+// Ctrl-C, a SIGTERM), else the error.
+func stopReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return err.Error()
 }
 
 // Report is the report of s, the summary of bg's run.

@@ -41,7 +41,7 @@ func (c CampaignCall) Report(m *campaign.Manifest, err error) CampaignReport {
 		RowsPerMin: c.RowsPerMinute(), StencilsDone: c.StencilsDone, Stencils: len(m.Entries), Stopped: c.Stopped,
 		CompileS: c.CompileS, GPUS: c.GPUS, WaitS: c.WaitS, Compiles: c.Compiles, Starts: c.Starts, CopyGBs: c.CopyGBs}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error = stopReason(err)
 	}
 	return r
 }

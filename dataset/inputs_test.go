@@ -263,3 +263,15 @@ func TestRowOfAnotherGPU(t *testing.T) {
 		t.Errorf("stats: %v; want an error naming %q", err, want)
 	}
 }
+
+// TestResumeOtherShard: a data set resumed with another shard, or none, says which in words, not
+// Go's <nil>.
+func TestResumeOtherShard(t *testing.T) {
+	dir := sampleDataSet(t)
+	half := sampleMeta()
+	half.Shard = &Shard{I: 1, N: 2}
+	_, err := CheckOpen(dir, half)
+	if err == nil || !strings.Contains(err.Error(), "it is no shard (every stencil), now shard 1/2") {
+		t.Errorf("resumed as shard 1/2: %v", err)
+	}
+}

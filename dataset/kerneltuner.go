@@ -622,8 +622,8 @@ func readCache(path string, c *ktFile, sp *benchmarkSpace) (*KernelTunerFile, er
 			f.Rows = append(f.Rows, m)
 			continue
 		}
-		if err != nil || !(mean > 0) || mean > maxRunMs {
-			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (up to %g) nor a failure name", path, field("time"), held, float64(maxRunMs))
+		if err != nil || !(mean >= MinTimeMs) || mean > maxRunMs {
+			return nil, fmt.Errorf("%s: field %s is %s, neither a positive time in ms (%g to %g) nor a failure name", path, field("time"), held, MinTimeMs, float64(maxRunMs))
 		}
 		var times []float64
 		if len(rec.Times) == 0 {
@@ -656,8 +656,8 @@ func setTimes(m *smart.Measurement, reported float64, runs []float64) error {
 		m.TimeMs, m.MinMs, m.MaxMs = reported, reported, reported
 		return nil
 	}
-	if !(slices.Min(runs) > 0) || !(slices.Max(runs) <= maxRunMs) {
-		return fmt.Errorf("a run time is not a positive number of milliseconds up to %g", float64(maxRunMs))
+	if !(slices.Min(runs) >= MinTimeMs) || !(slices.Max(runs) <= maxRunMs) {
+		return fmt.Errorf("a run time is not a positive number of milliseconds from %g up to %g", MinTimeMs, float64(maxRunMs))
 	}
 	m.SetRuns(runs)
 	m.MeanMs = reported // the mean Kernel Tuner reported, not that of the runs
@@ -788,7 +788,7 @@ func readT4(path string, t *ktFile, sp *benchmarkSpace, opt ImportOptions) (*Ker
 			continue
 		}
 		var mean float64
-		if err := json.Unmarshal(reported, &mean); err != nil || !(mean > 0) || mean*unit > maxRunMs {
+		if err := json.Unmarshal(reported, &mean); err != nil || !(mean*unit >= MinTimeMs) || mean*unit > maxRunMs {
 			return nil, fmt.Errorf("%s: field %s has no time measurement", path, field("measurements"))
 		}
 		runs := make([]float64, len(r.Times.Runtimes))

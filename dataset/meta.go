@@ -301,6 +301,14 @@ type Shard struct {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 
+// shardText names a data set's shard: "shard 1/2", or "no shard (every stencil)" for nil.
+func shardText(s *Shard) string {
+	if s == nil {
+		return "no shard (every stencil)"
+	}
+	return "shard " + s.String()
+}
+
 // ToolVersion describes this build of smart from its build information.
 func ToolVersion() string {
 	return buildinfo.Current().Tool()

@@ -239,13 +239,13 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 			continue
 		}
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || strings.ContainsRune(s, '_') { // 1_000 is Go's, no CSV reader's
 			return m, bad(tailColumns[colTime+i], "%q is not a non-negative number of milliseconds", s)
 		}
 		*dst = v
 	}
-	if m.OK() && !(m.TimeMs > 0) {
-		return m, bad("time_ms", "is %q in an ok row; an ok row has a positive time", rec[c.tail(colTime)])
+	if m.OK() && !(m.TimeMs >= MinTimeMs) {
+		return m, bad("time_ms", "is %q in an ok row; an ok row has a time of at least %g ms", rec[c.tail(colTime)], MinTimeMs)
 	}
 	if s := rec[c.tail(colReps)]; s != "" {
 		v, err := strconv.Atoi(s)
@@ -319,6 +319,10 @@ func (c columns) decode(rec []string, path string, line int) (smart.Measurement,
 	}
 	return m, nil
 }
+
+// MinTimeMs is the least time an ok row may hold: no launch takes under a nanosecond, and a
+// time far below it (a denormal) turns every ratio to it infinite.
+const MinTimeMs = 1e-6
 
 // Key identifies a variant within a data set: GPU (the device name where the catalogue does not
 // know it), stencil or kernel, OC and setting. A run skips the variants whose key is already in

@@ -236,7 +236,7 @@ func sameRun(old, cur Meta) error {
 	case !reflect.DeepEqual(old.Params, cur.Params):
 		return fmt.Errorf("its parameter columns are %v, now %v", old.Params, cur.Params)
 	case !reflect.DeepEqual(old.Shard, cur.Shard):
-		return fmt.Errorf("it is shard %v, now %v", old.Shard, cur.Shard)
+		return fmt.Errorf("it is %s, now %s", shardText(old.Shard), shardText(cur.Shard))
 	}
 	switch {
 	case old.Plan == nil && cur.Plan == nil:

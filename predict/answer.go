@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -96,6 +97,30 @@ func (p *Predictor) newSession(in Input) (*session, error) {
 }
 
 // beyondWarning says that no learned model read the stencil and what answered instead.
+// blindWarning says which GPUs the session's answers gave a time for by a model of the user's
+// that does not read the GPU and never learned them: their times are those of the GPUs it
+// learned, and compare nothing. It returns "" where there are none.
+func (s *session) blindWarning() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gpus, learned []string
+	var model string
+	for _, name := range slices.Sorted(maps.Keys(s.answers)) {
+		m := s.answers[name].a.model
+		if m == nil {
+			continue
+		}
+		if l := m.blindTo(name); l != nil {
+			gpus, learned, model = append(gpus, name), l, m.Name
+		}
+	}
+	if len(gpus) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("model %s cannot tell GPUs apart (it learned %s only): its times for %s are those, not theirs, and compare no GPUs; train it on data of several GPUs, or leave --model out",
+		model, strings.Join(learned, ", "), strings.Join(gpus, ", "))
+}
+
 func (s *session) beyondWarning() string {
 	if s.beyond == nil {
 		return ""

@@ -22,7 +22,30 @@ type Model struct {
 	*models.Model
 	Name  string        // the file, or "embedded select-3d.smartmodel"
 	Range *models.Range // nil where unknown (a model trained before models recorded it)
+	Given bool          // given by the user (Use), not embedded
 	feat  *rows.Featurizer
+}
+
+// blindTo says, of a model given by the user that cannot tell GPUs apart (it reads no GPU
+// column, or learned one GPU, whose columns were then constant), the GPUs it learned, where gpu
+// is not among them: its answer for gpu is theirs. It returns nil otherwise (the embedded
+// models of one GPU's measurements answer for others through the analytic ratio).
+func (m *Model) blindTo(gpu string) []string {
+	if !m.Given || m.Header.Inputs == nil {
+		return nil
+	}
+	var learned []string
+	for _, d := range m.Header.Data {
+		for _, g := range d.GPUs {
+			if !slices.Contains(learned, g) {
+				learned = append(learned, g)
+			}
+		}
+	}
+	if slices.Contains(learned, gpu) || m.Header.Inputs.GPU && len(learned) > 1 {
+		return nil
+	}
+	return learned
 }
 
 // Models are the classifiers and regressors predictions are made with, by stencil dimensions.
@@ -210,6 +233,7 @@ func (ms *Models) Use(data []byte, path string, kinds models.Kinds) error {
 			return &TwoModelsError{First: o.Name, Second: m.Name, Task: m.Header.Task, Dims: m.Header.Inputs.Dims}
 		}
 	}
+	m.Given = true
 	if err := ms.add(m); err != nil {
 		return err
 	}
@@ -336,7 +360,8 @@ func (ms *Models) For(st *smart.Stencil) (sel, rt *Model, err error) {
 		// A stencil that reads no neighbour is a pointwise update: nothing like it was learned.
 		return nil, nil, &NoModelError{Dims: st.Dims, Order: 0, Reason: fmt.Sprintf("stencil %s reads no neighbour (order 0); the models learned stencils of order 1 and more", st.Name)}
 	}
-	for _, m := range []*Model{sel, rt} {
+	// The runtime model first: a tuner's model evaluator reads it alone.
+	for _, m := range []*Model{rt, sel} {
 		if in := m.Header.Inputs; st.Order() > in.MaxOrder {
 			orders := fmt.Sprintf("up to order %d", in.MaxOrder)
 			if m.Range != nil {

@@ -310,6 +310,9 @@ func (p *Predictor) Predict(ctx context.Context, in Input, gpu string) (*Predict
 		return nil, err
 	}
 	sort.SliceStable(pr.GPUs, func(i, j int) bool { return lessTime(pr.GPUs[i].Best, pr.GPUs[j].Best) })
+	if w := s.blindWarning(); w != "" { // the GPU asked and the table's
+		pr.Warnings = append(pr.Warnings, w)
+	}
 	pr.Measured = p.measuredOf(st)
 	// The fastest kernel measured here, where there is one, is timed beside the candidates.
 	timed := pr.Candidates

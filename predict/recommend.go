@@ -193,6 +193,12 @@ func (p *Predictor) Recommend(ctx context.Context, in Input, gpus []string, have
 	if w := s.beyondWarning(); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
+	if w := s.blindWarning(); w != "" {
+		r.Warnings = append(r.Warnings, w)
+		if r.Have != nil {
+			r.Have.Advice = fmt.Sprintf("no advice: the %s's time and the others' come from a model that does not tell GPUs apart (warnings)", r.Have.GPU)
+		}
+	}
 	return r, nil
 }
 

@@ -40,7 +40,7 @@ func TestAdvice(t *testing.T) {
 		{"GPU unlike any", []string{"recommend", "--gpus", "a100,nosuch", readmeStencil}, 2,
 			`--gpus: unknown GPU "nosuch"; the catalogue has`, " (add your own with --catalog FILE)"},
 		{"order beyond the models", []string{"tune", f["o5.json"], "--gpu", "a100", "--evaluator", "model:embedded", "--method", "random", "--budget", "4"}, 1,
-			"model:embedded: stencil o5 has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4 and reads no farther",
+			"model:embedded: stencil o5 has order 5; model embedded runtime-2d.smartmodel was trained on 2-D stencils of orders 1-4 and reads no farther",
 			"; train a model on 2-D stencils of order 5 (smart bench, smart train)"},
 		{"not a model file", []string{"predict", "--gpu", "a100", "--model", f["notamodel.txt"], readmeStencil}, 1,
 			`not a smart model file (it does not start with "smart-model")`, "; give a file written by smart train"},

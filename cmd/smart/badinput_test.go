@@ -241,3 +241,25 @@ func TestGridWithoutRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestDashIsNoOutputFile: - given to a flag that writes a file is refused, not taken as a file
+// named -; the flags whose usage says - is standard output take it.
+func TestDashIsNoOutputFile(t *testing.T) {
+	for _, args := range [][]string{
+		{"recommend", "../../data/stencils/j2d5pt.json", "--gpus", "a100", "--html", "-"},
+		{"tune", "../../data/stencils/j2d5pt.json", "--evaluator", "sim", "--method", "random", "--budget", "2", "--trace", "-"},
+		{"calibrate", "--data", "../../data/measured/h100-sxm/classic", "-o", "-"},
+	} {
+		code, _, errs := runCLI(t, "", args...)
+		if flag := args[len(args)-2]; code != 2 || !strings.HasPrefix(errs, "smart "+args[0]+": "+flag+" -: give a file name") {
+			t.Errorf("smart %s %s -: exit %d, stderr %q; want a usage error", args[0], flag, code, errs)
+		}
+		if _, err := os.Stat("-"); err == nil {
+			os.Remove("-")
+			t.Errorf("smart %s wrote a file named -", args[0])
+		}
+	}
+	if code, out, errs := runCLI(t, "", "generate", "--shape", "j2d5pt", "--out", "-"); code != 0 || !strings.Contains(out, `"smart-stencil/1"`) {
+		t.Errorf("generate --out -: exit %d, %s", code, errs)
+	}
+}

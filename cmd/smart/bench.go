@@ -100,7 +100,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	case runErr != nil:
 		runErr = fmt.Errorf("the run stopped after %d of %d variants (run the same command again to resume): %w", sum.Skipped+sum.Written, sum.Total, runErr)
 	}
-	return errors.Join(printBench(e, bg.Report(sum), o.asJSON, tooShort), runErr)
+	r := bg.Report(sum)
+	if !tooShort {
+		r.StoppedBy(runErr)
+	}
+	return errors.Join(printBench(e, r, o.asJSON, tooShort), runErr)
 }
 
 // cutNever refuses a negative --cut, whose never is 0, and makes 0 app.CUDAOptions' never (-1):
@@ -143,7 +147,7 @@ func (o *benchOpts) parseLists(fs *flag.FlagSet) error {
 // measured or drew anything, which is not told to run again.
 func printBench(e *env, r app.BenchReport, asJSON, tooShort bool) error {
 	stopped := ""
-	if r.Stopped && !tooShort {
+	if r.Stopped && !tooShort && r.Error == "" {
 		stopped = fmt.Sprintf("stopped by --time with %d variants left: run the same command again to resume", r.Variants-r.Skipped-r.Written)
 		if r.Written == 0 && r.DrawingSeconds > 0 {
 			stopped += fmt.Sprintf(" (drawing the settings took %s of it; they are saved, so the next call measures from the start)", time.Duration(r.DrawingSeconds*float64(time.Second)).Round(time.Second))

@@ -75,7 +75,30 @@ func parse(e *env, name string, args []string, register func(*flag.FlagSet), fil
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		err = usageError{err: err}
 	}
+	if err == nil {
+		err = dashOutput(fs)
+	}
 	return fs, pos, err
+}
+
+// outputFlags name files or directories a command writes.
+var outputFlags = []string{"o", "out", "html", "trace", "emit", "record", "dataset"}
+
+// dashOutput refuses - as an output a flag takes as a file name: it would make a file named -.
+// A flag whose usage says - is standard output takes it (codegen -o, generate --out).
+func dashOutput(fs *flag.FlagSet) error {
+	for _, name := range outputFlags {
+		f := fs.Lookup(name)
+		if f == nil || f.Value.String() != "-" || strings.Contains(f.Usage, "- is stdout") || strings.Contains(f.Usage, "- for stdout") {
+			continue
+		}
+		dash := "--"
+		if len(name) == 1 {
+			dash = "-"
+		}
+		return usagef("%s%s -: give a file name; standard output holds what the command prints (--json for scripts)", dash, name)
+	}
+	return nil
 }
 
 // noArgs refuses the positional arguments of a command that takes none; hint says what to give

@@ -60,7 +60,10 @@ func lazyProgress(e *env, label string) (update func(done, total int), stop func
 	var bar *progressbar.Bar
 	update = func(done, total int) {
 		if bar == nil {
+			// What is done by the first report was done before the bar began: its rate and
+			// time left count what follows (a bar begun at 1 of 4 showed millions a second).
 			bar = newProgress(e, label, total)
+			bar.From = done
 		}
 		bar.Update(done)
 	}

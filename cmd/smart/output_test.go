@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -104,5 +105,16 @@ func TestJSONLines(t *testing.T) {
 				t.Errorf("%v: lines for %v, want %v", tc.args, got, tc.names)
 			}
 		})
+	}
+}
+
+// TestLazyProgressFirstReport: a bar begun by a report of work already done gives no rate for
+// it: the items done before the bar began took no time of the bar's.
+func TestLazyProgressFirstReport(t *testing.T) {
+	var errs bytes.Buffer
+	update, _ := lazyProgress(&env{stderr: &errs}, "drawing")
+	update(1, 4)
+	if line := errs.String(); !strings.Contains(line, "1/4  25.0% ?/s ETA ?") {
+		t.Errorf("first report: %q; want no rate and no time left", line)
 	}
 }

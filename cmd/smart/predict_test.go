@@ -234,7 +234,7 @@ func TestPredictErrorsCLI(t *testing.T) {
 	}
 	// An order no model reads is answered by the analytic model alone, which the output says.
 	code, out, errs := runCLI(t, "", "predict", "--gpu", "a100", order5)
-	for _, want := range []string{"OC classes: none predicted", "the analytic model alone", "has order 5; model embedded select-2d.smartmodel was trained on 2-D stencils of orders 1-4"} {
+	for _, want := range []string{"OC classes: none predicted", "the analytic model alone", "has order 5; model embedded runtime-2d.smartmodel was trained on 2-D stencils of orders 1-4"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("order beyond the models: exit %d, stderr %q; want exit 0 and %q in:\n%s", code, errs, want, out)
 		}

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,4 +44,32 @@ func failedItems(page string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestRecommendGPUBlindModel: a model of the user's that learned one GPU gives every GPU that
+// GPU's times; recommend says so and gives no advice on them, where the embedded models (which
+// move one GPU's times to another by the analytic ratio) warn of nothing of the kind.
+func TestRecommendGPUBlindModel(t *testing.T) {
+	const blind = "cannot tell GPUs apart (it learned H100-SXM only)"
+	for _, c := range []struct {
+		args  []string
+		warns bool
+	}{
+		{[]string{"--model", "../../data/measured/h100-sxm/models/runtime-3d.smartmodel.gz"}, true},
+		{nil, false},
+	} {
+		args := append([]string{"recommend", "../../data/stencils/j3d7pt.json", "--gpus", "h100-sxm,v100,a100", "--have", "v100", "--json"}, c.args...)
+		code, out, errs := runCLI(t, "", args...)
+		var r struct {
+			Have     struct{ Advice string } `json:"have"`
+			Warnings []string                `json:"warnings"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		warned := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, blind) && strings.Contains(w, "V100") })
+		if warned != c.warns || strings.HasPrefix(r.Have.Advice, "no advice") != c.warns {
+			t.Errorf("%v: warnings %q, advice %q; want the warning and no advice: %v", c.args, r.Warnings, r.Have.Advice, c.warns)
+		}
+	}
 }

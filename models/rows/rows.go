@@ -86,8 +86,11 @@ func (f *Featurizer) Names() []string { return f.names }
 
 // Accepts reports whether rows can be built for st (nil for a foreign kernel): a model of
 // stencil features takes stencils of the dimensions it was trained on, and of orders its
-// features reach.
+// features reach; a model of a foreign kernel takes no stencil.
 func (f *Featurizer) Accepts(st *smart.Stencil) error {
+	if f.in.Kernel != "" && st != nil {
+		return fmt.Errorf("the model predicts the foreign kernel %s (imported Kernel Tuner data), not stencils; give a model trained on stencil data sets", f.in.Kernel)
+	}
 	if f.in.Kernel == "" && (f.in.Stencil || f.in.Tensor) {
 		if st == nil {
 			return fmt.Errorf("the model reads a stencil's features and none was given")

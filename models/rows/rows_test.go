@@ -214,4 +214,12 @@ func TestKernelRow(t *testing.T) {
 	if _, err := f.Row(nil, 0, smart.Setting{"block_size_x": 32}, smart.GPU{}); err == nil || !strings.Contains(err.Error(), "lacks parameter tile_size_x") {
 		t.Errorf("a setting without a column's parameter: %v", err)
 	}
+	// A stencil is no configuration of the kernel: refused before any row is built.
+	st, err := generator.NamedStencil("j3d7pt", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Accepts(st); err == nil || !strings.Contains(err.Error(), "predicts the foreign kernel convolution_kernel") {
+		t.Errorf("a stencil given to a kernel's model: %v", err)
+	}
 }
