@@ -622,3 +622,25 @@ func TestBenchReportStoppedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchEmptyShard: a shard holding none of the stencils (a job array sized for more) is no
+// error, and says it has nothing to measure.
+func TestBenchEmptyShard(t *testing.T) {
+	sts, err := dataset.RandomStencils(2, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes strings.Builder
+	b := Bench{Stencils: sts, OCs: []smart.Combination{0}, Samples: 2, Seed: 1, Backend: Sim, GPU: DefaultSimGPU,
+		Out: filepath.Join(t.TempDir(), "runs"), Shard: &dataset.Shard{I: 5, N: 8}, Notes: &notes}
+	bg, err := b.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := bg.Run(context.Background(), nil); err != nil || sum.Total != 0 {
+		t.Errorf("run: %+v, %v; want nothing to do", sum, err)
+	}
+	if want := "shard 5/8 holds none of the 2 stencils: it has nothing to measure"; !strings.Contains(notes.String(), want) {
+		t.Errorf("notes %q; want %q", notes.String(), want)
+	}
+}

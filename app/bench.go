@@ -15,6 +15,7 @@ import (
 	"smart/dataset"
 	"smart/generator"
 	"smart/internal/atomicfile"
+	"smart/internal/english"
 	"smart/space"
 )
 
@@ -85,7 +86,7 @@ func (b Bench) Check() error {
 		return err
 	}
 	if name, err := ParseEvaluator(b.Backend); err != nil || (name.Kind != CUDA && name.Kind != Sim) {
-		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda or sim")
+		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda, sim, sim:calibrated or sim:FILE (a smart calibrate file)")
 	}
 	if err := atomicfile.CheckDir(b.Out); err != nil {
 		return &SettingError{Field: "Out", Err: err} // before drawing the settings, which can take minutes
@@ -100,7 +101,7 @@ func (b Bench) Open(ctx context.Context) (*Benching, error) {
 	start := time.Now()
 	name, err := ParseEvaluator(b.Backend)
 	if err == nil && name.Kind != CUDA && name.Kind != Sim {
-		err = wrong("Backend", b.Backend, "a bench runs on cuda or sim")
+		err = wrong("Backend", b.Backend, "a bench runs on cuda, sim, sim:calibrated or sim:FILE")
 	}
 	if err == nil && b.Stencils == nil {
 		b.Stencils, err = b.readStencils()
@@ -168,6 +169,10 @@ func (bg *Benching) open(ctx context.Context) error {
 		if bg.Plan, err = dataset.NewPlan(b.Stencils, ocs, b.Samples, b.Seed); err != nil {
 			return err
 		}
+	}
+	if sh := b.Shard; sh != nil && !slices.ContainsFunc(b.Stencils, func(st *smart.Stencil) bool { return bg.Plan.InShard(st.ID(), sh) }) {
+		// More shards than stencils, as a job array sized for another run: not an error.
+		notef(b.Notes, "shard %s holds none of the %s: it has nothing to measure\n", sh, english.Plural(len(b.Stencils), "stencil"))
 	}
 	// Before the minutes of drawing the settings: a directory that holds something else, another
 	// run's data set, one being written or one damaged is refused now, not after them.

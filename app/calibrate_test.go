@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,5 +108,25 @@ func TestScoreCalibrationCancelled(t *testing.T) {
 	_, err := ScoreCalibration{File: "embedded", Test: []string{"../data/measured/h100-sxm/random/j3d125pt"}}.Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want an error wrapping context.Canceled", err)
+	}
+}
+
+// TestScoreCalibrationUnscored: a test stencil with one row (the H200 campaign's only begun
+// rand3d-o3-s1-0018) has nothing to rank: it is left out of the scores and named, not dropped
+// without a word.
+func TestScoreCalibrationUnscored(t *testing.T) {
+	f, err := ScoreCalibration{File: "embedded", Test: []string{"../data/measured/h200/campaign"}}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Test) != 40 || !slices.Equal(f.Unscored, []string{"H200 rand3d-o3-s1-0018"}) {
+		t.Errorf("%d scored, unscored %q; want 40 and the one begun", len(f.Test), f.Unscored)
+	}
+	var b strings.Builder
+	if err := f.WriteTables(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: 1 stencil of the test left out, with fewer than 2 rows the model times (nothing to rank): H200 rand3d-o3-s1-0018"; !strings.Contains(b.String(), want) {
+		t.Errorf("no %q in\n%s", want, b.String())
 	}
 }

@@ -227,6 +227,7 @@ func (f *File) clone() *File {
 	c.LeaveOneOut = slices.Clone(f.LeaveOneOut)
 	c.Test = slices.Clone(f.Test)
 	c.InSample = slices.Clone(f.InSample)
+	c.Unscored = slices.Clone(f.Unscored)
 	c.Calibration.CopyGBs = maps.Clone(f.Calibration.CopyGBs)
 	c.Calibration.OCScale = maps.Clone(f.Calibration.OCScale)
 	if f.Range != nil {

@@ -37,6 +37,9 @@ type File struct {
 	// InSample names the test data sets the calibration was fitted on (fittedOn): their scores
 	// are no test.
 	InSample []string `json:"in_sample,omitempty"`
+	// Unscored names the test stencils (GPU and stencil) left out of Test with fewer than two
+	// rows the model times: nothing to rank (a stencil only begun).
+	Unscored []string `json:"unscored,omitempty"`
 	// Folds is how many parts the fit's stencils were split into, each left out of one fit
 	// (as many as stencils: each left out alone); 0 in files written before folds were.
 	Folds int `json:"folds,omitempty"`
@@ -263,7 +266,8 @@ func (f *File) ScoreTest(ctx context.Context, test *Data) error {
 			return fmt.Errorf("calibration test: stopped after %d of %d stencils: %w", i, len(test.Groups), err)
 		}
 		if len(g.Samples) < 2 {
-			continue // no ranking to score: a stencil only begun
+			f.Unscored = append(f.Unscored, g.GPU+" "+g.Stencil) // no ranking to score: a stencil only begun
+			continue
 		}
 		f.Test = append(f.Test, Score{GPU: g.GPU, Stencil: g.Stencil, Before: score(g, nil), After: score(g, &f.Calibration),
 			Coverage: models.Coverage(f.Interval, residuals(g, &f.Calibration))})

@@ -5,10 +5,12 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/gonum/stat"
 
+	"smart/internal/english"
 	"smart/models/roofline"
 )
 
@@ -57,6 +59,10 @@ func (f *File) WriteTables(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  all %d: MAPE mean %.1f%% -> %.1f%%%s, Spearman median %.2f -> %.2f, best share geometric mean %.2f -> %.2f\n",
 			len(part.scores), 100*b.MAPE, 100*a.MAPE, level, b.Spearman, a.Spearman, b.BestShare, a.BestShare)
+	}
+	if n := len(f.Unscored); n > 0 {
+		fmt.Fprintf(w, "note: %s of the test left out, with fewer than 2 rows the model times (nothing to rank): %s\n",
+			english.Plural(n, "stencil"), strings.Join(f.Unscored, ", "))
 	}
 	read := f.TestedOn // the data sets this run read: a scored file's fit read others
 	if !scoring {
