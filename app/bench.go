@@ -86,7 +86,7 @@ func (b Bench) Check() error {
 		return err
 	}
 	if name, err := ParseEvaluator(b.Backend); err != nil || (name.Kind != CUDA && name.Kind != Sim) {
-		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda, sim, sim:calibrated or sim:FILE (a smart calibrate file)")
+		return wrong("Backend", fmt.Sprintf("%q", b.Backend), "use cuda, sim, sim:calibrated or sim:FILE (a calibration file)")
 	}
 	if err := atomicfile.CheckDir(b.Out); err != nil {
 		return &SettingError{Field: "Out", Err: err} // before drawing the settings, which can take minutes

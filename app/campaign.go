@@ -70,7 +70,7 @@ func (c Campaign) Check() error {
 	name, err := ParseEvaluator(c.Backend)
 	switch {
 	case err != nil || (name.Kind != CUDA && name.Kind != Sim):
-		return wrong("Backend", fmt.Sprintf("%q", c.Backend), "use cuda, sim, sim:calibrated or sim:FILE (a smart calibrate file)")
+		return wrong("Backend", fmt.Sprintf("%q", c.Backend), "use cuda, sim, sim:calibrated or sim:FILE (a calibration file)")
 	case name.Kind == Sim && c.GPU == "":
 		return wrong("GPU", "", "required with the sim backend: the GPU to simulate")
 	}
