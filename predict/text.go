@@ -286,6 +286,16 @@ func (r *Recommendation) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "The %s's interval overlaps that of %s: at that level the models cannot say which is faster; measure before you rent.\n", r.Fastest, strings.Join(r.Overlapping, ", "))
 	}
 	writeSources(bw, r.GPUs)
+	var bounded []string
+	for _, g := range r.GPUs {
+		if g.Best != nil && g.Best.Bounded != nil && g.Best.Bounded.By == BoundCalibrated {
+			bounded = append(bounded, g.GPU)
+		}
+	}
+	if len(bounded) > 0 {
+		fmt.Fprintf(bw, "Bounded: the times of %s are the nearer edge of the calibrated analytic model's interval: the runtime model, asked outside its training range, answered beyond it (smart predict --gpu GPU gives its time).\n",
+			strings.Join(bounded, ", "))
+	}
 	var prices []*smart.Price
 	for _, g := range r.GPUs {
 		prices = append(prices, g.Price)

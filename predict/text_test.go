@@ -229,6 +229,17 @@ Times: rt-2d, simulated.
 	if tail := "Times: fast: rt-2d, simulated.\n       slow-cheap: rt-2d, moved from fast.\n"; !strings.HasSuffix(many.String(), tail) {
 		t.Errorf("got\n%s\nwant it to end\n%s", many.String(), tail)
 	}
+	// A time the calibrated model's interval bounds is said to be one, where a floor is not.
+	r.GPUs[0].Best.Bounded = &Bounded{By: BoundCalibrated, LearnedMs: 0.5}
+	r.GPUs[1].Best.Bounded = &Bounded{By: BoundFloor, LearnedMs: 1}
+	var bounded bytes.Buffer
+	if err := r.WriteText(&bounded); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nBounded: the times of fast are the nearer edge of the calibrated analytic model's interval"; !strings.Contains(bounded.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", bounded.String(), want)
+	}
+	r.GPUs[0].Best.Bounded, r.GPUs[1].Best.Bounded = nil, nil
 	want = `stencil                  fastest         ms/step        interval most cost-efficient          cost  advice
 j2d5pt                   fast                  2               - slow-cheap                 $0.001  advice
 `
