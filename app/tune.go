@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -194,12 +193,12 @@ func (tg *Tuning) Close() error {
 
 func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 	device := tg.tune.GPU
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		// A data set's rows name the catalogue GPU of their device: any name the catalogue
-		// resolves (an alias, the name the driver reports) picks them.
-		if gpu, ok := tg.cat.Resolve(device); ok {
-			device = gpu
-		}
+	// A data set's rows name the catalogue GPU of their device, and a file that names no device
+	// takes the catalogue's name of the GPU given for it: any name the catalogue resolves (an
+	// alias, the name the driver reports) is that GPU.
+	gpu, known := tg.cat.Resolve(device)
+	if known {
+		device = gpu
 	}
 	k, err := tuner.OpenKernelTuner(ctx, path, device)
 	var de *tuner.DeviceError
@@ -218,6 +217,12 @@ func (tg *Tuning) openKernelTuner(ctx context.Context, path string) error {
 	tg.kt = k
 	if k.Note != "" {
 		notef(tg.tune.Notes, "%s\n", k.Note)
+	}
+	switch {
+	case k.DeviceGiven && tg.tune.GPU == "" && k.Format != "dataset":
+		notef(tg.tune.Notes, "%s names no device: its base name, %s, stands for it; name the GPU it was measured on with --gpu\n", path, k.Device)
+	case k.DeviceGiven && !known && k.Format != "dataset":
+		notef(tg.tune.Notes, "%s names no device, and the catalogue lacks %s: its times are taken as that GPU's (smart gpus lists the catalogue)\n", path, k.Device)
 	}
 	tg.Problem, tg.Kernel, tg.MeanObjective, tg.ktt = k.Problem(), k.Kernel.Name, true, k.Format == "ktt"
 	if slices.ContainsFunc(k.Kernel.Params, func(p dataset.Param) bool { return p.Bool || p.Labels != nil }) {

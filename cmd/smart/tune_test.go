@@ -700,3 +700,29 @@ func TestTuneBenchStandardsOverBudget(t *testing.T) {
 		t.Error("no standard at 1%")
 	}
 }
+
+// TestTuneT4FileDevice: a T4 results file names no device: a --gpu the catalogue knows is taken
+// by its catalogue name, one it lacks is said to be, and without --gpu the file's base name
+// stands for the device, which is said too.
+func TestTuneT4FileDevice(t *testing.T) {
+	file := "../../data/kernel-tuner/convolution_milo/A100_T4.json.gz"
+	for _, c := range []struct {
+		gpu, want, note string
+	}{
+		{"a100", "A100-40GB", ""},
+		{"totally-bogus", "totally-bogus", "the catalogue lacks totally-bogus: its times are taken as that GPU's"},
+		{"", "A100_T4", "names no device: its base name, A100_T4, stands for it; name the GPU it was measured on with --gpu"},
+	} {
+		args := []string{"tune", "--evaluator", "replay:" + file, "--method", "random", "--budget", "3", "--seed", "1", "--json"}
+		if c.gpu != "" {
+			args = append(args, "--gpu", c.gpu)
+		}
+		code, out, errs := runCLI(t, "", args...)
+		var r struct {
+			GPU string `json:"gpu"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.GPU != c.want || !strings.Contains(errs, c.note) {
+			t.Errorf("--gpu %q: exit %d, gpu %q, stderr %q; want %q and a note %q", c.gpu, code, r.GPU, errs, c.want, c.note)
+		}
+	}
+}
