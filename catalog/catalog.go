@@ -113,9 +113,9 @@ func bare(err error) error {
 // entry is a new GPU and must be complete, but for the limits an NVIDIA GPU's compute capability
 // fixes (shared memory, registers, threads and blocks per SM and per block, constant memory, the
 // warp) and its architecture: where it leaves them out (0 or empty) they are the Programming
-// Guide's for its capability, each citing GuideSource. Every entry must pass Validate, and an NVIDIA one of
-// a compute capability the CUDA C++ Programming Guide's table covers must have that
-// capability's per-SM and per-block limits and architecture. The file must hold an object with
+// Guide's for its capability, each citing GuideSource. Every entry must pass Validate, and an
+// NVIDIA one of a compute capability the CUDA C++ Programming Guide's table covers must have
+// that capability's per-SM and per-block limits and architecture. The file must hold an object with
 // "format" and "gpus" (an empty list adds nothing). c itself is not changed.
 func (c *Catalog) Merge(b []byte, name string) (*Catalog, error) {
 	var fp *file // nil: the file holds null

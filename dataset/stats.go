@@ -239,13 +239,14 @@ func ComputeStats(ctx context.Context, dir string) (*Stats, error) {
 		s.Rows++
 		h := fnv.New64a()
 		h.Write([]byte(Key(m) + "|" + string(m.Source) + "|" + m.Device))
-		if o, seen := first[h.Sum64()]; seen {
+		k := h.Sum64()
+		if o, seen := first[k]; seen {
 			s.Repeated++
 			if o.status != m.Status || o.ms != m.TimeMs {
 				s.Conflicting++
 			}
 		} else {
-			first[h.Sum64()] = outcome{m.Status, m.TimeMs}
+			first[k] = outcome{m.Status, m.TimeMs}
 		}
 		g := group{gpu: m.GPUName(), kernel: m.Kernel, source: m.Source}
 		if m.Kernel == "" {

@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 	"time"
 
 	"smart"
@@ -264,20 +263,7 @@ func Save(path string, h *Header, f Fitted) error {
 	if err := Write(&b, h, payload); err != nil {
 		return fmt.Errorf("saving model %s: %w", path, err)
 	}
-	if strings.HasSuffix(path, ".gz") {
-		var z bytes.Buffer
-		w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		if err == nil {
-			if _, err = w.Write(b.Bytes()); err == nil {
-				err = w.Close()
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("saving model %s: compressing: %w", path, err)
-		}
-		b = z
-	}
-	return atomicfile.Write(path, b.Bytes())
+	return atomicfile.WriteMaybeGzip(path, b.Bytes())
 }
 
 // ErrNotModel is Read's error for data that does not start with Magic.

@@ -98,8 +98,8 @@ func (p *Predictor) newSession(in Input) (*session, error) {
 
 // beyondWarning says that no learned model read the stencil and what answered instead.
 // blindWarning says which GPUs the session's answers gave a time for by a model of the user's
-// that does not read the GPU and never learned them: their times are those of the GPUs it
-// learned, and compare nothing. It returns "" where there are none.
+// that cannot tell GPUs apart and never learned them (Model.blindTo): their times are those of
+// the GPUs it learned, and compare nothing. It returns "" where there are none.
 func (s *session) blindWarning() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

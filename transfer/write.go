@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -216,19 +214,7 @@ func WriteKernelTuner(path string, p *Prediction, k dataset.Kernel, device strin
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	b = append(b, '\n')
-	if strings.HasSuffix(path, ".gz") { // as benchmark_hub keeps its caches
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		if _, err := zw.Write(b); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if err := zw.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		b = z.Bytes()
-	}
-	return atomicfile.Write(path, b)
+	return atomicfile.WriteMaybeGzip(path, append(b, '\n'))
 }
 
 // WriteDataSet writes p's settings as a new data set in dir: rows whose source is predicted and

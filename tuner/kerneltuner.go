@@ -31,7 +31,7 @@ type KernelTuner struct {
 	DeviceGiven bool
 	Format      string              // the file's form: "cache", "t4" or "ktt" (dataset.KernelTunerFile.Format), or "dataset"
 	Rows        []smart.Measurement // the file's configurations, as read
-	// Note, when not empty, says in a sentence a line for the user how the space was made: that
+	// Note, when not empty, says for the user, a sentence a line, how the space was made: that
 	// the file is a cache Kernel Tuner had not closed, that no space.json was found, so the space
 	// is the file's configurations, or that the file lacks some configurations of its
 	// constrained space.

@@ -4,12 +4,34 @@
 package atomicfile
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
+
+// WriteMaybeGzip is Write, with data gzip-compressed where path ends in .gz (as models and
+// benchmark_hub's caches are kept).
+func WriteMaybeGzip(path string, data []byte) error {
+	if strings.HasSuffix(path, ".gz") {
+		var z bytes.Buffer
+		w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		if err == nil {
+			if _, err = w.Write(data); err == nil {
+				err = w.Close()
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: compressing: %w", path, err)
+		}
+		data = z.Bytes()
+	}
+	return Write(path, data)
+}
 
 // Write writes data to a synced temporary file beside path, renames it over path and syncs the
 // directory, so the rename itself survives a crash. The file is readable by all (0644). A

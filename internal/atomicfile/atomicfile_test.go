@@ -1,7 +1,10 @@
 package atomicfile
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -135,5 +138,34 @@ func TestWriteThroughLinksAndDevices(t *testing.T) {
 	}
 	if err := Check(null); err != nil {
 		t.Errorf("Check(%s): %v", null, err)
+	}
+}
+
+// TestWriteMaybeGzip: a .gz path gets the data gzip-compressed, which decompresses to it; any
+// other path gets it as it is.
+func TestWriteMaybeGzip(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte(strings.Repeat("a cache line\n", 100))
+	for _, name := range []string{"c.json.gz", "c.json"} {
+		path := filepath.Join(dir, name)
+		if err := WriteMaybeGzip(path, data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(got))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if got, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("%s holds %d bytes, not the %d written", name, len(got), len(data))
+		}
 	}
 }
